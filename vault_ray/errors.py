@@ -1,0 +1,147 @@
+"""The one exception tree of vault-ray.
+
+::
+
+    VaultError
+    ├── InvalidInput              bad input; nothing was changed
+    │   ├── InvalidEntity         entity key fails ^[a-z0-9_]+(\\.[a-z0-9_]+)*$ or > 128 chars
+    │   ├── InvalidFact           empty/oversized text, confidence outside [0, 1], bad kind, ...
+    │   ├── InvalidEmbedding      wrong size, NaN or infinite values
+    │   ├── InvalidPolicy         bad pattern, weight, strategy, cardinality or threshold
+    │   └── UnknownAgent          an HTTP token that names no agent
+    ├── NotFound
+    │   ├── ClaimNotFound
+    │   └── DisputeNotFound
+    ├── DisputeError              resolving a resolved dispute, a winner outside it, ...
+    │   └── DisputeCapExceeded    too many open disputes by one agent on one entity
+    ├── RateLimited               an agent exceeded its write budget (carries retry_after)
+    ├── StoreError
+    │   ├── StoreLocked           another process holds the store (use cluster mode)
+    │   ├── StoreMismatch         the store was created with other settings (partitions, dim)
+    │   └── StorageFailure        the claim log or the index failed; the write was not applied
+    ├── ReasonerError             a reasoner answered malformed output twice, or failed
+    └── ClusterError              Ray cluster mode could not be reached or set up
+
+Every error carries the offending value in an attribute named after it, so callers
+can act on it without parsing messages.
+"""
+
+from __future__ import annotations
+
+
+class VaultError(Exception):
+    """Root of every error vault-ray raises on purpose."""
+
+
+class InvalidInput(VaultError, ValueError):
+    """Input was rejected before anything was written."""
+
+
+class InvalidEntity(InvalidInput):
+    def __init__(self, entity: object, why: str = "") -> None:
+        self.entity = entity
+        detail = f": {why}" if why else ""
+        super().__init__(
+            f"invalid entity {entity!r}{detail} "
+            "(dotted lowercase key, e.g. 'user.timezone', at most 128 characters)"
+        )
+
+
+class InvalidFact(InvalidInput):
+    def __init__(self, message: str, *, index: int | None = None, field: str | None = None) -> None:
+        self.index = index
+        self.field = field
+        where = f"fact {index}: " if index is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class InvalidEmbedding(InvalidInput):
+    def __init__(self, message: str, *, expected_dim: int | None = None) -> None:
+        self.expected_dim = expected_dim
+        super().__init__(message)
+
+
+class InvalidPolicy(InvalidInput):
+    def __init__(self, message: str, *, value: object = None) -> None:
+        self.value = value
+        super().__init__(message)
+
+
+class UnknownAgent(InvalidInput):
+    def __init__(self, token: str = "") -> None:
+        self.token = token
+        super().__init__("unknown agent token")
+
+
+class NotFound(VaultError, LookupError):
+    """A named claim or dispute does not exist."""
+
+
+class ClaimNotFound(NotFound):
+    def __init__(self, claim_id: str) -> None:
+        self.claim_id = claim_id
+        super().__init__(f"no claim with id {claim_id!r}")
+
+
+class DisputeNotFound(NotFound):
+    def __init__(self, dispute_id: str) -> None:
+        self.dispute_id = dispute_id
+        super().__init__(f"no dispute with id {dispute_id!r}")
+
+
+class DisputeError(VaultError):
+    def __init__(self, message: str, *, dispute_id: str | None = None) -> None:
+        self.dispute_id = dispute_id
+        super().__init__(message)
+
+
+class DisputeCapExceeded(DisputeError):
+    def __init__(self, agent: str, entity: str, cap: int) -> None:
+        self.agent, self.entity, self.cap = agent, entity, cap
+        super().__init__(
+            f"agent {agent!r} already has {cap} open dispute(s) on {entity!r} "
+            "(policy.max_open_disputes); resolve them first"
+        )
+
+
+class RateLimited(VaultError):
+    def __init__(self, agent: str, retry_after: float) -> None:
+        self.agent = agent
+        self.retry_after = retry_after
+        super().__init__(f"agent {agent!r} is rate limited; retry after {retry_after:.2f}s")
+
+
+class StoreError(VaultError):
+    """The store could not be opened or written."""
+
+
+class StoreLocked(StoreError):
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"store {path!r} is held by another process; embedded mode allows one process "
+            "per store. Use cluster mode (`vault-ray up --store PATH` and "
+            "`Vault.connect(...)`) to share a store between processes."
+        )
+
+
+class StoreMismatch(StoreError):
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class StorageFailure(StoreError):
+    def __init__(self, message: str, *, partition: int | None = None) -> None:
+        self.partition = partition
+        super().__init__(message)
+
+
+class ReasonerError(VaultError):
+    def __init__(self, message: str, *, answer: object = None) -> None:
+        self.answer = answer
+        super().__init__(message)
+
+
+class ClusterError(VaultError):
+    """Cluster mode could not be reached or set up."""

@@ -1,0 +1,110 @@
+"""The front stage of the write path: validate, embed once, resolve entity.
+
+Stateless and parallel: it runs in the caller, in embedded and cluster mode alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .embedders import Embedder, check_vectors
+from .errors import InvalidFact
+from .layout import partition_of
+from .models import Fact, as_utc, check_fact, new_id
+from .partition import WriteItem
+from .policy import Policy
+from .reasoners.base import Reasoner
+from .registry import EntityRegistry
+
+if TYPE_CHECKING:
+    from .backend import Backend
+
+NEIGHBOURS = 5
+
+
+@dataclass(frozen=True)
+class Alignment:
+    entity: str
+    aligned_from: str | None
+    similarity: float | None = None
+    asked: bool = False
+
+
+def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
+    if isinstance(facts, Fact):
+        facts = [facts]
+    facts = list(facts)
+    if not facts:
+        raise InvalidFact("no facts given")
+    return [check_fact(f, i, max_text=policy.max_text) for i, f in enumerate(facts)]
+
+
+def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | None) -> np.ndarray:
+    if vectors is not None:
+        return check_vectors(vectors, len(facts), embedder.dim)
+    return check_vectors(embedder.embed([f.text for f in facts]), len(facts), embedder.dim)
+
+
+def resolve_entities(
+    facts: Sequence[Fact], vectors: np.ndarray, *, backend: Backend, reasoner: Reasoner, policy: Policy,
+    registry: EntityRegistry, embedder: Embedder,
+) -> list[Alignment]:
+    """Align new entity labels with the incumbents they duplicate (DESIGN §2.3).
+
+    Labels that already have claims or are in the registry are never moved; one
+    scatter over all partitions serves the whole batch."""
+    labels = [registry.canonical(f.entity) for f in facts]
+    present = backend.entities_present(set(labels))
+    out: list[Alignment | None] = [None] * len(facts)
+    pending = []
+    for i, (fact, label) in enumerate(zip(facts, labels, strict=True)):
+        moved = label if label != fact.entity else None
+        if label in present or label in registry:
+            out[i] = Alignment(label, fact.entity if moved else None)
+        else:
+            pending.append(i)
+    if pending:
+        neighbours = backend.search(vectors[pending], NEIGHBOURS)
+        for i, hits in zip(pending, neighbours, strict=True):
+            out[i] = _align_one(facts[i], labels[i], hits, vectors[i], reasoner, policy, registry, embedder)
+    return [a for a in out if a is not None]
+
+
+def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) -> Alignment:  # type: ignore[no-untyped-def]
+    others = [(s, c) for s, c in hits if c.entity != label]
+    if not others:
+        return Alignment(label, None)
+    best_score, best = others[0]
+    if best_score >= policy.align_threshold:
+        return Alignment(best.entity, fact.entity, best_score)
+    if best_score >= policy.ask_threshold:
+        candidates = list(dict.fromkeys(c.entity for s, c in others if s >= policy.ask_threshold))
+        relevant = registry.relevant(vector, embedder.embed)
+        chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, relevant)
+        if chosen in candidates:
+            return Alignment(chosen, fact.entity, best_score, asked=True)
+        return Alignment(label, fact.entity if label != fact.entity else None, best_score, asked=True)
+    return Alignment(label, fact.entity if label != fact.entity else None, best_score)
+
+
+def build_items(
+    facts: Sequence[Fact], vectors: np.ndarray, alignments: Sequence[Alignment], *, agent: str, session: str | None,
+    policy: Policy, registry: EntityRegistry, now: datetime, partitions: int,
+) -> dict[int, list[tuple[int, WriteItem]]]:
+    """Group write items by partition, each with its position in the batch."""
+    groups: dict[int, list[tuple[int, WriteItem]]] = {}
+    for pos, (fact, vec, al) in enumerate(zip(facts, vectors, alignments, strict=True)):
+        item = WriteItem(
+            id=fact.claim_id or new_id(), entity=al.entity, text=fact.text.strip(), value=fact.value,
+            kind=fact.kind, agent=agent, session=session, observed_at=as_utc(fact.observed_at) or now,
+            confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
+            cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
+            aligned_from=al.aligned_from,
+        )
+        groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
+    return groups

@@ -1,0 +1,101 @@
+"""The on-disk layout of a store directory.
+
+    STORE/
+      vault.json          format, partitions, embedding dim, embedder name
+      control.json        the policy and the entity registry (written atomically)
+      .lock               held (flock) by the one embedded process using the store
+      partitions/p0000.duckdb ...   one claim log per partition
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import StoreError, StoreLocked, StoreMismatch
+
+FORMAT = 1
+
+
+def partition_of(entity: str, partitions: int) -> int:
+    """Stable across processes and Python versions (unlike `hash`)."""
+    digest = hashlib.blake2b(entity.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % partitions
+
+
+@dataclass(frozen=True)
+class StoreMeta:
+    partitions: int
+    dim: int
+    embedder: str
+    format: int = FORMAT
+
+
+def partition_path(root: str | os.PathLike[str], number: int) -> Path:
+    return Path(root) / "partitions" / f"p{number:04d}.duckdb"
+
+
+def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str) -> StoreMeta:
+    """Create the store, or check an existing one against the given settings."""
+    path = Path(root)
+    meta_file = path / "vault.json"
+    if meta_file.exists():
+        data = json.loads(meta_file.read_text())
+        meta = StoreMeta(**data)
+        if partitions is not None and partitions != meta.partitions:
+            raise StoreMismatch(
+                f"store {str(path)!r} has {meta.partitions} partitions, not {partitions} "
+                "(the partition count is fixed when a store is created)", path=str(path),
+            )
+        if dim != meta.dim:
+            raise StoreMismatch(
+                f"store {str(path)!r} holds {meta.dim}-dimensional embeddings ({meta.embedder}); "
+                f"the embedder given makes {dim}", path=str(path),
+            )
+        return meta
+    if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
+        raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
+    parts = 16 if partitions is None else partitions
+    if not isinstance(parts, int) or not 1 <= parts <= 4096:
+        raise StoreMismatch(f"partitions must be an integer in [1, 4096], got {parts!r}")
+    (path / "partitions").mkdir(parents=True, exist_ok=True)
+    meta = StoreMeta(parts, dim, embedder)
+    write_json(meta_file, meta.__dict__)
+    return meta
+
+
+def write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+class StoreLock:
+    """An exclusive, non-blocking flock on STORE/.lock; released on close or exit."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = str(root)
+        Path(root).mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(Path(root) / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(self._fd)
+            raise StoreLocked(self.root) from exc
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, str(os.getpid()).encode())
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1

@@ -1,0 +1,247 @@
+"""Immutable values: facts in, claims and disputes stored, decisions and views out.
+
+Models do no I/O. Times are timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from .errors import InvalidEntity, InvalidFact
+
+ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
+MAX_ENTITY_LEN = 128
+
+
+class Kind(StrEnum):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    DISPUTED = "disputed"
+
+
+class Op(StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    REPLACE = "REPLACE"
+    NOOP = "NOOP"
+
+
+class Outcome(StrEnum):
+    ACTIVE = "active"
+    DISPUTED = "disputed"
+    SUPERSEDED = "superseded"
+    NOOP = "noop"
+
+
+class DisputeStatus(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_at") -> datetime | None:
+    """Normalize a datetime or epoch seconds to an aware UTC datetime."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            raise InvalidFact(f"{field_name} must be finite", field=field_name)
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
+
+
+def to_epoch(value: datetime) -> float:
+    return value.timestamp()
+
+
+def from_epoch(value: float) -> datetime:
+    return datetime.fromtimestamp(value, UTC)
+
+
+def validate_entity(entity: object) -> str:
+    if not isinstance(entity, str) or not entity:
+        raise InvalidEntity(entity, "must be a non-empty string")
+    if len(entity) > MAX_ENTITY_LEN:
+        raise InvalidEntity(entity, f"longer than {MAX_ENTITY_LEN} characters")
+    if not ENTITY_RE.match(entity):
+        raise InvalidEntity(entity)
+    return entity
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One fact to store: what `add_facts` takes and what extraction produces."""
+
+    entity: str
+    text: str
+    value: str | None = None
+    kind: str = "semantic"
+    observed_at: datetime | float | None = None
+    claim_id: str | None = None
+    confidence: float = 1.0
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One stored fact with its provenance and lifecycle."""
+
+    id: str
+    entity: str
+    text: str
+    value: str | None
+    kind: Kind
+    agent: str
+    session: str | None
+    observed_at: datetime
+    recorded_at: datetime
+    status: Status
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    confidence: float = 1.0
+    meta: dict[str, Any] = field(default_factory=dict)
+    aligned_from: str | None = None
+    embedding: Any = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    winner: str | None
+    decided_by: str
+    note: str
+    at: datetime
+    keep_both: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Dispute:
+    """A challenger claim contradicting incumbent claim(s), and how it ended."""
+
+    id: str
+    entity: str
+    challenger: str
+    incumbents: tuple[str, ...]
+    reason: str
+    status: DisputeStatus
+    needs_user: bool
+    challenges: int
+    opened_at: datetime
+    resolution: Resolution | None = None
+    challenger_agent: str = ""
+    supporters: tuple[str, ...] = ()
+    """Later claims by other agents asserting the challenger's value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the store did with one incoming fact, and why."""
+
+    entity: str
+    op: Op
+    outcome: Outcome
+    claim_id: str
+    aligned_from: str | None = None
+    superseded: tuple[str, ...] = ()
+    dispute_id: str | None = None
+    strategy: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    decisions: tuple[Decision, ...]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.decisions)
+
+    def __len__(self) -> int:
+        return len(self.decisions)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    claim: Claim
+    score: float
+    contested: bool = False
+    alternatives: tuple[Claim, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One value competing in an open dispute, with its provenance."""
+
+    claim: Claim
+    weight: float
+    dispute_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EntityView:
+    """The current view of one entity. While a dispute is open, every value shows."""
+
+    entity: str
+    active: tuple[Claim, ...]
+    contested: bool
+    candidates: tuple[Candidate, ...]
+    disputes: tuple[Dispute, ...]
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(c.claim.value or c.claim.text for c in self.candidates) if self.contested else tuple(
+            c.value or c.text for c in self.active
+        )
+
+
+def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
+    """Validate one fact; raise InvalidFact/InvalidEntity naming its index."""
+    if not isinstance(fact, Fact):
+        raise InvalidFact(f"expected a Fact, got {type(fact).__name__}", index=index)
+    try:
+        validate_entity(fact.entity)
+    except InvalidEntity as exc:
+        raise InvalidEntity(fact.entity, f"fact {index}") from exc
+    if not isinstance(fact.text, str) or not fact.text.strip():
+        raise InvalidFact("text must be a non-empty string", index=index, field="text")
+    if len(fact.text) > max_text:
+        raise InvalidFact(
+            f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text"
+        )
+    if fact.value is not None and not isinstance(fact.value, str):
+        raise InvalidFact("value must be a string or None", index=index, field="value")
+    if fact.kind not in Kind._value2member_map_:
+        raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
+    conf = fact.confidence
+    if isinstance(conf, bool) or not isinstance(conf, int | float) or not math.isfinite(conf) or not 0 <= conf <= 1:
+        raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")
+    if fact.claim_id is not None and (not isinstance(fact.claim_id, str) or not 0 < len(fact.claim_id) <= 128):
+        raise InvalidFact("claim_id must be a non-empty string of at most 128 characters", index=index)
+    if fact.meta is not None and not isinstance(fact.meta, dict):
+        raise InvalidFact("meta must be a dict", index=index, field="meta")
+    try:
+        as_utc(fact.observed_at)
+    except InvalidFact as exc:
+        raise InvalidFact(str(exc), index=index, field="observed_at") from exc
+    return fact

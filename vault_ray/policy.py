@@ -1,0 +1,221 @@
+"""Conflict policy: strategies, authority, cardinality, high stakes, thresholds.
+
+A `Policy` is an immutable value. Patterns are entity keys, optionally ending in
+`.*` (that key's subtree) or the lone `*` (everything); for weights, strategies,
+cardinality and `on_ambiguous` alike the most specific matching pattern wins:
+an exact key beats any wildcard, a longer wildcard beats a shorter one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from .errors import InvalidPolicy
+from .models import ENTITY_RE
+
+STRATEGIES = ("recency", "authority", "consensus", "judge")
+CARDINALITIES = ("one", "many")
+ON_AMBIGUOUS = ("dispute", "judge")
+DEFAULT_HIGH_STAKES = ("user.payment.*", "user.consent.*", "user.budget.*")
+
+
+def validate_pattern(pattern: object) -> str:
+    if not isinstance(pattern, str) or not pattern:
+        raise InvalidPolicy(f"pattern must be a non-empty string, got {pattern!r}", value=pattern)
+    if pattern == "*":
+        return pattern
+    base = pattern[:-2] if pattern.endswith(".*") else pattern
+    if not ENTITY_RE.match(base) or len(base) > 128:
+        raise InvalidPolicy(
+            f"invalid pattern {pattern!r}: an entity key, optionally ending in '.*'", value=pattern
+        )
+    return pattern
+
+
+def specificity(pattern: str, entity: str) -> int | None:
+    """How specifically `pattern` matches `entity` (higher wins), or None."""
+    if pattern == entity:
+        return 10_000
+    if pattern == "*":
+        return 0
+    if pattern.endswith(".*") and entity.startswith(pattern[:-1]):
+        return len(pattern)
+    return None
+
+
+def best_match(table: dict[str, Any], entity: str) -> Any | None:
+    best, best_score = None, -1
+    for pattern, value in table.items():
+        score = specificity(pattern, entity)
+        if score is not None and score > best_score:
+            best, best_score = value, score
+    return best
+
+
+@dataclass(frozen=True)
+class AutoResolveRules:
+    """Rules that settle disputes without a person; never applied to high-stakes ones.
+
+    - `reasserted_by`: the challenger's value wins once at least this many distinct
+      agents asserted it (challenger plus supporters). None turns the rule off.
+    - `stale_after_s`: an open dispute older than this whose challenger was not
+      re-asserted is closed keeping the incumbent. None turns the rule off.
+    """
+
+    reasserted_by: int | None = None
+    stale_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """Token bucket per agent: `rate` writes per second, bursts up to `burst`."""
+
+    rate: float
+    burst: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    default_strategy: str = "recency"
+    strategies: dict[str, str] = field(default_factory=dict)
+    authority: dict[str, dict[str, float]] = field(default_factory=dict)
+    """agent -> pattern -> weight in [0, 1]."""
+    cardinality: dict[str, str] = field(default_factory=dict)
+    on_ambiguous: dict[str, str] = field(default_factory=dict)
+    default_on_ambiguous: str = "dispute"
+    high_stakes: tuple[str, ...] = DEFAULT_HIGH_STAKES
+    default_weight: float = 0.5
+    default_cardinality: str = "one"
+    near_simultaneous_s: float = 0.0
+    consensus_margin: float = 0.5
+    align_threshold: float = 0.85
+    ask_threshold: float = 0.70
+    half_life_days: float = 30.0
+    max_text: int = 2000
+    max_open_disputes: int = 3
+    rules: AutoResolveRules = field(default_factory=AutoResolveRules)
+    rate_limit: RateLimit | None = None
+    version: int = 0
+
+    def __post_init__(self) -> None:
+        self._check()
+
+    # -- lookups -----------------------------------------------------------
+    def strategy_for(self, entity: str) -> str:
+        return best_match(self.strategies, entity) or self.default_strategy
+
+    def cardinality_for(self, entity: str, registry_default: str | None = None) -> str:
+        found = best_match(self.cardinality, entity)
+        return found or registry_default or self.default_cardinality
+
+    def on_ambiguous_for(self, entity: str) -> str:
+        return best_match(self.on_ambiguous, entity) or self.default_on_ambiguous
+
+    def weight(self, agent: str, entity: str) -> float:
+        table = self.authority.get(agent)
+        if not table:
+            return self.default_weight
+        found = best_match(table, entity)
+        return self.default_weight if found is None else float(found)
+
+    def is_high_stakes(self, entity: str) -> bool:
+        return any(specificity(p, entity) is not None for p in self.high_stakes)
+
+    # -- updates (return a new Policy) --------------------------------------
+    def with_authority(self, agent: str, pattern: str, weight: float) -> Policy:
+        if not isinstance(agent, str) or not agent:
+            raise InvalidPolicy("agent must be a non-empty string", value=agent)
+        validate_pattern(pattern)
+        _check_weight(weight)
+        table = {a: dict(t) for a, t in self.authority.items()}
+        table.setdefault(agent, {})[pattern] = float(weight)
+        return replace(self, authority=table, version=self.version + 1)
+
+    def with_strategy(self, pattern: str, strategy: str) -> Policy:
+        validate_pattern(pattern)
+        return replace(self, strategies={**self.strategies, pattern: strategy}, version=self.version + 1)
+
+    def with_cardinality(self, pattern: str, cardinality: str) -> Policy:
+        validate_pattern(pattern)
+        return replace(self, cardinality={**self.cardinality, pattern: cardinality}, version=self.version + 1)
+
+    def with_on_ambiguous(self, pattern: str, action: str) -> Policy:
+        validate_pattern(pattern)
+        return replace(self, on_ambiguous={**self.on_ambiguous, pattern: action}, version=self.version + 1)
+
+    def updated(self, **changes: Any) -> Policy:
+        return replace(self, **changes, version=self.version + 1)
+
+    # -- persistence ---------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["high_stakes"] = list(self.high_stakes)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Policy:
+        data = dict(data)
+        data["high_stakes"] = tuple(data.get("high_stakes", DEFAULT_HIGH_STAKES))
+        data["rules"] = AutoResolveRules(**(data.get("rules") or {}))
+        if data.get("rate_limit"):
+            data["rate_limit"] = RateLimit(**data["rate_limit"])
+        return cls(**data)
+
+    # -- validation --------------------------------------------------------
+    def _check(self) -> None:
+        _choice("default_strategy", self.default_strategy, STRATEGIES)
+        _choice("default_cardinality", self.default_cardinality, CARDINALITIES)
+        _choice("default_on_ambiguous", self.default_on_ambiguous, ON_AMBIGUOUS)
+        for pattern, strategy in self.strategies.items():
+            validate_pattern(pattern)
+            _choice(f"strategy for {pattern!r}", strategy, STRATEGIES)
+        for pattern, card in self.cardinality.items():
+            validate_pattern(pattern)
+            _choice(f"cardinality for {pattern!r}", card, CARDINALITIES)
+        for pattern, action in self.on_ambiguous.items():
+            validate_pattern(pattern)
+            _choice(f"on_ambiguous for {pattern!r}", action, ON_AMBIGUOUS)
+        for agent, table in self.authority.items():
+            if not isinstance(agent, str) or not agent:
+                raise InvalidPolicy("authority agents must be non-empty strings", value=agent)
+            for pattern, weight in table.items():
+                validate_pattern(pattern)
+                _check_weight(weight)
+        for pattern in self.high_stakes:
+            validate_pattern(pattern)
+        _check_weight(self.default_weight)
+        _positive("near_simultaneous_s", self.near_simultaneous_s, allow_zero=True)
+        _positive("consensus_margin", self.consensus_margin, allow_zero=True)
+        _positive("half_life_days", self.half_life_days)
+        if not 0 <= self.ask_threshold <= self.align_threshold <= 1:
+            raise InvalidPolicy("need 0 <= ask_threshold <= align_threshold <= 1", value=self.ask_threshold)
+        if not isinstance(self.max_text, int) or self.max_text < 1:
+            raise InvalidPolicy("max_text must be a positive integer", value=self.max_text)
+        if not isinstance(self.max_open_disputes, int) or self.max_open_disputes < 1:
+            raise InvalidPolicy("max_open_disputes must be a positive integer", value=self.max_open_disputes)
+        if self.rules.reasserted_by is not None and self.rules.reasserted_by < 2:
+            raise InvalidPolicy("rules.reasserted_by must be at least 2", value=self.rules.reasserted_by)
+        if self.rules.stale_after_s is not None:
+            _positive("rules.stale_after_s", self.rules.stale_after_s)
+        if self.rate_limit is not None:
+            _positive("rate_limit.rate", self.rate_limit.rate)
+            if self.rate_limit.burst < 1:
+                raise InvalidPolicy("rate_limit.burst must be at least 1", value=self.rate_limit.burst)
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InvalidPolicy(f"{name} must be one of {list(allowed)}, got {value!r}", value=value)
+
+
+def _check_weight(weight: object) -> None:
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight) or not 0 <= weight <= 1:
+        raise InvalidPolicy(f"authority weight must be in [0, 1], got {weight!r}", value=weight)
+
+
+def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
+        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value)

@@ -1,0 +1,29 @@
+"""Per-agent token buckets (policy.rate_limit); off when the policy has none."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from .errors import RateLimited
+from .policy import RateLimit
+
+
+class RateLimiter:
+    def __init__(self, clock=time.monotonic) -> None:  # type: ignore[no-untyped-def]
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, agent: str, cost: int, limit: RateLimit | None) -> None:
+        """Spend `cost` tokens or raise RateLimited (spending nothing)."""
+        if limit is None:
+            return
+        with self._lock:
+            now = self._clock()
+            tokens, last = self._buckets.get(agent, (float(limit.burst), now))
+            tokens = min(float(limit.burst), tokens + (now - last) * limit.rate)
+            if cost > tokens:
+                self._buckets[agent] = (tokens, now)
+                raise RateLimited(agent, (cost - tokens) / limit.rate)
+            self._buckets[agent] = (tokens - cost, now)

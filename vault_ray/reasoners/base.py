@@ -1,0 +1,77 @@
+"""The Reasoner interface: extraction, pass-1 classification, pass-2 contradiction
+detection, entity disambiguation and the judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..models import Claim, Fact, Op
+from ..registry import RegistryEntry
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class OwnVerdict:
+    """Pass 1: what the incoming claim is relative to this agent's own claims.
+
+    `targets` are the agent's claims it refers to: the known claim for NOOP, the
+    claims it supersedes for UPDATE and REPLACE."""
+
+    op: Op
+    targets: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class JudgeCase:
+    incoming: Claim
+    incumbents: tuple[Claim, ...]
+    weights: dict[str, float] = field(default_factory=dict)
+    """agent -> authority weight on this entity."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The judge's answer: a winning claim id, or None for "ambiguous"."""
+
+    winner: str | None
+    rationale: str = ""
+
+
+@runtime_checkable
+class Reasoner(Protocol):
+    def extract(self, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> list[Fact]: ...
+
+    def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict: ...
+
+    def conflicts(self, incoming: Claim, others: Sequence[Claim], cardinality: str) -> list[str]:
+        """Ids of `others` that contradict `incoming`."""
+        ...
+
+    def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry]) -> str | None:
+        """Pick one of the candidate entity keys for the fact, or None to keep its own."""
+        ...
+
+    def judge(self, case: JudgeCase) -> Judgement: ...
+
+    def close(self) -> None: ...
+
+
+def latest_turn(messages: Sequence[Message] | str) -> tuple[str, list[str]]:
+    """The latest user message and the assistant messages after it."""
+    if isinstance(messages, str):
+        return messages, []
+    msgs = list(messages)
+    for i in range(len(msgs) - 1, -1, -1):
+        if msgs[i].get("role", "user") == "user":
+            return msgs[i].get("content", ""), [m.get("content", "") for m in msgs[i + 1 :]]
+    return "", [m.get("content", "") for m in msgs]
+
+
+def as_messages(messages: Any) -> list[Message]:
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    return [dict(m) for m in messages]

@@ -1,0 +1,118 @@
+"""RuleReasoner: the offline default. Extraction by patterns; classification and
+contradiction by comparing normalized values."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..models import Claim, Fact, Op
+from ..registry import RegistryEntry
+from .base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .extraction import extract_clause, extract_text
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def normalized_value(claim: Claim | Fact) -> str:
+    """The claim's value for comparison: its `value`, or one parsed from its text,
+    or its text with case and punctuation folded."""
+    if claim.value:
+        return claim.value.strip().lower()
+    parsed = extract_clause(claim.text)
+    if parsed is not None and parsed.value and parsed.entity.split(".")[:2] == claim.entity.split(".")[:2]:
+        return parsed.value.lower()
+    return " ".join(_WORD.findall(claim.text.lower()))
+
+
+def polarity_object(value: str) -> tuple[str, str]:
+    """'likes:italian' -> ('likes', 'italian'); a value without a polarity is positive."""
+    if ":" in value:
+        pol, obj = value.split(":", 1)
+        if pol in ("likes", "dislikes"):
+            return pol, obj.strip()
+    return "likes", value
+
+
+def refines(new: str, old: str) -> bool:
+    """`new` says everything `old` says and more ('7am' -> '7am on weekdays')."""
+    new_words, old_words = set(_WORD.findall(new)), set(_WORD.findall(old))
+    return bool(old_words) and old_words < new_words
+
+
+def contradicts(a: str, b: str, cardinality: str) -> bool:
+    if cardinality == "many":
+        pa_, oa = polarity_object(a)
+        pb, ob = polarity_object(b)
+        return oa == ob and pa_ != pb
+    return a != b
+
+
+class RuleReasoner:
+    """Offline reasoner: no network, deterministic."""
+
+    name = "rules"
+
+    def extract(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> list[Fact]:
+        user, _assistant = latest_turn(messages)
+        return extract_text(user)
+
+    def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
+        new = normalized_value(incoming)
+        replaced, refined = [], []
+        for claim in own:
+            old = normalized_value(claim)
+            if old == new:
+                return OwnVerdict(Op.NOOP, (claim.id,), "already known")
+            if cardinality == "many":
+                if contradicts(new, old, "many"):
+                    replaced.append(claim.id)
+                elif polarity_object(new)[1] != polarity_object(old)[1]:
+                    continue
+                elif refines(new, old):
+                    refined.append(claim.id)
+            elif refines(new, old):
+                refined.append(claim.id)
+            else:
+                replaced.append(claim.id)
+        if replaced:
+            return OwnVerdict(Op.REPLACE, tuple(replaced + refined), "contradicts own earlier claim")
+        if refined:
+            return OwnVerdict(Op.UPDATE, tuple(refined), "refines own earlier claim")
+        return OwnVerdict(Op.ADD, (), "new for this agent")
+
+    def conflicts(self, incoming: Claim, others: Sequence[Claim], cardinality: str) -> list[str]:
+        new = normalized_value(incoming)
+        return [c.id for c in others if contradicts(new, normalized_value(c), cardinality)]
+
+    def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
+        parsed = extract_clause(fact.text)
+        if parsed is not None and parsed.entity in candidates:
+            return parsed.entity
+        words = set(_WORD.findall(fact.text.lower()))
+        described = {e.key: e.description for e in registry}
+        best, best_overlap = None, 0
+        for key in candidates:
+            key_words = set(_WORD.findall(key.replace("user.", "").replace("_", " ")))
+            key_words |= set(_WORD.findall(described.get(key, "").lower())) - {"the", "user", "s", "e", "g", "or", "a"}
+            overlap = len(words & key_words)
+            if overlap > best_overlap:
+                best, best_overlap = key, overlap
+        return best if best_overlap >= 2 else None
+
+    def judge(self, case: JudgeCase) -> Judgement:
+        """Without a language model: clear authority gap, then clear confidence gap,
+        else ambiguous."""
+        claims = (case.incoming, *case.incumbents)
+        by_weight = sorted(claims, key=lambda c: case.weights.get(c.agent, 0.0), reverse=True)
+        top, runner = by_weight[0], by_weight[1]
+        gap = case.weights.get(top.agent, 0.0) - case.weights.get(runner.agent, 0.0)
+        if gap >= 0.2:
+            return Judgement(top.id, f"{top.agent} has clearly more authority ({gap:+.2f})")
+        by_conf = sorted(claims, key=lambda c: c.confidence, reverse=True)
+        if by_conf[0].confidence - by_conf[1].confidence >= 0.2:
+            return Judgement(by_conf[0].id, f"{by_conf[0].agent} is clearly more confident")
+        return Judgement(None, "no clear authority or confidence gap")
+
+    def close(self) -> None:
+        pass

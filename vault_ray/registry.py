@@ -1,0 +1,131 @@
+"""Entity registry: known entity keys with a description, cardinality and aliases.
+
+Extraction and disambiguation see only the entries relevant to one fact (a
+similarity filter plus a cap), never the whole table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InvalidPolicy
+from .models import validate_entity
+from .policy import CARDINALITIES
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    key: str
+    description: str = ""
+    cardinality: str = "one"
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        validate_entity(self.key[:-2] if self.key.endswith(".*") else self.key)
+        for alias in self.aliases:
+            validate_entity(alias)
+        if self.cardinality not in CARDINALITIES:
+            raise InvalidPolicy(f"cardinality must be one of {list(CARDINALITIES)}", value=self.cardinality)
+
+
+BUILTIN_ENTRIES: tuple[RegistryEntry, ...] = (
+    RegistryEntry("user.timezone", "the user's time zone, e.g. PST, CET, UTC+2", "one", ("user.time_zone", "user.tz")),
+    RegistryEntry("user.location", "the city or country where the user lives", "one", ("user.city", "user.home")),
+    RegistryEntry("user.diet", "the user's diet: vegetarian, vegan, pescatarian, omnivore", "one", ("user.dietary",)),
+    RegistryEntry(
+        "user.food_preferences",
+        "foods and cuisines the user likes or dislikes",
+        "many",
+        ("user.food", "user.cuisine", "user.food_likes"),
+    ),
+    RegistryEntry("user.language", "languages the user speaks", "many", ("user.languages",)),
+    RegistryEntry("user.name", "the user's name", "one", ("user.full_name",)),
+    RegistryEntry("user.job", "the user's job, role or occupation", "one", ("user.occupation", "user.role")),
+    RegistryEntry("user.employer", "the company the user works for", "one", ("user.company",)),
+    RegistryEntry("user.schedule.*", "recurring events in the user's schedule, e.g. gym, meetings", "one"),
+    RegistryEntry("user.allergies", "things the user is allergic to", "many", ("user.allergy",)),
+    RegistryEntry("user.pets", "the user's pets", "many", ("user.pet",)),
+    RegistryEntry("user.likes", "things the user likes or dislikes (not food)", "many", ("user.interests",)),
+    RegistryEntry("user.birthday", "the user's birthday", "one", ("user.birth_date",)),
+    RegistryEntry("user.payment.method", "how the user pays: card, PayPal, invoice", "one", ("user.payment_method",)),
+)
+
+
+@dataclass
+class EntityRegistry:
+    """A set of entries; `relevant(vector, ...)` filters by similarity and caps."""
+
+    entries: dict[str, RegistryEntry] = field(default_factory=dict)
+    _vectors: np.ndarray | None = field(default=None, repr=False)
+    _keys: list[str] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def builtin(cls) -> EntityRegistry:
+        return cls({e.key: e for e in BUILTIN_ENTRIES})
+
+    def add(self, entry: RegistryEntry) -> None:
+        self.entries[entry.key] = entry
+        self._vectors = None
+
+    def __contains__(self, key: str) -> bool:
+        return self.lookup(key) is not None
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def lookup(self, key: str) -> RegistryEntry | None:
+        """The entry for `key`: exact, via an alias, or via a `prefix.*` entry."""
+        if key in self.entries:
+            return self.entries[key]
+        for entry in self.entries.values():
+            if key in entry.aliases:
+                return entry
+        for entry in self.entries.values():
+            if entry.key.endswith(".*") and key.startswith(entry.key[:-1]):
+                return entry
+        return None
+
+    def canonical(self, key: str) -> str:
+        """Map an alias to its key (`user.tz` -> `user.timezone`); other keys unchanged."""
+        entry = self.lookup(key)
+        if entry is None or entry.key.endswith(".*"):
+            return key
+        return entry.key
+
+    def cardinality(self, key: str) -> str | None:
+        entry = self.lookup(key)
+        return entry.cardinality if entry else None
+
+    def relevant(self, vector: np.ndarray, embed, *, k: int = 8, min_similarity: float = 0.2) -> list[RegistryEntry]:  # type: ignore[no-untyped-def]
+        """At most `k` entries whose description is similar to the fact's vector."""
+        if not self.entries:
+            return []
+        if self._vectors is None or len(self._keys) != len(self.entries):
+            self._keys = list(self.entries)
+            texts = [f"{key.replace('.', ' ').replace('_', ' ')}: {self.entries[key].description}" for key in self._keys]
+            self._vectors = embed(texts)
+        scores = self._vectors @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-scores)[:k]
+        return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
+
+    def to_list(self) -> list[dict[str, object]]:
+        return [
+            {"key": e.key, "description": e.description, "cardinality": e.cardinality, "aliases": list(e.aliases)}
+            for e in self.entries.values()
+        ]
+
+    @classmethod
+    def from_list(cls, rows: list[dict[str, object]]) -> EntityRegistry:
+        reg = cls()
+        for row in rows:
+            reg.add(
+                RegistryEntry(
+                    str(row["key"]),
+                    str(row.get("description", "")),
+                    str(row.get("cardinality", "one")),
+                    tuple(row.get("aliases", ())),  # type: ignore[arg-type]
+                )
+            )
+        return reg
