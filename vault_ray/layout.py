@@ -57,6 +57,11 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
                 f"store {str(path)!r} holds {meta.dim}-dimensional embeddings ({meta.embedder}); "
                 f"the embedder given makes {dim}", path=str(path),
             )
+        if embedder != meta.embedder:
+            raise StoreMismatch(
+                f"store {str(path)!r} was written with the {meta.embedder!r} embedder, not {embedder!r}; "
+                "vectors from different embedders are not comparable", path=str(path),
+            )
         return meta
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
         raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
