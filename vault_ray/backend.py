@@ -95,10 +95,29 @@ class LocalBackend:
             self.policy = policy or saved_policy or Policy()
             self.registry = registry or saved_registry or EntityRegistry.builtin()
             self._control.save(self.policy, self.registry)
-            self.parts = [Partition(partition_path(root, i), number=i, dim=dim) for i in range(self.partitions)]
+            # Partitions open lazily: a new store creates a DuckDB file only for partitions it writes.
+            self._parts: dict[int, Partition] = {
+                i: Partition(partition_path(root, i), number=i, dim=dim)
+                for i in range(self.partitions)
+                if partition_path(root, i).exists()
+            }
         except BaseException:
             self._lock.release()
             raise
+
+    @property
+    def parts(self) -> list[Partition]:
+        """The partitions opened so far (every partition that holds data)."""
+        return [self._parts[i] for i in sorted(self._parts)]
+
+    def part(self, number: int) -> Partition:
+        found = self._parts.get(number)
+        if found is None:
+            found = self._parts[number] = Partition(partition_path(self.root, number), number=number, dim=self.dim)
+        return found
+
+    def _owner(self, entity: str) -> Partition | None:
+        return self._parts.get(partition_of(entity, self.partitions))
 
     # -- control --------------------------------------------------------------------
     def control(self) -> tuple[Policy, EntityRegistry]:
@@ -119,13 +138,13 @@ class LocalBackend:
         order = sorted(groups)
         with ExitStack() as stack:
             for p in order:
-                stack.enter_context(self.parts[p].lock)
+                stack.enter_context(self.part(p).lock)
             prepared = {
-                p: self.parts[p].prepare([item for _, item in groups[p]], self.policy, self.reasoner, now)
+                p: self.part(p).prepare([item for _, item in groups[p]], self.policy, self.reasoner, now)
                 for p in order
             }
             for p in order:
-                self.parts[p].commit(prepared[p][0])
+                self.part(p).commit(prepared[p][0])
         return {p: prepared[p][1] for p in order}
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
@@ -145,13 +164,18 @@ class LocalBackend:
         return merge_top(per_part, len(vectors), k)
 
     def entities_present(self, entities: Iterable[str]) -> set[str]:
-        return {e for e in entities if self.parts[partition_of(e, self.partitions)].has_entity(e)}
+        return {e for e in entities if (part := self._owner(e)) is not None and part.has_entity(e)}
 
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
-        return {e: self.parts[partition_of(e, self.partitions)].view(e, self.policy) for e in entities}
+        empty = {"active": (), "contested": False, "candidates": (), "disputes": ()}
+        return {
+            e: part.view(e, self.policy) if (part := self._owner(e)) is not None else EntityView(e, **empty)
+            for e in entities
+        }
 
     def history(self, entity: str) -> list[Claim]:
-        return self.parts[partition_of(entity, self.partitions)].history(entity)
+        part = self._owner(entity)
+        return part.history(entity) if part is not None else []
 
     def claim(self, claim_id: str) -> Claim:
         for part in self.parts:
@@ -173,13 +197,15 @@ class LocalBackend:
 
     def _dispute_owner(self, dispute_id: str) -> Partition:
         p = dispute_partition(dispute_id) if isinstance(dispute_id, str) else None
-        if p is None or p >= self.partitions or self.parts[p].get_dispute(dispute_id) is None:
+        part = self._parts.get(p) if p is not None else None
+        if part is None or part.get_dispute(dispute_id) is None:
             raise DisputeNotFound(dispute_id)
-        return self.parts[p]
+        return part
 
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         if entity is not None:
-            return self.parts[partition_of(entity, self.partitions)].events(entity=entity)
+            part = self._owner(entity)
+            return part.events(entity=entity) if part is not None else []
         found = [e for part in self.parts for e in part.events(claim_id=claim_id)]
         return sorted(found, key=lambda e: e.ts)
 
@@ -192,9 +218,6 @@ class LocalBackend:
             with part.lock:
                 paths += part.log.export_parquet(Path(directory) / f"p{part.number:04d}").values()
         return paths
-
-    def partition(self, number: int) -> Partition:
-        return self.parts[number]
 
     def close(self) -> None:
         try:

@@ -228,7 +228,7 @@ class Partition:
                   "weights": verdict.weights, "rationale": verdict.rationale}
         if verdict.action == Action.LOSE:
             assert verdict.winner is not None
-            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, strategy=verdict.strategy, **detail)
+            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail)
         if verdict.action == Action.WIN:
             txn.add(incoming, **detail)
             self._supersede(txn, [*targets, *conflicting], incoming, reason=verdict.reason, strategy=verdict.strategy)
@@ -249,8 +249,9 @@ class Partition:
                         strategy=verdict.strategy, superseded=tuple(t.id for t in targets), reason=verdict.reason, **base)
 
     def _store_late(self, txn: _Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
-                    strategy: str | None = None, **detail: Any) -> Decision:
-        detail.setdefault("reason", reason)
+                    detail: dict[str, Any] | None = None) -> Decision:
+        detail = {"op": str(op), "reason": reason, **(detail or {})}
+        strategy = detail.get("strategy")
         txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
         return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
 

@@ -1,0 +1,159 @@
+"""Issue 2 acceptance: the seed scenarios, the two-pass rules, late arrival,
+wildcards, close and reopen."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from scenarios import (
+    authority_dispute,
+    check_authority_dispute,
+    check_recency_supersede,
+    drifting_reasoner,
+    recency_supersede,
+)
+from vault_ray import Fact, HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_authority_dispute_with_label_drift(make_vault):
+    reasoner = drifting_reasoner()
+    out = authority_dispute(make_vault(reasoner=reasoner))
+    (b,) = out["b"]
+    assert b.aligned_from == "user.wrong_label"
+    check_authority_dispute(out)
+
+
+def test_recency_supersede(make_vault):
+    check_recency_supersede(recency_supersede(make_vault()))
+
+
+def test_repeat_is_noop(vault):
+    mem = vault.agent("a")
+    first = mem.add("I'm vegetarian").decisions[0]
+    again = mem.add("I'm vegetarian").decisions[0]
+    assert again.op == Op.NOOP and again.outcome == "noop" and again.claim_id == first.claim_id
+    assert len(vault.history("user.diet")) == 1
+
+
+def test_refinement_is_update_and_skips_pass_two():
+    reasoner = ScriptedReasoner()
+    with_vault = _open(reasoner)
+    with with_vault as vault:
+        mem = vault.agent("a")
+        first = mem.add("I go to the gym at 7am").decisions[0]
+        calls_before = reasoner.calls["conflicts"]
+        upd = mem.add("I go to the gym at 7am on weekdays").decisions[0]
+        assert upd.op == Op.UPDATE and upd.outcome == "active"
+        assert upd.superseded == (first.claim_id,)
+        assert reasoner.calls["conflicts"] == calls_before  # pass 2 never ran
+        assert [c.value for c in vault.get("user.schedule.gym").active] == ["at 7am on weekdays"]
+
+
+def test_self_contradiction_is_replace(vault):
+    mem = vault.agent("a")
+    old = mem.add("I'm in PST").decisions[0]
+    new = mem.add("I'm in CET").decisions[0]
+    assert new.op == Op.REPLACE and new.superseded == (old.claim_id,)
+    hist = {c.id: c for c in vault.history("user.timezone")}
+    assert hist[old.claim_id].status == "superseded" and hist[old.claim_id].superseded_by == new.claim_id
+    assert vault.disputes() == []
+
+
+def test_only_add_reaches_pass_two():
+    reasoner = ScriptedReasoner()
+    with _open(reasoner) as vault:
+        a, b = vault.agent("a"), vault.agent("b")
+        b.add("I speak French")  # another agent's claim on another entity
+        a.add("I'm in PST")  # ADD, nobody else on the entity: no pass-2 call needed
+        assert reasoner.calls["conflicts"] == 0
+        b.add("I'm in EST")  # ADD with another agent's claim present: pass 2 runs once
+        assert reasoner.calls["conflicts"] == 1
+        a.add("I'm in PST")  # NOOP for a? a was superseded by b under recency -> ADD again
+        after_add = reasoner.calls["conflicts"]
+        assert after_add == 2
+        b.add("I'm in EST")  # b's claim was superseded by a's: ADD again
+        assert reasoner.calls["conflicts"] == 3
+        b.add("I'm in EST")  # now a repeat: NOOP, pass 2 does not run
+        assert reasoner.calls["conflicts"] == 3
+        b.add("I'm in EST, my time zone is EST")  # NOOP twice
+        assert reasoner.calls["conflicts"] == 3
+        classify_calls = reasoner.calls["classify"]
+        assert classify_calls >= 3
+
+
+def test_late_arrival_is_stored_superseded(vault):
+    new = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan", observed_at=T0)]).decisions[0]
+    late = vault.agent("b").add_facts(
+        [Fact("user.diet", "The user is vegetarian", "vegetarian", observed_at=T0 - timedelta(hours=1))]
+    ).decisions[0]
+    assert late.outcome == "superseded"
+    assert [c.id for c in vault.get("user.diet").active] == [new.claim_id]
+    stored = {c.id: c for c in vault.history("user.diet")}
+    assert stored[late.claim_id].superseded_by == new.claim_id
+    assert stored[new.claim_id].status == "active"
+
+
+def test_wildcard_authority_and_strategy(vault):
+    vault.set_strategy("user.schedule.*", "authority")
+    vault.set_authority("planner", "user.schedule.*", 0.9)
+    vault.set_authority("chat", "user.schedule.*", 0.3)
+    p = vault.policy
+    assert p.strategy_for("user.schedule.gym") == "authority" and p.weight("chat", "user.schedule.gym") == 0.3
+    vault.agent("planner").add("I go to the gym at 7am")
+    d = vault.agent("chat").add("I go to the gym at 9pm").decisions[0]
+    assert d.outcome == "disputed" and d.strategy == "authority"
+    # an exact pattern beats the wildcard, for strategies and weights alike
+    vault.set_strategy("user.schedule.yoga", "recency")
+    vault.set_authority("chat", "user.schedule.yoga", 1.0)
+    assert vault.policy.strategy_for("user.schedule.yoga") == "recency"
+    assert vault.policy.weight("chat", "user.schedule.yoga") == 1.0
+    vault.agent("planner").add("I do yoga on Mondays")
+    d2 = vault.agent("chat").add("I do yoga on Fridays").decisions[0]
+    assert d2.outcome == "active" and d2.strategy == "recency"
+
+
+def test_close_and_reopen_gives_same_answers(tmp_path):
+    path = tmp_path / "store"
+    with Vault.open(path, embedder=HashingEmbedder(), reasoner=drifting_reasoner()) as vault:
+        out = authority_dispute(vault)
+        recency_supersede(vault)
+        before = _answers(vault)
+    with Vault.open(path, embedder=HashingEmbedder(), reasoner=drifting_reasoner()) as vault:
+        assert _answers(vault) == before
+        assert vault.policy.strategy_for("user.timezone") == "authority"  # the policy persisted
+        for part in vault.backend.parts:
+            assert part.index_matches_log()
+        assert sum(p.active_count() for p in vault.backend.parts) == len(
+            [c for c in vault.backend.all_claims() if c.status == "active"]
+        )
+        check_authority_dispute({**out, "hits": vault.search("what timezone is the user in?", k=3),
+                                 "view": vault.get("user.timezone"), "disputes": vault.disputes()})
+
+
+def _answers(vault: Vault):
+    return (
+        [(h.claim.id, round(h.score, 4), h.contested) for h in vault.search("what timezone is the user in?")],
+        [(h.claim.id, h.contested) for h in vault.search("italian food")],
+        vault.get("user.timezone"),
+        vault.get("user.food_preferences"),
+        vault.history("user.timezone"),
+        vault.disputes(),
+    )
+
+
+def _open(reasoner):
+    import tempfile
+
+    return Vault.open(tempfile.mkdtemp(), embedder=HashingEmbedder(), reasoner=reasoner)
+
+
+@pytest.mark.parametrize("strategy", ["recency", "authority"])
+def test_strategy_can_be_set_through_policy_value(tmp_path, strategy):
+    policy = Policy(strategies={"user.timezone": strategy}, authority={"a": {"user.*": 0.8}})
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), policy=policy) as vault:
+        assert vault.policy.strategy_for("user.timezone") == strategy
+        assert vault.policy.weight("a", "user.timezone") == 0.8
