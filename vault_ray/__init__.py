@@ -22,6 +22,7 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
+from .explain import Explanation
 from .models import (
     AddResult,
     Candidate,
@@ -38,6 +39,7 @@ from .models import (
     Resolution,
     Status,
 )
+from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
 from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
@@ -62,6 +64,7 @@ __all__ = [
     "Embedder",
     "EntityRegistry",
     "EntityView",
+    "Explanation",
     "Fact",
     "HashingEmbedder",
     "Hit",
@@ -76,6 +79,8 @@ __all__ = [
     "LocalEmbedder",
     "NotFound",
     "Op",
+    "OpenAIEmbedder",
+    "OpenAIReasoner",
     "Outcome",
     "OwnVerdict",
     "Policy",

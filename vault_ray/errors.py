@@ -32,6 +32,12 @@ from __future__ import annotations
 class VaultError(Exception):
     """Root of every error vault-ray raises on purpose."""
 
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        # Subclasses take their fields, not the message, so the default pickling
+        # (call the class with `args`) garbles or breaks them; errors cross process
+        # boundaries in cluster mode (Ray) and in evaluation jobs.
+        return _rebuild_error, (type(self), self.args, dict(self.__dict__))
+
 
 class InvalidInput(VaultError, ValueError):
     """Input was rejected before anything was written."""
@@ -145,3 +151,10 @@ class ReasonerError(VaultError):
 
 class ClusterError(VaultError):
     """Cluster mode could not be reached or set up."""
+
+
+def _rebuild_error(cls: type[VaultError], args: tuple[object, ...], state: dict[str, object]) -> VaultError:
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc

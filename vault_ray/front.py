@@ -76,20 +76,25 @@ def resolve_entities(
 
 
 def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) -> Alignment:  # type: ignore[no-untyped-def]
+    """Bands on the nearest incumbent: >= align_threshold take its entity; otherwise
+    ask the reasoner to choose among the entities in the ask band and the registry
+    keys relevant to the fact (cold-start normalization: the local model rates
+    "The user is in EST" vs "... PST" at 0.56, below any band); else keep."""
+    drift = fact.entity if label != fact.entity else None
     others = [(s, c) for s, c in hits if c.entity != label]
-    if not others:
-        return Alignment(label, None)
-    best_score, best = others[0]
-    if best_score >= policy.align_threshold:
-        return Alignment(best.entity, fact.entity, best_score)
-    if best_score >= policy.ask_threshold:
-        candidates = list(dict.fromkeys(c.entity for s, c in others if s >= policy.ask_threshold))
-        relevant = registry.relevant(vector, embedder.embed)
-        chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, relevant)
-        if chosen in candidates:
-            return Alignment(chosen, fact.entity, best_score, asked=True)
-        return Alignment(label, fact.entity if label != fact.entity else None, best_score, asked=True)
-    return Alignment(label, fact.entity if label != fact.entity else None, best_score)
+    best_score = others[0][0] if others else None
+    if others and others[0][0] >= policy.align_threshold:
+        return Alignment(others[0][1].entity, fact.entity, best_score)
+    band = [c.entity for s, c in others if s >= policy.ask_threshold]
+    relevant = registry.relevant(vector, embedder.embed)
+    keys = [e.key for e in relevant if not e.key.endswith(".*") and e.key != label]
+    candidates = list(dict.fromkeys(band + keys))
+    if not candidates:
+        return Alignment(label, drift, best_score)
+    chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, relevant)
+    if chosen in candidates:
+        return Alignment(chosen, fact.entity, best_score, asked=True)
+    return Alignment(label, drift, best_score, asked=True)
 
 
 def build_items(

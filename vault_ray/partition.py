@@ -23,12 +23,13 @@ from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
 from . import strategies
 from .errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
 from .models import (
-    Candidate, Claim, Decision, Dispute, DisputeStatus, EntityView, Kind, Op, Outcome, Resolution, Status, to_epoch,
+    Claim, Decision, Dispute, DisputeStatus, EntityView, Kind, Op, Outcome, Resolution, Status, to_epoch,
 )
 from .policy import Policy
 from .reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from .reasoners.rules import normalized_value
 from .strategies import Action, Verdict
+from .timeline import entity_view
 
 
 @dataclass(frozen=True)
@@ -215,8 +216,10 @@ class Partition:
                             superseded=tuple(t.id for t in targets), reason=own_verdict.reason, **base)
         repeat = self._repeated_challenge(txn, incoming, conflicting)
         if repeat is not None:
-            return self._count_challenge(txn, incoming, repeat, op, policy, base)
-        verdict = strategies.decide(incoming, conflicting, policy, pool=live)
+            return self._count_challenge(txn, incoming, repeat, op, targets, policy, base)
+        # the claims this agent just retracted (pass-1 targets) no longer count as its support
+        retracted = {t.id for t in targets}
+        verdict = strategies.decide(incoming, conflicting, policy, pool=[c for c in live if c.id not in retracted])
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, reasoner.judge(case), verdict)
@@ -267,26 +270,50 @@ class Partition:
                 return d
         return None
 
-    def _count_challenge(self, txn: _Txn, incoming: Claim, d: Dispute, op: Op, policy: Policy, base: dict[str, Any]) -> Decision:
+    def _count_challenge(self, txn: _Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], policy: Policy,
+                         base: dict[str, Any]) -> Decision:
         agents = {d.challenger_agent} | {txn.claim(s).agent for s in d.supporters}
         supporters = d.supporters
         claim_id = d.challenger
         if incoming.agent not in agents:
-            txn.add(replace(incoming, status=Status.DISPUTED), reason="supports an open dispute's challenger", dispute=d.id)
+            txn.add(replace(incoming, status=Status.DISPUTED), op=str(op), reason="supports an open dispute's challenger",
+                    dispute=d.id)
             supporters = (*supporters, incoming.id)
             agents.add(incoming.agent)
             claim_id = incoming.id
+        self._supersede(txn, targets, txn.claim(claim_id), reason=f"{op}: retracted by its agent")
         updated = replace(d, challenges=d.challenges + 1, supporters=supporters)
         txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
                         challenges=updated.challenges, agents=sorted(agents))
-        n = policy.rules.reasserted_by
-        if n is not None and len(agents) >= n and not policy.is_high_stakes(d.entity):
-            self._resolve(txn, updated, d.challenger, f"rule:reasserted_by_{n}",
-                          f"challenger value asserted by {len(agents)} distinct agents", keep_both=False)
+        settled = self._settle_repeat(txn, incoming, updated, len(agents), policy)
+        if settled is not None:
+            decided_by, note, extra = settled
+            self._resolve(txn, updated, d.challenger, decided_by, note, keep_both=False, **extra)
             return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id,
-                            reason="dispute settled by rule: re-asserted by enough agents", **base)
+                            strategy=extra.get("strategy"), reason=f"dispute settled by {decided_by}: {note}", **base)
         return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
                         reason=f"repeats an open challenge ({updated.challenges} so far)", **base)
+
+    def _settle_repeat(self, txn: _Txn, incoming: Claim, d: Dispute, n_agents: int,
+                       policy: Policy) -> tuple[str, str, dict[str, Any]] | None:
+        """Whether a repeated challenge settles its dispute for the challenger: by the
+        `reasserted_by` rule, or because the entity's strategy now lets it win (consensus
+        counting the supporters; a re-assertion observed clearly later under recency; a
+        heavier supporter under authority). The judge is not asked again: it rules once
+        per dispute. High-stakes disputes never settle here."""
+        if policy.is_high_stakes(d.entity):
+            return None
+        n = policy.rules.reasserted_by
+        if n is not None and n_agents >= n:
+            return f"rule:reasserted_by_{n}", f"challenger value asserted by {n_agents} distinct agents", {}
+        incumbents = [txn.claim(c) for c in d.incumbents if self._known(txn, c)]
+        incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
+        if not incumbents:
+            return None
+        verdict = strategies.decide(incoming, incumbents, policy, pool=txn.live_on(d.entity))
+        if verdict.action != Action.WIN:
+            return None
+        return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
     # -- dispute lifecycle ---------------------------------------------------------
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str, keep_both: bool,
@@ -302,6 +329,11 @@ class Partition:
                 raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
             if not keep_both and winner not in {d.challenger, *d.incumbents, *d.supporters}:
                 raise DisputeError(f"claim {winner!r} is not part of dispute {dispute_id!r}", dispute_id=dispute_id)
+            if not keep_both and winner not in self.claims:
+                # an incumbent its own agent replaced while the dispute was open
+                gone = self.log.get_claims([winner])[winner]
+                raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded by "
+                                   f"{gone.superseded_by!r}; name a live claim of the dispute", dispute_id=dispute_id)
             if not decided_by or not isinstance(decided_by, str):
                 raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
             txn = _Txn(self, now)
@@ -309,13 +341,15 @@ class Partition:
             self._commit(txn)
             return resolved
 
-    def _resolve(self, txn: _Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool) -> Dispute:
+    def _resolve(self, txn: _Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
+                 **extra: Any) -> Dispute:
         members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters) if self._known(txn, c)]
-        detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both}
+        detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both, **extra}
+        status_detail = {**detail, "dispute": d.id}
         if keep_both:
             for c in members:
                 if c.status != Status.ACTIVE:
-                    txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **detail)
+                    txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
         else:
             assert winner is not None
             win_value = normalized_value(txn.claim(winner))
@@ -324,9 +358,9 @@ class Partition:
             for c in rivals.values():
                 if normalized_value(c) == win_value:
                     if c.status != Status.ACTIVE:
-                        txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **detail)
+                        txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
                 elif c.id in {m.id for m in members} or c.status == Status.ACTIVE:
-                    txn.set_status(c.id, Status.SUPERSEDED, winner, agent=decided_by, **detail)
+                    txn.set_status(c.id, Status.SUPERSEDED, winner, agent=decided_by, **status_detail)
         resolved = replace(d, status=DisputeStatus.RESOLVED,
                            resolution=Resolution(winner, decided_by, note, txn.now, keep_both))
         txn.put_dispute(resolved, "dispute_resolved", agent=decided_by, claim_id=winner, **detail)
@@ -413,18 +447,8 @@ class Partition:
     def view(self, entity: str, policy: Policy) -> EntityView:
         with self.lock:
             live = [self.claims[i] for i in self.by_entity.get(entity, ())]
-            active = tuple(sorted((c for c in live if c.status == Status.ACTIVE), key=lambda c: c.observed_at))
-            disputes = tuple(sorted((self.open_disputes[d] for d in self.disputes_by_entity.get(entity, ())),
-                                    key=lambda d: d.opened_at))
-            candidates = []
-            seen = set()
-            for d in disputes:
-                for cid in (*d.incumbents, d.challenger, *d.supporters):
-                    claim = self.claims.get(cid)
-                    if claim is not None and cid not in seen:
-                        seen.add(cid)
-                        candidates.append(Candidate(strip(claim), policy.weight(claim.agent, entity), d.id))
-            return EntityView(entity, tuple(strip(c) for c in active), bool(disputes), tuple(candidates), disputes)
+            disputes = [self.open_disputes[d] for d in self.disputes_by_entity.get(entity, ())]
+            return entity_view(entity, live, disputes, policy)
 
     def history(self, entity: str) -> list[Claim]:
         with self.lock:

@@ -9,10 +9,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import front
+from . import front, timeline
 from .backend import Backend, LocalBackend
 from .embedders import Embedder, LocalEmbedder
 from .errors import InvalidFact, InvalidInput
+from .explain import Explanation, explain_claim
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, utcnow, validate_entity
 from .policy import Policy
 from .ratelimit import RateLimiter
@@ -126,28 +127,36 @@ class Vault:
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
                as_of: datetime | float | None = None) -> list[Hit]:
         """Semantic search over active claims, scored cosine x recency decay. Hits on an
-        entity with an open dispute are `contested` and carry the competing claims."""
+        entity with an open dispute are `contested` and carry the competing claims.
+
+        `as_of` (a datetime or epoch seconds) searches the claims active at that moment,
+        replayed from the event log, with decay and dispute flags as they stood then."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         if entity is not None:
             validate_entity(entity)
+        at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy
         fetch = k * 4 if agent is None and entity is None else k * 50
-        raw = self.backend.search(vector, fetch)[0]
+        raw = (self.backend.search(vector, fetch) if at is None else timeline.search_as_of(self.backend, vector, fetch, at))[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
-        return self._hits(raw, k, policy)
+        return self._hits(raw, k, policy, at)
 
-    def _hits(self, raw: list[tuple[float, Claim]], k: int, policy: Policy, now: datetime | None = None) -> list[Hit]:
-        now = now or utcnow()
+    def _hits(self, raw: list[tuple[float, Claim]], k: int, policy: Policy, at: datetime | None = None) -> list[Hit]:
+        now = at or utcnow()
         half_life = policy.half_life_days * 86400.0
         scored = sorted(
             ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw),
             key=lambda h: h[0], reverse=True,
         )[:k]
-        views = self.backend.views({c.entity for _, c in scored})
+        entities = {c.entity for _, c in scored}
+        if at is None:
+            views = self.backend.views(entities)
+        else:
+            views = {e: timeline.view_as_of(self.backend, e, at, policy) for e in entities}
         hits = []
         for score, claim in scored:
             view = views[claim.entity]
@@ -155,10 +164,21 @@ class Vault:
             hits.append(Hit(claim, float(score), view.contested, alternatives))
         return hits
 
-    def get(self, entity: str) -> EntityView:
-        """The current view: active claim(s); with an open dispute, every competing value."""
+    def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
+        """The current view: active claim(s); with an open dispute, every competing value.
+
+        `as_of` (a datetime or epoch seconds) answers as the store stood then, replayed
+        from the event log; before the first write that is an empty view."""
         validate_entity(entity)
+        at = as_utc(as_of, field_name="as_of")
+        if at is not None:
+            return timeline.view_as_of(self.backend, entity, at, self.policy)
         return self.backend.views([entity])[entity]
+
+    def explain(self, claim_id: str) -> Explanation:
+        """The chain of decisions behind a claim's status (pass, op, strategy, weights,
+        judge rationale, dispute, resolution); `str()` of the answer reads as text."""
+        return explain_claim(self.backend, claim_id)
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""

@@ -33,3 +33,38 @@ def ray_session(tmp_path_factory):
     )
     yield ctx
     ray.shutdown()
+
+
+# -- cluster mode (issue 4) ------------------------------------------------------------
+@pytest.fixture(scope="session")
+def gcs_address(ray_session):
+    """Where other processes (clients started by a test) join the session's Ray."""
+    return ray_session.address_info["gcs_address"]
+
+
+@pytest.fixture
+def cluster(ray_session, tmp_path):
+    """Factory: `Vault.connect` on a fresh store under tmp_path in a fresh namespace
+    (2 shards, 4 partitions, hashing embedder unless told); stops the actors after."""
+    import uuid
+
+    from vault_ray import ClusterError, HashingEmbedder, Vault
+    from vault_ray.actors import shutdown
+
+    namespaces = []
+
+    def _make(name: str = "store", **kw):
+        kw.setdefault("embedder", HashingEmbedder())
+        kw.setdefault("shards", 2)
+        kw.setdefault("partitions", 4)
+        namespace = kw.pop("namespace", None) or f"test-{uuid.uuid4().hex[:10]}"
+        vault = Vault.connect("auto", namespace=namespace, store=tmp_path / name, **kw)
+        namespaces.append(namespace)
+        return vault
+
+    yield _make
+    for namespace in dict.fromkeys(namespaces):
+        try:
+            shutdown(namespace=namespace)
+        except ClusterError:
+            pass  # the test stopped it itself

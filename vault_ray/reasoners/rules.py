@@ -12,6 +12,7 @@ from .base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .extraction import extract_clause, extract_text
 
 _WORD = re.compile(r"[a-z0-9]+")
+_STOP = {"the", "user", "users", "s", "e", "g", "or", "a", "an", "is", "in", "of", "to", "and", "not", "on", "at", "with"}
 
 
 def normalized_value(claim: Claim | Fact) -> str:
@@ -89,12 +90,12 @@ class RuleReasoner:
         parsed = extract_clause(fact.text)
         if parsed is not None and parsed.entity in candidates:
             return parsed.entity
-        words = set(_WORD.findall(fact.text.lower()))
+        words = set(_WORD.findall(fact.text.lower())) - _STOP
         described = {e.key: e.description for e in registry}
         best, best_overlap = None, 0
         for key in candidates:
             key_words = set(_WORD.findall(key.replace("user.", "").replace("_", " ")))
-            key_words |= set(_WORD.findall(described.get(key, "").lower())) - {"the", "user", "s", "e", "g", "or", "a"}
+            key_words = (key_words | set(_WORD.findall(described.get(key, "").lower()))) - _STOP
             overlap = len(words & key_words)
             if overlap > best_overlap:
                 best, best_overlap = key, overlap

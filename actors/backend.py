@@ -1,0 +1,318 @@
+"""`RayBackend`: the Backend protocol over shard actors (cluster mode).
+
+Every request is routed by partition through the assignment the control actor
+stores: one call per owning shard with the partitions it should serve, in
+parallel. A shard that refuses a partition (moved by a rebalance) makes the client
+refresh its routes and ask again; a shard that died is restarted by Ray and asked
+again. Writes retry safely because claim ids are fixed in the front before the
+first attempt and a partition answers a claim id it already applied with the
+decision it took then (its receipts table).
+
+Ray's errors stop here (`_get`): errors of ours raised in an actor come out as
+themselves, anything else as ClusterError.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import ray
+from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayError, RayTaskError
+
+from vault_ray.backend import Scored, dispute_partition, merge_top
+from vault_ray.errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
+from vault_ray.layout import partition_of
+from vault_ray.models import Claim, Decision, Dispute, DisputeStatus, EntityView
+from vault_ray.partition import WriteItem
+from vault_ray.policy import Policy
+from vault_ray.registry import EntityRegistry
+from vault_ray.storage import Event
+
+from .shard import NotOwner
+
+RETRY_TIMEOUT_S = 60.0
+INLINE_BYTES = 64 * 1024
+
+
+class _Retry(Exception):
+    """A call to retry after a pause: the shard refused a partition or is restarting."""
+
+    def __init__(self, why: str, *, reroute: bool, dead: bool = False) -> None:
+        super().__init__(why)
+        self.reroute = reroute
+        self.dead = dead
+
+
+def _get(ref: Any, timeout: float | None = None) -> Any:
+    """ray.get with Ray's errors translated: the one boundary of cluster mode."""
+    try:
+        return ray.get(ref, timeout=timeout)
+    except RayTaskError as exc:
+        cause = exc.cause
+        if isinstance(cause, NotOwner):
+            raise _Retry(str(cause), reroute=True) from None
+        if isinstance(cause, VaultError):
+            raise cause from None
+        raise ClusterError(f"a cluster actor failed: {cause!r}") from exc
+    except ActorDiedError as exc:
+        # for a shard: maybe retired by a rebalance; the fresh routes will not name it
+        raise _Retry(f"actor died: {exc}", reroute=True, dead=True) from None
+    except RayActorError as exc:  # restarting (ActorUnavailableError) or lost mid-call
+        raise _Retry(f"actor unavailable: {exc}", reroute=False) from None
+    except GetTimeoutError as exc:
+        raise ClusterError(f"no answer from the cluster within {timeout}s") from exc
+    except RayError as exc:
+        raise ClusterError(f"cluster call failed: {exc}") from exc
+
+
+class RayBackend:
+    """Reaches the partitions of a cluster-mode store through its shard actors."""
+
+    def __init__(self, control: Any, info: dict[str, Any], *, retry_timeout: float = RETRY_TIMEOUT_S) -> None:
+        self.control_actor = control
+        self.namespace: str = info["namespace"]
+        self.store: str = info["store"]
+        self.partitions: int = info["partitions"]
+        self.dim: int = info["dim"]
+        self.retry_timeout = retry_timeout
+        self._lock = threading.Lock()
+        self._epoch = -1
+        self._assignment: dict[int, str] = {}
+        self._handles: dict[str, Any] = {}
+        self._control: tuple[int, Policy, EntityRegistry] | None = None
+        self._closed = False
+        self._refresh_routes()
+
+    # -- plumbing ----------------------------------------------------------------------
+    def _call_control(self, method: str, *args: Any) -> Any:
+        """A control actor call, retried while the actor restarts."""
+        if self._closed:
+            raise ClusterError("this vault was closed")
+        deadline = time.monotonic() + self.retry_timeout
+        while True:
+            try:
+                return _get(getattr(self.control_actor, method).remote(*args))
+            except _Retry as exc:
+                if exc.dead or time.monotonic() > deadline:
+                    raise ClusterError(f"the vault-ray cluster in namespace {self.namespace!r} is gone "
+                                       f"(stopped with `vault-ray down`?): {exc}") from None
+                time.sleep(0.1)
+
+    def _refresh_routes(self) -> None:
+        epoch, assignment = self._call_control("assignment")
+        with self._lock:
+            if epoch >= self._epoch:
+                self._epoch, self._assignment = epoch, assignment
+                self._handles = {n: h for n, h in self._handles.items() if n in set(assignment.values())}
+
+    def _handle(self, name: str) -> Any:
+        with self._lock:
+            handle = self._handles.get(name)
+        if handle is None:
+            try:
+                handle = ray.get_actor(name, namespace=self.namespace)
+            except ValueError:
+                raise _Retry(f"no actor named {name}", reroute=True) from None
+            with self._lock:
+                self._handles[name] = handle
+        return handle
+
+    def _routed(self, partitions: Iterable[int], call: Callable[[Any, list[int]], Any]) -> list[Any]:
+        """`call(shard, its partitions)` once per owning shard, in parallel; partitions a
+        shard refused or could not serve go again to their (maybe new) owner."""
+        pending = set(partitions)
+        results: list[Any] = []
+        deadline = time.monotonic() + self.retry_timeout
+        pause = 0.02
+        while pending:
+            if self._closed:
+                raise ClusterError("this vault was closed")
+            with self._lock:
+                by_shard: dict[str, list[int]] = {}
+                for p in sorted(pending):
+                    by_shard.setdefault(self._assignment[p], []).append(p)
+            refs, failures = {}, []
+            for name, parts in by_shard.items():
+                try:
+                    refs[name] = call(self._handle(name), parts)
+                except _Retry as exc:
+                    failures.append(exc)
+            for name, ref in refs.items():
+                try:
+                    results.append(_get(ref))
+                    pending -= set(by_shard[name])
+                except _Retry as exc:
+                    failures.append(exc)
+            if not pending:
+                break
+            if time.monotonic() > deadline:
+                raise ClusterError(f"partitions {sorted(pending)} could not be reached within "
+                                   f"{self.retry_timeout:.0f}s: {failures[-1] if failures else ''}")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+            if any(f.reroute for f in failures):
+                self._refresh_routes()
+        return results
+
+    def _all(self) -> range:
+        return range(self.partitions)
+
+    def _by_partition(self, entities: Iterable[str]) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for e in dict.fromkeys(entities):
+            out.setdefault(partition_of(e, self.partitions), []).append(e)
+        return out
+
+    # -- control ----------------------------------------------------------------------
+    def control(self) -> tuple[Policy, EntityRegistry]:
+        known = self._control[0] if self._control else -1
+        version, policy, registry = self._call_control("control", known)
+        if policy is not None and registry is not None:
+            self._control = (version, policy, registry)
+        assert self._control is not None
+        return self._control[1], self._control[2]
+
+    def set_policy(self, policy: Policy) -> None:
+        self._call_control("set_policy", policy)
+
+    def set_registry(self, registry: EntityRegistry) -> None:
+        self._call_control("set_registry", registry)
+
+    # -- writes --------------------------------------------------------------------------
+    def write(self, groups: dict[int, list[tuple[int, WriteItem]]], now: datetime) -> dict[int, list[Decision]]:
+        """Each shard decides and commits its share in one step. A retry (the shard
+        restarted or the partition moved) resends the same claim ids: a partition
+        that already applied one answers with the decision it took then."""
+        items = {p: [item for _, item in group] for p, group in groups.items()}
+        out: dict[int, list[Decision]] = {}
+        for answer in self._routed(items, lambda s, ps: s.write.remote({p: items[p] for p in ps}, now)):
+            out.update(answer)
+        return {p: out[p] for p in sorted(groups)}
+
+    def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
+                        keep_both: bool, now: datetime) -> Dispute:
+        p = self._dispute_partition(dispute_id)
+        try:
+            (found,) = self._routed([p], lambda s, ps: s.resolve_dispute.remote(
+                p, dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both, now=now))
+            return found  # type: ignore[no-any-return]
+        except DisputeError:
+            # A retry after a lost answer finds the dispute already resolved, by this very call.
+            done = self.dispute(dispute_id)
+            res = done.resolution
+            if (done.status == DisputeStatus.RESOLVED and res is not None and res.at == now
+                    and res.winner == winner and res.decided_by == decided_by):
+                return done
+            raise
+
+    def expire_disputes(self, now: datetime) -> list[Dispute]:
+        return [d for part in self._routed(self._all(), lambda s, ps: s.expire_disputes.remote(ps, now)) for d in part]
+
+    # -- reads ---------------------------------------------------------------------------
+    def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
+        """One scatter for the whole batch of queries, then merge the shards' top-k."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        arg = ray.put(vectors) if vectors.nbytes > INLINE_BYTES else vectors
+        per_shard = self._routed(self._all(), lambda s, ps: s.search.remote(ps, arg, k))
+        return merge_top(per_shard, len(vectors), k)
+
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
+        """`search(as_of=...)`: the same scatter over the claims active at `at`."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        per_shard = self._routed(self._all(), lambda s, ps: s.search_as_of.remote(ps, vectors, k, at))
+        return merge_top(per_shard, len(vectors), k)
+
+    def entities_present(self, entities: Iterable[str]) -> set[str]:
+        groups = self._by_partition(entities)
+        if not groups:
+            return set()
+        found = self._routed(groups, lambda s, ps: s.entities_present.remote([e for p in ps for e in groups[p]]))
+        return set().union(*found)
+
+    def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
+        groups = self._by_partition(entities)
+        out: dict[str, EntityView] = {}
+        if groups:
+            for answer in self._routed(groups, lambda s, ps: s.views.remote([e for p in ps for e in groups[p]])):
+                out.update(answer)
+        return out
+
+    def history(self, entity: str) -> list[Claim]:
+        (found,) = self._routed([partition_of(entity, self.partitions)], lambda s, ps: s.history.remote(entity))
+        return found  # type: ignore[no-any-return]
+
+    def claim(self, claim_id: str) -> Claim:
+        for found in self._routed(self._all(), lambda s, ps: s.find_claim.remote(ps, claim_id)):
+            if found is not None:
+                return found  # type: ignore[no-any-return]
+        raise ClaimNotFound(claim_id)
+
+    def disputes(self, status: str | None) -> list[Dispute]:
+        found = self._routed(self._all(), lambda s, ps: s.disputes.remote(ps, status))
+        return sorted((d for part in found for d in part), key=lambda d: d.opened_at)
+
+    def dispute(self, dispute_id: str) -> Dispute:
+        p = self._dispute_partition(dispute_id)
+        (found,) = self._routed([p], lambda s, ps: s.get_dispute.remote(p, dispute_id))
+        if found is None:
+            raise DisputeNotFound(dispute_id)
+        return found  # type: ignore[no-any-return]
+
+    def _dispute_partition(self, dispute_id: str) -> int:
+        p = dispute_partition(dispute_id) if isinstance(dispute_id, str) else None
+        if p is None or p >= self.partitions:
+            raise DisputeNotFound(dispute_id)
+        return p
+
+    def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
+        if entity is not None:
+            (found,) = self._routed([partition_of(entity, self.partitions)],
+                                    lambda s, ps: s.events.remote(ps, entity=entity))
+            return found  # type: ignore[no-any-return]
+        found = self._routed(self._all(), lambda s, ps: s.events.remote(ps, claim_id=claim_id))
+        return sorted((e for part in found for e in part), key=lambda e: e.ts)
+
+    def all_claims(self) -> list[Claim]:
+        return [c for part in self._routed(self._all(), lambda s, ps: s.all_claims.remote(ps)) for c in part]
+
+    def export_parquet(self, directory: str) -> list[str]:
+        found = self._routed(self._all(), lambda s, ps: s.export_parquet.remote(ps, directory))
+        return sorted(p for part in found for p in part)
+
+    # -- cluster operations (not in the Backend protocol) ---------------------------------
+    def rebalance(self, shards: int) -> dict[str, Any]:
+        """Move partitions so `shards` shard actors own them; see docs/cluster.md."""
+        result: dict[str, Any] = self._call_control("rebalance", shards)
+        self._refresh_routes()
+        return result
+
+    def check(self) -> dict[int, bool]:
+        """Per partition: does its vector index hold exactly its log's active claims?"""
+        out: dict[int, bool] = {}
+        for found in self._routed(self._all(), lambda s, ps: s.check.remote(ps)):
+            out.update(found)
+        return dict(sorted(out.items()))
+
+    def shard_infos(self) -> list[dict[str, Any]]:
+        return self._call_control("shard_infos")  # type: ignore[no-any-return]
+
+    def reasoner_calls(self) -> Counter[str]:
+        """The shards' reasoner calls (passes 1 and 2 run there), when it counts them."""
+        total: Counter[str] = Counter()
+        for info in self.shard_infos():
+            total.update(info["reasoner_calls"] or {})
+        return total
+
+    def routes(self) -> tuple[int, dict[int, str]]:
+        with self._lock:
+            return self._epoch, dict(self._assignment)
+
+    def close(self) -> None:
+        """Leave the cluster; the actors keep running for other clients."""
+        self._closed = True

@@ -1,0 +1,280 @@
+"""The Ray actors of cluster mode.
+
+`ShardActor` is `Shard` as a sync, single-threaded actor: its calls run one at a
+time, so every write to one of its partitions serializes through it (Ray keeps the
+order of calls per caller only; across callers the shard's order is the order
+of the log). `ControlActor` owns the policy, the entity registry and the
+partition -> shard assignment; it persists them in the store before telling the
+shards, and pushes versioned updates to them. Both are named, detached actors in
+the store's namespace with `max_restarts=-1`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.exceptions import RayActorError
+
+from vault_ray.backend import ControlFile
+from vault_ray.errors import ClusterError, VaultError
+from vault_ray.layout import StoreLock, init_store
+from vault_ray.policy import Policy
+from vault_ray.reasoners.base import Reasoner
+from vault_ray.registry import EntityRegistry
+
+from .assignment import ClusterState, load_state, moves, plan, save_state, shard_name
+from .shard import Shard
+
+CONTROL_NAME = "vault-control"
+SETTLE_TIMEOUT_S = 60.0
+
+
+@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0)
+class ShardActor(Shard):
+    """`Shard` in a Ray worker. Thin on purpose: the logic is in `Shard` and `Partition`."""
+
+
+def _reconstructed() -> bool:
+    """Whether Ray restarted this actor (its property uses a deprecated API inside)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """What the first `connect` (or `vault-ray up`) creates a cluster with."""
+
+    store: str
+    dim: int
+    embedder: str
+    namespace: str
+    nonce: str
+    partitions: int | None = None
+    shards: int | None = None
+    reasoner: Reasoner | None = None
+    policy: Policy | None = None
+    registry: EntityRegistry | None = None
+    shard_options: dict[str, Any] = field(default_factory=dict)
+
+
+@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=8)
+class ControlActor:
+    """Policy, registry and assignment of one store. Threaded so clients can read
+    routes while a rebalance runs; every change takes `_lock`."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self._lock = threading.RLock()
+        self._store_lock: StoreLock | None = None
+        self._error: VaultError | None = None
+        self.shards: dict[str, Any] = {}
+        try:
+            self._setup(restarted=_reconstructed())
+        except Exception as exc:  # kept and raised by every call: a failed creation must not loop restarts
+            self._error = exc if isinstance(exc, VaultError) else ClusterError(f"cluster setup failed: {exc!r}")
+            self._release()
+
+    # -- setup and recovery ---------------------------------------------------------
+    def _setup(self, *, restarted: bool) -> None:
+        cfg = self.config
+        # The store lock makes embedded mode and a cluster exclusive: Vault.open takes the same lock.
+        self._store_lock = StoreLock(cfg.store)
+        self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=cfg.dim, embedder=cfg.embedder)
+        control = ControlFile(cfg.store)
+        saved_policy, saved_registry = control.load()
+        if restarted:
+            self.policy = saved_policy or Policy()
+            self.registry = saved_registry or EntityRegistry.builtin()
+        else:
+            self.policy = cfg.policy or saved_policy or Policy()
+            self.registry = cfg.registry or saved_registry or EntityRegistry.builtin()
+        control.save(self.policy, self.registry)
+        state = load_state(cfg.store)
+        if state is None or state.assignment and max(state.assignment) >= self.meta.partitions:
+            state = None
+        if not restarted or state is None:
+            # A new cluster on the store: spread the partitions afresh over the shards asked for.
+            count = cfg.shards or (len(state.shards) if state else 2)
+            names = [shard_name(i) for i in range(count)]
+            state = ClusterState(
+                epoch=(state.epoch + 1) if state else 1, shards=tuple(names),
+                assignment=plan(None, names, self.meta.partitions),
+                control_version=(state.control_version + 1) if state else 1,
+            )
+        save_state(cfg.store, state)
+        self.state = state
+        # Reconcile: shards still running keep serving; any that missed the last
+        # assignment or policy (the control actor died mid-change) catch up here.
+        for name in (*state.shards, *state.draining):
+            self.shards[name] = self._spawn(name)
+        self._push_assignment(state)
+        self._retire(state.draining)
+        if state.draining:
+            self.state = state.evolve(draining=())
+            save_state(cfg.store, self.state)
+        self._push_control()
+
+    def _spawn(self, name: str) -> Any:
+        return ShardActor.options(  # type: ignore[attr-defined]
+            name=name, namespace=self.config.namespace, lifetime="detached", get_if_exists=True,
+            **self.config.shard_options,
+        ).remote(self.config.store, name, self.config.reasoner)
+
+    def _push_assignment(self, state: ClusterState) -> None:
+        """Two phases: every shard first gives up what it no longer owns (closing
+        the logs), then the new owners open theirs; so no log is open twice."""
+        names = [*state.shards, *state.draining]
+        self._each(names, lambda s, n: s.assign.remote(state.epoch, state.partitions_of(n)))
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        waiting = list(state.shards)
+        while waiting:
+            still = self._each(waiting, lambda s, n: s.open_pending.remote())
+            waiting = [n for n in waiting if still[n]]
+            if waiting and time.monotonic() > deadline:
+                raise ClusterError(f"shards {waiting} could not open their partitions: "
+                                   f"{ {n: still[n] for n in waiting} }")
+            if waiting:
+                time.sleep(0.05)
+
+    def _push_control(self) -> None:
+        v, policy, registry = self.state.control_version, self.policy, self.registry
+        self._each(list(self.state.shards), lambda s, n: s.set_control.remote(v, policy, registry))
+
+    def _each(self, names: list[str], call: Any) -> dict[str, Any]:
+        """`call(handle, name)` on every named shard, retrying shards that are restarting."""
+        out: dict[str, Any] = {}
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        todo = list(names)
+        while todo:
+            refs = {n: call(self.shards[n], n) for n in todo}
+            todo = []
+            for n, ref in refs.items():
+                try:
+                    out[n] = ray.get(ref)
+                except RayActorError:
+                    if time.monotonic() > deadline:
+                        raise
+                    todo.append(n)
+            if todo:
+                time.sleep(0.1)
+        return out
+
+    def _retire(self, names: tuple[str, ...] | list[str]) -> None:
+        for name in names:
+            handle = self.shards.pop(name, None)
+            if handle is not None:
+                ray.kill(handle, no_restart=True)
+
+    def _release(self) -> None:
+        if self._store_lock is not None:
+            self._store_lock.release()
+            self._store_lock = None
+
+    def _check(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    # -- what clients call --------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """The cluster's settings, or the error that stopped its creation (as a value,
+        so the client can tell whether it created the broken actor)."""
+        if self._error is not None:
+            return {"nonce": self.config.nonce, "error": self._error}
+        return {
+            "nonce": self.config.nonce, "error": None, "store": self.config.store, "namespace": self.config.namespace,
+            "partitions": self.meta.partitions, "dim": self.meta.dim, "embedder": self.meta.embedder,
+            "epoch": self.state.epoch, "shards": list(self.state.shards), "head": dict(self.state.head),
+            "pid": os.getpid(),
+        }
+
+    def control(self, known_version: int = -1) -> tuple[int, Policy | None, EntityRegistry | None]:
+        """The policy and registry, or (version, None, None) when the caller's are current."""
+        self._check()
+        v = self.state.control_version
+        return (v, None, None) if v == known_version else (v, self.policy, self.registry)
+
+    def set_policy(self, policy: Policy) -> int:
+        return self._set_control(policy, self.registry)
+
+    def set_registry(self, registry: EntityRegistry) -> int:
+        return self._set_control(self.policy, registry)
+
+    def _set_control(self, policy: Policy, registry: EntityRegistry) -> int:
+        self._check()
+        with self._lock:
+            # Persist first: a shard that restarts meanwhile reads the new version from the store.
+            ControlFile(self.config.store).save(policy, registry)
+            self.policy, self.registry = policy, registry
+            self.state = self.state.evolve(control_version=self.state.control_version + 1)
+            save_state(self.config.store, self.state)
+            self._push_control()
+            return self.state.control_version
+
+    def assignment(self) -> tuple[int, dict[int, str]]:
+        self._check()
+        return self.state.epoch, dict(self.state.assignment)
+
+    def rebalance(self, shards: int) -> dict[str, Any]:
+        """Spread the partitions over `shards` shard actors, moving as few as possible."""
+        self._check()
+        if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= self.meta.partitions:
+            raise ClusterError(f"shards must be an integer in [1, {self.meta.partitions}] (the partition count), "
+                               f"got {shards!r}")
+        with self._lock:
+            old = self.state
+            names = [shard_name(i) for i in range(shards)]
+            new_assignment = plan(old.assignment, names, self.meta.partitions)
+            draining = tuple(n for n in old.shards if n not in names)
+            state = old.evolve(epoch=old.epoch + 1, shards=tuple(names), assignment=new_assignment, draining=draining)
+            save_state(self.config.store, state)  # the store knows the new owners before any shard does
+            self.state = state
+            for name in names:
+                if name not in self.shards:
+                    self.shards[name] = self._spawn(name)
+            self._push_control()
+            self._push_assignment(state)
+            self._retire(draining)
+            self.state = state.evolve(draining=())
+            save_state(self.config.store, self.state)
+            moved = moves(old.assignment, new_assignment)
+            return {"epoch": self.state.epoch, "shards": names, "moved": moved, "retired": list(draining)}
+
+    def shard_infos(self) -> list[dict[str, Any]]:
+        self._check()
+        names = list(self.state.shards)
+        infos = self._each(names, lambda s, n: s.info.remote())
+        return [infos[n] for n in names]
+
+    def set_head(self, head: dict[str, Any]) -> None:
+        """Remember the Ray head `vault-ray up` started, so `vault-ray down` can stop it."""
+        self._check()
+        with self._lock:
+            self.state = self.state.evolve(head=dict(head))
+            save_state(self.config.store, self.state)
+
+    def shutdown(self) -> dict[str, Any]:
+        """Close every shard's logs, stop the shards and release the store (embedded
+        mode may open it afterwards). Returns the recorded head, if any."""
+        with self._lock:
+            head = dict(self.state.head) if self._error is None else {}
+            try:
+                self._each(list(self.shards), lambda s, n: s.close_all.remote())
+            finally:
+                self._retire(list(self.shards))
+                if self._error is None:
+                    self.state = self.state.evolve(head={})
+                    save_state(self.config.store, self.state)
+                self._release()
+                self._error = ClusterError(f"the cluster on {self.config.store!r} was shut down")
+            return head
+
+    def store_path(self) -> str:
+        return str(Path(self.config.store))

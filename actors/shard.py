@@ -1,0 +1,227 @@
+"""`Shard`: the plain class a shard actor wraps. It owns a set of partitions.
+
+Everything a partition decides is decided by the very same `Partition` class
+embedded mode uses; a shard only adds ownership. It serves a partition only while
+the stored assignment gives it to this shard and its claim log is open here, and
+refuses any other with `NotOwner`, so the client re-routes. It holds the policy
+and registry the control actor last pushed, and the reasoner it was created with
+(passes 1 and 2 run here; embedding and extraction run in the caller).
+
+On (re)start it reads the assignment and the policy from the store and reopens its
+partitions from their logs: an acknowledged write was committed to a log, so it
+survives. A partition whose log is still held by its previous owner (a rebalance
+in flight) stays pending and is opened on first use.
+
+No Ray import here: the class is unit-tested in-process, and no torch either.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from contextlib import ExitStack
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+from vault_ray.backend import ControlFile, Scored, merge_top
+from vault_ray.errors import ClaimNotFound, DisputeNotFound, VaultError
+from vault_ray.layout import StoreMeta, partition_of, partition_path, read_json
+from vault_ray.models import Claim, Decision, Dispute, EntityView
+from vault_ray.partition import Partition, WriteItem
+from vault_ray.policy import Policy
+from vault_ray.reasoners.base import Reasoner
+from vault_ray.reasoners.rules import RuleReasoner
+from vault_ray.registry import EntityRegistry
+from vault_ray.storage import Event
+from vault_ray.timeline import partition_search_as_of
+
+from .assignment import load_state
+
+
+class NotOwner(Exception):
+    """This shard does not serve `partition` (not, or not yet, or no longer its own).
+
+    Not a user-facing error: the client refreshes its routes and retries."""
+
+    def __init__(self, shard: str, partition: int, epoch: int, opening: str = "") -> None:
+        super().__init__(shard, partition, epoch, opening)
+        self.shard, self.partition, self.epoch, self.opening = shard, partition, epoch, opening
+
+    def __str__(self) -> str:
+        why = f"its log is not open yet ({self.opening})" if self.opening else "it is not assigned to this shard"
+        return f"shard {self.shard} (epoch {self.epoch}) does not serve partition {self.partition}: {why}"
+
+
+class Shard:
+    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
+        # One OpenMP thread: several shards share a node's cores, and FAISS's default
+        # (one thread per core in every process) oversubscribes them badly.
+        faiss.omp_set_num_threads(1)
+        self.root = str(store)
+        self.name = name
+        self.reasoner = reasoner if reasoner is not None else RuleReasoner()
+        meta = StoreMeta(**read_json(Path(store) / "vault.json"))
+        self.partitions, self.dim = meta.partitions, meta.dim
+        state = load_state(store)
+        self.epoch = state.epoch if state else 0
+        self.owned: set[int] = set(state.partitions_of(name)) if state else set()
+        policy, registry = ControlFile(store).load()
+        self.policy = policy or Policy()
+        self.registry = registry or EntityRegistry.builtin()
+        self.control_version = state.control_version if state else 0
+        self.parts: dict[int, Partition] = {}
+        self.pending: dict[int, str] = {}
+        self._open_owned()
+
+    # -- ownership ------------------------------------------------------------------
+    def _open_owned(self) -> None:
+        for p in sorted(self.owned - set(self.parts)):
+            try:
+                self.parts[p] = Partition(partition_path(self.root, p), number=p, dim=self.dim)
+                self.pending.pop(p, None)
+            except VaultError as exc:  # typically: the previous owner still holds the log
+                self.pending[p] = str(exc)
+
+    def assign(self, epoch: int, owned: Iterable[int]) -> dict[str, Any]:
+        """Take the assignment of `epoch`: close the logs of partitions given away (after
+        every call queued before this one has run: the actor runs calls in order), try
+        to open the ones received. An older epoch than the one held is ignored."""
+        if epoch >= self.epoch:
+            self.epoch = epoch
+            self.owned = set(owned)
+            for p in sorted(set(self.parts) - self.owned):
+                self.parts.pop(p).close()
+            for p in set(self.pending) - self.owned:
+                del self.pending[p]
+            self._open_owned()
+        return self.info()
+
+    def open_pending(self) -> list[int]:
+        """Retry opening owned partitions; returns those still not open."""
+        self._open_owned()
+        return sorted(self.pending)
+
+    def close_all(self) -> None:
+        for part in self.parts.values():
+            part.close()
+        self.parts.clear()
+        self.owned = set()
+        self.pending.clear()
+
+    def _serve(self, partitions: Iterable[int]) -> dict[int, Partition]:
+        """The open partitions asked for; NotOwner (before anything is done) if any is not."""
+        wanted = sorted(set(partitions))
+        if any(p not in self.parts for p in wanted):
+            self._open_owned()
+        for p in wanted:
+            if p not in self.owned:
+                raise NotOwner(self.name, p, self.epoch)
+            if p not in self.parts:
+                raise NotOwner(self.name, p, self.epoch, self.pending.get(p, "not opened"))
+        return {p: self.parts[p] for p in wanted}
+
+    def set_control(self, version: int, policy: Policy, registry: EntityRegistry) -> int:
+        if version >= self.control_version:
+            self.control_version, self.policy, self.registry = version, policy, registry
+        return self.control_version
+
+    # -- writes -------------------------------------------------------------------------
+    def write(self, groups: dict[int, list[WriteItem]], now: datetime) -> dict[int, list[Decision]]:
+        """Decide every partition's share, then commit: a deciding error leaves this
+        shard's partitions unchanged (the same two steps as embedded mode)."""
+        parts = self._serve(groups)
+        order = sorted(groups)
+        with ExitStack() as stack:
+            for p in order:
+                stack.enter_context(parts[p].lock)
+            prepared = {p: parts[p].prepare(groups[p], self.policy, self.reasoner, now) for p in order}
+            for p in order:
+                parts[p].commit(prepared[p][0])
+        return {p: prepared[p][1] for p in order}
+
+    def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
+                        keep_both: bool, now: datetime) -> Dispute:
+        part = self._serve([partition])[partition]
+        found = part.get_dispute(dispute_id)
+        if found is None:
+            raise DisputeNotFound(dispute_id)
+        cardinality = self.policy.cardinality_for(found.entity, self.registry.cardinality(found.entity))
+        return part.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
+                                    cardinality=cardinality, now=now)
+
+    def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:
+        return [d for part in self._serve(partitions).values() for d in part.expire_disputes(self.policy, now)]
+
+    # -- reads ----------------------------------------------------------------------------
+    def search(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[Scored]:
+        live = [part for part in self._serve(partitions).values() if part.active_count()]
+        return merge_top([part.search(vectors, k) for part in live], len(vectors), k)
+
+    def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
+        """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
+        per_part = [partition_search_as_of(part, vectors, k, at) for part in self._serve(partitions).values()]
+        return merge_top(per_part, len(vectors), k)
+
+    def entities_present(self, entities: list[str]) -> set[str]:
+        parts = self._serve(partition_of(e, self.partitions) for e in entities)
+        return {e for e in entities if parts[partition_of(e, self.partitions)].has_entity(e)}
+
+    def views(self, entities: list[str]) -> dict[str, EntityView]:
+        parts = self._serve(partition_of(e, self.partitions) for e in entities)
+        return {e: parts[partition_of(e, self.partitions)].view(e, self.policy) for e in entities}
+
+    def history(self, entity: str) -> list[Claim]:
+        p = partition_of(entity, self.partitions)
+        return self._serve([p])[p].history(entity)
+
+    def find_claim(self, partitions: list[int], claim_id: str) -> Claim | None:
+        for part in self._serve(partitions).values():
+            try:
+                return part.get_claim(claim_id)
+            except ClaimNotFound:
+                continue
+        return None
+
+    def disputes(self, partitions: list[int], status: str | None) -> list[Dispute]:
+        return [d for part in self._serve(partitions).values() for d in part.disputes(status)]
+
+    def get_dispute(self, partition: int, dispute_id: str) -> Dispute | None:
+        return self._serve([partition])[partition].get_dispute(dispute_id)
+
+    def events(self, partitions: list[int], entity: str | None = None, claim_id: str | None = None) -> list[Event]:
+        parts = self._serve(partitions)
+        if entity is not None:
+            return [e for part in parts.values() for e in part.events(entity=entity)]
+        return [e for part in parts.values() for e in part.events(claim_id=claim_id)]
+
+    def all_claims(self, partitions: list[int], with_vectors: bool = False) -> list[Claim]:
+        return [c for part in self._serve(partitions).values() for c in part.log.all_claims(with_vectors=with_vectors)]
+
+    def export_parquet(self, partitions: list[int], directory: str) -> list[str]:
+        paths: list[str] = []
+        for p, part in self._serve(partitions).items():
+            with part.lock:
+                paths += part.log.export_parquet(Path(directory) / f"p{p:04d}").values()
+        return paths
+
+    # -- health -----------------------------------------------------------------------------
+    def check(self, partitions: list[int] | None = None) -> dict[int, bool]:
+        """Invariant 3 per partition: its index holds exactly its log's active claims."""
+        parts = self._serve(partitions) if partitions is not None else self.parts
+        return {p: part.index_matches_log() for p, part in sorted(parts.items())}
+
+    def info(self) -> dict[str, Any]:
+        calls = getattr(self.reasoner, "calls", None)
+        return {
+            "name": self.name, "pid": os.getpid(), "epoch": self.epoch, "owned": sorted(self.owned),
+            "open": sorted(self.parts), "pending": dict(self.pending), "control_version": self.control_version,
+            "active": sum(part.active_count() for part in self.parts.values()),
+            "torch_loaded": "torch" in sys.modules,
+            "reasoner_calls": dict(calls) if isinstance(calls, Counter) else None,
+        }

@@ -1,0 +1,155 @@
+"""Metric definitions: per-scenario counts, and the per-policy rates made from them.
+
+A replay produces one row of integer counts per (policy, scenario) (`RESULTS_SCHEMA`);
+rates are sums of counts divided by sums of counts (`summarize`), so they add up
+correctly over any number of Ray blocks. docs/evals.md defines each metric.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+COUNT_COLUMNS = (
+    "writes", "rejected", "entities", "final_correct", "final_strict", "final_contested", "final_missing",
+    "reads", "reads_correct", "reads_stale", "overwrites", "wrong_overwrites", "disputes",
+    "escalated", "must_escalate", "escalated_tp", "judge_calls", "drifted", "drift_resolved",
+)
+RESULTS_SCHEMA = pa.schema(
+    [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64())]
+    + [(c, pa.int64()) for c in COUNT_COLUMNS]
+)
+RATE_COLUMNS = (
+    "final_accuracy", "final_strict_accuracy", "final_contested_rate", "read_accuracy", "stale_read_rate",
+    "wrong_overwrite_rate", "disputes_per_1k", "escalation_recall", "escalation_precision",
+    "judge_calls_per_1k", "resolution_accuracy", "rejected_per_1k",
+)
+SUMMARY_SCHEMA = pa.schema(
+    [("policy", pa.string()), ("scenarios", pa.int64()), ("writes", pa.int64())]
+    + [(c, pa.float64()) for c in RATE_COLUMNS]
+)
+AMBIGUOUS = "\x00ambiguous"
+"""The answer of a view with several different active values (never true)."""
+
+
+def new_counts() -> dict[str, int]:
+    return dict.fromkeys(COUNT_COLUMNS, 0)
+
+
+def answer_of(values: Iterable[str | None]) -> str | None:
+    """What a reader takes from the active values: the value, None if there is none,
+    AMBIGUOUS if there are several different ones."""
+    distinct = {v for v in values if v is not None}
+    if not distinct:
+        return None
+    return distinct.pop() if len(distinct) == 1 else AMBIGUOUS
+
+
+def read_outcome(answer: str | None, true_now: str | None, past: set[str]) -> str:
+    """correct | stale (a value that was true earlier) | missing | wrong."""
+    if answer is None:
+        return "missing"
+    if answer == true_now:
+        return "correct"
+    return "stale" if answer in past else "wrong"
+
+
+def is_wrong_overwrite(incoming: str, replaced: Sequence[tuple[str, str | None]]) -> bool:
+    """`replaced` holds (value, truth now) of each claim the write superseded: wrong if
+    one of them was true and the incoming value is not."""
+    return any(value == truth and incoming != truth for value, truth in replaced if truth is not None)
+
+
+def tally_read(counts: dict[str, int], answer: str | None, true_now: str | None, past: set[str]) -> None:
+    outcome = read_outcome(answer, true_now, past)
+    counts["reads"] += 1
+    counts["reads_correct"] += outcome == "correct"
+    counts["reads_stale"] += outcome == "stale"
+
+
+def tally_final(counts: dict[str, int], answer: str | None, truth: str | None, contested: bool) -> None:
+    counts["entities"] += 1
+    counts["final_correct"] += answer is not None and answer == truth
+    counts["final_strict"] += answer is not None and answer == truth and not contested
+    counts["final_contested"] += contested
+    counts["final_missing"] += answer is None
+
+
+def ratio(num: float, den: float, scale: float = 1.0) -> float:
+    return scale * num / den if den else math.nan
+
+
+def rates(c: Mapping[str, float]) -> dict[str, float]:
+    """The per-policy metrics from summed counts (NaN where the denominator is 0)."""
+    return {
+        "final_accuracy": ratio(c["final_correct"], c["entities"]),
+        "final_strict_accuracy": ratio(c["final_strict"], c["entities"]),
+        "final_contested_rate": ratio(c["final_contested"], c["entities"]),
+        "read_accuracy": ratio(c["reads_correct"], c["reads"]),
+        "stale_read_rate": ratio(c["reads_stale"], c["reads"]),
+        "wrong_overwrite_rate": ratio(c["wrong_overwrites"], c["writes"]),
+        "disputes_per_1k": ratio(c["disputes"], c["writes"], 1000),
+        "escalation_recall": ratio(c["escalated_tp"], c["must_escalate"]),
+        "escalation_precision": ratio(c["escalated_tp"], c["escalated"]),
+        "judge_calls_per_1k": ratio(c["judge_calls"], c["writes"], 1000),
+        "resolution_accuracy": ratio(c["drift_resolved"], c["drifted"]),
+        "rejected_per_1k": ratio(c["rejected"], c["writes"], 1000),
+    }
+
+
+class Aggregator:
+    """Sums count rows per policy (and per reliability-gap bin for the chart)."""
+
+    def __init__(self, gap_bins: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.01)) -> None:
+        self.bins = list(gap_bins)
+        self.totals: dict[str, dict[str, int]] = {}
+        self.scenarios: dict[str, int] = {}
+        self.by_gap: dict[tuple[str, int], list[int]] = {}
+
+    def add(self, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        sums = table.group_by("policy").aggregate([(c, "sum") for c in COUNT_COLUMNS] + [("scenario_id", "count")])
+        for row in sums.to_pylist():
+            tot = self.totals.setdefault(row["policy"], new_counts())
+            for c in COUNT_COLUMNS:
+                tot[c] += row[f"{c}_sum"]
+            self.scenarios[row["policy"]] = self.scenarios.get(row["policy"], 0) + row["scenario_id_count"]
+        edges = np.asarray(self.bins[1:-1])
+        binned = table.select(["policy", "final_correct", "entities"]).append_column(
+            "bin", pa.array(np.digitize(table["gap"].to_numpy(zero_copy_only=False), edges), pa.int64()))
+        by_bin = binned.group_by(["policy", "bin"]).aggregate([("final_correct", "sum"), ("entities", "sum")])
+        for row in by_bin.to_pylist():
+            acc = self.by_gap.setdefault((row["policy"], row["bin"]), [0, 0])
+            acc[0] += row["final_correct_sum"]
+            acc[1] += row["entities_sum"]
+
+    def summary(self) -> pa.Table:
+        rows = [
+            {"policy": p, "scenarios": self.scenarios[p], "writes": t["writes"], **rates(t)}
+            for p, t in self.totals.items()
+        ]
+        return pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)
+
+    def accuracy_by_gap(self) -> dict[str, list[tuple[float, float, int]]]:
+        """policy -> [(bin centre, final-state accuracy, entities)] for bins with data."""
+        out: dict[str, list[tuple[float, float, int]]] = {}
+        for (policy, b), (ok, n) in sorted(self.by_gap.items()):
+            if n:
+                centre = (self.bins[b] + min(self.bins[b + 1], 1.0)) / 2
+                out.setdefault(policy, []).append((centre, ok / n, n))
+        return out
+
+
+def summarize(results: pa.Table) -> pa.Table:
+    agg = Aggregator()
+    agg.add(results)
+    return agg.summary()
+
+
+def as_row(policy: str, scenario: Any, counts: Mapping[str, int]) -> dict[str, Any]:
+    return {"policy": policy, "scenario_id": scenario.id, "gap": scenario.gap, **counts}

@@ -1,0 +1,154 @@
+"""Many scenarios in one vault, each deciding exactly as if it had a vault of its own.
+
+Opening a vault per scenario costs ~60 ms and every write is its own transaction
+(~20 ms); one vault per block of scenarios amortizes both. Each scenario is a
+*tenant*: its entity keys get a suffix (`user.timezone` -> `user.timezone.sc42`), so
+policy wildcards such as `user.payment.*` still match, and three pieces keep the
+tenants apart where the vault looks across entities:
+
+- `TenantEmbedder` / `tenant_vectors`: a write's vector is [text, tenant salt] / sqrt 2,
+  so within a tenant cos = (cos_text + 1) / 2 and across tenants it stays below
+  ~0.66; the replay policies use align/ask thresholds 0.925/0.85, which are the
+  defaults 0.85/0.70 on cos_text. Entity resolution never crosses tenants.
+- `NamespacedRegistry`: the builtin registry, answering for suffixed keys
+  (`user.tz.sc42` -> `user.timezone.sc42`) in O(1) instead of one entry per tenant.
+- `NamespacedReasoner`: disambiguation sees the tenant's own candidates, unsuffixed.
+
+`Namespace.isolated()` is the identity used when a scenario does get a vault of its
+own; tests/test_evals_replay.py checks that both give the same decisions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from vault_ray import EntityRegistry, HashingEmbedder, JudgeCase, Judgement, Policy, RegistryEntry
+from vault_ray.embedders import normalize_rows
+from vault_ray.models import Claim, Fact
+from vault_ray.reasoners.base import Message, OwnVerdict
+
+_TENANT = re.compile(r"\.sc(\d+)$")
+TEXT_DIM, SALT_DIM = 256, 128
+ALIGN_THRESHOLD = (0.85 + 1) / 2
+ASK_THRESHOLD = (0.70 + 1) / 2
+
+
+@dataclass(frozen=True)
+class Namespace:
+    shared: bool = True
+
+    @classmethod
+    def isolated(cls) -> Namespace:
+        return cls(shared=False)
+
+    def key(self, entity: str, scenario: int) -> str:
+        return f"{entity}.sc{scenario}" if self.shared else entity
+
+    def base(self, key: str) -> str:
+        return _TENANT.sub("", key) if self.shared else key
+
+    def policy(self, policy: Policy) -> Policy:
+        """The same policy over suffixed keys: an exact pattern E becomes `E.*`."""
+        if not self.shared:
+            return policy
+
+        def ns(table: dict[str, Any]) -> dict[str, Any]:
+            return {_wild(p): v for p, v in table.items()}
+
+        return replace(
+            policy, strategies=ns(policy.strategies), cardinality=ns(policy.cardinality),
+            on_ambiguous=ns(policy.on_ambiguous), high_stakes=tuple(_wild(p) for p in policy.high_stakes),
+            authority={a: ns(t) for a, t in policy.authority.items()},
+        )
+
+
+def _wild(pattern: str) -> str:
+    return pattern if pattern == "*" or pattern.endswith(".*") else pattern + ".*"
+
+
+def split_tenant(key: str) -> tuple[str, str | None]:
+    m = _TENANT.search(key)
+    return (key[: m.start()], m.group(0)) if m else (key, None)
+
+
+class TenantEmbedder:
+    """Hashing text vectors (256 dims) next to a per-tenant salt (128 dims).
+
+    `embed` (queries, registry descriptions) has no salt; writes carry
+    `tenant_vectors`, passed to `add_facts(vectors=...)`."""
+
+    dim = TEXT_DIM + SALT_DIM
+    name = f"eval-tenant-hashing-{TEXT_DIM}+{SALT_DIM}"
+
+    def __init__(self) -> None:
+        self.text = HashingEmbedder(TEXT_DIM)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, :TEXT_DIM] = self.text.embed(list(texts))
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+def salt(scenario: int) -> np.ndarray:
+    vec = np.random.default_rng([0x5A17, scenario]).standard_normal(SALT_DIM)
+    return (vec / np.linalg.norm(vec)).astype(np.float32)
+
+
+def tenant_vectors(text_vectors: np.ndarray, scenarios: Sequence[int]) -> np.ndarray:
+    salts = {s: salt(s) for s in set(scenarios)}
+    out = np.empty((len(scenarios), TEXT_DIM + SALT_DIM), dtype=np.float32)
+    out[:, :TEXT_DIM] = text_vectors
+    out[:, TEXT_DIM:] = np.stack([salts[s] for s in scenarios]) if len(scenarios) else 0
+    return normalize_rows(out / math.sqrt(2))
+
+
+class NamespacedRegistry(EntityRegistry):
+    """The builtin entries, looked up for any tenant's suffixed key."""
+
+    def lookup(self, key: str) -> RegistryEntry | None:
+        return super().lookup(split_tenant(key)[0])
+
+    def canonical(self, key: str) -> str:
+        base, tenant = split_tenant(key)
+        found = super().canonical(base)
+        return found + tenant if tenant else found
+
+
+class NamespacedReasoner:
+    """Delegates to `inner`; disambiguation runs on the tenant's unsuffixed keys."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = f"namespaced-{getattr(inner, 'name', 'reasoner')}"
+
+    def extract(self, messages: Sequence[Message], registry: Sequence[RegistryEntry] = ()) -> list[Fact]:
+        return self.inner.extract(messages, registry)
+
+    def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
+        return self.inner.classify(incoming, own, cardinality)
+
+    def conflicts(self, incoming: Claim, others: Sequence[Claim], cardinality: str) -> list[str]:
+        return self.inner.conflicts(incoming, others, cardinality)
+
+    def judge(self, case: JudgeCase) -> Judgement:
+        return self.inner.judge(case)
+
+    def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
+        base, tenant = split_tenant(fact.entity)
+        mine = [split_tenant(c)[0] for c in candidates if split_tenant(c)[1] == tenant]
+        if not mine:
+            return None
+        chosen = self.inner.disambiguate(replace(fact, entity=base), mine, registry)
+        return None if chosen is None else chosen + (tenant or "")
+
+    def close(self) -> None:
+        self.inner.close()

@@ -1,0 +1,108 @@
+"""The policies an evaluation compares, and the scripted judge they may consult.
+
+`lww` is not a vault policy: it is the last-write-wins baseline that memory
+libraries implement (the newest *delivered* write on a label replaces the value),
+replayed by `replay.lww_counts` without a vault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from vault_ray import JudgeCase, Judgement, Policy
+
+from .catalog import CATALOG
+from .config import EvalConfig, GeneratorConfig
+from .namespace import ALIGN_THRESHOLD, ASK_THRESHOLD
+
+POLICY_NAMES = ("lww", "recency", "authority", "consensus", "judge", "mixed")
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    name: str
+    policy: Policy | None
+    """None for the last-write-wins baseline."""
+    uses_judge: bool = False
+
+
+def authority_table(gen: GeneratorConfig) -> dict[str, dict[str, float]]:
+    """The generator's nominal reliabilities as authority weights, one exact pattern per
+    catalog entity plus `*` for labels outside the catalog."""
+    table = {}
+    for agent, rel in gen.agents.items():
+        weights = {spec.key: round(gen.reliability(agent, spec.domain), 4) for spec in CATALOG}
+        weights["*"] = float(rel.get("*", 0.5))
+        table[agent] = weights
+    return table
+
+
+def build_policy(name: str, gen: GeneratorConfig, ev: EvalConfig) -> PolicySpec:
+    if name == "lww":
+        return PolicySpec("lww", None)
+    common = {
+        "align_threshold": ALIGN_THRESHOLD, "ask_threshold": ASK_THRESHOLD,
+        "near_simultaneous_s": ev.near_simultaneous_s, "consensus_margin": ev.consensus_margin,
+        "max_open_disputes": ev.max_open_disputes,
+    }
+    weights = authority_table(gen)
+    if name == "recency":
+        return PolicySpec(name, Policy(default_strategy="recency", **common))
+    if name == "authority":
+        return PolicySpec(name, Policy(default_strategy="authority", authority=weights, **common))
+    if name == "consensus":
+        return PolicySpec(name, Policy(default_strategy="consensus", authority=weights, **common))
+    if name == "judge":
+        return PolicySpec(name, Policy(default_strategy="judge", authority=weights, **common), uses_judge=True)
+    if name == "mixed":
+        strategies = {"user.timezone": "authority", "user.schedule.*": "authority", "user.payment.*": "authority",
+                      "user.location": "recency", "user.diet": "judge"}
+        policy = Policy(default_strategy="recency", strategies=strategies, authority=weights,
+                        default_on_ambiguous="judge", **common)
+        return PolicySpec(name, policy, uses_judge=True)
+    raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICY_NAMES)}")
+
+
+def build_policies(names: Sequence[str], gen: GeneratorConfig, ev: EvalConfig) -> list[PolicySpec]:
+    if not names:
+        raise ValueError("name at least one policy")
+    return [build_policy(n.strip(), gen, ev) for n in names]
+
+
+def unit_hash(*parts: object) -> tuple[float, float]:
+    """Two reproducible uniforms in [0, 1) from the parts (no global RNG state)."""
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little") / 2**64, int.from_bytes(digest[8:], "little") / 2**64
+
+
+class OracleJudge:
+    """A judge of configurable accuracy that knows the ground truth.
+
+    The right answer is the candidate whose value is true, at the incoming write's
+    delivery, for the entity the incumbents are about ("ambiguous" when none is).
+    With probability `accuracy` the judge gives it; otherwise it names a candidate
+    whose value is false (or says "ambiguous" when no candidate is false).
+    `truth(case)` returns (scenario id, the value true now or None); draws are
+    hashed from (seed, incoming claim id), so a replay is reproducible."""
+
+    def __init__(self, accuracy: float, seed: int, truth: Callable[[JudgeCase], tuple[int, str | None]]) -> None:
+        self.accuracy = accuracy
+        self.seed = seed
+        self.truth = truth
+        self.calls: Counter[int] = Counter()
+
+    def __call__(self, case: JudgeCase) -> Judgement:
+        scenario, now = self.truth(case)
+        self.calls[scenario] += 1
+        candidates = (case.incoming, *case.incumbents)
+        right = [c for c in candidates if now is not None and c.value == now]
+        wrong = [c for c in candidates if now is None or c.value != now]
+        u, v = unit_hash(self.seed, case.incoming.id)
+        if u < self.accuracy:
+            return Judgement(right[0].id if right else None, "oracle: the value true now")
+        if wrong:
+            return Judgement(wrong[int(v * len(wrong))].id, "oracle: a wrong pick")
+        return Judgement(None, "oracle: wrongly ambiguous")

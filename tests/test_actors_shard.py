@@ -1,0 +1,105 @@
+"""`Shard`, the plain class a shard actor wraps, without Ray: ownership, refusal,
+hand-over of a partition and restart from the logs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from vault_ray import HashingEmbedder, Policy
+from vault_ray.actors.assignment import ClusterState, plan, save_state, shard_name
+from vault_ray.actors.shard import NotOwner, Shard
+from vault_ray.backend import ControlFile
+from vault_ray.layout import init_store, partition_of
+from vault_ray.partition import WriteItem
+from vault_ray.registry import EntityRegistry
+
+EMB = HashingEmbedder(dim=32)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+P = 4
+
+
+@pytest.fixture
+def store(tmp_path):
+    root = tmp_path / "store"
+    init_store(root, partitions=P, dim=EMB.dim, embedder=EMB.name)
+    ControlFile(root).save(Policy(), EntityRegistry.builtin())
+    names = [shard_name(0), shard_name(1)]
+    save_state(root, ClusterState(epoch=1, shards=tuple(names), assignment=plan(None, names, P), control_version=1))
+    return root
+
+
+def item(cid, entity, value, agent="a"):
+    text = f"the value is {value}"
+    return WriteItem(id=cid, entity=entity, text=text, value=value, kind="semantic", agent=agent, session=None,
+                     observed_at=NOW, confidence=1.0, meta={}, vector=EMB.embed([text])[0], cardinality="one")
+
+
+def entity_in(partition):
+    return next(f"user.k{i}" for i in range(1000) if partition_of(f"user.k{i}", P) == partition)
+
+
+def test_a_shard_serves_its_partitions_and_refuses_the_others(store):
+    shard = Shard(str(store), shard_name(0))
+    assert shard.owned == {0, 1} and sorted(shard.parts) == [0, 1]
+    mine, other = entity_in(0), entity_in(2)
+    out = shard.write({0: [item("c1", mine, "x")]}, NOW)
+    assert out[0][0].outcome == "active"
+    with pytest.raises(NotOwner) as refused:
+        shard.write({0: [item("c2", mine, "y")], 2: [item("c3", other, "z")]}, NOW)
+    assert refused.value.partition == 2
+    assert [c.id for c in shard.history(mine)] == ["c1"]  # the refused batch changed nothing
+    shard.close_all()
+
+
+def test_a_partition_moves_to_its_new_owner_with_its_data(store):
+    first = Shard(str(store), shard_name(0))
+    entity = entity_in(1)
+    first.write({1: [item("c1", entity, "x")]}, NOW)
+    first.assign(2, [0])  # gives partition 1 away: its log is closed
+    assert sorted(first.parts) == [0]
+    with pytest.raises(NotOwner):
+        first.views([entity])
+    second = Shard(str(store), shard_name(1))
+    second.assign(2, [1, 2, 3])
+    assert [c.value for c in second.views([entity])[entity].active] == ["x"]
+    assert second.check() == {1: True, 2: True, 3: True}
+    first.assign(1, [0, 1])  # an older epoch is ignored
+    assert first.owned == {0}
+    first.close_all()
+    second.close_all()
+
+
+def test_a_restarted_shard_reopens_its_partitions_from_the_logs(store):
+    shard = Shard(str(store), shard_name(0))
+    entity = entity_in(0)
+    decision = shard.write({0: [item("c1", entity, "x")]}, NOW)[0][0]
+    shard.close_all()  # what a crash leaves: committed logs, nothing in memory
+    again = Shard(str(store), shard_name(0))
+    assert again.check() == {0: True, 1: True}
+    hits = again.search([0, 1], EMB.embed(["the value is x"]), 3)
+    assert [c.id for _, c in hits[0]] == ["c1"]
+    # the same claim id again is answered from the receipts, not applied twice
+    assert again.write({0: [item("c1", entity, "x")]}, NOW)[0][0] == decision
+    assert len(again.history(entity)) == 1
+    again.close_all()
+
+
+def test_policy_updates_apply_in_version_order(store):
+    shard = Shard(str(store), shard_name(0))
+    newer = Policy(default_strategy="authority")
+    assert shard.set_control(5, newer, EntityRegistry.builtin()) == 5
+    assert shard.set_control(4, Policy(), EntityRegistry.builtin()) == 5
+    assert shard.policy.default_strategy == "authority"
+    shard.close_all()
+
+
+def test_search_merges_the_shards_partitions(store):
+    shard = Shard(str(store), shard_name(0))
+    for n, p in enumerate([0, 1]):
+        shard.write({p: [item(f"c{n}", entity_in(p), f"v{n}")]}, NOW)
+    hits = shard.search([0, 1], np.vstack([EMB.embed(["the value is v1"])]), 2)
+    assert [c.id for _, c in hits[0]][0] == "c1" and len(hits[0]) == 2
+    shard.close_all()

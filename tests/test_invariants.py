@@ -1,0 +1,133 @@
+"""DESIGN.md §7 invariants 1, 2, 3, 5 and 6 as property tests over random
+sequences of writes by several agents (hashing embedder, recency and authority)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vault_ray import Fact, HashingEmbedder, Policy, Vault, VaultError
+from vault_ray.reasoners.rules import normalized_value
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+AGENTS = ["a", "b", "c"]
+ENTITIES = ["user.timezone", "user.diet", "user.likes"]  # user.likes is 'many' in the builtin registry
+VALUES = {
+    "user.timezone": ["PST", "EST", "CET"],
+    "user.diet": ["vegan", "vegetarian"],
+    "user.likes": ["likes:jazz", "dislikes:jazz", "likes:chess"],
+}
+
+write = st.fixed_dictionaries(
+    {
+        "agent": st.sampled_from(AGENTS),
+        "entity": st.sampled_from(ENTITIES),
+        "choice": st.integers(0, 2),
+        "minute": st.integers(0, 30),
+        "claim_id": st.one_of(st.none(), st.sampled_from(["id-1", "id-2", "id-3"])),
+        "bad": st.sampled_from([None] * 6 + ["entity", "text", "confidence", "long", "vector"]),
+    }
+)
+policies = st.sampled_from(
+    [
+        Policy(),
+        Policy(default_strategy="authority", authority={"a": {"user.*": 0.9}, "b": {"user.diet": 0.2}}),
+        Policy(strategies={"user.diet": "authority"}, authority={"b": {"*": 0.7}}, max_open_disputes=50),
+    ]
+)
+
+
+def to_fact(w: dict) -> Fact:
+    values = VALUES[w["entity"]]
+    value = values[w["choice"] % len(values)]
+    # a client id names one fact: retrying it resends that fact (same entity)
+    claim_id = f"{w['entity']}:{w['claim_id']}" if w["claim_id"] else None
+    fact = Fact(w["entity"], f"{w['entity']} is {value}", value=value, observed_at=T0 + timedelta(minutes=w["minute"]),
+                claim_id=claim_id)
+    bad = w["bad"]
+    if bad == "entity":
+        return Fact("User.Bad Label", fact.text)
+    if bad == "text":
+        return Fact(fact.entity, "   ")
+    if bad == "confidence":
+        return Fact(fact.entity, fact.text, confidence=1.5)
+    if bad == "long":
+        return Fact(fact.entity, "x" * 2001)
+    return fact
+
+
+def snapshot(vault: Vault):
+    return (
+        sorted((c.id, c.status, c.superseded_by) for c in vault.backend.all_claims()),
+        sorted((d.id, d.status, d.challenges) for d in vault.disputes(None)),
+    )
+
+
+def check_invariants(vault: Vault) -> None:
+    claims = {c.id: c for c in vault.backend.all_claims()}
+    for entity in ENTITIES:
+        active = [c for c in claims.values() if c.entity == entity and c.status == "active"]
+        if entity != "user.likes":  # invariant 1: one active value on a 'one' entity
+            assert len({normalized_value(c) for c in active}) <= 1, active
+        else:
+            for c in active:  # a 'many' entity never holds both polarities of one object
+                pol, _, obj = (c.value or "").partition(":")
+                assert not any(o.value == f"{'dislikes' if pol == 'likes' else 'likes'}:{obj}" for o in active)
+    for c in claims.values():  # invariant 2
+        if c.status == "superseded":
+            assert c.superseded_by in claims
+    for d in vault.disputes(None):
+        assert d.challenger in claims and all(i in claims for i in d.incumbents)
+        if d.status == "open":
+            assert claims[d.challenger].status == "disputed"
+    for part in vault.backend.parts:  # invariant 3
+        assert part.index_matches_log()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(writes=st.lists(st.lists(write, min_size=1, max_size=3), min_size=1, max_size=14), policy=policies)
+def test_invariants_hold_over_random_writes(writes, policy):
+    root = tempfile.mkdtemp()
+    try:
+        with Vault.open(root, embedder=HashingEmbedder(64), policy=policy, partitions=4) as vault:
+            first_decision: dict[str, object] = {}
+            for batch in writes:
+                facts = [to_fact(w) for w in batch]
+                agent = batch[0]["agent"]
+                vectors = None
+                if any(w["bad"] == "vector" for w in batch):
+                    vectors = [[float("nan")] * 64 for _ in facts]
+                before = snapshot(vault)
+                try:
+                    result = vault.agent(agent).add_facts(facts, vectors=vectors, resolve=False)
+                except VaultError:
+                    # invariant 6: a batch with one bad fact is rejected whole, nothing changes
+                    assert any(w["bad"] for w in batch)
+                    assert snapshot(vault) == before
+                    continue
+                assert not any(w["bad"] for w in batch)
+                for fact, decision in zip(facts, result.decisions, strict=True):
+                    if fact.claim_id is None:
+                        continue
+                    # invariant 5: one client id is applied once, and answers the same decision
+                    first_decision.setdefault(fact.claim_id, decision)
+                    assert decision == first_decision[fact.claim_id]
+                check_invariants(vault)
+            ids = [c.id for c in vault.backend.all_claims()]
+            assert len(ids) == len(set(ids))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("bad", ["entity", "text", "confidence", "long"])
+def test_bad_fact_in_batch_rejects_whole_batch(vault, bad):
+    good = Fact("user.diet", "The user is vegan", "vegan")
+    broken = to_fact({"agent": "a", "entity": "user.diet", "choice": 0, "minute": 0, "claim_id": None, "bad": bad})
+    with pytest.raises(VaultError):
+        vault.agent("a").add_facts([good, broken])
+    assert vault.history("user.diet") == []

@@ -1,0 +1,188 @@
+"""Point in time: the store as it stood at a moment, replayed from the event log.
+
+The claims table keeps every claim ever made (text, provenance, embedding) with its
+*current* status; the events table records every state change with the claim's
+status after it. Replaying the events up to `at` gives each claim's status then:
+
+- a claim exists at `at` if its `claim_added` event is at or before `at` (a claim
+  with no events at all, e.g. bulk-imported, exists from its `recorded_at` with its
+  stored status);
+- its status and `superseded_by` are those of its last `claim_added` /
+  `status_changed` event at or before `at`;
+- a dispute exists from its `dispute_opened` event; it is open until its
+  `dispute_resolved` event; its `challenges` and `supporters` are those it had then.
+
+Times are the store's *recording* times (when a change was applied), not the
+claims' `observed_at`. Before the first write the store was empty: `get` answers an
+empty, uncontested view and `search` answers no hits. A time after the last write
+answers the current state.
+
+The same `entity_view` builds `get`'s answer now and at any past time, so the two
+can not drift apart.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vault_ray.storage import Event
+
+from .models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Status, to_epoch
+from .policy import Policy
+
+if TYPE_CHECKING:
+    from .partition import Partition
+
+CLAIM_EVENTS = ("claim_added", "status_changed")
+Scored = list[tuple[float, Claim]]
+
+
+def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute], policy: Policy) -> EntityView:
+    """The view of one entity from its live (active or disputed) claims and open disputes.
+
+    While a dispute is open every competing value shows as a candidate: each
+    dispute's incumbents, challenger and supporters, then any other active claim
+    (one that became current after the dispute opened), so nothing is hidden."""
+    live = {c.id: c for c in claims if c.status != Status.SUPERSEDED}
+    active = tuple(sorted((strip(c) for c in live.values() if c.status == Status.ACTIVE),
+                          key=lambda c: (c.observed_at, c.id)))
+    open_ = tuple(sorted((d for d in disputes if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))
+    candidates: list[Candidate] = []
+    seen: set[str] = set()
+
+    def offer(cid: str, dispute_id: str | None) -> None:
+        claim = live.get(cid)
+        if claim is not None and cid not in seen:
+            seen.add(cid)
+            candidates.append(Candidate(strip(claim), policy.weight(claim.agent, entity), dispute_id))
+
+    for d in open_:
+        for cid in (*d.incumbents, d.challenger, *d.supporters):
+            offer(cid, d.id)
+    if open_:
+        for c in active:
+            offer(c.id, None)
+    return EntityView(entity, active, bool(open_), tuple(candidates), open_)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Claims and disputes as they stood at `at` (one partition, or one entity)."""
+
+    at: datetime
+    claims: dict[str, Claim]
+    disputes: dict[str, Dispute]
+
+    def live_on(self, entity: str) -> list[Claim]:
+        return [c for c in self.claims.values() if c.entity == entity and c.status != Status.SUPERSEDED]
+
+    def view(self, entity: str, policy: Policy) -> EntityView:
+        disputes = [d for d in self.disputes.values() if d.entity == entity]
+        return entity_view(entity, self.live_on(entity), disputes, policy)
+
+    def active(self) -> list[Claim]:
+        return [c for c in self.claims.values() if c.status == Status.ACTIVE]
+
+
+def replay(claims: Iterable[Claim], events: Sequence[Event], disputes: Iterable[Dispute], at: datetime) -> Snapshot:
+    """Replay `events` (in log order) up to and including `at` over the stored claims
+    and disputes; see the module docstring for the rules."""
+    until = to_epoch(at)
+    stored = {c.id: c for c in claims}
+    state: dict[str, tuple[str, str | None]] = {}
+    has_events: set[str] = set()
+    opened: set[str] = set()
+    resolved: set[str] = set()
+    challenges: dict[str, int] = {}
+    for e in events:
+        if e.kind in CLAIM_EVENTS and e.claim_id is not None:
+            has_events.add(e.claim_id)
+        if e.ts > until:
+            continue
+        if e.kind in CLAIM_EVENTS and e.claim_id is not None and e.status is not None:
+            state[e.claim_id] = (e.status, e.superseded_by)
+        elif e.kind == "dispute_opened" and e.dispute_id:
+            opened.add(e.dispute_id)
+        elif e.kind == "dispute_challenged" and e.dispute_id:
+            challenges[e.dispute_id] = int(e.detail.get("challenges", challenges.get(e.dispute_id, 1) + 1))
+        elif e.kind == "dispute_resolved" and e.dispute_id:
+            resolved.add(e.dispute_id)
+    out: dict[str, Claim] = {}
+    for cid, claim in stored.items():
+        if cid in state:
+            status, by = state[cid]
+            out[cid] = replace(strip(claim), status=Status(status), superseded_by=by)
+        elif cid not in has_events and to_epoch(claim.recorded_at) <= until:
+            out[cid] = strip(claim)
+    then = {}
+    for d in disputes:
+        if d.id not in opened:
+            continue
+        base = replace(d, challenges=challenges.get(d.id, 1), supporters=tuple(s for s in d.supporters if s in out))
+        if d.id in resolved:
+            then[d.id] = base
+        else:
+            then[d.id] = replace(base, status=DisputeStatus.OPEN, resolution=None)
+    return Snapshot(at, out, then)
+
+
+# -- what Vault.get(as_of=...) and Vault.search(as_of=...) call ----------------------------
+def view_as_of(backend: Any, entity: str, at: datetime, policy: Policy) -> EntityView:
+    """`get(entity, as_of=at)` through the Backend protocol (history, events, dispute)."""
+    events = backend.events(entity=entity)
+    dispute_ids = sorted({e.dispute_id for e in events if e.dispute_id})
+    disputes = [backend.dispute(did) for did in dispute_ids]
+    return replay(backend.history(entity), events, disputes, at).view(entity, policy)
+
+
+def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[str, np.ndarray]]:
+    """One partition as it stood at `at`, with the vectors of the claims active then
+    (read from the claim log: every claim keeps its embedding)."""
+    with part.lock:
+        claims = part.log.all_claims(with_vectors=True)
+        events = part.log.events(until=to_epoch(at))
+        disputes = part.log.disputes()
+    snap = replay(claims, events, disputes, at)
+    vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and snap.claims[c.id].status == Status.ACTIVE}
+    return snap, vectors
+
+
+def partition_search_as_of(part: Partition, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
+    """Exact cosine top-k over the claims active at `at` in one partition.
+
+    A scan of the partition's log (point-in-time reads are audits, not the hot path)."""
+    snap, by_id = partition_snapshot(part, at)
+    if not by_id:
+        return [[] for _ in range(len(vectors))]
+    ids = sorted(by_id)
+    matrix = np.stack([np.asarray(by_id[i], dtype=np.float32) for i in ids])
+    scores = np.asarray(vectors, dtype=np.float32) @ matrix.T
+    out = []
+    for row in scores:
+        top = np.argsort(-row, kind="stable")[:k]
+        out.append([(float(row[j]), snap.claims[ids[j]]) for j in top])
+    return out
+
+
+def search_as_of(backend: Any, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
+    """Top-k (cosine, claim) per query over the claims active at `at`, all partitions.
+
+    A backend may answer itself (`backend.search_as_of`, e.g. scattering
+    `partition_search_as_of` to its shards); otherwise its in-process partitions
+    (`backend.parts`) are scanned here."""
+    own = getattr(backend, "search_as_of", None)
+    if own is not None:
+        return own(vectors, k, at)  # type: ignore[no-any-return]
+    per_part = [partition_search_as_of(part, vectors, k, at) for part in backend.parts]
+    return [heapq.nlargest(k, (hit for part in per_part for hit in part[q]), key=lambda h: h[0])
+            for q in range(len(vectors))]
+
+
+def strip(claim: Claim) -> Claim:
+    return claim if claim.embedding is None else replace(claim, embedding=None)
