@@ -59,7 +59,8 @@ def resolve_entities(
     Labels that already have claims or are in the registry are never moved; one
     scatter over all partitions serves the whole batch."""
     labels = [registry.canonical(f.entity) for f in facts]
-    present = backend.entities_present(set(labels))
+    # registered labels never move: only the others need the (per-partition) presence check
+    present = backend.entities_present({label for label in labels if label not in registry})
     out: list[Alignment | None] = [None] * len(facts)
     pending = []
     for i, (fact, label) in enumerate(zip(facts, labels, strict=True)):

@@ -28,4 +28,8 @@ def test_scenario_cluster_same_as_embedded(scenario, cluster, embedded, tmp_path
         got = SCENARIOS[scenario](on_cluster)
     finally:
         on_cluster.close()
-    assert normalize(got) == normalize(SCENARIOS[scenario](embedded))
+    a, b = normalize(got), normalize(SCENARIOS[scenario](embedded))
+    if a != b:  # DEBUG
+        import json
+        json.dump({"cluster": a, "embedded": b}, open(f"/tmp/vr_exp/diff-{scenario}.json", "w"), indent=1, default=str)
+    assert a == b

@@ -1,0 +1,511 @@
+"""Ingest benchmark: the write path's cost as the store grows, and text ingest
+against the raw sentence-transformers encoder.
+
+    .venv/bin/python benchmarks/bench_ingest.py            # full run (~5-10 min on 2 cores)
+    .venv/bin/python benchmarks/bench_ingest.py --quick    # smoke run (< 1 min)
+
+Prints its tables and records them in docs/benchmarks.md (its own section for the
+full and the quick run, so a quick run never overwrites the full numbers).
+
+Part 1 (precomputed vectors). A store is filled with bulk `add_facts` calls (1,000
+facts per call, distinct entities spread over the 16 partitions, 4 agents,
+`resolve=False`) up to each level. The store is then snapshotted (closed, copied),
+and every configuration (batch size 1 and 256; entity resolution off and on) runs
+on its own fresh copy, so each measures exactly that store size. Writes go to new
+entities with random unit vectors: resolution never aligns (cosine < 0.70), so the
+numbers are the pipeline's fixed cost plus resolution's nearest-neighbour search.
+
+Part 2 (text). The same sentences are encoded by `model.encode` in chunks of 256
+and ingested through `AgentMemory.add_facts` (256 facts per call, LocalEmbedder
+with batch size 256), on a fresh store, in the same process.
+
+Each configuration also reports where its time goes, from timers wrapped around
+the write path's stages (a few microseconds per call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import functools
+from importlib import metadata
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import vault_ray.front as front
+from vault_ray import Fact, HashingEmbedder, LocalEmbedder, Vault
+from vault_ray.backend import LocalBackend
+from vault_ray.partition import Partition
+from vault_ray.storage import ClaimLog
+
+ROOT = Path(__file__).resolve().parents[1]
+DIM = 384
+PARTITIONS = 16
+AGENTS = 4
+FILL_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class Settings:
+    mode: str
+    levels: tuple[int, ...]
+    calls_bs1: int
+    calls_bs256: int
+    sentences: int
+
+
+FULL = Settings("full", (1_000, 10_000, 100_000), calls_bs1=200, calls_bs256=10, sentences=4096)
+QUICK = Settings("quick", (1_000, 10_000), calls_bs1=40, calls_bs256=3, sentences=512)
+
+
+# -- stage timers ---------------------------------------------------------------------
+class Stages:
+    """Accumulated wall time per write-path stage (wrapped functions)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    def wrap(self, owner: Any, attr: str, name: str) -> None:
+        original = getattr(owner, attr)
+
+        @functools.wraps(original)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds[name] += time.perf_counter() - start
+
+        setattr(owner, attr, timed)
+
+    def reset(self) -> None:
+        self.seconds.clear()
+
+    def breakdown(self, total: float) -> dict[str, float]:
+        """Exclusive seconds per stage; `other` is validation, grouping, result assembly."""
+        s = self.seconds
+        out = {
+            "embed": s["embed"],
+            "resolve: entities_present": s["entities_present"],
+            "resolve: vector search": s["search"],
+            "decide: receipts lookup": s["receipts"],
+            "decide: passes 1-2": s["prepare"] - s["receipts"],
+            "apply: DuckDB transaction": s["log_commit"],
+            "apply: index + memory": s["apply"] - s["log_commit"],
+        }
+        out["resolve: other"] = s["resolve"] - s["entities_present"] - s["search"]
+        out["other"] = total - s["embed"] - s["resolve"] - s["prepare"] - s["apply"]
+        return out
+
+
+STAGES = Stages()
+STAGES.wrap(front, "embed_batch", "embed")
+STAGES.wrap(front, "resolve_entities", "resolve")
+STAGES.wrap(LocalBackend, "entities_present", "entities_present")
+STAGES.wrap(LocalBackend, "search", "search")
+STAGES.wrap(Partition, "prepare", "prepare")
+STAGES.wrap(ClaimLog, "receipts", "receipts")
+STAGES.wrap(Partition, "commit", "apply")
+STAGES.wrap(ClaimLog, "commit", "log_commit")
+
+
+# -- helpers ------------------------------------------------------------------------------
+def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def open_store(path: Path, embedder: Any) -> tuple[Vault, float]:
+    start = time.perf_counter()
+    vault = Vault.open(path, embedder=embedder, partitions=PARTITIONS)
+    return vault, time.perf_counter() - start
+
+
+def stored_claims(vault: Vault) -> int:
+    return sum(part.log.count() for part in vault.backend.parts)
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def fmt_ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 1 else f"{ms:.2f}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+# -- part 1: precomputed vectors ------------------------------------------------------------
+@dataclass
+class WriteRun:
+    level: int
+    stored: int
+    batch: int
+    resolve: bool
+    latencies: list[float]
+    reopen_s: float
+    stages: dict[str, float]
+
+    @property
+    def claims(self) -> int:
+        return self.batch * len(self.latencies)
+
+    @property
+    def total(self) -> float:
+        return float(sum(self.latencies))
+
+
+def fill(vault: Vault, start: int, target: int, rng: np.random.Generator) -> float:
+    """Bulk-load distinct entities up to `target` claims; returns seconds spent."""
+    agents = [vault.agent(f"agent-{i}") for i in range(AGENTS)]
+    spent = 0.0
+    for n in range(start, target, FILL_BATCH):
+        size = min(FILL_BATCH, target - n)
+        facts = [Fact(f"user.f{n + i}", f"fill fact {n + i}: the value of f{n + i}") for i in range(size)]
+        vectors = unit_vectors(rng, size)
+        t0 = time.perf_counter()
+        agents[(n // FILL_BATCH) % AGENTS].add_facts(facts, vectors=vectors, resolve=False)
+        spent += time.perf_counter() - t0
+    return spent
+
+
+def measure_writes(vault: Vault, batch: int, calls: int, resolve: bool, rng: np.random.Generator,
+                   tag: str) -> list[float]:
+    agents = [vault.agent(f"agent-{i}") for i in range(AGENTS)]
+    warmup = 3 if batch == 1 else 1
+    payloads = []
+    for c in range(warmup + calls):
+        facts = [Fact(f"user.{tag}_{c}_{i}", f"measured fact {tag} {c} {i}") for i in range(batch)]
+        payloads.append((facts, unit_vectors(rng, batch)))
+    latencies = []
+    for c, (facts, vectors) in enumerate(payloads):
+        if c == warmup:
+            STAGES.reset()
+        t0 = time.perf_counter()
+        agents[c % AGENTS].add_facts(facts, vectors=vectors, resolve=resolve)
+        if c >= warmup:
+            latencies.append(time.perf_counter() - t0)
+    return latencies
+
+
+def bench_writes(settings: Settings, work: Path) -> tuple[list[WriteRun], list[tuple[int, float, float]], dict[str, float]]:
+    rng = np.random.default_rng(7)
+    embedder = HashingEmbedder(DIM)
+    base = work / "store"
+    runs: list[WriteRun] = []
+    fills: list[tuple[int, float, float]] = []
+    memory: dict[str, float] = {}
+    have = 0
+    for level in settings.levels:
+        vault, _ = open_store(base, embedder)
+        spent = fill(vault, have, level, rng)
+        fills.append((level, level - have, spent))
+        say(f"filled to {level:,} claims: {level - have:,} added in {spent:.1f} s")
+        have = level
+        if level == settings.levels[-1]:
+            memory = {"level": level, "rss_mb": rss_mb(), "peak_rss_mb": peak_rss_mb()}
+        vault.close()
+        for batch, calls in ((1, settings.calls_bs1), (256, settings.calls_bs256)):
+            for resolve in (False, True):
+                runs.append(run_config(base, work / "copy", embedder, level, batch, calls, resolve, rng))
+        if level == settings.levels[-1]:
+            memory["peak_rss_after_writes_mb"] = peak_rss_mb()
+    return runs, fills, memory
+
+
+def run_config(base: Path, copy: Path, embedder: Any, level: int, batch: int, calls: int, resolve: bool,
+               rng: np.random.Generator) -> WriteRun:
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(base, copy)
+    vault, reopen = open_store(copy, embedder)
+    try:
+        stored = stored_claims(vault)
+        tag = f"w{batch}{'r' if resolve else 'n'}"
+        latencies = measure_writes(vault, batch, calls, resolve, rng, tag)
+    finally:
+        vault.close()
+        shutil.rmtree(copy, ignore_errors=True)
+    run = WriteRun(level, stored, batch, resolve, latencies, reopen, STAGES.breakdown(sum(latencies)))
+    lat = np.array(latencies)
+    say(f"  store {stored:>7,} | batch {batch:>3} | resolve {'on ' if resolve else 'off'} | "
+        f"p50 {fmt_ms(np.median(lat))} ms/call | p99 {fmt_ms(np.percentile(lat, 99))} ms/call | "
+        f"{run.claims / run.total:,.0f} claims/s")
+    return run
+
+
+# -- part 2: text ------------------------------------------------------------------------------
+SUBJECTS = ["I", "My partner", "My manager", "Our team", "My sister", "The landlord", "My doctor", "Our client"]
+VERBS = ["prefer", "usually book", "asked about", "cancelled", "want to try", "keep forgetting", "recommended",
+         "scheduled", "complained about", "pay for"]
+OBJECTS = ["the vegan ramen place downtown", "a window seat on long flights", "the Tuesday standup meeting",
+           "early morning gym sessions", "decaf oat milk lattes", "the quarterly tax filing", "Spanish lessons online",
+           "a dentist appointment", "the new project dashboard", "weekend hiking trips", "noise-cancelling headphones",
+           "the annual insurance renewal", "Thai food deliveries", "a standing desk at work", "the kids' piano recital",
+           "train tickets to Berlin"]
+WHENS = ["every week", "last Friday", "since March", "before noon", "on weekends", "twice a month", "next year",
+         "after work"]
+
+
+def sentences(n: int) -> list[str]:
+    """`n` distinct, varied first-person-ish memory sentences (a mixed-radix walk)."""
+    total = len(SUBJECTS) * len(VERBS) * len(OBJECTS) * len(WHENS)
+    order = np.random.default_rng(11).permutation(total)
+    out = []
+    for k in order[: min(n, total)]:
+        k = int(k)
+        s, k = SUBJECTS[k % len(SUBJECTS)], k // len(SUBJECTS)
+        v, k = VERBS[k % len(VERBS)], k // len(VERBS)
+        o, k = OBJECTS[k % len(OBJECTS)], k // len(OBJECTS)
+        w = WHENS[k % len(WHENS)]
+        verb = v if s in ("I", "Our team") else re.sub(r"^(\w+)", lambda m: _third(m.group(1)), v)
+        out.append(f"{s} {verb} {o} {w}.")
+    return out
+
+
+def _third(verb: str) -> str:
+    if verb in ("asked", "cancelled", "recommended", "scheduled", "complained"):
+        return verb
+    return {"usually": "usually", "want": "wants", "keep": "keeps", "pay": "pays"}.get(verb, verb + "s")
+
+
+def raw_encode(model: Any, texts: list[str], batch: int) -> float:
+    t0 = time.perf_counter()
+    for chunk in chunks(texts, batch):
+        model.encode(list(chunk), batch_size=batch, normalize_embeddings=True, convert_to_numpy=True)
+    return time.perf_counter() - t0
+
+
+def vault_ingest(embedder: LocalEmbedder, texts: list[str], batch: int, resolve: bool,
+                 path: Path) -> tuple[float, dict[str, float], Counter[str]]:
+    vault, _ = open_store(path, embedder)
+    ops: Counter[str] = Counter()
+    try:
+        mem = vault.agent("ingest")
+        STAGES.reset()
+        t0 = time.perf_counter()
+        for c, chunk in enumerate(chunks(texts, batch)):
+            facts = [Fact(f"user.note{c * batch + i}", text) for i, text in enumerate(chunk)]
+            result = mem.add_facts(facts, resolve=resolve)
+            ops.update(f"{d.op}/{d.outcome}" + ("/aligned" if d.aligned_from else "") for d in result.decisions)
+        spent = time.perf_counter() - t0
+    finally:
+        vault.close()
+        shutil.rmtree(path, ignore_errors=True)
+    return spent, STAGES.breakdown(spent), ops
+
+
+def bench_text(settings: Settings, work: Path) -> dict[str, Any]:
+    texts = sentences(settings.sentences)
+    embedder = LocalEmbedder(batch_size=256)
+    t0 = time.perf_counter()
+    model = embedder.model
+    model.encode(texts[:256], batch_size=256, normalize_embeddings=True)  # warm-up, not timed
+    load = time.perf_counter() - t0
+    import torch  # already imported by the model
+
+    out_threads = torch.get_num_threads()
+    say(f"model loaded and warmed up in {load:.1f} s; {len(texts):,} sentences")
+    out: dict[str, Any] = {"n": len(texts), "load_s": load, "batch": 256, "torch_threads": out_threads}
+    out["raw1"] = raw_encode(model, texts, 256)
+    say(f"  raw model.encode            {len(texts) / out['raw1']:,.0f} sentences/s")
+    out["vault_resolve"] = vault_ingest(embedder, texts, 256, True, work / "text-resolve")
+    say(f"  vault add_facts, resolve on  {len(texts) / out['vault_resolve'][0]:,.0f} sentences/s")
+    out["vault_plain"] = vault_ingest(embedder, texts, 256, False, work / "text-plain")
+    say(f"  vault add_facts, resolve off {len(texts) / out['vault_plain'][0]:,.0f} sentences/s")
+    out["raw2"] = raw_encode(model, texts, 256)
+    say(f"  raw model.encode (again)    {len(texts) / out['raw2']:,.0f} sentences/s")
+    return out
+
+
+# -- report -------------------------------------------------------------------------------------
+def machine() -> dict[str, str]:
+    # versions from metadata: importing torch here would inflate the RSS measured in part 1
+    import duckdb
+    import faiss
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown")
+    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                  if line.startswith("MemTotal:"))
+    return {
+        "nproc": str(len(os.sched_getaffinity(0))),
+        "CPU": cpu,
+        "RAM": f"{mem_kb / 1024**2:.1f} GiB",
+        "OS": platform.platform(),
+        "Python": platform.python_version(),
+        "torch": metadata.version("torch"),
+        "faiss-cpu": f"{faiss.__version__} ({faiss.omp_get_max_threads()} OpenMP threads)",
+        "duckdb": duckdb.__version__,
+        "numpy": np.__version__,
+        "sentence-transformers": metadata.version("sentence-transformers"),
+    }
+
+
+def write_tables(runs: list[WriteRun]) -> tuple[str, str]:
+    rows = []
+    for r in runs:
+        lat = np.array(r.latencies)
+        rows.append([f"{r.level:,}", f"{r.stored:,}", r.batch, "on" if r.resolve else "off", len(lat),
+                     fmt_ms(np.median(lat)), fmt_ms(np.percentile(lat, 99)), fmt_ms(r.total / r.claims),
+                     f"{r.claims / r.total:,.0f}"])
+    main = table(["level", "claims in store", "batch", "resolve", "calls", "p50 ms/call", "p99 ms/call",
+                  "ms/claim (mean)", "claims/s"], rows)
+    names = list(runs[0].stages)
+    stage_rows = [[f"{r.level:,}", r.batch, "on" if r.resolve else "off",
+                   *(fmt_ms(r.stages[n] / len(r.latencies)) for n in names)] for r in runs]
+    stages = table(["level", "batch", "resolve", *names], stage_rows)
+    return main, stages
+
+
+def report(settings: Settings, command: str, info: dict[str, str], started: dt.datetime, elapsed: float,
+           loads: tuple[tuple[float, ...], tuple[float, ...]], runs: list[WriteRun],
+           fills: list[tuple[int, float, float]], memory: dict[str, float], text: dict[str, Any]) -> str:
+    main, stages = write_tables(runs)
+    reopen = {r.level: r.reopen_s for r in runs}
+    fill_rows = [[f"{lvl:,}", f"{added:,}", f"{spent:.1f}", f"{added / spent:,.0f}", fmt_ms(reopen[lvl])]
+                 for lvl, added, spent in fills]
+    n = text["n"]
+    raw = (text["raw1"] + text["raw2"]) / 2
+    text_rows = [
+        ["raw `model.encode`, chunks of 256 (before)", f"{text['raw1']:.2f}", f"{n / text['raw1']:,.0f}", "-"],
+        ["`add_facts` x256, LocalEmbedder, resolve on", f"{text['vault_resolve'][0]:.2f}",
+         f"{n / text['vault_resolve'][0]:,.0f}", f"{text['vault_resolve'][0] / raw:.2f}"],
+        ["`add_facts` x256, LocalEmbedder, resolve off", f"{text['vault_plain'][0]:.2f}",
+         f"{n / text['vault_plain'][0]:,.0f}", f"{text['vault_plain'][0] / raw:.2f}"],
+        ["raw `model.encode`, chunks of 256 (after)", f"{text['raw2']:.2f}", f"{n / text['raw2']:,.0f}", "-"],
+    ]
+    text_stage_rows = [[label, *(f"{v:.2f}" for v in text[key][1].values())]
+                       for label, key in (("resolve on", "vault_resolve"), ("resolve off", "vault_plain"))]
+    text_stages = table(["run", *(f"{k} (s)" for k in text["vault_resolve"][1])], text_stage_rows)
+    machine_rows = "\n".join(f"- {k}: {v}" for k, v in info.items())
+    return f"""<!-- bench:{settings.mode} -->
+## {settings.mode.capitalize()} run
+
+- command: `{command}`
+- date: {started.strftime("%Y-%m-%d %H:%M UTC")}; wall time {elapsed:.0f} s
+- load average (1/5/15 min) at start {" / ".join(f"{x:.2f}" for x in loads[0])}, \
+at end {" / ".join(f"{x:.2f}" for x in loads[1])} (the machine may be shared: read p99 with that in mind)
+{machine_rows}
+
+### `add_facts` with precomputed vectors, by store size
+
+Each row runs on a fresh copy of the store filled to `level` (1,000-fact bulk calls, `resolve=False`,
+4 agents, distinct entities over {PARTITIONS} partitions). Measured writes go to new entities with random
+unit vectors ({DIM}-d); batch 1 after 3 warm-up calls, batch 256 after 1. Latency is per `add_facts` call;
+`ms/claim` is total time / claims written.
+
+{main}
+
+Where the time goes (mean ms per call; exclusive stage timers around the write path):
+
+{stages}
+
+Bulk fill (`add_facts`, 1,000 facts per call, `resolve=False`) and reopen time (open a store of that size:
+load the claim logs, rebuild the FAISS indexes):
+
+{table(["level", "claims added", "fill s", "claims/s", "reopen ms"], fill_rows)}
+
+Memory with {int(memory["level"]):,} claims open: RSS {memory["rss_mb"]:.0f} MiB; peak RSS (`ru_maxrss`) \
+{memory["peak_rss_mb"]:.0f} MiB after the fill, {memory["peak_rss_after_writes_mb"]:.0f} MiB after the \
+measured writes at that level (before the sentence-transformers model is loaded).
+
+### Text ingest with LocalEmbedder (all-MiniLM-L6-v2, CPU) against raw `model.encode`
+
+{n:,} distinct sentences; batch size 256 for both (`add_facts` gets 256 facts per call and LocalEmbedder
+encodes with `batch_size=256`); model load + one warm-up batch ({text["load_s"]:.1f} s) not timed.
+Overhead = time / mean of the two raw runs.
+
+{table(["run", "seconds", "sentences/s", "overhead x raw"], text_rows)}
+
+Where the ingest time goes (seconds, whole run):
+
+{text_stages}
+
+Decisions (resolve on): {dict(sorted(text["vault_resolve"][2].items()))}
+<!-- /bench:{settings.mode} -->
+"""
+
+
+HEADER = """# Benchmarks
+
+Numbers recorded by `benchmarks/bench_ingest.py` (issue 2, "Benchmark"). The full run and the quick
+(`--quick`) run each own a section below; rerunning one replaces only its own section.
+Everything is measured on the machine listed in the section; nothing here is extrapolated.
+"""
+
+
+def record(path: Path, section: str, mode: str) -> None:
+    text = path.read_text() if path.exists() else HEADER
+    pattern = re.compile(rf"<!-- bench:{mode} -->.*?<!-- /bench:{mode} -->\n?", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes: a smoke run under a minute")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md", help="markdown file to update")
+    parser.add_argument("--no-record", action="store_true", help="print only; do not touch the markdown file")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    command = shlex.join([".venv/bin/python", "benchmarks/bench_ingest.py", *(sys.argv[1:] if argv is None else argv)])
+    started = dt.datetime.now(dt.UTC)
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()
+    info = machine()
+    say(f"vault-ray ingest benchmark ({settings.mode}): " + ", ".join(f"{k} {v}" for k, v in info.items()))
+    with tempfile.TemporaryDirectory(prefix="vault-bench-") as tmp:
+        work = Path(tmp)
+        runs, fills, memory = bench_writes(settings, work)
+        text = bench_text(settings, work)
+    elapsed = time.perf_counter() - t0
+    section = report(settings, command, info, started, elapsed, (load_start, os.getloadavg()), runs, fills, memory, text)
+    say()
+    say(section)
+    if not args.no_record:
+        record(args.out, section, settings.mode)
+        say(f"recorded in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

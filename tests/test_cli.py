@@ -1,0 +1,86 @@
+"""The CLI: every command has help text; the demo and the store commands work."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from vault_ray import HashingEmbedder, Vault
+from vault_ray.cli import app
+
+runner = CliRunner()
+
+
+def commands():
+    import typer.main
+
+    group = typer.main.get_command(app)
+    return group, sorted(group.commands)
+
+
+def test_every_command_has_help_text():
+    group, names = commands()
+    assert {"demo", "chat", "get", "history", "search", "disputes", "resolve", "authority"} <= set(names)
+    for name in names:
+        cmd = group.commands[name]
+        assert (cmd.help or "").strip(), f"{name} has no help text"
+        for param in cmd.params:
+            if param.param_type_name == "option":
+                assert (param.help or "").strip(), f"{name} {param.name} has no help text"
+
+
+def test_demo_runs_offline_and_shows_both_scenarios():
+    result = runner.invoke(app, ["demo", "--hashing"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Scenario 1" in out and "Scenario 2" in out
+    assert "disputed" in out and "aligned from user.wrong_label" in out
+    assert "CONTESTED" in out and "superseded" in out
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "store"
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.timezone", "authority")
+        vault.set_authority("agent-a", "user.timezone", 0.9)
+        vault.agent("agent-a").add("I'm in PST")
+        vault.agent("agent-b").add("I'm in EST")
+    return str(path)
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [*args], env={"COLUMNS": "200"})
+
+
+def test_store_commands(store):
+    got = invoke("get", "user.timezone", "--store", store, "--hashing")
+    assert got.exit_code == 0 and "CONTESTED" in got.output and "PST" in got.output and "EST" in got.output
+    hist = invoke("history", "user.timezone", "--store", store, "--hashing")
+    assert hist.exit_code == 0 and "disputed" in hist.output and "agent-b" in hist.output
+    found = invoke("search", "what timezone is the user in?", "--store", store, "--hashing")
+    assert found.exit_code == 0 and "The user is in PST" in found.output
+    disputes = invoke("disputes", "--store", store, "--hashing")
+    assert disputes.exit_code == 0 and "does not outweigh" in disputes.output
+    auth = invoke("authority", "agent-b", "user.*", "0.4", "--store", store, "--hashing")
+    assert auth.exit_code == 0 and "agent-b" in auth.output and "0.40" in auth.output
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.policy.weight("agent-b", "user.diet") == 0.4
+
+
+def test_errors_become_one_line_and_exit_codes(store):
+    bad = invoke("get", "Not An Entity", "--store", store, "--hashing")
+    assert bad.exit_code == 2 and bad.output.startswith("error:") and "Traceback" not in bad.output
+    missing = invoke("resolve", "dsp-0-nothing", "--winner", "x", "--store", store, "--hashing")
+    assert missing.exit_code == 3
+    nowhere = invoke("get", "user.timezone")
+    assert nowhere.exit_code == 2 and "--store" in nowhere.output
+
+
+def test_chat_reads_statements_and_commands(store):
+    result = runner.invoke(
+        app, ["chat", "--agent", "agent-c", "--store", store, "--hashing"],
+        input="I'm vegetarian\n/get user.diet\n/disputes\n/quit\n", env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "ADD" in result.output and "vegetarian" in result.output and "user.timezone" in result.output

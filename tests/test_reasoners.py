@@ -1,0 +1,85 @@
+"""RuleReasoner (extraction, classification, contradiction, disambiguation) and
+ScriptedReasoner."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import Fact, Op, RuleReasoner, ScriptedReasoner
+from vault_ray.models import Claim, Kind, Status, utcnow
+from vault_ray.registry import EntityRegistry
+
+rules = RuleReasoner()
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I'm in PST", [("user.timezone", "PST", "The user is in PST")]),
+        ("my timezone is UTC+2", [("user.timezone", "UTC+2", None)]),
+        ("I live in Berlin", [("user.location", "berlin", "The user lives in Berlin")]),
+        ("I am vegetarian. I speak French", [("user.diet", "vegetarian", None), ("user.language", "french", None)]),
+        ("I love Italian food", [("user.food_preferences", "likes:italian", "The user loves Italian food")]),
+        ("I hate Italian food, I only eat Japanese",
+         [("user.food_preferences", "dislikes:italian", "The user hates Italian food"),
+          ("user.food_preferences", "likes:japanese", "The user only eats Japanese")]),
+        ("I go to the gym at 7am", [("user.schedule.gym", "at 7am", None)]),
+        ("My name is Ana and I work at Acme", [("user.name", "ana", None), ("user.employer", "acme", None)]),
+        ("my payment method is PayPal", [("user.payment.method", "paypal", None)]),
+        ("What's the weather like?", []),
+    ],
+)
+def test_rule_extraction(said, expected):
+    facts = rules.extract([{"role": "assistant", "content": "hi"}, {"role": "user", "content": said}])
+    got = [(f.entity, f.value, f.text if e[2] else None) for f, e in zip(facts, expected, strict=False)]
+    assert len(facts) == len(expected)
+    assert got == [(e, v, t) for e, v, t in expected]
+
+
+def test_extraction_uses_latest_user_turn_only():
+    msgs = [{"role": "user", "content": "I'm in PST"}, {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "I'm vegan"}, {"role": "assistant", "content": "noted"}]
+    assert [f.entity for f in rules.extract(msgs)] == ["user.diet"]
+
+
+def c(cid: str, value: str, agent: str = "a", entity: str = "user.x") -> Claim:
+    return Claim(cid, entity, f"text {value}", value, Kind.SEMANTIC, agent, None, utcnow(), utcnow(), Status.ACTIVE)
+
+
+def test_classification_ops():
+    assert rules.classify(c("n", "pst"), [c("o", "pst")], "one").op == Op.NOOP
+    assert rules.classify(c("n", "at 7am on weekdays"), [c("o", "at 7am")], "one").op == Op.UPDATE
+    assert rules.classify(c("n", "est"), [c("o", "pst")], "one") .op == Op.REPLACE
+    assert rules.classify(c("n", "likes:sushi"), [c("o", "likes:pizza")], "many").op == Op.ADD
+    assert rules.classify(c("n", "dislikes:pizza"), [c("o", "likes:pizza")], "many").op == Op.REPLACE
+
+
+def test_contradiction_by_cardinality():
+    assert rules.conflicts(c("n", "est"), [c("o", "pst"), c("p", "est")], "one") == ["o"]
+    assert rules.conflicts(c("n", "dislikes:jazz"), [c("o", "likes:jazz"), c("p", "likes:rock")], "many") == ["o"]
+
+
+def test_disambiguation_prefers_parsed_entity():
+    fact = Fact("user.wrong_label", "The user is in EST")
+    assert rules.disambiguate(fact, ["user.location", "user.timezone"], []) == "user.timezone"
+    assert rules.disambiguate(Fact("user.q", "The sky is blue"), ["user.timezone"], []) is None
+
+
+def test_registry_aliases_and_relevance():
+    reg = EntityRegistry.builtin()
+    assert reg.canonical("user.tz") == "user.timezone" and reg.canonical("user.time_zone") == "user.timezone"
+    assert reg.cardinality("user.food_preferences") == "many"
+    assert reg.lookup("user.schedule.gym").key == "user.schedule.*"
+    from vault_ray import HashingEmbedder
+
+    emb = HashingEmbedder()
+    top = reg.relevant(emb.embed(["the user time zone is PST"])[0], emb.embed, k=3)
+    assert len(top) <= 3 and top[0].key == "user.timezone"
+
+
+def test_scripted_reasoner_answers_falls_back_and_counts():
+    fact = Fact("user.wrong_label", "The user is in EST", "EST")
+    r = ScriptedReasoner(extract={"I'm in EST": [fact]}, judge=lambda case: "incoming")
+    assert r.extract("I'm in EST") == [fact]
+    assert [f.entity for f in r.extract("I'm in PST")] == ["user.timezone"]  # fallback
+    assert r.calls["extract"] == 2

@@ -1,0 +1,97 @@
+"""The claim log (DuckDB) and the vector index (FAISS) of one partition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from vault_ray import Fact, HashingEmbedder, StorageFailure
+from vault_ray.models import Claim, Kind, Status, utcnow
+from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
+
+
+def claim(cid: str, status: Status = Status.ACTIVE, dim: int = 8) -> Claim:
+    vec = np.zeros(dim, np.float32)
+    vec[hash(cid) % dim] = 1
+    return Claim(cid, "user.diet", f"text {cid}", "v", Kind.SEMANTIC, "a", None, utcnow(), utcnow(), status,
+                 embedding=vec)
+
+
+def test_commit_round_trip_and_live_load(tmp_path):
+    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    changes = ChangeSet(new_claims=[claim("c1"), claim("c2", Status.DISPUTED), claim("c3", Status.SUPERSEDED)])
+    changes.rids = {"c1": log.allocate_rid(), "c2": log.allocate_rid(), "c3": log.allocate_rid()}
+    changes.events.append(Event(1.0, "user.diet", "claim_added", claim_id="c1", status="active"))
+    log.commit(changes)
+    log.commit(ChangeSet(status={"c1": ("superseded", "c2")}))
+    log.close()
+    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    live, rids, vectors, disputes = log.load_live()
+    assert [c.id for c in live] == ["c2"] and rids == [1] and vectors.shape == (1, 8)
+    assert np.array_equal(vectors[0], claim("c2").embedding)
+    assert log.get_claims(["c1"])["c1"].superseded_by == "c2"
+    assert [e.kind for e in log.events(entity="user.diet")] == ["claim_added"]
+    assert log.allocate_rid() == 3  # rids continue after reopen
+    log.close()
+
+
+def test_failed_commit_changes_nothing(tmp_path):
+    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    first = ChangeSet(new_claims=[claim("c1")], rids={"c1": log.allocate_rid()})
+    log.commit(first)
+    dup = ChangeSet(new_claims=[claim("c2"), claim("c1")], rids={"c2": log.allocate_rid(), "c1": 99})
+    with pytest.raises(StorageFailure):
+        log.commit(dup)  # duplicate primary key: the whole transaction rolls back
+    assert [c.id for c in log.all_claims()] == ["c1"]
+    log.close()
+
+
+def test_vector_index_add_remove_search():
+    index = VectorIndex(4)
+    vecs = np.eye(4, dtype=np.float32)
+    index.add([10, 11, 12, 13], vecs)
+    scores, rids = index.search(vecs[1:2], 2)
+    assert rids[0][0] == 11 and scores[0][0] == pytest.approx(1.0)
+    index.remove([11])
+    assert index.ids() == {10, 12, 13} and len(index) == 3
+    _, rids = index.search(vecs[1:2], 10)
+    assert 11 not in rids[0]
+
+
+def test_export_parquet_has_every_table(vault, tmp_path):
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+    vault.agent("b").add_facts([Fact("user.diet", "The user is vegetarian", "vegetarian")])
+    paths = vault.export(tmp_path / "export")
+    tables = {p.rsplit("/", 1)[1] for p in paths}
+    assert tables == {"claims.parquet", "disputes.parquet", "events.parquet", "receipts.parquet"}
+    claims = pq.read_table([p for p in paths if p.endswith("claims.parquet")][0])
+    assert claims.num_rows == 2
+    assert set(claims.column("status").to_pylist()) == {"active", "superseded"}
+    events = pq.read_table([p for p in paths if p.endswith("events.parquet")][0])
+    assert "status_changed" in events.column("kind").to_pylist()
+
+
+def test_every_change_writes_an_event_row(vault):
+    a = vault.agent("a").add("I'm in PST").decisions[0]
+    b = vault.agent("b").add("I'm in EST").decisions[0]
+    events = vault.backend.events(entity="user.timezone")
+    kinds = [(e.kind, e.claim_id, e.status) for e in events]
+    assert ("claim_added", a.claim_id, "active") in kinds
+    assert ("claim_added", b.claim_id, "active") in kinds
+    assert ("status_changed", a.claim_id, "superseded") in kinds
+    changed = next(e for e in events if e.kind == "status_changed")
+    assert changed.agent == "b" and changed.detail["strategy"] == "recency"
+
+
+def test_index_rebuilt_from_log_holds_only_active(tmp_path):
+    from vault_ray import Vault
+
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=2) as vault:
+        for i in range(30):
+            vault.agent(f"agent{i % 3}").add_facts([Fact(f"user.thing{i % 7}", f"value {i}", f"v{i % 4}")])
+        active = {c.id for c in vault.backend.all_claims() if c.status == "active"}
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        indexed = {vault.backend.parts[p].by_rid[r] for p in range(2) for r in vault.backend.parts[p].index.ids()}
+        assert indexed == active
+        assert all(p.index_matches_log() for p in vault.backend.parts)
