@@ -101,8 +101,7 @@ def test_as_of_matches_a_replay_of_the_raw_log(make_vault):
     for at, _ in seen:
         snap = replay(claims, events, disputes, at)
         for entity in ENTITIES:
-            by_hand = {c.id: c.status for c in claims if c.entity == entity and _status_at(events, c.id, at)}
-            by_hand = {cid: _status_at(events, cid, at) for cid in by_hand}
+            by_hand = {c.id: s for c in claims if c.entity == entity and (s := _status_at(events, c.id, at))}
             assert {c.id: str(c.status) for c in snap.claims.values() if c.entity == entity} == by_hand
             active = {cid for cid, s in by_hand.items() if s == "active"}
             assert {c.id for c in vault.get(entity, as_of=at).active} == active
