@@ -22,16 +22,18 @@ class ScriptedOpenAI:
     """`answers` is consumed in order, one per chat completion: a string is sent as the
     message content verbatim (malformed answers included), a dict as its JSON, a
     callable gets the request body. An int status in `fail_with` answers that HTTP
-    error instead. `requests` records every request body by path."""
+    error instead. `requests` records every request body by path, `headers` its headers."""
 
     def __init__(self, dim: int = 64) -> None:
         self.answers: list[Answer] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.headers: list[dict[str, str]] = []
         self.embedder = HashingEmbedder(dim)
         self.fail_with: int | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -89,6 +91,7 @@ class ScriptedOpenAI:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append((self.path, body))
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if fake.fail_with is not None:
                     self._send(fake.fail_with, {"error": {"message": "scripted failure", "type": "server_error"}})
                 elif self.path.endswith("/chat/completions"):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from scenarios import (
     authority_dispute,
     check_authority_dispute,
@@ -14,6 +13,7 @@ from scenarios import (
     drifting_reasoner,
     recency_supersede,
 )
+
 from vault_ray import Fact, HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

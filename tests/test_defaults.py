@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from scenarios import check_authority_dispute, check_recency_supersede, recency_supersede
+
 from vault_ray import Fact, LocalEmbedder, RuleReasoner, Vault
 
 pytestmark = pytest.mark.slow

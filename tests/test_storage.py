@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
 
 from vault_ray import Fact, HashingEmbedder, StorageFailure
 from vault_ray.models import Claim, Kind, Status, utcnow
-from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
 
 
 def claim(cid: str, status: Status = Status.ACTIVE, dim: int = 8) -> Claim:

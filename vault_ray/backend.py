@@ -5,11 +5,12 @@ mode). `Vault` talks to either through the same methods."""
 from __future__ import annotations
 
 import heapq
+import threading
 from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -95,6 +96,7 @@ class LocalBackend:
             self.policy = policy or saved_policy or Policy()
             self.registry = registry or saved_registry or EntityRegistry.builtin()
             self._control.save(self.policy, self.registry)
+            self._opening = threading.Lock()
             # Partitions open lazily: a new store creates a DuckDB file only for partitions it writes.
             self._parts: dict[int, Partition] = {
                 i: Partition(partition_path(root, i), number=i, dim=dim)
@@ -113,7 +115,11 @@ class LocalBackend:
     def part(self, number: int) -> Partition:
         found = self._parts.get(number)
         if found is None:
-            found = self._parts[number] = Partition(partition_path(self.root, number), number=number, dim=self.dim)
+            with self._opening:  # two threads must not create one partition's file at once
+                found = self._parts.get(number)
+                if found is None:
+                    found = Partition(partition_path(self.root, number), number=number, dim=self.dim)
+                    self._parts[number] = found
         return found
 
     def _owner(self, entity: str) -> Partition | None:

@@ -61,9 +61,10 @@ class Explanation:
 
     @property
     def decided_by(self) -> Step | None:
-        """The last step that carried a strategy or a resolution: what settled the status."""
+        """What settled the status: the last step carrying a strategy or a resolution (for a
+        claim another one superseded, that claim's decision)."""
         for step in reversed(self.steps):
-            for s in (step, step.cause):
+            for s in (step.cause, step):
                 if s is not None and (s.strategy or s.decided_by):
                     return s
         return None

@@ -61,7 +61,9 @@ def claim_card(claim: Claim, weights: dict[str, float] | None = None) -> dict[st
     return card
 
 
-def labelled(claims: Sequence[Claim], weights: dict[str, float] | None = None) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+def labelled(
+    claims: Sequence[Claim], weights: dict[str, float] | None = None
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """Short labels c1, c2, ... for the model, and the map back to claim ids."""
     cards, ids = {}, {}
     for i, c in enumerate(claims, 1):

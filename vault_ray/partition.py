@@ -276,8 +276,8 @@ class Partition:
         supporters = d.supporters
         claim_id = d.challenger
         if incoming.agent not in agents:
-            txn.add(replace(incoming, status=Status.DISPUTED), op=str(op), reason="supports an open dispute's challenger",
-                    dispute=d.id)
+            txn.add(replace(incoming, status=Status.DISPUTED), op=str(op), dispute=d.id,
+                    reason="supports an open dispute's challenger")
             supporters = (*supporters, incoming.id)
             agents.add(incoming.agent)
             claim_id = incoming.id
@@ -313,7 +313,8 @@ class Partition:
         verdict = strategies.decide(incoming, incumbents, policy, pool=txn.live_on(d.entity))
         if verdict.action != Action.WIN:
             return None
-        return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
+        extra = {"strategy": verdict.strategy, "weights": verdict.weights}
+        return f"strategy:{verdict.strategy}", verdict.reason, extra
 
     # -- dispute lifecycle ---------------------------------------------------------
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str, keep_both: bool,

@@ -134,9 +134,11 @@ def from_judgement(incoming: Claim, conflicting: Sequence[Claim], judgement: Jud
     if judgement.winner is None:
         return Verdict(Action.DISPUTE, reason=f"{prior.reason}; judge: ambiguous ({judgement.rationale})", **base)
     if judgement.winner == incoming.id:
-        return Verdict(Action.WIN, reason=f"judge chose the incoming claim: {judgement.rationale}", **base)
+        return Verdict(Action.WIN, reason=f"{prior.reason}; judge chose the incoming claim: {judgement.rationale}",
+                       **base)
     if judgement.winner in {c.id for c in conflicting}:
         return Verdict(
-            Action.LOSE, reason=f"judge chose {judgement.winner}: {judgement.rationale}", winner=judgement.winner, **base
+            Action.LOSE, reason=f"{prior.reason}; judge chose {judgement.winner}: {judgement.rationale}",
+            winner=judgement.winner, **base,
         )
     raise ReasonerError(f"judge named claim {judgement.winner!r}, which is not in the case", answer=judgement)

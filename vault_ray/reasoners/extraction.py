@@ -30,7 +30,10 @@ FOOD_WORDS = {
     "eggs", "dairy", "milk", "mushrooms", "olives", "peanuts", "cilantro", "garlic", "onions", "dumplings",
 }
 LIKE = r"(?:really\s+|absolutely\s+)?(?:love|like|enjoy|adore|am\s+into|prefer)"
-DISLIKE = r"(?:really\s+)?(?:hate|dislike|detest|can't\s+stand|cannot\s+stand|don't\s+like|do\s+not\s+like|don't\s+eat|do\s+not\s+eat|avoid)"
+DISLIKE = (
+    r"(?:really\s+)?(?:hate|dislike|detest|can't\s+stand|cannot\s+stand|don't\s+like|do\s+not\s+like"
+    r"|don't\s+eat|do\s+not\s+eat|avoid)"
+)
 _CLAUSE_SPLIT = re.compile(
     r"[.!?;]+\s*|,\s*(?:and\s+|but\s+)?(?=(?:i|i'm|my|the user)\b)|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)",
     re.IGNORECASE,
@@ -212,7 +215,10 @@ RULES: tuple[Rule, ...] = (
     _r(r"^i'm allergic to (?P<v>.+)$", _simple("user.allergies")),
     _r(r"^i have (?:a|an|two|three|\d+) (?P<v>dogs?|cats?|parrots?|fish|hamsters?|rabbits?|birds?)\b", _simple("user.pets")),
     _r(r"^my birthday is (?:on )?(?P<v>.+)$", _simple("user.birthday")),
-    _r(r"^(?:i (?:always )?pay|please charge|charge) (?:with|by|using|via|it to|to)?\s*(?:my )?(?P<v>.+)$", _simple("user.payment.method")),
+    _r(
+        r"^(?:i (?:always )?pay|please charge|charge) (?:with|by|using|via|it to|to)?\s*(?:my )?(?P<v>.+)$",
+        _simple("user.payment.method"),
+    ),
     _r(r"^my (?:preferred )?payment method is (?P<v>.+)$", _simple("user.payment.method")),
     _r(r"^i work (?:at|for) (?P<v>.+)$", _simple("user.employer")),
     _r(r"^(?:i work as|my job is|i'm working as) (?:a |an )?(?P<v>.+)$", _job),
