@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import ray
 from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayError, RayTaskError
+from vault_ray.storage import Event
 
 from vault_ray.backend import Scored, dispute_partition, merge_top
 from vault_ray.errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
@@ -32,7 +33,6 @@ from vault_ray.models import Claim, Decision, Dispute, DisputeStatus, EntityView
 from vault_ray.partition import WriteItem
 from vault_ray.policy import Policy
 from vault_ray.registry import EntityRegistry
-from vault_ray.storage import Event
 
 from .shard import NotOwner
 
@@ -87,6 +87,8 @@ class RayBackend:
         self._handles: dict[str, Any] = {}
         self._control: tuple[int, Policy, EntityRegistry] | None = None
         self._closed = False
+        self.retries: Counter[str] = Counter()
+        """Calls asked again: 'reroute' (a shard refused a partition), 'restart' (a shard was down)."""
         self._refresh_routes()
 
     # -- plumbing ----------------------------------------------------------------------
@@ -149,6 +151,7 @@ class RayBackend:
                     pending -= set(by_shard[name])
                 except _Retry as exc:
                     failures.append(exc)
+            self.retries.update("reroute" if f.reroute else "restart" for f in failures)
             if not pending:
                 break
             if time.monotonic() > deadline:
@@ -308,6 +311,10 @@ class RayBackend:
         for info in self.shard_infos():
             total.update(info["reasoner_calls"] or {})
         return total
+
+    def note_head(self, head: dict[str, Any]) -> None:
+        """Record the Ray head `vault-ray up` started, for `vault-ray down`."""
+        self._call_control("set_head", head)
 
     def routes(self) -> tuple[int, dict[int, str]]:
         with self._lock:

@@ -9,6 +9,7 @@ with `store=PATH` creates them; every later one, from any process, joins them.
 from __future__ import annotations
 
 import logging
+import socket
 import uuid
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,47 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
         if address in (None, "local"):
             ray.init(include_dashboard=False, **options)
         else:
+            _check_reachable(address)
+            if _is_loopback(address):
+                _use_local_token()
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
         raise ClusterError(
             f"cannot reach a Ray cluster at {address!r}: {exc}. Start one with `vault-ray up --store PATH` "
             "(or `ray start --head`), or pass its address"
         ) from exc
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in a second, not after Ray's minute of reconnecting, when nothing listens."""
+    host, _, port = address.rpartition(":")
+    if address == "auto" or address.startswith("ray://") or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from exc
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.removeprefix("ray://").rsplit(":", 1)[0]
+    return host in ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def _use_local_token() -> None:
+    """Send this machine's Ray token (~/.ray/auth_token) to a head on this machine.
+
+    Ray does that by itself only for address "auto"; for an explicit address it
+    never does (the token must not leak to a remote server), so a head that
+    `vault-ray up` started on 127.0.0.1 would refuse us. RAY_AUTH_MODE, when set,
+    decides as always."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (  # noqa: PLC0415
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def _find_control(namespace: str) -> Any | None:

@@ -28,6 +28,7 @@ from typing import Any
 
 import faiss
 import numpy as np
+from vault_ray.storage import Event
 
 from vault_ray.backend import ControlFile, Scored, merge_top
 from vault_ray.errors import ClaimNotFound, DisputeNotFound, VaultError
@@ -38,7 +39,6 @@ from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
-from vault_ray.storage import Event
 from vault_ray.timeline import partition_search_as_of
 
 from .assignment import load_state
@@ -56,6 +56,9 @@ class NotOwner(Exception):
     def __str__(self) -> str:
         why = f"its log is not open yet ({self.opening})" if self.opening else "it is not assigned to this shard"
         return f"shard {self.shard} (epoch {self.epoch}) does not serve partition {self.partition}: {why}"
+
+
+HANDOVER = "waiting for its previous owner to close it"
 
 
 class Shard:
@@ -77,34 +80,46 @@ class Shard:
         self.control_version = state.control_version if state else 0
         self.parts: dict[int, Partition] = {}
         self.pending: dict[int, str] = {}
-        self._open_owned()
+        """Owned partitions not served yet: handed over but not released, or not openable."""
+        for p in sorted(self.owned):
+            self._open(p, create=False)
 
     # -- ownership ------------------------------------------------------------------
-    def _open_owned(self) -> None:
-        for p in sorted(self.owned - set(self.parts)):
-            try:
-                self.parts[p] = Partition(partition_path(self.root, p), number=p, dim=self.dim)
-                self.pending.pop(p, None)
-            except VaultError as exc:  # typically: the previous owner still holds the log
-                self.pending[p] = str(exc)
+    def _open(self, p: int, *, create: bool) -> Partition | None:
+        """Open partition `p`'s log if it has one (or `create`); None if it has none yet.
+        Like embedded mode, a partition gets a file only once something is written to it."""
+        if p in self.parts:
+            return self.parts[p]
+        path = partition_path(self.root, p)
+        if not create and not path.exists():
+            return None
+        try:
+            self.parts[p] = Partition(path, number=p, dim=self.dim)
+        except VaultError as exc:  # typically: the previous owner still holds the log
+            self.pending[p] = str(exc)
+            return None
+        self.pending.pop(p, None)
+        return self.parts[p]
 
     def assign(self, epoch: int, owned: Iterable[int]) -> dict[str, Any]:
-        """Take the assignment of `epoch`: close the logs of partitions given away (after
-        every call queued before this one has run: the actor runs calls in order), try
-        to open the ones received. An older epoch than the one held is ignored."""
+        """Step 1 of a hand-over: take the assignment of `epoch`. Partitions given away
+        are closed now (after every call queued before this one: the actor runs calls
+        in order); partitions received wait for `open_pending`, which the control
+        actor calls once every previous owner has closed them. An older epoch is ignored."""
         if epoch >= self.epoch:
-            self.epoch = epoch
-            self.owned = set(owned)
-            for p in sorted(set(self.parts) - self.owned):
+            owned = set(owned)
+            for p in sorted(set(self.parts) - owned):
                 self.parts.pop(p).close()
-            for p in set(self.pending) - self.owned:
-                del self.pending[p]
-            self._open_owned()
+            self.pending = {p: why for p, why in self.pending.items() if p in owned}
+            self.pending.update(dict.fromkeys(owned - self.owned, HANDOVER))
+            self.epoch, self.owned = epoch, owned
         return self.info()
 
     def open_pending(self) -> list[int]:
-        """Retry opening owned partitions; returns those still not open."""
-        self._open_owned()
+        """Step 2 of a hand-over: serve the received partitions; returns those still not servable."""
+        for p in sorted(self.pending):
+            del self.pending[p]
+            self._open(p, create=False)
         return sorted(self.pending)
 
     def close_all(self) -> None:
@@ -114,17 +129,23 @@ class Shard:
         self.owned = set()
         self.pending.clear()
 
-    def _serve(self, partitions: Iterable[int]) -> dict[int, Partition]:
-        """The open partitions asked for; NotOwner (before anything is done) if any is not."""
+    def _serve(self, partitions: Iterable[int], *, create: bool = False) -> dict[int, Partition | None]:
+        """The partitions asked for (None: no log yet, so nothing in it). NotOwner, before
+        anything is done, if any is not this shard's or not servable yet."""
         wanted = sorted(set(partitions))
-        if any(p not in self.parts for p in wanted):
-            self._open_owned()
         for p in wanted:
             if p not in self.owned:
                 raise NotOwner(self.name, p, self.epoch)
-            if p not in self.parts:
-                raise NotOwner(self.name, p, self.epoch, self.pending.get(p, "not opened"))
-        return {p: self.parts[p] for p in wanted}
+            if self.pending.get(p) == HANDOVER:
+                raise NotOwner(self.name, p, self.epoch, HANDOVER)
+        out = {p: self._open(p, create=create) for p in wanted}
+        for p in wanted:
+            if p in self.pending:
+                raise NotOwner(self.name, p, self.epoch, self.pending[p])
+        return out
+
+    def _live(self, partitions: Iterable[int]) -> list[Partition]:
+        return [part for part in self._serve(partitions).values() if part is not None]
 
     def set_control(self, version: int, policy: Policy, registry: EntityRegistry) -> int:
         if version >= self.control_version:
@@ -135,53 +156,59 @@ class Shard:
     def write(self, groups: dict[int, list[WriteItem]], now: datetime) -> dict[int, list[Decision]]:
         """Decide every partition's share, then commit: a deciding error leaves this
         shard's partitions unchanged (the same two steps as embedded mode)."""
-        parts = self._serve(groups)
+        parts = self._serve(groups, create=True)
         order = sorted(groups)
         with ExitStack() as stack:
             for p in order:
-                stack.enter_context(parts[p].lock)
-            prepared = {p: parts[p].prepare(groups[p], self.policy, self.reasoner, now) for p in order}
+                stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
+            prepared = {p: parts[p].prepare(groups[p], self.policy, self.reasoner, now)  # type: ignore[union-attr]
+                        for p in order}
             for p in order:
-                parts[p].commit(prepared[p][0])
+                parts[p].commit(prepared[p][0])  # type: ignore[union-attr]
         return {p: prepared[p][1] for p in order}
 
     def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
         part = self._serve([partition])[partition]
-        found = part.get_dispute(dispute_id)
-        if found is None:
+        found = part.get_dispute(dispute_id) if part is not None else None
+        if part is None or found is None:
             raise DisputeNotFound(dispute_id)
         cardinality = self.policy.cardinality_for(found.entity, self.registry.cardinality(found.entity))
         return part.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
                                     cardinality=cardinality, now=now)
 
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:
-        return [d for part in self._serve(partitions).values() for d in part.expire_disputes(self.policy, now)]
+        return [d for part in self._live(partitions) for d in part.expire_disputes(self.policy, now)]
 
     # -- reads ----------------------------------------------------------------------------
     def search(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[Scored]:
-        live = [part for part in self._serve(partitions).values() if part.active_count()]
+        live = [part for part in self._live(partitions) if part.active_count()]
         return merge_top([part.search(vectors, k) for part in live], len(vectors), k)
 
     def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
-        per_part = [partition_search_as_of(part, vectors, k, at) for part in self._serve(partitions).values()]
+        per_part = [partition_search_as_of(part, vectors, k, at) for part in self._live(partitions)]
         return merge_top(per_part, len(vectors), k)
 
     def entities_present(self, entities: list[str]) -> set[str]:
         parts = self._serve(partition_of(e, self.partitions) for e in entities)
-        return {e for e in entities if parts[partition_of(e, self.partitions)].has_entity(e)}
+        return {e for e in entities if (part := parts[partition_of(e, self.partitions)]) and part.has_entity(e)}
 
     def views(self, entities: list[str]) -> dict[str, EntityView]:
         parts = self._serve(partition_of(e, self.partitions) for e in entities)
-        return {e: parts[partition_of(e, self.partitions)].view(e, self.policy) for e in entities}
+        out = {}
+        for e in entities:
+            part = parts[partition_of(e, self.partitions)]
+            out[e] = part.view(e, self.policy) if part is not None else EntityView(e, (), False, (), ())
+        return out
 
     def history(self, entity: str) -> list[Claim]:
         p = partition_of(entity, self.partitions)
-        return self._serve([p])[p].history(entity)
+        part = self._serve([p])[p]
+        return part.history(entity) if part is not None else []
 
     def find_claim(self, partitions: list[int], claim_id: str) -> Claim | None:
-        for part in self._serve(partitions).values():
+        for part in self._live(partitions):
             try:
                 return part.get_claim(claim_id)
             except ClaimNotFound:
@@ -189,32 +216,33 @@ class Shard:
         return None
 
     def disputes(self, partitions: list[int], status: str | None) -> list[Dispute]:
-        return [d for part in self._serve(partitions).values() for d in part.disputes(status)]
+        return [d for part in self._live(partitions) for d in part.disputes(status)]
 
     def get_dispute(self, partition: int, dispute_id: str) -> Dispute | None:
-        return self._serve([partition])[partition].get_dispute(dispute_id)
+        part = self._serve([partition])[partition]
+        return part.get_dispute(dispute_id) if part is not None else None
 
     def events(self, partitions: list[int], entity: str | None = None, claim_id: str | None = None) -> list[Event]:
-        parts = self._serve(partitions)
         if entity is not None:
-            return [e for part in parts.values() for e in part.events(entity=entity)]
-        return [e for part in parts.values() for e in part.events(claim_id=claim_id)]
+            return [e for part in self._live(partitions) for e in part.events(entity=entity)]
+        return [e for part in self._live(partitions) for e in part.events(claim_id=claim_id)]
 
     def all_claims(self, partitions: list[int], with_vectors: bool = False) -> list[Claim]:
-        return [c for part in self._serve(partitions).values() for c in part.log.all_claims(with_vectors=with_vectors)]
+        return [c for part in self._live(partitions) for c in part.log.all_claims(with_vectors=with_vectors)]
 
     def export_parquet(self, partitions: list[int], directory: str) -> list[str]:
         paths: list[str] = []
-        for p, part in self._serve(partitions).items():
+        for part in self._live(partitions):
             with part.lock:
-                paths += part.log.export_parquet(Path(directory) / f"p{p:04d}").values()
+                paths += part.log.export_parquet(Path(directory) / f"p{part.number:04d}").values()
         return paths
 
     # -- health -----------------------------------------------------------------------------
-    def check(self, partitions: list[int] | None = None) -> dict[int, bool]:
-        """Invariant 3 per partition: its index holds exactly its log's active claims."""
-        parts = self._serve(partitions) if partitions is not None else self.parts
-        return {p: part.index_matches_log() for p, part in sorted(parts.items())}
+    def check(self, partitions: list[int]) -> dict[int, bool]:
+        """Invariant 3 per partition: its index holds exactly its log's active claims
+        (trivially so for a partition with no log yet)."""
+        parts = self._serve(partitions)
+        return {p: part is None or part.index_matches_log() for p, part in sorted(parts.items())}
 
     def info(self) -> dict[str, Any]:
         calls = getattr(self.reasoner, "calls", None)

@@ -28,29 +28,30 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import functools
-from importlib import metadata
 import os
 import platform
 import re
 import resource
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from vault_ray.storage import ClaimLog
 
 import vault_ray.front as front
 from vault_ray import Fact, HashingEmbedder, LocalEmbedder, Vault
 from vault_ray.backend import LocalBackend
 from vault_ray.partition import Partition
-from vault_ray.storage import ClaimLog
 
 ROOT = Path(__file__).resolve().parents[1]
 DIM = 384
@@ -65,11 +66,12 @@ class Settings:
     levels: tuple[int, ...]
     calls_bs1: int
     calls_bs256: int
+    rounds: int
     sentences: int
 
 
-FULL = Settings("full", (1_000, 10_000, 100_000), calls_bs1=200, calls_bs256=10, sentences=4096)
-QUICK = Settings("quick", (1_000, 10_000), calls_bs1=40, calls_bs256=3, sentences=512)
+FULL = Settings("full", (1_000, 10_000, 100_000), calls_bs1=200, calls_bs256=10, rounds=5, sentences=4096)
+QUICK = Settings("quick", (1_000, 10_000), calls_bs1=40, calls_bs256=2, rounds=2, sentences=512)
 
 
 # -- stage timers ---------------------------------------------------------------------
@@ -106,9 +108,10 @@ class Stages:
             "decide: passes 1-2": s["prepare"] - s["receipts"],
             "apply: DuckDB transaction": s["log_commit"],
             "apply: index + memory": s["apply"] - s["log_commit"],
+            "open partitions (lazy)": s["open_partition"],
         }
         out["resolve: other"] = s["resolve"] - s["entities_present"] - s["search"]
-        out["other"] = total - s["embed"] - s["resolve"] - s["prepare"] - s["apply"]
+        out["other"] = total - s["embed"] - s["resolve"] - s["prepare"] - s["apply"] - s["open_partition"]
         return out
 
 
@@ -121,6 +124,7 @@ STAGES.wrap(Partition, "prepare", "prepare")
 STAGES.wrap(ClaimLog, "receipts", "receipts")
 STAGES.wrap(Partition, "commit", "apply")
 STAGES.wrap(ClaimLog, "commit", "log_commit")
+STAGES.wrap(Partition, "__init__", "open_partition")
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -204,31 +208,27 @@ def fill(vault: Vault, start: int, target: int, rng: np.random.Generator) -> flo
     return spent
 
 
-def measure_writes(vault: Vault, batch: int, calls: int, resolve: bool, rng: np.random.Generator,
-                   tag: str) -> list[float]:
+def write_payloads(batch: int, calls: int, rng: np.random.Generator, tag: str) -> list[tuple[list[Fact], np.ndarray]]:
+    return [([Fact(f"user.{tag}_{c}_{i}", f"measured fact {tag} {c} {i}") for i in range(batch)],
+             unit_vectors(rng, batch)) for c in range(calls)]
+
+
+def timed_writes(vault: Vault, payloads: Sequence[tuple[list[Fact], np.ndarray]], resolve: bool) -> list[float]:
     agents = [vault.agent(f"agent-{i}") for i in range(AGENTS)]
-    warmup = 3 if batch == 1 else 1
-    payloads = []
-    for c in range(warmup + calls):
-        facts = [Fact(f"user.{tag}_{c}_{i}", f"measured fact {tag} {c} {i}") for i in range(batch)]
-        payloads.append((facts, unit_vectors(rng, batch)))
     latencies = []
     for c, (facts, vectors) in enumerate(payloads):
-        if c == warmup:
-            STAGES.reset()
         t0 = time.perf_counter()
         agents[c % AGENTS].add_facts(facts, vectors=vectors, resolve=resolve)
-        if c >= warmup:
-            latencies.append(time.perf_counter() - t0)
+        latencies.append(time.perf_counter() - t0)
     return latencies
 
 
-def bench_writes(settings: Settings, work: Path) -> tuple[list[WriteRun], list[tuple[int, float, float]], dict[str, float]]:
-    rng = np.random.default_rng(7)
-    embedder = HashingEmbedder(DIM)
+def snapshot_levels(settings: Settings, work: Path, embedder: Any,
+                    rng: np.random.Generator) -> tuple[dict[int, Path], list[tuple[int, int, float]], dict[str, float]]:
+    """Fill one store level by level; copy it aside at each level (closed, so the copy is complete)."""
     base = work / "store"
-    runs: list[WriteRun] = []
-    fills: list[tuple[int, float, float]] = []
+    snapshots: dict[int, Path] = {}
+    fills: list[tuple[int, int, float]] = []
     memory: dict[str, float] = {}
     have = 0
     for level in settings.levels:
@@ -237,35 +237,66 @@ def bench_writes(settings: Settings, work: Path) -> tuple[list[WriteRun], list[t
         fills.append((level, level - have, spent))
         say(f"filled to {level:,} claims: {level - have:,} added in {spent:.1f} s")
         have = level
-        if level == settings.levels[-1]:
-            memory = {"level": level, "rss_mb": rss_mb(), "peak_rss_mb": peak_rss_mb()}
+        memory = {"level": level, "rss_mb": rss_mb(), "peak_rss_mb": peak_rss_mb()}
         vault.close()
-        for batch, calls in ((1, settings.calls_bs1), (256, settings.calls_bs256)):
-            for resolve in (False, True):
-                runs.append(run_config(base, work / "copy", embedder, level, batch, calls, resolve, rng))
-        if level == settings.levels[-1]:
-            memory["peak_rss_after_writes_mb"] = peak_rss_mb()
+        snapshots[level] = work / f"snapshot-{level}"
+        shutil.copytree(base, snapshots[level])
+    shutil.rmtree(base)
+    return snapshots, fills, memory
+
+
+def bench_writes(settings: Settings, work: Path) -> tuple[list[WriteRun], list[tuple[int, int, float]], dict[str, float]]:
+    """Every configuration runs on fresh copies of every level's snapshot, all open at once, and
+    its calls are spread over rounds that visit the levels in turn: a load change on a shared
+    machine then hits every level alike instead of skewing the comparison between them."""
+    rng = np.random.default_rng(7)
+    embedder = HashingEmbedder(DIM)
+    snapshots, fills, memory = snapshot_levels(settings, work, embedder, rng)
+    runs: list[WriteRun] = []
+    for batch, calls in ((1, settings.calls_bs1), (256, settings.calls_bs256)):
+        for resolve in (False, True):
+            runs += run_config(snapshots, work, embedder, batch, calls, resolve, settings.rounds, rng)
+    memory["peak_rss_after_writes_mb"] = peak_rss_mb()
     return runs, fills, memory
 
 
-def run_config(base: Path, copy: Path, embedder: Any, level: int, batch: int, calls: int, resolve: bool,
-               rng: np.random.Generator) -> WriteRun:
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(base, copy)
-    vault, reopen = open_store(copy, embedder)
+def run_config(snapshots: dict[int, Path], work: Path, embedder: Any, batch: int, calls: int, resolve: bool,
+               rounds: int, rng: np.random.Generator) -> list[WriteRun]:
+    tag = f"w{batch}{'r' if resolve else 'n'}"
+    vaults: dict[int, Vault] = {}
+    reopen: dict[int, float] = {}
+    latencies: dict[int, list[float]] = {level: [] for level in snapshots}
+    stages: dict[int, Counter[str]] = {level: Counter() for level in snapshots}
     try:
-        stored = stored_claims(vault)
-        tag = f"w{batch}{'r' if resolve else 'n'}"
-        latencies = measure_writes(vault, batch, calls, resolve, rng, tag)
+        for level, snap in snapshots.items():
+            shutil.copytree(snap, work / f"copy-{level}")
+            vaults[level], reopen[level] = open_store(work / f"copy-{level}", embedder)
+        stored = {level: stored_claims(v) for level, v in vaults.items()}
+        for vault in vaults.values():  # warm-up, not timed
+            timed_writes(vault, write_payloads(batch, 3 if batch == 1 else 1, rng, f"{tag}x"), resolve)
+        rounds = max(1, min(rounds, calls))
+        for r in range(rounds):
+            share = calls // rounds + (1 if r < calls % rounds else 0)
+            for level, vault in vaults.items():
+                payloads = write_payloads(batch, share, rng, f"{tag}r{r}")
+                STAGES.reset()
+                latencies[level] += timed_writes(vault, payloads, resolve)
+                stages[level].update(STAGES.seconds)
     finally:
-        vault.close()
-        shutil.rmtree(copy, ignore_errors=True)
-    run = WriteRun(level, stored, batch, resolve, latencies, reopen, STAGES.breakdown(sum(latencies)))
-    lat = np.array(latencies)
-    say(f"  store {stored:>7,} | batch {batch:>3} | resolve {'on ' if resolve else 'off'} | "
-        f"p50 {fmt_ms(np.median(lat))} ms/call | p99 {fmt_ms(np.percentile(lat, 99))} ms/call | "
-        f"{run.claims / run.total:,.0f} claims/s")
-    return run
+        for level, vault in vaults.items():
+            vault.close()
+            shutil.rmtree(work / f"copy-{level}", ignore_errors=True)
+    runs = []
+    for level in snapshots:
+        STAGES.seconds = defaultdict(float, stages[level])
+        run = WriteRun(level, stored[level], batch, resolve, latencies[level], reopen[level],
+                       STAGES.breakdown(sum(latencies[level])))
+        lat = np.array(run.latencies)
+        say(f"  store {run.stored:>7,} | batch {batch:>3} | resolve {'on ' if resolve else 'off'} | "
+            f"p50 {fmt_ms(np.median(lat))} ms/call | p99 {fmt_ms(np.percentile(lat, 99))} ms/call | "
+            f"{run.claims / run.total:,.0f} claims/s")
+        runs.append(run)
+    return runs
 
 
 # -- part 2: text ------------------------------------------------------------------------------
@@ -353,6 +384,19 @@ def bench_text(settings: Settings, work: Path) -> dict[str, Any]:
 
 
 # -- report -------------------------------------------------------------------------------------
+def code_version() -> str:
+    """HEAD, plus the core files that differ from it (the numbers belong to the tree as run)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vault_ray", "storage"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    changed = [line[3:] for line in dirty if line.strip()]
+    return f"git {head}" + (f" with uncommitted changes to {', '.join(changed)}" if changed else "")
+
+
 def machine() -> dict[str, str]:
     # versions from metadata: importing torch here would inflate the RSS measured in part 1
     import duckdb
@@ -373,6 +417,7 @@ def machine() -> dict[str, str]:
         "duckdb": duckdb.__version__,
         "numpy": np.__version__,
         "sentence-transformers": metadata.version("sentence-transformers"),
+        "code": code_version(),
     }
 
 
@@ -396,7 +441,7 @@ def report(settings: Settings, command: str, info: dict[str, str], started: dt.d
            loads: tuple[tuple[float, ...], tuple[float, ...]], runs: list[WriteRun],
            fills: list[tuple[int, float, float]], memory: dict[str, float], text: dict[str, Any]) -> str:
     main, stages = write_tables(runs)
-    reopen = {r.level: r.reopen_s for r in runs}
+    reopen = {lvl: float(np.median([r.reopen_s for r in runs if r.level == lvl])) for lvl, _, _ in fills}
     fill_rows = [[f"{lvl:,}", f"{added:,}", f"{spent:.1f}", f"{added / spent:,.0f}", fmt_ms(reopen[lvl])]
                  for lvl, added, spent in fills]
     n = text["n"]
@@ -424,10 +469,12 @@ at end {" / ".join(f"{x:.2f}" for x in loads[1])} (the machine may be shared: re
 
 ### `add_facts` with precomputed vectors, by store size
 
-Each row runs on a fresh copy of the store filled to `level` (1,000-fact bulk calls, `resolve=False`,
-4 agents, distinct entities over {PARTITIONS} partitions). Measured writes go to new entities with random
-unit vectors ({DIM}-d); batch 1 after 3 warm-up calls, batch 256 after 1. Latency is per `add_facts` call;
-`ms/claim` is total time / claims written.
+A store is filled to each level (1,000-fact bulk calls, `resolve=False`, {AGENTS} agents, distinct
+entities over {PARTITIONS} partitions) and copied aside. Each configuration then runs on fresh copies of all
+levels, open together, its calls spread over {settings.rounds} rounds that visit the levels in turn (a load
+change on a shared machine hits every level alike). Measured writes go to new entities with random unit
+vectors ({DIM}-d), so resolution searches but never aligns; batch 1 after 3 warm-up calls, batch 256 after 1.
+Latency is per `add_facts` call; `ms/claim` = total time / claims written; with few calls p99 is about the max.
 
 {main}
 
@@ -435,19 +482,21 @@ Where the time goes (mean ms per call; exclusive stage timers around the write p
 
 {stages}
 
-Bulk fill (`add_facts`, 1,000 facts per call, `resolve=False`) and reopen time (open a store of that size:
-load the claim logs, rebuild the FAISS indexes):
+Bulk fill (`add_facts`, 1,000 facts per call, `resolve=False`; the first call also creates the partition files)
+and reopen time (`Vault.open` on a store of that size: load the claim logs, rebuild the FAISS indexes; median of
+the 4 configurations' opens):
 
 {table(["level", "claims added", "fill s", "claims/s", "reopen ms"], fill_rows)}
 
-Memory with {int(memory["level"]):,} claims open: RSS {memory["rss_mb"]:.0f} MiB; peak RSS (`ru_maxrss`) \
-{memory["peak_rss_mb"]:.0f} MiB after the fill, {memory["peak_rss_after_writes_mb"]:.0f} MiB after the \
-measured writes at that level (before the sentence-transformers model is loaded).
+Memory with {int(memory["level"]):,} claims open (one store): RSS {memory["rss_mb"]:.0f} MiB; peak RSS \
+(`ru_maxrss`) {memory["peak_rss_mb"]:.0f} MiB after the fill, {memory["peak_rss_after_writes_mb"]:.0f} MiB after \
+the measured writes (copies of every level open at once; before the sentence-transformers model is loaded).
 
 ### Text ingest with LocalEmbedder (all-MiniLM-L6-v2, CPU) against raw `model.encode`
 
 {n:,} distinct sentences; batch size 256 for both (`add_facts` gets 256 facts per call and LocalEmbedder
-encodes with `batch_size=256`); model load + one warm-up batch ({text["load_s"]:.1f} s) not timed.
+encodes with `batch_size=256`); model load + one warm-up batch ({text["load_s"]:.1f} s) not timed;
+torch uses {text["torch_threads"]} threads.
 Overhead = time / mean of the two raw runs.
 
 {table(["run", "seconds", "sentences/s", "overhead x raw"], text_rows)}
@@ -472,10 +521,8 @@ Everything is measured on the machine listed in the section; nothing here is ext
 def record(path: Path, section: str, mode: str) -> None:
     text = path.read_text() if path.exists() else HEADER
     pattern = re.compile(rf"<!-- bench:{mode} -->.*?<!-- /bench:{mode} -->\n?", re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
+    found = pattern.search(text)
+    text = pattern.sub(lambda _: section, text) if found else text.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
 
@@ -485,7 +532,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes: a smoke run under a minute")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md", help="markdown file to update")
     parser.add_argument("--no-record", action="store_true", help="print only; do not touch the markdown file")
+    parser.add_argument("--faiss-threads", type=int, default=None,
+                        help="set faiss OpenMP threads (default: leave the library's setting); implies --no-record")
     args = parser.parse_args(argv)
+    if args.faiss_threads is not None:
+        import faiss
+
+        faiss.omp_set_num_threads(args.faiss_threads)
+        args.no_record = True
     settings = QUICK if args.quick else FULL
     command = shlex.join([".venv/bin/python", "benchmarks/bench_ingest.py", *(sys.argv[1:] if argv is None else argv)])
     started = dt.datetime.now(dt.UTC)

@@ -41,7 +41,7 @@ class GeneratorConfig:
     entities_max: int = 3
     """Entities per scenario, uniform in [min, max], drawn without replacement from the catalog."""
     horizon_s: float = 30 * DAY
-    change_rate: float = 0.8
+    change_rate: float = 0.5
     """Mean number of true-value changes per entity over the horizon (Poisson)."""
     change_window: float = 0.8
     """Changes happen in the first `change_window` of the horizon."""
@@ -94,8 +94,9 @@ class EvalConfig:
     """Probability that the scripted judge names the claim that is true now (see docs/evals.md)."""
     near_simultaneous_s: float = 60.0
     consensus_margin: float = 0.5
-    block_size: int = 500
-    """Scenarios replayed in one vault (one Ray Data batch)."""
+    block_size: int = 1000
+    """Largest number of scenarios replayed in one vault (one Ray Data batch); smaller
+    when that leaves a CPU idle (job.block_size_for)."""
     partitions: int = 1
     """Partitions of each replay vault."""
     max_open_disputes: int = 3
@@ -135,7 +136,9 @@ def _check(cfg: GeneratorConfig) -> None:
         raise ValueError(f"drift_mix keys must be among {DRIFT_KINDS}")
     if not 1 <= cfg.entities_min <= cfg.entities_max <= len(CATALOG):
         raise ValueError(f"need 1 <= entities_min <= entities_max <= {len(CATALOG)} (the catalog's size)")
-    for name in ("p_late", "p_simultaneous", "simultaneous_same_agent", "p_repeat", "p_drift", "stale_error_share", "change_window"):
+    shares = ("p_late", "p_simultaneous", "simultaneous_same_agent", "p_repeat", "p_drift", "stale_error_share",
+              "change_window")
+    for name in shares:
         if not 0.0 <= getattr(cfg, name) <= 1.0:
             raise ValueError(f"{name} must be in [0, 1]")
     if cfg.horizon_s <= 0 or cfg.reports_min < 0:

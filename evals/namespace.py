@@ -112,7 +112,18 @@ def tenant_vectors(text_vectors: np.ndarray, scenarios: Sequence[int]) -> np.nda
 
 
 class NamespacedRegistry(EntityRegistry):
-    """The builtin entries, looked up for any tenant's suffixed key."""
+    """The builtin entries, looked up for any tenant's suffixed key.
+
+    `relevant(vector)` (the registry keys the front offers as cold-start candidates)
+    answers with the keys of the tenant whose salt the vector carries: `bind` the
+    block's scenario ids first."""
+
+    _salts: np.ndarray | None = None
+    _tenants: list[int] | None = None
+
+    def bind(self, scenarios: Sequence[int]) -> None:
+        self._tenants = list(scenarios)
+        self._salts = np.stack([salt(s) for s in self._tenants]) if self._tenants else None
 
     def lookup(self, key: str) -> RegistryEntry | None:
         return super().lookup(split_tenant(key)[0])
@@ -121,6 +132,20 @@ class NamespacedRegistry(EntityRegistry):
         base, tenant = split_tenant(key)
         found = super().canonical(base)
         return found + tenant if tenant else found
+
+    def relevant(self, vector: np.ndarray, embed, *, k: int = 8, min_similarity: float = 0.2) -> list[RegistryEntry]:  # type: ignore[no-untyped-def]
+        found = super().relevant(vector, embed, k=k, min_similarity=min_similarity)
+        tenant = self._tenant_of(np.asarray(vector, dtype=np.float32))
+        if tenant is None:
+            return found
+        return [e if e.key.endswith(".*") else replace(e, key=f"{e.key}.sc{tenant}", aliases=()) for e in found]
+
+    def _tenant_of(self, vector: np.ndarray) -> int | None:
+        if self._salts is None or self._tenants is None or vector.shape[-1] != TEXT_DIM + SALT_DIM:
+            return None
+        dots = self._salts @ vector[TEXT_DIM:]
+        best = int(np.argmax(dots))
+        return self._tenants[best] if dots[best] > 0.5 else None  # own salt: 1/sqrt 2; others: ~0.1
 
 
 class NamespacedReasoner:
@@ -147,7 +172,8 @@ class NamespacedReasoner:
         mine = [split_tenant(c)[0] for c in candidates if split_tenant(c)[1] == tenant]
         if not mine:
             return None
-        chosen = self.inner.disambiguate(replace(fact, entity=base), mine, registry)
+        entries = [replace(e, key=split_tenant(e.key)[0]) for e in registry]
+        chosen = self.inner.disambiguate(replace(fact, entity=base), mine, entries)
         return None if chosen is None else chosen + (tenant or "")
 
     def close(self) -> None:

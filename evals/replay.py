@@ -63,7 +63,10 @@ class VaultReplay:
         assert self.spec.policy is not None
         inner = ScriptedReasoner(judge=self.judge) if self.judge else RuleReasoner()
         reasoner = NamespacedReasoner(inner) if self.ns.shared else inner
-        registry = NamespacedRegistry.builtin() if self.ns.shared else None
+        registry = None
+        if self.ns.shared:
+            registry = NamespacedRegistry.builtin()
+            registry.bind([s.id for s in self.scenarios])
         with tempfile.TemporaryDirectory(prefix="vault-eval-") as tmp, Vault.open(
             tmp, partitions=self.cfg.partitions, embedder=TenantEmbedder(), reasoner=reasoner,
             policy=self.ns.policy(self.spec.policy), registry=registry,

@@ -206,6 +206,10 @@ class ClaimLog:
             for ts, ent, kind, cid, did, agent, status, sby, detail in rows
         ]
 
+    def entity_keys(self) -> set[str]:
+        """Every entity with at least one claim, whatever its status."""
+        return {row[0] for row in self._run("SELECT DISTINCT entity FROM claims")}
+
     def count(self, status: str | None = None) -> int:
         if status is None:
             return int(self._scalar("SELECT count(*) FROM claims"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from vault_ray.actors.assignment import ClusterState, load_state, moves, plan, save_state, shard_name
 
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-
-from vault_ray import HashingEmbedder, Policy
 from vault_ray.actors.assignment import ClusterState, plan, save_state, shard_name
 from vault_ray.actors.shard import NotOwner, Shard
+
+from vault_ray import HashingEmbedder, Policy
 from vault_ray.backend import ControlFile
 from vault_ray.layout import init_store, partition_of
 from vault_ray.partition import WriteItem
@@ -43,14 +43,16 @@ def entity_in(partition):
 
 def test_a_shard_serves_its_partitions_and_refuses_the_others(store):
     shard = Shard(str(store), shard_name(0))
-    assert shard.owned == {0, 1} and sorted(shard.parts) == [0, 1]
+    assert shard.owned == {0, 1} and not shard.parts  # a partition's log is created by its first write
     mine, other = entity_in(0), entity_in(2)
+    assert shard.views([mine])[mine].active == () and shard.history(mine) == []
     out = shard.write({0: [item("c1", mine, "x")]}, NOW)
     assert out[0][0].outcome == "active"
     with pytest.raises(NotOwner) as refused:
         shard.write({0: [item("c2", mine, "y")], 2: [item("c3", other, "z")]}, NOW)
     assert refused.value.partition == 2
     assert [c.id for c in shard.history(mine)] == ["c1"]  # the refused batch changed nothing
+    assert sorted(shard.parts) == [0]
     shard.close_all()
 
 
@@ -59,13 +61,16 @@ def test_a_partition_moves_to_its_new_owner_with_its_data(store):
     entity = entity_in(1)
     first.write({1: [item("c1", entity, "x")]}, NOW)
     first.assign(2, [0])  # gives partition 1 away: its log is closed
-    assert sorted(first.parts) == [0]
+    assert 1 not in first.parts and first.owned == {0}
     with pytest.raises(NotOwner):
         first.views([entity])
     second = Shard(str(store), shard_name(1))
     second.assign(2, [1, 2, 3])
+    with pytest.raises(NotOwner, match="previous owner"):  # step 1 only: not served yet
+        second.views([entity])
+    assert second.open_pending() == []  # step 2, once the previous owner let go
     assert [c.value for c in second.views([entity])[entity].active] == ["x"]
-    assert second.check() == {1: True, 2: True, 3: True}
+    assert second.check([1, 2, 3]) == {1: True, 2: True, 3: True}
     first.assign(1, [0, 1])  # an older epoch is ignored
     assert first.owned == {0}
     first.close_all()
@@ -78,7 +83,7 @@ def test_a_restarted_shard_reopens_its_partitions_from_the_logs(store):
     decision = shard.write({0: [item("c1", entity, "x")]}, NOW)[0][0]
     shard.close_all()  # what a crash leaves: committed logs, nothing in memory
     again = Shard(str(store), shard_name(0))
-    assert again.check() == {0: True, 1: True}
+    assert again.check([0, 1]) == {0: True, 1: True}
     hits = again.search([0, 1], EMB.embed(["the value is x"]), 3)
     assert [c.id for _, c in hits[0]] == ["c1"]
     # the same claim id again is answered from the receipts, not applied twice

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from typer.testing import CliRunner
 
-from vault_ray import ClaimNotFound, Explanation, Fact, Judgement, Policy, ScriptedReasoner
+from vault_ray import AutoResolveRules, ClaimNotFound, Explanation, Fact, Judgement, Policy, ScriptedReasoner
 from vault_ray.cli import app
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -94,8 +94,6 @@ def test_dispute_and_resolution_are_in_the_chain(make_vault):
 
 
 def test_rule_and_repeats_are_explained(make_vault):
-    from vault_ray import AutoResolveRules
-
     policy = Policy(default_strategy="authority", authority={"owner": {"*": 0.9}},
                     rules=AutoResolveRules(reasserted_by=2))
     vault = make_vault(policy=policy)

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
-
 from openai_server import ScriptedOpenAI
+
 from vault_ray import (
     Claim,
     Fact,
@@ -25,8 +25,8 @@ from vault_ray import (
     ReasonerError,
     Status,
     Vault,
+    prompts,
 )
-from vault_ray import prompts
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

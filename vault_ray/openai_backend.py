@@ -170,7 +170,7 @@ class OpenAIReasoner:
                 raise Malformed("ADD takes no targets")
             if op != Op.ADD and not targets:
                 raise Malformed(f"{op} needs the label(s) it refers to in `targets`")
-            return OwnVerdict(Op(op), tuple(targets), str(answer.get("reason") or ""))
+            return OwnVerdict(Op(str(op)), tuple(targets), str(answer.get("reason") or ""))
 
         return self.ask("classify", prompts.classify(claim_card(incoming), cards, cardinality), parse)
 

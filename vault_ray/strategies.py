@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from .errors import ReasonerError
 from .models import Claim
@@ -130,7 +131,7 @@ def consensus(
 
 def from_judgement(incoming: Claim, conflicting: Sequence[Claim], judgement: Judgement, prior: Verdict) -> Verdict:
     """Turn the judge's answer into a verdict; an unknown winner id is an error."""
-    base = {"strategy": prior.strategy, "weights": prior.weights, "rationale": judgement.rationale}
+    base: dict[str, Any] = {"strategy": prior.strategy, "weights": prior.weights, "rationale": judgement.rationale}
     if judgement.winner is None:
         return Verdict(Action.DISPUTE, reason=f"{prior.reason}; judge: ambiguous ({judgement.rationale})", **base)
     if judgement.winner == incoming.id:

@@ -141,10 +141,7 @@ class Vault:
         vector = self.embedder.embed([query])
         policy = self.policy
         fetch = k * 4 if agent is None and entity is None else k * 50
-        if at is None:
-            raw = self.backend.search(vector, fetch)[0]
-        else:
-            raw = timeline.search_as_of(self.backend, vector, fetch, at)[0]
+        raw = self.backend.search(vector, fetch)[0] if at is None else timeline.search_as_of(self.backend, vector, fetch, at)[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
         return self._hits(raw, k, policy, at)
 

@@ -46,10 +46,12 @@ def gcs_address(ray_session):
 def cluster(ray_session, tmp_path):
     """Factory: `Vault.connect` on a fresh store under tmp_path in a fresh namespace
     (2 shards, 4 partitions, hashing embedder unless told); stops the actors after."""
+    import contextlib
     import uuid
 
-    from vault_ray import ClusterError, HashingEmbedder, Vault
     from vault_ray.actors import shutdown
+
+    from vault_ray import ClusterError, HashingEmbedder, Vault
 
     namespaces = []
 
@@ -64,7 +66,5 @@ def cluster(ray_session, tmp_path):
 
     yield _make
     for namespace in dict.fromkeys(namespaces):
-        try:
+        with contextlib.suppress(ClusterError):  # the test stopped it itself
             shutdown(namespace=namespace)
-        except ClusterError:
-            pass  # the test stopped it itself

@@ -16,12 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scenarios import authority_dispute, check_authority_dispute, check_recency_supersede, drifting_reasoner, recency_supersede
 
-from scenarios import authority_dispute, check_authority_dispute, check_recency_supersede, drifting_reasoner, \
-    recency_supersede
 from vault_ray import (
-    ClaimNotFound, DisputeError, DisputeNotFound, Fact, HashingEmbedder, InvalidEmbedding, InvalidEntity, Op, Policy,
-    ScriptedReasoner, Vault,
+    ClaimNotFound,
+    DisputeError,
+    DisputeNotFound,
+    Fact,
+    HashingEmbedder,
+    InvalidEmbedding,
+    InvalidEntity,
+    Op,
+    Policy,
+    ScriptedReasoner,
+    Vault,
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -1,0 +1,69 @@
+"""Two terminals, one store: `vault-ray up` starts a Ray head and the actors, two
+`vault-ray chat` processes (agent-a, then agent-b) reproduce the seed's authority
+dispute, `vault-ray down` stops the actors and the head, and embedded mode can
+open the store afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from vault_ray import HashingEmbedder, Vault
+from vault_ray.cli_cluster import _is_ray_start
+
+VAULT_RAY = str(Path(sys.executable).with_name("vault-ray"))
+POLICY = {"strategies": {"user.timezone": "authority"},
+          "authority": {"agent-a": {"user.timezone": 0.9}, "agent-b": {"user.timezone": 0.2}}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(*args: str, stdin: str = "", timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}  # rich tables unwrapped
+    env.pop("RAY_ADDRESS", None)
+    return subprocess.run([VAULT_RAY, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_two_cli_clients_against_one_up_store(tmp_path):
+    store, policy = tmp_path / "store", tmp_path / "policy.json"
+    policy.write_text(json.dumps(POLICY))
+    temp_dir = tempfile.mkdtemp(prefix="vrh", dir="/tmp")  # short: Ray's socket paths have a length limit
+    address, cluster = f"127.0.0.1:{free_port()}", ["--namespace", "cli"]
+    up = run("up", "--store", str(store), "--shards", "2", "--port", address.split(":")[1], "--num-cpus", "1",
+             "--temp-dir", temp_dir, "--hashing", "--policy", str(policy), *cluster)
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert "vault-ray is up" in up.stdout
+    assert f"vault-ray chat --agent NAME --address {address} --namespace cli --hashing" in up.stdout
+    head_pid = json.loads((store / "cluster.json").read_text())["head"]["pid"]
+    try:
+        join = ["--address", address, *cluster, "--hashing"]
+        a = run("chat", "--agent", "agent-a", *join, stdin="I'm in PST\n/quit\n")
+        assert a.returncode == 0, a.stdout + a.stderr
+        assert "user.timezone" in a.stdout and "active" in a.stdout
+        b = run("chat", "--agent", "agent-b", *join, stdin="I'm in EST\n/disputes\n/get user.timezone\n")
+        assert b.returncode == 0, b.stdout + b.stderr
+        assert "disputed" in b.stdout and "does not outweigh agent-a" in b.stdout
+        assert "CONTESTED" in b.stdout and "PST" in b.stdout and "EST" in b.stdout
+        status = run("status", "--address", address, *cluster)
+        assert status.returncode == 0 and "vault-shard-1" in status.stdout, status.stdout + status.stderr
+    finally:
+        down = run("down", "--address", address, *cluster)
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert "stopped the Ray head" in down.stdout
+    assert not _is_ray_start(head_pid)
+    # the store is free again, and holds what the two processes did
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        (dispute,) = vault.disputes()
+        assert dispute.entity == "user.timezone"
+        assert sorted(c.claim.value for c in vault.get("user.timezone").candidates) == ["EST", "PST"]
+    again = run("down", "--address", address, *cluster, timeout=60)
+    assert again.returncode == 4 and "nothing answers" in again.stdout  # a one-line cluster error, at once

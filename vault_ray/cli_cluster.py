@@ -1,0 +1,208 @@
+"""`vault-ray up | down | rebalance | status`: run a cluster-mode store.
+
+`up` starts a local Ray head (`ray start --head --block`, in its own session so it
+outlives this command) unless `--address` names a running cluster, creates the
+store's actors and prints how to join. `down` stops the actors, releases the store
+and, when `up` started the head on this machine, stops that head too (by the pid
+`up` recorded, never `ray stop`, which would stop every Ray on the machine).
+
+Ray is imported inside the commands: the rest of the CLI runs without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from .embedders import HashingEmbedder, LocalEmbedder
+from .errors import ClusterError, InvalidInput
+from .policy import Policy
+
+HEAD_START_TIMEOUT_S = 120.0
+HEAD_STOP_TIMEOUT_S = 60.0
+
+NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the store (one store per namespace).")
+CLUSTER = typer.Option("auto", "--address", help="Ray address of the cluster ('auto': the one on this machine).")
+POLICY_FILE = typer.Option(None, "--policy", help="JSON file with a policy (Policy.to_dict()) to start with.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the cluster commands to the `vault-ray` app."""
+    from .cli import handle_errors
+
+    for command in (up, down, rebalance, status):
+        app.command(help=command.__doc__)(handle_errors(command))
+
+
+def up(
+    store: str = typer.Option(..., "--store", "-s", help="Store directory (created if new); every node must reach it."),
+    shards: int = typer.Option(2, "--shards", help="How many shard actors own the partitions."),
+    partitions: int = typer.Option(None, "--partitions", help="Partition count of a new store (default 16)."),
+    namespace: str = NAMESPACE,
+    address: str = typer.Option(None, "--address", help="Join this running Ray cluster instead of starting a head."),
+    port: int = typer.Option(6379, "--port", help="Port of the local Ray head started when no --address is given."),
+    num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs the local Ray head offers (default: all)."),
+    temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
+    hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
+    policy_file: Path = POLICY_FILE,
+) -> None:
+    """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
+    from .cli import console
+
+    policy = _read_policy(policy_file) if policy_file else None
+    embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
+    head: dict[str, Any] = {}
+    if address is None:
+        head = _start_head(port, num_cpus, temp_dir)
+        address = head["address"]
+    try:
+        from vault_ray.actors import connect
+
+        vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
+                        embedder=embedder, policy=policy)
+        if head:
+            vault.backend.note_head(head)  # type: ignore[attr-defined]
+    except BaseException:
+        if head:
+            _stop_head(head)
+        raise
+    backend = vault.backend
+    flag = " --hashing" if hashing else ""
+    embedder_arg = ", embedder=HashingEmbedder()" if hashing else ""
+    for line in (
+        f"[green]vault-ray is up[/green]: store {backend.store} · namespace {namespace!r} · "  # type: ignore[attr-defined]
+        f"{shards} shard(s) over {backend.partitions} partitions · Ray at {address}",
+        "join from any terminal (or any machine that reaches this Ray cluster and the store):",
+        f"  vault-ray chat --agent NAME --address {address} --namespace {namespace}{flag}",
+        f"  Vault.connect({address!r}, namespace={namespace!r}{embedder_arg})",
+        f"stop it with: vault-ray down --address {address} --namespace {namespace}",
+    ):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def down(
+    address: str = CLUSTER, namespace: str = NAMESPACE,
+    keep_ray: bool = typer.Option(False, "--keep-ray", help="Leave the Ray head `up` started running."),
+) -> None:
+    """Stop the store's actors (closing every log) and the Ray head `vault-ray up` started."""
+    from vault_ray.actors import shutdown
+
+    from .cli import console
+
+    head = shutdown(address, namespace=namespace)
+    console.print(f"stopped the vault-ray actors of namespace {namespace!r}; the store is free", highlight=False)
+    if head and not keep_ray:
+        if head.get("host") != socket.gethostname():
+            console.print(f"the Ray head at {head.get('address')} runs on {head.get('host')}: stop it there")
+            return
+        import ray
+
+        ray.shutdown()
+        _stop_head(head)
+        console.print(f"stopped the Ray head at {head['address']}", highlight=False)
+
+
+def rebalance(
+    shards: int = typer.Option(..., "--shards", help="How many shard actors should own the partitions."),
+    address: str = CLUSTER, namespace: str = NAMESPACE,
+) -> None:
+    """Move partitions between shard actors (logs closed by the old owner, opened by the new)."""
+    from vault_ray.actors import rebalance as move
+
+    from .cli import console
+
+    result = move(address, namespace=namespace, shards=shards)
+    t = Table(title=f"rebalance to {shards} shard(s): epoch {result['epoch']}")
+    for col in ("partition", "from", "to"):
+        t.add_column(col)
+    for p, (old, new) in sorted(result["moved"].items()):
+        t.add_row(str(p), old or "", new)
+    console.print(t if result["moved"] else "nothing to move")
+    if result["retired"]:
+        console.print(f"retired: {', '.join(result['retired'])}")
+
+
+def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
+    """Show the store's shards: the partitions each owns, its process and the epoch."""
+    from vault_ray.actors import status as read_status
+
+    from .cli import console
+
+    found = read_status(address, namespace=namespace)
+    t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
+    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version"):
+        t.add_column(col)
+    for info in found["shards"]:
+        t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])),
+                  ",".join(map(str, info["pending"])), str(info["active"]), str(info["control_version"]))
+    console.print(t)
+
+
+# -- the local Ray head ------------------------------------------------------------------------
+def _read_policy(path: Path) -> Policy:
+    try:
+        return Policy.from_dict(json.loads(Path(path).read_text()))
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise InvalidInput(f"cannot read a policy from {str(path)!r}: {exc}") from exc
+
+
+def _ray_executable() -> str:
+    beside = Path(sys.executable).with_name("ray")
+    found = str(beside) if beside.exists() else shutil.which("ray")
+    if not found:
+        raise ClusterError("the `ray` command is not installed (pip install 'vault-ray[cluster]')")
+    return found
+
+
+def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[str, Any]:
+    """`ray start --head --block` in its own session; returns once the head is up."""
+    cmd = [_ray_executable(), "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
+           "--include-dashboard=false", "--disable-usage-stats"]
+    if num_cpus is not None:
+        cmd.append(f"--num-cpus={num_cpus}")
+    if temp_dir:
+        cmd.append(f"--temp-dir={Path(temp_dir).resolve()}")
+    log_path = Path(tempfile.gettempdir()) / f"vault-ray-head-{port}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    deadline = time.monotonic() + HEAD_START_TIMEOUT_S
+    while "Ray runtime started" not in log_path.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            if proc.poll() is None:
+                _stop_head({"pid": proc.pid})
+            tail = log_path.read_text(errors="replace")[-1500:]
+            raise ClusterError(f"could not start a Ray head on port {port} (log {log_path}):\n{tail}")
+        time.sleep(0.2)
+    return {"pid": proc.pid, "host": socket.gethostname(), "address": f"127.0.0.1:{port}", "log": str(log_path)}
+
+
+def _is_ray_start(pid: int) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"start" in cmdline and any(part.endswith(b"ray") for part in cmdline)
+
+
+def _stop_head(head: dict[str, Any]) -> None:
+    """SIGTERM to the `ray start --block` process `up` started: it stops what it started."""
+    pid = int(head["pid"])
+    if not _is_ray_start(pid):  # already gone (or the pid now names another program)
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + HEAD_STOP_TIMEOUT_S
+    while _is_ray_start(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)

@@ -1,0 +1,165 @@
+"""`vault-ray eval`: compare conflict policies on synthetic scenarios (a Ray Data job),
+or replay a real store's claim log under other policies (`--from-store`).
+
+Ray, pandas and matplotlib are imported only when the command runs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .cli import console, handle_errors
+
+DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("eval")
+    @handle_errors
+    def eval_(
+        scenarios: int = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate."),
+        policies: str = typer.Option(None, "--policies", "-p",
+                                     help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES} (the default). "
+                                          "--from-store: lww,store,recency,authority,consensus,judge."),
+        out: Path = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the generator and of the scripted judge."),
+        judge_accuracy: float = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
+                                             help="Accuracy of the scripted judge (default 0.9)."),
+        block_size: int = typer.Option(None, "--block-size", min=1,
+                                       help="Largest number of scenarios per Ray Data batch, replayed in one vault (default 1000)."),
+        config: Path = typer.Option(None, "--config", exists=True, dir_okay=False,
+                                    help="TOML or JSON file with [generator] and [eval] settings."),
+        input_dir: Path = typer.Option(None, "--input", exists=True,
+                                       help="Replay existing scenario Parquet files instead of generating."),
+        from_store: Path = typer.Option(None, "--from-store", exists=True,
+                                        help="Replay this store's claim log (store dir, .duckdb file or "
+                                             "Vault.export dir) under other policies."),
+        address: str = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally)."),
+        num_cpus: int = typer.Option(None, "--num-cpus", min=1, help="CPUs for a locally started Ray."),
+    ) -> None:
+        """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
+        with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT."""
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            if from_store is not None:
+                _from_store(from_store, policies, out)
+            else:
+                _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, judge_accuracy, block_size, config,
+                           input_dir, address, num_cpus)
+        except ValueError as exc:
+            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+
+
+def _synthetic(n: int, policies: str, out: Path, seed: int, judge_accuracy: float | None, block_size: int | None,
+               config: Path | None, input_dir: Path | None, address: str | None, num_cpus: int | None) -> None:
+    from dataclasses import replace  # noqa: PLC0415
+
+    from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config  # noqa: PLC0415
+    from vault_ray.evals.generator import read_config, write_scenarios  # noqa: PLC0415
+    from vault_ray.evals.policies import build_policies  # noqa: PLC0415
+
+    gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
+    gen = replace(gen, seed=seed)
+    ev = replace(ev, **{k: v for k, v in (("judge_accuracy", judge_accuracy), ("block_size", block_size))
+                        if v is not None})
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    build_policies(names, gen, ev)
+    if input_dir is not None:
+        files = sorted(str(p) for p in input_dir.glob("*.parquet")) if input_dir.is_dir() else [str(input_dir)]
+        gen = read_config(files[0]) or gen
+        source: str | list[str] = files
+        n = sum(_rows(f) for f in files)
+    else:
+        started = time.perf_counter()
+        with console.status(f"generating {n:,} scenarios"):
+            write_scenarios(n, out / "scenarios", gen)
+        console.print(f"generated {n:,} scenarios in {time.perf_counter() - started:.1f} s -> {out / 'scenarios'}")
+        source = str(out / "scenarios")
+    run, machine = _run_job(source, names, gen, ev, seed, n, out, address, num_cpus)
+    _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config)
+
+
+def _rows(path: str) -> int:
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    return pq.read_metadata(path).num_rows
+
+
+def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: ignore[no-untyped-def]
+    import ray  # noqa: PLC0415
+
+    from vault_ray.evals.job import run_eval  # noqa: PLC0415
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs = {"address": address} if address else {"num_cpus": num_cpus}
+        ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False  # the rich bar below reports progress
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    machine = f"{cpus} Ray CPUs ({platform.machine()}, {os.cpu_count()} cores on the driver), Ray {ray.__version__}"
+    try:
+        with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TextColumn("scenarios"),
+                      TimeElapsedColumn(), console=console, transient=False) as bar:
+            task = bar.add_task("replay", total=n)
+            run = run_eval(source, names, generator=gen, evaluation=ev, seed=seed,
+                           results_path=out / "results.parquet",
+                           on_progress=lambda done: bar.update(task, completed=done))
+    finally:
+        if started_here:
+            ray.shutdown()
+    return run, machine
+
+
+def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
+
+    command = f"vault-ray eval --scenarios {n} --policies {','.join(names)} --out {out} --seed {seed}"
+    command += f" --input {input_dir}" if input_dir else ""
+    command += f" --config {config}" if config else ""
+    pq.write_table(run.summary, out / "summary.parquet")
+    meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
+            "command": command, "seed": seed, "judge_accuracy": ev.judge_accuracy, "machine": machine,
+            "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names}
+    (out / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+    report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta)
+    table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
+    shown = COLUMNS[:8]
+    for header in ("policy", *(h for _, h, _ in shown)):
+        table.add_column(header, overflow="fold")
+    for row in run.summary.to_pylist():
+        table.add_row(row["policy"], *(fmt(row[c], k) for c, _, k in shown))
+    console.print(table)
+    console.print(f"report: {report}\nresults: {out / 'results.parquet'}")
+
+
+def _from_store(path: Path, policies: str | None, out: Path) -> None:
+    from vault_ray.evals.from_store import WHATIF_POLICIES, what_if, whatif_report  # noqa: PLC0415
+
+    names = [p.strip() for p in (policies or ",".join(WHATIF_POLICIES)).split(",") if p.strip()]
+    with console.status(f"replaying {path} under {len(names)} policies"):
+        result = what_if(path, names)
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    pq.write_table(result.table(), out / "from_store.parquet")
+    report = out / "from_store.md"
+    report.write_text(whatif_report(result, str(path)))
+    table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities")
+    for header in ("policy", "entities ending differently", "refused writes"):
+        table.add_column(header)
+    for name in names:
+        table.add_row(name, f"{len(result.differences(name)):,}", f"{result.rejected[name]:,}")
+    console.print(table)
+    console.print(f"report: {report}\nper entity: {out / 'from_store.parquet'}")
