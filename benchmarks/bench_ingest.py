@@ -182,6 +182,7 @@ class WriteRun:
     batch: int
     resolve: bool
     latencies: list[float]
+    cpu: list[float]
     reopen_s: float
     stages: dict[str, float]
 
@@ -213,14 +214,17 @@ def write_payloads(batch: int, calls: int, rng: np.random.Generator, tag: str) -
              unit_vectors(rng, batch)) for c in range(calls)]
 
 
-def timed_writes(vault: Vault, payloads: Sequence[tuple[list[Fact], np.ndarray]], resolve: bool) -> list[float]:
+def timed_writes(vault: Vault, payloads: Sequence[tuple[list[Fact], np.ndarray]],
+                 resolve: bool) -> tuple[list[float], list[float]]:
+    """Wall and process CPU seconds per call (CPU time is less sensitive to other load on the machine)."""
     agents = [vault.agent(f"agent-{i}") for i in range(AGENTS)]
-    latencies = []
+    wall, cpu = [], []
     for c, (facts, vectors) in enumerate(payloads):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         agents[c % AGENTS].add_facts(facts, vectors=vectors, resolve=resolve)
-        latencies.append(time.perf_counter() - t0)
-    return latencies
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
 
 
 def snapshot_levels(settings: Settings, work: Path, embedder: Any,
@@ -266,6 +270,7 @@ def run_config(snapshots: dict[int, Path], work: Path, embedder: Any, batch: int
     vaults: dict[int, Vault] = {}
     reopen: dict[int, float] = {}
     latencies: dict[int, list[float]] = {level: [] for level in snapshots}
+    cpu: dict[int, list[float]] = {level: [] for level in snapshots}
     stages: dict[int, Counter[str]] = {level: Counter() for level in snapshots}
     try:
         for level, snap in snapshots.items():
@@ -280,7 +285,9 @@ def run_config(snapshots: dict[int, Path], work: Path, embedder: Any, batch: int
             for level, vault in vaults.items():
                 payloads = write_payloads(batch, share, rng, f"{tag}r{r}")
                 STAGES.reset()
-                latencies[level] += timed_writes(vault, payloads, resolve)
+                wall, used = timed_writes(vault, payloads, resolve)
+                latencies[level] += wall
+                cpu[level] += used
                 stages[level].update(STAGES.seconds)
     finally:
         for level, vault in vaults.items():
@@ -289,7 +296,7 @@ def run_config(snapshots: dict[int, Path], work: Path, embedder: Any, batch: int
     runs = []
     for level in snapshots:
         STAGES.seconds = defaultdict(float, stages[level])
-        run = WriteRun(level, stored[level], batch, resolve, latencies[level], reopen[level],
+        run = WriteRun(level, stored[level], batch, resolve, latencies[level], cpu[level], reopen[level],
                        STAGES.breakdown(sum(latencies[level])))
         lat = np.array(run.latencies)
         say(f"  store {run.stored:>7,} | batch {batch:>3} | resolve {'on ' if resolve else 'off'} | "
@@ -334,30 +341,39 @@ def _third(verb: str) -> str:
     return {"usually": "usually", "want": "wants", "keep": "keeps", "pay": "pays"}.get(verb, verb + "s")
 
 
-def raw_encode(model: Any, texts: list[str], batch: int) -> float:
-    t0 = time.perf_counter()
+@dataclass
+class TextRun:
+    label: str
+    wall: float
+    cpu: float
+    stages: dict[str, float] | None = None
+    decisions: Counter[str] | None = None
+
+
+def raw_encode(model: Any, texts: list[str], batch: int, label: str) -> TextRun:
+    c0, t0 = time.process_time(), time.perf_counter()
     for chunk in chunks(texts, batch):
         model.encode(list(chunk), batch_size=batch, normalize_embeddings=True, convert_to_numpy=True)
-    return time.perf_counter() - t0
+    return TextRun(label, time.perf_counter() - t0, time.process_time() - c0)
 
 
-def vault_ingest(embedder: LocalEmbedder, texts: list[str], batch: int, resolve: bool,
-                 path: Path) -> tuple[float, dict[str, float], Counter[str]]:
+def vault_ingest(embedder: LocalEmbedder, texts: list[str], batch: int, resolve: bool, path: Path,
+                 label: str) -> TextRun:
     vault, _ = open_store(path, embedder)
     ops: Counter[str] = Counter()
     try:
         mem = vault.agent("ingest")
         STAGES.reset()
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         for c, chunk in enumerate(chunks(texts, batch)):
             facts = [Fact(f"user.note{c * batch + i}", text) for i, text in enumerate(chunk)]
             result = mem.add_facts(facts, resolve=resolve)
             ops.update(f"{d.op}/{d.outcome}" + ("/aligned" if d.aligned_from else "") for d in result.decisions)
-        spent = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         vault.close()
         shutil.rmtree(path, ignore_errors=True)
-    return spent, STAGES.breakdown(spent), ops
+    return TextRun(label, wall, cpu, STAGES.breakdown(wall), ops)
 
 
 def bench_text(settings: Settings, work: Path) -> dict[str, Any]:
@@ -369,18 +385,16 @@ def bench_text(settings: Settings, work: Path) -> dict[str, Any]:
     load = time.perf_counter() - t0
     import torch  # already imported by the model
 
-    out_threads = torch.get_num_threads()
     say(f"model loaded and warmed up in {load:.1f} s; {len(texts):,} sentences")
-    out: dict[str, Any] = {"n": len(texts), "load_s": load, "batch": 256, "torch_threads": out_threads}
-    out["raw1"] = raw_encode(model, texts, 256)
-    say(f"  raw model.encode            {len(texts) / out['raw1']:,.0f} sentences/s")
-    out["vault_resolve"] = vault_ingest(embedder, texts, 256, True, work / "text-resolve")
-    say(f"  vault add_facts, resolve on  {len(texts) / out['vault_resolve'][0]:,.0f} sentences/s")
-    out["vault_plain"] = vault_ingest(embedder, texts, 256, False, work / "text-plain")
-    say(f"  vault add_facts, resolve off {len(texts) / out['vault_plain'][0]:,.0f} sentences/s")
-    out["raw2"] = raw_encode(model, texts, 256)
-    say(f"  raw model.encode (again)    {len(texts) / out['raw2']:,.0f} sentences/s")
-    return out
+    runs = [
+        raw_encode(model, texts, 256, "raw `model.encode`, chunks of 256 (before)"),
+        vault_ingest(embedder, texts, 256, True, work / "text-resolve", "`add_facts` x256, LocalEmbedder, resolve on"),
+        vault_ingest(embedder, texts, 256, False, work / "text-plain", "`add_facts` x256, LocalEmbedder, resolve off"),
+        raw_encode(model, texts, 256, "raw `model.encode`, chunks of 256 (after)"),
+    ]
+    for run in runs:
+        say(f"  {run.label:48s} {len(texts) / run.wall:,.0f} sentences/s ({run.cpu:.1f} CPU s)")
+    return {"n": len(texts), "load_s": load, "torch_threads": torch.get_num_threads(), "runs": runs}
 
 
 # -- report -------------------------------------------------------------------------------------
@@ -427,9 +441,9 @@ def write_tables(runs: list[WriteRun]) -> tuple[str, str]:
         lat = np.array(r.latencies)
         rows.append([f"{r.level:,}", f"{r.stored:,}", r.batch, "on" if r.resolve else "off", len(lat),
                      fmt_ms(np.median(lat)), fmt_ms(np.percentile(lat, 99)), fmt_ms(r.total / r.claims),
-                     f"{r.claims / r.total:,.0f}"])
+                     f"{r.claims / r.total:,.0f}", fmt_ms(sum(r.cpu) / r.claims)])
     main = table(["level", "claims in store", "batch", "resolve", "calls", "p50 ms/call", "p99 ms/call",
-                  "ms/claim (mean)", "claims/s"], rows)
+                  "ms/claim (mean)", "claims/s", "CPU ms/claim"], rows)
     names = list(runs[0].stages)
     stage_rows = [[f"{r.level:,}", r.batch, "on" if r.resolve else "off",
                    *(fmt_ms(r.stages[n] / len(r.latencies)) for n in names)] for r in runs]
@@ -445,18 +459,17 @@ def report(settings: Settings, command: str, info: dict[str, str], started: dt.d
     fill_rows = [[f"{lvl:,}", f"{added:,}", f"{spent:.1f}", f"{added / spent:,.0f}", fmt_ms(reopen[lvl])]
                  for lvl, added, spent in fills]
     n = text["n"]
-    raw = (text["raw1"] + text["raw2"]) / 2
+    runs_t: list[TextRun] = text["runs"]
+    raw_wall = (runs_t[0].wall + runs_t[-1].wall) / 2
+    raw_cpu = (runs_t[0].cpu + runs_t[-1].cpu) / 2
     text_rows = [
-        ["raw `model.encode`, chunks of 256 (before)", f"{text['raw1']:.2f}", f"{n / text['raw1']:,.0f}", "-"],
-        ["`add_facts` x256, LocalEmbedder, resolve on", f"{text['vault_resolve'][0]:.2f}",
-         f"{n / text['vault_resolve'][0]:,.0f}", f"{text['vault_resolve'][0] / raw:.2f}"],
-        ["`add_facts` x256, LocalEmbedder, resolve off", f"{text['vault_plain'][0]:.2f}",
-         f"{n / text['vault_plain'][0]:,.0f}", f"{text['vault_plain'][0] / raw:.2f}"],
-        ["raw `model.encode`, chunks of 256 (after)", f"{text['raw2']:.2f}", f"{n / text['raw2']:,.0f}", "-"],
+        [r.label, f"{r.wall:.2f}", f"{n / r.wall:,.0f}", f"{r.cpu:.2f}",
+         "-" if r.stages is None else f"{r.wall / raw_wall:.2f}", "-" if r.stages is None else f"{r.cpu / raw_cpu:.2f}"]
+        for r in runs_t
     ]
-    text_stage_rows = [[label, *(f"{v:.2f}" for v in text[key][1].values())]
-                       for label, key in (("resolve on", "vault_resolve"), ("resolve off", "vault_plain"))]
-    text_stages = table(["run", *(f"{k} (s)" for k in text["vault_resolve"][1])], text_stage_rows)
+    ingests = [r for r in runs_t if r.stages is not None]
+    text_stages = table(["run", *(f"{k} (s)" for k in ingests[0].stages)],
+                        [[r.label, *(f"{v:.2f}" for v in r.stages.values())] for r in ingests])
     machine_rows = "\n".join(f"- {k}: {v}" for k, v in info.items())
     return f"""<!-- bench:{settings.mode} -->
 ## {settings.mode.capitalize()} run
@@ -497,15 +510,15 @@ the measured writes (copies of every level open at once; before the sentence-tra
 {n:,} distinct sentences; batch size 256 for both (`add_facts` gets 256 facts per call and LocalEmbedder
 encodes with `batch_size=256`); model load + one warm-up batch ({text["load_s"]:.1f} s) not timed;
 torch uses {text["torch_threads"]} threads.
-Overhead = time / mean of the two raw runs.
+Overhead = time / mean of the two raw runs (wall and process CPU time separately).
 
-{table(["run", "seconds", "sentences/s", "overhead x raw"], text_rows)}
+{table(["run", "wall s", "sentences/s", "CPU s", "overhead x raw (wall)", "overhead x raw (CPU)"], text_rows)}
 
 Where the ingest time goes (seconds, whole run):
 
 {text_stages}
 
-Decisions (resolve on): {dict(sorted(text["vault_resolve"][2].items()))}
+Decisions (resolve on): {dict(sorted(ingests[0].decisions.items()))}
 <!-- /bench:{settings.mode} -->
 """
 

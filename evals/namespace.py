@@ -126,12 +126,20 @@ class NamespacedRegistry(EntityRegistry):
         self._salts = np.stack([salt(s) for s in self._tenants]) if self._tenants else None
 
     def lookup(self, key: str) -> RegistryEntry | None:
-        return super().lookup(split_tenant(key)[0])
+        base = split_tenant(key)[0]
+        memo = self.__dict__.setdefault("_memo", {})  # the front asks 3-4 times per fact
+        if base not in memo:
+            memo[base] = super().lookup(base)
+        return memo[base]
 
     def canonical(self, key: str) -> str:
         base, tenant = split_tenant(key)
         found = super().canonical(base)
         return found + tenant if tenant else found
+
+    def add(self, entry: RegistryEntry) -> None:
+        self.__dict__.pop("_memo", None)
+        super().add(entry)
 
     def relevant(self, vector: np.ndarray, embed, *, k: int = 8, min_similarity: float = 0.2) -> list[RegistryEntry]:  # type: ignore[no-untyped-def]
         found = super().relevant(vector, embed, k=k, min_similarity=min_similarity)

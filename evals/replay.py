@@ -84,24 +84,30 @@ class VaultReplay:
         return [self.counts[s.id] for s in self.scenarios]
 
     def _rounds(self, vault: Vault) -> None:
-        longest = max((len(s.events) for s in self.scenarios), default=0)
+        """Round r: every scenario's reads that precede its r-th write (they see the
+        state after write r-1), then its r-th write; a last round for trailing reads."""
+        steps = {s.id: _steps(s) for s in self.scenarios}
+        longest = max((len(v) for v in steps.values()), default=0)
         for r in range(longest):
             groups: dict[tuple[str, str], list[tuple[Scenario, Write]]] = defaultdict(list)
             reads: list[tuple[Scenario, Query]] = []
             for s in self.scenarios:
-                if r < len(s.events):
-                    event = s.events[r]
-                    if isinstance(event, Write):
-                        groups[(event.agent, event.session)].append((s, event))
-                    else:
-                        reads.append((s, event))
+                if r < len(steps[s.id]):
+                    before, write = steps[s.id][r]
+                    reads += [(s, q) for q in before]
+                    if write is not None:
+                        groups[(write.agent, write.session)].append((s, write))
+            self._read(vault, reads)
             for (agent, session), items in groups.items():
                 self._write(vault, agent, session, items)
-            if reads:
-                views = vault.backend.views({self.ns.key(q.entity, s.id) for s, q in reads})
-                for s, q in reads:
-                    answer = self._answer(views[self.ns.key(q.entity, s.id)])
-                    tally_read(self.counts[s.id], answer, q.value, s.past_values(q.entity, q.at))
+
+    def _read(self, vault: Vault, reads: list[tuple[Scenario, Query]]) -> None:
+        if not reads:
+            return
+        views = vault.backend.views({self.ns.key(q.entity, s.id) for s, q in reads})
+        for s, q in reads:
+            answer = self._answer(views[self.ns.key(q.entity, s.id)])
+            tally_read(self.counts[s.id], answer, q.value, s.past_values(q.entity, q.at))
 
     def _write(self, vault: Vault, agent: str, session: str, items: list[tuple[Scenario, Write]]) -> None:
         facts = [Fact(self.ns.key(w.label, s.id), w.text, value=w.value, observed_at=w.observed_at,
@@ -157,6 +163,21 @@ class VaultReplay:
     @staticmethod
     def _answer(view: EntityView) -> str | None:
         return answer_of(c.value or c.text for c in view.active)
+
+
+def _steps(s: Scenario) -> list[tuple[list[Query], Write | None]]:
+    """The scenario's events as (reads before a write, the write); trailing reads last."""
+    steps: list[tuple[list[Query], Write | None]] = []
+    reads: list[Query] = []
+    for event in s.events:
+        if isinstance(event, Query):
+            reads.append(event)
+        else:
+            steps.append((reads, event))
+            reads = []
+    if reads:
+        steps.append((reads, None))
+    return steps
 
 
 def lww_counts(s: Scenario) -> Counts:

@@ -84,3 +84,12 @@ def test_chat_reads_statements_and_commands(store):
     )
     assert result.exit_code == 0, result.output
     assert "ADD" in result.output and "vegetarian" in result.output and "user.timezone" in result.output
+
+
+def test_as_of_flag(store):
+    early = invoke("get", "user.timezone", "--store", store, "--hashing", "--as-of", "2000-01-01T00:00:00Z")
+    assert early.exit_code == 0 and "PST" not in early.output
+    now = invoke("search", "timezone", "--store", store, "--hashing", "--as-of", "2999-01-01T00:00:00+00:00")
+    assert now.exit_code == 0 and "PST" in now.output
+    bad = invoke("get", "user.timezone", "--store", store, "--hashing", "--as-of", "yesterday")
+    assert bad.exit_code == 2 and "ISO 8601" in bad.output

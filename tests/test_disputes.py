@@ -318,3 +318,19 @@ def test_scripted_reasoner_counts_no_judge_calls_for_disputes(make_vault):
     say(vault, "owner", "vegan", 0)
     say(vault, "chat", "vegetarian", 1)
     assert reasoner.calls["judge"] == 0
+
+
+def test_resolving_a_many_dispute_keeps_unrelated_values(make_vault):
+    """On a 'many' entity, settling likes:jazz vs dislikes:jazz leaves likes:chess alone."""
+    from vault_ray import Fact
+
+    vault = make_vault(policy=Policy(strategies={"user.likes": "authority"}, authority={"a": {"*": 0.9}}))
+    a, b = vault.agent("a"), vault.agent("b")
+    chess = a.add_facts([Fact("user.likes", "The user likes chess", "likes:chess")]).decisions[0]
+    jazz = a.add_facts([Fact("user.likes", "The user likes jazz", "likes:jazz")]).decisions[0]
+    chal = b.add_facts([Fact("user.likes", "The user dislikes jazz", "dislikes:jazz")]).decisions[0]
+    assert chal.outcome == "disputed"
+    vault.resolve_dispute(chal.dispute_id, chal.claim_id, decided_by="user")
+    active = {c.id for c in vault.get("user.likes").active}
+    assert active == {chess.claim_id, chal.claim_id}
+    assert {c.id: c.superseded_by for c in vault.history("user.likes")}[jazz.claim_id] == chal.claim_id

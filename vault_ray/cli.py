@@ -9,6 +9,7 @@ import functools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, TypeVar
 
 import typer
@@ -29,6 +30,16 @@ STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store (e.g. 'auto').")
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
 HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
+AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z).")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"--as-of must be an ISO 8601 time, got {value!r}") from None
 
 
 def exit_code(exc: VaultError) -> int:
@@ -148,10 +159,11 @@ def demo(hashing: bool = HASHING) -> None:
 @app.command()
 @handle_errors
 def get(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
-        hashing: bool = HASHING) -> None:
+        hashing: bool = HASHING, as_of: str = AS_OF) -> None:
     """Show the current view of ENTITY (both values while a dispute is open)."""
+    when = parse_time(as_of)
     with open_vault(store, address, namespace, hashing) as vault:
-        console.print(view_table(vault.get(entity)))
+        console.print(view_table(vault.get(entity, as_of=when)))
 
 
 @app.command()
@@ -166,10 +178,11 @@ def history(entity: str, store: str = STORE, address: str = ADDRESS, namespace: 
 @app.command()
 @handle_errors
 def search(query: str, k: int = typer.Option(5, "-k", help="How many hits."), store: str = STORE,
-           address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+           address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING, as_of: str = AS_OF) -> None:
     """Semantic search over active claims."""
+    when = parse_time(as_of)
     with open_vault(store, address, namespace, hashing) as vault:
-        console.print(hits_table(query, vault.search(query, k=k)))
+        console.print(hits_table(query, vault.search(query, k=k, as_of=when)))
 
 
 @app.command()

@@ -27,7 +27,7 @@ from .models import (
 )
 from .policy import Policy
 from .reasoners.base import JudgeCase, OwnVerdict, Reasoner
-from .reasoners.rules import normalized_value
+from .reasoners.rules import contradicts, normalized_value
 from .strategies import Action, Verdict
 from .timeline import entity_view
 
@@ -72,6 +72,8 @@ class _Txn:
         self.disputes: dict[str, Dispute] = {}
         self.changes = ChangeSet()
         self.decided: dict[str, Decision] = {}
+        self.cardinality: dict[str, str] = {}
+        """entity -> cardinality, as the writes and resolutions of this txn gave it."""
 
     def claim(self, cid: str) -> Claim:
         return self.claims.get(cid) or self.part.claims[cid]
@@ -195,6 +197,7 @@ class Partition:
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from, embedding=item.vector,
         )
+        txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)
         own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]
         own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else OwnVerdict(Op.ADD, (), "new for this agent")
@@ -341,6 +344,7 @@ class Partition:
             if not decided_by or not isinstance(decided_by, str):
                 raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
             txn = _Txn(self, now)
+            txn.cardinality[d.entity] = cardinality
             resolved = self._resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
             self._commit(txn)
             return resolved
@@ -357,13 +361,19 @@ class Partition:
         else:
             assert winner is not None
             win_value = normalized_value(txn.claim(winner))
-            rivals = {c.id: c for c in txn.live_on(d.entity) if c.status == Status.ACTIVE}
+            member_ids = {m.id for m in members}
+            # Active claims outside the dispute lose only if they contradict the winner: on a
+            # 'many' entity other values (likes:chess beside likes:jazz) stay. Unknown
+            # cardinality (the stale rule, which keeps an incumbent) touches members only.
+            card = txn.cardinality.get(d.entity)
+            rivals = {c.id: c for c in txn.live_on(d.entity)
+                      if c.status == Status.ACTIVE and card is not None and contradicts(normalized_value(c), win_value, card)}
             rivals.update({c.id: c for c in members})
             for c in rivals.values():
                 if normalized_value(c) == win_value:
                     if c.status != Status.ACTIVE:
                         txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
-                elif c.id in {m.id for m in members} or c.status == Status.ACTIVE:
+                elif c.id in member_ids or c.status == Status.ACTIVE:
                     txn.set_status(c.id, Status.SUPERSEDED, winner, agent=decided_by, **status_detail)
         resolved = replace(d, status=DisputeStatus.RESOLVED,
                            resolution=Resolution(winner, decided_by, note, txn.now, keep_both))
