@@ -29,8 +29,9 @@ from .control import CONTROL_NAME, ClusterConfig, ControlActor
 
 
 def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
-    """Connect this process to Ray unless it already is. `address=None` or "local"
-    starts a private Ray instance in this process (a notebook, a single machine)."""
+    """Connect this process to Ray unless it already is (then `address` is not
+    looked at: a process talks to one Ray cluster). `address=None` or "local" starts
+    a private Ray instance in this process (a notebook, a single machine)."""
     if ray.is_initialized():
         return
     options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
@@ -99,7 +100,7 @@ def connect(
     address: str | None = "auto", *, namespace: str = "vault", store: str | Path | None = None,
     shards: int | None = None, partitions: int | None = None, embedder: Embedder | None = None,
     reasoner: Reasoner | None = None, policy: Policy | None = None, registry: EntityRegistry | None = None,
-    shard_options: dict[str, Any] | None = None, retry_timeout: float = RETRY_TIMEOUT_S,
+    actor_options: dict[str, Any] | None = None, retry_timeout: float = RETRY_TIMEOUT_S,
 ) -> Vault:
     """Join the store served in `namespace`, or create its actors if none serve it yet.
 
@@ -109,9 +110,10 @@ def connect(
     embedder match; a `policy` or `registry` given on join replaces the cluster's
     (like `Vault.open`). The reasoner of passes 1 and 2 is the one the cluster was
     created with; this process's reasoner extracts facts and disambiguates labels.
-    Embedding runs in this process. `shard_options` are Ray actor options for the
-    shards (e.g. `{"resources": {"vault_store": 0.01}}` to pin them to nodes that
-    mount the store)."""
+    Embedding runs in this process. `actor_options` are Ray actor options for the
+    store's actors, control and shards alike: they read and write the store, so on
+    a multi-node cluster place them on nodes that mount it, e.g.
+    `{"resources": {"vault_store": 1}}` (see cluster/)."""
     embedder = embedder if embedder is not None else LocalEmbedder()
     reasoner = reasoner if reasoner is not None else RuleReasoner()
     if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool) or shards < 1):
@@ -126,10 +128,10 @@ def connect(
         config = ClusterConfig(
             store=str(Path(store).expanduser().resolve()), dim=embedder.dim, embedder=embedder.name,
             namespace=namespace, nonce=nonce, partitions=partitions, shards=shards, reasoner=reasoner,
-            policy=policy, registry=registry, shard_options=dict(shard_options or {}),
+            policy=policy, registry=registry, actor_options=dict(actor_options or {}),
         )
         handle = ControlActor.options(  # type: ignore[attr-defined]
-            name=CONTROL_NAME, namespace=namespace, lifetime="detached", get_if_exists=True,
+            name=CONTROL_NAME, namespace=namespace, lifetime="detached", get_if_exists=True, **config.actor_options,
         ).remote(config)
     info = _info(handle)
     created = info["nonce"] == nonce

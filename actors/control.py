@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import ray
-from ray.exceptions import RayActorError
+from ray.exceptions import ActorDiedError, RayActorError
 
 from vault_ray.backend import ControlFile
 from vault_ray.errors import ClusterError, VaultError
@@ -62,10 +62,10 @@ class ClusterConfig:
     reasoner: Reasoner | None = None
     policy: Policy | None = None
     registry: EntityRegistry | None = None
-    shard_options: dict[str, Any] = field(default_factory=dict)
+    actor_options: dict[str, Any] = field(default_factory=dict)
 
 
-@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=8)
+@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=8)  # type: ignore[call-overload]
 class ControlActor:
     """Policy, registry and assignment of one store. Threaded so clients can read
     routes while a rebalance runs; every change takes `_lock`."""
@@ -80,6 +80,8 @@ class ControlActor:
             self._setup(restarted=_reconstructed())
         except Exception as exc:  # kept and raised by every call: a failed creation must not loop restarts
             self._error = exc if isinstance(exc, VaultError) else ClusterError(f"cluster setup failed: {exc!r}")
+            if not _reconstructed():
+                self._retire(list(self.shards))  # a cluster that never started leaves no shards behind
             self._release()
 
     # -- setup and recovery ---------------------------------------------------------
@@ -125,7 +127,7 @@ class ControlActor:
     def _spawn(self, name: str) -> Any:
         return ShardActor.options(  # type: ignore[attr-defined]
             name=name, namespace=self.config.namespace, lifetime="detached", get_if_exists=True,
-            **self.config.shard_options,
+            **self.config.actor_options,
         ).remote(self.config.store, name, self.config.reasoner)
 
     def _push_assignment(self, state: ClusterState) -> None:
@@ -159,7 +161,9 @@ class ControlActor:
             for n, ref in refs.items():
                 try:
                     out[n] = ray.get(ref)
-                except RayActorError:
+                except ActorDiedError:
+                    raise  # killed for good: retrying cannot help
+                except RayActorError:  # restarting
                     if time.monotonic() > deadline:
                         raise
                     todo.append(n)
@@ -267,6 +271,8 @@ class ControlActor:
             head = dict(self.state.head) if self._error is None else {}
             try:
                 self._each(list(self.shards), lambda s, n: s.close_all.remote())
+            except RayActorError:
+                pass  # a shard that is gone holds no log open; stop the others all the same
             finally:
                 self._retire(list(self.shards))
                 if self._error is None:

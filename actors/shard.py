@@ -69,7 +69,7 @@ class Shard:
         self.root = str(store)
         self.name = name
         self.reasoner = reasoner if reasoner is not None else RuleReasoner()
-        meta = StoreMeta(**read_json(Path(store) / "vault.json"))
+        meta = StoreMeta(**(read_json(Path(store) / "vault.json") or {}))
         self.partitions, self.dim = meta.partitions, meta.dim
         state = load_state(store)
         self.epoch = state.epoch if state else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
@@ -113,27 +114,35 @@ def whatif_policy(name: str, base: Policy) -> Policy | None:
     return replace(base, default_strategy=name, strategies={}, rate_limit=None)
 
 
-def describe(values: set[str], contested: bool) -> str:
-    """An entity's answer as text: sorted values, '-' for none, '(contested)' when a dispute is open."""
-    text = " | ".join(sorted(values)) if values else "-"
-    return f"{text} (contested)" if contested else text
+def describe(active: set[str], contested: bool = False, challengers: Iterable[str] = ()) -> str:
+    """An entity's answer as text: its active values ('-' for none); while a dispute is
+    open, '(contested: ...)' with the values parked against them."""
+    text = " | ".join(sorted(active)) if active else "-"
+    if not contested:
+        return text
+    others = sorted(set(challengers) - active)
+    return f"{text} (contested: {' | '.join(others)})" if others else f"{text} (contested)"
 
 
 def stored_answers(log: ClaimLog) -> dict[str, str]:
     contested = set(log.open_disputes.column("entity").to_pylist())
-    values: dict[str, set[str]] = {}
+    active: dict[str, set[str]] = {}
+    parked: dict[str, set[str]] = {}
     for row in log.claims.select(["entity", "value", "text", "status"]).to_pylist():
-        found = values.setdefault(row["entity"], set())
+        value = row["value"] or row["text"]
+        active.setdefault(row["entity"], set())
         if row["status"] == "active":
-            found.add(row["value"] or row["text"])
-    return {e: describe(v, e in contested) for e, v in values.items()}
+            active[row["entity"]].add(value)
+        elif row["status"] == "disputed":
+            parked.setdefault(row["entity"], set()).add(value)
+    return {e: describe(v, e in contested, parked.get(e, set())) for e, v in active.items()}
 
 
 def lww_answers(log: ClaimLog) -> dict[str, str]:
     last: dict[str, str] = {}
     for row in log.claims.select(["entity", "value", "text"]).to_pylist():
         last[row["entity"]] = row["value"] or row["text"]
-    return {e: describe({v}, False) for e, v in last.items()}
+    return {e: describe({v}) for e, v in last.items()}
 
 
 def replay_answers(log: ClaimLog, policy: Policy) -> tuple[dict[str, str], int]:
@@ -155,7 +164,8 @@ def replay_answers(log: ClaimLog, policy: Policy) -> tuple[dict[str, str], int]:
                         rejected += 1
         entities = sorted({r["entity"] for r in rows})
         views = vault.backend.views(entities)
-        answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested) for e in entities}
+        answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested,
+                               {c.claim.value or c.claim.text for c in views[e].candidates}) for e in entities}
     return answers, rejected
 
 
@@ -196,7 +206,7 @@ def what_if(path: str | Path, policies: list[str]) -> WhatIf:
 
 
 def whatif_report(result: WhatIf, source: str, *, limit: int = 50) -> str:
-    lines = [f"# What if the store had used another policy?", "",
+    lines = ["# What if the store had used another policy?", "",
              f"Replayed {result.claims:,} claims from `{source}` on {len(result.stored):,} entities.", "",
              "| policy | entities ending differently | refused writes |", "|---|---|---|"]
     lines += [f"| {p} | {len(result.differences(p)):,} | {result.rejected[p]:,} |" for p in result.answers]

@@ -232,8 +232,9 @@ def _deliver_and_drift(w: _World, wr: dict[str, np.ndarray]) -> None:
 
 def _conflicts(w: _World, wr: dict[str, np.ndarray]) -> None:
     """Ground truth per write, in delivery order per true entity: does it contradict
-    the latest assertion of another agent, is that genuine (one side false at its own
-    observation time), and must it escalate (genuine on a high-stakes entity)?"""
+    the latest assertion of another agent (a repeat of the agent's own latest value
+    raises nothing new), is that genuine (one side false at its own observation
+    time), and must it escalate (genuine on a high-stakes entity)?"""
     order = np.lexsort((wr["t"], wr["delivered"], wr["ent"]))
     ent, agent = wr["ent"][order], wr["agent"][order]
     value, correct = wr["value"][order], wr["correct"][order]
@@ -243,14 +244,18 @@ def _conflicts(w: _World, wr: dict[str, np.ndarray]) -> None:
     group_start = np.maximum.accumulate(np.where(is_first, pos, 0))
     conflict = np.zeros(len(order), dtype=bool)
     genuine = np.zeros(len(order), dtype=bool)
+    repeat_own = np.zeros(len(order), dtype=bool)
     for a in w.reporting:
         latest = np.maximum.accumulate(np.where(agent == a, pos, -1))
         prev = np.concatenate([[-1], latest[:-1]])
-        seen = (prev >= group_start) & (agent != a)
+        seen = prev >= group_start
         p = np.maximum(prev, 0)
-        clash = seen & (value[p] != value)
+        repeat_own |= seen & (agent == a) & (value[p] == value)
+        clash = seen & (agent != a) & (value[p] != value)
         conflict |= clash
         genuine |= clash & (~correct | ~correct[p])
+    conflict &= ~repeat_own
+    genuine &= ~repeat_own
     for name, arr in (("conflict", conflict), ("genuine", genuine)):
         wr[name] = np.empty_like(arr)
         wr[name][order] = arr

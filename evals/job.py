@@ -52,15 +52,28 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
     """The lazy Ray Dataset of result rows (nothing runs until it is consumed)."""
     import ray  # noqa: PLC0415  (Ray is optional for the core)
 
-    paths = [str(p) for p in scenarios] if isinstance(scenarios, list | tuple) else str(scenarios)
+    paths = scenario_files(scenarios)
+    rows = sum(pq.read_metadata(p).num_rows for p in paths)
+    block = block_size_for(rows, int(ray.cluster_resources().get("CPU", 1)), evaluation.block_size)
     ds = ray.data.read_parquet(paths)
-    block = block_size_for(ds.count(), int(ray.cluster_resources().get("CPU", 1)), evaluation.block_size)
-    ds = ds.repartition(target_num_rows_per_block=block)
+    if rows > block:  # split big files so that every CPU gets batches; one block needs no extra stage
+        ds = ds.repartition(target_num_rows_per_block=block)
     return ds.map_batches(
         replay_batch, batch_size=block, batch_format="pyarrow", num_cpus=1,
         fn_kwargs={"policies": list(policies), "generator": generator.to_dict(),
                    "evaluation": evaluation.to_dict(), "seed": seed},
     )
+
+
+def scenario_files(scenarios: str | Path | Sequence[str | Path]) -> list[str]:
+    """The Parquet files of a file, a directory of files, or a list of either."""
+    items = [scenarios] if isinstance(scenarios, str | Path) else list(scenarios)
+    files: list[str] = []
+    for item in map(Path, items):
+        files += sorted(str(p) for p in item.glob("*.parquet")) if item.is_dir() else [str(item)]
+    if not files:
+        raise ValueError(f"no scenario Parquet files in {scenarios!s}")
+    return files
 
 
 def block_size_for(scenarios: int, cpus: int, largest: int, smallest: int = 100) -> int:

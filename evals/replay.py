@@ -142,7 +142,7 @@ class VaultReplay:
             c["overwrites"] += 1
             replaced = [(s.by_id[cid].value, s.truth_at(s.by_id[cid].entity, w.delivered_at)) for cid in d.superseded]
             c["wrong_overwrites"] += is_wrong_overwrite(w.value, replaced)
-        if d.dispute_id is not None:
+        if d.dispute_id is not None and d.claim_id == w.write_id:  # it opened or joined the dispute itself
             self.pending.append((s, w, d.dispute_id))
 
     def _disputes(self, vault: Vault) -> None:

@@ -8,6 +8,7 @@ Charts are drawn with matplotlib's Agg backend (no display needed):
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -158,13 +159,9 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
         "",
     ]
     if meta.get("generator"):
-        lines += ["## Generator settings", "", "```json", _json(meta["generator"]), "```", ""]
+        lines += ["## Generator settings", "", "```json", json.dumps(meta["generator"], indent=2, sort_keys=True),
+                  "```", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
     return path
 
-
-def _json(data: Any) -> str:
-    import json  # noqa: PLC0415
-
-    return json.dumps(data, indent=2, sort_keys=True)

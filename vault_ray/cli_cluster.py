@@ -36,6 +36,11 @@ HEAD_STOP_TIMEOUT_S = 60.0
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the store (one store per namespace).")
 CLUSTER = typer.Option("auto", "--address", help="Ray address of the cluster ('auto': the one on this machine).")
 POLICY_FILE = typer.Option(None, "--policy", help="JSON file with a policy (Policy.to_dict()) to start with.")
+ACTOR_OPTIONS = typer.Option(
+    None, "--actor-options",
+    help='Ray actor options for the store\'s actors, as JSON, e.g. \'{"resources": {"vault_store": 1}}\' to '
+         "place them on the nodes that mount the store.",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -57,11 +62,13 @@ def up(
     temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
     hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
     policy_file: Path = POLICY_FILE,
+    actor_options: str = ACTOR_OPTIONS,
 ) -> None:
     """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
     from .cli import console
 
     policy = _read_policy(policy_file) if policy_file else None
+    options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
     head: dict[str, Any] = {}
     if address is None:
@@ -71,7 +78,7 @@ def up(
         from vault_ray.actors import connect
 
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
-                        embedder=embedder, policy=policy)
+                        embedder=embedder, policy=policy, actor_options=options)
         if head:
             vault.backend.note_head(head)  # type: ignore[attr-defined]
     except BaseException:
@@ -156,6 +163,16 @@ def _read_policy(path: Path) -> Policy:
         return Policy.from_dict(json.loads(Path(path).read_text()))
     except (OSError, ValueError, TypeError, KeyError) as exc:
         raise InvalidInput(f"cannot read a policy from {str(path)!r}: {exc}") from exc
+
+
+def _read_json(text: str, option: str) -> dict[str, Any]:
+    try:
+        found = json.loads(text)
+    except ValueError as exc:
+        raise InvalidInput(f"{option} must be a JSON object: {exc}") from exc
+    if not isinstance(found, dict):
+        raise InvalidInput(f"{option} must be a JSON object, got {text!r}")
+    return found
 
 
 def _ray_executable() -> str:

@@ -21,30 +21,33 @@ from .cli import console, handle_errors
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 
 
+SCENARIOS = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate.")
+POLICIES = typer.Option(None, "--policies", "-p",
+                        help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES} (the default). "
+                             "--from-store: lww,store,recency,authority,consensus,judge.")
+OUT = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts.")
+SEED = typer.Option(0, "--seed", help="Seed of the generator and of the scripted judge.")
+JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
+                              help="Accuracy of the scripted judge (default 0.9).")
+BLOCK_SIZE = typer.Option(None, "--block-size", min=1,
+                          help="Largest number of scenarios per Ray Data batch, replayed in one vault (default 1000).")
+CONFIG = typer.Option(None, "--config", exists=True, dir_okay=False,
+                      help="TOML or JSON file with [generator] and [eval] settings.")
+INPUT = typer.Option(None, "--input", exists=True, help="Replay existing scenario Parquet files instead of generating.")
+FROM_STORE = typer.Option(None, "--from-store", exists=True,
+                          help="Replay this store's claim log (store dir, .duckdb file or Vault.export dir) "
+                               "under other policies.")
+ADDRESS = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally).")
+NUM_CPUS = typer.Option(None, "--num-cpus", min=1, help="CPUs for a locally started Ray.")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     @handle_errors
-    def eval_(
-        scenarios: int = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate."),
-        policies: str = typer.Option(None, "--policies", "-p",
-                                     help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES} (the default). "
-                                          "--from-store: lww,store,recency,authority,consensus,judge."),
-        out: Path = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the generator and of the scripted judge."),
-        judge_accuracy: float = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
-                                             help="Accuracy of the scripted judge (default 0.9)."),
-        block_size: int = typer.Option(None, "--block-size", min=1,
-                                       help="Largest number of scenarios per Ray Data batch, replayed in one vault (default 1000)."),
-        config: Path = typer.Option(None, "--config", exists=True, dir_okay=False,
-                                    help="TOML or JSON file with [generator] and [eval] settings."),
-        input_dir: Path = typer.Option(None, "--input", exists=True,
-                                       help="Replay existing scenario Parquet files instead of generating."),
-        from_store: Path = typer.Option(None, "--from-store", exists=True,
-                                        help="Replay this store's claim log (store dir, .duckdb file or "
-                                             "Vault.export dir) under other policies."),
-        address: str = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally)."),
-        num_cpus: int = typer.Option(None, "--num-cpus", min=1, help="CPUs for a locally started Ray."),
-    ) -> None:
+    def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int = SEED,
+              judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
+              input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
+              num_cpus: int = NUM_CPUS) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT."""
         out.mkdir(parents=True, exist_ok=True)

@@ -19,9 +19,11 @@ import pytest
 from scenarios import authority_dispute, check_authority_dispute, check_recency_supersede, drifting_reasoner, recency_supersede
 
 from vault_ray import (
+    Claim,
     ClaimNotFound,
     DisputeError,
     DisputeNotFound,
+    EntityView,
     Fact,
     HashingEmbedder,
     InvalidEmbedding,
@@ -93,17 +95,41 @@ HEX_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def normalize(obj: Any) -> Any:
-    """Outcomes with generated ids replaced by labels in order of appearance, times
-    dropped and scores rounded: equal for the same behaviour in both modes."""
+    """Outcomes with generated ids replaced by labels, times dropped and scores
+    rounded: equal for the same behaviour in both modes.
+
+    A claim's label is its content (entity, agent, text), so it does not depend on
+    where the claim first shows up; and an entity view's active claims are compared
+    as a set, since claims of one batch share `observed_at` and the view breaks that
+    tie by (random) claim id."""
     labels: dict[str, str] = {}
+    used: Counter[str] = Counter()
+
+    def collect(x: Any) -> None:
+        if isinstance(x, Claim) and x.id not in labels:
+            key = f"{x.entity}|{x.agent}|{x.text}"
+            used[key] += 1
+            labels[x.id] = f"<{key}#{used[key]}>"
+        if is_dataclass(x) and not isinstance(x, type):
+            for f in fields(x):
+                collect(getattr(x, f.name))
+        elif isinstance(x, dict):
+            for v in x.values():
+                collect(v)
+        elif isinstance(x, list | tuple | set | frozenset):
+            for v in x:
+                collect(v)
 
     def label(m: re.Match[str]) -> str:
         return labels.setdefault(m.group(0), f"<id{len(labels)}>")
 
     def walk(x: Any) -> Any:
         if is_dataclass(x) and not isinstance(x, type):
-            return {"__": type(x).__name__, **{f.name: walk(getattr(x, f.name)) for f in fields(x)
-                                               if f.name != "embedding"}}
+            out = {"__": type(x).__name__, **{f.name: walk(getattr(x, f.name)) for f in fields(x)
+                                              if f.name != "embedding"}}
+            if isinstance(x, EntityView):
+                out["active"] = sorted(out["active"], key=repr)
+            return out
         if isinstance(x, Enum):
             return str(x.value)
         if isinstance(x, str):
@@ -120,6 +146,7 @@ def normalize(obj: Any) -> Any:
             return sorted(walk(v) for v in x)
         return x
 
+    collect(obj)
     return walk(obj)
 
 

@@ -49,6 +49,7 @@ def test_two_to_three_to_two_under_a_write_stream(cluster):
     assert sorted(owned) == list(range(PARTITIONS))
     assert all(set(info["open"]) <= set(info["owned"]) and not info["pending"] for info in infos)
     assert {info["epoch"] for info in infos} == {3}
+    assert not any(info["torch_loaded"] for info in infos)  # embedding runs in the callers only
     deadline = time.monotonic() + 30
     while True:
         try:
