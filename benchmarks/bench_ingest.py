@@ -1,26 +1,27 @@
 """Ingest benchmark: the write path's cost as the store grows, and text ingest
-against the raw sentence-transformers encoder.
+against the raw sentence-transformers encoder (issue 2, "Benchmark").
 
     .venv/bin/python benchmarks/bench_ingest.py            # full run (~5-10 min on 2 cores)
-    .venv/bin/python benchmarks/bench_ingest.py --quick    # smoke run (< 1 min)
+    .venv/bin/python benchmarks/bench_ingest.py --quick    # smoke run (about a minute)
 
-Prints its tables and records them in docs/benchmarks.md (its own section for the
-full and the quick run, so a quick run never overwrites the full numbers).
+Prints its tables and records them in docs/benchmarks.md, in a section per mode (a
+quick run never overwrites the full numbers). Not a timed test: nothing asserts.
 
-Part 1 (precomputed vectors). A store is filled with bulk `add_facts` calls (1,000
-facts per call, distinct entities spread over the 16 partitions, 4 agents,
-`resolve=False`) up to each level. The store is then snapshotted (closed, copied),
-and every configuration (batch size 1 and 256; entity resolution off and on) runs
-on its own fresh copy, so each measures exactly that store size. Writes go to new
-entities with random unit vectors: resolution never aligns (cosine < 0.70), so the
-numbers are the pipeline's fixed cost plus resolution's nearest-neighbour search.
+Part 1, precomputed vectors. One store is filled with bulk `add_facts` calls (1,000
+facts per call, distinct entities over the 16 partitions, 4 agents, `resolve=False`)
+and copied aside at each level (1k, 10k, 100k claims). Each configuration (batch size
+1 and 256; entity resolution off and on) runs on fresh copies of every level, open
+together, its calls spread over rounds that visit the levels in turn, so that load
+from other work on a shared machine hits every level alike. Measured writes go to
+new entities with random unit vectors: resolution searches but never aligns (cosine
+far below 0.70), so the numbers are the pipeline's own cost plus the search.
 
-Part 2 (text). The same sentences are encoded by `model.encode` in chunks of 256
-and ingested through `AgentMemory.add_facts` (256 facts per call, LocalEmbedder
-with batch size 256), on a fresh store, in the same process.
+Part 2, text. The same sentences go through `model.encode` and through
+`AgentMemory.add_facts` (LocalEmbedder, 256 per call, resolution on and off, each on
+a fresh store), interleaved chunk by chunk in the same process.
 
-Each configuration also reports where its time goes, from timers wrapped around
-the write path's stages (a few microseconds per call).
+Timers wrapped around the write path's stages (microseconds of overhead per call)
+say where the time goes; wall and process CPU time are both reported.
 """
 
 from __future__ import annotations

@@ -42,8 +42,10 @@ def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[st
     vectors = text_vectors(scenarios)
     rows = []
     for spec in build_policies(policies, gen, ev):
+        started = time.process_time()
         counts = replay_block(scenarios, spec, ev, seed=seed, vectors=vectors)
-        rows += [as_row(spec.name, s, c) for s, c in zip(scenarios, counts, strict=True)]
+        cpu = (time.process_time() - started) / max(len(scenarios), 1)
+        rows += [as_row(spec.name, s, c, cpu) for s, c in zip(scenarios, counts, strict=True)]
     return pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA)
 
 

@@ -22,7 +22,10 @@ COUNT_COLUMNS = (
 RESULTS_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64())]
     + [(c, pa.int64()) for c in COUNT_COLUMNS]
+    + [("cpu_s", pa.float64())]
 )
+"""`cpu_s`: CPU seconds of the replay that produced the row, shared evenly by the
+scenarios of its batch (the work, whatever else runs on the machine)."""
 RATE_COLUMNS = (
     "final_accuracy", "final_strict_accuracy", "final_contested_rate", "read_accuracy", "stale_read_rate",
     "wrong_overwrite_rate", "disputes_per_1k", "escalation_recall", "escalation_precision",
@@ -31,6 +34,7 @@ RATE_COLUMNS = (
 SUMMARY_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenarios", pa.int64()), ("writes", pa.int64())]
     + [(c, pa.float64()) for c in RATE_COLUMNS]
+    + [("cpu_s", pa.float64())]
 )
 AMBIGUOUS = "\x00ambiguous"
 """The answer of a view with several different active values (never true)."""
@@ -108,16 +112,19 @@ class Aggregator:
         self.bins = list(gap_bins)
         self.totals: dict[str, dict[str, int]] = {}
         self.scenarios: dict[str, int] = {}
+        self.cpu: dict[str, float] = {}
         self.by_gap: dict[tuple[str, int], list[int]] = {}
 
     def add(self, table: pa.Table) -> None:
         if table.num_rows == 0:
             return
-        sums = table.group_by("policy").aggregate([(c, "sum") for c in COUNT_COLUMNS] + [("scenario_id", "count")])
+        sums = table.group_by("policy").aggregate(
+            [(c, "sum") for c in (*COUNT_COLUMNS, "cpu_s")] + [("scenario_id", "count")])
         for row in sums.to_pylist():
             tot = self.totals.setdefault(row["policy"], new_counts())
             for c in COUNT_COLUMNS:
                 tot[c] += row[f"{c}_sum"]
+            self.cpu[row["policy"]] = self.cpu.get(row["policy"], 0.0) + (row["cpu_s_sum"] or 0.0)
             self.scenarios[row["policy"]] = self.scenarios.get(row["policy"], 0) + row["scenario_id_count"]
         edges = np.asarray(self.bins[1:-1])
         binned = table.select(["policy", "final_correct", "entities"]).append_column(
@@ -130,7 +137,7 @@ class Aggregator:
 
     def summary(self) -> pa.Table:
         rows = [
-            {"policy": p, "scenarios": self.scenarios[p], "writes": t["writes"], **rates(t)}
+            {"policy": p, "scenarios": self.scenarios[p], "writes": t["writes"], **rates(t), "cpu_s": self.cpu[p]}
             for p, t in self.totals.items()
         ]
         return pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)
@@ -151,5 +158,5 @@ def summarize(results: pa.Table) -> pa.Table:
     return agg.summary()
 
 
-def as_row(policy: str, scenario: Any, counts: Mapping[str, int]) -> dict[str, Any]:
-    return {"policy": policy, "scenario_id": scenario.id, "gap": scenario.gap, **counts}
+def as_row(policy: str, scenario: Any, counts: Mapping[str, int], cpu_s: float = 0.0) -> dict[str, Any]:
+    return {"policy": policy, "scenario_id": scenario.id, "gap": scenario.gap, **counts, "cpu_s": cpu_s}

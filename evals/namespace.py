@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,9 @@ def _wild(pattern: str) -> str:
     return pattern if pattern == "*" or pattern.endswith(".*") else pattern + ".*"
 
 
+@lru_cache(maxsize=1 << 16)
 def split_tenant(key: str) -> tuple[str, str | None]:
+    """`user.tz.sc42` -> (`user.tz`, `.sc42`); a key without a tenant -> (key, None)."""
     m = _TENANT.search(key)
     return (key[: m.start()], m.group(0)) if m else (key, None)
 

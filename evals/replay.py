@@ -2,10 +2,11 @@
 
 `replay_block` replays a block of scenarios in one vault (see namespace.py for why
 that decides exactly like one vault per scenario) in *rounds*: round k holds the
-k-th event of every scenario; its writes go in one `add_facts` call per
-(agent, session), its reads are `get` calls. Scenarios never share an entity, so
-only the order inside a scenario matters, and a round costs a handful of
-transactions instead of one per write. `lww_counts` is the last-write-wins baseline.
+k-th write of every scenario, preceded by the reads that come before it; the writes
+go in one `add_facts` call per (agent, session), the reads are `get`s. Scenarios
+never share an entity, so only the order inside a scenario matters, and a round
+costs a handful of transactions instead of one per write. `lww_counts` is the
+last-write-wins baseline.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ def text_vectors(scenarios: Sequence[Scenario]) -> dict[str, np.ndarray]:
 
 def replay_block(scenarios: Sequence[Scenario], spec: PolicySpec, cfg: EvalConfig, *, seed: int = 0,
                  vectors: dict[str, np.ndarray] | None = None, isolated: bool = False) -> list[Counts]:
-    """Counts per scenario (same order). `isolated=True` opens one vault per scenario
-    (the reference the shared vault is tested against; ~20x slower)."""
+    """Counts per scenario (same order). `isolated=True` opens one vault per scenario and
+    writes one fact per call (the reference the shared vault is tested against; ~30x slower)."""
     if spec.policy is None:
         return [lww_counts(s) for s in scenarios]
     vectors = vectors if vectors is not None else text_vectors(scenarios)

@@ -124,6 +124,23 @@ def _save(fig: Any, path: Path) -> None:
     plt.close(fig)
 
 
+def cost_lines(summary: pa.Table, meta: Mapping[str, Any]) -> list[str]:
+    """The CPU the replays used: unlike wall time, it does not depend on what else runs."""
+    rows = summary.to_pylist()
+    total = sum(r.get("cpu_s") or 0.0 for r in rows)
+    pairs = sum(r["scenarios"] for r in rows)
+    if not total or not pairs:
+        return []
+    each = ", ".join("{} {:.1f} s".format(r["policy"], r["cpu_s"]) for r in rows)
+    text = f"Replay CPU: {total:,.1f} s in all, {1000 * total / pairs:.1f} ms per scenario and policy ({each})."
+    cpus = meta.get("cpus")
+    if cpus:
+        text += (f" Spread over {cpus} CPUs with nothing else running, the replays alone would take about "
+                 f"{total / cpus:,.0f} s (the rest of the wall time is Ray start-up and scheduling, and "
+                 "whatever else the machine was running).")
+    return [text]
+
+
 def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Sequence[tuple[float, float, int]]],
                  *, meta: Mapping[str, Any]) -> Path:
     """Write report.md and the charts into `out_dir`; returns the report's path.
@@ -142,6 +159,8 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
         f"(each scenario under every policy) on {meta.get('machine', 'this machine')}.",
         "",
         f"Command: `{meta.get('command', '')}`",
+        "",
+        *cost_lines(summary, meta),
         "",
         "## Comparison",
         "",

@@ -19,6 +19,11 @@ from rich.table import Table
 from .cli import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
+SHORT = {  # the terminal table; report.md has every column
+    "final_accuracy": "final", "final_strict_accuracy": "uncont.", "wrong_overwrite_rate": "wrong ow.",
+    "stale_read_rate": "stale", "disputes_per_1k": "disp/1k", "escalation_recall": "esc.rec",
+    "escalation_precision": "esc.prec", "judge_calls_per_1k": "judge/1k", "resolution_accuracy": "resol.",
+}
 
 
 SCENARIOS = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate.")
@@ -121,6 +126,7 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: 
     finally:
         if started_here:
             ray.shutdown()
+    run.extra["cpus"] = cpus
     return run, machine
 
 
@@ -129,21 +135,22 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
 
     from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
 
-    command = f"vault-ray eval --scenarios {n} --policies {','.join(names)} --out {out} --seed {seed}"
-    command += f" --input {input_dir}" if input_dir else ""
+    source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
+    command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
     command += f" --config {config}" if config else ""
     pq.write_table(run.summary, out / "summary.parquet")
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
-            "command": command, "seed": seed, "judge_accuracy": ev.judge_accuracy, "machine": machine,
-            "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names}
+            "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,
+            "machine": machine,
+            "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names, "cpus": run.extra.get("cpus")}
     (out / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
     report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta)
     table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
-    shown = COLUMNS[:8]
-    for header in ("policy", *(h for _, h, _ in shown)):
+    kinds = {c: k for c, _, k in COLUMNS}
+    for header in ("policy", *SHORT.values()):
         table.add_column(header, overflow="fold")
     for row in run.summary.to_pylist():
-        table.add_row(row["policy"], *(fmt(row[c], k) for c, _, k in shown))
+        table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
     console.print(table)
     console.print(f"report: {report}\nresults: {out / 'results.parquet'}")
 

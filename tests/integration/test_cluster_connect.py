@@ -1,0 +1,43 @@
+"""Joining and creating: a second client joins the same actors, settings that do
+not match the store are refused, and one store is served either by one embedded
+process or by one cluster, never both."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from vault_ray import ClusterError, Fact, HashingEmbedder, Policy, StoreLocked, StoreMismatch, Vault
+
+
+def test_a_second_client_joins_the_same_store(cluster, tmp_path):
+    first = cluster(shards=2, partitions=4)
+    namespace = first.backend.namespace
+    first.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+    with Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder()) as second:
+        assert [c.value for c in second.get("user.diet").active] == ["vegan"]
+        # a policy given on join replaces the cluster's, for every client
+        second.set_strategy("user.diet", "authority")
+    assert first.policy.strategy_for("user.diet") == "authority"
+    with pytest.raises(ClusterError, match="already serves"):
+        Vault.connect("auto", namespace=namespace, store=tmp_path / "elsewhere", embedder=HashingEmbedder())
+    with pytest.raises(StoreMismatch, match="embedder"):
+        Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder(dim=64))
+    with pytest.raises(StoreMismatch, match="partitions"):
+        Vault.connect("auto", namespace=namespace, partitions=8, embedder=HashingEmbedder())
+    with pytest.raises(ClusterError, match="vault-ray up"):
+        Vault.connect("auto", namespace=f"nothing-{uuid.uuid4().hex[:6]}", embedder=HashingEmbedder())
+
+
+def test_embedded_mode_and_a_cluster_exclude_each_other(cluster, tmp_path):
+    store, namespace = tmp_path / "shared", f"lock-{uuid.uuid4().hex[:8]}"
+    with Vault.open(store, embedder=HashingEmbedder(), policy=Policy(default_strategy="authority")) as embedded:
+        embedded.agent("a").add_facts([Fact("user.job", "The user is a nurse", "nurse")])
+        with pytest.raises(StoreLocked, match="cluster mode"):
+            cluster("shared", partitions=None, namespace=namespace)
+    vault = cluster("shared", partitions=None, namespace=namespace)  # the failed attempt left no actor behind
+    assert [c.value for c in vault.get("user.job").active] == ["nurse"]
+    assert vault.policy.default_strategy == "authority"  # the store's policy, from control.json
+    with pytest.raises(StoreLocked):
+        Vault.open(store, embedder=HashingEmbedder())
