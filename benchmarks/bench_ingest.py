@@ -72,7 +72,7 @@ class Settings:
 
 
 FULL = Settings("full", (1_000, 10_000, 100_000), calls_bs1=150, calls_bs256=8, rounds=4, sentences=2048)
-QUICK = Settings("quick", (1_000, 10_000), calls_bs1=40, calls_bs256=2, rounds=2, sentences=512)
+QUICK = Settings("quick", (1_000, 5_000), calls_bs1=30, calls_bs256=2, rounds=2, sentences=512)
 
 
 # -- stage timers ---------------------------------------------------------------------

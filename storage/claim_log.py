@@ -133,7 +133,7 @@ class ClaimLog:
         table = self._con.sql(
             f"SELECT {CLAIM_COLUMNS}, embedding FROM claims WHERE status <> 'superseded' ORDER BY rid"
         ).to_arrow_table()
-        claims, rids, vectors = self._claims_from_arrow(table, with_vectors=True)
+        claims, rids, vectors = self._claims_from_arrow(table, with_vectors=True, vectors_on=frozenset({"disputed"}))
         return claims, rids, vectors, self.disputes(status="open")
 
     def claims_for_entity(self, entity: str) -> list[Claim]:
@@ -326,9 +326,15 @@ class ClaimLog:
             schema=EVENT_SCHEMA,
         )
 
-    def _claims_from_arrow(self, table: pa.Table, *, with_vectors: bool = False) -> tuple[list[Claim], list[int], np.ndarray]:
+    def _claims_from_arrow(
+        self, table: pa.Table, *, with_vectors: bool = False, vectors_on: frozenset[str] | None = None
+    ) -> tuple[list[Claim], list[int], np.ndarray]:
+        """Claims from rows; with `vectors_on`, only claims of those statuses carry their
+        embedding (the rest are in the returned matrix only, to spare memory)."""
         cols = table.to_pydict()
         n = table.num_rows
+        kinds = {k.value: k for k in Kind}
+        statuses = {s.value: s for s in Status}
         vectors = np.zeros((n, self.dim), dtype=np.float32)
         if with_vectors and n:
             blobs = cols["embedding"]
@@ -342,18 +348,19 @@ class ClaimLog:
                     entity=cols["entity"][i],
                     text=cols["text"][i],
                     value=cols["value"][i],
-                    kind=Kind(cols["kind"][i]),
+                    kind=kinds[cols["kind"][i]],
                     agent=cols["agent"][i],
                     session=cols["session"][i],
                     observed_at=from_epoch(cols["observed_at"][i]),
                     recorded_at=from_epoch(cols["recorded_at"][i]),
-                    status=Status(cols["status"][i]),
+                    status=statuses[cols["status"][i]],
                     supersedes=tuple(cols["supersedes"][i] or ()),
                     superseded_by=cols["superseded_by"][i],
                     confidence=cols["confidence"][i],
                     meta=json.loads(meta) if meta else {},
                     aligned_from=cols["aligned_from"][i],
-                    embedding=vectors[i] if with_vectors else None,
+                    embedding=vectors[i] if with_vectors and (vectors_on is None or cols["status"][i] in vectors_on)
+                    else None,
                 )
             )
         return claims, cols["rid"] if n else [], vectors

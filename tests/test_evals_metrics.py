@@ -110,3 +110,15 @@ def test_lww_keys_by_the_label_as_written():
 
 def test_count_columns_are_the_results_schema():
     assert RESULTS_SCHEMA.names == ["policy", "scenario_id", "gap", *COUNT_COLUMNS, "cpu_s"]
+
+
+def test_docs_define_every_results_and_summary_column():
+    from pathlib import Path
+
+    from vault_ray.evals.generator import SCENARIO_SCHEMA
+    from vault_ray.evals.metrics import SUMMARY_SCHEMA
+
+    docs = (Path(__file__).parents[1] / "docs" / "evals.md").read_text()
+    names = [*RESULTS_SCHEMA.names, *SUMMARY_SCHEMA.names, *SCENARIO_SCHEMA.names]
+    names += [f.name for f in SCENARIO_SCHEMA.field("writes").type.value_type]
+    assert [n for n in names if f"`{n}`" not in docs] == []

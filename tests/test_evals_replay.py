@@ -55,14 +55,15 @@ def test_three_write_examples_end_as_worked_out(policy, examples):
 
 
 def test_one_vault_per_block_decides_like_one_vault_per_scenario():
-    scenarios = scenarios_from_arrow(generate_table(12, GeneratorConfig(seed=11, p_drift=0.5, p_simultaneous=0.5)))
+    scenarios = scenarios_from_arrow(generate_table(8, GeneratorConfig(seed=11, p_drift=0.5, p_simultaneous=0.5)))
     vectors = text_vectors(scenarios)
-    assert sum(len(s.writes) for s in scenarios) > 60
+    assert sum(len(s.writes) for s in scenarios) > 40
     for spec in build_policies(["recency", "mixed"], GEN, EvalConfig(judge_accuracy=0.7)):
         shared = replay_block(scenarios, spec, EvalConfig(judge_accuracy=0.7), vectors=vectors)
         alone = replay_block(scenarios, spec, EvalConfig(judge_accuracy=0.7), vectors=vectors, isolated=True)
         assert shared == alone, spec.name
-    assert sum(c["drifted"] for c in shared) > 5 and sum(c["drift_resolved"] for c in shared) > 0
+    assert sum(c["drifted"] for c in shared) > 5 and 0 < sum(c["drift_resolved"] for c in shared)
+    assert sum(c["judge_calls"] for c in shared) > 0
 
 
 def test_drifted_labels_resolve_within_their_own_scenario():

@@ -1,7 +1,7 @@
 """`vault-ray eval`: compare conflict policies on synthetic scenarios (a Ray Data job),
 or replay a real store's claim log under other policies (`--from-store`).
 
-Ray, pandas and matplotlib are imported only when the command runs."""
+Ray, pyarrow and matplotlib are imported only when the command runs."""
 
 from __future__ import annotations
 
@@ -88,6 +88,8 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, judge_accuracy: floa
         n = sum(_rows(f) for f in files)
     else:
         started = time.perf_counter()
+        for stale in (out / "scenarios").glob("part-*.parquet"):  # a bigger earlier run must not leak in
+            stale.unlink()
         with console.status(f"generating {n:,} scenarios"):
             write_scenarios(n, out / "scenarios", gen)
         console.print(f"generated {n:,} scenarios in {time.perf_counter() - started:.1f} s -> {out / 'scenarios'}")

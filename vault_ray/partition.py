@@ -145,8 +145,7 @@ class Partition:
         self.index.reset()
         active_rows = []
         for i, (claim, rid) in enumerate(zip(claims, rids, strict=True)):
-            keep_vec = claim.status == Status.DISPUTED
-            self.claims[claim.id] = claim if keep_vec else replace(claim, embedding=None)
+            self.claims[claim.id] = claim  # load_live attaches vectors to disputed claims only
             self.rid_of[claim.id] = rid
             self.by_entity.setdefault(claim.entity, set()).add(claim.id)
             if claim.status == Status.ACTIVE:
@@ -409,6 +408,7 @@ class Partition:
             return
         self.log.commit(txn.changes)
         leaving: list[int] = []  # one remove_ids per commit: each call is O(index size)
+        joining: list[tuple[int, np.ndarray]] = []  # and one add: faiss copies its buffer per call
         self.known_entities.update(c.entity for c in txn.changes.new_claims)
         for cid, claim in txn.claims.items():
             rid = self.rid_of.get(cid, txn.changes.rids.get(cid))
@@ -431,9 +431,11 @@ class Partition:
             elif not was_active and claim.status == Status.ACTIVE:
                 if vector is None:
                     vector = self.log.get_claims([cid], with_vectors=True)[cid].embedding
-                self.index.add([rid], np.asarray(vector, dtype=np.float32)[None, :])
+                joining.append((rid, np.asarray(vector, dtype=np.float32)))
                 self.by_rid[rid] = cid
         self.index.remove(leaving)
+        if joining:
+            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))
         for did, d in txn.disputes.items():
             if d.status == DisputeStatus.OPEN:
                 self.open_disputes[did] = d
@@ -446,9 +448,10 @@ class Partition:
     def search(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, Claim]]]:
         with self.lock:
             scores, rids = self.index.search(vectors, k)
+            claims, by_rid = self.claims, self.by_rid
             return [
-                [(float(s), self.claims[self.by_rid[int(r)]]) for s, r in zip(srow, rrow, strict=True) if r >= 0]
-                for srow, rrow in zip(scores, rids, strict=True)
+                [(s, claims[by_rid[r]]) for s, r in zip(srow, rrow, strict=True) if r >= 0]
+                for srow, rrow in zip(scores.tolist(), rids.tolist(), strict=True)
             ]
 
     def entity_keys(self) -> set[str]:

@@ -1,7 +1,7 @@
 """Two terminals, one store: `vault-ray up` starts a Ray head and the actors, two
 `vault-ray chat` processes (agent-a, then agent-b) reproduce the seed's authority
-dispute, `vault-ray down` stops the actors and the head, and embedded mode can
-open the store afterwards."""
+dispute, `rebalance` and `status` work on it, `vault-ray down` stops the actors and
+the head, and embedded mode can open the store afterwards."""
 
 from __future__ import annotations
 
@@ -53,8 +53,11 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert b.returncode == 0, b.stdout + b.stderr
         assert "disputed" in b.stdout and "does not outweigh agent-a" in b.stdout
         assert "CONTESTED" in b.stdout and "PST" in b.stdout and "EST" in b.stdout
+        moved = run("rebalance", "--shards", "3", "--address", address, *cluster)
+        assert moved.returncode == 0 and "vault-shard-2" in moved.stdout, moved.stdout + moved.stderr
         status = run("status", "--address", address, *cluster)
-        assert status.returncode == 0 and "vault-shard-1" in status.stdout, status.stdout + status.stderr
+        assert status.returncode == 0 and "epoch 2" in status.stdout, status.stdout + status.stderr
+        assert all(f"vault-shard-{i}" in status.stdout for i in range(3))
     finally:
         down = run("down", "--address", address, *cluster)
     assert down.returncode == 0, down.stdout + down.stderr
