@@ -255,7 +255,9 @@ def report(s: Settings, runs: list[Run], search: list[tuple[str, list[float]]], 
         "", "| step | seconds |", "|---|---:|",
         *(f"| {k} | {v:.1f} |" for k, v in timings.items() if k != "active claims in the index"),
         "", f"All {timings['active claims in the index']:,.0f} claims of the search store are active, so every "
-        "query scans that many vectors (exact inner product, FAISS `IndexFlatIP` per partition).", "",
+        "query scans that many vectors (exact inner product, FAISS `IndexFlatIP` per partition). FAISS runs "
+        "with its default OpenMP threads (one per core) in the embedded process and with one thread in each "
+        "shard.", "",
     ]
     return "\n".join(lines)
 

@@ -27,7 +27,7 @@ from .parity import check_invariants
 
 AGENTS = ("a0", "a1", "a2", "a3")
 WRITES = 500
-PER_CALL = int(os.environ.get("VAULT_TEST_FACTS_PER_CALL", "10"))
+PER_CALL = int(os.environ.get("VAULT_TEST_FACTS_PER_CALL", "1"))
 PARTITIONS = 4
 POLICY = Policy(
     strategies={"auth.*": "authority"},  # everything else: recency
