@@ -151,6 +151,9 @@ class RayBackend:
                     pending -= set(by_shard[name])
                 except _Retry as exc:
                     failures.append(exc)
+                    if exc.dead:  # a retired shard's name may come back as a new actor
+                        with self._lock:
+                            self._handles.pop(name, None)
             self.retries.update("reroute" if f.reroute else "restart" for f in failures)
             if not pending:
                 break

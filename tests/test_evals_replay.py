@@ -62,7 +62,7 @@ def test_one_vault_per_block_decides_like_one_vault_per_scenario():
         shared = replay_block(scenarios, spec, EvalConfig(judge_accuracy=0.7), vectors=vectors)
         alone = replay_block(scenarios, spec, EvalConfig(judge_accuracy=0.7), vectors=vectors, isolated=True)
         assert shared == alone, spec.name
-    assert sum(c["drifted"] for c in shared) > 5 and 0 < sum(c["drift_resolved"] for c in shared)
+    assert sum(c["drifted"] for c in shared) > 5 and sum(c["drift_resolved"] for c in shared) > 0
     assert sum(c["judge_calls"] for c in shared) > 0
 
 

@@ -3,9 +3,8 @@ half under recency and half under authority, against one cluster-mode store. The
 invariants of DESIGN §7 hold, and the final state equals a sequential replay of
 each partition's event log through a fresh partition.
 
-Each client sends its 500 facts in calls of VAULT_TEST_FACTS_PER_CALL (10 by
-default, so the Ray suite fits its time budget on 2 cores; 1 makes every fact its
-own call)."""
+Each client sends every fact in its own call; VAULT_TEST_FACTS_PER_CALL=10 sends
+them ten per call (for a machine too busy for the suite's time budget)."""
 
 from __future__ import annotations
 
