@@ -334,3 +334,31 @@ def test_resolving_a_many_dispute_keeps_unrelated_values(make_vault):
     active = {c.id for c in vault.get("user.likes").active}
     assert active == {chess.claim_id, chal.claim_id}
     assert {c.id: c.superseded_by for c in vault.history("user.likes")}[jazz.claim_id] == chal.claim_id
+
+
+def test_dispute_settles_when_the_incumbent_agent_moves_to_the_challenger_value(make_vault):
+    from vault_ray import Fact
+
+    vault = make_vault(policy=Policy(strategies={"user.diet": "authority"}, authority={"a": {"*": 0.9}}))
+    a, b = vault.agent("a"), vault.agent("b")
+    a.add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+    chal = b.add_facts([Fact("user.diet", "The user is vegetarian", "vegetarian")]).decisions[0]
+    assert chal.outcome == "disputed"
+    moved = a.add_facts([Fact("user.diet", "The user is vegetarian now", "vegetarian")]).decisions[0]
+    assert moved.op == "REPLACE"
+    view = vault.get("user.diet")
+    assert not view.contested and vault.disputes() == []
+    assert {c.agent for c in view.active} == {"a", "b"} and view.values == ("vegetarian", "vegetarian")
+    (settled,) = vault.disputes("resolved")
+    assert settled.resolution.decided_by == "rule:incumbents_withdrawn" and settled.resolution.winner == chal.claim_id
+
+
+def test_high_stakes_dispute_waits_for_the_user_even_when_withdrawn(make_vault):
+    from vault_ray import Fact
+
+    vault = make_vault()
+    a, b = vault.agent("a"), vault.agent("b")
+    a.add_facts([Fact("user.payment.method", "Pays by card", "card")])
+    b.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])
+    a.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])
+    assert len(vault.disputes()) == 1 and vault.disputes()[0].needs_user

@@ -182,6 +182,8 @@ class Partition:
                 out.append(txn.decided[item.id])
             else:
                 decision = self._write_one(txn, item, policy, reasoner)
+                if decision.superseded:
+                    self._settle_withdrawn(txn, item.entity, item.cardinality, policy)
                 txn.decided[item.id] = decision
                 txn.changes.receipts[item.id] = decision_to_json(decision)
                 out.append(decision)
@@ -378,6 +380,24 @@ class Partition:
                            resolution=Resolution(winner, decided_by, note, txn.now, keep_both))
         txn.put_dispute(resolved, "dispute_resolved", agent=decided_by, claim_id=winner, **detail)
         return resolved
+
+    def _settle_withdrawn(self, txn: _Txn, entity: str, cardinality: str, policy: Policy) -> None:
+        """A dispute whose incumbents were all withdrawn, while the entity's current value
+        now agrees with the challenger, has nothing left to decide: the challenger wins
+        (decided_by "rule:incumbents_withdrawn"). High-stakes disputes still wait for the user."""
+        if policy.is_high_stakes(entity):
+            return
+        active = [c for c in txn.live_on(entity) if c.status == Status.ACTIVE]
+        for d in txn.open_disputes_on(entity):
+            if any(txn.claim(i).status == Status.ACTIVE for i in d.incumbents if self._known(txn, i)):
+                continue
+            value = normalized_value(txn.claim(d.challenger))
+            if any(normalized_value(c) == value for c in active) and not any(
+                contradicts(normalized_value(c), value, cardinality) for c in active
+            ):
+                self._resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",
+                              "every incumbent was withdrawn and the current value agrees with the challenger",
+                              keep_both=False)
 
     def _known(self, txn: _Txn, cid: str) -> bool:
         return cid in txn.claims or cid in self.claims
