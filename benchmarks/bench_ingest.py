@@ -30,7 +30,6 @@ import argparse
 import datetime as dt
 import functools
 import os
-import platform
 import re
 import resource
 import shlex
@@ -412,22 +411,11 @@ def code_version() -> str:
 
 def machine() -> dict[str, str]:
     # versions from metadata: importing torch here would inflate the RSS measured in part 1
-    import duckdb
-    import faiss
+    from machine import host_facts
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown")
-    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                  if line.startswith("MemTotal:"))
     return {
-        "nproc": str(len(os.sched_getaffinity(0))),
-        "CPU": cpu,
-        "RAM": f"{mem_kb / 1024**2:.1f} GiB",
-        "OS": platform.platform(),
-        "Python": platform.python_version(),
+        **host_facts(),
         "torch": metadata.version("torch"),
-        "faiss-cpu": f"{faiss.__version__} ({faiss.omp_get_max_threads()} OpenMP threads)",
-        "duckdb": duckdb.__version__,
         "numpy": np.__version__,
         "sentence-transformers": metadata.version("sentence-transformers"),
         "code": code_version(),

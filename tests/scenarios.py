@@ -3,7 +3,11 @@ and the cluster-mode tests (tests/integration)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from vault_ray import Fact, ScriptedReasoner, Vault
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 DRIFTED = Fact(entity="user.wrong_label", text="The user is in EST", value="EST")
 
@@ -65,3 +69,17 @@ def check_recency_supersede(out: dict) -> None:
     assert loves.superseded_by == hates.claim_id
     assert by_id[hates.claim_id].status == "active" and by_id[hates.claim_id].agent == "agent-b"
     assert out["disputes"] == []
+
+
+def late_arrival(vault: Vault) -> dict:
+    """A claim observed before the active incumbent is stored already superseded."""
+    new = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan", observed_at=T0)]).decisions[0]
+    late = vault.agent("b").add_facts(
+        [Fact("user.diet", "The user is vegetarian", "vegetarian", observed_at=T0 - timedelta(hours=1))]
+    ).decisions[0]
+    assert late.outcome == "superseded"
+    assert [c.id for c in vault.get("user.diet").active] == [new.claim_id]
+    stored = {c.id: c for c in vault.history("user.diet")}
+    assert stored[late.claim_id].superseded_by == new.claim_id
+    assert stored[new.claim_id].status == "active"
+    return {"new": new, "late": late, "history": vault.history("user.diet")}

@@ -11,6 +11,7 @@ from scenarios import (
     check_authority_dispute,
     check_recency_supersede,
     drifting_reasoner,
+    late_arrival,
     recency_supersede,
 )
 
@@ -86,15 +87,7 @@ def test_only_add_reaches_pass_two():
 
 
 def test_late_arrival_is_stored_superseded(vault):
-    new = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan", observed_at=T0)]).decisions[0]
-    late = vault.agent("b").add_facts(
-        [Fact("user.diet", "The user is vegetarian", "vegetarian", observed_at=T0 - timedelta(hours=1))]
-    ).decisions[0]
-    assert late.outcome == "superseded"
-    assert [c.id for c in vault.get("user.diet").active] == [new.claim_id]
-    stored = {c.id: c for c in vault.history("user.diet")}
-    assert stored[late.claim_id].superseded_by == new.claim_id
-    assert stored[new.claim_id].status == "active"
+    late_arrival(vault)
 
 
 def test_wildcard_authority_and_strategy(vault):

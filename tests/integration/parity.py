@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import scenarios
 from scenarios import authority_dispute, check_authority_dispute, check_recency_supersede, drifting_reasoner, recency_supersede
 
 from vault_ray import (
@@ -188,16 +189,7 @@ def two_pass_rules(mode: Mode) -> dict:
 
 
 def late_arrival(mode: Mode) -> dict:
-    vault = mode.open()
-    new = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan", observed_at=T0)]).decisions[0]
-    late = vault.agent("b").add_facts(
-        [Fact("user.diet", "The user is vegetarian", "vegetarian", observed_at=T0 - timedelta(hours=1))]
-    ).decisions[0]
-    assert late.outcome == "superseded"
-    assert [c.id for c in vault.get("user.diet").active] == [new.claim_id]
-    stored = {c.id: c for c in vault.history("user.diet")}
-    assert stored[late.claim_id].superseded_by == new.claim_id
-    return {"new": new, "late": late, "history": vault.history("user.diet")}
+    return scenarios.late_arrival(mode.open())
 
 
 def wildcards(mode: Mode) -> dict:
