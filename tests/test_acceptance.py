@@ -3,7 +3,7 @@ wildcards, close and reopen."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from scenarios import (
@@ -15,7 +15,7 @@ from scenarios import (
     recency_supersede,
 )
 
-from vault_ray import Fact, HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
+from vault_ray import HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
