@@ -3,8 +3,6 @@ wildcards, close and reopen."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from scenarios import (
     authority_dispute,
@@ -16,8 +14,6 @@ from scenarios import (
 )
 
 from vault_ray import HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
-
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_authority_dispute_with_label_drift(make_vault):
