@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import platform
 import shlex
 import shutil
 import statistics
@@ -211,19 +210,10 @@ def _queries(vault: Vault, queries: list[str]) -> list[float]:
 
 # -- report ----------------------------------------------------------------------------------
 def machine() -> dict[str, str]:
-    import duckdb
-    import faiss
     import ray
+    from machine import host_facts  # benchmarks/machine.py, beside this script
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown")
-    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                  if line.startswith("MemTotal:"))
-    return {
-        "nproc": str(len(os.sched_getaffinity(0))), "CPU": cpu, "RAM": f"{mem_kb / 1024**2:.1f} GiB",
-        "OS": platform.platform(), "Python": platform.python_version(), "ray": ray.__version__,
-        "duckdb": duckdb.__version__, "faiss-cpu": faiss.__version__, "vault-ray": metadata.version("vault-ray"),
-    }
+    return {**host_facts(), "ray": ray.__version__, "vault-ray": metadata.version("vault-ray")}
 
 
 def pct(values: list[float], q: float) -> float:

@@ -1,12 +1,13 @@
 """Two terminals, one store: `vault-ray up` starts a Ray head and the actors, two
 `vault-ray chat` processes (agent-a, then agent-b) reproduce the seed's authority
-dispute, `rebalance` and `status` work on it, `vault-ray down` stops the actors and
+dispute, `rebalance` works on it, `vault-ray down` stops the actors and
 the head, and embedded mode can open the store afterwards."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -54,15 +55,15 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert "disputed" in b.stdout and "does not outweigh agent-a" in b.stdout
         assert "CONTESTED" in b.stdout and "PST" in b.stdout and "EST" in b.stdout
         moved = run("rebalance", "--shards", "3", "--address", address, *cluster)
-        assert moved.returncode == 0 and "vault-shard-2" in moved.stdout, moved.stdout + moved.stderr
-        status = run("status", "--address", address, *cluster)
-        assert status.returncode == 0 and "epoch 2" in status.stdout, status.stdout + status.stderr
-        assert all(f"vault-shard-{i}" in status.stdout for i in range(3))
+        assert moved.returncode == 0, moved.stdout + moved.stderr
+        assert "epoch 2" in moved.stdout and "vault-shard-2" in moved.stdout
     finally:
         down = run("down", "--address", address, *cluster)
+        shutil.rmtree(temp_dir, ignore_errors=True)
     assert down.returncode == 0, down.stdout + down.stderr
     assert "stopped the Ray head" in down.stdout
     assert not _is_ray_start(head_pid)
+    Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").unlink(missing_ok=True)
     # the store is free again, and holds what the two processes did
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         (dispute,) = vault.disputes()

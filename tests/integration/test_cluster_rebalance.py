@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 import ray
+from vault_ray.actors import status
 
 from vault_ray import ClusterError, HashingEmbedder, Vault
 
@@ -44,7 +45,9 @@ def test_two_to_three_to_two_under_a_write_stream(cluster):
     assert admin.backend.check() == {p: True for p in range(PARTITIONS)}
 
     # every partition has one owner, which serves it; the retired shard is gone
-    infos = admin.backend.shard_infos()
+    found = status(namespace=namespace)  # what `vault-ray status` shows
+    assert found["epoch"] == 3 and sorted(found["assignment"]) == list(range(PARTITIONS))
+    infos = found["shards"]
     owned = [p for info in infos for p in info["owned"]]
     assert sorted(owned) == list(range(PARTITIONS))
     assert all(set(info["open"]) <= set(info["owned"]) and not info["pending"] for info in infos)
