@@ -24,6 +24,19 @@ def shard(vault, index: int):
     return ray.get_actor(f"vault-shard-{index}", namespace=vault.backend.namespace)
 
 
+def wait_until_busy(actor, limit_s: float = 60.0) -> None:
+    """Return once the single-threaded shard stops answering at once: it is inside a
+    long call (a fixed sleep misses that moment on a loaded machine)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        ref = actor.info.remote()
+        ready, _ = ray.wait([ref], timeout=0.2)
+        if not ready and not ray.wait([ref], timeout=0.2)[0]:  # twice: a slow answer is not a busy shard
+            return
+        time.sleep(0.01)
+    raise AssertionError("the shard never got busy with the batch")
+
+
 def pids(vault) -> dict[str, int]:
     return {info["name"]: info["pid"] for info in vault.backend.shard_infos()}
 
@@ -69,7 +82,7 @@ def test_a_batch_in_flight_when_its_shard_dies_is_applied_exactly_once(cluster):
     writer = threading.Thread(
         target=lambda: result.append(vault.agent("a").add_facts(facts, vectors=vectors, resolve=False)))
     writer.start()
-    time.sleep(0.3)  # the shard is deciding the batch now
+    wait_until_busy(shard(vault, 0))  # the shard is deciding the batch now
     os.kill(pid, signal.SIGKILL)
     writer.join(timeout=120)
     (answer,) = result
