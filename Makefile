@@ -28,6 +28,7 @@ test-integration: setup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_ingest.py
+	$(BIN)/python benchmarks/bench_cluster.py
 
 lint: setup
 	$(BIN)/ruff check vault_ray storage actors evals tests benchmarks

@@ -211,7 +211,7 @@ def _queries(vault: Vault, queries: list[str]) -> list[float]:
 # -- report ----------------------------------------------------------------------------------
 def machine() -> dict[str, str]:
     import ray
-    from machine import host_facts  # benchmarks/machine.py, beside this script
+    from machine import host_facts
 
     return {**host_facts(), "ray": ray.__version__, "vault-ray": metadata.version("vault-ray")}
 
