@@ -23,7 +23,17 @@ from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
 from . import strategies
 from .errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
 from .models import (
-    Claim, Decision, Dispute, DisputeStatus, EntityView, Kind, Op, Outcome, Resolution, Status, to_epoch,
+    Claim,
+    Decision,
+    Dispute,
+    DisputeStatus,
+    EntityView,
+    Kind,
+    Op,
+    Outcome,
+    Resolution,
+    Status,
+    to_epoch,
 )
 from .policy import Policy
 from .reasoners.base import JudgeCase, OwnVerdict, Reasoner
@@ -58,7 +68,8 @@ def decision_to_json(d: Decision) -> str:
 
 def decision_from_json(text: str) -> Decision:
     data = json.loads(text)
-    return Decision(**{**data, "op": Op(data["op"]), "outcome": Outcome(data["outcome"]), "superseded": tuple(data["superseded"])})
+    fields = {"op": Op(data["op"]), "outcome": Outcome(data["outcome"]), "superseded": tuple(data["superseded"])}
+    return Decision(**{**data, **fields})
 
 
 class _Txn:
@@ -170,7 +181,9 @@ class Partition:
             self.commit(txn)
             return decisions
 
-    def prepare(self, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner, now: datetime) -> tuple[_Txn, list[Decision]]:
+    def prepare(
+        self, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner, now: datetime
+    ) -> tuple[_Txn, list[Decision]]:
         """Decide a batch without applying it (hold `lock` until `commit`)."""
         receipts = self.log.receipts([i.id for i in items])
         txn = _Txn(self, now)
