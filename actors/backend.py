@@ -30,9 +30,9 @@ from vault_ray.backend import Scored, dispute_partition, merge_top
 from vault_ray.errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
 from vault_ray.layout import partition_of
 from vault_ray.models import Claim, Decision, Dispute, DisputeStatus, EntityView
-from vault_ray.partition import WriteItem
 from vault_ray.policy import Policy
 from vault_ray.registry import EntityRegistry
+from vault_ray.txn import WriteItem
 
 from .shard import NotOwner
 

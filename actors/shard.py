@@ -34,12 +34,13 @@ from vault_ray.backend import ControlFile, Scored, merge_top
 from vault_ray.errors import ClaimNotFound, DisputeNotFound, VaultError
 from vault_ray.layout import StoreMeta, partition_of, partition_path, read_json
 from vault_ray.models import Claim, Decision, Dispute, EntityView
-from vault_ray.partition import Partition, WriteItem
+from vault_ray.partition import Partition
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
 from vault_ray.timeline import partition_search_as_of
+from vault_ray.txn import WriteItem
 
 from .assignment import load_state
 

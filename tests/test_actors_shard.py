@@ -13,8 +13,8 @@ from vault_ray.actors.shard import NotOwner, Shard
 from vault_ray import HashingEmbedder, Policy
 from vault_ray.backend import ControlFile
 from vault_ray.layout import init_store, partition_of
-from vault_ray.partition import WriteItem
 from vault_ray.registry import EntityRegistry
+from vault_ray.txn import WriteItem
 
 EMB = HashingEmbedder(dim=32)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -19,10 +19,11 @@ from vault_ray.storage import Event
 from .errors import ClaimNotFound, DisputeNotFound
 from .layout import StoreLock, StoreMeta, init_store, partition_of, partition_path, read_json, write_json
 from .models import Claim, Decision, Dispute, EntityView
-from .partition import Partition, WriteItem
+from .partition import Partition
 from .policy import Policy
 from .reasoners.base import Reasoner
 from .registry import EntityRegistry
+from .txn import WriteItem
 
 Scored = list[tuple[float, Claim]]
 

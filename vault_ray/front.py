@@ -16,10 +16,10 @@ from .embedders import Embedder, check_vectors
 from .errors import InvalidFact
 from .layout import partition_of
 from .models import Fact, as_utc, check_fact, new_id
-from .partition import WriteItem
 from .policy import Policy
 from .reasoners.base import Reasoner
 from .registry import EntityRegistry
+from .txn import WriteItem
 
 if TYPE_CHECKING:
     from .backend import Backend

@@ -8,17 +8,16 @@ mode) and inside a Ray shard actor (cluster mode).
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
+from vault_ray.storage import ClaimLog, Event, VectorIndex
 
 from . import strategies
 from .errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
@@ -33,101 +32,13 @@ from .models import (
     Outcome,
     Resolution,
     Status,
-    to_epoch,
 )
 from .policy import Policy
 from .reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from .reasoners.rules import contradicts, normalized_value
 from .strategies import Action, Verdict
 from .timeline import entity_view
-
-
-@dataclass(frozen=True)
-class WriteItem:
-    """A fact after the front stage: validated, embedded, entity resolved."""
-
-    id: str
-    entity: str
-    text: str
-    value: str | None
-    kind: str
-    agent: str
-    session: str | None
-    observed_at: datetime
-    confidence: float
-    meta: dict[str, Any]
-    vector: np.ndarray
-    cardinality: str
-    aligned_from: str | None = None
-
-
-def decision_to_json(d: Decision) -> str:
-    # field by field: dataclasses.asdict deep-copies recursively, a fifth of a bulk write's time
-    return json.dumps({f.name: getattr(d, f.name) for f in fields(d)} | {"superseded": list(d.superseded)})
-
-
-def decision_from_json(text: str) -> Decision:
-    data = json.loads(text)
-    fields = {"op": Op(data["op"]), "outcome": Outcome(data["outcome"]), "superseded": tuple(data["superseded"])}
-    return Decision(**{**data, **fields})
-
-
-class _Txn:
-    """Copy-on-write view of a partition while one batch is decided."""
-
-    def __init__(self, part: Partition, now: datetime) -> None:
-        self.part = part
-        self.now = now
-        self.ts = to_epoch(now)
-        self.claims: dict[str, Claim] = {}
-        self.disputes: dict[str, Dispute] = {}
-        self.changes = ChangeSet()
-        self.decided: dict[str, Decision] = {}
-        self.cardinality: dict[str, str] = {}
-        """entity -> cardinality, as the writes and resolutions of this txn gave it."""
-
-    def claim(self, cid: str) -> Claim:
-        return self.claims.get(cid) or self.part.claims[cid]
-
-    def live_on(self, entity: str) -> list[Claim]:
-        ids = set(self.part.by_entity.get(entity, ())) | {c.id for c in self.claims.values() if c.entity == entity}
-        out = [self.claim(i) for i in ids]
-        return sorted((c for c in out if c.status != Status.SUPERSEDED), key=lambda c: (c.observed_at, c.id))
-
-    def open_disputes_on(self, entity: str) -> list[Dispute]:
-        ids = set(self.part.disputes_by_entity.get(entity, ())) | {d.id for d in self.disputes.values() if d.entity == entity}
-        found = [self.disputes.get(i) or self.part.open_disputes[i] for i in ids]
-        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: d.opened_at)
-
-    def add(self, claim: Claim, **detail: Any) -> None:
-        self.claims[claim.id] = claim
-        self.changes.new_claims.append(claim)
-        self.changes.rids[claim.id] = self.part.log.allocate_rid()
-        self.event(claim.entity, "claim_added", claim_id=claim.id, agent=claim.agent, status=str(claim.status),
-                   superseded_by=claim.superseded_by, **detail)
-
-    def set_status(self, cid: str, status: Status, superseded_by: str | None, *, agent: str | None, **detail: Any) -> None:
-        old = self.claim(cid)
-        if old.status == status and old.superseded_by == superseded_by:
-            return
-        self.claims[cid] = replace(old, status=status, superseded_by=superseded_by)
-        if cid not in {c.id for c in self.changes.new_claims}:
-            self.changes.status[cid] = (str(status), superseded_by)
-        else:
-            self.changes.new_claims = [self.claims[c.id] if c.id == cid else c for c in self.changes.new_claims]
-        self.event(old.entity, "status_changed", claim_id=cid, agent=agent, status=str(status),
-                   superseded_by=superseded_by, previous=str(old.status), **detail)
-
-    def put_dispute(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None, **detail: Any) -> None:
-        self.disputes[dispute.id] = dispute
-        self.changes.disputes[dispute.id] = dispute
-        self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent, **detail)
-
-    def event(self, entity: str, kind: str, *, claim_id: str | None = None, dispute_id: str | None = None,
-              agent: str | None = None, status: str | None = None, superseded_by: str | None = None, **detail: Any) -> None:
-        self.changes.events.append(
-            Event(self.ts, entity, kind, claim_id, dispute_id, agent, status, superseded_by, detail)
-        )
+from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 
 
 class Partition:
@@ -183,10 +94,10 @@ class Partition:
 
     def prepare(
         self, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner, now: datetime
-    ) -> tuple[_Txn, list[Decision]]:
+    ) -> tuple[Txn, list[Decision]]:
         """Decide a batch without applying it (hold `lock` until `commit`)."""
         receipts = self.log.receipts([i.id for i in items])
-        txn = _Txn(self, now)
+        txn = Txn(self, now)
         out = []
         for item in items:
             if item.id in receipts:
@@ -202,10 +113,10 @@ class Partition:
                 out.append(decision)
         return txn, out
 
-    def commit(self, txn: _Txn) -> None:
+    def commit(self, txn: Txn) -> None:
         self._commit(txn)
 
-    def _write_one(self, txn: _Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
+    def _write_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
         incoming = Claim(
             id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
@@ -245,7 +156,7 @@ class Partition:
             verdict = strategies.from_judgement(incoming, conflicting, reasoner.judge(case), verdict)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
-    def _apply_verdict(self, txn: _Txn, incoming: Claim, op: Op, targets: list[Claim], conflicting: list[Claim],
+    def _apply_verdict(self, txn: Txn, incoming: Claim, op: Op, targets: list[Claim], conflicting: list[Claim],
                        verdict: Verdict, policy: Policy, pass_detail: dict[str, Any], base: dict[str, Any]) -> Decision:
         detail = {**pass_detail, "pass": 2, "strategy": verdict.strategy, "reason": verdict.reason,
                   "weights": verdict.weights, "rationale": verdict.rationale}
@@ -271,18 +182,18 @@ class Partition:
         return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=incoming.id, dispute_id=dispute.id,
                         strategy=verdict.strategy, superseded=tuple(t.id for t in targets), reason=verdict.reason, **base)
 
-    def _store_late(self, txn: _Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
+    def _store_late(self, txn: Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
                     detail: dict[str, Any] | None = None) -> Decision:
         detail = {"op": str(op), "reason": reason, **(detail or {})}
         strategy = detail.get("strategy")
         txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
         return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
 
-    def _supersede(self, txn: _Txn, claims: Sequence[Claim], by: Claim, **detail: Any) -> None:
+    def _supersede(self, txn: Txn, claims: Sequence[Claim], by: Claim, **detail: Any) -> None:
         for c in claims:
             txn.set_status(c.id, Status.SUPERSEDED, by.id, agent=by.agent, **detail)
 
-    def _repeated_challenge(self, txn: _Txn, incoming: Claim, conflicting: list[Claim]) -> Dispute | None:
+    def _repeated_challenge(self, txn: Txn, incoming: Claim, conflicting: list[Claim]) -> Dispute | None:
         value = normalized_value(incoming)
         incumbents = {c.id for c in conflicting}
         for d in txn.open_disputes_on(incoming.entity):
@@ -290,7 +201,7 @@ class Partition:
                 return d
         return None
 
-    def _count_challenge(self, txn: _Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], policy: Policy,
+    def _count_challenge(self, txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], policy: Policy,
                          base: dict[str, Any]) -> Decision:
         agents = {d.challenger_agent} | {txn.claim(s).agent for s in d.supporters}
         supporters = d.supporters
@@ -314,7 +225,7 @@ class Partition:
         return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
                         reason=f"repeats an open challenge ({updated.challenges} so far)", **base)
 
-    def _settle_repeat(self, txn: _Txn, incoming: Claim, d: Dispute, n_agents: int,
+    def _settle_repeat(self, txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
                        policy: Policy) -> tuple[str, str, dict[str, Any]] | None:
         """Whether a repeated challenge settles its dispute for the challenger: by the
         `reasserted_by` rule, or because the entity's strategy now lets it win (consensus
@@ -357,13 +268,13 @@ class Partition:
                                    f"{gone.superseded_by!r}; name a live claim of the dispute", dispute_id=dispute_id)
             if not decided_by or not isinstance(decided_by, str):
                 raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
-            txn = _Txn(self, now)
+            txn = Txn(self, now)
             txn.cardinality[d.entity] = cardinality
             resolved = self._resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
             self._commit(txn)
             return resolved
 
-    def _resolve(self, txn: _Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
+    def _resolve(self, txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
                  **extra: Any) -> Dispute:
         members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters) if self._known(txn, c)]
         detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both, **extra}
@@ -394,7 +305,7 @@ class Partition:
         txn.put_dispute(resolved, "dispute_resolved", agent=decided_by, claim_id=winner, **detail)
         return resolved
 
-    def _settle_withdrawn(self, txn: _Txn, entity: str, cardinality: str, policy: Policy) -> None:
+    def _settle_withdrawn(self, txn: Txn, entity: str, cardinality: str, policy: Policy) -> None:
         """A dispute whose incumbents were all withdrawn, while the entity's current value
         now agrees with the challenger, has nothing left to decide: the challenger wins
         (decided_by "rule:incumbents_withdrawn"). High-stakes disputes still wait for the user."""
@@ -412,7 +323,7 @@ class Partition:
                               "every incumbent was withdrawn and the current value agrees with the challenger",
                               keep_both=False)
 
-    def _known(self, txn: _Txn, cid: str) -> bool:
+    def _known(self, txn: Txn, cid: str) -> bool:
         return cid in txn.claims or cid in self.claims
 
     def expire_disputes(self, policy: Policy, now: datetime) -> list[Dispute]:
@@ -421,7 +332,7 @@ class Partition:
         if limit is None:
             return []
         with self.lock:
-            txn = _Txn(self, now)
+            txn = Txn(self, now)
             done = []
             for d in list(self.open_disputes.values()):
                 age = (now - d.opened_at).total_seconds()
@@ -436,7 +347,7 @@ class Partition:
             return done
 
     # -- commit: log first, then memory and index ----------------------------------
-    def _commit(self, txn: _Txn) -> None:
+    def _commit(self, txn: Txn) -> None:
         if not txn.changes:
             return
         self.log.commit(txn.changes)

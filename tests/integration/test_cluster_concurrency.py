@@ -21,7 +21,8 @@ from vault_ray.storage import ClaimLog
 
 from vault_ray import Fact, Policy, RuleReasoner
 from vault_ray.layout import partition_path
-from vault_ray.partition import Partition, WriteItem
+from vault_ray.partition import Partition
+from vault_ray.txn import WriteItem
 
 from .parity import check_invariants
 
