@@ -17,6 +17,7 @@ from typing import Any
 from .catalog import CATALOG, DOMAINS, DRIFT_KINDS
 
 DAY = 86_400.0
+EMBEDDERS = ("hashing", "local")
 
 
 def _default_agents() -> dict[str, dict[str, float]]:
@@ -100,12 +101,22 @@ class EvalConfig:
     partitions: int = 1
     """Partitions of each replay vault."""
     max_open_disputes: int = 3
+    embedder: str = "hashing"
+    """Where the replay's text vectors come from: `hashing` (HashingEmbedder, computed in
+    the replay task) or `local` (the local sentence-transformers model, in a Ray Data
+    `map_batches` actor pool ahead of the replay; see docs/evals.md)."""
+    embed_actors: int = 1
+    """Size of the `local` embedding actor pool (each actor loads the model once)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.judge_accuracy <= 1.0:
             raise ValueError(f"judge_accuracy must be in [0, 1], got {self.judge_accuracy}")
         if self.block_size < 1 or self.partitions < 1:
             raise ValueError("block_size and partitions must be positive")
+        if self.embedder not in EMBEDDERS:
+            raise ValueError(f"embedder must be one of {', '.join(EMBEDDERS)}, got {self.embedder!r}")
+        if self.embed_actors < 1:
+            raise ValueError("embed_actors must be positive")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -40,13 +40,21 @@ def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[st
     gen, ev = GeneratorConfig.from_dict(generator), EvalConfig(**evaluation)
     scenarios = scenarios_from_arrow(batch)
     vectors = text_vectors(scenarios)
+    node = _node_id()
     rows = []
     for spec in build_policies(policies, gen, ev):
         started = time.process_time()
         counts = replay_block(scenarios, spec, ev, seed=seed, vectors=vectors)
         cpu = (time.process_time() - started) / max(len(scenarios), 1)
-        rows += [as_row(spec.name, s, c, cpu) for s, c in zip(scenarios, counts, strict=True)]
+        rows += [as_row(spec.name, s, c, cpu, node) for s, c in zip(scenarios, counts, strict=True)]
     return pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA)
+
+
+def _node_id() -> str:
+    """The Ray node this task runs on (first 12 hex digits), "" outside Ray."""
+    import ray  # noqa: PLC0415
+
+    return ray.get_runtime_context().get_node_id()[:12] if ray.is_initialized() else ""
 
 
 def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence[str], *, generator: GeneratorConfig,

@@ -22,10 +22,11 @@ COUNT_COLUMNS = (
 RESULTS_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64())]
     + [(c, pa.int64()) for c in COUNT_COLUMNS]
-    + [("cpu_s", pa.float64())]
+    + [("cpu_s", pa.float64()), ("node", pa.string())]
 )
 """`cpu_s`: CPU seconds of the replay that produced the row, shared evenly by the
-scenarios of its batch (the work, whatever else runs on the machine)."""
+scenarios of its batch (the work, whatever else runs on the machine); `node`: the Ray
+node that replayed it (its id's first 12 hex digits; "" outside Ray)."""
 RATE_COLUMNS = (
     "final_accuracy", "final_strict_accuracy", "final_contested_rate", "read_accuracy", "stale_read_rate",
     "wrong_overwrite_rate", "disputes_per_1k", "escalation_recall", "escalation_precision",
@@ -158,5 +159,5 @@ def summarize(results: pa.Table) -> pa.Table:
     return agg.summary()
 
 
-def as_row(policy: str, scenario: Any, counts: Mapping[str, int], cpu_s: float = 0.0) -> dict[str, Any]:
-    return {"policy": policy, "scenario_id": scenario.id, "gap": scenario.gap, **counts, "cpu_s": cpu_s}
+def as_row(policy: str, scenario: Any, counts: Mapping[str, int], cpu_s: float = 0.0, node: str = "") -> dict[str, Any]:
+    return {"policy": policy, "scenario_id": scenario.id, "gap": scenario.gap, **counts, "cpu_s": cpu_s, "node": node}

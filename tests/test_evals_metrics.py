@@ -109,7 +109,7 @@ def test_lww_keys_by_the_label_as_written():
 
 
 def test_count_columns_are_the_results_schema():
-    assert RESULTS_SCHEMA.names == ["policy", "scenario_id", "gap", *COUNT_COLUMNS, "cpu_s"]
+    assert RESULTS_SCHEMA.names == ["policy", "scenario_id", "gap", *COUNT_COLUMNS, "cpu_s", "node"]
 
 
 def test_docs_define_every_results_and_summary_column():
