@@ -117,7 +117,9 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: 
     ctx.enable_progress_bars = False  # the rich bar below reports progress
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     cpus = int(ray.cluster_resources().get("CPU", 0))
-    machine = f"{cpus} Ray CPUs ({platform.machine()}, {os.cpu_count()} cores on the driver), Ray {ray.__version__}"
+    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    machine = f"{nodes} Ray node{'s' if nodes != 1 else ''}, {cpus} Ray CPUs "
+    machine += f"({platform.machine()}, {os.cpu_count()} cores on the driver), Ray {ray.__version__}"
     try:
         with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TextColumn("scenarios"),
                       TimeElapsedColumn(), console=console, transient=False) as bar:
@@ -129,6 +131,7 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: 
         if started_here:
             ray.shutdown()
     run.extra["cpus"] = cpus
+    run.extra["nodes"] = nodes
     return run, machine
 
 
@@ -144,7 +147,8 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
             "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,
             "machine": machine,
-            "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names, "cpus": run.extra.get("cpus")}
+            "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names, "cpus": run.extra.get("cpus"),
+            "nodes": run.extra.get("nodes")}
     (out / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
     report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta)
     table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
