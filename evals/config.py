@@ -14,10 +14,15 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from vault_ray.errors import InvalidPolicy
+from vault_ray.policy import ON_AMBIGUOUS, STRATEGIES, validate_pattern
+
 from .catalog import CATALOG, DOMAINS, DRIFT_KINDS
 
 DAY = 86_400.0
 EMBEDDERS = ("hashing", "local")
+DEFAULT_STRATEGY = "*"
+"""The `mixed` pattern that names the strategy of every entity no other pattern matches."""
 
 
 def _default_agents() -> dict[str, dict[str, float]]:
@@ -89,6 +94,13 @@ class GeneratorConfig:
         return cls(**data)
 
 
+def _default_mixed() -> dict[str, str]:
+    # Authority where one agent is known to be better (schedules, payments), recency where
+    # values move (location), the judge where agents disagree on taste (diet).
+    return {"user.timezone": "authority", "user.schedule.*": "authority", "user.payment.*": "authority",
+            "user.location": "recency", "user.diet": "judge", DEFAULT_STRATEGY: "recency"}
+
+
 @dataclass(frozen=True)
 class EvalConfig:
     judge_accuracy: float = 0.9
@@ -107,6 +119,12 @@ class EvalConfig:
     `map_batches` actor pool ahead of the replay; see docs/evals.md)."""
     embed_actors: int = 1
     """Size of the `local` embedding actor pool (each actor loads the model once)."""
+    mixed: dict[str, str] = field(default_factory=_default_mixed)
+    """The `mixed` policy's strategy per entity pattern (Policy patterns: a key, `key.*` or
+    `*`); `*` is the strategy of every other entity (recency when omitted)."""
+    mixed_on_ambiguous: str = "judge"
+    """What the `mixed` policy does with near-simultaneous writes under recency: `judge`
+    (ask the judge) or `dispute`."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.judge_accuracy <= 1.0:
@@ -117,9 +135,72 @@ class EvalConfig:
             raise ValueError(f"embedder must be one of {', '.join(EMBEDDERS)}, got {self.embedder!r}")
         if self.embed_actors < 1:
             raise ValueError("embed_actors must be positive")
+        check_mixed(self.mixed)
+        if self.mixed_on_ambiguous not in ON_AMBIGUOUS:
+            raise ValueError(f"mixed_on_ambiguous must be one of {', '.join(ON_AMBIGUOUS)}, "
+                             f"got {self.mixed_on_ambiguous!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalConfig:
+        """Build from a config file's `[eval]` table; unknown keys are an error (a typo
+        would otherwise silently run the defaults)."""
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown eval settings: {sorted(unknown)}")
+        if isinstance(data.get("mixed"), dict):
+            data = {**data, "mixed": _flatten(data["mixed"])}
+        return cls(**data)
+
+
+def check_mixed(mixed: object) -> None:
+    """Fail early, naming the entry, on a `mixed` table the Policy would refuse (or
+    that would only fail inside a replay task on a Ray worker)."""
+    if not isinstance(mixed, dict):
+        raise ValueError(f"mixed must be a table of entity pattern -> strategy, got {mixed!r}")
+    for pattern, strategy in mixed.items():
+        if strategy not in STRATEGIES:
+            raise ValueError(f"mixed: strategy for {pattern!r} must be one of {', '.join(STRATEGIES)}, "
+                             f"got {strategy!r}")
+        try:
+            validate_pattern(pattern)
+        except InvalidPolicy as exc:
+            raise ValueError(f"mixed: {exc}") from exc
+
+
+def parse_mixed(spec: str) -> dict[str, str]:
+    """Parse a command-line `mixed` table: comma-separated `pattern=strategy` entries, e.g.
+    "user.timezone=authority,user.diet=judge,*=recency"."""
+    table: dict[str, str] = {}
+    for entry in spec.split(","):
+        if not entry.strip():
+            continue
+        pattern, sep, strategy = (part.strip() for part in entry.partition("="))
+        if not sep or not pattern or not strategy:
+            raise ValueError(f"mixed: {entry.strip()!r} is not pattern=strategy "
+                             "(e.g. 'user.timezone=authority,*=recency')")
+        if pattern in table:
+            raise ValueError(f"mixed: {pattern!r} is given twice")
+        table[pattern] = strategy
+    if not table:
+        raise ValueError("mixed: no pattern=strategy entry (e.g. 'user.timezone=authority,*=recency')")
+    check_mixed(table)
+    return table
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """TOML reads an unquoted `user.timezone = "authority"` as nested tables: join the keys
+    back into the dotted pattern it means."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}.{key}" if prefix else key
+        for pattern, strategy in (_flatten(value, name) if isinstance(value, dict) else {name: value}).items():
+            if pattern in flat:
+                raise ValueError(f"mixed: {pattern!r} is given twice")
+            flat[pattern] = strategy
+    return flat
 
 
 def load_config(path: str | Path) -> tuple[GeneratorConfig, EvalConfig]:
@@ -128,7 +209,7 @@ def load_config(path: str | Path) -> tuple[GeneratorConfig, EvalConfig]:
     text = path.read_text()
     data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     gen = GeneratorConfig.from_dict(data.get("generator", {}))
-    ev = EvalConfig(**data.get("eval", {}))
+    ev = EvalConfig.from_dict(data.get("eval", {}))
     return gen, ev
 
 

@@ -5,8 +5,11 @@ The claim log is read from a `Vault.export(dir)` directory (`*/claims.parquet`,
 when no process holds the store). Every claim is re-written, in the order the
 store recorded it and in the batches it was recorded in (same recording time,
 agent and session), into a fresh vault under each policy, on the entity it was
-stored on (entity resolution is not re-run) with `resolve=False`. The final view of
-each entity is compared with the stored one.
+stored on (entity resolution is not re-run) with `resolve=False`, with the embedding
+the claim log holds for it: the fresh vault has the store's dimension and an embedder
+(`StoredVectors`) that refuses to embed, so no model is loaded and the replay indexes
+exactly the vectors the store did. The final view of each entity is compared with the
+stored one.
 
 Not replayed: manual `resolve_dispute` decisions and time-based rules, which are
 not claims. The `store` policy (the store's own, from its control.json) shows how
@@ -24,26 +27,64 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vault_ray import DisputeCapExceeded, EntityRegistry, Fact, HashingEmbedder, Policy, RuleReasoner, Vault
-from vault_ray.errors import StoreError
+from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
+from vault_ray.layout import read_json
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "rid", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
-                 "status", "confidence", "meta"]
+                 "status", "confidence", "meta", "embedding"]
+FALLBACK_DIM = 384
+"""The replay vault's dimension when neither vault.json nor any claim gives one."""
 
 
 @dataclass(frozen=True)
 class ClaimLog:
     claims: pa.Table
-    """CLAIM_COLUMNS plus `partition`, in recording order."""
+    """CLAIM_COLUMNS plus `partition`, in recording order; `embedding` is the stored
+    float32 vector as bytes (null when the claim has none)."""
     open_disputes: pa.Table
     """entity of every open dispute."""
     policy: Policy
     registry: EntityRegistry
+    dim: int = FALLBACK_DIM
+    """The store's embedding dimension (vault.json, else the stored vectors' size)."""
+    embedder: str = ""
+    """The name of the embedder that made the stored vectors (vault.json; "" when unknown)."""
+
+    @property
+    def missing_vectors(self) -> int:
+        """Claims without a stored embedding (the replay gives them hashing vectors)."""
+        return self.claims.column("embedding").null_count
+
+
+class StoredVectors:
+    """The embedder of a replay vault: every vector comes from the claim log.
+
+    Its `dim` and `name` are the store's, so the replay vault is built like the store
+    (and holds its vectors) without loading the model that made them; the replay
+    passes every vector to `add_facts`. Being asked to embed text means some code path
+    wanted a vector the log does not have: refuse, rather than index vectors of another
+    model next to the store's."""
+
+    def __init__(self, dim: int, name: str = "") -> None:
+        self.dim = dim
+        self.name = name or f"stored-vectors-{dim}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:  # nothing to embed, nothing foreign to index
+            return np.zeros((0, self.dim), dtype=np.float32)
+        raise InvalidEmbedding(
+            f"this replay vault only takes the stored vectors of {self.name!r} ({self.dim} dims); "
+            f"pass vectors= with the texts ({len(texts)} asked)", expected_dim=self.dim)
+
+    def close(self) -> None:
+        pass
 
 
 def read_claim_log(path: str | Path) -> ClaimLog:
@@ -65,8 +106,25 @@ def read_claim_log(path: str | Path) -> ClaimLog:
         disputes.append(d)
     table = pa.concat_tables(claims).sort_by([("recorded_at", "ascending"), ("partition", "ascending"),
                                               ("rid", "ascending")])
-    policy, registry = _control(root if root.is_dir() else root.parent.parent)
-    return ClaimLog(table, pa.concat_tables(disputes), policy, registry)
+    base = root if root.is_dir() else root.parent.parent
+    policy, registry = _control(base)
+    dim, embedder = _embedding_meta(base, table.column("embedding"))
+    return ClaimLog(table, pa.concat_tables(disputes), policy, registry, dim, embedder)
+
+
+def _embedding_meta(root: Path, blobs: pa.ChunkedArray) -> tuple[int, str]:
+    """(dim, embedder name) from the store's vault.json, checked against the stored vectors'
+    size; an export has no vault.json: the size alone gives the dim."""
+    sizes = set(pc.unique(pc.binary_length(blobs)).drop_null().to_pylist())
+    if any(size % 4 for size in sizes) or len(sizes) > 1:
+        raise StoreMismatch(f"the claim log's embeddings have sizes {sorted(sizes)} bytes: not one float32 dimension")
+    found = sizes.pop() // 4 if sizes else None
+    meta = read_json(root / "vault.json") or {}
+    dim = meta.get("dim", found or FALLBACK_DIM)
+    if found is not None and found != dim:
+        raise StoreMismatch(f"{str(root)!r}: vault.json says {dim} dims, the stored embeddings have {found}",
+                            path=str(root))
+    return int(dim), str(meta.get("embedder", ""))
 
 
 def _read_duckdb(path: Path) -> tuple[pa.Table, pa.Table]:
@@ -145,28 +203,63 @@ def lww_answers(log: ClaimLog) -> dict[str, str]:
     return {e: describe({v}) for e, v in last.items()}
 
 
-def replay_answers(log: ClaimLog, policy: Policy) -> tuple[dict[str, str], int]:
-    """Final answers per entity under `policy`, and how many writes it refused."""
+def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, str], int]:
+    """Final answers per entity under `policy`, and how many writes it refused. The replay
+    vault lives in a temporary directory, or in `directory` (kept: to inspect it)."""
+    if directory is None:
+        with tempfile.TemporaryDirectory(prefix="vault-whatif-") as tmp:
+            return replay_answers(log, policy, directory=tmp)
+    if Path(directory).exists() and any(Path(directory).iterdir()):
+        raise StoreError(f"{str(directory)!r} is not empty: a replay needs a fresh vault (claim ids already "
+                         "there would be taken as retries)")
     rows = log.claims.to_pylist()
-    rejected = 0
-    with tempfile.TemporaryDirectory(prefix="vault-whatif-") as tmp, Vault.open(
-        tmp, partitions=1, embedder=HashingEmbedder(), reasoner=RuleReasoner(), policy=policy, registry=log.registry,
-    ) as vault:
-        for (_, agent, session), batch in groupby(rows, key=lambda r: (r["recorded_at"], r["agent"], r["session"])):
-            facts = [_fact(r) for r in batch]
-            try:
-                vault.agent(agent).add_facts(facts, session=session, resolve=False)
-            except DisputeCapExceeded:
-                for fact in facts:
-                    try:
-                        vault.agent(agent).add_facts([fact], session=session, resolve=False)
-                    except DisputeCapExceeded:
-                        rejected += 1
+    fallback = HashingEmbedder(log.dim) if log.missing_vectors else None
+    with Vault.open(directory, partitions=1, embedder=StoredVectors(log.dim, log.embedder), reasoner=RuleReasoner(),
+                    policy=policy, registry=log.registry) as vault:
+        rejected = 0
+        for (_, agent, session), group in groupby(rows, key=lambda r: (r["recorded_at"], r["agent"], r["session"])):
+            batch = list(group)
+            rejected += _write_batch(vault, agent, session, batch, claim_vectors(batch, log.dim, fallback))
         entities = sorted({r["entity"] for r in rows})
         views = vault.backend.views(entities)
         answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested,
                                {c.claim.value or c.claim.text for c in views[e].candidates}) for e in entities}
     return answers, rejected
+
+
+def _write_batch(vault: Vault, agent: str, session: str | None, batch: list[dict[str, Any]], vectors: np.ndarray) -> int:
+    """Write one recorded batch; past the dispute cap, fact by fact. Returns the refused writes."""
+    facts = [_fact(r) for r in batch]
+    try:
+        vault.agent(agent).add_facts(facts, session=session, vectors=vectors, resolve=False)
+        return 0
+    except DisputeCapExceeded:
+        pass
+    rejected = 0
+    for i, fact in enumerate(facts):
+        try:
+            vault.agent(agent).add_facts([fact], session=session, vectors=vectors[i:i + 1], resolve=False)
+        except DisputeCapExceeded:
+            rejected += 1
+    return rejected
+
+
+def claim_vectors(rows: list[dict[str, Any]], dim: int, fallback: HashingEmbedder | None = None) -> np.ndarray:
+    """The stored embeddings of `rows` as a (len(rows), dim) float32 array. A claim without
+    one (none of the store's own writes; only rows imported without vectors) gets a
+    hashing vector of the same dim: with entity resolution off, vectors decide nothing in
+    a replay, they only fill its index."""
+    out = np.empty((len(rows), dim), dtype=np.float32)
+    stored = [i for i, r in enumerate(rows) if r["embedding"] is not None]
+    missing = [i for i, r in enumerate(rows) if r["embedding"] is None]
+    if stored:
+        out[stored] = np.frombuffer(b"".join(rows[i]["embedding"] for i in stored), dtype=np.float32).reshape(-1, dim)
+    if missing:
+        if fallback is None:
+            raise InvalidEmbedding(f"{len(missing)} claims have no stored embedding and no fallback embedder was given",
+                                   expected_dim=dim)
+        out[missing] = fallback.embed([rows[i]["text"] for i in missing])
+    return out
 
 
 def _fact(row: dict[str, Any]) -> Fact:
@@ -181,6 +274,10 @@ class WhatIf:
     """policy -> entity -> answer."""
     rejected: dict[str, int]
     claims: int
+    dim: int = FALLBACK_DIM
+    embedder: str = ""
+    missing_vectors: int = 0
+    """Claims replayed with a hashing vector because the log held no embedding for them."""
 
     def differences(self, policy: str) -> list[str]:
         return sorted(e for e, a in self.answers[policy].items() if a != self.stored.get(e, "-"))
@@ -193,7 +290,9 @@ class WhatIf:
         return pa.table(cols)
 
 
-def what_if(path: str | Path, policies: list[str]) -> WhatIf:
+def what_if(path: str | Path, policies: list[str], *, keep: str | Path | None = None) -> WhatIf:
+    """Replay the claim log at `path` under each policy. With `keep`, each policy's replay
+    vault stays in `keep/<policy>` (a store like any other: open it to explain a decision)."""
     log = read_claim_log(path)
     answers, rejected = {}, {}
     for name in policies:
@@ -201,13 +300,18 @@ def what_if(path: str | Path, policies: list[str]) -> WhatIf:
         if policy is None:
             answers[name], rejected[name] = lww_answers(log), 0
         else:
-            answers[name], rejected[name] = replay_answers(log, policy)
-    return WhatIf(stored_answers(log), answers, rejected, log.claims.num_rows)
+            directory = None if keep is None else Path(keep) / name
+            answers[name], rejected[name] = replay_answers(log, policy, directory=directory)
+    return WhatIf(stored_answers(log), answers, rejected, log.claims.num_rows, log.dim, log.embedder,
+                  log.missing_vectors)
 
 
 def whatif_report(result: WhatIf, source: str, *, limit: int = 50) -> str:
     lines = ["# What if the store had used another policy?", "",
-             f"Replayed {result.claims:,} claims from `{source}` on {len(result.stored):,} entities.", "",
+             f"Replayed {result.claims:,} claims from `{source}` on {len(result.stored):,} entities, "
+             f"with their stored {result.dim}-dimensional embeddings ({result.embedder or 'embedder not recorded'})"
+             + (f"; {result.missing_vectors:,} claims had none and got hashing vectors." if result.missing_vectors
+                else "."), "",
              "| policy | entities ending differently | refused writes |", "|---|---|---|"]
     lines += [f"| {p} | {len(result.differences(p)):,} | {result.rejected[p]:,} |" for p in result.answers]
     for policy in result.answers:

@@ -2,6 +2,7 @@
 
     ds = ray.data.read_parquet(scenarios)           # one row per scenario
            .repartition(target_num_rows_per_block=block_size)
+          [.map_batches(EmbedWrites, concurrency=k)]            # embedder="local": an actor pool (embedding.py)
            .map_batches(replay_batch, batch_format="pyarrow")   # every policy, one vault per policy per batch
 
 The driver streams the result blocks into `results.parquet` and a per-policy
@@ -23,28 +24,40 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .config import EvalConfig, GeneratorConfig
+from .embedding import VECTORS, EmbedWrites, registry_table, vectors_by_write
 from .metrics import RESULTS_SCHEMA, Aggregator, as_row
+from .namespace import TableEmbedder, TenantEmbedder
 from .policies import build_policies
 from .replay import replay_block, text_vectors
 from .scenario import scenarios_from_arrow
 
 
 def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[str, Any], evaluation: dict[str, Any],
-                 seed: int) -> pa.Table:
-    """Replay one batch of scenarios under every policy (a Ray Data `map_batches` UDF)."""
+                 seed: int, registry_vectors: dict[str, list[float]] | None = None) -> pa.Table:
+    """Replay one batch of scenarios under every policy (a Ray Data `map_batches` UDF).
+
+    A batch with a `vectors` column (the local model's, from `EmbedWrites`) replays with
+    those, and `registry_vectors` answers for the registry descriptions; otherwise the
+    texts are hashed here."""
     import faiss  # noqa: PLC0415  (imported by the vault anyway; see the note below)
 
     # FAISS's OpenMP threads fight the other Ray workers for the same cores: a flat
     # search over a few thousand vectors is faster on one thread.
     faiss.omp_set_num_threads(1)
     gen, ev = GeneratorConfig.from_dict(generator), EvalConfig(**evaluation)
-    scenarios = scenarios_from_arrow(batch)
-    vectors = text_vectors(scenarios)
+    scenarios = scenarios_from_arrow(batch.drop_columns([VECTORS]) if VECTORS in batch.column_names else batch)
+    precomputed = vectors_by_write(batch)
+    embedder = None
+    if precomputed is not None:
+        if not registry_vectors:
+            raise ValueError("a batch with precomputed vectors needs the registry descriptions' vectors")
+        embedder = TenantEmbedder(TableEmbedder(registry_vectors, name=f"precomputed-{ev.embedder}"))
+    vectors = text_vectors(scenarios, precomputed)
     node = _node_id()
     rows = []
     for spec in build_policies(policies, gen, ev):
         started = time.process_time()
-        counts = replay_block(scenarios, spec, ev, seed=seed, vectors=vectors)
+        counts = replay_block(scenarios, spec, ev, seed=seed, vectors=vectors, embedder=embedder)
         cpu = (time.process_time() - started) / max(len(scenarios), 1)
         rows += [as_row(spec.name, s, c, cpu, node) for s, c in zip(scenarios, counts, strict=True)]
     return pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA)
@@ -68,10 +81,17 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
     ds = ray.data.read_parquet(paths)
     if rows > block:  # split big files so that every CPU gets batches; one block needs no extra stage
         ds = ds.repartition(target_num_rows_per_block=block)
+    registry_vectors = None
+    if evaluation.embedder == "local":
+        registry_vectors = registry_table()
+        # max_restarts=0: a lost actor fails the job loudly (Ray warns that restarting an
+        # actor whose constructor arguments live in the object store may fail anyway).
+        ds = ds.map_batches(EmbedWrites, batch_size=block, batch_format="pyarrow", num_cpus=1,
+                            concurrency=evaluation.embed_actors, max_restarts=0)
     return ds.map_batches(
         replay_batch, batch_size=block, batch_format="pyarrow", num_cpus=1,
         fn_kwargs={"policies": list(policies), "generator": generator.to_dict(),
-                   "evaluation": evaluation.to_dict(), "seed": seed},
+                   "evaluation": evaluation.to_dict(), "seed": seed, "registry_vectors": registry_vectors},
     )
 
 

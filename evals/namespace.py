@@ -6,7 +6,8 @@ Opening a vault per scenario costs ~60 ms and every write is its own transaction
 policy wildcards such as `user.payment.*` still match, and three pieces keep the
 tenants apart where the vault looks across entities:
 
-- `TenantEmbedder` / `tenant_vectors`: a write's vector is [text, tenant salt] / sqrt 2,
+- `TenantEmbedder` / `tenant_vectors`: a write's vector is [text, tenant salt] / sqrt 2
+  (text from the hashing embedder, or the local model's vectors precomputed by the job),
   so within a tenant cos = (cos_text + 1) / 2 and across tenants it stays below
   ~0.66; the replay policies use align/ask thresholds 0.925/0.85, which are the
   defaults 0.85/0.70 on cos_text. Entity resolution never crosses tenants.
@@ -31,6 +32,7 @@ import numpy as np
 
 from vault_ray import EntityRegistry, HashingEmbedder, JudgeCase, Judgement, Policy, RegistryEntry
 from vault_ray.embedders import normalize_rows
+from vault_ray.errors import InvalidEmbedding
 from vault_ray.models import Claim, Fact
 from vault_ray.reasoners.base import Message, OwnVerdict
 
@@ -81,21 +83,47 @@ def split_tenant(key: str) -> tuple[str, str | None]:
 
 
 class TenantEmbedder:
-    """Hashing text vectors (256 dims) next to a per-tenant salt (128 dims).
+    """Text vectors (`text_dim`) next to a per-tenant salt (SALT_DIM dims).
 
     `embed` (queries, registry descriptions) has no salt; writes carry
-    `tenant_vectors`, passed to `add_facts(vectors=...)`."""
+    `tenant_vectors`, passed to `add_facts(vectors=...)`. The text part comes from
+    `text` (any embedder; default the hashing one, TEXT_DIM dims): with the local
+    model's vectors precomputed by the job, it is a `TableEmbedder` of the registry
+    descriptions, so the replay never loads the model."""
 
-    dim = TEXT_DIM + SALT_DIM
-    name = f"eval-tenant-hashing-{TEXT_DIM}+{SALT_DIM}"
-
-    def __init__(self) -> None:
-        self.text = HashingEmbedder(TEXT_DIM)
+    def __init__(self, text: Any = None) -> None:
+        self.text = text if text is not None else HashingEmbedder(TEXT_DIM)
+        self.text_dim = int(self.text.dim)
+        self.dim = self.text_dim + SALT_DIM
+        self.name = f"eval-tenant-{getattr(self.text, 'name', 'text')}-{self.text_dim}+{SALT_DIM}"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        out[:, :TEXT_DIM] = self.text.embed(list(texts))
+        out[:, : self.text_dim] = self.text.embed(list(texts))
         return out
+
+    def close(self) -> None:
+        pass
+
+
+class TableEmbedder:
+    """Vectors looked up by text: the job embeds the registry descriptions once with the
+    local model, and replays (which must not load torch next to FAISS) read them here."""
+
+    def __init__(self, table: dict[str, Sequence[float]], name: str) -> None:
+        if not table:
+            raise ValueError("TableEmbedder needs at least one vector")
+        self.table = {t: np.asarray(v, dtype=np.float32) for t, v in table.items()}
+        self.dim = len(next(iter(self.table.values())))
+        self.name = name
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.table]
+        if missing:
+            raise InvalidEmbedding(f"no precomputed vector for {missing[0]!r} (and {len(missing) - 1} more)")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.table[t] for t in texts])
 
     def close(self) -> None:
         pass
@@ -107,10 +135,13 @@ def salt(scenario: int) -> np.ndarray:
 
 
 def tenant_vectors(text_vectors: np.ndarray, scenarios: Sequence[int]) -> np.ndarray:
+    """[unit text vector, the scenario's salt] / sqrt 2 per row (any text dimension)."""
+    text_vectors = np.asarray(text_vectors, dtype=np.float32).reshape(len(scenarios), -1)
+    text_dim = text_vectors.shape[1]
     salts = {s: salt(s) for s in set(scenarios)}
-    out = np.empty((len(scenarios), TEXT_DIM + SALT_DIM), dtype=np.float32)
-    out[:, :TEXT_DIM] = text_vectors
-    out[:, TEXT_DIM:] = np.stack([salts[s] for s in scenarios]) if len(scenarios) else 0
+    out = np.empty((len(scenarios), text_dim + SALT_DIM), dtype=np.float32)
+    out[:, :text_dim] = normalize_rows(text_vectors) if len(scenarios) else 0
+    out[:, text_dim:] = np.stack([salts[s] for s in scenarios]) if len(scenarios) else 0
     return normalize_rows(out / math.sqrt(2))
 
 
@@ -152,9 +183,9 @@ class NamespacedRegistry(EntityRegistry):
         return [e if e.key.endswith(".*") else replace(e, key=f"{e.key}.sc{tenant}", aliases=()) for e in found]
 
     def _tenant_of(self, vector: np.ndarray) -> int | None:
-        if self._salts is None or self._tenants is None or vector.shape[-1] != TEXT_DIM + SALT_DIM:
+        if self._salts is None or self._tenants is None or vector.shape[-1] <= SALT_DIM:
             return None
-        dots = self._salts @ vector[TEXT_DIM:]
+        dots = self._salts @ vector[-SALT_DIM:]
         best = int(np.argmax(dots))
         return self._tenants[best] if dots[best] > 0.5 else None  # own salt: 1/sqrt 2; others: ~0.1
 

@@ -11,11 +11,13 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from vault_ray import JudgeCase, Judgement, Policy
+from vault_ray.policy import specificity
 
 from .catalog import CATALOG
-from .config import EvalConfig, GeneratorConfig
+from .config import DEFAULT_STRATEGY, EvalConfig, GeneratorConfig
 from .namespace import ALIGN_THRESHOLD, ASK_THRESHOLD
 
 POLICY_NAMES = ("lww", "recency", "authority", "consensus", "judge", "mixed")
@@ -58,12 +60,39 @@ def build_policy(name: str, gen: GeneratorConfig, ev: EvalConfig) -> PolicySpec:
     if name == "judge":
         return PolicySpec(name, Policy(default_strategy="judge", authority=weights, **common), uses_judge=True)
     if name == "mixed":
-        strategies = {"user.timezone": "authority", "user.schedule.*": "authority", "user.payment.*": "authority",
-                      "user.location": "recency", "user.diet": "judge"}
-        policy = Policy(default_strategy="recency", strategies=strategies, authority=weights,
-                        default_on_ambiguous="judge", **common)
-        return PolicySpec(name, policy, uses_judge=True)
+        policy = mixed_policy(ev, weights, common)
+        return PolicySpec(name, policy, uses_judge=consults_judge(policy))
     raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICY_NAMES)}")
+
+
+def mixed_policy(ev: EvalConfig, weights: dict[str, dict[str, float]], common: dict[str, Any]) -> Policy:
+    """`ev.mixed` as a Policy: its `*` entry is the default strategy, the rest per-pattern."""
+    strategies = {p: s for p, s in ev.mixed.items() if p != DEFAULT_STRATEGY}
+    return Policy(default_strategy=ev.mixed.get(DEFAULT_STRATEGY, "recency"), strategies=strategies,
+                  authority=weights, default_on_ambiguous=ev.mixed_on_ambiguous, **common)
+
+
+def consults_judge(policy: Policy) -> bool:
+    """Whether some entity's contradiction can reach the judge: a `judge` strategy on an
+    entity that is not high stakes (those always go to the user), or near-simultaneous
+    writes under `recency` sent to the judge. The replay scripts a judge only then: a
+    judge-free policy must not report a judge it never had, one that asks must not fall
+    back to the rule reasoner's."""
+    reached = {s for p, s in policy.strategies.items() if not _wholly_high_stakes(p, policy.high_stakes)}
+    if not _wholly_high_stakes("*", policy.high_stakes):
+        reached.add(policy.default_strategy)
+    asks_on_ambiguous = "judge" in (policy.default_on_ambiguous, *policy.on_ambiguous.values())
+    return "judge" in reached or ("recency" in reached and policy.near_simultaneous_s > 0 and asks_on_ambiguous)
+
+
+def _wholly_high_stakes(pattern: str, high_stakes: Sequence[str]) -> bool:
+    """Every entity `pattern` matches is high stakes (never auto-resolved)."""
+    if pattern == "*":
+        return "*" in high_stakes
+    if not pattern.endswith(".*"):
+        return any(specificity(h, pattern) is not None for h in high_stakes)
+    # `k.*` matches the keys starting `k.`: all covered by `*` or by a wildcard on a prefix of them
+    return any(h == "*" or (h.endswith(".*") and pattern[:-1].startswith(h[:-1])) for h in high_stakes)
 
 
 def build_policies(names: Sequence[str], gen: GeneratorConfig, ev: EvalConfig) -> list[PolicySpec]:

@@ -29,32 +29,43 @@ from .scenario import Query, Scenario, Write
 Counts = dict[str, int]
 
 
-def text_vectors(scenarios: Sequence[Scenario]) -> dict[str, np.ndarray]:
-    """Salted vectors of every write, keyed by write id (computed once per block, for all policies)."""
+def text_vectors(scenarios: Sequence[Scenario], precomputed: Sequence[np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Salted vectors of every write, keyed by write id (computed once per block, for all
+    policies). The text part is `precomputed` (per scenario, one row per write: the local
+    model's, from the job's embedding stage) or else the hashing embedder's."""
     writes = [(s.id, w) for s in scenarios for w in s.writes]
     if not writes:
         return {}
-    text = HashingEmbedder(TEXT_DIM).embed([w.text for _, w in writes])
+    if precomputed is None:
+        text = HashingEmbedder(TEXT_DIM).embed([w.text for _, w in writes])
+    else:
+        if [len(v) for v in precomputed] != [len(s.writes) for s in scenarios]:
+            raise ValueError("precomputed vectors must have one row per write of each scenario")
+        text = np.concatenate([np.asarray(v, dtype=np.float32) for v in precomputed if len(v)])
     vecs = tenant_vectors(text, [sid for sid, _ in writes])
     return {w.write_id: vecs[i] for i, (_, w) in enumerate(writes)}
 
 
 def replay_block(scenarios: Sequence[Scenario], spec: PolicySpec, cfg: EvalConfig, *, seed: int = 0,
-                 vectors: dict[str, np.ndarray] | None = None, isolated: bool = False) -> list[Counts]:
+                 vectors: dict[str, np.ndarray] | None = None, isolated: bool = False,
+                 embedder: TenantEmbedder | None = None) -> list[Counts]:
     """Counts per scenario (same order). `isolated=True` opens one vault per scenario and
-    writes one fact per call (the reference the shared vault is tested against; ~30x slower)."""
+    writes one fact per call (the reference the shared vault is tested against; ~30x slower).
+    `embedder` must match the vectors' text part (default: hashing, as `text_vectors`)."""
     if spec.policy is None:
         return [lww_counts(s) for s in scenarios]
     vectors = vectors if vectors is not None else text_vectors(scenarios)
+    embedder = embedder or TenantEmbedder()
     if isolated:
-        return [VaultReplay([s], spec, cfg, seed, vectors, Namespace.isolated()).run()[0] for s in scenarios]
-    return VaultReplay(list(scenarios), spec, cfg, seed, vectors, Namespace()).run()
+        return [VaultReplay([s], spec, cfg, seed, vectors, Namespace.isolated(), embedder).run()[0] for s in scenarios]
+    return VaultReplay(list(scenarios), spec, cfg, seed, vectors, Namespace(), embedder).run()
 
 
 class VaultReplay:
     def __init__(self, scenarios: list[Scenario], spec: PolicySpec, cfg: EvalConfig, seed: int,
-                 vectors: dict[str, np.ndarray], ns: Namespace) -> None:
+                 vectors: dict[str, np.ndarray], ns: Namespace, embedder: TenantEmbedder) -> None:
         self.scenarios, self.spec, self.cfg, self.ns, self.vectors = scenarios, spec, cfg, ns, vectors
+        self.embedder = embedder
         self.counts = {s.id: new_counts() for s in scenarios}
         self.owner = {w.write_id: s for s in scenarios for w in s.writes}
         self.judge = OracleJudge(cfg.judge_accuracy, seed, self._judge_truth) if spec.uses_judge else None
@@ -69,7 +80,7 @@ class VaultReplay:
             registry = NamespacedRegistry.builtin()
             registry.bind([s.id for s in self.scenarios])
         with tempfile.TemporaryDirectory(prefix="vault-eval-") as tmp, Vault.open(
-            tmp, partitions=self.cfg.partitions, embedder=TenantEmbedder(), reasoner=reasoner,
+            tmp, partitions=self.cfg.partitions, embedder=self.embedder, reasoner=reasoner,
             policy=self.ns.policy(self.spec.policy), registry=registry,
         ) as vault:
             self._rounds(vault)

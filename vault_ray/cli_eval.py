@@ -44,6 +44,10 @@ FROM_STORE = typer.Option(None, "--from-store", exists=True,
                                "under other policies.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally).")
 NUM_CPUS = typer.Option(None, "--num-cpus", min=1, help="CPUs for a locally started Ray.")
+EMBEDDER = typer.Option(None, "--embedder",
+                        help="Text vectors for entity resolution: hashing (default) or local (the local "
+                             "sentence-transformers model, in a Ray Data actor pool).")
+EMBED_ACTORS = typer.Option(None, "--embed-actors", min=1, help="Embedding actors with --embedder local (default 1).")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int = SEED,
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
-              num_cpus: int = NUM_CPUS) -> None:
+              num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT."""
         out.mkdir(parents=True, exist_ok=True)
@@ -60,15 +64,18 @@ def register(app: typer.Typer) -> None:
             if from_store is not None:
                 _from_store(from_store, policies, out)
             else:
-                _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, judge_accuracy, block_size, config,
-                           input_dir, address, num_cpus)
+                settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
+                            "embed_actors": embed_actors}
+                _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, settings, config, input_dir, address,
+                           num_cpus)
         except ValueError as exc:
             console.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
 
 
-def _synthetic(n: int, policies: str, out: Path, seed: int, judge_accuracy: float | None, block_size: int | None,
-               config: Path | None, input_dir: Path | None, address: str | None, num_cpus: int | None) -> None:
+def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, object], config: Path | None,
+               input_dir: Path | None, address: str | None, num_cpus: int | None) -> None:
+    """`settings`: EvalConfig fields given on the command line (None: keep the config's)."""
     from dataclasses import replace  # noqa: PLC0415
 
     from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config  # noqa: PLC0415
@@ -77,8 +84,7 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, judge_accuracy: floa
 
     gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
     gen = replace(gen, seed=seed)
-    ev = replace(ev, **{k: v for k, v in (("judge_accuracy", judge_accuracy), ("block_size", block_size))
-                        if v is not None})
+    ev = replace(ev, **{k: v for k, v in settings.items() if v is not None})
     names = [p.strip() for p in policies.split(",") if p.strip()]
     build_policies(names, gen, ev)
     if input_dir is not None:
@@ -143,6 +149,7 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
     command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
     command += f" --config {config}" if config else ""
+    command += f" --embedder {ev.embedder}" if ev.embedder != "hashing" else ""
     pq.write_table(run.summary, out / "summary.parquet")
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
             "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,

@@ -104,11 +104,14 @@ class EntityRegistry:
             return []
         if self._vectors is None or len(self._keys) != len(self.entries):
             self._keys = list(self.entries)
-            texts = [f"{key.replace('.', ' ').replace('_', ' ')}: {self.entries[key].description}" for key in self._keys]
-            self._vectors = embed(texts)
+            self._vectors = embed(self.description_texts())
         scores = self._vectors @ np.asarray(vector, dtype=np.float32)
         order = np.argsort(-scores)[:k]
         return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
+
+    def description_texts(self) -> list[str]:
+        """What `relevant` embeds for each entry, in entry order ("user timezone: ...")."""
+        return [f"{key.replace('.', ' ').replace('_', ' ')}: {entry.description}" for key, entry in self.entries.items()]
 
     def to_list(self) -> list[dict[str, object]]:
         return [
