@@ -9,7 +9,7 @@ With `EvalConfig.embedder = "local"`, the job runs
 once (an LRU table across batches: templated and repeated assertions share texts) and
 adds a `vectors` column, one list of unit vectors per scenario in write order. The
 replay then uses those precomputed vectors (salted per tenant, namespace.py) for every
-policy, and `registry_table` gives it the registry descriptions' vectors, so replays
+policy, and `registry_table_ref` gives it the registry descriptions' vectors, so replays
 never import torch: torch's and FAISS's OpenMP runtimes do not share a process well.
 """
 
@@ -88,10 +88,11 @@ def embed_texts(texts: list[str]) -> dict[str, list[float]]:
     return {t: vectors[t].tolist() for t in texts}
 
 
-def registry_table(registry: EntityRegistry | None = None) -> dict[str, list[float]]:
-    """The registry descriptions' vectors, computed in a Ray worker that exits afterwards
-    (`max_calls=1`: no torch left behind in a worker that could then run replays)."""
+def registry_table_ref(registry: EntityRegistry | None = None) -> Any:
+    """The ObjectRef of the registry descriptions' vectors (`embed_texts`), computed in a Ray
+    worker that exits afterwards (`max_calls=1`: no torch is left behind in a worker that
+    could then run replays)."""
     import ray  # noqa: PLC0415
 
     task: Any = ray.remote(num_cpus=1, max_calls=1)(embed_texts)
-    return ray.get(task.remote(registry_texts(registry)))
+    return task.remote(registry_texts(registry))

@@ -13,8 +13,10 @@ scenarios. The same code runs on a laptop (`ray.init()`) and on a cluster
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .config import EvalConfig, GeneratorConfig
-from .embedding import VECTORS, EmbedWrites, registry_table, vectors_by_write
+from .embedding import VECTORS, EmbedWrites, registry_table_ref, vectors_by_write
 from .metrics import RESULTS_SCHEMA, Aggregator, as_row
 from .namespace import TableEmbedder, TenantEmbedder
 from .policies import build_policies
@@ -33,13 +35,14 @@ from .scenario import scenarios_from_arrow
 
 
 def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[str, Any], evaluation: dict[str, Any],
-                 seed: int, registry_vectors: dict[str, list[float]] | None = None) -> pa.Table:
+                 seed: int, registry_vectors: Any = None) -> pa.Table:
     """Replay one batch of scenarios under every policy (a Ray Data `map_batches` UDF).
 
     A batch with a `vectors` column (the local model's, from `EmbedWrites`) replays with
-    those, and `registry_vectors` answers for the registry descriptions; otherwise the
-    texts are hashed here."""
+    those, and `registry_vectors` (a dict, or the ObjectRef of one) answers for the
+    registry descriptions; otherwise the texts are hashed here."""
     import faiss  # noqa: PLC0415  (imported by the vault anyway; see the note below)
+    import ray  # noqa: PLC0415
 
     # FAISS's OpenMP threads fight the other Ray workers for the same cores: a flat
     # search over a few thousand vectors is faster on one thread.
@@ -49,6 +52,8 @@ def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[st
     precomputed = vectors_by_write(batch)
     embedder = None
     if precomputed is not None:
+        if isinstance(registry_vectors, ray.ObjectRef):
+            registry_vectors = ray.get(registry_vectors)
         if not registry_vectors:
             raise ValueError("a batch with precomputed vectors needs the registry descriptions' vectors")
         embedder = TenantEmbedder(TableEmbedder(registry_vectors, name=f"precomputed-{ev.embedder}"))
@@ -83,16 +88,32 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
         ds = ds.repartition(target_num_rows_per_block=block)
     registry_vectors = None
     if evaluation.embedder == "local":
-        registry_vectors = registry_table()
-        # max_restarts=0: a lost actor fails the job loudly (Ray warns that restarting an
-        # actor whose constructor arguments live in the object store may fail anyway).
-        ds = ds.map_batches(EmbedWrites, batch_size=block, batch_format="pyarrow", num_cpus=1,
-                            concurrency=evaluation.embed_actors, max_restarts=0)
+        # The registry descriptions embed in a throwaway task while the actor pool loads its
+        # model; replays fetch the result by reference (see replay_batch).
+        registry_vectors = registry_table_ref()
+        extra = {"ray_remote_args_fn": _no_restarts} if _takes("ray_remote_args_fn") else {}
+        with warnings.catch_warnings():  # ray_remote_args_fn: deprecated from Ray 2.60, see _no_restarts
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ds = ds.map_batches(EmbedWrites, batch_size=block, batch_format="pyarrow", num_cpus=1,
+                                compute=ray.data.ActorPoolStrategy(size=evaluation.embed_actors), **extra)
     return ds.map_batches(
         replay_batch, batch_size=block, batch_format="pyarrow", num_cpus=1,
         fn_kwargs={"policies": list(policies), "generator": generator.to_dict(),
                    "evaluation": evaluation.to_dict(), "seed": seed, "registry_vectors": registry_vectors},
     )
+
+
+def _no_restarts() -> dict[str, Any]:
+    """Embedding actors are not restarted: a lost one fails the job loudly. With Ray Data's
+    default (restarts on), Ray 2.60 logs a spurious error for every actor pool
+    (ray-project/ray#57733); map_batches has no named parameter for max_restarts."""
+    return {"max_restarts": 0}
+
+
+def _takes(parameter: str) -> bool:
+    import ray  # noqa: PLC0415
+
+    return parameter in inspect.signature(ray.data.Dataset.map_batches).parameters
 
 
 def scenario_files(scenarios: str | Path | Sequence[str | Path]) -> list[str]:

@@ -47,6 +47,9 @@ NUM_CPUS = typer.Option(None, "--num-cpus", min=1, help="CPUs for a locally star
 EMBEDDER = typer.Option(None, "--embedder",
                         help="Text vectors for entity resolution: hashing (default) or local (the local "
                              "sentence-transformers model, in a Ray Data actor pool).")
+MIXED = typer.Option(None, "--mixed",
+                     help="The mixed policy's strategy per entity pattern, e.g. "
+                          "'user.timezone=authority,user.diet=judge,*=recency' ('*': every other entity).")
 EMBED_ACTORS = typer.Option(None, "--embed-actors", min=1, help="Embedding actors with --embedder local (default 1).")
 
 
@@ -56,7 +59,8 @@ def register(app: typer.Typer) -> None:
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int = SEED,
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
-              num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS) -> None:
+              num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS,
+              mixed: str = MIXED) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT."""
         out.mkdir(parents=True, exist_ok=True)
@@ -65,7 +69,7 @@ def register(app: typer.Typer) -> None:
                 _from_store(from_store, policies, out)
             else:
                 settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
-                            "embed_actors": embed_actors}
+                            "embed_actors": embed_actors, "mixed": mixed}
                 _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, settings, config, input_dir, address,
                            num_cpus)
         except ValueError as exc:
@@ -78,12 +82,14 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
     """`settings`: EvalConfig fields given on the command line (None: keep the config's)."""
     from dataclasses import replace  # noqa: PLC0415
 
-    from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config  # noqa: PLC0415
+    from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config, parse_mixed  # noqa: PLC0415
     from vault_ray.evals.generator import read_config, write_scenarios  # noqa: PLC0415
     from vault_ray.evals.policies import build_policies  # noqa: PLC0415
 
     gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
     gen = replace(gen, seed=seed)
+    if settings.get("mixed") is not None:
+        settings = {**settings, "mixed": parse_mixed(str(settings["mixed"]))}
     ev = replace(ev, **{k: v for k, v in settings.items() if v is not None})
     names = [p.strip() for p in policies.split(",") if p.strip()]
     build_policies(names, gen, ev)
@@ -144,12 +150,15 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: 
 def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config) -> None:  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq  # noqa: PLC0415
 
+    from vault_ray.evals.config import EvalConfig  # noqa: PLC0415
     from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
 
     source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
     command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
     command += f" --config {config}" if config else ""
     command += f" --embedder {ev.embedder}" if ev.embedder != "hashing" else ""
+    if "mixed" in names and ev.mixed != EvalConfig().mixed:
+        command += " --mixed " + ",".join(f"{p}={s}" for p, s in ev.mixed.items())
     pq.write_table(run.summary, out / "summary.parquet")
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
             "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,

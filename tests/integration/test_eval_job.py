@@ -111,3 +111,55 @@ def test_reliability_gap_lww_is_worse_than_authority_and_the_report_shows_it(tmp
     assert pq.read_table(out / "scenarios").num_rows == 150
     run = json.loads((out / "run.json").read_text())
     assert run["scenarios"] == 150 and run["generator"]["seed"] == 42
+
+
+# -- the local model in a map_batches actor pool ---------------------------------------
+def test_local_model_path_gives_the_known_answers(tmp_path):
+    pq.write_table(scenarios_table(three_write_examples()), tmp_path / "hand.parquet")
+    run = run_eval(tmp_path / "hand.parquet", POLICY_NAMES, generator=GeneratorConfig(),
+                   evaluation=EvalConfig(judge_accuracy=1.0, embedder="local"))
+    rows = {r["policy"]: r for r in run.summary.to_pylist()}
+    for policy, expected in EXPECTED.items():
+        wrong = {k: (rows[policy][k], v) for k, v in expected.items() if not same(rows[policy][k], v)}
+        assert not wrong, (policy, wrong)
+
+
+def test_local_model_vectors_are_what_the_job_replays(tmp_path):
+    """The job's answer equals an in-process replay with the local model's vectors, and
+    differs from the hashing embedder's on drifted labels (the vectors matter there)."""
+    import numpy as np
+    from vault_ray.evals.embedding import registry_texts
+    from vault_ray.evals.generator import generate_table
+    from vault_ray.evals.namespace import TableEmbedder, TenantEmbedder
+    from vault_ray.evals.policies import build_policy
+    from vault_ray.evals.replay import replay_block, text_vectors
+    from vault_ray.evals.scenario import scenarios_from_arrow
+
+    from vault_ray import LocalEmbedder
+
+    world = GeneratorConfig(seed=9, p_drift=0.6, drift_mix={"novel": 1.0}, entities_max=3)
+    table = generate_table(60, world)
+    pq.write_table(table, tmp_path / "drift.parquet")
+    ev = EvalConfig(judge_accuracy=1.0, embedder="local", block_size=30)
+    run = run_eval(tmp_path / "drift.parquet", ["recency"], generator=world, evaluation=ev,
+                   results_path=tmp_path / "results.parquet")
+
+    scenarios = scenarios_from_arrow(table)
+    model = LocalEmbedder()
+    vectors = text_vectors(scenarios, [model.embed([w.text for w in s.writes]) for s in scenarios])
+    embedder = TenantEmbedder(TableEmbedder(dict(zip(registry_texts(), model.embed(registry_texts()),
+                                                     strict=True)), name="local"))
+    spec = build_policy("recency", world, ev)
+    by_id = {s.id: c for s, c in zip(scenarios, replay_block(scenarios, spec, ev, vectors=vectors, embedder=embedder),
+                                     strict=True)}
+    hashed = replay_block(scenarios, spec, ev)
+    results = pq.read_table(tmp_path / "results.parquet").to_pylist()
+    assert len(results) == 60
+    for row in results:
+        assert {k: row[k] for k in by_id[row["scenario_id"]]} == by_id[row["scenario_id"]]
+    drift = sum(c["drifted"] for c in hashed)
+    assert drift > 20
+    local_resolved = sum(r["drift_resolved"] for r in results)
+    assert local_resolved != sum(c["drift_resolved"] for c in hashed)
+    assert run.summary.to_pylist()[0]["resolution_accuracy"] == local_resolved / drift
+    assert np.isfinite(run.summary.to_pylist()[0]["final_accuracy"])
