@@ -146,3 +146,22 @@ def test_parse_mixed():
 def test_parse_mixed_errors(spec, match):
     with pytest.raises(ValueError, match=match):
         parse_mixed(spec)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--embedder", "word2vec"], "embedder must be one of hashing, local"),
+    (["--mixed", "user.diet=coinflip"], "coinflip"),
+    (["--mixed", "user.diet"], "user.diet"),
+    (["--policies", "lww,nope"], "unknown policy"),
+])
+def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
+    """A bad setting exits 2 with the reason, before scenarios are generated or Ray starts."""
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["eval", "-n", "5", "--out", str(out), *args])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+    assert not (out / "scenarios").exists()
