@@ -83,7 +83,7 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
     paths = scenario_files(scenarios)
     rows = sum(pq.read_metadata(p).num_rows for p in paths)
     block = block_size_for(rows, int(ray.cluster_resources().get("CPU", 1)), evaluation.block_size)
-    ds = ray.data.read_parquet(paths)
+    ds = read_on_driver_node(paths)
     if rows > block:  # split big files so that every CPU gets batches; one block needs no extra stage
         ds = ds.repartition(target_num_rows_per_block=block)
     registry_vectors = None
@@ -101,6 +101,24 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
         fn_kwargs={"policies": list(policies), "generator": generator.to_dict(),
                    "evaluation": evaluation.to_dict(), "seed": seed, "registry_vectors": registry_vectors},
     )
+
+
+def read_on_driver_node(paths: Sequence[str]):  # type: ignore[no-untyped-def]
+    """The scenario files as a Dataset, read by tasks pinned to the driver's node.
+
+    The files are where the driver wrote or found them, maybe on its own disk only; every
+    later stage runs anywhere (blocks travel through the object store), so a cluster needs
+    no shared filesystem. `read_parquet` would list the files in a task that may run on
+    another node (Ray 2.60 pins only its read tasks, and only for `local://` paths)."""
+    import ray  # noqa: PLC0415
+
+    here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}
+    files = ray.data.from_items([{"path": str(Path(p).resolve())} for p in paths], override_num_blocks=len(paths))
+    return files.map_batches(_read_files, batch_size=1, batch_format="pyarrow", label_selector=here)
+
+
+def _read_files(batch: pa.Table) -> pa.Table:
+    return pa.concat_tables([pq.read_table(p) for p in batch.column("path").to_pylist()])
 
 
 def _no_restarts() -> dict[str, Any]:
