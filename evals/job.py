@@ -1,8 +1,8 @@
 """The Ray Data evaluation job: scenarios Parquet in, per-(policy, scenario) counts out.
 
-    ds = ray.data.read_parquet(scenarios)           # one row per scenario
+    ds = read_on_driver_node(files)                  # one row per scenario, read where the files are
            .repartition(target_num_rows_per_block=block_size)
-          [.map_batches(EmbedWrites, concurrency=k)]            # embedder="local": an actor pool (embedding.py)
+          [.map_batches(EmbedWrites, compute=ActorPoolStrategy(size=k))]  # embedder="local" (embedding.py)
            .map_batches(replay_batch, batch_format="pyarrow")   # every policy, one vault per policy per batch
 
 The driver streams the result blocks into `results.parquet` and a per-policy
