@@ -141,6 +141,23 @@ def cost_lines(summary: pa.Table, meta: Mapping[str, Any]) -> list[str]:
     return [text]
 
 
+def settings_lines(evaluation: Mapping[str, Any], policies: Sequence[str]) -> list[str]:
+    """How entity resolution got its text vectors and, when compared, what `mixed` was."""
+    if not evaluation:
+        return []
+    if evaluation.get("embedder") == "local":
+        vectors = (f"the local model (all-MiniLM-L6-v2, 384 dims) in a Ray Data actor pool of "
+                   f"{evaluation.get('embed_actors', 1)}")
+    else:
+        vectors = "the hashing embedder (256 dims)"
+    lines = [f"Text vectors for entity resolution: {vectors}."]
+    if "mixed" in policies and evaluation.get("mixed"):
+        table = ", ".join(f"`{p}` {s}" for p, s in evaluation["mixed"].items())
+        lines.append(f"`mixed`: {table}; near-simultaneous writes under recency: "
+                     f"{evaluation.get('mixed_on_ambiguous', 'judge')}.")
+    return [*lines, ""]
+
+
 def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Sequence[tuple[float, float, int]]],
                  *, meta: Mapping[str, Any]) -> Path:
     """Write report.md and the charts into `out_dir`; returns the report's path.
@@ -172,6 +189,7 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
         "Metric definitions: docs/evals.md. Percentages of writes, reads or entities as defined there; "
         "n/a where the denominator is zero (e.g. no escalations).",
         "",
+        *settings_lines(meta.get("eval") or {}, [r["policy"] for r in summary.to_pylist()]),
         "## Charts",
         "",
         *[f"![{p.stem}]({p.name})" for p in charts],

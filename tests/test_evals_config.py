@@ -165,3 +165,14 @@ def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert not (out / "scenarios").exists()
+
+
+def test_the_report_names_the_text_vectors_and_the_mixed_table():
+    from vault_ray.evals.report import settings_lines
+
+    ev = EvalConfig(embedder="local", embed_actors=2, mixed={"user.diet": "judge", "*": "authority"})
+    text = "\n".join(settings_lines(ev.to_dict(), ["lww", "mixed"]))
+    assert "the local model (all-MiniLM-L6-v2, 384 dims) in a Ray Data actor pool of 2" in text
+    assert "`mixed`: `user.diet` judge, `*` authority; near-simultaneous writes under recency: judge." in text
+    plain = "\n".join(settings_lines(EvalConfig().to_dict(), ["lww", "authority"]))
+    assert "the hashing embedder (256 dims)" in plain and "mixed" not in plain

@@ -94,6 +94,7 @@ def test_reliability_gap_lww_is_worse_than_authority_and_the_report_shows_it(tmp
 
     text = (out / "report.md").read_text()
     assert "scenarios/s" in text and "vault-ray eval --scenarios 150 --policies lww,authority" in text
+    assert "Text vectors for entity resolution: the hashing embedder (256 dims)." in text
     for row in (lww, auth):
         line = next(x for x in text.splitlines() if x.startswith(f"| {row['policy']} |"))
         assert fmt(row["final_accuracy"], "%") in line and fmt(row["wrong_overwrite_rate"], "%") in line
