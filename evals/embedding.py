@@ -94,5 +94,7 @@ def registry_table_ref(registry: EntityRegistry | None = None) -> Any:
     could then run replays)."""
     import ray  # noqa: PLC0415
 
-    task: Any = ray.remote(num_cpus=1, max_calls=1)(embed_texts)
+    # num_cpus=0: a one-off model load that must not wait behind the actor pool and the
+    # replays for a free CPU (the replays wait for its result).
+    task: Any = ray.remote(num_cpus=0, max_calls=1)(embed_texts)
     return task.remote(registry_texts(registry))

@@ -82,7 +82,9 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
 
     paths = scenario_files(scenarios)
     rows = sum(pq.read_metadata(p).num_rows for p in paths)
-    block = block_size_for(rows, int(ray.cluster_resources().get("CPU", 1)), evaluation.block_size)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    check_cpus(evaluation, cpus)
+    block = block_size_for(rows, cpus, evaluation.block_size)
     ds = read_on_driver_node(paths)
     if rows > block:  # split big files so that every CPU gets batches; one block needs no extra stage
         ds = ds.repartition(target_num_rows_per_block=block)
@@ -143,6 +145,15 @@ def scenario_files(scenarios: str | Path | Sequence[str | Path]) -> list[str]:
     if not files:
         raise ValueError(f"no scenario Parquet files in {scenarios!s}")
     return files
+
+
+def check_cpus(evaluation: EvalConfig, cpus: int) -> None:
+    """Each embedding actor holds a CPU for as long as it lives: with no CPU left for the
+    replays, the job would wait forever. Refuse that up front."""
+    if evaluation.embedder == "local" and cpus < evaluation.embed_actors + 1:
+        raise ValueError(f"--embedder local with {evaluation.embed_actors} embedding actor(s) needs at least "
+                         f"{evaluation.embed_actors + 1} Ray CPUs (one per actor, one or more for the replays); "
+                         f"Ray has {cpus}")
 
 
 def block_size_for(scenarios: int, cpus: int, largest: int, smallest: int = 100) -> int:

@@ -153,6 +153,7 @@ def test_parse_mixed_errors(spec, match):
     (["--mixed", "user.diet=coinflip"], "coinflip"),
     (["--mixed", "user.diet"], "user.diet"),
     (["--policies", "lww,nope"], "unknown policy"),
+    (["--embedder", "local", "--num-cpus", "1"], "needs at least 2 Ray CPUs"),
 ])
 def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     """A bad setting exits 2 with the reason, before scenarios are generated or Ray starts."""

@@ -87,3 +87,14 @@ def test_embed_writes_adds_the_local_models_vector_of_every_write_once_per_disti
         assert np.allclose(vecs, reference.embed(row), atol=1e-5)
     again = stage(out)  # a second batch of known texts: served from the cache, column replaced
     assert stage.embedded == len(distinct) and again.column_names == out.column_names
+
+
+def test_the_local_embedder_needs_a_cpu_for_the_replays_besides_its_actors():
+    from vault_ray.evals.job import check_cpus
+
+    check_cpus(EvalConfig(embedder="local"), 2)
+    check_cpus(EvalConfig(embedder="hashing"), 1)
+    with pytest.raises(ValueError, match="needs at least 2 Ray CPUs .* Ray has 1"):
+        check_cpus(EvalConfig(embedder="local"), 1)
+    with pytest.raises(ValueError, match="needs at least 3 Ray CPUs"):
+        check_cpus(EvalConfig(embedder="local", embed_actors=2), 2)

@@ -84,6 +84,7 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
 
     from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config, parse_mixed  # noqa: PLC0415
     from vault_ray.evals.generator import read_config, write_scenarios  # noqa: PLC0415
+    from vault_ray.evals.job import check_cpus  # noqa: PLC0415
     from vault_ray.evals.policies import build_policies  # noqa: PLC0415
 
     gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
@@ -93,6 +94,8 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
     ev = replace(ev, **{k: v for k, v in settings.items() if v is not None})
     names = [p.strip() for p in policies.split(",") if p.strip()]
     build_policies(names, gen, ev)
+    if address is None:  # a Ray started here: its CPUs are known before any work (a cluster's, once joined)
+        check_cpus(ev, num_cpus or os.cpu_count() or 1)
     if input_dir is not None:
         files = sorted(str(p) for p in input_dir.glob("*.parquet")) if input_dir.is_dir() else [str(input_dir)]
         gen = read_config(files[0]) or gen
