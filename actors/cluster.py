@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import ray
+from vault_ray.storage.layout import check_index
 
 from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
 from vault_ray.backends.connect import check_join, control_info, ensure_ray, find_control
@@ -34,7 +35,7 @@ def connect(
     address: str | None = "auto", *, namespace: str = "vault", store: str | Path | None = None,
     shards: int | None = None, partitions: int | None = None, embedder: Embedder | None = None,
     reasoner: Reasoner | None = None, policy: Policy | None = None, registry: EntityRegistry | None = None,
-    actor_options: dict[str, Any] | None = None, retry_timeout: float = RETRY_TIMEOUT_S,
+    actor_options: dict[str, Any] | None = None, retry_timeout: float = RETRY_TIMEOUT_S, index: str | None = None,
 ) -> Vault:
     """Join the store served in `namespace`, or create its actors if none serve it yet.
 
@@ -44,7 +45,9 @@ def connect(
     embedder match; a `policy` or `registry` given on join replaces the cluster's
     (like `Vault.open`). The reasoner of passes 1 and 2 is the one the cluster was
     created with; this process's reasoner extracts facts and disambiguates labels.
-    Embedding runs in this process. `actor_options` are Ray actor options for the
+    Embedding runs in this process. `index` ("flat" or "hnsw") is the store's vector
+    index, kept in its settings; on join it must match the running cluster's.
+    `actor_options` are Ray actor options for the
     store's actors, control and shards alike: they read and write the store, so on
     a multi-node cluster place them on nodes that mount it, e.g.
     `{"resources": {"vault_store": 1}}` (see cluster/)."""
@@ -52,6 +55,8 @@ def connect(
     reasoner = reasoner if reasoner is not None else RuleReasoner()
     if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool) or shards < 1):
         raise ClusterError(f"shards must be a positive integer, got {shards!r}")
+    if index is not None:
+        check_index(index)
     ensure_ray(address, namespace)
     handle = find_control(namespace)
     nonce = uuid.uuid4().hex
@@ -62,7 +67,7 @@ def connect(
         config = ClusterConfig(
             store=str(Path(store).expanduser().resolve()), dim=embedder.dim, embedder=embedder.name,
             namespace=namespace, nonce=nonce, partitions=partitions, shards=shards, reasoner=reasoner,
-            policy=policy, registry=registry, actor_options=dict(actor_options or {}),
+            policy=policy, registry=registry, actor_options=dict(actor_options or {}), index=index,
         )
         handle = ControlActor.options(  # type: ignore[attr-defined]
             name=CONTROL_NAME, namespace=namespace, lifetime="detached", get_if_exists=True, **config.actor_options,
@@ -74,6 +79,9 @@ def connect(
             ray.kill(handle, no_restart=True)
         raise info["error"]
     check_join(info, store=store, partitions=partitions, embedder=embedder, namespace=namespace)
+    if index is not None and index != info.get("index", "flat"):
+        raise ClusterError(f"namespace {namespace!r} serves its store with the {info.get('index')!r} index, not "
+                           f"{index!r}; restart it (`vault-ray down`, then `vault-ray up --index {index}`) to switch")
     backend = ClusterBackend(handle, info, retry_timeout=retry_timeout)
     if not created and policy is not None:
         backend.set_policy(policy)

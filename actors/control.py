@@ -1,10 +1,11 @@
 """The Ray actors of cluster mode.
 
-`ShardActor` is `Shard` as a sync, single-threaded actor: its calls run one at a
-time, so every write to one of its partitions serializes through it (Ray keeps the
-order of calls per caller only; across callers the shard's order is the order
-of the log). `ControlActor` owns the policy, the entity registry and the
-partition -> shard assignment; it persists them in the store before telling the
+`ShardActor` is `Shard` as a threaded actor: calls from many clients run side by
+side, and the writes among them are decided one after the other and committed
+together (group commit, in `Shard`), so every write to one of its partitions still
+serializes through it; across callers the shard's order is the order of the log.
+`ControlActor` owns the policy, the entity registry and the partition -> shard
+assignment; it persists them in the store before telling the
 shards, and pushes versioned updates to them. Both are named, detached actors in
 the store's namespace with `max_restarts=-1`.
 """
@@ -33,9 +34,11 @@ from .assignment import ClusterState, load_state, moves, plan, save_state
 from .shard import Shard
 
 SETTLE_TIMEOUT_S = 60.0
+SHARD_CALLS = 64
+"""Calls a shard actor runs at once (its threads): concurrent writes form one commit group."""
 
 
-@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0)
+@ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=SHARD_CALLS)  # type: ignore[call-overload]
 class ShardActor(Shard):
     """`Shard` in a Ray worker. Thin on purpose: the logic is in `Shard` and `Partition`."""
 
@@ -62,6 +65,7 @@ class ClusterConfig:
     policy: Policy | None = None
     registry: EntityRegistry | None = None
     actor_options: dict[str, Any] = field(default_factory=dict)
+    index: str | None = None
 
 
 @ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=8)  # type: ignore[call-overload]
@@ -88,7 +92,9 @@ class ControlActor:
         cfg = self.config
         # The store lock makes embedded mode and a cluster exclusive: Vault.open takes the same lock.
         self._store_lock = StoreLock(cfg.store)
-        self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=cfg.dim, embedder=cfg.embedder)
+        # a restarted actor keeps the store's index setting (a switch happens only on `vault-ray up`)
+        self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=cfg.dim, embedder=cfg.embedder,
+                               index=None if restarted else cfg.index)
         control = ControlFile(cfg.store)
         # a restarted actor takes what the store says, not what it was first created with
         self.policy, self.registry = control.load() if restarted else control.load(cfg.policy, cfg.registry)
@@ -189,6 +195,7 @@ class ControlActor:
         return {
             "nonce": self.config.nonce, "error": None, "store": self.config.store, "namespace": self.config.namespace,
             "partitions": self.meta.partitions, "dim": self.meta.dim, "embedder": self.meta.embedder,
+            "index": self.meta.index,
             "epoch": self.state.epoch, "shards": list(self.state.shards), "head": dict(self.state.head),
             "pid": os.getpid(),
         }

@@ -12,23 +12,33 @@ partitions from their logs: an acknowledged write was committed to a log, so it
 survives. A partition whose log is still held by its previous owner (a rebalance
 in flight) stays pending and is opened on first use.
 
+Calls may run concurrently (the actor is threaded): concurrent writes share one
+commit (`GroupCommit`), reads run beside them under the partitions' locks, and the
+ownership changes (`assign`, `open_pending`, `close_all`) wait until no call is
+inside (`Ownership`, a shared/exclusive lock).
+
 No Ray import here: the class is unit-tested in-process, and no torch either.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import sys
+import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-import faiss
 import numpy as np
+from vault_ray.storage import new_index, vector_index
 from vault_ray.storage.layout import partition_of, read_meta
 
 from vault_ray.backends.routing import NotOwner
+from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.views import Scored
@@ -44,19 +54,72 @@ from .assignment import load_state
 HANDOVER = "waiting for its previous owner to close it"
 
 
+class Ownership:
+    """Calls share it; a change of ownership takes it alone (and is not starved by calls)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._inside = 0
+        self._changing = False
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._changing:
+                self._cond.wait()
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._inside -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def alone(self) -> Iterator[None]:
+        with self._cond:
+            while self._changing:
+                self._cond.wait()
+            self._changing = True
+            while self._inside:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._changing = False
+                self._cond.notify_all()
+
+
+def _shared(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a call while no ownership change is under way (calls run side by side)."""
+
+    @functools.wraps(method)
+    def call(self: Shard, *args: Any, **kwargs: Any) -> Any:
+        with self.ownership.shared():
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 class Shard:
     def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
         # One OpenMP thread: several shards share a node's cores, and FAISS's default
         # (one thread per core in every process) oversubscribes them badly.
-        faiss.omp_set_num_threads(1)
+        vector_index.set_threads(1)
         self.root = str(store)
         self.name = name
         self.reasoner = reasoner if reasoner is not None else RuleReasoner()
         meta = read_meta(store)
         if meta is None:
             raise VaultError(f"{store!r} is not a vault-ray store (no vault.json)")
-        self.host = PartitionSet(store, partitions=meta.partitions, dim=meta.dim)
+        self.host = PartitionSet(store, partitions=meta.partitions, dim=meta.dim, name=name,
+                                 new_index=lambda: new_index(meta.index, meta.dim))
         self.partitions = meta.partitions
+        self.ownership = Ownership()
+        self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
+        self.writing = 0
+        """Write calls inside the shard now (waiting for their group, or in it)."""
         state = load_state(store)
         self.epoch = state.epoch if state else 0
         self.owned: set[int] = set(state.partitions_of(name)) if state else set()
@@ -64,6 +127,10 @@ class Shard:
         self.control_version = state.control_version if state else 0
         self.pending: dict[int, str] = {}
         """Owned partitions not served yet: handed over but not released, or not openable."""
+        # at once: a saved HNSW graph of exactly these is restored. A failure (typically a
+        # log its previous owner still holds) leaves them to be opened one by one below.
+        with contextlib.suppress(VaultError):
+            self.host.open_many(self.owned)
         for p in sorted(self.owned):
             self._open(p, create=False)
 
@@ -81,6 +148,10 @@ class Shard:
         are closed now (after every call queued before this one: the actor runs calls
         in order); partitions received wait for `open_pending`, which the control
         actor calls once every previous owner has closed them. An older epoch is ignored."""
+        with self.ownership.alone():
+            return self._assign(epoch, owned)
+
+    def _assign(self, epoch: int, owned: Iterable[int]) -> dict[str, Any]:
         if epoch >= self.epoch:
             owned = set(owned)
             for p in sorted(set(self.host.parts) - owned):
@@ -92,15 +163,17 @@ class Shard:
 
     def open_pending(self) -> list[int]:
         """Step 2 of a hand-over: serve the received partitions; returns those still not servable."""
-        for p in sorted(self.pending):
-            del self.pending[p]
-            self._open(p, create=False)
-        return sorted(self.pending)
+        with self.ownership.alone():
+            for p in sorted(self.pending):
+                del self.pending[p]
+                self._open(p, create=False)
+            return sorted(self.pending)
 
     def close_all(self) -> None:
-        self.host.close_all()
-        self.owned = set()
-        self.pending.clear()
+        with self.ownership.alone():
+            self.host.close_all()
+            self.owned = set()
+            self.pending.clear()
 
     def _serve(self, partitions: Iterable[int], *, create: bool = False) -> list[int]:
         """The partitions asked for, checked and opened (a partition with no log yet is
@@ -132,61 +205,86 @@ class Shard:
 
     # -- writes -------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        """Decide the calls in order, one commit per partition (see PartitionSet.write_many)."""
-        self._serve({p for call in calls for p in call}, create=True)
-        return self.host.write_many(calls, self.policy, self.reasoner, now)
+        """Decide the calls in order, one commit per partition, together with the other
+        callers' calls that arrive meanwhile (group commit: see PartitionSet.write_many)."""
+        with self.ownership.shared():
+            self._serve({p for call in calls for p in call}, create=True)
+            self.writing += 1
+            try:
+                return self._commits.submit(calls, now)
+            finally:
+                self.writing -= 1
 
+    @_shared
     def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
         self._serve([partition])
         return self.host.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
                                          cardinality=self._cardinality, now=now)
 
+    @_shared
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:
         return self.host.expire_disputes(self.policy, now, self._serve(partitions))
 
     # -- reads ----------------------------------------------------------------------------
-    def search(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[Scored]:
-        return self.host.search(vectors, k, self._serve(partitions))
+    @_shared
+    def search(self, partitions: list[int], vectors: np.ndarray, k: int, agent: str | None = None,
+               entity: str | None = None) -> list[Scored]:
+        return self.host.search(vectors, k, self._serve(partitions), agent=agent, entity=entity)
 
+    @_shared
+    def nearest_entities(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
+        return self.host.nearest_entities(vectors, k, self._serve(partitions))
+
+    @_shared
     def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
         return self.host.search_as_of(vectors, k, at, self._serve(partitions))
 
+    @_shared
     def entities_present(self, entities: list[str]) -> set[str]:
         self._entity_partitions(entities)
         return self.host.entities_present(entities)
 
+    @_shared
     def views(self, entities: list[str]) -> dict[str, EntityView]:
         self._entity_partitions(entities)
         return self.host.views(entities, self.policy)
 
+    @_shared
     def history(self, entity: str) -> list[Claim]:
         self._entity_partitions([entity])
         return self.host.history(entity)
 
+    @_shared
     def find_claim(self, partitions: list[int], claim_id: str) -> Claim | None:
         return self.host.find_claim(claim_id, self._serve(partitions))
 
+    @_shared
     def disputes(self, partitions: list[int], status: str | None) -> list[Dispute]:
         return self.host.disputes(status, self._serve(partitions))
 
+    @_shared
     def get_dispute(self, partition: int, dispute_id: str) -> Dispute | None:
         self._serve([partition])
         return self.host.get_dispute(dispute_id)
 
+    @_shared
     def events(self, partitions: list[int], entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         if entity is not None:
             self._entity_partitions([entity])
         return self.host.events(entity=entity, claim_id=claim_id, partitions=self._serve(partitions))
 
+    @_shared
     def all_claims(self, partitions: list[int], with_vectors: bool = False) -> list[Claim]:
         return self.host.all_claims(self._serve(partitions), with_vectors=with_vectors)
 
+    @_shared
     def export_parquet(self, partitions: list[int], directory: str) -> list[str]:
         return self.host.export_parquet(directory, self._serve(partitions))
 
     # -- health -----------------------------------------------------------------------------
+    @_shared
     def check(self, partitions: list[int]) -> dict[int, bool]:
         """Invariant 3 per partition (trivially true for a partition with no log yet)."""
         return self.host.check(self._serve(partitions))
@@ -198,4 +296,5 @@ class Shard:
             "open": sorted(self.host.parts), "pending": dict(self.pending), "control_version": self.control_version,
             "active": self.host.active_count(), "torch_loaded": "torch" in sys.modules,
             "reasoner_calls": dict(calls) if isinstance(calls, Counter) else None,
+            "writing": self.writing, "commit_groups": self._commits.groups, "commit_calls": self._commits.calls,
         }

@@ -1,9 +1,11 @@
-"""Storage: the claim log of a partition (DuckDB; Parquet export), the vector index
-over its active claims (FAISS), the store's directory layout, and a read-only reader
-of a store's logs. Imports only the leaves of the core (models, errors)."""
+"""Storage: the claim log of a partition (a write-ahead journal in front of DuckDB;
+Parquet export), the vector index over its active claims (FAISS flat or HNSW), the
+store's directory layout, and a read-only reader of a store's logs. Imports only the
+leaves of the core (models, errors)."""
 
-from .claim_log import ChangeSet, ClaimLog, DuckDBClaimLog
+from .claim_log import ChangeSet, ClaimLog, DuckDBClaimLog, PartitionImage
 from .reader import StoreReader
-from .vector_index import FlatIndex, VectorIndex
+from .vector_index import INDEX_KINDS, FlatIndex, HnswIndex, VectorIndex, new_index, restore_index
 
-__all__ = ["ChangeSet", "ClaimLog", "DuckDBClaimLog", "FlatIndex", "StoreReader", "VectorIndex"]
+__all__ = ["INDEX_KINDS", "ChangeSet", "ClaimLog", "DuckDBClaimLog", "FlatIndex", "HnswIndex", "PartitionImage",
+           "StoreReader", "VectorIndex", "new_index", "restore_index"]

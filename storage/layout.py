@@ -1,10 +1,17 @@
 """The on-disk layout of a store directory.
 
     STORE/
-      vault.json          format, partitions, embedding dim, embedder name
+      vault.json          format, partitions, embedding dim, embedder name, index kind
       control.json        the policy and the entity registry (written atomically)
       .lock               held (flock) by the one embedded process using the store
-      partitions/p0000.duckdb ...   one claim log per partition
+      partitions/p0000.duckdb ...   one claim log per partition (DuckDB)
+      partitions/p0000.journal      its write-ahead journal (records not yet in DuckDB)
+      partitions/p0000.snapshot     its in-memory image and active vectors, saved at close
+      partitions/<host>.hnsw        an HNSW graph over a host's partitions, saved at close
+
+Format 1 (before the journal) had only the DuckDB files; a format-1 store is
+upgraded in place when it is opened: its logs gain a `journal` table, vault.json
+gains `index` and `format: 2`, and a message says so. Nothing is rewritten.
 """
 
 from __future__ import annotations
@@ -12,14 +19,17 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vault_ray.errors import StoreError, StoreLocked, StoreMismatch
+from vault_ray.errors import InvalidInput, StoreError, StoreLocked, StoreMismatch
 
-FORMAT = 1
+FORMAT = 2
+INDEX_KINDS = ("flat", "hnsw")
+log = logging.getLogger("vault_ray")
 
 
 def partition_of(entity: str, partitions: int) -> int:
@@ -34,6 +44,8 @@ class StoreMeta:
     dim: int
     embedder: str
     format: int = FORMAT
+    index: str = "flat"
+    """The vector index kind: "flat" (exact) or "hnsw" (approximate)."""
 
 
 def partition_path(root: str | os.PathLike[str], number: int) -> Path:
@@ -55,10 +67,21 @@ def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
     return StoreMeta(**data) if data else None
 
 
-def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str) -> StoreMeta:
-    """Create the store, or check an existing one against the given settings."""
+def check_index(index: object) -> str:
+    if index not in INDEX_KINDS:
+        raise InvalidInput(f"index must be one of {', '.join(map(repr, INDEX_KINDS))}, got {index!r}")
+    return str(index)
+
+
+def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str,
+               index: str | None = None) -> StoreMeta:
+    """Create the store, or check an existing one against the given settings. An
+    existing store of an older format is upgraded in place (with a message); an
+    `index` other than the store's switches it (the index is rebuilt from the logs)."""
     path = Path(root)
     meta_file = path / "vault.json"
+    if index is not None:
+        check_index(index)
     if meta_file.exists():
         data = json.loads(meta_file.read_text())
         meta = StoreMeta(**data)
@@ -77,16 +100,34 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
                 f"store {str(path)!r} was written with the {meta.embedder!r} embedder, not {embedder!r}; "
                 "vectors from different embedders are not comparable", path=str(path),
             )
-        return meta
+        return _settle(meta_file, meta, index)
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
         raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
     parts = 16 if partitions is None else partitions
     if not isinstance(parts, int) or not 1 <= parts <= 4096:
         raise StoreMismatch(f"partitions must be an integer in [1, 4096], got {parts!r}")
     (path / "partitions").mkdir(parents=True, exist_ok=True)
-    meta = StoreMeta(parts, dim, embedder)
+    meta = StoreMeta(parts, dim, embedder, index=index or "flat")
     write_json(meta_file, meta.__dict__)
     return meta
+
+
+def _settle(meta_file: Path, meta: StoreMeta, index: str | None) -> StoreMeta:
+    """Upgrade an older format in place and apply an index switch, saying so."""
+    new = StoreMeta(meta.partitions, meta.dim, meta.embedder, FORMAT, index or meta.index)
+    if meta.format > FORMAT:
+        raise StoreError(f"{str(meta_file.parent)!r} is a format-{meta.format} store; this vault-ray reads "
+                         f"format {FORMAT} and older: upgrade vault-ray")
+    if meta.format < FORMAT:
+        log.warning("vault-ray: upgraded the store %s in place from format %d to %d (a write-ahead journal and a "
+                    "snapshot beside each partition's claim log; the claims are not rewritten)",
+                    meta_file.parent, meta.format, FORMAT)
+    if new.index != meta.index:
+        log.warning("vault-ray: the store %s now uses the %r vector index (was %r); it is rebuilt from the logs",
+                    meta_file.parent, new.index, meta.index)
+    if new != meta:
+        write_json(meta_file, new.__dict__)
+    return new
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -45,29 +45,23 @@ def vector_bytes(vector: Any) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
+ClaimRow = tuple[Any, ...]
+"""One claim as plain values, in CLAIM_SCHEMA's column order (what the journal stores)."""
+
+
+def claim_row(c: Claim, rid: int) -> ClaimRow:
+    return (c.id, rid, c.entity, c.text, c.value, str(c.kind), c.agent, c.session, to_epoch(c.observed_at),
+            to_epoch(c.recorded_at), str(c.status), list(c.supersedes), c.superseded_by, float(c.confidence),
+            json.dumps(c.meta) if c.meta else None, c.aligned_from, vector_bytes(c.embedding))
+
+
+def rows_table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.table([pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)], schema=schema)
+
+
 def claims_to_arrow(claims: list[Claim], rids: dict[str, int]) -> pa.Table:
-    return pa.table(
-        {
-            "id": [c.id for c in claims],
-            "rid": [rids[c.id] for c in claims],
-            "entity": [c.entity for c in claims],
-            "text": [c.text for c in claims],
-            "value": [c.value for c in claims],
-            "kind": [str(c.kind) for c in claims],
-            "agent": [c.agent for c in claims],
-            "session": [c.session for c in claims],
-            "observed_at": [to_epoch(c.observed_at) for c in claims],
-            "recorded_at": [to_epoch(c.recorded_at) for c in claims],
-            "status": [str(c.status) for c in claims],
-            "supersedes": [list(c.supersedes) for c in claims],
-            "superseded_by": [c.superseded_by for c in claims],
-            "confidence": [float(c.confidence) for c in claims],
-            "meta": [json.dumps(c.meta) if c.meta else None for c in claims],
-            "aligned_from": [c.aligned_from for c in claims],
-            "embedding": [vector_bytes(c.embedding) for c in claims],
-        },
-        schema=CLAIM_SCHEMA,
-    )
+    return rows_table([claim_row(c, rids[c.id]) for c in claims], CLAIM_SCHEMA)
 
 
 def claims_from_arrow(
@@ -99,22 +93,21 @@ def claims_from_arrow(
     return claims, cols["rid"] if n else [], vectors
 
 
+EventRow = tuple[Any, ...]
+"""An event as plain values: EVENT_SCHEMA's columns after `seq` (assigned when applied)."""
+
+
+def event_row(e: Event) -> EventRow:
+    return (e.ts, e.entity, e.kind, e.claim_id, e.dispute_id, e.agent, e.status, e.superseded_by,
+            json.dumps(e.detail, default=str) if e.detail else None)
+
+
+def events_table(rows: list[EventRow], first_seq: int) -> pa.Table:
+    return rows_table([(first_seq + i, *row) for i, row in enumerate(rows)], EVENT_SCHEMA)
+
+
 def events_to_arrow(events: list[Event], first_seq: int) -> pa.Table:
-    return pa.table(
-        {
-            "seq": list(range(first_seq, first_seq + len(events))),
-            "ts": [e.ts for e in events],
-            "entity": [e.entity for e in events],
-            "kind": [e.kind for e in events],
-            "claim_id": [e.claim_id for e in events],
-            "dispute_id": [e.dispute_id for e in events],
-            "agent": [e.agent for e in events],
-            "status": [e.status for e in events],
-            "superseded_by": [e.superseded_by for e in events],
-            "detail": [json.dumps(e.detail, default=str) if e.detail else None for e in events],
-        },
-        schema=EVENT_SCHEMA,
-    )
+    return events_table([event_row(e) for e in events], first_seq)
 
 
 def events_from_rows(rows: list[tuple[Any, ...]]) -> list[Event]:
@@ -125,29 +118,20 @@ def events_from_rows(rows: list[tuple[Any, ...]]) -> list[Event]:
     ]
 
 
+def dispute_row(d: Dispute) -> tuple[Any, ...]:
+    r = d.resolution
+    return (d.id, d.entity, d.challenger, d.challenger_agent, list(d.incumbents), list(d.supporters), d.reason,
+            str(d.status), d.needs_user, d.challenges, to_epoch(d.opened_at), r.winner if r else None,
+            r.decided_by if r else None, r.note if r else None, to_epoch(r.at) if r else None,
+            r.keep_both if r else None)
+
+
 def disputes_to_arrow(disputes: list[Dispute]) -> pa.Table:
-    res = [d.resolution for d in disputes]
-    return pa.table(
-        {
-            "id": [d.id for d in disputes],
-            "entity": [d.entity for d in disputes],
-            "challenger": [d.challenger for d in disputes],
-            "challenger_agent": [d.challenger_agent for d in disputes],
-            "incumbents": [list(d.incumbents) for d in disputes],
-            "supporters": [list(d.supporters) for d in disputes],
-            "reason": [d.reason for d in disputes],
-            "status": [str(d.status) for d in disputes],
-            "needs_user": [d.needs_user for d in disputes],
-            "challenges": [d.challenges for d in disputes],
-            "opened_at": [to_epoch(d.opened_at) for d in disputes],
-            "winner": [r.winner if r else None for r in res],
-            "decided_by": [r.decided_by if r else None for r in res],
-            "note": [r.note if r else None for r in res],
-            "resolved_at": [to_epoch(r.at) if r else None for r in res],
-            "keep_both": [r.keep_both if r else None for r in res],
-        },
-        schema=DISPUTE_SCHEMA,
-    )
+    return rows_table([dispute_row(d) for d in disputes], DISPUTE_SCHEMA)
+
+
+def disputes_from_arrow(table: pa.Table) -> list[Dispute]:
+    return [dispute_from_row(row) for row in table.to_pylist()]
 
 
 def dispute_from_row(row: dict[str, Any]) -> Dispute:
@@ -164,3 +148,55 @@ def dispute_from_row(row: dict[str, Any]) -> Dispute:
         opened_at=from_epoch(row["opened_at"]), resolution=resolution,
         challenger_agent=row["challenger_agent"] or "", supporters=tuple(row["supporters"] or ()),
     )
+
+
+def column_numpy(table: pa.Table, name: str, dtype: Any) -> np.ndarray:
+    """A numeric column without nulls as numpy, read from its buffer (pyarrow's own
+    `to_numpy` imports pandas: half a second on a cold start)."""
+    array = table.column(name).combine_chunks()
+    if not len(array):
+        return np.zeros(0, dtype)
+    if array.null_count:
+        raise ValueError(f"column {name} has nulls")
+    width = array.type.byte_width
+    values = np.frombuffer(array.buffers()[1], np.dtype(f"<{'f' if pa.types.is_floating(array.type) else 'i'}{width}"),
+                           len(array), array.offset * width)
+    return values.astype(dtype)
+
+
+class ClaimColumns:
+    """Claims held as Arrow columns (a partition's live claims at open), each built into a
+    `Claim` only when asked for: a store of 100k claims keeps columns, not 100k objects."""
+
+    _STRINGS = ("text", "value", "kind", "agent", "session", "superseded_by", "meta", "aligned_from")
+
+    def __init__(self, table: pa.Table) -> None:
+        table = table.combine_chunks()
+        self._s = {name: table.column(name).chunk(0) if table.num_rows else pa.array([], pa.string())
+                   for name in self._STRINGS}
+        self._supersedes = table.column("supersedes").chunk(0) if table.num_rows else pa.array([], pa.list_(pa.string()))
+        self._f = {name: column_numpy(table, name, np.float64) for name in ("observed_at", "recorded_at", "confidence")}
+        self.rids = column_numpy(table, "rid", np.int64)
+        self.ids: list[str] = table.column("id").to_pylist()
+        self.entities: list[str] = table.column("entity").to_pylist()
+        # compared in Python: pyarrow.compute with a Python value imports pandas (a second cold)
+        self.active = np.fromiter((s == "active" for s in table.column("status").to_pylist()), bool, table.num_rows)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def claim(self, row: int, embedding: Any = None) -> Claim:
+        s = {name: col[row].as_py() for name, col in self._s.items()}
+        meta = s["meta"]
+        return Claim(
+            id=self.ids[row], entity=self.entities[row], text=s["text"], value=s["value"], kind=_KINDS[s["kind"]],
+            agent=s["agent"], session=s["session"], observed_at=from_epoch(float(self._f["observed_at"][row])),
+            recorded_at=from_epoch(float(self._f["recorded_at"][row])),
+            status=Status.ACTIVE if self.active[row] else Status.DISPUTED,
+            supersedes=tuple(self._supersedes[row].as_py() or ()), superseded_by=s["superseded_by"],
+            confidence=float(self._f["confidence"][row]), meta=json.loads(meta) if meta else {},
+            aligned_from=s["aligned_from"], embedding=embedding,
+        )
+
+    def rows_of_agent(self, agent: str) -> np.ndarray:
+        return np.fromiter((a == agent for a in self._s["agent"].to_pylist()), bool, len(self.ids))

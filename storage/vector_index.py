@@ -1,13 +1,38 @@
-"""Vector indexes over one partition's active claims.
+"""Vector indexes over unit vectors keyed by non-negative integer ids (a partition's
+claim rids, or the entity ids of the representatives index): inner product is cosine.
 
-`VectorIndex` is the protocol the engine uses: rows are claim rids, vectors are unit
-length, so inner product is cosine. `FlatIndex` is exact FAISS search
-(`IndexIDMap2(IndexFlatIP)`, which can remove ids as claims leave `active`).
+`VectorIndex` is the protocol the engine uses. Two kinds:
+
+- `FlatIndex` (kind "flat", the default): exact search (FAISS `IndexFlatIP`). A removed
+  id frees its row, which the next add reuses, so a remove costs O(1) instead of
+  compacting the whole matrix (FAISS's own `remove_ids` moves every later row).
+  Freed rows must never be found: each row carries one extra coordinate, 0 on live
+  rows and -1 on free ones, and each query carries 4 there, so a free row scores -4,
+  below any cosine, and the exact BLAS path stays intact.
+- `HnswIndex` (kind "hnsw"): approximate search (FAISS `IndexHNSWFlat`). Removals are
+  tombstones (a bitmap of live positions the search is filtered by); once they pass
+  `COMPACT_FRACTION` of the rows, `maintain()` rebuilds the graph from the live
+  vectors, off the caller's path: the build runs without the lock, then the changes
+  made meanwhile are replayed onto the new graph before it is swapped in.
+
+Both keep a tagged subset of their ids (`tag`, `search_tagged`): entity resolution
+searches the representative claim of each entity, a subset of the claims index,
+without a second copy of the vectors. The flat index gives each row a second extra
+coordinate (0 tagged, -1 not) that a tagged query weighs by 4; HNSW filters by a
+second bitmap.
+
+Both export their contents as named arrays (`export()` / `restore(dim, arrays)`), so a
+partition can save its index beside its log and reopen without rebuilding it.
+
+Threads: a search of fewer than `BATCH_QUERIES` queries runs on one OpenMP thread;
+OpenMP's spinning threads on a loaded 2-core machine turned a 5 ms search into a
+second. Larger batches use up to `set_threads(n)` threads (every core by default).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import threading
+from typing import Any, Protocol
 
 import faiss
 import numpy as np
@@ -15,55 +40,431 @@ import numpy as np
 # Batched searches go through BLAS from 20 queries up: about 10x faster than the default.
 faiss.cvar.distance_compute_blas_threshold = 20
 
+BATCH_QUERIES = 32
+_MAX_THREADS = [faiss.omp_get_max_threads()]
+
+
+def set_threads(n: int) -> None:
+    """The most OpenMP threads a batched search may use (a shard actor sets 1)."""
+    _MAX_THREADS[0] = max(1, int(n))
+
+
+def _threads_for(queries: int) -> None:
+    faiss.omp_set_num_threads(1 if queries < BATCH_QUERIES else _MAX_THREADS[0])
+
 
 class VectorIndex(Protocol):
     dim: int
+    kind: str
 
     def __len__(self) -> int: ...
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None: ...
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
+        """Add (or replace) the vectors of these ids."""
+        ...
     def remove(self, rids: list[int]) -> None: ...
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores, rids), each (n, k'); k' = min(k, len(self)); rid -1 pads."""
         ...
+    def vectors(self, rids: list[int]) -> np.ndarray:
+        """The stored vectors of these ids (each must be present), as (n, dim)."""
+        ...
+    def tag(self, rids: list[int], on: bool) -> None:
+        """Mark ids (present ones) as members of the tagged subset, or not; removing an id drops its tag."""
+        ...
+    def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """`search` over the tagged ids only."""
+        ...
+    def tagged_count(self) -> int: ...
     def ids(self) -> set[int]: ...
     def reset(self) -> None: ...
+    def maintain(self) -> bool:
+        """Housekeeping that may take long (HNSW: compact tombstones); True if it did any."""
+        ...
+    def export(self) -> dict[str, np.ndarray]: ...
     def close(self) -> None: ...
 
 
+def _unit_rows(vectors: np.ndarray, n: int, dim: int) -> np.ndarray:
+    return np.ascontiguousarray(vectors, dtype=np.float32).reshape(n, dim)
+
+
+def _ids(rids: np.ndarray | list[int]) -> np.ndarray:
+    ids = np.asarray(rids, dtype=np.int64).reshape(-1)
+    if len(ids) and ids.min() < 0:
+        raise ValueError(f"vector ids must be non-negative, got {int(ids.min())}")
+    return ids
+
+
+def _last_of_each(ids: np.ndarray) -> np.ndarray:
+    """Positions of the last occurrence of each distinct id (a repeated id: its last vector wins)."""
+    _, first_from_end = np.unique(ids[::-1], return_index=True)
+    return np.sort(len(ids) - 1 - first_from_end)
+
+
+def _grown(array: np.ndarray, size: int, fill: object) -> np.ndarray:
+    if size <= len(array):
+        return array
+    out = np.full(max(size, 2 * len(array), 1024), fill, array.dtype)
+    out[: len(array)] = array
+    return out
+
+
+class _Slots:
+    """id <-> row maps as two growable arrays (ids are dense small integers: a host
+    numbers its rows rid * partitions + partition), with a tag flag per id. Vectorized:
+    a bulk add or remove costs numpy operations, not a Python loop."""
+
+    def __init__(self) -> None:
+        self.row_of = np.full(0, -1, np.int64)
+        self.id_at = np.full(0, -1, np.int64)
+        self.tagged = np.zeros(0, bool)
+        self.tags = 0
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """The row of each id, -1 where absent."""
+        out = np.full(len(ids), -1, np.int64)
+        inside = ids < len(self.row_of)
+        out[inside] = self.row_of[ids[inside]]
+        return out
+
+    def present_rows(self, ids: list[int] | np.ndarray) -> np.ndarray:
+        rows = self.rows(_ids(ids))
+        if (rows < 0).any():
+            raise KeyError(f"ids not in the index: {_ids(ids)[rows < 0].tolist()}")
+        return rows
+
+    def put(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        if not len(ids):
+            return
+        self.row_of = _grown(self.row_of, int(ids.max()) + 1, -1)
+        self.tagged = _grown(self.tagged, len(self.row_of), False)
+        self.id_at = _grown(self.id_at, int(rows.max()) + 1, -1)
+        self.row_of[ids], self.id_at[rows] = rows, ids
+
+    def drop(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Forget these ids (and their tags); returns (ids, rows) of those that were present."""
+        rows = self.rows(ids)
+        ids, rows = ids[rows >= 0], rows[rows >= 0]
+        self.row_of[ids], self.id_at[rows] = -1, -1
+        self.tags -= int(self.tagged[ids].sum())
+        self.tagged[ids] = False
+        return ids, rows
+
+    def tag(self, ids: np.ndarray, on: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Set the tag of the present ids; returns (ids, rows) whose tag changed."""
+        rows = self.rows(ids)
+        ids, rows = ids[rows >= 0], rows[rows >= 0]
+        ids, first = np.unique(ids, return_index=True)
+        rows = rows[first]
+        change = self.tagged[ids] != on
+        ids, rows = ids[change], rows[change]
+        self.tagged[ids] = on
+        self.tags += len(ids) if on else -len(ids)
+        return ids, rows
+
+    def live_ids(self) -> np.ndarray:
+        return self.id_at[self.id_at >= 0]
+
+    def tagged_ids(self, ids: np.ndarray) -> np.ndarray:
+        inside = ids < len(self.tagged)
+        out = np.zeros(len(ids), bool)
+        out[inside] = self.tagged[ids[inside]]
+        return out
+
+
 class FlatIndex:
-    """Exact inner-product search (FAISS flat)."""
+    """Exact inner-product search with O(1) removal and a tagged subset (see the module docstring)."""
 
     kind = "flat"
+    _OFF, _QUERY = -1.0, 4.0
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        self.reset()
+
+    def reset(self) -> None:
+        self._data = np.zeros((0, self.dim + 2), np.float32)
+        """The rows: a vector, then 0 (live) or -1 (free), then 0 (tagged) or -1 (not)."""
+        self._n = 0
+        self._slots = _Slots()
+        self._free: list[int] = []
 
     def __len__(self) -> int:
-        return int(self._index.ntotal)
+        return self._n - len(self._free)
+
+    def tagged_count(self) -> int:
+        return self._slots.tags
 
     def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
         if len(rids) == 0:
             return
-        vecs = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(rids), self.dim)
-        self._index.add_with_ids(vecs, np.asarray(rids, dtype=np.int64))
+        ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), self.dim)
+        keep = _last_of_each(ids)
+        ids, vecs = ids[keep], vecs[keep]
+        rows = self._slots.rows(ids)
+        new = np.flatnonzero(rows < 0)
+        reuse = min(len(new), len(self._free))
+        if reuse:
+            rows[new[:reuse]] = self._free[-reuse:]
+            del self._free[-reuse:]
+        fresh = len(new) - reuse
+        if fresh:
+            rows[new[reuse:]] = np.arange(self._n, self._n + fresh)
+            self._n += fresh
+            if self._n > len(self._data):
+                grown = np.zeros((max(self._n, 2 * len(self._data), 1024), self.dim + 2), np.float32)
+                grown[: len(self._data)] = self._data
+                self._data = grown
+        self._slots.put(ids[new], rows[new])
+        tag = np.where(self._slots.tagged_ids(ids), 0.0, self._OFF)
+        if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+            rows = slice(int(rows[0]), int(rows[-1]) + 1)  # appended in one run (a bulk load): no fancy indexing
+        self._data[rows, : self.dim] = vecs
+        self._data[rows, self.dim] = 0.0
+        self._data[rows, self.dim + 1] = tag
 
     def remove(self, rids: list[int]) -> None:
-        if rids:
-            self._index.remove_ids(np.asarray(rids, dtype=np.int64))
+        if len(rids) == 0:
+            return
+        _, rows = self._slots.drop(_ids(rids))
+        self._data[rows] = 0.0
+        self._data[rows, self.dim:] = self._OFF
+        self._free.extend(rows.tolist())
+
+    def tag(self, rids: list[int], on: bool) -> None:
+        if len(rids):
+            _, rows = self._slots.tag(_ids(rids), on)
+            self._data[rows, self.dim + 1] = 0.0 if on else self._OFF
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._search(queries, min(k, len(self)), 0.0)
+
+    def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._search(queries, min(k, self._slots.tags), self._QUERY)
+
+    def _search(self, queries: np.ndarray, k: int, tag_weight: float) -> tuple[np.ndarray, np.ndarray]:
         q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
-        k = min(k, len(self))
         if k <= 0:
             return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
-        return self._index.search(q, k)
+        padded = np.empty((len(q), self.dim + 2), np.float32)
+        padded[:, : self.dim], padded[:, self.dim], padded[:, self.dim + 1] = q, self._QUERY, tag_weight
+        _threads_for(len(q))
+        scores, rows = faiss.knn(padded, self._data[: self._n], k, faiss.METRIC_INNER_PRODUCT)
+        return scores, np.where(rows >= 0, self._slots.id_at[np.maximum(rows, 0)], -1)
+
+    def vectors(self, rids: list[int]) -> np.ndarray:
+        return self._data[self._slots.present_rows(rids), : self.dim].copy()
 
     def ids(self) -> set[int]:
-        return set(faiss.vector_to_array(self._index.id_map).tolist())
+        return set(self._slots.live_ids().tolist())
 
-    def reset(self) -> None:
-        self._index.reset()
+    def maintain(self) -> bool:
+        return False
+
+    def export(self) -> dict[str, np.ndarray]:
+        ids = self._slots.live_ids()
+        return {"ids": ids, "vectors": self.vectors(ids)}
+
+    @classmethod
+    def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> FlatIndex:
+        index = cls(dim)
+        index.add(arrays["ids"], arrays["vectors"])
+        return index
 
     def close(self) -> None:
-        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(self.dim))
+        self.reset()
+
+
+class HnswIndex:
+    """Approximate search on an HNSW graph, removals as tombstones (see the module docstring)."""
+
+    kind = "hnsw"
+    M = 32
+    EF_CONSTRUCTION = 64
+    EF_SEARCH = 96
+    COMPACT_FRACTION = 0.2
+    COMPACT_MIN = 256
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._lock = threading.RLock()
+        self._replay: list[tuple[str, Any]] | None = None
+        """Changes made while a compaction builds a new graph, to replay onto it."""
+        self.reset()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._index, self._slots, self._live = self._empty(), _Slots(), 0
+            self._bits, self._tag_bits = np.zeros(0, np.uint8), np.zeros(0, np.uint8)
+            self._replay = None if self._replay is None else []
+
+    def _empty(self) -> Any:
+        index = faiss.IndexHNSWFlat(self.dim, self.M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = self.EF_CONSTRUCTION
+        return index
+
+    def __len__(self) -> int:
+        return self._live
+
+    def tagged_count(self) -> int:
+        return self._slots.tags
+
+    def tombstones(self) -> int:
+        return int(self._index.ntotal) - self._live
+
+    # -- bitmaps of live and tagged positions (what a search is filtered by) ---------------
+    def _grow_bits(self, end: int) -> None:
+        size = (end + 7) // 8
+        if len(self._bits) < size:
+            extra = max(size, 2 * len(self._bits)) - len(self._bits)
+            self._bits = np.concatenate([self._bits, np.zeros(extra, np.uint8)])
+            self._tag_bits = np.concatenate([self._tag_bits, np.zeros(extra, np.uint8)])
+
+    @staticmethod
+    def _set(bits: np.ndarray, rows: np.ndarray, on: bool) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        masks = (1 << (rows & 7)).astype(np.uint8)
+        if on:
+            np.bitwise_or.at(bits, rows >> 3, masks)
+        else:
+            np.bitwise_and.at(bits, rows >> 3, ~masks)
+
+    # -- changes ----------------------------------------------------------------------------
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
+        if len(rids) == 0:
+            return
+        ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), self.dim)
+        keep = _last_of_each(ids)
+        ids, vecs = ids[keep], vecs[keep]
+        with self._lock:
+            tagged = ids[self._slots.tagged_ids(ids)]
+            self.remove(ids)
+            start = int(self._index.ntotal)
+            self._append(self._index, self._slots, ids, vecs)
+            self._live += len(ids)
+            self._grow_bits(int(self._index.ntotal))
+            self._set(self._bits, np.arange(start, int(self._index.ntotal)), True)
+            if self._replay is not None:
+                self._replay.append(("add", (ids, vecs)))
+            self.tag(tagged, True)
+
+    @staticmethod
+    def _append(index: Any, slots: _Slots, ids: np.ndarray, vecs: np.ndarray) -> None:
+        start = int(index.ntotal)
+        _threads_for(len(ids))
+        index.add(vecs)
+        slots.put(ids, np.arange(start, start + len(ids)))
+
+    def remove(self, rids: list[int] | np.ndarray) -> None:
+        if len(rids) == 0:
+            return
+        with self._lock:
+            ids, rows = self._slots.drop(_ids(rids))
+            if not len(rows):
+                return
+            self._live -= len(rows)
+            self._set(self._bits, rows, False)
+            self._set(self._tag_bits, rows, False)
+            if self._replay is not None:
+                self._replay.append(("remove", ids))
+
+    def tag(self, rids: list[int] | np.ndarray, on: bool) -> None:
+        if len(rids) == 0:
+            return
+        with self._lock:
+            ids, rows = self._slots.tag(_ids(rids), on)
+            self._set(self._tag_bits, rows, on)
+            if self._replay is not None and len(ids):
+                self._replay.append(("tag", (ids, on)))
+
+    # -- search -----------------------------------------------------------------------------
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            return self._search(queries, min(k, self._live), self._bits if self._live < self._index.ntotal else None)
+
+    def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            return self._search(queries, min(k, self._slots.tags), self._tag_bits)
+
+    def _search(self, queries: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
+        if k <= 0:
+            return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
+        params = faiss.SearchParametersHNSW()
+        params.efSearch = max(self.EF_SEARCH, k)
+        if allowed is not None:  # tombstones, or the tagged subset: only these positions answer
+            params.sel = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(allowed))
+        _threads_for(len(q))
+        scores, rows = self._index.search(q, k, params=params)
+        return scores, np.where(rows >= 0, self._slots.id_at[np.maximum(rows, 0)], -1)
+
+    def vectors(self, rids: list[int] | np.ndarray) -> np.ndarray:
+        with self._lock:
+            rows = self._slots.present_rows(rids)
+            if not len(rows):
+                return np.zeros((0, self.dim), np.float32)
+            return self._index.reconstruct_batch(rows)
+
+    def ids(self) -> set[int]:
+        with self._lock:
+            return set(self._slots.live_ids().tolist())
+
+    def maintain(self) -> bool:
+        """Rebuild the graph without its tombstones once they pass the threshold."""
+        with self._lock:
+            dead = self.tombstones()
+            if dead < max(self.COMPACT_MIN, self.COMPACT_FRACTION * self._index.ntotal) or self._replay is not None:
+                return False
+            ids = self._slots.live_ids()
+            vecs = self.vectors(ids)
+            tagged = ids[self._slots.tagged_ids(ids)]
+            self._replay = []
+        index, slots = self._empty(), _Slots()
+        if len(ids):
+            self._append(index, slots, ids, vecs)  # the long part, without the lock
+        with self._lock:
+            changes, self._replay = self._replay or [], None
+            self._index, self._slots, self._live = index, slots, len(ids)
+            self._bits, self._tag_bits = np.zeros(0, np.uint8), np.zeros(0, np.uint8)
+            self._grow_bits(int(index.ntotal))
+            self._set(self._bits, np.arange(int(index.ntotal)), True)
+            self.tag(tagged, True)
+            for op, arg in changes:
+                if op == "add":
+                    self.add(*arg)
+                elif op == "remove":
+                    self.remove(arg)
+                else:
+                    self.tag(*arg)
+        return True
+
+    def export(self) -> dict[str, np.ndarray]:
+        with self._lock:
+            return {"faiss": faiss.serialize_index(self._index), "ids": self._slots.id_at[: self._index.ntotal].copy()}
+
+    @classmethod
+    def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> HnswIndex:
+        index = cls(dim)
+        index._index = faiss.deserialize_index(np.ascontiguousarray(arrays["faiss"], dtype=np.uint8))
+        ids = np.asarray(arrays["ids"], dtype=np.int64)
+        live = np.flatnonzero(ids >= 0)
+        index._slots.put(ids[live], live)
+        index._slots.id_at = _grown(index._slots.id_at, len(ids), -1)
+        index._live = len(live)
+        index._grow_bits(len(ids))
+        index._set(index._bits, live, True)
+        return index
+
+    def close(self) -> None:
+        self.reset()
+
+
+INDEX_KINDS: dict[str, type[FlatIndex] | type[HnswIndex]] = {"flat": FlatIndex, "hnsw": HnswIndex}
+
+
+def new_index(kind: str, dim: int) -> VectorIndex:
+    return INDEX_KINDS[kind](dim)
+
+
+def restore_index(kind: str, dim: int, arrays: dict[str, np.ndarray]) -> VectorIndex:
+    return INDEX_KINDS[kind].restore(dim, arrays)

@@ -27,9 +27,11 @@ def test_commit_round_trip_and_live_load(tmp_path):
     log.commit(ChangeSet(status={"c1": ("superseded", "c2")}))
     log.close()
     log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
-    live, rids, vectors, disputes = log.load_live()
-    assert [c.id for c in live] == ["c2"] and rids == [1] and vectors.shape == (1, 8)
-    assert np.array_equal(vectors[0], claim("c2").embedding)
+    image = log.load()
+    assert image.live["id"].to_pylist() == ["c2"] and image.live["rid"].to_pylist() == [1]
+    rids, vectors = image.disputed  # a disputed claim keeps its vector in memory
+    assert rids.tolist() == [1] and np.array_equal(vectors[0], claim("c2").embedding)
+    assert image.vectors is not None and len(image.vectors[0]) == 0  # nothing active
     assert log.get_claims(["c1"])["c1"].superseded_by == "c2"
     assert [e.kind for e in log.events(entity="user.diet")] == ["claim_added"]
     assert log.allocate_rid() == 3  # rids continue after reopen

@@ -1,17 +1,16 @@
-"""The vector index contract, run over every index kind `vault_ray.storage` ships."""
+"""The vector index contract, run over every index kind `vault_ray.storage` ships
+(exact flat search and approximate HNSW: on these small sets HNSW is exact too)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from vault_ray.storage import FlatIndex
-
-KINDS = {"flat": FlatIndex}
+from vault_ray.storage import INDEX_KINDS, HnswIndex, restore_index
 
 
-@pytest.fixture(params=sorted(KINDS))
+@pytest.fixture(params=sorted(INDEX_KINDS))
 def make_index(request):
-    return KINDS[request.param]
+    return INDEX_KINDS[request.param]
 
 
 def unit_rows(n: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -59,3 +58,61 @@ def test_reset_empties_and_removed_ids_can_return(make_index):
     assert index.ids() == {1, 2, 3, 4}
     index.reset()
     assert len(index) == 0 and index.ids() == set()
+
+
+def test_an_added_id_replaces_its_vector(make_index):
+    index = make_index(8)
+    vecs = unit_rows(3, 8)
+    index.add([5, 6], vecs[:2])
+    index.add([5], vecs[2:3])
+    assert len(index) == 2 and index.ids() == {5, 6}
+    np.testing.assert_allclose(index.vectors([5]), vecs[2:3], atol=1e-6)
+    _, rids = index.search(vecs[2:3], 1)
+    assert rids[0][0] == 5
+
+
+def test_tagged_search_sees_only_the_tagged_subset(make_index):
+    vecs = unit_rows(50, 16)
+    index = make_index(16)
+    index.add(list(range(50)), vecs)
+    index.tag([3, 7, 11], True)
+    scores, rids = index.search_tagged(vecs[:20], 5)
+    assert rids.shape == (20, 3) and set(rids.ravel()) == {3, 7, 11}
+    assert rids[7][0] == 7 and scores[7][0] == pytest.approx(1.0, abs=1e-5)
+    index.remove([7])  # a removed id loses its tag
+    index.add([7], vecs[7:8])
+    assert index.tagged_count() == 2 and 7 not in index.search_tagged(vecs[7:8], 5)[1]
+    index.add([3], vecs[3:4])  # replacing a vector keeps its tag
+    index.tag([11], False)
+    assert index.search_tagged(vecs[:20], 5)[1].ravel().tolist() == [3] * 20
+    assert index.search(vecs[11:12], 1)[1][0][0] == 11  # untagged rows are still searched normally
+
+
+def test_export_and_restore_answer_alike(make_index):
+    vecs = unit_rows(200, 16)
+    index = make_index(16)
+    index.add(list(range(1000, 1200)), vecs)
+    index.remove(list(range(1000, 1050)))
+    again = restore_index(index.kind, 16, index.export())
+    assert again.ids() == index.ids() and len(again) == 150
+    np.testing.assert_array_equal(again.search(vecs[60:80], 3)[1], index.search(vecs[60:80], 3)[1])
+
+
+def test_hnsw_compacts_its_tombstones_without_changing_answers():
+    vecs = unit_rows(600, 16)
+    index = HnswIndex(16)
+    index.add(list(range(600)), vecs)
+    index.tag(list(range(0, 600, 2)), True)
+    index.remove(list(range(300)))
+    assert index.tombstones() == 300 and len(index) == 300
+    before = index.search(vecs[300:400], 3)
+    assert index.maintain() is True
+    assert index.tombstones() == 0 and len(index) == 300 and index.ids() == set(range(300, 600))
+    np.testing.assert_array_equal(index.search(vecs[300:400], 3)[1], before[1])
+    assert set(index.search_tagged(vecs[300:400], 5)[1].ravel()) <= set(range(300, 600, 2))
+    assert index.maintain() is False  # nothing left to compact
+
+
+def test_negative_ids_are_refused(make_index):
+    with pytest.raises(ValueError):
+        make_index(4).add([-1], unit_rows(1, 4))

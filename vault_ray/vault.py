@@ -53,13 +53,17 @@ class Vault:
     def open(
         cls, path: str | Path, *, partitions: int | None = None, embedder: Embedder | None = None,
         reasoner: Reasoner | None = None, policy: Policy | None = None, registry: EntityRegistry | None = None,
+        index: str | None = None,
     ) -> Vault:
         """Open (or create) an embedded store at `path`. `partitions` is fixed when the
-        store is created (16 by default). Raises StoreLocked if another process holds it."""
+        store is created (16 by default). `index` is the vector index: "flat" (exact, the
+        default) or "hnsw" (approximate, faster on large stores); it is kept in the
+        store's settings, and giving another switches the store to it. Raises
+        StoreLocked if another process holds the store."""
         embedder = embedder if embedder is not None else LocalEmbedder()
         reasoner = reasoner if reasoner is not None else RuleReasoner()
         backend = EmbeddedBackend(path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
-                                  reasoner=reasoner, policy=policy, registry=registry)
+                                  reasoner=reasoner, policy=policy, registry=registry, index=index)
         return cls(backend, embedder, reasoner)
 
     @classmethod
@@ -225,8 +229,10 @@ class Vault:
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy
-        fetch = k * 4 if agent is None and entity is None else k * 50
-        raw = (self._backend.search(vector, fetch) if at is None else self._backend.search_as_of(vector, fetch, at))[0]
+        if at is None:  # filters go to the backend: a selective one is answered exactly
+            raw = self._backend.search(vector, k * 4, agent=agent, entity=entity)[0]
+        else:
+            raw = self._backend.search_as_of(vector, k * 4 if agent is None and entity is None else k * 50, at)[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
         return self._hits(raw, k, policy, at)
 

@@ -25,13 +25,11 @@ def shard(vault, index: int):
 
 
 def wait_until_busy(actor, limit_s: float = 60.0) -> None:
-    """Return once the single-threaded shard stops answering at once: it is inside a
-    long call (a fixed sleep misses that moment on a loaded machine)."""
+    """Return once the shard is inside the write call (it answers `info` meanwhile:
+    its calls run on threads; a fixed sleep misses that moment on a loaded machine)."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
-        ref = actor.info.remote()
-        ready, _ = ray.wait([ref], timeout=0.2)
-        if not ready and not ray.wait([ref], timeout=0.2)[0]:  # twice: a slow answer is not a busy shard
+        if ray.get(actor.info.remote())["writing"]:
             return
         time.sleep(0.01)
     raise AssertionError("the shard never got busy with the batch")

@@ -29,6 +29,8 @@ class StoreInfo:
     embedder: str
     namespace: str | None = None
     """The Ray namespace of a cluster-mode store."""
+    index: str = "flat"
+    """The vector index kind: "flat" (exact) or "hnsw" (approximate)."""
 
 
 class Backend(Protocol):
@@ -42,7 +44,13 @@ class Backend(Protocol):
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
         """Decide the calls in order (each alone on failure), one commit per partition."""
         ...
-    def search(self, vectors: np.ndarray, k: int) -> list[Scored]: ...
+    def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,
+               entity: str | None = None) -> list[Scored]:
+        """Top-k active claims per query (of `agent`, on `entity`: filters answered exactly when selective)."""
+        ...
+    def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
+        """Entity resolution: per query, the k entities whose representative claim is most similar."""
+        ...
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]: ...
     def entities_present(self, entities: Iterable[str]) -> set[str]: ...
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]: ...

@@ -18,6 +18,7 @@ creating a cluster's actors is `vault_ray.actors` (`vault-ray up`).
 
 from __future__ import annotations
 
+import heapq
 import threading
 import time
 from collections import Counter
@@ -85,6 +86,7 @@ class ClusterBackend:
         self.partitions: int = info["partitions"]
         self.dim: int = info["dim"]
         self.embedder_name: str = info["embedder"]
+        self.index: str = info.get("index", "flat")
         self.retry_timeout = retry_timeout
         self._lock = threading.Lock()
         self._epoch = -1
@@ -181,7 +183,8 @@ class ClusterBackend:
         return out
 
     def info(self) -> StoreInfo:
-        return StoreInfo("cluster", self.store, self.partitions, self.dim, self.embedder_name, self.namespace)
+        return StoreInfo("cluster", self.store, self.partitions, self.dim, self.embedder_name, self.namespace,
+                         self.index)
 
     # -- control ----------------------------------------------------------------------
     def control(self) -> tuple[Policy, EntityRegistry]:
@@ -242,12 +245,23 @@ class ClusterBackend:
         return [d for part in self._routed(self._all(), lambda s, ps: s.expire_disputes.remote(ps, now)) for d in part]
 
     # -- reads ---------------------------------------------------------------------------
-    def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
-        """One scatter for the whole batch of queries, then merge the shards' top-k."""
+    def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,
+               entity: str | None = None) -> list[Scored]:
+        """One scatter for the whole batch of queries (to the entity's owner only, with an
+        entity filter), then merge the shards' top-k."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         arg = ray.put(vectors) if vectors.nbytes > INLINE_BYTES else vectors
-        per_shard = self._routed(self._all(), lambda s, ps: s.search.remote(ps, arg, k))
+        where = [partition_of(entity, self.partitions)] if entity is not None else self._all()
+        per_shard = self._routed(where, lambda s, ps: s.search.remote(ps, arg, k, agent, entity))
         return merge_top(per_shard, len(vectors), k)
+
+    def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
+        """Entity resolution's one scatter for a batch of labels; merged per query."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        arg = ray.put(vectors) if vectors.nbytes > INLINE_BYTES else vectors
+        per_shard = self._routed(self._all(), lambda s, ps: s.nearest_entities.remote(ps, arg, k))
+        return [heapq.nlargest(k, (hit for shard in per_shard for hit in shard[q]), key=lambda h: h[0])
+                for q in range(len(vectors))]
 
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         """`search(as_of=...)`: the same scatter over the claims active at `at`."""

@@ -1,5 +1,6 @@
 """Embedded mode: every partition of a store in this process, one writer per
-partition (its lock), the store held by this process alone (STORE/.lock)."""
+partition (its lock), the store held by this process alone (STORE/.lock).
+Concurrent writers (threads) share commits (`GroupCommit`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from vault_ray.storage import new_index as make_index
 from vault_ray.storage.layout import StoreLock, init_store
 
+from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.views import Scored
@@ -25,25 +28,31 @@ from .base import StoreInfo
 class EmbeddedBackend:
     def __init__(self, root: str | Path, *, partitions: int | None, dim: int, embedder_name: str,
                  reasoner: Reasoner, policy: Policy | None, registry: EntityRegistry | None,
-                 open_log: LogFactory | None = None, new_index: IndexFactory | None = None) -> None:
+                 open_log: LogFactory | None = None, new_index: IndexFactory | None = None,
+                 index: str | None = None) -> None:
         self.root = str(root)
         self._lock = StoreLock(root)
+        host = None
         try:
-            meta = init_store(root, partitions=partitions, dim=dim, embedder=embedder_name)
-            self.partitions, self.dim, self.embedder_name = meta.partitions, dim, embedder_name
+            meta = init_store(root, partitions=partitions, dim=dim, embedder=embedder_name, index=index)
+            self.partitions, self.dim, self.embedder_name, self.index = meta.partitions, dim, embedder_name, meta.index
             self.reasoner = reasoner
             self._control = ControlFile(root)
             self.policy, self.registry = self._control.load(policy, registry)
             self._control.save(self.policy, self.registry)
-            self.host = PartitionSet(root, partitions=meta.partitions, dim=dim, open_log=open_log, new_index=new_index)
-            for p in range(meta.partitions):
-                self.host.open(p, create=False)
+            host = PartitionSet(root, partitions=meta.partitions, dim=dim, open_log=open_log,
+                                new_index=new_index or (lambda: make_index(meta.index, dim)))
+            host.open_many(range(meta.partitions))
+            self.host = host
         except BaseException:
+            if host is not None:
+                host.close_all()
             self._lock.release()
             raise
+        self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
 
     def info(self) -> StoreInfo:
-        return StoreInfo("embedded", self.root, self.partitions, self.dim, self.embedder_name)
+        return StoreInfo("embedded", self.root, self.partitions, self.dim, self.embedder_name, index=self.index)
 
     # -- control --------------------------------------------------------------------
     def control(self) -> tuple[Policy, EntityRegistry]:
@@ -62,7 +71,7 @@ class EmbeddedBackend:
 
     # -- writes -----------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        return self.host.write_many(calls, self.policy, self.reasoner, now)
+        return self._commits.submit(calls, now)
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
@@ -73,8 +82,12 @@ class EmbeddedBackend:
         return self.host.expire_disputes(self.policy, now)
 
     # -- reads ---------------------------------------------------------------------------
-    def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
-        return self.host.search(vectors, k)
+    def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,
+               entity: str | None = None) -> list[Scored]:
+        return self.host.search(vectors, k, agent=agent, entity=entity)
+
+    def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
+        return self.host.nearest_entities(vectors, k)
 
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         return self.host.search_as_of(vectors, k, at)

@@ -60,6 +60,8 @@ def up(
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs the local Ray head offers (default: all)."),
     temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
     hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
+    index: str = typer.Option(None, "--index", help="Vector index: flat (exact, the default) or hnsw (approximate, "
+                              "faster on large stores); kept in the store's settings."),
     policy_file: Path = POLICY_FILE,
     actor_options: str = ACTOR_OPTIONS,
 ) -> None:
@@ -75,7 +77,7 @@ def up(
         from vault_ray.actors import attach, connect  # noqa: PLC0415  (Ray only when the command runs)
 
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
-                        embedder=embedder, policy=policy, actor_options=options)
+                        embedder=embedder, policy=policy, actor_options=options, index=index)
         if head:
             attach(address, namespace=namespace).note_head(head)
     except BaseException:
@@ -87,7 +89,7 @@ def up(
     embedder_arg = ", embedder=HashingEmbedder()" if hashing else ""
     for line in (
         f"[green]vault-ray is up[/green]: store {info.store} · namespace {namespace!r} · "
-        f"{shards} shard(s) over {info.partitions} partitions · Ray at {address}",
+        f"{shards} shard(s) over {info.partitions} partitions · {info.index} index · Ray at {address}",
         "join from any terminal (or any machine that reaches this Ray cluster and the store):",
         f"  vault-ray chat --agent NAME --address {address} --namespace {namespace}{flag}",
         f"  Vault.connect({address!r}, namespace={namespace!r}{embedder_arg})",

@@ -21,14 +21,15 @@ from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import EntityRegistry
 from .txn import WriteItem
-from .views import Scored
 
 
 class Neighbours(Protocol):
     """What entity resolution asks of the store (every backend answers it)."""
 
     def entities_present(self, entities: Iterable[str]) -> set[str]: ...
-    def search(self, vectors: np.ndarray, k: int) -> list[Scored]: ...
+    def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
+        """Per query, the k entities whose representative claim is most similar: (cosine, entity)."""
+        ...
 
 NEIGHBOURS = 5
 
@@ -63,7 +64,7 @@ def resolve_entities(
     """Align new entity labels with the incumbents they duplicate (DESIGN §2.3).
 
     Labels that already have claims or are in the registry are never moved; one
-    scatter over all partitions serves the whole batch."""
+    batched search of the entities' representatives serves the whole batch."""
     labels = [registry.canonical(f.entity) for f in facts]
     # registered labels never move: only the others need the (per-partition) presence check
     present = backend.entities_present({label for label in labels if label not in registry})
@@ -76,7 +77,7 @@ def resolve_entities(
         else:
             pending.append(i)
     if pending:
-        neighbours = backend.search(vectors[pending], NEIGHBOURS)
+        neighbours = backend.nearest_entities(vectors[pending], NEIGHBOURS)
         for i, hits in zip(pending, neighbours, strict=True):
             out[i] = _align_one(facts[i], labels[i], hits, vectors[i], reasoner, policy, registry, embedder)
     return [a for a in out if a is not None]
@@ -88,11 +89,11 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     keys relevant to the fact (cold-start normalization: the local model rates
     "The user is in EST" vs "... PST" at 0.56, below any band); else keep."""
     drift = fact.entity if label != fact.entity else None
-    others = [(s, c) for s, c in hits if c.entity != label]
+    others = [(s, e) for s, e in hits if e != label]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
-        return Alignment(others[0][1].entity, fact.entity, best_score)
-    band = [c.entity for s, c in others if s >= policy.ask_threshold]
+        return Alignment(others[0][1], fact.entity, best_score)
+    band = [e for s, e in others if s >= policy.ask_threshold]
     relevant = registry.relevant(vector, embedder.embed)
     keys = [e.key for e in relevant if not e.key.endswith(".*") and e.key != label]
     candidates = list(dict.fromkeys(band + keys))

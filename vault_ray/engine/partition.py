@@ -1,10 +1,12 @@
 """A partition: the one writer for its share of the entity space.
 
 It owns a claim log and a vector index over its active claims, both injected (a
-`ClaimLog` and a `VectorIndex` from `vault_ray.storage`). Writes are decided into a
-`Txn` (pass 1 against the agent's own claims, pass 2 by the entity's strategy) and
-applied by `commit`: the log transaction first, then the in-memory state and the
-index follow. The same class runs in-process (embedded mode) and inside a Ray shard
+`ClaimLog` and a `VectorIndex` from `vault_ray.storage`). Opening loads the log's
+image (a fresh snapshot with the saved index, or DuckDB; the index is rebuilt from
+the log's vectors when none was saved). Writes are decided into a `Txn` (pass 1
+against the agent's own claims, pass 2 by the entity's strategy) and applied by
+`commit`: the log's durable commit first, then the in-memory state and the index
+follow. The same class runs in-process (embedded mode) and inside a Ray shard
 actor (cluster mode); callers hold `lock` from `begin` to `commit`.
 """
 
@@ -36,19 +38,24 @@ class Partition:
     def __init__(self, number: int, log: ClaimLog, index: VectorIndex) -> None:
         self.number = number
         self.log = log
-        self.index = index
         self.lock = threading.RLock()
-        claims, rids, vectors, open_disputes = log.load_live()
-        # load_live attaches vectors to disputed claims only; the index takes the active rows
-        self.state = PartitionState(zip(claims, rids, strict=True), open_disputes, log.entity_keys())
-        active = [i for i, c in enumerate(claims) if c.status == Status.ACTIVE]
-        index.reset()
-        if active:
-            index.add([rids[i] for i in active], vectors[active])
+        self.index = index
+        preloaded = len(index) > 0  # a host that restored its saved HNSW graph holds our rows already
+        image = log.load(with_vectors=not preloaded)
+        self.state = PartitionState(image)
+        if image.vectors is not None:
+            index.add(*image.vectors)
+        del image
+        if len(index) != self.state.active_count():
+            index.reset()
+            index.add(*log.active_vectors())
+        index.tag(self.state.representatives(), True)
 
     def close(self) -> None:
+        """Flush the log and save the partition's image (with its active vectors) beside it."""
         with self.lock:
-            self.log.close()
+            rids = self.state.indexed_rids()
+            self.log.close((rids, self.index.vectors(rids)))
             self.index.close()
 
     def active_count(self) -> int:
@@ -177,15 +184,21 @@ class Partition:
         return disputes.expire(txn, list(self.state.open_disputes.values()), policy, txn.now)
 
     # -- commit: log first, then memory and index ----------------------------------
-    def commit(self, txn: Txn) -> None:
+    def commit(self, txn: Txn) -> set[str]:
+        """Apply `txn` (durable when this returns); returns the entities it touched."""
         if not txn:
-            return
+            return set()
         self.log.commit(txn.changes())
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector)
-        # one remove and one add per commit: each remove_ids is O(index size), each add copies
         self.index.remove(leaving)
         if joining:
             self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))
+        touched = {c.entity for c in txn.claims.values()}
+        for entity in touched:
+            rids = self.state.active_rids(entity)
+            self.index.tag(rids[:-1], False)
+            self.index.tag(rids[-1:], True)
+        return touched
 
     def _stored_vector(self, cid: str) -> np.ndarray:
         return self.log.get_claims([cid], with_vectors=True)[cid].embedding  # type: ignore[no-any-return]
@@ -194,15 +207,37 @@ class Partition:
     def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
         with self.lock:
             scores, rids = self.index.search(vectors, k)
-            claims, by_rid = self.state.claims, self.state.by_rid
+            claim_at = self.state.claim_at
             return [
-                [(s, claims[by_rid[r]]) for s, r in zip(srow, rrow, strict=True) if r >= 0]
+                [(s, claim_at(r)) for s, r in zip(srow, rrow, strict=True) if r >= 0]  # type: ignore[misc]
                 for srow, rrow in zip(scores.tolist(), rids.tolist(), strict=True)
             ]
 
+    def claim_at(self, rid: int) -> Claim | None:
+        """The active claim at an index row, or None if it left the index meanwhile."""
+        with self.lock:
+            return self.state.claim_at(rid)
+
+    def filtered_rids(self, *, agent: str | None, entity: str | None) -> list[int]:
+        """Index rows of the active claims of `entity` and/or by `agent`."""
+        with self.lock:
+            rids = self.state.active_rids(entity) if entity is not None else self.state.agent_rids(agent or "")
+            if entity is not None and agent is not None:
+                rids = [r for r in rids if (c := self.state.claim_at(r)) is not None and c.agent == agent]
+            return rids
+
+    def score(self, vectors: np.ndarray, rids: list[int]) -> list[Scored]:
+        """Exact cosine of every query against these active rows (a filtered search), best first."""
+        with self.lock:
+            if not rids:
+                return [[] for _ in range(len(vectors))]
+            scores = np.asarray(vectors, dtype=np.float32) @ self.index.vectors(rids).T
+            claims = [self.state.claim_at(r) for r in rids]  # rows of active claims (under the lock)
+            return [sorted(zip(row.tolist(), claims, strict=True), key=lambda h: -h[0]) for row in scores]
+
     def has_entity(self, entity: str) -> bool:
         with self.lock:
-            return entity in self.state.known_entities
+            return self.state.has_entity(entity)
 
     def view(self, entity: str, policy: Policy) -> EntityView:
         with self.lock:
@@ -244,5 +279,5 @@ class Partition:
         """Invariant 3: the index holds exactly the active claims of the log."""
         with self.lock:
             active = {c.id for c in self.log.all_claims() if c.status == Status.ACTIVE}
-            indexed = {self.state.by_rid[r] for r in self.index.ids()}
-            return active == indexed and len(self.index) == len(active)
+            indexed = self.state.indexed_ids(self.index.ids())
+            return active == indexed and len(self.index) == len(active) == self.state.active_count()

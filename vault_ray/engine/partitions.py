@@ -7,13 +7,18 @@ answers reads and exports. Storage is injected: `open_log(number, create)` gives
 partition's claim log (None when it has none and `create` is False) and
 `new_index()` an empty vector index, so the same host runs over any kind of either.
 
+One vector index serves every open partition (`HostIndex`, vectors.py): searches
+and entity resolution ask it once. A background thread applies the claim logs'
+journals to DuckDB and compacts the index (`maintain`).
+
 Several callers' writes can be decided together (`write_many`): in arrival order,
 each against the state the earlier ones left, each undone alone if it fails, and
-committed once per partition for the whole group.
+committed once per partition for the whole group (`GroupCommit` gathers them).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
@@ -29,15 +34,22 @@ from ..errors import DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
 from ..policy import Policy
 from ..reasoners.base import Reasoner
+from . import search as searching
 from .partition import Partition
+from .search import Neighbours
 from .timeline import partition_search_as_of
 from .txn import WriteItem
+from .vectors import HostIndex
 from .views import Scored, empty_view, merge_top
 
 LogFactory = Callable[[int, bool], ClaimLog | None]
 IndexFactory = Callable[[], VectorIndex]
 Groups = dict[int, list[WriteItem]]
 """One caller's write: partition -> its items, in order."""
+FLUSH_EVERY_S = 0.5
+FLUSH_BACKLOG = 256
+"""Journal records a partition may hold before the background thread is woken early."""
+log = logging.getLogger("vault_ray")
 
 
 def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
@@ -62,14 +74,19 @@ def dispute_partition(dispute_id: object) -> int | None:
 
 class PartitionSet:
     def __init__(self, root: str | Path, *, partitions: int, dim: int, open_log: LogFactory | None = None,
-                 new_index: IndexFactory | None = None) -> None:
+                 new_index: IndexFactory | None = None, name: str = "embedded") -> None:
         self.root = str(root)
         self.partitions = partitions
         self.dim = dim
         self.open_log = open_log or duckdb_logs(root, dim)
         self.new_index = new_index or (lambda: FlatIndex(dim))
+        self.host = HostIndex(self.new_index(), partitions, Path(root) / "partitions" / f"{name}.hnsw")
         self.parts: dict[int, Partition] = {}
         self._opening = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._chores = threading.Thread(target=self._background, name=f"vault-{name}-flush", daemon=True)
+        self._chores.start()
 
     # -- opening and closing ---------------------------------------------------------
     def open(self, number: int, *, create: bool) -> Partition | None:
@@ -82,17 +99,55 @@ class PartitionSet:
                     log = self.open_log(number, create)
                     if log is None:
                         return None
-                    found = self.parts[number] = Partition(number, log, self.new_index())
+                    found = self.parts[number] = self._partition(number, log)
         return found
 
+    def open_many(self, numbers: Iterable[int]) -> None:
+        """Open these partitions (those with a log) at once: a saved HNSW graph built from
+        exactly their snapshots is restored instead of inserting their vectors again."""
+        with self._opening:
+            logs = {p: log for p in sorted(set(numbers)) if p not in self.parts and (log := self.open_log(p, False))}
+            if not self.parts:
+                self.host.restore({p: getattr(log, "stamp", None) for p, log in logs.items()})
+            try:
+                for p, log in logs.items():
+                    self.parts[p] = self._partition(p, log)
+            except BaseException:
+                for p, log in logs.items():
+                    if p not in self.parts:
+                        log.close()
+                raise
+
+    def _partition(self, number: int, log: ClaimLog) -> Partition:
+        try:
+            return Partition(number, log, self.host.view(number))
+        except BaseException:
+            log.close()
+            raise
+
     def close(self, number: int) -> None:
+        """Close a partition this host gives away: its rows leave the host index."""
         part = self.parts.pop(number, None)
         if part is not None:
-            part.close()
+            try:
+                part.close()
+            finally:
+                self.host.detach(number)
 
     def close_all(self) -> None:
-        for number in list(self.parts):
-            self.close(number)
+        self._stop.set()
+        self._wake.set()
+        if self._chores.is_alive() and self._chores is not threading.current_thread():
+            self._chores.join()
+        stamps: dict[int, str | None] = {}
+        try:
+            for number in sorted(self.parts):
+                part = self.parts.pop(number)
+                part.close()
+                stamps[number] = getattr(part.log, "stamp", None)
+            self.host.save(stamps)
+        finally:
+            self.host.close()
 
     def opened(self, partitions: Iterable[int] | None = None) -> list[Partition]:
         """The open partitions (every partition that holds data), or those among `partitions`."""
@@ -102,21 +157,45 @@ class PartitionSet:
     def owner(self, entity: str) -> Partition | None:
         return self.parts.get(partition_of(entity, self.partitions))
 
+    # -- background chores ------------------------------------------------------------------
+    def _background(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(FLUSH_EVERY_S)
+            self._wake.clear()
+            self.chores()
+
+    def chores(self) -> None:
+        """Apply every partition's journal to DuckDB; compact the vector index if due."""
+        for part in list(self.parts.values()):
+            try:
+                if part.log.backlog():
+                    part.log.flush()
+            except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
+                log.exception("applying the journal of partition %d failed; it will be retried", part.number)
+        try:
+            self.host.maintain()
+        except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving
+            log.exception("compacting the vector index failed")
+
     # -- writes ---------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], policy: Policy, reasoner: Reasoner,
-                   now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        """Decide each call in order, then commit once per partition. A call that fails
-        (an error of ours while deciding) is rolled back alone and gets its error."""
+                   now: datetime | Sequence[datetime]) -> list[dict[int, list[Decision]] | VaultError]:
+        """Decide each call in order (each at its own `now`, when given one per call), then
+        commit once per partition. A call that fails (an error of ours while deciding) is
+        rolled back alone and gets its error."""
+        nows = [now] * len(calls) if isinstance(now, datetime) else list(now)
         touched = sorted({p for call in calls for p in call})
         parts = {p: self.open(p, create=True) for p in touched}
         results: list[dict[int, list[Decision]] | VaultError] = []
         with ExitStack() as stack:
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
-            txns = {p: parts[p].begin(now) for p in touched}  # type: ignore[union-attr]
-            for call in calls:
+            txns = {p: parts[p].begin(min(nows)) for p in touched}  # type: ignore[union-attr]
+            for call, at in zip(calls, nows, strict=True):
                 marks = {p: txns[p].mark() for p in call}
                 try:
+                    for p in call:
+                        txns[p].at(at)
                     results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]
                                     for p in sorted(call)})
                 except VaultError as exc:
@@ -125,6 +204,8 @@ class PartitionSet:
                     results.append(exc)
             for p in touched:
                 parts[p].commit(txns[p])  # type: ignore[union-attr]
+        if any(parts[p].log.backlog() >= FLUSH_BACKLOG for p in touched):  # type: ignore[union-attr]
+            self._wake.set()
         return results
 
     def write(self, groups: Groups, policy: Policy, reasoner: Reasoner, now: datetime) -> dict[int, list[Decision]]:
@@ -156,10 +237,20 @@ class PartitionSet:
                 part.commit(txn)
         return done
 
+    def _dispute_owner(self, dispute_id: str) -> Partition:
+        p = dispute_partition(dispute_id)
+        part = self.parts.get(p) if p is not None else None
+        if part is None or part.get_dispute(dispute_id) is None:
+            raise DisputeNotFound(dispute_id)
+        return part
+
     # -- reads ------------------------------------------------------------------------------
-    def search(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None) -> list[Scored]:
-        per_part = [part.search(vectors, k) for part in self.opened(partitions) if part.active_count()]
-        return merge_top(per_part, len(vectors), k)
+    def search(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None, *,
+               agent: str | None = None, entity: str | None = None) -> list[Scored]:
+        return searching.search(self, vectors, k, partitions, agent=agent, entity=entity)
+
+    def nearest_entities(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None) -> list[Neighbours]:
+        return searching.nearest_entities(self, vectors, k, partitions)
 
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime,
                      partitions: Iterable[int] | None = None) -> list[Scored]:
@@ -192,13 +283,6 @@ class PartitionSet:
         part = self.parts.get(p) if p is not None else None
         return part.get_dispute(dispute_id) if part is not None else None
 
-    def _dispute_owner(self, dispute_id: str) -> Partition:
-        p = dispute_partition(dispute_id)
-        part = self.parts.get(p) if p is not None else None
-        if part is None or part.get_dispute(dispute_id) is None:
-            raise DisputeNotFound(dispute_id)
-        return part
-
     def events(self, entity: str | None = None, claim_id: str | None = None,
                partitions: Iterable[int] | None = None) -> list[Event]:
         if entity is not None:
@@ -225,3 +309,4 @@ class PartitionSet:
 
     def active_count(self) -> int:
         return sum(part.active_count() for part in self.parts.values())
+

@@ -1,6 +1,11 @@
-"""The live part of one partition, held in memory: its active and disputed claims
-(disputed ones keep their vector, so a later win needs no read), the rid maps that
-tie claims to index rows, per-entity lookups and the open disputes.
+"""The live part of one partition, held in memory: its active and disputed claims,
+the rid maps that tie claims to index rows, per-entity lookups and the open disputes.
+
+Compact on purpose: the claims loaded when the partition opened stay in Arrow
+columns (`ClaimColumns`) and become `Claim` values only when read; claims changed
+since then are kept as values (`_changed`). A 100k-claim store holds columns and a
+few maps instead of 100k objects (DESIGN's memory target). Disputed claims keep
+their vector, so a later win needs no read.
 
 `apply` brings it up to date after the claim log committed a transaction and says
 which index rows leave and join; the partition then updates its index."""
@@ -12,70 +17,160 @@ from dataclasses import replace
 
 import numpy as np
 
+from vault_ray.storage import PartitionImage
+from vault_ray.storage.rows import ClaimColumns
+
 from ..models import Claim, Dispute, DisputeStatus, Status
 
 
 class PartitionState:
-    def __init__(self, claims: Iterable[tuple[Claim, int]] = (), disputes: Iterable[Dispute] = (),
-                 known_entities: Iterable[str] = ()) -> None:
-        self.claims: dict[str, Claim] = {}
-        self.rid_of: dict[str, int] = {}
-        self.by_rid: dict[int, str] = {}
-        """index row -> claim id, for active claims only (what the index holds)."""
-        self.by_entity: dict[str, set[str]] = {}
+    def __init__(self, image: PartitionImage) -> None:
+        self._base = ClaimColumns(image.live)
+        self._row: dict[str, int] = dict(zip(self._base.ids, range(len(self._base)), strict=True))
+        """claim id -> row of `_base`, for loaded claims not changed since."""
+        self._changed: dict[str, tuple[Claim, int]] = {}
+        """claim id -> (claim, rid), for live claims added or changed since the partition opened."""
+        self._by_entity: dict[str, list[str]] = {}
+        self._cid_at = np.full(int(self._base.rids.max(initial=-1)) + 1, None, object)
+        """rid -> claim id, for active claims only (what the index holds)."""
+        self._active = 0
+        self._vectors = dict(zip(image.disputed[0].tolist(), image.disputed[1], strict=True))
+        """rid -> vector of the loaded disputed claims."""
+        for cid, entity, rid, active in zip(self._base.ids, self._base.entities, self._base.rids.tolist(),
+                                            self._base.active.tolist(), strict=True):
+            self._by_entity.setdefault(entity, []).append(cid)
+            if active:
+                self._cid_at[rid] = cid
+                self._active += 1
+        self._gone: set[str] = set(image.gone)
+        """Entities with claims, none of them live: `has_entity` must not read the log per new label."""
         self.open_disputes: dict[str, Dispute] = {}
         self.disputes_by_entity: dict[str, set[str]] = {}
-        self.known_entities: set[str] = set(known_entities)
-        """Every entity with a claim of any status: `has_entity` must not scan the log per new label."""
-        for claim, rid in claims:
-            self.claims[claim.id] = claim
-            self.rid_of[claim.id] = rid
-            self.by_entity.setdefault(claim.entity, set()).add(claim.id)
-            if claim.status == Status.ACTIVE:
-                self.by_rid[rid] = claim.id
-        for d in disputes:
+        for d in image.disputes:
             self._put_dispute(d)
+        self.claims = _LiveClaims(self)
 
-    def live_ids(self, entity: str) -> set[str]:
-        return self.by_entity.get(entity, set())
+    # -- lookups ---------------------------------------------------------------------
+    def get(self, cid: str) -> Claim | None:
+        found = self._changed.get(cid)
+        if found is not None:
+            return found[0]
+        row = self._row.get(cid)
+        if row is None:
+            return None
+        rid = int(self._base.rids[row])
+        return self._base.claim(row, None if self._base.active[row] else self._vectors.get(rid))
+
+    def rid_of(self, cid: str) -> int | None:
+        found = self._changed.get(cid)
+        if found is not None:
+            return found[1]
+        row = self._row.get(cid)
+        return None if row is None else int(self._base.rids[row])
+
+    def claim_at(self, rid: int) -> Claim | None:
+        """The active claim at an index row (None: no active claim there now)."""
+        cid = self._cid_at[rid] if 0 <= rid < len(self._cid_at) else None
+        return None if cid is None else self.get(cid)
+
+    def agent_rids(self, agent: str) -> list[int]:
+        """Index rows of the agent's active claims."""
+        mask = self._base.rows_of_agent(agent) & self._base.active
+        ids, rids = self._base.ids, self._base.rids
+        out = [int(rids[row]) for row in np.flatnonzero(mask).tolist() if ids[row] in self._row]
+        out += [rid for claim, rid in self._changed.values() if claim.agent == agent and claim.status == Status.ACTIVE]
+        return out
+
+    def live_ids(self, entity: str) -> list[str]:
+        return self._by_entity.get(entity, [])
+
+    def representatives(self) -> list[int]:
+        """The index row that stands for each entity in entity resolution (see `active_rids`)."""
+        if self._changed:
+            return [rids[-1] for e in self._by_entity if (rids := self.active_rids(e))]
+        last: dict[str, int] = {}  # as loaded: rows are in rid order, so the last active row wins
+        for entity, rid, active in zip(self._base.entities, self._base.rids.tolist(), self._base.active.tolist(),
+                                       strict=True):
+            if active:
+                last[entity] = rid
+        return list(last.values())
+
+    def active_rids(self, entity: str) -> list[int]:
+        """Index rows of the entity's active claims, oldest first. The last one, its most
+        recently added active claim, represents the entity in entity resolution (the
+        one place that chooses what represents an entity)."""
+        rids = [self.rid_of(c) for c in self.live_ids(entity)]
+        return sorted(r for r in rids if r is not None and r < len(self._cid_at) and self._cid_at[r] is not None)
+
+    def has_entity(self, entity: str) -> bool:
+        return entity in self._by_entity or entity in self._gone
+
+    def entities(self) -> Iterable[str]:
+        """Entities with live claims."""
+        return self._by_entity.keys()
 
     def open_dispute_ids(self, entity: str) -> set[str]:
         return self.disputes_by_entity.get(entity, set())
 
     def active_count(self) -> int:
-        return len(self.by_rid)
+        return self._active
 
+    def indexed_rids(self) -> np.ndarray:
+        """The index rows of every active claim."""
+        return np.flatnonzero(self._cid_at != None).astype(np.int64)  # noqa: E711  (elementwise on objects)
+
+    def indexed_ids(self, rids: Iterable[int]) -> set[str]:
+        return {self._cid_at[r] for r in rids}
+
+    # -- changes -----------------------------------------------------------------------
     def apply(self, claims: dict[str, Claim], rids: dict[str, int], disputes: dict[str, Dispute],
               vector_of: Callable[[str], np.ndarray]) -> tuple[list[int], list[tuple[int, np.ndarray]]]:
         """Take a committed transaction's claims (their state after it) and disputes.
         Returns the index rows leaving (no longer active) and joining (newly active)."""
         leaving: list[int] = []
         joining: list[tuple[int, np.ndarray]] = []
-        self.known_entities.update(c.entity for c in claims.values())
         for cid, claim in claims.items():
-            rid = self.rid_of.get(cid, rids.get(cid))
+            rid = self.rid_of(cid)
+            rid = rids.get(cid) if rid is None else rid
             assert rid is not None, f"claim {cid} has no index row"
-            before = self.claims.get(cid)
+            before = self.get(cid)
             vector = claim.embedding if claim.embedding is not None else (before.embedding if before else None)
             was_active = before is not None and before.status == Status.ACTIVE
+            self._row.pop(cid, None)
             if claim.status == Status.SUPERSEDED:
-                self.claims.pop(cid, None)
-                self.rid_of.pop(cid, None)
-                self.by_entity.get(claim.entity, set()).discard(cid)
+                self._changed.pop(cid, None)
+                self._drop_from_entity(claim.entity, cid)
             else:
                 keep_vec = claim.status == Status.DISPUTED
-                self.claims[cid] = replace(claim, embedding=vector if keep_vec else None)
-                self.rid_of[cid] = rid
-                self.by_entity.setdefault(claim.entity, set()).add(cid)
+                self._changed[cid] = (replace(claim, embedding=vector if keep_vec else None), rid)
+                if before is None:
+                    self._by_entity.setdefault(claim.entity, []).append(cid)
+                    self._gone.discard(claim.entity)
             if was_active and claim.status != Status.ACTIVE:
                 leaving.append(rid)
-                self.by_rid.pop(rid, None)
+                self._cid_at[rid] = None
+                self._active -= 1
             elif not was_active and claim.status == Status.ACTIVE:
                 joining.append((rid, np.asarray(vector if vector is not None else vector_of(cid), dtype=np.float32)))
-                self.by_rid[rid] = cid
+                if rid >= len(self._cid_at):
+                    grown = np.full(max(rid + 1, 2 * len(self._cid_at)), None, object)
+                    grown[: len(self._cid_at)] = self._cid_at
+                    self._cid_at = grown
+                self._cid_at[rid] = cid
+                self._active += 1
         for d in disputes.values():
             self._put_dispute(d)
         return leaving, joining
+
+    def _drop_from_entity(self, entity: str, cid: str) -> None:
+        ids = self._by_entity.get(entity)
+        if ids is not None and cid in ids:
+            ids.remove(cid)
+            if not ids:
+                del self._by_entity[entity]
+                self._gone.add(entity)
+        elif ids is None:
+            self._gone.add(entity)
 
     def _put_dispute(self, d: Dispute) -> None:
         if d.status == DisputeStatus.OPEN:
@@ -84,3 +179,23 @@ class PartitionState:
         else:
             self.open_disputes.pop(d.id, None)
             self.disputes_by_entity.get(d.entity, set()).discard(d.id)
+
+
+class _LiveClaims:
+    """`state.claims`: the live claims as a read-only mapping (id -> Claim)."""
+
+    def __init__(self, state: PartitionState) -> None:
+        self._state = state
+
+    def get(self, cid: str, default: Claim | None = None) -> Claim | None:
+        found = self._state.get(cid)
+        return default if found is None else found
+
+    def __getitem__(self, cid: str) -> Claim:
+        found = self._state.get(cid)
+        if found is None:
+            raise KeyError(cid)
+        return found
+
+    def __contains__(self, cid: object) -> bool:
+        return isinstance(cid, str) and (cid in self._state._changed or cid in self._state._row)

@@ -86,6 +86,12 @@ class Txn:
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
 
+    def at(self, now: datetime) -> None:
+        """Decide what follows at `now` (a group of callers shares one txn, each at its own time;
+        never earlier than what was decided before it, so the event log's times stay ordered)."""
+        if now > self.now:
+            self.now, self.ts = now, to_epoch(now)
+
     # -- marks -----------------------------------------------------------------
     def mark(self) -> Mark:
         return Mark({name: dict(getattr(self, name)) for name in _COPIED}, len(self.events))

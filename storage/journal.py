@@ -1,0 +1,147 @@
+"""The write-ahead journal of one partition: an acknowledged write is durable when
+its record is appended here and fsync'd, before the claim log's DuckDB file has it.
+
+    STORE/partitions/pNNNN.journal      records appended since the last rotation
+    STORE/partitions/pNNNN.journal.1    the records being applied to DuckDB (while a flush runs)
+
+A record is `length (u32) | crc32 (u32) | payload`, the payload a pickle of plain
+values only (tuples, lists, dicts, strings, numbers, bytes: `encode_changes`); a
+reader refuses anything else, so a journal can not run code. A record cut short by a
+crash (a length past the end, a checksum that does not match) is the tail of a write
+that was never acknowledged: reading stops there and the file is truncated to the
+last whole record before anything is appended.
+
+Flushing rotates: the current file becomes `.1`, appends go to a fresh file, and
+once DuckDB has committed the rotated records (with their sequence number, in the
+same transaction) `.1` is deleted. Opening replays both files and skips what DuckDB
+already holds, so a crash at any step loses nothing and applies nothing twice.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from vault_ray.errors import StorageFailure
+
+MAGIC = b"VRJOURNAL1\n"
+_FRAME = struct.Struct("<II")
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Plain values only: a journal names no class and calls no function."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"journal records hold plain values, not {module}.{name}")
+
+
+def _loads(payload: bytes) -> Any:
+    return _PlainUnpickler(io.BytesIO(payload)).load()
+
+
+class Journal:
+    """Append-only, fsync'd record files of one partition (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.rotated = self.path.with_name(self.path.name + ".1")
+        self._fd = -1
+
+    # -- reading ---------------------------------------------------------------------
+    def records(self) -> Iterator[Any]:
+        """Every whole record of the rotated file, then of the current one, oldest first."""
+        for file in (self.rotated, self.path):
+            if file.exists():
+                yield from (_loads(p) for p, _ in _read(file))
+
+    def has_records(self) -> bool:
+        return any(f.exists() and f.stat().st_size > len(MAGIC) for f in (self.rotated, self.path))
+
+    # -- writing ---------------------------------------------------------------------
+    def open(self) -> None:
+        """Open the current file for appending (created if missing; a torn tail cut off)."""
+        if self._fd >= 0:
+            return
+        if self.path.exists() and self.path.stat().st_size >= len(MAGIC):
+            end = len(MAGIC) + sum(size for _, size in _read(self.path))
+            fd = os.open(self.path, os.O_WRONLY)
+            if os.fstat(fd).st_size != end:
+                os.ftruncate(fd, end)
+                os.fsync(fd)
+            os.lseek(fd, 0, os.SEEK_END)
+            self._fd = fd
+        else:
+            self._fd = self._create(self.path)
+
+    def append(self, record: Any) -> None:
+        """Write one record and fsync it: when this returns, the record survives a crash."""
+        self.open()
+        payload = pickle.dumps(record, protocol=5)
+        frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+        try:
+            os.write(self._fd, frame)
+            os.fdatasync(self._fd)
+        except OSError as exc:
+            raise StorageFailure(f"cannot append to the journal {self.path}: {exc}") from exc
+
+    def rotate(self) -> None:
+        """Move the current records aside (to `.1`, which must not exist) and start a new file."""
+        assert not self.rotated.exists(), "the previous flush has not finished"
+        self.close()
+        if self.path.exists():
+            os.replace(self.path, self.rotated)
+        self._fd = self._create(self.path)
+
+    def drop_rotated(self) -> None:
+        self.rotated.unlink(missing_ok=True)
+
+    def reset(self) -> None:
+        """Forget every record (DuckDB holds them all): an empty current file, no `.1`."""
+        self.close()
+        self.drop_rotated()
+        self.path.unlink(missing_ok=True)
+        _sync_dir(self.path.parent)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    @staticmethod
+    def _create(path: Path) -> int:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.write(fd, MAGIC)
+        os.fsync(fd)
+        _sync_dir(path.parent)
+        return fd
+
+
+def _read(file: Path) -> Iterator[tuple[bytes, int]]:
+    """(payload, framed size) of each whole record; stops at a torn or corrupt tail."""
+    data = file.read_bytes()
+    if not data.startswith(MAGIC):
+        if len(data) < len(MAGIC) and MAGIC.startswith(data):
+            return  # created, then cut off by a crash before its header was complete
+        raise StorageFailure(f"{file} is not a vault-ray journal")
+    pos = len(MAGIC)
+    while pos + _FRAME.size <= len(data):
+        length, crc = _FRAME.unpack_from(data, pos)
+        payload = data[pos + _FRAME.size: pos + _FRAME.size + length]
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            return
+        yield payload, _FRAME.size + length
+        pos += _FRAME.size + length
+
+
+def _sync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,109 @@
+"""A partition's in-memory image saved beside its claim log, so that reopening a
+store reads one file per partition instead of querying DuckDB and rebuilding the
+vector index.
+
+    STORE/partitions/pNNNN.snapshot
+
+The file is a header (JSON: counters, the stamp, the index kind, a table of
+sections) and named sections: Arrow IPC streams (live claims, open disputes) and raw
+numpy arrays (vectors, receipt keys, the index's own arrays). It is written whole to
+a temporary file and renamed, so a reader sees the old file or the new one.
+
+The claim log stays canonical: a snapshot is used only if its `stamp` equals the
+log's at open (the sequence number of the last applied journal record and the size
+and mtime of the DuckDB file as the log left it when it closed), and the journal
+holds nothing newer. A missing, stale or unreadable snapshot is simply ignored and
+the partition is loaded from DuckDB.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+MAGIC = b"VRSNAPSHOT1\n"
+_LEN = struct.Struct("<Q")
+
+
+def write(path: Path, header: dict[str, Any], tables: dict[str, pa.Table], arrays: dict[str, np.ndarray]) -> None:
+    sections: list[tuple[str, str, Any]] = []
+    for name, table in tables.items():
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        sections.append((name, "arrow", sink.getvalue()))
+    for name, array in arrays.items():
+        arr = np.ascontiguousarray(array)
+        data = arr.tobytes() if arr.size == 0 else memoryview(arr.reshape(-1)).cast("B")
+        sections.append((name, f"{arr.dtype.str};{','.join(map(str, arr.shape))}", data))
+    table_of_contents, offset = {}, 0
+    for name, kind, data in sections:
+        table_of_contents[name] = [kind, offset, len(data)]
+        offset += len(data)
+    head = json.dumps({**header, "sections": table_of_contents}).encode()
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as out:
+        out.write(MAGIC + _LEN.pack(len(head)) + head)
+        for _, _, data in sections:
+            out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+class Snapshot:
+    """A snapshot file opened for reading (memory-mapped; `close` releases it)."""
+
+    def __init__(self, path: Path) -> None:
+        with open(path, "rb") as f:
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            if self._map[: len(MAGIC)] != MAGIC:
+                raise ValueError(f"{path} is not a vault-ray snapshot")
+            (size,) = _LEN.unpack_from(self._map, len(MAGIC))
+            start = len(MAGIC) + _LEN.size
+            self.header: dict[str, Any] = json.loads(self._map[start: start + size])
+            self._base = start + size
+            end = max((o + n for _, o, n in self.header["sections"].values()), default=0)
+            if self._base + end != len(self._map):
+                raise ValueError(f"{path} is cut short")
+        except BaseException:
+            self._map.close()
+            raise
+
+    def _bytes(self, name: str) -> tuple[str, memoryview]:
+        kind, offset, length = self.header["sections"][name]
+        return kind, memoryview(self._map)[self._base + offset: self._base + offset + length]
+
+    def table(self, name: str) -> pa.Table:
+        _, data = self._bytes(name)
+        raw = bytes(data)  # Arrow must not point into the mapping, which closes after loading
+        del data
+        return pa.ipc.open_stream(pa.py_buffer(raw)).read_all()
+
+    def array(self, name: str) -> np.ndarray:
+        """A copy (the mapping is closed after loading)."""
+        kind, data = self._bytes(name)
+        dtype, shape = kind.split(";")
+        dims = tuple(int(x) for x in shape.split(",") if x)
+        return np.frombuffer(data, dtype=np.dtype(dtype)).reshape(dims).copy()
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {name[len(prefix):]: self.array(name) for name in self.header["sections"] if name.startswith(prefix)}
+
+    def close(self) -> None:
+        self._map.close()
+
+
+def read(path: Path) -> Snapshot | None:
+    try:
+        return Snapshot(path) if path.exists() else None
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        return None

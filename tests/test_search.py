@@ -1,0 +1,66 @@
+"""Searches of a host's one vector index: a selective filter is answered exactly (it
+never misses a claim a fixed over-fetch would cut), and entity resolution compares
+a new label with one representative per entity: its most recent active claim."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vault_ray import Fact, HashingEmbedder, Policy, Vault
+
+
+@pytest.fixture(params=["flat", "hnsw"])
+def index_kind(request):
+    return request.param
+
+
+def test_a_selective_agent_filter_finds_claims_below_the_over_fetch(tmp_path, index_kind):
+    emb = HashingEmbedder()
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=4, index=index_kind) as vault:
+        crowd = [Fact(f"user.crowd{i}", f"the user loves green tea number {i}") for i in range(400)]
+        vault.agent("crowd").add_facts(crowd, resolve=False)
+        rare = vault.agent("rare").add_facts([Fact("user.rare", "the user once mentioned tea")], resolve=False)
+        hits = vault.search("the user loves green tea", k=3, agent="rare")
+        assert [h.claim.id for h in hits] == [rare.decisions[0].claim_id]
+        hits = vault.search("the user loves green tea", k=3, entity="user.crowd7")
+        assert [h.claim.entity for h in hits] == ["user.crowd7"]
+        assert len(vault.search("the user loves green tea", k=3, agent="crowd")) == 3
+
+
+def test_search_spans_every_partition_with_one_index(tmp_path, index_kind):
+    emb = HashingEmbedder()
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=8, index=index_kind) as vault:
+        facts = [Fact(f"user.topic{i}", f"fact number {i} about topic {i}") for i in range(64)]
+        vault.agent("a").add_facts(facts, resolve=False)
+        for i in (3, 17, 42):
+            (hit, *_) = vault.search(f"fact number {i} about topic {i}", k=3)
+            assert hit.claim.entity == f"user.topic{i}" and hit.score == pytest.approx(1.0, abs=1e-4)
+
+
+def test_resolution_compares_with_the_entitys_current_claim(tmp_path):
+    emb = HashingEmbedder()
+    policy = Policy(align_threshold=0.85, ask_threshold=0.85)  # align or keep: no reasoner question
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=4, policy=policy) as vault:
+        mem = vault.agent("a")
+        mem.add_facts([Fact("user.home_city", "the user lives in the city of lisbon portugal", "lisbon")], resolve=False)
+        mem.add_facts([Fact("user.home_city", "the user lives in the city of tokyo japan", "tokyo")], resolve=False)
+        # a drifted label with the new value aligns with the entity ...
+        (d,) = vault.agent("b").add_facts([Fact("user.residence_town", "the user lives in the city of tokyo japan")]).decisions
+        assert (d.entity, d.aligned_from) == ("user.home_city", "user.residence_town")
+        # ... and its representative follows the entity's current claim, not the one superseded
+        lisbon = Fact("user.residence_area", "the user lives in the city of lisbon portugal")
+        (e,) = vault.agent("c").add_facts([lisbon]).decisions
+        assert e.entity != "user.home_city"
+
+
+def test_batched_resolution_matches_one_by_one(tmp_path):
+    emb = HashingEmbedder()
+    texts = [f"the user enjoys activity number {i} on weekends" for i in range(20)]
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=4) as vault:
+        vault.agent("a").add_facts([Fact(f"user.activity{i}", t) for i, t in enumerate(texts)], resolve=False)
+        batch = vault._backend.nearest_entities(emb.embed(texts), 3)
+        single = [vault._backend.nearest_entities(emb.embed([t]), 3)[0] for t in texts]
+    assert [[e for _, e in row] for row in batch] == [[e for _, e in row] for row in single]
+    assert np.allclose([[s for s, _ in row] for row in batch], [[s for s, _ in row] for row in single], atol=1e-5)
+    assert [row[0][1] for row in batch] == [f"user.activity{i}" for i in range(20)]

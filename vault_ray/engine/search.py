@@ -1,0 +1,79 @@
+"""Searches over a host's partitions: semantic search (with its `agent` and `entity`
+filters) and the nearest entities that entity resolution compares a new label with.
+
+Both ask the host's one vector index (`HostIndex`), never each partition. A filter
+that keeps few claims is answered exactly instead: the claims it keeps are scored
+one by one (their vectors read from the index), so a selective filter never misses
+a claim that an approximate (HNSW) search, or a fixed over-fetch, would have cut.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .views import Scored, merge_top
+
+if TYPE_CHECKING:
+    from .partitions import PartitionSet
+
+Neighbours = list[tuple[float, str]]
+"""(similarity, entity) of one query, best first: one row per entity."""
+SELECTIVE = 4096
+"""A filter keeping at most this many active claims is answered by exact scoring."""
+FILTERED_FETCH = 50
+"""Otherwise the index is asked for this many hits per wanted one, then filtered."""
+
+
+def search(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None, *,
+           agent: str | None = None, entity: str | None = None) -> list[Scored]:
+    """Top-k active claims per query, of the open partitions among `partitions` (all by default)."""
+    wanted = None if partitions is None else set(partitions)
+    parts = [p for p in host.opened(wanted) if p.active_count()]
+    if entity is not None:
+        parts = [p for p in parts if p is host.owner(entity)]
+    if entity is not None or agent is not None:
+        chosen = {p.number: p.filtered_rids(agent=agent, entity=entity) for p in parts}
+        if sum(len(r) for r in chosen.values()) <= SELECTIVE:
+            scored = [host.parts[n].score(vectors, rids) for n, rids in chosen.items() if rids]
+            return merge_top(scored, len(vectors), k)
+    fetch = k if agent is None and entity is None else k * FILTERED_FETCH
+    numbers = {p.number for p in parts}
+    if not numbers:
+        return [[] for _ in range(len(vectors))]
+    # the index holds every open partition: asked for a few of them, fetch more in proportion
+    per_query = host.host.search(vectors, fetch * -(-len(host.parts) // len(numbers)))
+    out = []
+    for hits in per_query:
+        found = _claims(host, [(s, p, r) for s, p, r in hits if p in numbers])
+        found = [(s, c) for s, c in found if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
+        out.append(found[:k])
+    return out
+
+
+def nearest_entities(host: PartitionSet, vectors: np.ndarray, k: int,
+                     partitions: Iterable[int] | None = None) -> list[Neighbours]:
+    """Per query, the `k` entities whose representative claim is most similar (one
+    batched search of the tagged rows of the host index)."""
+    wanted = set(host.parts) if partitions is None else set(partitions) & set(host.parts)
+    if not wanted or not any(host.parts[p].active_count() for p in wanted):
+        return [[] for _ in range(len(vectors))]
+    out = []
+    for hits in host.host.search(vectors, k * -(-len(host.parts) // len(wanted)), tagged=True):
+        named = [(s, c.entity) for s, c in _claims(host, [(s, p, r) for s, p, r in hits if p in wanted])]
+        out.append(heapq.nlargest(k, named, key=lambda h: h[0]))
+    return out
+
+
+def _claims(host: PartitionSet, hits: list[tuple[float, int, int]]) -> Scored:
+    """(score, claim) of index hits, best first; a row that left meanwhile is skipped."""
+    out = []
+    for score, number, rid in hits:
+        part = host.parts.get(number)
+        claim = part.claim_at(rid) if part is not None else None
+        if claim is not None:
+            out.append((score, claim))
+    return out
