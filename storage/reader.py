@@ -19,9 +19,10 @@ import pyarrow.parquet as pq
 
 from vault_ray.errors import StoreError
 
-from .claim_log import TABLES
+from .journal import Journal
 from .layout import partition_number, read_json
 from .rows import CLAIM_SCHEMA, DISPUTE_SCHEMA, EVENT_SCHEMA
+from .tables import TABLES
 
 
 class StoreReader:
@@ -71,6 +72,9 @@ class StoreReader:
         if self.kind == "parquet":
             file = source / f"{name}.parquet"
             return pq.read_table(file, columns=columns) if file.exists() else _empty(name, columns)
+        if Journal(source.with_suffix(".journal")).has_records():
+            raise StoreError(f"{str(source)!r} has acknowledged writes still in its journal (the store was not "
+                             "closed cleanly): open the store once (Vault.open, or vault-ray up) to apply them")
         try:
             con = duckdb.connect(str(source), read_only=True)
         except duckdb.Error as exc:
