@@ -218,6 +218,11 @@ class Partition:
         with self.lock:
             return self.state.claim_at(rid)
 
+    def entity_at(self, rid: int) -> str | None:
+        """The entity of the active claim at an index row (None if it left meanwhile)."""
+        with self.lock:
+            return self.state.entity_at(rid)
+
     def filtered_rids(self, *, agent: str | None, entity: str | None) -> list[int]:
         """Index rows of the active claims of `entity` and/or by `agent`."""
         with self.lock:

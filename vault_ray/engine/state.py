@@ -73,6 +73,13 @@ class PartitionState:
         cid = self._cid_at[rid] if 0 <= rid < len(self._cid_at) else None
         return None if cid is None else self.get(cid)
 
+    def entity_at(self, rid: int) -> str | None:
+        cid = self._cid_at[rid] if 0 <= rid < len(self._cid_at) else None
+        if cid is None:
+            return None
+        changed = self._changed.get(cid)
+        return changed[0].entity if changed is not None else self._base.entities[self._row[cid]]
+
     def agent_rids(self, agent: str) -> list[int]:
         """Index rows of the agent's active claims."""
         mask = self._base.rows_of_agent(agent) & self._base.active
