@@ -102,10 +102,10 @@ def measure_model_rows(s: Settings, stores: dict[tuple[str, int], Path], work: P
     top = s.levels[1]
     for kind in ("flat", "hnsw"):
         with Vault.open(t.copy(stores[(kind, top)], work / "m"), embedder=local) as vault:
-            out[f"text {kind}"] = t.text_writes(vault, s.text_single, f"t{kind}")
-            out[f"search {kind}"] = t.searches(vault, queries)
+            out[f"text {kind}"] = t.text_writes(vault, local.model, s.text_single, f"t{kind}")
+            out[f"search {kind}"] = t.searches(vault, local.model, queries)
             with t.Burners(2):
-                out[f"search {kind} loaded"] = t.searches(vault, queries[: max(20, s.queries // 3)])
+                out[f"search {kind} loaded"] = t.searches(vault, local.model, queries[: max(20, s.queries // 3)])
         say(f"  {kind}: text {out[f'text {kind}']}, search {out[f'search {kind}']}, "
             f"loaded {out[f'search {kind} loaded']}")
     return out

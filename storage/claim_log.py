@@ -23,6 +23,7 @@ snapshot of the partition's in-memory image beside them (snapshot.py).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -34,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from vault_ray.errors import StorageFailure
+from vault_ray.errors import StorageFailure, StoreLocked
 from vault_ray.models import Claim, Dispute, Event
 
 from . import snapshot
@@ -140,7 +141,10 @@ class DuckDBClaimLog:
         self._pending: list[Record] = []
         self._flushing: list[Record] | None = None
         self._recent: set[int] = set()
-        self._snapshot = self._fresh_snapshot() if base.exists() else None
+        if not base.exists():
+            self._connect()  # creates the file and its tables
+        self._owner = _hold(self.path)
+        self._snapshot = self._fresh_snapshot()
         if self._snapshot is not None:
             head = self._snapshot.header
             self._next_rid, self._next_seq, self._seq = head["next_rid"], head["next_seq"], head["seq"]
@@ -156,7 +160,7 @@ class DuckDBClaimLog:
         """The stamp of the snapshot this log opened from (None: it read DuckDB), then of the one it saved."""
 
     # -- opening -------------------------------------------------------------------------
-    def _connect(self) -> ClaimTables:
+    def _connect(self) -> ClaimTables:  # lazily: a log opened from its snapshot may never need DuckDB
         if self._tables is None:
             self._tables = ClaimTables(self.path, dim=self.dim)
         return self._tables
@@ -335,6 +339,7 @@ class DuckDBClaimLog:
             self.journal.reset()
             if self._snapshot is not None:
                 self._snapshot.close()
+            os.close(self._owner)  # releases the hold on the file
             stamp = self._stamp()
             if image is not None and stamp is not None:
                 tables, arrays, header = image
@@ -354,3 +359,16 @@ class DuckDBClaimLog:
         header = {"format": SNAPSHOT_FORMAT, "dim": self.dim, "next_rid": self._next_rid, "next_seq": self._next_seq,
                   "seq": self._seq, "gone": tables.gone_entities()}
         return {"live": tables.live(), "disputes": open_disputes}, arrays, header
+
+
+def _hold(path: str) -> int:
+    """An exclusive flock on the DuckDB file for as long as this log is open: one
+    owner per partition, even while the DuckDB connection itself is not open yet
+    (DuckDB's own lock, a POSIX lock, covers only an open connection)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreLocked(os.path.dirname(os.path.dirname(path))) from None
+    return fd

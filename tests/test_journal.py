@@ -5,6 +5,7 @@ applies a record twice, and a change DuckDB would refuse is refused up front."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 from vault_ray.storage import ChangeSet, DuckDBClaimLog
 from vault_ray.storage.layout import partition_path
 
-from vault_ray import Fact, HashingEmbedder, StorageFailure, Vault
+from vault_ray import Fact, HashingEmbedder, StorageFailure, StoreLocked, Vault
 from vault_ray.models import Claim, Kind, Status, utcnow
 
 WRITER = textwrap.dedent("""
@@ -54,6 +55,14 @@ def claim(cid: str, dim: int = 8) -> Claim:
                  embedding=vec)
 
 
+def die(log: DuckDBClaimLog) -> None:
+    """What a process that dies leaves behind: its files as they are, its locks released."""
+    log.journal.close()
+    os.close(log._owner)
+    if log._tables is not None:
+        log._tables.close()
+
+
 def commit(log: DuckDBClaimLog, *cids: str) -> None:
     log.commit(ChangeSet(new_claims=[claim(c) for c in cids], rids={c: log.allocate_rid() for c in cids},
                          receipts={c: "{}" for c in cids}))
@@ -66,7 +75,7 @@ def test_a_torn_tail_is_an_unacknowledged_write_and_is_dropped(tmp_path):
     commit(log, "c2")
     with open(path.with_suffix(".journal"), "ab") as f:  # a crash in the middle of the third append
         f.write(b"\x40\x00\x00\x00\x01\x02\x03")
-    log.journal.close()  # the process "dies" here: nothing flushed to DuckDB
+    die(log)  # nothing flushed to DuckDB
     again = DuckDBClaimLog(path, dim=8)
     assert sorted(c.id for c in again.all_claims()) == ["c1", "c2"]
     commit(again, "c3")  # appending after the cut-off tail works
@@ -82,7 +91,7 @@ def test_a_replay_after_a_crash_mid_flush_applies_nothing_twice(tmp_path):
     log.flush()  # DuckDB has c1 and c2 now, and the journal was emptied
     # as if the process died after DuckDB's commit but before the rotated file was deleted:
     path.with_name(path.name.replace(".duckdb", ".journal.1")).write_bytes(records)
-    log.journal.close()
+    die(log)
     again = DuckDBClaimLog(path, dim=8)
     assert sorted(c.id for c in again.all_claims()) == ["c1", "c2"]  # no duplicate key error, no double rows
     assert again.count() == 2
@@ -106,3 +115,11 @@ def test_reads_see_writes_the_background_flush_has_not_applied_yet(make_vault):
     # straight after the acknowledgement: the history (a DuckDB read) flushes first
     assert [c.id for c in vault.history("user.diet")] == [d.claim_id]
     assert vault.claim(d.claim_id).text == "The user is vegan"
+
+
+def test_a_partition_log_has_one_owner_at_a_time(tmp_path):
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    with pytest.raises(StoreLocked):
+        DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    log.close()
+    DuckDBClaimLog(tmp_path / "p.duckdb", dim=8).close()
