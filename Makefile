@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: setup demo test test-unit test-integration bench lint clean
+.PHONY: setup demo test test-unit test-integration bench bench-quick bench-detail lint clean
 
 setup: $(VENV)/.installed
 
@@ -27,7 +27,15 @@ test-unit: setup
 test-integration: setup
 	$(BIN)/python -m pytest -q tests/integration
 
+# issue 16's targets table, each row beside its raw parts (docs/benchmarks.md); --quick: a ~2-minute smoke run
 bench: setup
+	$(BIN)/python benchmarks/bench_targets.py
+
+bench-quick: setup
+	$(BIN)/python benchmarks/bench_targets.py --quick
+
+# the stage-by-stage ingest breakdown and the cluster-mode comparison (docs/benchmarks*.md)
+bench-detail: setup
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_cluster.py
 

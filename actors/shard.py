@@ -30,6 +30,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -41,6 +42,7 @@ from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.partitions import Groups, PartitionSet
+from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
 from vault_ray.errors import VaultError
 from vault_ray.models import Claim, Decision, Dispute, EntityView, Event
@@ -207,13 +209,25 @@ class Shard:
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
         """Decide the calls in order, one commit per partition, together with the other
         callers' calls that arrive meanwhile (group commit: see PartitionSet.write_many)."""
+        return self.write(calls, now)[1]
+
+    def write(self, calls: Sequence[Groups], now: datetime) -> tuple[int, list[dict[int, list[Decision]] | VaultError]]:
+        """`write_many`, answered with the policy version the shard decided with (the
+        client refreshes its cached policy when it is newer). Each item's cardinality is
+        the shard's policy's: the front may have read an older policy."""
         with self.ownership.shared():
             self._serve({p for call in calls for p in call}, create=True)
             self.writing += 1
             try:
-                return self._commits.submit(calls, now)
+                version = self.control_version
+                calls = [{p: [self._current(i) for i in items] for p, items in call.items()} for call in calls]
+                return version, self._commits.submit(calls, now)
             finally:
                 self.writing -= 1
+
+    def _current(self, item: WriteItem) -> WriteItem:
+        card = self._cardinality(item.entity)
+        return item if card == item.cardinality else replace(item, cardinality=card)
 
     @_shared
     def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,

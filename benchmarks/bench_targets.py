@@ -163,6 +163,11 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
         address = ray.get_runtime_context().gcs_address
         vault = connect(address, namespace="targets", store=work / "cluster", shards=2, partitions=t.PARTITIONS,
                         embedder=HashingEmbedder())
+        shard_pids = [i["pid"] for i in vault._backend.shard_infos()]  # type: ignore[attr-defined]
+        shard_cpu0 = sum(t.process_cpu(pid) for pid in shard_pids)
+        if os.environ.get("VAULT_PROFILE_SHARD"):  # py-spy on the first shard while the clients run
+            subprocess.Popen(["py-spy", "record", "-p", str(shard_pids[0]), "-d", "40", "-r", "50", "-f", "raw",
+                              "-o", os.environ["VAULT_PROFILE_SHARD"]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         start = time.time() + 25
         procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("targets_client.py")), address,
                                    "targets", str(c), str(s.cluster_calls), str(start)],
@@ -173,6 +178,7 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
             if p.returncode:
                 raise RuntimeError(f"a cluster client failed: {err[-2000:]}")
             results.append(json.loads(out.strip().splitlines()[-1]))
+        shard_cpu = sum(t.process_cpu(pid) for pid in shard_pids) - shard_cpu0
         groups = sum(i["commit_groups"] for i in vault._backend.shard_infos())  # type: ignore[attr-defined]
         calls = sum(i["commit_calls"] for i in vault._backend.shard_infos())  # type: ignore[attr-defined]
         shutdown(namespace="targets")
@@ -181,8 +187,10 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
     began, ended = min(r["began"] for r in results), max(r["ended"] for r in results)
     total = sum(r["calls"] for r in results)
     lat = [x for r in results for x in r["latencies"]]
+    client_cpu = sum(r["cpu"] for r in results)
     return {"claims/s": total / (ended - began), "p50": t.pct(lat, 50) * 1e3, "p99": t.pct(lat, 99) * 1e3,
-            "calls per commit": calls / max(1, groups)}
+            "calls per commit": calls / max(1, groups), "client CPU ms/claim": client_cpu / total * 1e3,
+            "shard CPU ms/claim": shard_cpu / total * 1e3}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -166,10 +166,10 @@ How to read them:
 
 - With `resolve=False` a write touches only its partitions' claim logs and indexes, so its cost should not
   depend on how many claims the store holds: compare the rows of one configuration across levels.
-- With resolution on (the default), every new entity label is searched against every partition's exact
-  (flat) index, so that part of the cost grows with the number of active claims by design.
-- A batch of facts on distinct entities touches up to 16 partitions, and each touched partition commits
-  its own DuckDB transaction: per-claim cost falls with batch size until every partition is touched.
+- With resolution on (the default), every new entity label is searched against the entities'
+  representatives (exact with the flat index: that part grows with the number of entities).
+- A batch of facts on distinct entities touches up to 16 partitions, and each touched partition appends
+  its change set to its journal (one fsync); DuckDB gets the changes in the background.
 - `CPU ms/claim` is this process's CPU time; on a busy machine it moves less than wall time.
 """
 

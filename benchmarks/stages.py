@@ -46,7 +46,7 @@ class Stages:
             "resolve: vector search": s["search"],
             "decide: receipts lookup": s["receipts"],
             "decide: passes 1-2": s["prepare"] - s["receipts"],
-            "apply: DuckDB transaction": s["log_commit"],
+            "apply: journal append (fsync)": s["log_commit"],
             "apply: index + memory": s["apply"] - s["log_commit"],
             "open partitions (lazy)": s["open_partition"],
         }
@@ -59,7 +59,7 @@ STAGES = Stages()
 STAGES.wrap(front, "embed_batch", "embed")
 STAGES.wrap(front, "resolve_entities", "resolve")
 STAGES.wrap(EmbeddedBackend, "entities_present", "entities_present")
-STAGES.wrap(EmbeddedBackend, "search", "search")
+STAGES.wrap(EmbeddedBackend, "nearest_entities", "search")
 STAGES.wrap(Partition, "decide", "prepare")
 STAGES.wrap(DuckDBClaimLog, "receipts", "receipts")
 STAGES.wrap(Partition, "commit", "apply")

@@ -22,13 +22,14 @@ def main(address: str, namespace: str, client: int, calls: int, start: float) ->
         mem = vault.agent(f"client-{client}")
         mem.add_facts([Fact(f"bench.warm{client}", "warm-up call")], resolve=False)
         time.sleep(max(0.0, start - time.time()))
-        began = time.time()
+        began, cpu = time.time(), time.process_time()
         latencies = []
         for i, fact in enumerate(facts):
             t = time.perf_counter()
             mem.add_facts([fact], vectors=vectors[i:i + 1], resolve=False)
             latencies.append(time.perf_counter() - t)
-        print(json.dumps({"calls": calls, "began": began, "ended": time.time(), "latencies": latencies}))
+        print(json.dumps({"calls": calls, "began": began, "ended": time.time(), "latencies": latencies,
+                          "cpu": time.process_time() - cpu}))
 
 
 if __name__ == "__main__":

@@ -86,7 +86,9 @@ def rows(s: Any, m: dict[str, Any]) -> list[list[str]]:
     if cl is not None:
         out.append(["cluster mode, 8 client processes, single-fact calls, 2 shards", ">= 500 claims/s in total",
                     f"{cl['claims/s']:,.0f}/s (p50 {ms(cl['p50'])} ms, p99 {ms(cl['p99'])} ms; "
-                    f"{cl['calls per commit']:.1f} calls per commit)", "-", BEFORE["cluster"], yes(cl["claims/s"] >= 500)])
+                    f"{cl['calls per commit']:.1f} calls per commit)",
+                    f"CPU per claim: clients {ms(cl['client CPU ms/claim'])} ms, shards "
+                    f"{ms(cl['shard CPU ms/claim'])} ms", BEFORE["cluster"], yes(cl["claims/s"] >= 500)])
     for kind in ("flat", "hnsw"):
         r = re[kind]
         vectors = r["active"] * 384 * 4 / 2**20

@@ -164,6 +164,15 @@ def column_numpy(table: pa.Table, name: str, dtype: Any) -> np.ndarray:
     return values.astype(dtype)
 
 
+LIVE_SCHEMA = pa.schema([f for f in CLAIM_SCHEMA if f.name != "embedding"])
+"""A partition's live claims in memory: the claim columns without the embedding."""
+
+
+def live_table(claims: list[tuple[Claim, int]]) -> pa.Table:
+    """(claim, rid) pairs as a LIVE_SCHEMA table."""
+    return rows_table([claim_row(c, rid)[:-1] for c, rid in claims], LIVE_SCHEMA)
+
+
 class ClaimColumns:
     """Claims held as Arrow columns (a partition's live claims at open), each built into a
     `Claim` only when asked for: a store of 100k claims keeps columns, not 100k objects."""
@@ -172,6 +181,7 @@ class ClaimColumns:
 
     def __init__(self, table: pa.Table) -> None:
         table = table.combine_chunks()
+        self.table = table
         self._s = {name: table.column(name).chunk(0) if table.num_rows else pa.array([], pa.string())
                    for name in self._STRINGS}
         self._supersedes = table.column("supersedes").chunk(0) if table.num_rows else pa.array([], pa.list_(pa.string()))

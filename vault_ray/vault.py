@@ -136,7 +136,7 @@ class Vault:
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
-        policy, registry = self._backend.control()
+        policy, registry = self._backend.control(fresh=False)
         now = utcnow()
         staged: list[tuple[list[Fact], np.ndarray | None] | VaultError | AddResult] = []
         for req in requests:
@@ -196,7 +196,7 @@ class Vault:
         user, _ = latest_turn(msgs)
         if not user.strip():
             raise InvalidFact("no user message to extract from")
-        policy, registry = self._backend.control()
+        policy, registry = self._backend.control(fresh=False)
         if len(user) > policy.max_text * 10:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)

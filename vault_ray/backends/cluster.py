@@ -42,6 +42,7 @@ from .base import StoreInfo
 from .routing import NotOwner
 
 RETRY_TIMEOUT_S = 60.0
+CONTROL_TTL_S = 1.0
 INLINE_BYTES = 64 * 1024
 
 
@@ -93,6 +94,9 @@ class ClusterBackend:
         self._assignment: dict[int, str] = {}
         self._handles: dict[str, Any] = {}
         self._control: tuple[int, Policy, EntityRegistry] | None = None
+        self._control_at = 0.0
+        self._shard_control = -1
+        """The newest policy version a shard answered a write with."""
         self._closed = False
         self.retries: Counter[str] = Counter()
         """Calls asked again: 'reroute' (a shard refused a partition), 'restart' (a shard was down)."""
@@ -187,19 +191,31 @@ class ClusterBackend:
                          self.index)
 
     # -- control ----------------------------------------------------------------------
-    def control(self) -> tuple[Policy, EntityRegistry]:
-        known = self._control[0] if self._control else -1
+    def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:
+        """The policy and registry. Fresh: asked of the control actor (one round trip).
+        For the write path (`fresh=False`): the cached ones, unless a shard answered a
+        write with a newer version than the cache, or the cache is older than
+        CONTROL_TTL_S; so a policy changed by another client reaches this client's front
+        stage on its next write at the latest (the shards decide with the new one at once)."""
+        cached = self._control
+        if (not fresh and cached is not None and self._shard_control <= cached[0]
+                and time.monotonic() - self._control_at < CONTROL_TTL_S):
+            return cached[1], cached[2]
+        known = cached[0] if cached else -1
         version, policy, registry = self._call_control("control", known)
         if policy is not None and registry is not None:
             self._control = (version, policy, registry)
+        self._control_at = time.monotonic()
         assert self._control is not None
         return self._control[1], self._control[2]
 
     def set_policy(self, policy: Policy) -> None:
         self._call_control("set_policy", policy)
+        self._control_at = 0.0  # this client's next write reads the new version
 
     def set_registry(self, registry: EntityRegistry) -> None:
         self._call_control("set_registry", registry)
+        self._control_at = 0.0
 
     # -- writes --------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
@@ -214,9 +230,10 @@ class ClusterBackend:
 
         def send(shard: Any, ps: list[int]) -> Any:
             mine = set(ps)
-            return shard.write_many.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now)
+            return shard.write.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now)
 
-        for answer in self._routed(touched, send):
+        for version, answer in self._routed(touched, send):
+            self._shard_control = max(self._shard_control, version)
             for i, result in enumerate(answer):
                 current = out[i]
                 if isinstance(result, VaultError):

@@ -170,8 +170,11 @@ class PartitionSet:
             try:
                 if part.log.backlog():
                     part.log.flush()
+                if part.state.needs_compaction():
+                    with part.lock:
+                        part.state.compact()
             except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
-                log.exception("applying the journal of partition %d failed; it will be retried", part.number)
+                log.exception("background work on partition %d failed; it will be retried", part.number)
         try:
             self.host.maintain()
         except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving

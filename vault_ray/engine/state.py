@@ -16,11 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import numpy as np
+import pyarrow as pa
 
 from vault_ray.storage import PartitionImage
-from vault_ray.storage.rows import ClaimColumns
+from vault_ray.storage.rows import LIVE_SCHEMA, ClaimColumns, live_table
 
 from ..models import Claim, Dispute, DisputeStatus, Status
+
+COMPACT_AT = 20_000
+"""Claims changed since open (kept as objects) that make the state fold them back into columns."""
 
 
 class PartitionState:
@@ -168,6 +172,25 @@ class PartitionState:
         for d in disputes.values():
             self._put_dispute(d)
         return leaving, joining
+
+    # -- compaction ----------------------------------------------------------------------
+    def needs_compaction(self) -> bool:
+        return len(self._changed) >= max(COMPACT_AT, len(self._row))
+
+    def compact(self) -> None:
+        """Fold the claims changed since open back into columns: a long-running process
+        keeps columns, not one object per claim it ever wrote (the caller holds the lock)."""
+        kept = sorted(self._row.values())
+        changed = sorted(self._changed.values(), key=lambda pair: pair[1])
+        unchanged = self._base.table.take(pa.array(kept, pa.int64())).cast(LIVE_SCHEMA)
+        table = pa.concat_tables([unchanged, live_table(changed)]).sort_by("rid")
+        still = set(self._base.rids[kept].tolist())
+        vectors = {rid: v for rid, v in self._vectors.items() if rid in still}
+        vectors.update({rid: c.embedding for c, rid in changed if c.embedding is not None})
+        self._base = ClaimColumns(table)
+        self._row = dict(zip(self._base.ids, range(len(self._base)), strict=True))
+        self._changed = {}
+        self._vectors = vectors
 
     def _drop_from_entity(self, entity: str, cid: str) -> None:
         ids = self._by_entity.get(entity)
