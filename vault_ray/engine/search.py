@@ -11,14 +11,24 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
+from .partition import Partition
+from .vectors import HostIndex
 from .views import Scored, merge_top
 
-if TYPE_CHECKING:
-    from .partitions import PartitionSet
+
+class PartitionSet(Protocol):
+    """What a search needs of the partition host (`partitions.PartitionSet`)."""
+
+    parts: dict[int, Partition]
+    host: HostIndex
+
+    def opened(self, partitions: Iterable[int] | None = None) -> list[Partition]: ...
+    def owner(self, entity: str) -> Partition | None: ...
+
 
 Neighbours = list[tuple[float, str]]
 """(similarity, entity) of one query, best first: one row per entity."""
