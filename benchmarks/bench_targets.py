@@ -11,8 +11,8 @@ nothing about time: the "met" column compares with the issue's targets.
 Method: stores of 1k and 100k claims (10k with --quick) on 16 partitions are filled
 with 10k-fact bulk calls of generated sentences (hashing vectors, precomputed), then
 copied and converted to the HNSW index. Each measurement runs on its own copy:
-single `add_facts` calls (new entities, random unit vectors: resolution searches but
-never aligns), one bulk call of 10k facts, single text writes and searches through
+single `add_facts` calls (new entities on new topics, precomputed hashing vectors:
+resolution searches but never aligns), one bulk call of 10k facts, single text writes and searches through
 the local model (all-MiniLM-L6-v2), reopen and RSS in a fresh process, text ingest
 at batch 256 interleaved with raw `model.encode`, and 8 client processes writing to
 a 2-shard cluster. "Under load" rows run while 2 processes spin on the 2 cores.

@@ -101,8 +101,8 @@ class ClaimLog(Protocol):
     def _refuse_stored(self, changes: ChangeSet) -> None:
         new = [c.id for c in changes.new_claims]
         clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe_new = [i for i in new if self._may_know(i)]
-        maybe_receipts = [i for i in changes.receipts if self._may_know(i)]
+        maybe_new = self._maybe_known(new)
+        maybe_receipts = self._maybe_known(list(changes.receipts))
         if maybe_new or maybe_receipts:
             with self._reading() as tables:
                 clash |= tables.stored_ids(maybe_new, maybe_receipts)
@@ -238,8 +238,8 @@ class DuckDBClaimLog:
     def _refuse_stored(self, changes: ChangeSet) -> None:
         new = [c.id for c in changes.new_claims]
         clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe_new = [i for i in new if self._may_know(i)]
-        maybe_receipts = [i for i in changes.receipts if self._may_know(i)]
+        maybe_new = self._maybe_known(new)
+        maybe_receipts = self._maybe_known(list(changes.receipts))
         if maybe_new or maybe_receipts:
             with self._reading() as tables:
                 clash |= tables.stored_ids(maybe_new, maybe_receipts)
@@ -270,19 +270,23 @@ class DuckDBClaimLog:
 
     # -- reads ---------------------------------------------------------------------------
     def receipts(self, ids: Iterable[str]) -> dict[str, str]:
-        maybe = [i for i in ids if self._may_know(i)]
+        maybe = self._maybe_known(list(ids))
         if not maybe:
             return {}
         with self._reading() as tables:
             return tables.receipts(maybe)
 
-    def _may_know(self, claim_id: str) -> bool:
-        """False: no claim or receipt of this id is stored. True: maybe (ask DuckDB)."""
-        key = receipt_key(claim_id)
-        if key in self._recent:
-            return True
-        at = int(np.searchsorted(self._keys, np.uint64(key)))
-        return at < len(self._keys) and int(self._keys[at]) == key
+    def _maybe_known(self, ids: list[str]) -> list[str]:
+        """The ids a claim or receipt may be stored for (the rest certainly have none)."""
+        if not ids:
+            return []
+        keys = [receipt_key(i) for i in ids]
+        found = np.zeros(len(ids), bool)
+        if len(self._keys):
+            wanted = np.asarray(keys, np.uint64)
+            at = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
+            found = self._keys[at] == wanted
+        return [i for i, k, f in zip(ids, keys, found.tolist(), strict=True) if f or k in self._recent]
 
     def claims_for_entity(self, entity: str) -> list[Claim]:
         with self._reading() as tables:

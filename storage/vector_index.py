@@ -1,19 +1,16 @@
-"""Vector indexes over unit vectors keyed by non-negative integer ids (a partition's
-claim rids, or the entity ids of the representatives index): inner product is cosine.
+"""Vector indexes over unit vectors keyed by non-negative integer ids (a host's rows:
+rid x partitions + partition): inner product is cosine.
 
 `VectorIndex` is the protocol the engine uses. Two kinds:
 
-- `FlatIndex` (kind "flat", the default): exact search (FAISS `IndexFlatIP`). A removed
+- `FlatIndex` (kind "flat", the default): exact search (FAISS `knn` over a numpy
+  matrix this class owns, grown by doubling). A removed
   id frees its row, which the next add reuses, so a remove costs O(1) instead of
   compacting the whole matrix (FAISS's own `remove_ids` moves every later row).
   Freed rows must never be found: each row carries one extra coordinate, 0 on live
   rows and -1 on free ones, and each query carries 4 there, so a free row scores -4,
   below any cosine, and the exact BLAS path stays intact.
-- `HnswIndex` (kind "hnsw"): approximate search (FAISS `IndexHNSWFlat`). Removals are
-  tombstones (a bitmap of live positions the search is filtered by); once they pass
-  `COMPACT_FRACTION` of the rows, `maintain()` rebuilds the graph from the live
-  vectors, off the caller's path: the build runs without the lock, then the changes
-  made meanwhile are replayed onto the new graph before it is swapped in.
+- `HnswIndex` (kind "hnsw", hnsw.py): approximate search on an HNSW graph.
 
 Both keep a tagged subset of their ids (`tag`, `search_tagged`): entity resolution
 searches the representative claim of each entity, a subset of the claims index,
@@ -22,7 +19,7 @@ coordinate (0 tagged, -1 not) that a tagged query weighs by 4; HNSW filters by a
 second bitmap.
 
 Both export their contents as named arrays (`export()` / `restore(dim, arrays)`), so a
-partition can save its index beside its log and reopen without rebuilding it.
+host can save its HNSW graph beside the logs and reopen without rebuilding it.
 
 Threads: a search of fewer than `BATCH_QUERIES` queries runs on one OpenMP thread;
 OpenMP's spinning threads on a loaded 2-core machine turned a 5 ms search into a
@@ -31,8 +28,7 @@ second. Larger batches use up to `set_threads(n)` threads (every core by default
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Protocol
+from typing import Protocol
 
 import faiss
 import numpy as np
@@ -273,198 +269,3 @@ class FlatIndex:
 
     def close(self) -> None:
         self.reset()
-
-
-class HnswIndex:
-    """Approximate search on an HNSW graph, removals as tombstones (see the module docstring)."""
-
-    kind = "hnsw"
-    M = 32
-    EF_CONSTRUCTION = 64
-    EF_SEARCH = 96
-    COMPACT_FRACTION = 0.2
-    COMPACT_MIN = 256
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-        self._lock = threading.RLock()
-        self._replay: list[tuple[str, Any]] | None = None
-        """Changes made while a compaction builds a new graph, to replay onto it."""
-        self.reset()
-
-    def reset(self) -> None:
-        with self._lock:
-            self._index, self._slots, self._live = self._empty(), _Slots(), 0
-            self._bits, self._tag_bits = np.zeros(0, np.uint8), np.zeros(0, np.uint8)
-            self._replay = None if self._replay is None else []
-
-    def _empty(self) -> Any:
-        index = faiss.IndexHNSWFlat(self.dim, self.M, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = self.EF_CONSTRUCTION
-        return index
-
-    def __len__(self) -> int:
-        return self._live
-
-    def tagged_count(self) -> int:
-        return self._slots.tags
-
-    def tombstones(self) -> int:
-        return int(self._index.ntotal) - self._live
-
-    # -- bitmaps of live and tagged positions (what a search is filtered by) ---------------
-    def _grow_bits(self, end: int) -> None:
-        size = (end + 7) // 8
-        if len(self._bits) < size:
-            extra = max(size, 2 * len(self._bits)) - len(self._bits)
-            self._bits = np.concatenate([self._bits, np.zeros(extra, np.uint8)])
-            self._tag_bits = np.concatenate([self._tag_bits, np.zeros(extra, np.uint8)])
-
-    @staticmethod
-    def _set(bits: np.ndarray, rows: np.ndarray, on: bool) -> None:
-        rows = np.asarray(rows, dtype=np.int64)
-        masks = (1 << (rows & 7)).astype(np.uint8)
-        if on:
-            np.bitwise_or.at(bits, rows >> 3, masks)
-        else:
-            np.bitwise_and.at(bits, rows >> 3, ~masks)
-
-    # -- changes ----------------------------------------------------------------------------
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
-        if len(rids) == 0:
-            return
-        ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), self.dim)
-        keep = _last_of_each(ids)
-        ids, vecs = ids[keep], vecs[keep]
-        with self._lock:
-            tagged = ids[self._slots.tagged_ids(ids)]
-            self.remove(ids)
-            start = int(self._index.ntotal)
-            self._append(self._index, self._slots, ids, vecs)
-            self._live += len(ids)
-            self._grow_bits(int(self._index.ntotal))
-            self._set(self._bits, np.arange(start, int(self._index.ntotal)), True)
-            if self._replay is not None:
-                self._replay.append(("add", (ids, vecs)))
-            self.tag(tagged, True)
-
-    @staticmethod
-    def _append(index: Any, slots: _Slots, ids: np.ndarray, vecs: np.ndarray) -> None:
-        start = int(index.ntotal)
-        _threads_for(len(ids))
-        index.add(vecs)
-        slots.put(ids, np.arange(start, start + len(ids)))
-
-    def remove(self, rids: list[int] | np.ndarray) -> None:
-        if len(rids) == 0:
-            return
-        with self._lock:
-            ids, rows = self._slots.drop(_ids(rids))
-            if not len(rows):
-                return
-            self._live -= len(rows)
-            self._set(self._bits, rows, False)
-            self._set(self._tag_bits, rows, False)
-            if self._replay is not None:
-                self._replay.append(("remove", ids))
-
-    def tag(self, rids: list[int] | np.ndarray, on: bool) -> None:
-        if len(rids) == 0:
-            return
-        with self._lock:
-            ids, rows = self._slots.tag(_ids(rids), on)
-            self._set(self._tag_bits, rows, on)
-            if self._replay is not None and len(ids):
-                self._replay.append(("tag", (ids, on)))
-
-    # -- search -----------------------------------------------------------------------------
-    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        with self._lock:
-            return self._search(queries, min(k, self._live), self._bits if self._live < self._index.ntotal else None)
-
-    def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        with self._lock:
-            return self._search(queries, min(k, self._slots.tags), self._tag_bits)
-
-    def _search(self, queries: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
-        if k <= 0:
-            return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
-        params = faiss.SearchParametersHNSW()
-        params.efSearch = max(self.EF_SEARCH, k)
-        if allowed is not None:  # tombstones, or the tagged subset: only these positions answer
-            params.sel = faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(allowed))
-        _threads_for(len(q))
-        scores, rows = self._index.search(q, k, params=params)
-        return scores, np.where(rows >= 0, self._slots.id_at[np.maximum(rows, 0)], -1)
-
-    def vectors(self, rids: list[int] | np.ndarray) -> np.ndarray:
-        with self._lock:
-            rows = self._slots.present_rows(rids)
-            if not len(rows):
-                return np.zeros((0, self.dim), np.float32)
-            return self._index.reconstruct_batch(rows)
-
-    def ids(self) -> set[int]:
-        with self._lock:
-            return set(self._slots.live_ids().tolist())
-
-    def maintain(self) -> bool:
-        """Rebuild the graph without its tombstones once they pass the threshold."""
-        with self._lock:
-            dead = self.tombstones()
-            if dead < max(self.COMPACT_MIN, self.COMPACT_FRACTION * self._index.ntotal) or self._replay is not None:
-                return False
-            ids = self._slots.live_ids()
-            vecs = self.vectors(ids)
-            tagged = ids[self._slots.tagged_ids(ids)]
-            self._replay = []
-        index, slots = self._empty(), _Slots()
-        if len(ids):
-            self._append(index, slots, ids, vecs)  # the long part, without the lock
-        with self._lock:
-            changes, self._replay = self._replay or [], None
-            self._index, self._slots, self._live = index, slots, len(ids)
-            self._bits, self._tag_bits = np.zeros(0, np.uint8), np.zeros(0, np.uint8)
-            self._grow_bits(int(index.ntotal))
-            self._set(self._bits, np.arange(int(index.ntotal)), True)
-            self.tag(tagged, True)
-            for op, arg in changes:
-                if op == "add":
-                    self.add(*arg)
-                elif op == "remove":
-                    self.remove(arg)
-                else:
-                    self.tag(*arg)
-        return True
-
-    def export(self) -> dict[str, np.ndarray]:
-        with self._lock:
-            return {"faiss": faiss.serialize_index(self._index), "ids": self._slots.id_at[: self._index.ntotal].copy()}
-
-    @classmethod
-    def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> HnswIndex:
-        index = cls(dim)
-        index._index = faiss.deserialize_index(np.ascontiguousarray(arrays["faiss"], dtype=np.uint8))
-        ids = np.asarray(arrays["ids"], dtype=np.int64)
-        live = np.flatnonzero(ids >= 0)
-        index._slots.put(ids[live], live)
-        index._slots.id_at = _grown(index._slots.id_at, len(ids), -1)
-        index._live = len(live)
-        index._grow_bits(len(ids))
-        index._set(index._bits, live, True)
-        return index
-
-    def close(self) -> None:
-        self.reset()
-
-
-INDEX_KINDS: dict[str, type[FlatIndex] | type[HnswIndex]] = {"flat": FlatIndex, "hnsw": HnswIndex}
-
-
-def new_index(kind: str, dim: int) -> VectorIndex:
-    return INDEX_KINDS[kind](dim)
-
-
-def restore_index(kind: str, dim: int, arrays: dict[str, np.ndarray]) -> VectorIndex:
-    return INDEX_KINDS[kind].restore(dim, arrays)

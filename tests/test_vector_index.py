@@ -98,10 +98,28 @@ def test_export_and_restore_answer_alike(make_index):
     np.testing.assert_array_equal(again.search(vecs[60:80], 3)[1], index.search(vecs[60:80], 3)[1])
 
 
+def test_hnsw_buffers_new_vectors_and_moves_them_into_the_graph_in_the_background():
+    vecs = unit_rows(300, 16)
+    index = HnswIndex(16)
+    index.add(list(range(300)), vecs)
+    index.tag([5, 7], True)
+    assert index.buffered() == 300 and len(index) == 300
+    before = index.search(vecs[:50], 3), index.search_tagged(vecs[:10], 2)
+    while index.maintain():  # what the host's background thread does
+        pass
+    assert index.buffered() == 0 and len(index) == 300 and index.tombstones() == 0
+    after = index.search(vecs[:50], 3), index.search_tagged(vecs[:10], 2)
+    np.testing.assert_array_equal(after[0][1], before[0][1])
+    np.testing.assert_array_equal(after[1][1], before[1][1])
+    assert set(after[1][1].ravel()) == {5, 7}
+
+
 def test_hnsw_compacts_its_tombstones_without_changing_answers():
     vecs = unit_rows(600, 16)
     index = HnswIndex(16)
     index.add(list(range(600)), vecs)
+    while index.maintain():
+        pass
     index.tag(list(range(0, 600, 2)), True)
     index.remove(list(range(300)))
     assert index.tombstones() == 300 and len(index) == 300

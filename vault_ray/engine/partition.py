@@ -194,10 +194,13 @@ class Partition:
         if joining:
             self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))
         touched = {c.entity for c in txn.claims.values()}
+        off, on = [], []
         for entity in touched:
             rids = self.state.active_rids(entity)
-            self.index.tag(rids[:-1], False)
-            self.index.tag(rids[-1:], True)
+            off += rids[:-1]
+            on += rids[-1:]
+        self.index.tag(off, False)
+        self.index.tag(on, True)
         return touched
 
     def _stored_vector(self, cid: str) -> np.ndarray:

@@ -159,13 +159,16 @@ class PartitionSet:
 
     # -- background chores ------------------------------------------------------------------
     def _background(self) -> None:
+        busy = False
         while not self._stop.is_set():
-            self._wake.wait(FLUSH_EVERY_S)
+            if not busy:  # the index had more to do: no pause before the next round
+                self._wake.wait(FLUSH_EVERY_S)
             self._wake.clear()
-            self.chores()
+            busy = self.chores()
 
-    def chores(self) -> None:
-        """Apply every partition's journal to DuckDB; compact the vector index if due."""
+    def chores(self) -> bool:
+        """Apply every partition's journal to DuckDB, fold changed claims into columns, and
+        let the vector index do its housekeeping; True if the index has more to do."""
         for part in list(self.parts.values()):
             try:
                 if part.log.backlog():
@@ -176,9 +179,10 @@ class PartitionSet:
             except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
                 log.exception("background work on partition %d failed; it will be retried", part.number)
         try:
-            self.host.maintain()
+            return self.host.maintain()
         except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving
             log.exception("compacting the vector index failed")
+            return False
 
     # -- writes ---------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], policy: Policy, reasoner: Reasoner,

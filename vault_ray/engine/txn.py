@@ -85,6 +85,8 @@ class Txn:
         self.decided: dict[str, Decision] = {}
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
+        self._on_entity: dict[str, set[str]] = {}
+        """entity -> ids of the claims in `claims` (derived: rebuilt on rollback)."""
 
     def at(self, now: datetime) -> None:
         """Decide what follows at `now` (a group of callers shares one txn, each at its own time;
@@ -100,6 +102,9 @@ class Txn:
         for name, saved in mark.saved.items():
             setattr(self, name, saved)
         del self.events[mark.events:]
+        self._on_entity = {}
+        for claim in self.claims.values():
+            self._on_entity.setdefault(claim.entity, set()).add(claim.id)
 
     def changes(self) -> ChangeSet:
         return ChangeSet(new_claims=list(self.new.values()), rids=dict(self.rids), status=dict(self.status),
@@ -118,7 +123,7 @@ class Txn:
         return cid in self.claims or cid in self.state.claims
 
     def live_on(self, entity: str) -> list[Claim]:
-        ids = set(self.state.live_ids(entity)) | {c.id for c in self.claims.values() if c.entity == entity}
+        ids = set(self.state.live_ids(entity)) | self._on_entity.get(entity, set())
         out = [self.claim(i) for i in ids]
         return sorted((c for c in out if c.status != Status.SUPERSEDED), key=lambda c: (c.observed_at, c.id))
 
@@ -130,6 +135,7 @@ class Txn:
     # -- changes ----------------------------------------------------------------------
     def add(self, claim: Claim, **detail: Any) -> None:
         self.claims[claim.id] = claim
+        self._on_entity.setdefault(claim.entity, set()).add(claim.id)
         self.new[claim.id] = claim
         self.rids[claim.id] = self.allocate_rid()
         self.event(claim.entity, "claim_added", claim_id=claim.id, agent=claim.agent, status=str(claim.status),
@@ -153,6 +159,7 @@ class Txn:
 
     def _put(self, claim: Claim) -> None:
         self.claims[claim.id] = claim
+        self._on_entity.setdefault(claim.entity, set()).add(claim.id)
         if claim.id in self.new:
             self.new[claim.id] = claim
 
