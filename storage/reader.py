@@ -9,6 +9,8 @@ reads a claim log.
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +74,22 @@ class StoreReader:
         if self.kind == "parquet":
             file = source / f"{name}.parquet"
             return pq.read_table(file, columns=columns) if file.exists() else _empty(name, columns)
-        if Journal(source.with_suffix(".journal")).has_records():
-            raise StoreError(f"{str(source)!r} has acknowledged writes still in its journal (the store was not "
-                             "closed cleanly): open the store once (Vault.open, or vault-ray up) to apply them")
+        held = os.open(source, os.O_RDONLY)
+        try:
+            try:  # a process with the partition open holds an exclusive flock on the file
+                fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreError(f"cannot read {str(source)!r}: a process holds the store; export it with "
+                                 "Vault.export(dir) and read that directory") from None
+            if Journal(source.with_suffix(".journal")).has_records():
+                raise StoreError(f"{str(source)!r} has acknowledged writes still in its journal (the store was not "
+                                 "closed cleanly): open the store once (Vault.open, or vault-ray up) to apply them")
+            return self._query(source, name, columns)
+        finally:
+            os.close(held)
+
+    @staticmethod
+    def _query(source: Path, name: str, columns: list[str] | None) -> pa.Table:
         try:
             con = duckdb.connect(str(source), read_only=True)
         except duckdb.Error as exc:
