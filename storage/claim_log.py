@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -109,7 +110,12 @@ class ClaimLog(Protocol):
         if clash:
             raise StorageFailure(f"claim log write refused in {self.path}: claim ids already stored: {sorted(clash)}")
 
-    def backlog(self) -> int: ...
+    def backlog(self) -> int:
+        """Committed change sets the tables do not have yet."""
+        ...
+    def backlog_age(self) -> float:
+        """Seconds since the oldest of them was committed (0 without a backlog)."""
+        ...
     def load(self, *, with_vectors: bool = True) -> PartitionImage: ...
     def active_vectors(self) -> tuple[np.ndarray, np.ndarray]: ...
     def receipts(self, ids: Iterable[str]) -> dict[str, str]: ...
@@ -141,6 +147,7 @@ class DuckDBClaimLog:
         self._pending: list[Record] = []
         self._flushing: list[Record] | None = None
         self._recent: set[int] = set()
+        self._since = 0.0
         if not base.exists():
             self._connect()  # creates the file and its tables
         self._owner = _hold(self.path)
@@ -231,6 +238,8 @@ class DuckDBClaimLog:
             record = changes.record(self._seq + 1)
             self.journal.append(record)
             self._seq += 1
+            if not self._pending and self._flushing is None:
+                self._since = time.monotonic()
             self._pending.append(record)
             self._recent.update(keys)
             self._dirty = True
@@ -249,6 +258,9 @@ class DuckDBClaimLog:
     def backlog(self) -> int:
         return len(self._pending) + len(self._flushing or ())
 
+    def backlog_age(self) -> float:
+        return time.monotonic() - self._since if self.backlog() else 0.0
+
     def flush(self) -> None:
         with self._db:
             if self._flushing is None:
@@ -261,6 +273,9 @@ class DuckDBClaimLog:
             self._next_seq += tables.apply(self._flushing, self._next_seq)  # a failure keeps them for the next try
             self.journal.drop_rotated()
             self._flushing = None
+            with self._append:
+                if self._pending:
+                    self._since = time.monotonic()  # roughly: the oldest left came after the flush began
 
     @contextmanager
     def _reading(self) -> Iterator[ClaimTables]:

@@ -47,8 +47,13 @@ IndexFactory = Callable[[], VectorIndex]
 Groups = dict[int, list[WriteItem]]
 """One caller's write: partition -> its items, in order."""
 FLUSH_EVERY_S = 0.5
+"""How often the background thread looks at the journals."""
 FLUSH_BACKLOG = 256
-"""Journal records a partition may hold before the background thread is woken early."""
+"""Journal records a partition may hold before they are applied to DuckDB (and the thread woken)."""
+FLUSH_AGE_S = 5.0
+"""... or how long its oldest record may wait. A DuckDB transaction costs milliseconds whatever
+its size: applying a partition's journal every half second at a few writes per second cost
+more CPU than the writes themselves."""
 log = logging.getLogger("vault_ray")
 
 
@@ -171,7 +176,7 @@ class PartitionSet:
         let the vector index do its housekeeping; True if the index has more to do."""
         for part in list(self.parts.values()):
             try:
-                if part.log.backlog():
+                if part.log.backlog() >= FLUSH_BACKLOG or part.log.backlog_age() >= FLUSH_AGE_S:
                     part.log.flush()
                 if part.state.needs_compaction():
                     with part.lock:
