@@ -243,7 +243,7 @@ def chat(agent: str = typer.Option(..., "--agent", "-a", help="This agent's name
 
 def _register_optional() -> None:
     """Commands of optional parts (cluster mode, evaluations) register themselves."""
-    for module in ("cli_cluster", "cli_eval", "cli_explain"):
+    for module in ("cli_cluster", "cli_eval", "cli_explain", "cli_policy"):
         try:
             mod = __import__(f"vault_ray.{module}", fromlist=["register"])
         except ModuleNotFoundError as exc:
