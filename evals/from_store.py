@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -35,12 +35,16 @@ import pyarrow.parquet as pq
 from vault_ray import DisputeCapExceeded, EntityRegistry, Fact, HashingEmbedder, Policy, RuleReasoner, Vault
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
 from vault_ray.layout import read_json
+from vault_ray.models import EntityView
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "rid", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
                  "status", "confidence", "meta", "embedding"]
 FALLBACK_DIM = 384
 """The replay vault's dimension when neither vault.json nor any claim gives one."""
+DISPUTE_COLUMNS = ["entity", "status", "winner", "decided_by", "resolved_at", "keep_both"]
+DISPUTE_SCHEMA = pa.schema([("entity", pa.string()), ("status", pa.string()), ("winner", pa.string()),
+                            ("decided_by", pa.string()), ("resolved_at", pa.float64()), ("keep_both", pa.bool_())])
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class ClaimLog:
     """The store's embedding dimension (vault.json, else the stored vectors' size)."""
     embedder: str = ""
     """The name of the embedder that made the stored vectors (vault.json; "" when unknown)."""
+    disputes: pa.Table = field(default_factory=DISPUTE_SCHEMA.empty_table)
+    """Every dispute (DISPUTE_COLUMNS): what labels.py reads resolutions from."""
 
     @property
     def missing_vectors(self) -> int:
@@ -103,13 +109,15 @@ def read_claim_log(path: str | Path) -> ClaimLog:
     for number, source in enumerate(files):
         c, d = _read_duckdb(source) if kind == "duckdb" else _read_parquet(source)
         claims.append(c.append_column("partition", pa.array([number] * c.num_rows, pa.int64())))
-        disputes.append(d)
+        disputes.append(d.select(DISPUTE_COLUMNS).cast(DISPUTE_SCHEMA))
     table = pa.concat_tables(claims).sort_by([("recorded_at", "ascending"), ("partition", "ascending"),
                                               ("rid", "ascending")])
     base = root if root.is_dir() else root.parent.parent
     policy, registry = _control(base)
     dim, embedder = _embedding_meta(base, table.column("embedding"))
-    return ClaimLog(table, pa.concat_tables(disputes), policy, registry, dim, embedder)
+    every = pa.concat_tables(disputes)
+    open_ = every.filter(pc.equal(every.column("status"), "open")).select(["entity"])
+    return ClaimLog(table, open_, policy, registry, dim, embedder, every)
 
 
 def _embedding_meta(root: Path, blobs: pa.ChunkedArray) -> tuple[int, str]:
@@ -135,7 +143,7 @@ def _read_duckdb(path: Path) -> tuple[pa.Table, pa.Table]:
                          "Vault.export(dir) and pass that directory") from exc
     try:
         claims = con.sql(f"SELECT {', '.join(CLAIM_COLUMNS)} FROM claims").to_arrow_table()
-        disputes = con.sql("SELECT entity FROM disputes WHERE status = 'open'").to_arrow_table()
+        disputes = con.sql(f"SELECT {', '.join(DISPUTE_COLUMNS)} FROM disputes").to_arrow_table()
     finally:
         con.close()
     return claims, disputes
@@ -144,12 +152,8 @@ def _read_duckdb(path: Path) -> tuple[pa.Table, pa.Table]:
 def _read_parquet(directory: Path) -> tuple[pa.Table, pa.Table]:
     claims = pq.read_table(directory / "claims.parquet", columns=CLAIM_COLUMNS)
     disputes_file = directory / "disputes.parquet"
-    if disputes_file.exists():
-        d = pq.read_table(disputes_file, columns=["entity", "status"])
-        disputes = d.filter(pc.equal(d["status"], "open")).select(["entity"])
-    else:
-        disputes = pa.table({"entity": pa.array([], pa.string())})
-    return claims, disputes
+    found = disputes_file.exists()
+    return claims, pq.read_table(disputes_file, columns=DISPUTE_COLUMNS) if found else DISPUTE_SCHEMA.empty_table()
 
 
 def _control(root: Path) -> tuple[Policy, EntityRegistry]:
@@ -206,9 +210,17 @@ def lww_answers(log: ClaimLog) -> dict[str, str]:
 def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, str], int]:
     """Final answers per entity under `policy`, and how many writes it refused. The replay
     vault lives in a temporary directory, or in `directory` (kept: to inspect it)."""
+    views, rejected = replay_views(log, policy, directory=directory)
+    answers = {e: describe({c.value or c.text for c in v.active}, v.contested,
+                           {c.claim.value or c.claim.text for c in v.candidates}) for e, v in views.items()}
+    return answers, rejected
+
+
+def replay_views(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, EntityView], int]:
+    """The final view of every entity under `policy`, and how many writes it refused."""
     if directory is None:
         with tempfile.TemporaryDirectory(prefix="vault-whatif-") as tmp:
-            return replay_answers(log, policy, directory=tmp)
+            return replay_views(log, policy, directory=tmp)
     if Path(directory).exists() and any(Path(directory).iterdir()):
         raise StoreError(f"{str(directory)!r} is not empty: a replay needs a fresh vault (claim ids already "
                          "there would be taken as retries)")
@@ -222,9 +234,7 @@ def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | Non
             rejected += _write_batch(vault, agent, session, batch, claim_vectors(batch, log.dim, fallback))
         entities = sorted({r["entity"] for r in rows})
         views = vault.backend.views(entities)
-        answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested,
-                               {c.claim.value or c.claim.text for c in views[e].candidates}) for e in entities}
-    return answers, rejected
+    return {e: views[e] for e in entities}, rejected
 
 
 def _write_batch(vault: Vault, agent: str, session: str | None, batch: list[dict[str, Any]], vectors: np.ndarray) -> int:
