@@ -7,8 +7,9 @@ history take to be true now:
   dispute (a person, or an auto-resolve rule: `decided_by` says which), unless a claim
   recorded after the resolution contradicts it;
 - **long-lived values**: an entity whose only active value has stood, uncontradicted and
-  undisputed, for at least `min_age_s` (7 days by default) before the log's last recorded
-  claim.
+  undisputed, for at least `min_age_s` (7 days by default): from the first observation of
+  that value (`observed_at`, when an agent said it) to the latest observation in the log,
+  no claim observed in between says otherwise.
 
 Long-lived values are what the store's own policy kept, so they favour it: a proposal can
 only gain on them where the store's history had a contest. The report says so. The
@@ -48,7 +49,7 @@ class Label:
 
 def store_labels(log: ClaimLog, min_age_s: float = MIN_AGE_S) -> dict[str, Label]:
     """entity -> its label, for the entities that have one (module docstring)."""
-    rows = log.claims.select(["id", "entity", "value", "text", "status", "recorded_at"]).to_pylist()
+    rows = log.claims.select(["id", "entity", "value", "text", "status", "observed_at", "recorded_at"]).to_pylist()
     if not rows:
         return {}
     value_of = {r["id"]: r["value"] or r["text"] for r in rows}
@@ -56,19 +57,19 @@ def store_labels(log: ClaimLog, min_age_s: float = MIN_AGE_S) -> dict[str, Label
     for r in rows:
         by_entity.setdefault(r["entity"], []).append(r)
 
-    def contradicted(entity: str, value: str, after: float) -> bool:
-        return any(r["recorded_at"] > after and value_of[r["id"]] != value for r in by_entity.get(entity, []))
+    def contradicted(entity: str, value: str, after: float, clock: str) -> bool:
+        return any(r[clock] > after and value_of[r["id"]] != value for r in by_entity.get(entity, []))
 
     labels: dict[str, Label] = {}
     resolved = sorted((d for d in log.disputes.to_pylist() if d["status"] == "resolved" and d["winner"]
                        and not d["keep_both"] and d["winner"] in value_of), key=lambda d: d["resolved_at"] or 0.0)
     for d in resolved:  # the latest resolution of an entity wins
         value = value_of[d["winner"]]
-        if not contradicted(d["entity"], value, d["resolved_at"] or 0.0):
+        if not contradicted(d["entity"], value, d["resolved_at"] or 0.0, "recorded_at"):
             labels[d["entity"]] = Label(d["entity"], value, "dispute", d["decided_by"] or "")
         else:
             labels.pop(d["entity"], None)
-    end = max(r["recorded_at"] for r in rows)
+    end = max(r["observed_at"] for r in rows)
     disputed = set(log.open_disputes.column("entity").to_pylist())
     for entity, claims in by_entity.items():
         if entity in labels or entity in disputed:
@@ -77,8 +78,8 @@ def store_labels(log: ClaimLog, min_age_s: float = MIN_AGE_S) -> dict[str, Label
         if len(active) != 1:
             continue
         value = active.pop()
-        since = min(r["recorded_at"] for r in claims if r["status"] == "active" and value_of[r["id"]] == value)
-        if end - since >= min_age_s and not contradicted(entity, value, since):
+        since = min(r["observed_at"] for r in claims if r["status"] == "active" and value_of[r["id"]] == value)
+        if end - since >= min_age_s and not contradicted(entity, value, since, "observed_at"):
             labels[entity] = Label(entity, value, "long-lived")
     return labels
 
@@ -140,5 +141,5 @@ def _source(labels: dict[str, Label], min_age_s: float) -> str:
     who = ", ".join(f"{n} by {d or 'unknown'}" for d, n in sorted(deciders.items()))
     return (f"no ground truth in a store: the labels are {kinds['dispute']} resolved disputes (the winning value"
             f"{'; ' + who if who else ''}) and {kinds['long-lived']} long-lived values (the only active value, "
-            f"uncontradicted and undisputed for at least {min_age_s / DAY:g} days before the last recorded claim). "
+            f"uncontradicted and undisputed for at least {min_age_s / DAY:g} days before the log's latest observation). "
             "Long-lived values are what the store's own policy kept: they favour it")

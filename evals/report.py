@@ -95,7 +95,7 @@ def verdict(found: tuple[float, float, float] | None) -> str:
     """`+3.3 points [+2.1, +4.5]: outside the noise` (or within it)."""
     if found is None or any(_nan(x) for x in found):
         return ""
-    d, lo, hi = found
+    d, lo, hi = (x + 0.0 for x in found)  # no "-0.0" when a difference was turned around
     noise = "outside the noise" if lo > 0 or hi < 0 else "within the noise"
     return f"{100 * d:+.1f} points [95% CI {100 * lo:+.1f}, {100 * hi:+.1f}]: {noise}"
 

@@ -79,8 +79,8 @@ def rate_of(sums: np.ndarray, metric: str, at: int = 0) -> np.ndarray:
 class UnitCounts:
     """Counts per policy and unit, filled block by block while the job streams results."""
 
-    def __init__(self, scenarios: int, gap_bins: Sequence[float]) -> None:
-        self.units = max(1, min(scenarios, MAX_UNITS))
+    def __init__(self, scenarios: int, gap_bins: Sequence[float], *, max_units: int = MAX_UNITS) -> None:
+        self.units = max(1, min(scenarios, max_units))
         self.edges = np.asarray(gap_bins[1:-1])
         self.bins = len(gap_bins) - 1
         self.counts: dict[str, np.ndarray] = {}

@@ -19,6 +19,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from .cli import console, handle_errors
 
@@ -235,42 +236,47 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
     for c in rec.choices:
         g = rec.gain("final_accuracy", c.pattern)
         table.add_row(c.pattern, c.current, "asks the user" if c.high_stakes else c.chosen,
-                      verdict((g.difference, g.low, g.high)) if g else "n/a")
+                      Text(verdict((g.difference, g.low, g.high)) if g else "n/a"))
     table.add_row("*", rec.current.default_strategy, rec.policy.default_strategy, "")
     console.print(table)
     g = rec.gain("final_accuracy")
     if g is not None:
-        console.print(f"final-state accuracy {fmt(g.current, '%')} -> {fmt(g.proposed, '%')} "
-                      f"({verdict((g.difference, g.low, g.high)) or 'no interval'}); review, then "
-                      f"`vault-ray policy apply {path} --store PATH`", highlight=False)
+        console.print(Text(f"final-state accuracy {fmt(g.current, '%')} -> {fmt(g.proposed, '%')} "
+                           f"({verdict((g.difference, g.low, g.high)) or 'no interval'}); review, then "
+                           f"`vault-ray policy apply {path} --store PATH`"))
 
 
 def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = False, min_age_s: float = 0.0,
                 seed: int = 0) -> None:
-    from vault_ray.evals.from_store import WHATIF_POLICIES, what_if, whatif_report  # noqa: PLC0415
-
-    names = [p.strip() for p in (policies or ",".join(WHATIF_POLICIES)).split(",") if p.strip()]
-    with console.status(f"replaying {path} under {len(names)} policies"):
-        result = what_if(path, names)
     import pyarrow.parquet as pq  # noqa: PLC0415
 
+    from vault_ray import Policy  # noqa: PLC0415
+    from vault_ray.evals.from_store import WHATIF_POLICIES, what_if, whatif_policy, whatif_report  # noqa: PLC0415
+    from vault_ray.evals.labels import recommend_from_store  # noqa: PLC0415
+    from vault_ray.evals.report import recommendation_lines  # noqa: PLC0415
+
+    names = [p.strip() for p in (policies or ",".join(WHATIF_POLICIES)).split(",") if p.strip()]
+    for name in names:  # a bad name or a store without labels fails before anything is written
+        whatif_policy(name, Policy())
+    proposal = None
+    if recommend:
+        with console.status("recommending from the store's labels"):
+            proposal = recommend_from_store(path, min_age_s=min_age_s, seed=seed)
+    with console.status(f"replaying {path} under {len(names)} policies"):
+        result = what_if(path, names)
     pq.write_table(result.table(), out / "from_store.parquet")
     report = out / "from_store.md"
-    report.write_text(whatif_report(result, str(path)))
+    text = whatif_report(result, str(path))
+    if proposal is not None:
+        proposal.write(out / PROPOSAL)
+        text += "\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n"
+    report.write_text(text)
     table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities")
     for header in ("policy", "entities ending differently", "refused writes"):
         table.add_column(header)
     for name in names:
         table.add_row(name, f"{len(result.differences(name)):,}", f"{result.rejected[name]:,}")
     console.print(table)
-    if recommend:
-        from vault_ray.evals.labels import recommend_from_store  # noqa: PLC0415
-        from vault_ray.evals.report import recommendation_lines  # noqa: PLC0415
-
-        with console.status("recommending from the store's labels"):
-            proposal = recommend_from_store(path, min_age_s=min_age_s, seed=seed)
-        proposal.write(out / PROPOSAL)
-        with report.open("a") as f:
-            f.write("\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n")
+    if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
     console.print(f"report: {report}\nper entity: {out / 'from_store.parquet'}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from .cli import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
 from .policy_file import policy_changes, policy_to_file_data, read_policy_file
@@ -41,14 +42,17 @@ def register(app: typer.Typer) -> None:
         with open_vault(store, address, namespace, hashing) as vault:
             old = vault.policy
             changes = policy_changes(old, new)
-            table = Table(title=f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
-            for column in ("setting", "now", "after"):
-                table.add_column(column, overflow="fold")
-            for name, before, after in changes:
-                table.add_row(name, _show(before), _show(after))
-            console.print(table)
-            if dry_run:
-                console.print("dry run: nothing applied")
+            console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",
+                          highlight=False)
+            if changes:
+                table = Table()
+                for column in ("setting", "now", "after"):
+                    table.add_column(column, overflow="fold")
+                for name, before, after in changes:
+                    table.add_row(Text(name), Text(_show(before)), Text(_show(after)))  # no markup: [..] is data
+                console.print(table)
+            if dry_run or not changes:
+                console.print("dry run: nothing applied" if dry_run else "the store already runs this policy")
                 return
             vault.set_policy(replace(new, version=old.version + 1))
             console.print(f"applied {file}: policy version {old.version} -> {old.version + 1}")

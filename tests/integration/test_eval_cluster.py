@@ -132,7 +132,7 @@ def test_eval_on_a_two_node_cluster_spreads_the_work_and_changes_no_number(two_n
     assert meta["nodes"] == 2 and meta["cpus"] == 2 and meta["scenarios"] == 200
     assert pq.read_table(out / "scenarios").equals(pq.read_table(local / "scenarios"))  # the same input
     assert len(nodes) == 2 and "" not in nodes, nodes  # both nodes replayed scenarios
-    assert results.num_rows == 200 * 3
+    assert results.num_rows == 200 * 4 + 100  # and the oracle, and learned authority on the odd half
 
     # Same counts per (policy, scenario), and the same metrics, exactly (cpu_s is a timing).
     def counts(path: Path) -> list[dict]:
@@ -142,10 +142,12 @@ def test_eval_on_a_two_node_cluster_spreads_the_work_and_changes_no_number(two_n
     assert counts(out / "results.parquet") == counts(local / "results.parquet")
     cluster_rows = pq.read_table(out / "summary.parquet").drop(["cpu_s"]).to_pylist()
     local_rows = pq.read_table(local / "summary.parquet").drop(["cpu_s"]).to_pylist()
-    assert [r["policy"] for r in cluster_rows] == [r["policy"] for r in local_rows] == ["lww", "recency", "authority"]
-    for c, lo in zip(cluster_rows, local_rows, strict=True):
+    assert [r["policy"] for r in cluster_rows] == [r["policy"] for r in local_rows] == \
+        ["lww", "recency", "authority", "oracle", "learned"]
+    for c, lo in zip(cluster_rows, local_rows, strict=True):  # the intervals too: the same counts, the same draws
         differ = {k: (c[k], lo[k]) for k in c if not same(c[k], lo[k])}
         assert not differ, (c["policy"], differ)
+    assert pq.read_table(out / "comparisons.parquet").equals(pq.read_table(local / "comparisons.parquet"))
 
     # The scenario files are read on the driver's node only (they may be on its disk only);
     # the replays ran on both nodes (above). The reader is wrapped to report where it ran.
