@@ -31,7 +31,7 @@ from vault_ray import Policy
 
 from .from_store import ClaimLog, read_claim_log, replay_views
 from .metrics import COUNT_COLUMNS, answer_of
-from .recommend import CANDIDATES, Recommendation, candidate_policy, choose, held_gains, proposed_policy
+from .recommend import CANDIDATES, NOT_JUDGE, Recommendation, candidate_policy, choose, held_gains, proposed_policy
 from .weights import FIT, HELD, LearnedWeights, entity_half, entity_pattern, summed
 
 DAY = 86_400.0
@@ -132,7 +132,8 @@ def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, cand
             for e, counts in _scored(log, policy, labels, HELD).items()]
     gains = held_gains(pa.Table.from_pylist(rows), "entity", resamples=resamples, seed=seed,
                        metrics=("final_accuracy",)) if rows else []
-    return Recommendation(proposal, log.policy, choices, weights, gains, _source(labels, min_age_s), unit="entities")
+    return Recommendation(proposal, log.policy, choices, weights, gains, _source(labels, min_age_s), unit="entities",
+                          notes=[NOT_JUDGE])
 
 
 def _source(labels: dict[str, Label], min_age_s: float) -> str:

@@ -43,6 +43,8 @@ from .weights import FIT, HELD, LearnedWeights
 CANDIDATES = ("recency", "authority", "consensus")
 """Strategies a proposal chooses among. Not `judge`: its accuracy in an evaluation is a
 setting (or the offline rule reasoner's), not a measurement of the judge a store runs."""
+NOT_JUDGE = ("`judge` is never proposed: its accuracy in an evaluation is a setting (the scripted judge) or the "
+             "offline rule reasoner's, not a measurement of the judge a store would run.")
 Replays = Callable[[Mapping[str, Policy], str], Iterable[pa.Table]]
 """(named user-level policies, half) -> PATTERN_RESULTS_SCHEMA blocks of that half."""
 
@@ -250,7 +252,7 @@ def recommend(replays: Replays, weights: LearnedWeights, current: Policy, *, can
     rows = pa.concat_tables(held) if held else None
     gains = held_gains(rows, resamples=resamples, seed=seed) if rows is not None else []
     return Recommendation(proposal, current, choices, weights, gains,
-                          source or "the scenarios' ground truth (each entity's final true value)")
+                          source or "the scenarios' ground truth (each entity's final true value)", notes=[NOT_JUDGE])
 
 
 def local_replays(table: pa.Table, generator: GeneratorConfig, evaluation: EvalConfig, seed: int = 0) -> Replays:

@@ -215,8 +215,8 @@ def recommendation_lines(rec: Recommendation, proposal_file: str = "proposal.jso
               + " | entities (fit) | held-out gain, final-state accuracy |", "|" + "---|" * (5 + len(CANDIDATES))]
     for c in rec.choices:
         g = rec.gain("final_accuracy", c.pattern)
-        proposed = "asks the user (high stakes)" if c.high_stakes else f"**{c.chosen}**"
-        lines.append(f"| `{c.pattern}` | {c.current} | {proposed} | "
+        current, proposed = ("asks the user (high stakes)",) * 2 if c.high_stakes else (c.current, f"**{c.chosen}**")
+        lines.append(f"| `{c.pattern}` | {current} | {proposed} | "
                      + " | ".join(fmt(c.accuracy.get(k), "%") for k in CANDIDATES)
                      + f" | {c.entities:,} | {verdict((g.difference, g.low, g.high)) if g else 'n/a'} |")
     lines += [f"| `*` (every other entity) | {rec.current.default_strategy} | **{rec.policy.default_strategy}** | "

@@ -47,6 +47,7 @@ def bootstrap(units: np.ndarray, statistic: Statistic, *, resamples: int = 1000,
     """(estimate, low, high) of every output of `statistic`, resampling the rows of
     `units` (one row per scenario or group of scenarios; columns are counts)."""
     units = np.asarray(units, dtype=np.float64)
+    units = units[np.any(units != 0, axis=1)]  # a unit no scenario fell in is not a draw
     n = units.shape[0]
     point = statistic(units.sum(axis=0)[None, :])[0]
     if n < 2:

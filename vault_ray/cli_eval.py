@@ -82,6 +82,8 @@ def register(app: typer.Typer) -> None:
         has a 95% bootstrap interval."""
         out.mkdir(parents=True, exist_ok=True)
         try:
+            if current is not None and not recommend:
+                raise ValueError("--current names the policy --recommend improves on: give --recommend too")
             if from_store is not None:
                 if current is not None:
                     raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
@@ -168,7 +170,7 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
 
 
 def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base):  # type: ignore[no-untyped-def]
-    from vault_ray.evals.job import ray_replays, run_eval  # noqa: PLC0415
+    from vault_ray.evals.job import learn_weights, ray_replays, run_eval  # noqa: PLC0415
     from vault_ray.evals.recommend import recommend  # noqa: PLC0415
 
     proposal = None
@@ -182,7 +184,7 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base):  # 
         if base is not None:
             started = time.perf_counter()
             with console.status("recommending: candidate strategies on the fit half, the proposal on the held half"):
-                proposal = recommend(ray_replays(source, gen, ev, seed), run.learned, base,
+                proposal = recommend(ray_replays(source, gen, ev, seed), run.learned or learn_weights(source), base,
                                      resamples=ev.bootstrap_resamples, seed=seed)
             run.extra["recommend_seconds"] = time.perf_counter() - started
     run.extra["cpus"] = cpus
