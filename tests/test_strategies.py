@@ -1,5 +1,6 @@
-"""Issue 3: conflict strategies — near-simultaneous writes and the judge, recency,
-high stakes, authority, consensus — and the seed-001 scenarios (a)-(d)."""
+"""Pass-2 strategies (strategies.py) and how policy selects them (policy.py):
+near-simultaneous writes and the judge, recency, high stakes, authority, consensus,
+and the seed-001 scenarios (a)-(d)."""
 
 from __future__ import annotations
 
