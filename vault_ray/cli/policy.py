@@ -13,8 +13,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .cli import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
-from .policy_file import policy_changes, policy_to_file_data, read_policy_file
+from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
 
 FILE = typer.Argument(..., help="Policy file (JSON), e.g. proposal.json written by `vault-ray eval --recommend`.")
 DRY_RUN = typer.Option(False, "--dry-run", help="Show what would change; apply nothing.")

@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .cli import console, handle_errors
+from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column
