@@ -24,8 +24,8 @@ from rich.text import Text
 from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
-SHORT = {  # the terminal table; report.md has every column
-    "final_accuracy": "final", "final_strict_accuracy": "uncont.", "wrong_overwrite_rate": "wrong ow.",
+SHORT = {  # the terminal table; report.md has every column, with intervals
+    "final_accuracy": "final", "final_vs_oracle": "/oracle", "final_strict_accuracy": "uncont.", "wrong_overwrite_rate": "wrong ow.",
     "stale_read_rate": "stale", "disputes_per_1k": "disp/1k", "escalation_recall": "esc.rec",
     "escalation_precision": "esc.prec", "judge_calls_per_1k": "judge/1k", "resolution_accuracy": "resol.",
 }
@@ -218,7 +218,7 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta, comparisons=run.comparisons,
                           gap_intervals=run.gap_intervals, recommendation=proposal)
     table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
-    kinds = {c: k for c, _, k in COLUMNS}
+    kinds = {"final_vs_oracle": "%", **{c: k for c, _, k in COLUMNS}}
     for header in ("policy", *SHORT.values()):
         table.add_column(header, overflow="fold")
     for row in run.summary.to_pylist():
