@@ -25,7 +25,8 @@ from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column, with intervals
-    "final_accuracy": "final", "final_vs_oracle": "/oracle", "final_strict_accuracy": "uncont.", "wrong_overwrite_rate": "wrong ow.",
+    "final_accuracy": "final", "final_vs_oracle": "/oracle", "final_strict_accuracy": "uncont.",
+    "wrong_overwrite_rate": "wrong ow.",
     "stale_read_rate": "stale", "disputes_per_1k": "disp/1k", "escalation_recall": "esc.rec",
     "escalation_precision": "esc.prec", "judge_calls_per_1k": "judge/1k", "resolution_accuracy": "resol.",
 }
