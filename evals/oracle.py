@@ -33,6 +33,7 @@ delivered write is also the answer of every read until the next one.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -166,18 +167,30 @@ def _evidence(rep: Report, seen: list[Report], nv: int, world: World) -> np.ndar
 
 @dataclass
 class Belief:
-    """The oracle's knowledge of one entity: the reports delivered so far and its answer."""
+    """The oracle's knowledge of one entity: the reports delivered so far and its answer.
+
+    The filter runs incrementally: `ordered` holds the reports in observation order and
+    `states[i]` the filter after `ordered[:i + 1]`. A report delivered in observation order
+    (the usual case) costs one step; a late one re-filters from where it belongs. The
+    result is the same as `posterior` over all reports (a test checks it)."""
 
     values: list[str]
     world: World
     reports: list[Report] = field(default_factory=list)
+    """In delivery order."""
     answer: str | None = None
+    ordered: list[Report] = field(default_factory=list)
+    states: list[np.ndarray] = field(default_factory=list)
 
     def add(self, observed_at: float, value: str, reliability: float, agent: str) -> str:
         if value not in self.values:
             self.values.append(value)
-        self.reports.append(Report(observed_at, self.values.index(value), reliability, agent))
-        post = posterior(self.reports, len(self.values), self.world)
+            self.states = []  # one more value: every state changes shape
+        report = Report(observed_at, self.values.index(value), reliability, agent)
+        self.reports.append(report)
+        at = bisect_right([r.observed_at for r in self.ordered], observed_at)  # after equal times: as sorted()
+        self.ordered.insert(at, report)
+        post = self._filter(min(at, len(self.states)))
         best = post.max()
         tied = [i for i, p in enumerate(post) if p >= best * (1 - TIE)]
         if self.answer is not None and self.values.index(self.answer) in tied:
@@ -185,6 +198,29 @@ class Belief:
         latest = [r.value for r in reversed(self.reports) if r.value in tied]  # the newest delivered among the tied
         self.answer = self.values[latest[0] if latest else tied[0]]
         return self.answer
+
+    def _filter(self, start: int) -> np.ndarray:
+        """Re-filter `ordered[start:]` from the state before it; the current-value marginal."""
+        nv = len(self.values)
+        if nv < 2:
+            return np.ones(nv)
+        del self.states[start:]
+        if start == 0:
+            alpha, at = np.zeros((nv, nv + 1)), self.world.window[0]
+            alpha[:, nv] = 1.0 / nv
+        else:
+            alpha, at = self.states[-1], max(self.world.window[0], self.ordered[start - 1].observed_at)
+        reach = max(self.world.simultaneous_s, self.world.repeat_delay[1])
+        times = [r.observed_at for r in self.ordered]
+        for i in range(start, len(self.ordered)):
+            rep = self.ordered[i]
+            alpha = _propagate(alpha, self.world.expected_changes(at, rep.observed_at))
+            at = max(at, rep.observed_at)
+            near = self.ordered[bisect_left(times, rep.observed_at - reach, 0, i):i]  # what _evidence can look at
+            alpha = alpha * _evidence(rep, near, nv, self.world)
+            alpha /= alpha.sum()
+            self.states.append(alpha)
+        return alpha.sum(axis=1)
 
 
 def reliability_of(s: Scenario, gen: GeneratorConfig, agent: str, entity: str) -> float:
