@@ -1,0 +1,294 @@
+"""Request and response models of the HTTP API: what `/openapi.json` documents.
+
+Requests are strict (an unknown field is a 422, so no body can name an agent); their
+values are checked by the core, which answers with the error tree's own types. The
+response models mirror the frozen dataclasses of `vault_ray.models` field by field
+(a test holds them together); routes fill them from `vault_ray.wire.encode`, the
+codec the client reads them back with.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
+
+MAX_K = 100
+"""The most hits one search returns over HTTP."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- requests ---------------------------------------------------------------------------------------
+class MessageIn(Strict):
+    role: str = Field(min_length=1, description="'user', 'assistant', ...: facts come from the latest user turn")
+    content: str
+
+
+class MessagesIn(Strict):
+    """A user turn to extract facts from: `messages`, or `text` as one user message."""
+
+    messages: list[MessageIn] | None = None
+    text: str | None = None
+    session: str | None = Field(None, max_length=256)
+    observed_at: datetime | None = Field(None, description="When it was said (default: now); ISO 8601 or epoch seconds")
+
+
+class FactIn(Strict):
+    entity: str = Field(description="Dotted lowercase key, e.g. user.timezone")
+    text: str
+    value: str | None = None
+    kind: Kind = Kind.SEMANTIC
+    observed_at: datetime | None = None
+    claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once")
+    confidence: float = 1.0
+    meta: dict[str, Any] | None = None
+
+
+class FactsIn(Strict):
+    facts: list[FactIn]
+    session: str | None = Field(None, max_length=256)
+    resolve: bool = Field(True, description="Align new entity labels with existing ones (false: a fixed taxonomy)")
+
+
+class ResolveIn(Strict):
+    winner: str | None = Field(None, description="The claim id that wins; or keep_both on a 'many' entity")
+    note: str = ""
+    keep_both: bool = False
+
+
+class AuthorityIn(Strict):
+    agent: str
+    pattern: str = Field(description="An entity key, optionally ending in '.*', or '*'")
+    weight: float
+
+
+class StrategyIn(Strict):
+    pattern: str
+    strategy: Literal["recency", "authority", "consensus", "judge"]
+
+
+class CardinalityIn(Strict):
+    pattern: str
+    cardinality: Literal["one", "many"]
+
+
+class HighStakesIn(Strict):
+    patterns: list[str]
+
+
+class RulesIn(Strict):
+    reasserted_by: int | None = None
+    stale_after_s: float | None = None
+
+
+class RateLimitBody(Strict):
+    rate: float
+    burst: int
+
+
+class PolicyBody(Strict):
+    """A whole policy (`Policy.to_dict()`); `version` is set by the store."""
+
+    default_strategy: str = "recency"
+    strategies: dict[str, str] = {}
+    authority: dict[str, dict[str, float]] = {}
+    cardinality: dict[str, str] = {}
+    on_ambiguous: dict[str, str] = {}
+    default_on_ambiguous: str = "dispute"
+    high_stakes: list[str] = ["user.payment.*", "user.consent.*", "user.budget.*"]
+    default_weight: float = 0.5
+    default_cardinality: str = "one"
+    near_simultaneous_s: float = 0.0
+    consensus_margin: float = 0.5
+    align_threshold: float = 0.85
+    ask_threshold: float = 0.70
+    half_life_days: float = 30.0
+    max_text: int = 2000
+    max_open_disputes: int = 3
+    rules: RulesIn = RulesIn()
+    rate_limit: RateLimitBody | None = None
+    version: int = 0
+
+
+class RegistryEntryIn(Strict):
+    description: str = ""
+    cardinality: Literal["one", "many"] = "one"
+    aliases: list[str] = []
+
+
+# -- responses -------------------------------------------------------------------------------------
+class DecisionOut(BaseModel):
+    entity: str
+    op: Op
+    outcome: Outcome
+    claim_id: str
+    aligned_from: str | None = None
+    superseded: list[str] = []
+    dispute_id: str | None = None
+    strategy: str | None = None
+    reason: str = ""
+
+
+class AddResultOut(BaseModel):
+    decisions: list[DecisionOut]
+
+
+class ClaimOut(BaseModel):
+    id: str
+    entity: str
+    text: str
+    value: str | None
+    kind: Kind
+    agent: str
+    session: str | None
+    observed_at: datetime
+    recorded_at: datetime
+    status: Status
+    supersedes: list[str] = []
+    superseded_by: str | None = None
+    confidence: float = 1.0
+    meta: dict[str, Any] = {}
+    aligned_from: str | None = None
+
+
+class HitOut(BaseModel):
+    claim: ClaimOut
+    score: float
+    contested: bool = False
+    alternatives: list[ClaimOut] = []
+
+
+class ResolutionOut(BaseModel):
+    winner: str | None
+    decided_by: str
+    note: str
+    at: datetime
+    keep_both: bool = False
+
+
+class DisputeOut(BaseModel):
+    id: str
+    entity: str
+    challenger: str
+    incumbents: list[str]
+    reason: str
+    status: DisputeStatus
+    needs_user: bool
+    challenges: int
+    opened_at: datetime
+    resolution: ResolutionOut | None = None
+    challenger_agent: str = ""
+    supporters: list[str] = []
+
+
+class CandidateOut(BaseModel):
+    claim: ClaimOut
+    weight: float
+    dispute_id: str | None
+
+
+class EntityViewOut(BaseModel):
+    entity: str
+    active: list[ClaimOut]
+    contested: bool
+    candidates: list[CandidateOut]
+    disputes: list[DisputeOut]
+
+
+class StepOut(BaseModel):
+    at: datetime
+    kind: str
+    claim_id: str | None
+    agent: str | None
+    status: str | None = None
+    superseded_by: str | None = None
+    dispute_id: str | None = None
+    pass_no: int | None = None
+    op: str | None = None
+    strategy: str | None = None
+    weights: dict[str, float] = {}
+    reason: str = ""
+    rationale: str = ""
+    decided_by: str | None = None
+    note: str = ""
+    cause: StepOut | None = None
+
+
+class ExplanationOut(BaseModel):
+    claim: ClaimOut
+    steps: list[StepOut]
+    disputes: list[DisputeOut]
+
+
+class RulesOut(BaseModel):
+    reasserted_by: int | None = None
+    stale_after_s: float | None = None
+
+
+class RateLimitOut(BaseModel):
+    rate: float
+    burst: int
+
+
+class PolicyOut(BaseModel):
+    default_strategy: str
+    strategies: dict[str, str]
+    authority: dict[str, dict[str, float]]
+    cardinality: dict[str, str]
+    on_ambiguous: dict[str, str]
+    default_on_ambiguous: str
+    high_stakes: list[str]
+    default_weight: float
+    default_cardinality: str
+    near_simultaneous_s: float
+    consensus_margin: float
+    align_threshold: float
+    ask_threshold: float
+    half_life_days: float
+    max_text: int
+    max_open_disputes: int
+    rules: RulesOut
+    rate_limit: RateLimitOut | None
+    version: int
+
+
+class RegistryEntryOut(BaseModel):
+    key: str
+    description: str
+    cardinality: str
+    aliases: list[str]
+
+
+class WhoAmIOut(BaseModel):
+    principal: str
+    role: str
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+
+
+class ReadyOut(BaseModel):
+    status: Literal["ready"]
+    mode: str
+    store: str
+    partitions: int
+    namespace: str | None = None
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details; the error's own fields follow as extension members."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="tag:vault-ray,2026:problem:<ErrorClass> (see docs/http.md), or about:blank")
+    title: str
+    status: int
+    detail: str | None = None
+    instance: str | None = None
