@@ -1,6 +1,7 @@
 """vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself."""
 
 from .backends import StoreInfo
+from .client import AsyncVaultClient, VaultClient
 from .embedders import Embedder, HashingEmbedder, LocalEmbedder
 from .engine.explain import Explanation
 from .errors import (
@@ -9,12 +10,14 @@ from .errors import (
     DisputeCapExceeded,
     DisputeError,
     DisputeNotFound,
+    Forbidden,
     InvalidEmbedding,
     InvalidEntity,
     InvalidFact,
     InvalidInput,
     InvalidPolicy,
     NotFound,
+    PayloadTooLarge,
     RateLimited,
     ReasonerError,
     StorageFailure,
@@ -53,6 +56,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AddResult",
     "AgentMemory",
+    "AsyncVaultClient",
     "AutoResolveRules",
     "Candidate",
     "Claim",
@@ -70,6 +74,7 @@ __all__ = [
     "Event",
     "Explanation",
     "Fact",
+    "Forbidden",
     "HashingEmbedder",
     "Hit",
     "InvalidEmbedding",
@@ -87,6 +92,7 @@ __all__ = [
     "OpenAIReasoner",
     "Outcome",
     "OwnVerdict",
+    "PayloadTooLarge",
     "Policy",
     "RateLimit",
     "RateLimited",
@@ -104,6 +110,7 @@ __all__ = [
     "StoreMismatch",
     "UnknownAgent",
     "Vault",
+    "VaultClient",
     "VaultError",
     "WriteRequest",
     "__version__",
