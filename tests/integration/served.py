@@ -4,12 +4,15 @@ tokens made in the store's token file, and `VaultClient`s for them."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from vault_ray import Vault, VaultClient
+from vault_ray import ClusterError, HashingEmbedder, Vault, VaultClient
 from vault_ray.tokens import TokenStore
 
 REPLICA = {"num_cpus": 0}  # the session's Ray has 2 CPUs; the replica must not wait for one
@@ -61,6 +64,26 @@ def undeploy(store: HttpStore) -> None:
 
     store.close()
     serve.delete(store.app_name)
+
+
+@contextlib.contextmanager
+def served(root: Path, port: int, *, reasoner: Any = None, policy: Any = None, shards: int = 2, partitions: int = 4,
+           **config: Any) -> Iterator[HttpStore]:
+    """A fresh cluster-mode store under `root` (its own namespace, hashing embedder) and
+    the app in front of it; both stopped after."""
+    from vault_ray.actors import connect, shutdown
+
+    namespace = f"http-{uuid.uuid4().hex[:8]}"
+    vault = connect("auto", namespace=namespace, store=root / "store", shards=shards, partitions=partitions,
+                    embedder=HashingEmbedder(), reasoner=reasoner, policy=policy)
+    store = serve_store(vault, port, reasoner=reasoner, **config)
+    try:
+        yield store
+    finally:
+        undeploy(store)
+        with contextlib.suppress(ClusterError):  # a test may have stopped it itself
+            shutdown(namespace=namespace)
+        vault.close()
 
 
 class Fleet:

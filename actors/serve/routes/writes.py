@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Response
+from fastapi import APIRouter, Header, Request, Response
 
 from vault_ray.errors import InvalidInput, VaultError
 from vault_ray.models import Fact, WriteRequest
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
+from ..errors import problem_response
 from ..schemas import AddResultOut, FactsIn, MessagesIn
 from ..service import Service
 from . import WRITE
@@ -25,7 +26,7 @@ IdempotencyKey = Annotated[str | None, Header(
 
 
 @router.post("/messages", response_model=AddResultOut, responses=WRITE)
-async def add_messages(body: MessagesIn, who: Agent, svc: Svc, response: Response,
+async def add_messages(body: MessagesIn, who: Agent, svc: Svc, http: Request, response: Response,
                        idempotency_key: IdempotencyKey = None) -> Any:
     """Extract facts from the latest user turn (`messages`, or `text`) and write them as this token's agent."""
     if (body.messages is None) == (body.text is None):
@@ -33,22 +34,26 @@ async def add_messages(body: MessagesIn, who: Agent, svc: Svc, response: Respons
     messages = body.text if body.text is not None else [m.model_dump() for m in body.messages or ()]
     request = WriteRequest(who.name, messages=messages, session=body.session, observed_at=body.observed_at,
                            key=idempotency_key)
-    return await write(svc, request, response)
+    return await write(svc, request, response, http.url.path)
 
 
 @router.post("/facts", response_model=AddResultOut, responses=WRITE)
-async def add_facts(body: FactsIn, who: Agent, svc: Svc, response: Response,
+async def add_facts(body: FactsIn, who: Agent, svc: Svc, http: Request, response: Response,
                     idempotency_key: IdempotencyKey = None) -> Any:
     """Write facts directly (no extraction) as this token's agent. A batch with one bad fact is rejected whole."""
     facts = [Fact(f.entity, f.text, f.value, str(f.kind), f.observed_at, f.claim_id, f.confidence, f.meta)
              for f in body.facts]
     request = WriteRequest(who.name, facts=facts, session=body.session, resolve=body.resolve, key=idempotency_key)
-    return await write(svc, request, response)
+    return await write(svc, request, response, http.url.path)
 
 
-async def write(svc: Service, request: WriteRequest, response: Response) -> Any:
+async def write(svc: Service, request: WriteRequest, response: Response, path: str) -> Any:
+    """One write, batched with its neighbours; the `Vault-Batch` header says where it was decided."""
     written = await svc.write(request)
-    response.headers["Vault-Batch"] = f"batch={written.batch}; position={written.position}; size={written.size}"
+    where = f"batch={written.batch}; position={written.position}; size={written.size}"
     if isinstance(written.result, VaultError):
-        raise written.result
+        failed = problem_response(written.result, path)
+        failed.headers["Vault-Batch"] = where
+        return failed
+    response.headers["Vault-Batch"] = where
     return encode(written.result)
