@@ -73,6 +73,7 @@ def test_statuses(name, status):
 def test_headers_http_asks_for():
     assert headers_for(errors.RateLimited("a", 2.25)) == {"Retry-After": "3"}
     assert headers_for(errors.RateLimited("a", 0.01)) == {"Retry-After": "1"}  # whole seconds, at least one
+    assert headers_for(errors.RateLimited("a", float("inf"))) == {"Retry-After": "86400"}  # a vanishing rate
     assert headers_for(errors.UnknownAgent()).get("WWW-Authenticate", "").startswith("Bearer")
     assert headers_for(errors.ClaimNotFound("x")) == {}
 

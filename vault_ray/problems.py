@@ -53,6 +53,7 @@ STATUS: dict[type[VaultError], int] = {
 }
 """Status per class; an error takes the entry of its nearest ancestor (most specific wins)."""
 
+MAX_RETRY_AFTER_S = 86_400
 RETRYABLE = frozenset({503})
 """Statuses a client may retry as is (the request changed nothing, or is idempotent)."""
 
@@ -98,8 +99,10 @@ def to_problem(error: VaultError, instance: str | None = None) -> dict[str, Any]
 def headers_for(error: VaultError) -> dict[str, str]:
     """Headers HTTP asks for with some statuses: Retry-After with 429, WWW-Authenticate with 401."""
     if isinstance(error, RateLimited):
-        wait = error.retry_after if isinstance(error.retry_after, int | float) else 1
-        return {"Retry-After": str(max(1, math.ceil(wait)))}
+        wait = error.retry_after
+        if isinstance(wait, bool) or not isinstance(wait, int | float) or not math.isfinite(wait):
+            wait = MAX_RETRY_AFTER_S  # a rate so low that the budget never comes back in practice
+        return {"Retry-After": str(max(1, min(MAX_RETRY_AFTER_S, math.ceil(wait))))}
     if isinstance(error, UnknownAgent):
         return {"WWW-Authenticate": 'Bearer realm="vault-ray"'}
     return {}

@@ -47,6 +47,8 @@ def install(app: FastAPI) -> None:
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 400:  # FastAPI could not read the body (not UTF-8, not a form): invalid input
+            return problem_response(InvalidInput(f"invalid request: {exc.detail}"), request.url.path)
         body: dict[str, Any] = {"type": "about:blank", "title": HTTPStatus(exc.status_code).phrase,
                                 "status": exc.status_code, "detail": str(exc.detail), "instance": request.url.path}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers, media_type=MEDIA_TYPE)

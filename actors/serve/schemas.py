@@ -18,6 +18,8 @@ from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
 
 MAX_K = 100
 """The most hits one search returns over HTTP."""
+MAX_QUERY = 1000
+"""The longest search query, in characters (it travels in the URL)."""
 
 
 class Strict(BaseModel):

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Request
+
+from vault_ray.errors import InvalidInput
+
 from ..schemas import Problem
 
 PROBLEM_TEXT = {
@@ -29,3 +33,29 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
 READ = problems(401, 404, 422, 503)
 WRITE = problems(401, 409, 413, 422, 429, 503)
 ADMIN = problems(401, 403, 404, 409, 413, 422, 503)
+
+
+_QUERY_NAMES: dict[int, frozenset[str]] = {}
+
+
+async def known_query_only(request: Request) -> None:
+    """A query parameter the route does not take is a 422, not silently ignored
+    (`?entiy=user.diet` would otherwise search everything)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    allowed = _QUERY_NAMES.get(id(route))
+    if allowed is None:
+        allowed = _QUERY_NAMES[id(route)] = frozenset(_query_names(dependant))
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise InvalidInput(f"unknown query parameter(s) {unknown}; this route takes {sorted(allowed)}")
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route and its dependencies declare."""
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names

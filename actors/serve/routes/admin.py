@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
 from vault_ray.policy import AutoResolveRules, Policy
 from vault_ray.registry import RegistryEntry
@@ -27,9 +27,9 @@ from ..schemas import (
     RulesIn,
     StrategyIn,
 )
-from . import ADMIN
+from . import ADMIN, known_query_only
 
-router = APIRouter(prefix="/v1", tags=["admin"])
+router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_query_only)])
 
 
 @router.post("/disputes/{dispute_id}/resolve", response_model=DisputeOut, responses=ADMIN)

@@ -7,13 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
 from ..schemas import (
     MAX_K,
+    MAX_QUERY,
     ClaimOut,
     DisputeOut,
     EntityViewOut,
@@ -23,15 +24,15 @@ from ..schemas import (
     RegistryEntryOut,
     WhoAmIOut,
 )
-from . import READ
+from . import READ, known_query_only
 
-router = APIRouter(prefix="/v1", tags=["reads"])
+router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_query_only)])
 
 AsOf = Annotated[datetime | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
 
 
 @router.get("/search", response_model=list[HitOut], responses=READ)
-async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=20_000)],
+async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
                  k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: str | None = None, agent: str | None = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
     """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""

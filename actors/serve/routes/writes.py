@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request, Response
+from fastapi import APIRouter, Depends, Header, Request, Response
 
 from vault_ray.errors import InvalidInput, VaultError
 from vault_ray.models import Fact, WriteRequest
@@ -16,9 +16,9 @@ from ..auth import Agent, Svc
 from ..errors import problem_response
 from ..schemas import AddResultOut, FactsIn, MessagesIn
 from ..service import Service
-from . import WRITE
+from . import WRITE, known_query_only
 
-router = APIRouter(prefix="/v1", tags=["writes"])
+router = APIRouter(prefix="/v1", tags=["writes"], dependencies=[Depends(known_query_only)])
 
 IdempotencyKey = Annotated[str | None, Header(
     min_length=1, max_length=128,
