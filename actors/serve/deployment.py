@@ -41,8 +41,9 @@ class ServeConfig:
     """What every replica is built from (pickled to the replicas)."""
 
     namespace: str = "vault"
-    embedder: Embedder | None = None
-    """The store's embedder (default: the local sentence-transformers model)."""
+    embedder: Embedder | str = "local"
+    """The store's embedder: "local" (the sentence-transformers model, loaded in each
+    replica), "hashing", or an Embedder that pickles."""
     reasoner: Reasoner | None = None
     """Extraction and disambiguation in the replicas (default: RuleReasoner)."""
     tokens: str | None = None
@@ -79,7 +80,7 @@ class Scaling:
 class VaultIngress:
     def __init__(self, config: ServeConfig) -> None:
         options = {} if config.retry_timeout is None else {"retry_timeout": config.retry_timeout}
-        embedder = config.embedder if config.embedder is not None else LocalEmbedder()
+        embedder = make_embedder(config.embedder)
         self.vault = Vault.connect("auto", namespace=config.namespace, embedder=embedder, reasoner=config.reasoner,
                                    **options)
         self.vault.embedder.embed(["warm-up"])  # load the model now: a ready replica answers at once
@@ -104,6 +105,16 @@ class VaultIngress:
         vault = getattr(self, "vault", None)
         if vault is not None:
             vault.close()
+
+
+def make_embedder(spec: Embedder | str) -> Embedder:
+    if spec == "local":
+        return LocalEmbedder()
+    if spec == "hashing":
+        return HashingEmbedder()
+    if isinstance(spec, str):
+        raise ClusterError(f"embedder must be 'local', 'hashing' or an Embedder, got {spec!r}")
+    return spec
 
 
 def build(config: ServeConfig, scaling: Scaling | None = None) -> Application:
@@ -147,11 +158,11 @@ def app_builder(args: dict[str, Any]) -> Application:
     Replica count, autoscaling and max_ongoing_requests come from the config's
     `deployments:` section (deployment name VaultIngress)."""
     found = ServeArgs(**args)
-    embedder: Embedder = HashingEmbedder() if found.embedder == "hashing" else LocalEmbedder()
+    embedder = make_embedder(found.embedder)
     if found.store is not None:  # create the store's actors, unless a cluster serves the namespace already
         connect("auto", namespace=found.namespace, store=found.store, shards=found.shards,
                 partitions=found.partitions, embedder=embedder).close()
-    config = ServeConfig(namespace=found.namespace, embedder=embedder, tokens=found.tokens,
+    config = ServeConfig(namespace=found.namespace, embedder=found.embedder, tokens=found.tokens,
                          max_body_bytes=found.max_body_bytes, max_batch_size=found.max_batch_size,
                          batch_wait_timeout_s=found.batch_wait_timeout_s)
     return VaultIngress.bind(config)  # type: ignore[attr-defined]

@@ -80,7 +80,8 @@ def serve(
         info = vault.info()
         vault.close()
         token_file = Path(tokens) if tokens else Path(info.store) / "tokens.json"
-        config = ServeConfig(namespace=namespace, embedder=embedder, tokens=str(token_file), max_body_bytes=max_body_bytes)
+        config = ServeConfig(namespace=namespace, embedder="hashing" if hashing else "local", tokens=str(token_file),
+                             max_body_bytes=max_body_bytes)
         scaling = Scaling(replicas=replicas, max_ongoing_requests=max_ongoing_requests,
                           ray_actor_options={"num_cpus": replica_cpus})
         url = start(config, scaling, host=host, port=port)
