@@ -95,3 +95,11 @@ def test_fields_that_are_not_json_are_sent_as_text():
 def test_the_table_is_ordered_most_general_last():
     assert list(STATUS)[-1] is errors.VaultError
     assert MEDIA_TYPE == "application/problem+json"
+
+
+def test_docs_list_every_problem_type():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "http.md").read_text()
+    for name, cls in error_classes().items():
+        assert f"| `{name}` | {status_of(cls)} |" in page, name

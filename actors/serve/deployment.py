@@ -147,6 +147,8 @@ class ServeArgs(BaseModel):
     shards: int | None = None
     partitions: int | None = None
     embedder: Literal["local", "hashing"] = "local"
+    actor_options: dict[str, Any] | None = None
+    """Ray actor options of the store's actors, e.g. {"resources": {"vault_store": 1}}."""
     tokens: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_batch_size: int = 32
@@ -161,7 +163,7 @@ def app_builder(args: dict[str, Any]) -> Application:
     embedder = make_embedder(found.embedder)
     if found.store is not None:  # create the store's actors, unless a cluster serves the namespace already
         connect("auto", namespace=found.namespace, store=found.store, shards=found.shards,
-                partitions=found.partitions, embedder=embedder).close()
+                partitions=found.partitions, embedder=embedder, actor_options=found.actor_options).close()
     config = ServeConfig(namespace=found.namespace, embedder=found.embedder, tokens=found.tokens,
                          max_body_bytes=found.max_body_bytes, max_batch_size=found.max_batch_size,
                          batch_wait_timeout_s=found.batch_wait_timeout_s)
