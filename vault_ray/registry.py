@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import InvalidPolicy
 from .models import validate_entity
-from .policy import CARDINALITIES
+from .policy import CARDINALITIES, specificity
 
 
 @dataclass(frozen=True)
@@ -21,36 +21,18 @@ class RegistryEntry:
     description: str = ""
     cardinality: str = "one"
     aliases: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    """Prototype statements, as a user would say them ("I'm on Pacific time"): the rule
+    reasoner classifies a sentence to the entry whose examples it is nearest to."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.examples, str) or not all(isinstance(x, str) and x.strip() for x in self.examples):
+            raise InvalidPolicy("examples must be a sequence of non-empty strings", value=self.examples)
         validate_entity(self.key[:-2] if self.key.endswith(".*") else self.key)
         for alias in self.aliases:
             validate_entity(alias)
         if self.cardinality not in CARDINALITIES:
             raise InvalidPolicy(f"cardinality must be one of {list(CARDINALITIES)}", value=self.cardinality)
-
-
-BUILTIN_ENTRIES: tuple[RegistryEntry, ...] = (
-    RegistryEntry("user.timezone", "the user's time zone, e.g. PST, CET, UTC+2", "one", ("user.time_zone", "user.tz")),
-    RegistryEntry("user.location", "the city or country where the user lives", "one", ("user.city", "user.home")),
-    RegistryEntry("user.diet", "the user's diet: vegetarian, vegan, pescatarian, omnivore", "one", ("user.dietary",)),
-    RegistryEntry(
-        "user.food_preferences",
-        "foods and cuisines the user likes or dislikes",
-        "many",
-        ("user.food", "user.cuisine", "user.food_likes"),
-    ),
-    RegistryEntry("user.language", "languages the user speaks", "many", ("user.languages",)),
-    RegistryEntry("user.name", "the user's name", "one", ("user.full_name",)),
-    RegistryEntry("user.job", "the user's job, role or occupation", "one", ("user.occupation", "user.role")),
-    RegistryEntry("user.employer", "the company the user works for", "one", ("user.company",)),
-    RegistryEntry("user.schedule.*", "recurring events in the user's schedule, e.g. gym, meetings", "one"),
-    RegistryEntry("user.allergies", "things the user is allergic to", "many", ("user.allergy",)),
-    RegistryEntry("user.pets", "the user's pets", "many", ("user.pet",)),
-    RegistryEntry("user.likes", "things the user likes or dislikes (not food)", "many", ("user.interests",)),
-    RegistryEntry("user.birthday", "the user's birthday", "one", ("user.birth_date",)),
-    RegistryEntry("user.payment.method", "how the user pays: card, PayPal, invoice", "one", ("user.payment_method",)),
-)
 
 
 @dataclass
@@ -63,6 +45,8 @@ class EntityRegistry:
 
     @classmethod
     def builtin(cls) -> EntityRegistry:
+        from .builtin_entities import BUILTIN_ENTRIES
+
         return cls({e.key: e for e in BUILTIN_ENTRIES})
 
     def add(self, entry: RegistryEntry) -> None:
@@ -76,14 +60,15 @@ class EntityRegistry:
         return len(self.entries)
 
     def lookup(self, key: str) -> RegistryEntry | None:
-        """The entry for `key`: exact, via an alias, or via a `prefix.*` entry."""
+        """The entry for `key`: exact, via an alias, or via a `prefix.*` entry (which, as
+        everywhere patterns are used, also matches `prefix` itself)."""
         if key in self.entries:
             return self.entries[key]
         for entry in self.entries.values():
             if key in entry.aliases:
                 return entry
         for entry in self.entries.values():
-            if entry.key.endswith(".*") and key.startswith(entry.key[:-1]):
+            if entry.key.endswith(".*") and specificity(entry.key, key) is not None:
                 return entry
         return None
 
@@ -115,7 +100,8 @@ class EntityRegistry:
 
     def to_list(self) -> list[dict[str, object]]:
         return [
-            {"key": e.key, "description": e.description, "cardinality": e.cardinality, "aliases": list(e.aliases)}
+            {"key": e.key, "description": e.description, "cardinality": e.cardinality, "aliases": list(e.aliases),
+             "examples": list(e.examples)}
             for e in self.entries.values()
         ]
 
@@ -129,6 +115,7 @@ class EntityRegistry:
                     str(row.get("description", "")),
                     str(row.get("cardinality", "one")),
                     tuple(row.get("aliases", ())),  # type: ignore[arg-type]
+                    tuple(row.get("examples", ())),  # type: ignore[arg-type]
                 )
             )
         return reg
