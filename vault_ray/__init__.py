@@ -38,10 +38,11 @@ from .models import (
     Outcome,
     Resolution,
     Status,
+    Unextracted,
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
-from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
+from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .vault import AgentMemory, Vault
 
@@ -65,6 +66,7 @@ __all__ = [
     "EntityRegistry",
     "EntityView",
     "Explanation",
+    "Extraction",
     "Fact",
     "HashingEmbedder",
     "Hit",
@@ -97,6 +99,7 @@ __all__ = [
     "StoreError",
     "StoreLocked",
     "StoreMismatch",
+    "Unextracted",
     "UnknownAgent",
     "Vault",
     "VaultError",

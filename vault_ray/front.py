@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .builtin_entities import NOTES_ENTITY
 from .embedders import Embedder, check_vectors
 from .errors import InvalidFact
 from .layout import partition_of
@@ -82,7 +83,8 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     keys relevant to the fact (cold-start normalization: the local model rates
     "The user is in EST" vs "... PST" at 0.56, below any band); else keep."""
     drift = fact.entity if label != fact.entity else None
-    others = [(s, c) for s, c in hits if c.entity != label]
+    # free-text notes are never an entity to align to: they hold any subject
+    others = [(s, c) for s, c in hits if c.entity != label and c.entity != NOTES_ENTITY]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1].entity, fact.entity, best_score)

@@ -171,8 +171,22 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class Unextracted:
+    """A part of the user turn that reads as a statement about the user but gave no fact."""
+
+    text: str
+    reason: str
+    note_id: str | None = None
+    """The claim id of the free-text note it was kept as (`Policy.unextracted_notes`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AddResult:
+    """What `add` did: one decision per fact written (in order), and each part of the
+    user turn that read as a statement about the user but gave no fact."""
+
     decisions: tuple[Decision, ...]
+    unextracted: tuple[Unextracted, ...] = ()
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.decisions)

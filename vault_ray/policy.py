@@ -107,6 +107,10 @@ class Policy:
     max_open_disputes: int = 3
     rules: AutoResolveRules = field(default_factory=AutoResolveRules)
     rate_limit: RateLimit | None = None
+    unextracted_notes: bool = False
+    """Keep each statement about the user that extraction could not read as a free-text
+    note on `user.notes` (searchable, with provenance, never in conflict). Off by
+    default: `AddResult.unextracted` reports them either way (docs/policies.md)."""
     version: int = 0
 
     def __post_init__(self) -> None:

@@ -14,10 +14,11 @@ from .backend import Backend, LocalBackend
 from .embedders import Embedder, LocalEmbedder
 from .errors import InvalidFact, InvalidInput
 from .explain import Explanation, explain_claim
+from .builtin_entities import NOTES_ENTITY
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, utcnow, validate_entity
 from .policy import Policy
 from .ratelimit import RateLimiter
-from .reasoners.base import Message, Reasoner, as_messages, latest_turn
+from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import EntityRegistry, RegistryEntry
 
@@ -41,7 +42,7 @@ class Vault:
         """Open (or create) an embedded store at `path`. `partitions` is fixed when the
         store is created (16 by default). Raises StoreLocked if another process holds it."""
         embedder = embedder if embedder is not None else LocalEmbedder()
-        reasoner = reasoner if reasoner is not None else RuleReasoner()
+        reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
         backend = LocalBackend(
             path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
             reasoner=reasoner, policy=policy, registry=registry,
@@ -223,7 +224,11 @@ class AgentMemory:
 
     def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
             observed_at: datetime | float | None = None, resolve: bool = True) -> AddResult:
-        """Extract facts from the latest user turn and write them."""
+        """Extract facts from the latest user turn and write them.
+
+        `AddResult.unextracted` lists each part of the turn that reads as a statement
+        about the user but gave no fact, with the reason; with `Policy.unextracted_notes`
+        each is also kept as a free-text note on `user.notes`."""
         msgs = as_messages(messages)
         user, _ = latest_turn(msgs)
         if not user.strip():
@@ -232,13 +237,24 @@ class AgentMemory:
         if len(user) > policy.max_text * 10:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
         relevant = registry.relevant(self.vault.embedder.embed([user])[0], self.vault.embedder.embed)
-        facts = self.vault.reasoner.extract(msgs, relevant)
-        if not facts:
-            return AddResult(())
+        extraction = extract_with_report(self.vault.reasoner, msgs, relevant)
+        facts = list(extraction.facts)
+        missed = list(extraction.unextracted)
+        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text]) for u in missed]
+        if not policy.unextracted_notes:
+            notes = []
+        if not facts and not notes:
+            return AddResult((), tuple(missed))
         when = as_utc(observed_at)
         if when is not None:
             facts = [f if f.observed_at is not None else _with_time(f, when) for f in facts]
-        return self.vault._write(self.name, facts, session=session, vectors=None, resolve=resolve)
+            notes = [_with_time(f, when) for f in notes]
+        written = self.vault._write(self.name, facts + notes, session=session, vectors=None, resolve=resolve)
+        decisions = written.decisions[: len(facts)]
+        noted = written.decisions[len(facts):]
+        if noted:
+            missed = [replace(u, note_id=d.claim_id) for u, d in zip(missed, noted, strict=True)]
+        return AddResult(decisions, tuple(missed))
 
     def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, vectors: object | None = None,
                   resolve: bool = True) -> AddResult:

@@ -12,32 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from .. import gazetteer, values
-from ..models import Fact
+from ..models import Fact, Unextracted
 from ..registry import RegistryEntry
 from . import clauses as cl
+from .base import Extraction
 from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft
 from .prototypes import PrototypeClassifier
-
-
-@dataclass(frozen=True)
-class Unextracted:
-    """A part of the user turn that reads as a statement about the user but gave no fact."""
-
-    text: str
-    reason: str
-    note_id: str | None = None
-    """The claim id of the free-text note it was kept as (policy `unextracted_notes`)."""
-
-
-@dataclass(frozen=True)
-class Extraction:
-    facts: tuple[Fact, ...]
-    unextracted: tuple[Unextracted, ...] = ()
 
 
 _TEMPLATES = {

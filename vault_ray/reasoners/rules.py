@@ -11,8 +11,8 @@ from ..embedders import Embedder
 from ..models import Claim, Fact, Op
 from ..registry import RegistryEntry
 from ..values import canonical, split_stance
-from .base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
-from .extraction import Extraction, extract_turn, read_clause
+from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .extraction import extract_turn, read_clause
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
