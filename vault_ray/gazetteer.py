@@ -52,13 +52,16 @@ def _observes_dst(zone: str) -> bool:
 
 def _representative(zones: set[str]) -> str:
     """The zone to stand for several: the locale's territory first, then one that keeps
-    the daylight switch the name implies (Denver, not Phoenix, for "Mountain time"),
-    then population."""
+    the daylight switch (Denver, not Phoenix, for "Mountain time"), then population."""
     from babel.core import get_global
 
     territories = get_global("zone_territories")
     pop = _zone_population()
-    return max(sorted(zones), key=lambda z: (territories.get(z) == TERRITORY, _observes_dst(z), pop.get(z, 0)))
+    def rank(zone: str) -> tuple[bool, bool, int]:
+        home = territories.get(zone) == TERRITORY
+        return home, home and _observes_dst(zone), pop.get(zone, 0)
+
+    return max(sorted(zones), key=rank)
 
 
 @cache
@@ -228,7 +231,7 @@ def language_table() -> dict[str, str]:
 
 def find_language(text: str) -> str | None:
     folded = fold(text)
-    folded = re.sub(r"^(?:fluent|native|some|a (?:bit|little) of|basic|conversational|business)\s+", "", folded)
+    folded = re.sub(r"^(?:fluent|native|some|a (?:bit|little)(?: of)?|basic|conversational|business|a few words of)\s+", "", folded)
     return language_table().get(folded)
 
 

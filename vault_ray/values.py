@@ -131,10 +131,16 @@ def fold_text(text: str) -> str:
 
 
 def singular(word: str) -> str:
+    """A comparison stem, not a spelling: 'movies' = 'movie' -> 'movi', 'cities' = 'city' ->
+    'citi', 'peanuts' -> 'peanut', 'dishes' -> 'dish'."""
     if len(word) <= 3 or word.endswith(("ss", "us", "is", "ous")):
         return word
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
+        return word[:-2]
+    if word.endswith("ie"):
+        return word[:-1]
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "i"
     if word.endswith(("ches", "shes", "xes", "sses", "oes")):
         return word[:-2]
     return word[:-1] if word.endswith("s") else word

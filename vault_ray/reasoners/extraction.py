@@ -130,7 +130,8 @@ def _find_place(n: str) -> list[Draft]:
 def _find_word(entity: str, pattern: str, table: dict[str, str]) -> Callable[[str], list[Draft]]:
     def find(n: str) -> list[Draft]:
         m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
-        if not m:
+        # "a dog person", "a cat lover": a kind of person, not a pet or a diet
+        if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE):
             return []
         value = table[m.group(1).lower()]
         negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b", n[:m.start()], re.IGNORECASE)

@@ -80,12 +80,12 @@ def zone_frame(n: str) -> list[Draft]:
 
 
 _LIVE = re.compile(
-    r"\b(?:i|we) (?:(?:still |currently |now |actually )?(?:live|reside|stay)|'m (?:living|staying|residing|settled|located|based)"
-    r"|'re (?:living|based)|'ve been living|'ve lived|'ve settled|settled|'m now (?:living|based)|'m currently (?:living|based))"
-    r"\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", I)
+    r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)|'m (?:now |currently |still )?(?:living|staying|"
+    r"residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|'ve settled|\s+settled|"
+    r"\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", I)
 _MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|moving|relocating|"
                     r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", I)
-_HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|current city|city|location|place|base) is(?: now)?(?: in)?|i call)"
+_HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is(?: now)?(?: in)?|i call)"
                    r"\s+(?P<v>.+?)(?:\s+home)?$", I)
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", I)
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
@@ -121,7 +121,7 @@ def hometown_frame(n: str) -> list[Draft]:
 
 _DIET_IS = re.compile(
     rf"\b(?:i'm|i've been|i have been|i've gone|i went|i became|i turned|i switched to|i converted to|i'm going|"
-    rf"i'm now|i eat|i follow|i keep|i'm on|i do|i try to eat|i stick to|my diet is|i started eating|i'm eating|"
+    rf"i'm now|i (?:only |mostly |strictly |just )?eat|i follow|i keep|i'm on|i do|i try to eat|i stick to|my diet is|i started eating|i'm eating|"
     rf"i stay|i live)\s+(?:(?:a|an|now|strictly|fully|mostly|completely|pretty much|100%|totally|entirely|mainly|"
     rf"basically|also|still|back)\s+)*(?P<v>{DIET_RE})\b", I)
 _DIET_NOT = re.compile(
@@ -149,7 +149,7 @@ def diet_frame(n: str) -> list[Draft]:
 
 
 _SPEAK = re.compile(
-    r"\b(?:i (?:also |can |can also |mostly |mainly )?speak|i'm (?:fluent|native|conversational|bilingual|proficient) in|"
+    r"\b(?:i (?:(?:also|can|mostly|mainly|still|only) )*speak|i'm (?:fluent|native|conversational|bilingual|proficient) in|"
     r"i'm a native speaker of|my (?:native|first|mother|primary|second|main|home) (?:language|tongue) is|i grew up speaking)"
     r"\s+(?P<v>.+)$", I)
 _SPEAK_NOT = re.compile(r"\bi (?:don't|can't|no longer|cannot) speak\s+(?P<v>.+)$", I)
@@ -184,7 +184,7 @@ def name_frame(n: str) -> list[Draft]:
 _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
                   r"job title) is(?: now)?|i (?:became|got promoted to|was promoted to|got a job as|started as|now work as|"
                   r"retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?)\s+"
-                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?:at|for|with|in|by)\s+(?P<org>.+))?$", I)
+                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?:at|for|with|in|by|of)\s+(?P<org>.+))?$", I)
 _JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:\s+(?:anymore|any more|any longer))?$"
                       r"|\bi (?:quit|left|stopped) (?:being|working as) (?:a|an|the) (?P<w>[\w\- ]+?)$", I)
 
@@ -210,7 +210,7 @@ def job_frame(n: str) -> list[Draft]:
 _WORK_AT = re.compile(
     r"\b(?:i (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
     r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
-    r"|\b(?:i (?:just |recently |finally )?(?:joined|started at|started with|started working at|started working for|"
+    r"|\b(?:(?:i|and) (?:just |recently |finally |then |now )?(?:joined|started at|started with|started working at|started working for|"
     r"got a job at|got a job with|got hired at|got hired by|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", I)
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
@@ -220,14 +220,15 @@ _NOT_EMPLOYERS = re.compile(r"^(?:home|night|nights|weekends?|the moment|remote(
 
 
 def employer_frame(n: str) -> list[Draft]:
+    left: list[Draft] = []
     m = _LEFT.search(n)
-    if m and not re.search(r"\b(?:joined|started|work at|work for)\b", n, I):
-        org = _org(m.group("v"))
+    if m:
+        org = _org(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
         if org and not gazetteer.find_place(org):
-            return [Draft("user.employer", f"not:{org}")]
+            left.append(Draft("user.employer", f"not:{org}"))
     m = _WORK_AT.search(n)
     if not m:
-        return []
+        return left
     org = _org(m.group("v") or m.group("w"))
     if not org or gazetteer.find_place(org) or gazetteer.find_zone(org):
         return []
@@ -304,16 +305,17 @@ _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi 
 
 def allergies_frame(n: str) -> list[Draft]:
     m = _NOT_ALLERGIC.search(n)
-    if m:
+    if m and not re.search(r"\ballergic to (?:anything|nothing)\b", n, I):
         return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(m.group("v") or m.group("w")))]
     m = _ALLERGIC.search(n)
     if m:
         raw = cut(m.group("v") or m.group("w") or m.group("x"))
-        return [Draft("user.allergies", cut(x)) for x in split_list(raw) if cut(x)]
+        items = [cut(x) for x in split_list(raw) if cut(x)]
+        return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
     return []
 
 
-_SCHEDULE = re.compile(r"\b(?:i (?:go to|do|have|attend|take|hit|play)|i (?:usually|always|normally) (?:go to|do|have|hit))\s+"
+_SCHEDULE = re.compile(r"\bi (?:(?:usually|always|normally|often|also) )?(?:go to|go|do|have|attend|take|hit|play)\s+"
                        r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", I)
 _SCHEDULE_MY = re.compile(r"^my (?:weekly |daily |regular |usual )?(?P<thing>[a-z ]+?) (?:is|are|happens|happen|takes place) "
                           r"(?:usually |always |now )?(?P<when>(?:on|at|every|each|in the)\s+.+)$", I)

@@ -21,7 +21,8 @@ _PAY = re.compile(
     r"|\bmy (?:preferred |default |new |main |usual )?(?:payment method|payment|card|billing method|payment option)\s+"
     r"(?:is|will be|should be|is now)\s+(?P<y>.+)$"
     r"|\bi (?:switched|moved|changed) (?:to paying (?:with|by|via)|my payment method to|over to paying (?:with|by))\s+(?P<z>.+)$"
-    r"|\b(?:please )?use my (?P<u>.+)$", I)
+    r"|\b(?:please )?use my (?P<u>.+)$"
+    r"|\b(?:please )?(?:charge|bill) (?P<b>my .+)$", I)
 _PAY_NOT = re.compile(r"\b(?:don't|do not|stop|never) (?:charge|charging|bill|billing|use|using) (?:my |the )?(?P<v>.+)$"
                       r"|\bi (?:no longer|don't|do not) (?:use|have|pay with|pay by) (?:my |a |an |the )?(?P<w>.+)$"
                       r"|\bi (?:cancelled|canceled|closed) my (?P<x>.+)$", I)
@@ -55,8 +56,8 @@ _BUDGET = re.compile(
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
-    r"|\bi (?:can |could |only |now )*(?:want to |'d like to |am willing to |'m willing to |plan to |am able to |'m able to )?"
-    r"(?:spend|afford|pay|go)\s+(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
+    r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
+    r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
     r"|\b(?:keep (?:it|things|the (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within|at most|"
     r"around|about)\s+(?P<x>.+)$"
     r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
@@ -81,8 +82,9 @@ def budget_frame(n: str) -> list[Draft]:
 
 
 _CONSENT_YES = re.compile(
-    r"\bi (?:hereby |do |now |fully |also )?(?:consent|agree|opt in|opt-in|give (?:my )?(?:consent|permission)|"
-    r"give you permission|am okay|'m okay|'m ok|'m fine|am fine|'m happy|accept)\s+(?:to|for|with|that you)?\s*(?P<t>.+)$"
+    r"\bi(?:\s+(?:hereby|do|now|fully|also))*(?:\s+(?:consent|agree|opt in|opt-in|give (?:my )?(?:consent|permission)|"
+    r"give you permission|am okay|am ok|am fine|am happy|accept)|'m (?:okay|ok|fine|happy))\s+(?:to|for|with|that you)?\s*"
+    r"(?P<t>.+)$"
     r"|\b(?:you (?:can|may|have my (?:permission|consent) to)|feel free to|go ahead and)\s+(?P<u>(?:share|use|record|"
     r"send|email|text|call|contact|store|keep|process|track|sell).+)$"
     r"|\bsign me up (?:for|to) (?P<v>.+)$", I)
@@ -93,7 +95,7 @@ _CONSENT_NO = re.compile(
     r"|\b(?:stop|quit)\s+(?:sending|emailing|texting|calling|contacting|messaging|spamming)\s+me\s*(?P<v>.*)$"
     r"|\bunsubscribe me\s*(?:from)?\s*(?P<w>.*)$"
     r"|\bi (?:want to |'d like to |would like to )?(?:opt out|opt-out|unsubscribe)\s*(?:of|from)?\s*(?P<x>.*)$"
-    r"|\b(?:please )?(?:don't|do not|never) (?:send me|share|use|record|track|sell|process|store)\s+(?P<y>.+)$", I)
+    r"|\b(?:please )?(?:don't|do not|never) (?:send me\s+(?P<y>.+)|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", I)
 _TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
                "about", "further", "more", "receive", "receiving", "get", "getting", "send", "sending", "sent", "be",
                "being", "further", "by", "anymore", "please", "those", "these", "them", "that", "this", "it"}
@@ -138,7 +140,8 @@ def _slug(text: str) -> str:
 _CONTACT = re.compile(
     rf"\b(?:contact|reach|ping|message|get (?:in touch with|hold of)|call|notify|update)\s+me\s+(?:only\s+)?"
     rf"(?:by|via|through|over|on|at|using|with)\s+(?P<v>{CHANNEL_RE})\b"
-    rf"|\bi (?:prefer|'d prefer|'d rather|like|want)\s+(?:to be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
+    rf"|\bi(?:\s+prefer|'d prefer|'d rather|\s+would rather|\s+would prefer|\s+like|\s+want)\s+"
+    rf"(?:(?:to )?be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
     rf"(?P<w>{CHANNEL_RE})\b"
     rf"|^(?P<x>{CHANNEL_RE}) (?:is|works) (?:the )?(?:best|easiest|preferred|quickest|better)"
     rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
@@ -170,11 +173,11 @@ FOOD_WORDS = {
     "broccoli", "spinach", "kale", "pho", "kimchi", "bagels", "pancakes", "cookies", "candy", "sweets", "snacks",
     "lattes", "latte", "espresso", "cappuccino", "juice", "soda", "whisky", "whiskey", "cocktails", "brunch",
 }
-_LIKE = (r"(?:really |absolutely |totally |also |just |still |do )*(?:love|like|enjoy|adore|dig|crave|am into|'m into|"
-         r"'m a (?:big |huge )?fan of|'m crazy about|'m obsessed with|can't get enough of|'m addicted to|prefer)")
+_LIKE = (r"(?:really |absolutely |totally |also |just |still |do |so |pretty )*(?:love|like|enjoy|adore|dig|crave|into|only eat|"
+         r"mostly eat|a (?:big |huge |massive )?fan of|crazy about|obsessed with|can't get enough of|addicted to|prefer)")
 _DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislike|detest|can't stand|don't like|don't enjoy|"
-            r"don't eat|avoid|'m not a fan of|'m not into|loathe|despise|don't care for|'m sick of|'m tired of|"
-            r"no longer (?:like|enjoy|eat|love)|stopped (?:liking|eating|enjoying)|can't eat)")
+            r"don't eat|avoid|not a (?:big |huge )?fan of|not into|loathe|despise|don't care for|'m sick of|'m tired of|"
+            r"no longer (?:like|enjoy|eat|love)|stopped (?:liking|eating|enjoying)|can't eat|sick of|tired of)")
 _PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", I)
 _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"
                        r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", I)
@@ -193,13 +196,16 @@ def preference_frame(n: str) -> list[Draft]:
         if fav.group("what"):
             raw = f"{raw} {fav.group('what')}" if fav.group("what").lower() in ("food", "cuisine") else raw
     raw = re.sub(r"\s+(?:so much|a lot|very much|the most|more than anything|like crazy)$", "", cut(raw), flags=I)
+    raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
+                 r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=I)
     raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=I)
     if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, I):
         return []
-    if CHANNELS.get(raw.lower()) or gazetteer.find_zone(raw) or gazetteer.find_language(raw) or PAY_ONLY.match(raw):
-        return []
     words = set(re.findall(r"[a-z]+", raw.lower()))
-    food = bool(words & FOOD_WORDS) or bool(re.search(r"\bdon't eat|can't eat|eating\b", m.group(0) if m else "", I))
+    food = bool(words & FOOD_WORDS) or bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", I))
+    if CHANNELS.get(raw.lower()) or gazetteer.find_zone(raw) or PAY_ONLY.match(raw) or (
+            gazetteer.find_language(raw) and not food):
+        return []
     obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", raw, flags=I) if food else raw
     stance = "dislikes" if negative else "likes"
     return [Draft("user.food_preferences" if food else "user.likes", f"{stance}:{obj}")]
