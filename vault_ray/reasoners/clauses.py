@@ -72,6 +72,26 @@ def about_user(clause: str) -> bool:
     return bool(_FIRST_PERSON.search(norm) or _IMPERATIVE_ABOUT_ME.match(norm))
 
 
+_SOMEONE_ELSE = re.compile(
+    r"^(?:my|our) (?:\w+ )?(?:boss|wife|husband|partner|spouse|son|daughter|kids?|children|child|mom|mum|mother|dad|"
+    r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
+    r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
+    r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b(?!'s name)", re.IGNORECASE)
+_INTENTION = re.compile(
+    r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
+    r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon)\b", re.IGNORECASE)
+
+
+def about_someone_else(clause: str) -> bool:
+    """'My boss lives in Berlin': a statement whose subject is another person."""
+    return bool(_SOMEONE_ELSE.match(normalize_subject(clause)))
+
+
+def intention(clause: str) -> bool:
+    """'I'm learning Korean', 'I'll email you tomorrow': a plan, a wish or a request for later."""
+    return bool(_INTENTION.search(normalize_subject(clause)))
+
+
 def third_person(clause: str) -> str:
     """'I'm in PST' -> 'The user is in PST'; 'I love sushi' -> 'The user loves sushi'."""
     words = normalize_subject(clause).split()

@@ -71,7 +71,11 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
         nearest = classifier.nearest(missed, _entries(registry)) if classifier else [None] * len(missed)
         for clause, near in zip(missed, nearest, strict=True):
             drafts = _typed_value(near.entity, cl.normalize_subject(clause)) if near else []
-            if drafts:
+            if cl.about_someone_else(clause):
+                unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+            elif near and cl.intention(clause):
+                unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as a plan or wish, not a current fact"))
+            elif drafts:
                 facts += _facts(clause, drafts)
             elif near:
                 unextracted.append(Unextracted(clause, f"reads as {near.entity} (similarity {near.similarity:.2f}) "

@@ -83,7 +83,7 @@ _LIVE = re.compile(
     r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)|'m (?:now |currently |still )?(?:living|staying|"
     r"residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|'ve settled|\s+settled|"
     r"\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", I)
-_MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|moving|relocating|"
+_MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|"
                     r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", I)
 _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is(?: now)?(?: in)?|i call)"
                    r"\s+(?P<v>.+?)(?:\s+home)?$", I)
@@ -242,7 +242,8 @@ def employer_frame(n: str) -> list[Draft]:
 def _org(raw: str) -> str | None:
     org = re.split(r"\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time)\b", cut(raw), maxsplit=1, flags=I)[0]
     org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=I).strip()
-    if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5:
+    # "I quit being vegan", "I left smoking": an activity, not a company
+    if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
         return None
     return org
 

@@ -7,7 +7,7 @@ import re
 
 from .. import gazetteer, values
 from .frames import Frame
-from .lexicon import CHANNEL_RE, CHANNELS, PAYMENT_WORDS, Draft, cut
+from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut
 
 I = re.IGNORECASE
 
@@ -35,7 +35,7 @@ def payment_frame(n: str) -> list[Draft]:
         if PAYMENT_WORDS.search(raw) and not values.parse_amount(raw):
             return [Draft("user.payment.method", f"not:{_instrument(raw)}")]
         return []
-    m = _PAY.search(n)
+    m = _PAY.search(FROM_TO.sub("", n))
     if not m:
         return []
     raw = cut(next(g for g in m.groups() if g))
@@ -83,8 +83,8 @@ def budget_frame(n: str) -> list[Draft]:
 
 _CONSENT_YES = re.compile(
     r"\bi(?:\s+(?:hereby|do|now|fully|also))*(?:\s+(?:consent|agree|opt in|opt-in|give (?:my )?(?:consent|permission)|"
-    r"give you permission|am okay|am ok|am fine|am happy|accept)|'m (?:okay|ok|fine|happy))\s+(?:to|for|with|that you)?\s*"
-    r"(?P<t>.+)$"
+    r"give you permission|accept)\s+(?:to|for|with|that you)?|(?:'m|\s+am) (?:okay|ok|fine|happy) (?:with|for|that you|to let you))"
+    r"\s*(?P<t>.+)$"
     r"|\b(?:you (?:can|may|have my (?:permission|consent) to)|feel free to|go ahead and)\s+(?P<u>(?:share|use|record|"
     r"send|email|text|call|contact|store|keep|process|track|sell).+)$"
     r"|\bsign me up (?:for|to) (?P<v>.+)$", I)
@@ -139,7 +139,7 @@ def _slug(text: str) -> str:
 
 _CONTACT = re.compile(
     rf"\b(?:contact|reach|ping|message|get (?:in touch with|hold of)|call|notify|update)\s+me\s+(?:only\s+)?"
-    rf"(?:by|via|through|over|on|at|using|with)\s+(?P<v>{CHANNEL_RE})\b"
+    rf"(?:by|via|through|over|on|at|using|with)\s+(?:my\s+)?(?P<v>{CHANNEL_RE})\b"
     rf"|\bi(?:\s+prefer|'d prefer|'d rather|\s+would rather|\s+would prefer|\s+like|\s+want)\s+"
     rf"(?:(?:to )?be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
     rf"(?P<w>{CHANNEL_RE})\b"
