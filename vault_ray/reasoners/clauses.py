@@ -28,7 +28,7 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|no|yeah|hey|hi|hello|note)[,:!]?\s+)+", re.I), ""),
 ]
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
 _IMPERATIVE_ABOUT_ME = re.compile(
     r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
     r"remember|note|don't|do not|never|always|keep)\b", re.IGNORECASE)
@@ -76,10 +76,21 @@ _SOMEONE_ELSE = re.compile(
     r"^(?:my|our) (?:\w+ )?(?:boss|wife|husband|partner|spouse|son|daughter|kids?|children|child|mom|mum|mother|dad|"
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
-    r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b(?!'s name)", re.IGNORECASE)
+    r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
+    r"(?!'s name|\s+(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule|budget|account))", re.IGNORECASE)
 _INTENTION = re.compile(
     r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
-    r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon)\b", re.IGNORECASE)
+    r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon|next|moving|"
+    r"relocating|if|when|whether)\b", re.IGNORECASE)
+
+
+_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|suppose|heard|feel like|bet|assume|reckon)|i'm (?:pretty |fairly )?sure|"
+                    r"i'm told|i was told)(?: that)?\s+", re.IGNORECASE)
+
+
+def unhedged(clause: str) -> str:
+    """'I think the meeting is on Eastern time' -> 'the meeting is on Eastern time'."""
+    return _HEDGE.sub("", normalize_subject(clause))
 
 
 def about_someone_else(clause: str) -> bool:

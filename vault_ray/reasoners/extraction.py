@@ -20,7 +20,7 @@ from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
-from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft
+from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft
 from .prototypes import PrototypeClassifier
 
 
@@ -36,7 +36,9 @@ ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES)
 
 def read_clause(clause: str) -> list[Draft]:
     """What the slot patterns read in one clause (empty if nothing)."""
-    norm = cl.normalize_subject(clause)
+    norm = cl.unhedged(clause)
+    if not cl.about_user(norm):
+        return []
     drafts: list[Draft] = []
     for frame in ALL_FRAMES:
         drafts += frame(norm)
@@ -64,7 +66,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             drafts = read_clause(clause)
             if drafts:
                 facts += _facts(clause, drafts)
-            elif cl.about_user(clause):
+            elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
     unextracted: list[Unextracted] = []
     if missed:
@@ -127,8 +129,27 @@ def _find_zone(n: str) -> list[Draft]:
 
 
 def _find_place(n: str) -> list[Draft]:
-    found = [w for w in _windows(n) if w[:1].isupper() and w.lower() not in ("i", "i'm") and gazetteer.find_place(w)]
-    return [Draft("user.location", found[0])] if found else []
+    """A known place in a locative position: after in/to/at/near, or before 'home'."""
+    for w in _windows(n):
+        if w[:1].isupper() and w.lower() not in ("i", "i'm") and gazetteer.find_place(w) and (
+                re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
+                or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
+            return [Draft("user.location", w)]
+    return []
+
+
+def _find_org(n: str) -> list[Draft]:
+    m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
+    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)):
+        return [Draft("user.employer", m.group(1))]
+    return []
+
+
+def _find_job(n: str) -> list[Draft]:
+    m = re.search(r"\b(?:a|an)\s+([\w\-]+(?:\s+[\w\-]+)?)\b", n)
+    if m and OCCUPATIONS.search(m.group(1)):
+        return [Draft("user.job", m.group(1))]
+    return []
 
 
 def _find_word(entity: str, pattern: str, table: dict[str, str]) -> Callable[[str], list[Draft]]:
@@ -170,6 +191,8 @@ _TYPED: dict[str, Callable[[str], list[Draft]]] = {
     "user.language": _find_language,
     "user.budget": _find_amount,
     "user.payment.method": _find_payment,
+    "user.employer": _find_org,
+    "user.job": _find_job,
 }
 
 

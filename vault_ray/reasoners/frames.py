@@ -128,7 +128,8 @@ _DIET_NOT = re.compile(
     rf"\b(?:i'm not|i am not|i'm no longer|i no longer|i stopped being|i quit being|i gave up being|i'm done being|"
     rf"i stopped eating|i'm not eating|i don't eat|i no longer eat|i'm not following|i stopped following)\s+"
     rf"(?:(?:a|an|strictly|fully|really)\s+)*(?P<v>{DIET_RE})\b", I)
-_MEAT_FREE = re.compile(r"\bi (?:don't|never|no longer|stopped|quit|gave up) (?:eat(?:ing)?|touch) (?:any )?(?P<v>meat|animal products)\b", I)
+_MEAT_FREE = re.compile(r"\bi (?:don't|never|no longer|stopped|quit|gave up|cut out)(?: eat(?:ing)?| touch)? (?:any |all )?"
+                        r"(?P<v>meat|animal products)\b", I)
 _MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? meat again|am eating|'m eating) "
                    r"(?:(?:meat|everything|anything)\b|.*\bmeat\b)", I)
 
@@ -183,7 +184,8 @@ def name_frame(n: str) -> list[Draft]:
 
 _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
                   r"job title) is(?: now)?|i (?:became|got promoted to|was promoted to|got a job as|started as|now work as|"
-                  r"retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?)\s+"
+                  r"retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|i've been|i have been|"
+                  r"by (?:profession|trade),? i'm)\s+"
                   r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?:at|for|with|in|by|of)\s+(?P<org>.+))?$", I)
 _JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:\s+(?:anymore|any more|any longer))?$"
                       r"|\bi (?:quit|left|stopped) (?:being|working as) (?:a|an|the) (?P<w>[\w\- ]+?)$", I)
@@ -202,7 +204,8 @@ def job_frame(n: str) -> list[Draft]:
         return []
     out = [Draft("user.job", job)]
     org = cut(m.group("org") or "")
-    if org and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, I):
+    named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
+    if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, I):
         out.append(Draft("user.employer", org))
     return out
 
@@ -286,6 +289,10 @@ def family_frame(n: str) -> list[Draft]:
         rel = {"kid": "child", "kids": "children", "grandkids": "grandchildren"}.get(rel, rel)
         singular = re.sub(r"(?:ren|s)$", "", rel) if rel not in ("twins",) else rel
         return [Draft("user.family", f"{count} {rel}" if count > 1 else singular)]
+    m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, I)
+    if m and number_word(m.group("n")):
+        count = number_word(m.group("n")) or 1
+        return [Draft("user.family", f"{count} children" if count > 1 else "child")]
     m = _FAMILY_NAME.search(n)
     if m:
         return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v')}")]
@@ -320,12 +327,14 @@ _SCHEDULE = re.compile(r"\bi (?:(?:usually|always|normally|often|also) )?(?:go t
                        r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", I)
 _SCHEDULE_MY = re.compile(r"^my (?:weekly |daily |regular |usual )?(?P<thing>[a-z ]+?) (?:is|are|happens|happen|takes place) "
                           r"(?:usually |always |now )?(?P<when>(?:on|at|every|each|in the)\s+.+)$", I)
+_SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usually |always )?(?:have|go to|do|attend|play)\s+"
+                             r"(?:a |the |my )?(?P<thing>[a-z ]+)$", I)
 _SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle)"
                           r"\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", I)
 
 
 def schedule_frame(n: str) -> list[Draft]:
-    for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE):
+    for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
         m = pattern.search(n)
         if m:
             thing = re.sub(r"[^a-z0-9]+", "_", m.group("thing").lower()).strip("_")

@@ -12,10 +12,11 @@ from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut
 I = re.IGNORECASE
 
 _PAY = re.compile(
-    r"\b(?:i (?:always |usually |now |only |normally |mostly |will |'ll |prefer to |'d rather |want to |like to )?pay|"
+    r"\b(?:i(?:'ll|'d|\s+will|\s+would)?(?:\s+(?:always|usually|now|only|normally|mostly|rather|prefer to|want to|like to))*\s+pay|"
     r"i'm (?:now )?paying|i'll be paying|paying|payments? (?:go|goes|will go)|i (?:now )?(?:use|prefer))\s+"
     r"(?:with|by|via|using|through|on|in|over)?\s*(?P<v>.+)$"
-    r"|\b(?:charge|bill|put)(?:\s+(?:it|this|that|everything|them|purchases|all|the order|orders))?\s+(?:to|on)\s+(?P<w>.+)$"
+    r"|\b(?:charge|bill|put|charged|billed)(?:\s+(?:it|this|that|everything|them|purchases|all|the order|orders))?\s+"
+    r"(?:to|on)\s+(?P<w>.+)$"
     r"|\b(?:use|switch to|i switched to|i changed to|i moved to|i've switched to)\s+(?P<x>.+?)\s+for\s+"
     r"(?:payments?|purchases|billing|paying|checkout|everything)\b"
     r"|\bmy (?:preferred |default |new |main |usual )?(?:payment method|payment|card|billing method|payment option)\s+"
@@ -46,7 +47,7 @@ def payment_frame(n: str) -> list[Draft]:
 
 
 def _instrument(raw: str) -> str:
-    raw = re.sub(r"^(?:my|the|a|an|our)\s+", "", raw.strip(), flags=I)
+    raw = re.sub(r"^(?:is\s+|are\s+)?(?:my|the|a|an|our)\s+", "", raw.strip(), flags=I)
     return re.sub(r"\s+(?:card|account)$", "", raw, flags=I) if re.search(r"\b(?:visa|mastercard|amex|discover|"
                                                                        r"american express|revolut)\b", raw, I) else raw
 
@@ -94,6 +95,9 @@ _CONSENT_NO = re.compile(
     r"|\bi (?:no longer|don't|do not|won't|never) (?:consent|agree|give (?:my )?(?:consent|permission))\s+(?:to|for)\s+(?P<u>.+)$"
     r"|\b(?:stop|quit)\s+(?:sending|emailing|texting|calling|contacting|messaging|spamming)\s+me\s*(?P<v>.*)$"
     r"|\bunsubscribe me\s*(?:from)?\s*(?P<w>.*)$"
+    r"|\b(?:count me out of|take me off|remove me from|leave me off)\s+(?P<o>.+)$"
+    r"|\bi (?:no longer|don't|do not) want (?:to (?:receive|get) )?(?:any (?:more )?)?(?P<q>(?:[\w\-]+ )?(?:emails?|newsletters?|"
+    r"texts?|messages|offers|updates|ads|notifications|promotions)\b.*)$"
     r"|\bi (?:want to |'d like to |would like to )?(?:opt out|opt-out|unsubscribe)\s*(?:of|from)?\s*(?P<x>.*)$"
     r"|\b(?:please )?(?:don't|do not|never) (?:send me\s+(?P<y>.+)|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", I)
 _TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
@@ -143,7 +147,7 @@ _CONTACT = re.compile(
     rf"|\bi(?:\s+prefer|'d prefer|'d rather|\s+would rather|\s+would prefer|\s+like|\s+want)\s+"
     rf"(?:(?:to )?be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
     rf"(?P<w>{CHANNEL_RE})\b"
-    rf"|^(?P<x>{CHANNEL_RE}) (?:is|works) (?:the )?(?:best|easiest|preferred|quickest|better)"
+    rf"|^(?P<x>{CHANNEL_RE}) (?:is|are|works?) (?:the )?(?:best|easiest|preferred|quickest|better)"
     rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
     rf"|\b(?:just |only |please )*(?P<z>email|text|call|message|whatsapp) me\s+(?:instead|only|from now on|rather)\b"
     rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", I)

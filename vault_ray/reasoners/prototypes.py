@@ -27,10 +27,10 @@ class PrototypeClassifier:
     """`nearest(sentences, entries)`: per sentence, the entry with the most similar
     example (ties and near-ties are reported through `margin`)."""
 
-    def __init__(self, embedder: Embedder, *, threshold: float | None = None, margin: float = 0.02) -> None:
+    def __init__(self, embedder: Embedder, *, threshold: float | None = None, margin: float = 0.05) -> None:
         self.embedder = embedder
-        # the local model rates paraphrases ~0.5-0.8; hashing vectors only share words, so less
-        self.threshold = threshold if threshold is not None else (0.3 if embedder.name.startswith("hashing") else 0.5)
+        # the local model rates paraphrases ~0.45-0.8; hashing vectors only share words, so less
+        self.threshold = threshold if threshold is not None else (0.3 if embedder.name.startswith("hashing") else 0.45)
         self.margin = margin
         self._cache: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
         self._lock = threading.Lock()
