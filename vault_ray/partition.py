@@ -213,7 +213,9 @@ class Partition:
             agents.add(incoming.agent)
             claim_id = incoming.id
         self._supersede(txn, targets, txn.claim(claim_id), reason=f"{op}: retracted by its agent")
-        updated = replace(d, challenges=d.challenges + 1, supporters=supporters)
+        # a dispute on a high-stakes entity waits for the user however it was opened
+        updated = replace(d, challenges=d.challenges + 1, supporters=supporters,
+                          needs_user=d.needs_user or policy.is_high_stakes(d.entity))
         txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
                         challenges=updated.challenges, agents=sorted(agents))
         settled = self._settle_repeat(txn, incoming, updated, len(agents), policy)

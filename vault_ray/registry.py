@@ -95,8 +95,10 @@ class EntityRegistry:
         return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
 
     def description_texts(self) -> list[str]:
-        """What `relevant` embeds for each entry, in entry order ("user timezone: ...")."""
-        return [f"{key.replace('.', ' ').replace('_', ' ')}: {entry.description}" for key, entry in self.entries.items()]
+        """What `relevant` embeds for each entry, in entry order ("user timezone: ... e.g. ...")."""
+        return [f"{key.replace('.', ' ').replace('_', ' ')}: {entry.description}"
+                + (". " + "; ".join(entry.examples).replace("[", "").replace("]", "") if entry.examples else "")
+                for key, entry in self.entries.items()]
 
     def to_list(self) -> list[dict[str, object]]:
         return [

@@ -20,7 +20,7 @@ from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
-from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft
+from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
 
@@ -70,9 +70,11 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 missed.append(clause)
     unextracted: list[Unextracted] = []
     if missed:
-        nearest = classifier.nearest(missed, _entries(registry)) if classifier else [None] * len(missed)
+        entries = _entries(registry)
+        nearest = classifier.nearest(missed, entries) if classifier else [None] * len(missed)
+        by_key = {e.key: e for e in entries}
         for clause, near in zip(missed, nearest, strict=True):
-            drafts = _typed_value(near.entity, cl.normalize_subject(clause)) if near else []
+            drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
             if cl.about_someone_else(clause):
                 unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
             elif near and cl.intention(clause):
@@ -196,6 +198,25 @@ _TYPED: dict[str, Callable[[str], list[Draft]]] = {
 }
 
 
-def _typed_value(entity: str, norm: str) -> list[Draft]:
-    finder = _TYPED.get(entity)
-    return finder(norm) if finder else []
+def _typed_value(entry: RegistryEntry, norm: str) -> list[Draft]:
+    finder = _TYPED.get(entry.key)
+    return finder(norm) if finder else _example_slot(entry, norm)
+
+
+def _example_slot(entry: RegistryEntry, norm: str) -> list[Draft]:
+    """For an entry without a typed finder (your own entries): examples that mark their
+    value in brackets ("I drive a [Tesla]") give the slot: the words before the bracket,
+    then the value."""
+    if entry.key.endswith(".*"):
+        return []
+    for example in entry.examples:
+        head, bracket, _ = example.partition("[")
+        words = re.findall(r"[\w']+", cl.normalize_subject(head).lower())
+        if not bracket or not words:
+            continue
+        pattern = r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\s+(?P<v>.+)$"
+        m = re.search(pattern, norm, re.IGNORECASE)
+        value = cut(m.group("v")) if m else ""
+        if value:
+            return [Draft(entry.key, value)]
+    return []

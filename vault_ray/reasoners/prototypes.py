@@ -66,5 +66,6 @@ class PrototypeClassifier:
 
 
 def _masked(text: str) -> str:
-    """Lowercase with the subject normalized, so 'I am' and "I'm" embed alike."""
-    return re.sub(r"\bi am\b", "i'm", text.strip().lower())
+    """Lowercase with the subject normalized, so 'I am' and "I'm" embed alike; a bracketed
+    example value ("I drive a [Tesla]") loses its brackets."""
+    return re.sub(r"\bi am\b", "i'm", text.strip().lower().replace("[", "").replace("]", ""))
