@@ -21,7 +21,7 @@ BUILTIN_ENTRIES: tuple[RegistryEntry, ...] = (
          "I relocated to Madrid", "I just moved here to Chicago", "I'm living in Paris now"),
     ),
     RegistryEntry(
-        "user.hometown", "where the user comes from or grew up", "one", ("user.origin", "user.home_town"),
+        "user.hometown", "where the user comes from or grew up", "one", ("user.origin",),
         ("I'm from Ohio", "I grew up in Lyon", "I was born in Mumbai", "My hometown is Austin"),
     ),
     RegistryEntry(

@@ -231,7 +231,8 @@ def language_table() -> dict[str, str]:
 
 def find_language(text: str) -> str | None:
     folded = fold(text)
-    folded = re.sub(r"^(?:fluent|native|some|a (?:bit|little)(?: of)?|basic|conversational|business|a few words of)\s+", "", folded)
+    folded = re.sub(r"^(?:fluent|native|some|a (?:bit|little)(?: of)?|basic|conversational|business|a few words of)\s+",
+                    "", folded)
     return language_table().get(folded)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from . import gazetteer
 from .gazetteer import fold
@@ -54,10 +55,11 @@ _NUMBER = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)\s*(?P<mult>k|m|mm|bn|b|
 _MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
                 "million": 1_000_000, "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
 _NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
-    "million billion point and a"
-).split()
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
+    "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "point", "and",
+    "a",
+)
 _SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|".join(_NUMBER_WORDS) + r"))*\b",
                       re.IGNORECASE)
 
@@ -91,6 +93,11 @@ def canonical(entity: str, value: str | None) -> str:
     """The comparison form of `value` for `entity` (empty for no value)."""
     if value is None or not value.strip():
         return ""
+    return _canonical(entity, value)
+
+
+@lru_cache(maxsize=65_536)  # pure, and conflict checks compare the same few values again and again
+def _canonical(entity: str, value: str) -> str:
     stance, rest = split_stance(value)
     kind = value_kind(entity)
     if kind == "consent":

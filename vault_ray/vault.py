@@ -11,10 +11,10 @@ from typing import Any
 
 from . import front, timeline
 from .backend import Backend, LocalBackend
+from .builtin_entities import NOTES_ENTITY
 from .embedders import Embedder, LocalEmbedder
 from .errors import InvalidFact, InvalidInput
 from .explain import Explanation, explain_claim
-from .builtin_entities import NOTES_ENTITY
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, utcnow, validate_entity
 from .policy import Policy
 from .ratelimit import RateLimiter

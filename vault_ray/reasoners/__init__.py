@@ -3,5 +3,6 @@ from .rules import RuleReasoner
 from .scripted import ScriptedReasoner
 
 __all__ = [
-    "Extraction", "JudgeCase", "Judgement", "Message", "OwnVerdict", "Reasoner", "RuleReasoner", "ScriptedReasoner", "latest_turn",
+    "Extraction", "JudgeCase", "Judgement", "Message", "OwnVerdict", "Reasoner", "RuleReasoner", "ScriptedReasoner",
+    "latest_turn",
 ]

@@ -23,7 +23,6 @@ from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
-
 _TEMPLATES = {
     "user.timezone": "The user's time zone is {}", "user.location": "The user lives in {}",
     "user.employer": "The user works at {}", "user.job": "The user works as {}", "user.allergies": "The user is allergic to {}",

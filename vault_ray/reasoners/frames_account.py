@@ -9,10 +9,11 @@ from .. import gazetteer, values
 from .frames import Frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut
 
-I = re.IGNORECASE
+IC = re.IGNORECASE
 
 _PAY = re.compile(
-    r"\b(?:i(?:'ll|'d|\s+will|\s+would)?(?:\s+(?:always|usually|now|only|normally|mostly|rather|prefer to|want to|like to))*\s+pay|"
+    r"\b(?:i(?:'ll|'d|\s+will|\s+would)?(?:\s+(?:always|usually|now|only|normally|mostly|rather|prefer to|want to|"
+    r"like to))*\s+pay|"
     r"i'm (?:now )?paying|i'll be paying|paying|payments? (?:go|goes|will go)|i (?:now )?(?:use|prefer))\s+"
     r"(?:with|by|via|using|through|on|in|over)?\s*(?P<v>.+)$"
     r"|\b(?:charge|bill|put|charged|billed)(?:\s+(?:it|this|that|everything|them|purchases|all|the order|orders))?\s+"
@@ -23,10 +24,10 @@ _PAY = re.compile(
     r"(?:is|will be|should be|is now)\s+(?P<y>.+)$"
     r"|\bi (?:switched|moved|changed) (?:to paying (?:with|by|via)|my payment method to|over to paying (?:with|by))\s+(?P<z>.+)$"
     r"|\b(?:please )?use my (?P<u>.+)$"
-    r"|\b(?:please )?(?:charge|bill) (?P<b>my .+)$", I)
+    r"|\b(?:please )?(?:charge|bill) (?P<b>my .+)$", IC)
 _PAY_NOT = re.compile(r"\b(?:don't|do not|stop|never) (?:charge|charging|bill|billing|use|using) (?:my |the )?(?P<v>.+)$"
                       r"|\bi (?:no longer|don't|do not) (?:use|have|pay with|pay by) (?:my |a |an |the )?(?P<w>.+)$"
-                      r"|\bi (?:cancelled|canceled|closed) my (?P<x>.+)$", I)
+                      r"|\bi (?:cancelled|canceled|closed) my (?P<x>.+)$", IC)
 
 
 def payment_frame(n: str) -> list[Draft]:
@@ -40,16 +41,16 @@ def payment_frame(n: str) -> list[Draft]:
     if not m:
         return []
     raw = cut(next(g for g in m.groups() if g))
-    raw = re.split(r"\s+(?:for|from now on|instead of|rather than|when|if)\b", raw, maxsplit=1, flags=I)[0]
+    raw = re.split(r"\s+(?:for|from now on|instead of|rather than|when|if)\b", raw, maxsplit=1, flags=IC)[0]
     if not PAYMENT_WORDS.search(raw) or values.parse_amount(raw) and re.search(r"\d", raw):
         return []
     return [Draft("user.payment.method", _instrument(raw))]
 
 
 def _instrument(raw: str) -> str:
-    raw = re.sub(r"^(?:is\s+|are\s+)?(?:my|the|a|an|our)\s+", "", raw.strip(), flags=I)
-    return re.sub(r"\s+(?:card|account)$", "", raw, flags=I) if re.search(r"\b(?:visa|mastercard|amex|discover|"
-                                                                       r"american express|revolut)\b", raw, I) else raw
+    raw = re.sub(r"^(?:is\s+|are\s+)?(?:my|the|a|an|our)\s+", "", raw.strip(), flags=IC)
+    return re.sub(r"\s+(?:card|account)$", "", raw, flags=IC) if re.search(r"\b(?:visa|mastercard|amex|discover|"
+                                                                       r"american express|revolut)\b", raw, IC) else raw
 
 
 _BUDGET = re.compile(
@@ -58,13 +59,14 @@ _BUDGET = re.compile(
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
     r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
-    r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
+    r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+"
+    r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
     r"|\b(?:keep (?:it|things|the (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within|at most|"
     r"around|about)\s+(?P<x>.+)$"
     r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
     r"|\b(?:i have|i've got|i've)\s+(?P<z>.+?)\s+to spend\b"
     r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
-    r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$", I)
+    r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$", IC)
 
 
 def budget_frame(n: str) -> list[Draft]:
@@ -72,8 +74,8 @@ def budget_frame(n: str) -> list[Draft]:
     if not m:
         return []
     raw = next(g for k, g in m.groupdict().items() if g and k != "topic")
-    raw = re.split(r"\s+(?:for|on|per|a|each|every)\s+(?!thousand|million|hundred)", raw, maxsplit=1, flags=I)[0]
-    if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, I)):
+    raw = re.split(r"\s+(?:for|on|per|a|each|every)\s+(?!thousand|million|hundred)", raw, maxsplit=1, flags=IC)[0]
+    if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
     if values.parse_amount(raw) is None:
         return []
@@ -84,11 +86,12 @@ def budget_frame(n: str) -> list[Draft]:
 
 _CONSENT_YES = re.compile(
     r"\bi(?:\s+(?:hereby|do|now|fully|also))*(?:\s+(?:consent|agree|opt in|opt-in|give (?:my )?(?:consent|permission)|"
-    r"give you permission|accept)\s+(?:to|for|with|that you)?|(?:'m|\s+am) (?:okay|ok|fine|happy) (?:with|for|that you|to let you))"
+    r"give you permission|accept)\s+(?:to|for|with|that you)?"
+    r"|(?:'m|\s+am) (?:okay|ok|fine|happy) (?:with|for|that you|to let you))"
     r"\s*(?P<t>.+)$"
     r"|\b(?:you (?:can|may|have my (?:permission|consent) to)|feel free to|go ahead and)\s+(?P<u>(?:share|use|record|"
     r"send|email|text|call|contact|store|keep|process|track|sell).+)$"
-    r"|\bsign me up (?:for|to) (?P<v>.+)$", I)
+    r"|\bsign me up (?:for|to) (?P<v>.+)$", IC)
 _CONSENT_NO = re.compile(
     r"\bi (?:hereby |now |want to |'d like to )?(?:withdraw|revoke|retract|take back|pull)\s+(?:my |the )?"
     r"(?:consent|permission|agreement|opt-in)\s*(?:to|for|from|on|regarding|about)?\s*(?P<t>.*)$"
@@ -99,10 +102,11 @@ _CONSENT_NO = re.compile(
     r"|\bi (?:no longer|don't|do not) want (?:to (?:receive|get) )?(?:any (?:more )?)?(?P<q>(?:[\w\-]+ )?(?:emails?|newsletters?|"
     r"texts?|messages|offers|updates|ads|notifications|promotions)\b.*)$"
     r"|\bi (?:want to |'d like to |would like to )?(?:opt out|opt-out|unsubscribe)\s*(?:of|from)?\s*(?P<x>.*)$"
-    r"|\b(?:please )?(?:don't|do not|never) (?:send me\s+(?P<y>.+)|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", I)
+    r"|\b(?:please )?(?:don't|do not|never) (?:send me\s+(?P<y>.+)"
+    r"|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", IC)
 _TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
                "about", "further", "more", "receive", "receiving", "get", "getting", "send", "sending", "sent", "be",
-               "being", "further", "by", "anymore", "please", "those", "these", "them", "that", "this", "it"}
+               "being", "by", "anymore", "please", "those", "these", "them", "that", "this", "it"}
 _GERUND = {"share": "sharing", "shared": "sharing", "record": "recording", "recorded": "recording", "track": "tracking",
            "tracked": "tracking", "process": "processing", "processed": "processing", "sell": "selling", "sold": "selling",
            "store": "storage", "storing": "storage", "use": "use", "using": "use", "used": "use", "contact": "contact",
@@ -117,7 +121,7 @@ def consent_frame(n: str) -> list[Draft]:
         status = values.CONSENT_GIVEN
     if not m:
         return []
-    verb = re.search(r"\b(?:stop|quit)\s+(\w+)", m.group(0), I)
+    verb = re.search(r"\b(?:stop|quit)\s+(\w+)", m.group(0), IC)
     raw = next((g for g in m.groups() if g), "") or ""
     if verb and not raw.strip():
         raw = verb.group(1)
@@ -150,19 +154,19 @@ _CONTACT = re.compile(
     rf"|^(?P<x>{CHANNEL_RE}) (?:is|are|works?) (?:the )?(?:best|easiest|preferred|quickest|better)"
     rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
     rf"|\b(?:just |only |please )*(?P<z>email|text|call|message|whatsapp) me\s+(?:instead|only|from now on|rather)\b"
-    rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", I)
-_CONTACT_NOT = re.compile(rf"^(?:please )?(?:don't|do not|never) (?P<v>call|text|email|message) me\b"
-                          rf"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", I)
+    rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", IC)
+_CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|email|message) me\b"
+                          r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
 
 
 def contact_frame(n: str) -> list[Draft]:
     m = _CONTACT.search(n)
     if m:
         word = next(g for g in m.groups() if g).lower()
-        if not re.search(r"\b(?:pay|paying|payment)\b", n, I):
+        if not re.search(r"\b(?:pay|paying|payment)\b", n, IC):
             return [Draft("user.contact_preference", CHANNELS[word])]
     m = _CONTACT_NOT.search(n)
-    if m and not re.search(r"\b(?:marketing|promotional|newsletter|spam)\b", n, I):
+    if m and not re.search(r"\b(?:marketing|promotional|newsletter|spam)\b", n, IC):
         return [Draft("user.contact_preference", f"not:{CHANNELS[(m.group('v') or m.group('w')).lower()]}")]
     return []
 
@@ -182,9 +186,9 @@ _LIKE = (r"(?:really |absolutely |totally |also |just |still |do |so |pretty )*(
 _DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislike|detest|can't stand|don't like|don't enjoy|"
             r"don't eat|avoid|not a (?:big |huge )?fan of|not into|loathe|despise|don't care for|'m sick of|'m tired of|"
             r"no longer (?:like|enjoy|eat|love)|stopped (?:liking|eating|enjoying)|can't eat|sick of|tired of)")
-_PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", I)
+_PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", IC)
 _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"
-                       r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", I)
+                       r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", IC)
 
 
 def preference_frame(n: str) -> list[Draft]:
@@ -193,29 +197,29 @@ def preference_frame(n: str) -> list[Draft]:
     if not m and not fav:
         return []
     if m:
-        negative = bool(m.group("neg")) or bool(re.search(r"\b(?:anymore|any more)\b", n, I) and "don't" in n.lower())
+        negative = bool(m.group("neg")) or bool(re.search(r"\b(?:anymore|any more)\b", n, IC) and "don't" in n.lower())
         raw = m.group("d") or m.group("v")
     else:
         negative, raw = False, fav.group("v") or fav.group("w")
         if fav.group("what"):
             raw = f"{raw} {fav.group('what')}" if fav.group("what").lower() in ("food", "cuisine") else raw
-    raw = re.sub(r"\s+(?:so much|a lot|very much|the most|more than anything|like crazy)$", "", cut(raw), flags=I)
+    raw = re.sub(r"\s+(?:so much|a lot|very much|the most|more than anything|like crazy)$", "", cut(raw), flags=IC)
     raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
-                 r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=I)
-    raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=I)
-    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, I):
+                 r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=IC)
+    raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
+    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, IC):
         return []
     words = set(re.findall(r"[a-z]+", raw.lower()))
-    food = bool(words & FOOD_WORDS) or bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", I))
+    food = bool(words & FOOD_WORDS) or bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
     if CHANNELS.get(raw.lower()) or gazetteer.find_zone(raw) or PAY_ONLY.match(raw) or (
             gazetteer.find_language(raw) and not food):
         return []
-    obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", raw, flags=I) if food else raw
+    obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", raw, flags=IC) if food else raw
     stance = "dislikes" if negative else "likes"
     return [Draft("user.food_preferences" if food else "user.likes", f"{stance}:{obj}")]
 
 
-PAY_ONLY = re.compile(r"^(?:paypal|visa|mastercard|amex|apple pay|google pay|venmo|cash|bank transfer|invoice)$", I)
+PAY_ONLY = re.compile(r"^(?:paypal|visa|mastercard|amex|apple pay|google pay|venmo|cash|bank transfer|invoice)$", IC)
 
 ACCOUNT_FRAMES: tuple[Frame, ...] = (consent_frame, budget_frame, payment_frame, contact_frame)
 PREFERENCE_FRAMES: tuple[Frame, ...] = (preference_frame,)
