@@ -63,6 +63,11 @@ class RuleReasoner:
         pattern reads by the registry's prototype statements; without one, patterns only."""
         self.classifier = PrototypeClassifier(embedder, threshold=prototype_threshold) if embedder is not None else None
 
+    def __getstate__(self) -> dict[str, object]:
+        # a copy sent to a shard actor leaves the embedder behind: shards never extract,
+        # and torch stays out of them
+        return {**self.__dict__, "classifier": None}
+
     def extract(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> list[Fact]:
         return list(self.extract_turn(messages, registry).facts)
 
