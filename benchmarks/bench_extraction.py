@@ -9,6 +9,7 @@ per user turn (the default path: LocalEmbedder + RuleReasoner, model loaded firs
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import statistics
 import time
@@ -53,13 +54,16 @@ def totals(counts: dict[str, list[int]]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hashing", action="store_true", help="HashingEmbedder instead of the local model")
+    parser.add_argument("--patterns-only", action="store_true", help="no embedder: slot patterns alone")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
     embedder = HashingEmbedder() if args.hashing else LocalEmbedder()
     embedder.embed(["warm up"])
-    reasoner = RuleReasoner(embedder)
+    reasoner = RuleReasoner(None if args.patterns_only else embedder)
     rows = load()
-    score(reasoner, rows[:5])  # builds the name tables and the prototype vectors
+    score(reasoner, rows[:5])  # builds the name tables
+    if reasoner.classifier is not None:
+        reasoner.classifier.nearest(["warm up"], BUILTIN_ENTRIES)  # and the prototype vectors
     counts, errors, latencies = score(reasoner, rows)
     print(f"{'category':<12} {'precision':>9} {'recall':>7} {'n':>4}")
     for cat, (tp, got, want) in sorted(counts.items()):
@@ -67,8 +71,9 @@ def main() -> None:
     precision, recall = totals(counts)
     print(f"{'all':<12} {precision:>9.1%} {recall:>7.1%} {sum(c[2] for c in counts.values()):>4}  ({len(rows)} statements)")
     ms = sorted(x * 1000 for x in latencies)
-    print(f"latency per turn: median {statistics.median(ms):.2f} ms, p95 {ms[int(len(ms) * 0.95)]:.2f} ms, "
-          f"max {ms[-1]:.2f} ms ({embedder.name})")
+    print(f"latency per turn: median {statistics.median(ms):.2f} ms, mean {statistics.mean(ms):.2f} ms, "
+          f"p95 {ms[int(len(ms) * 0.95)]:.2f} ms, max {ms[-1]:.2f} ms ({embedder.name}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     if args.show_errors:
         for text, extra, missing in errors:
             print(f"  {text!r}: extra {extra} missing {missing}")
