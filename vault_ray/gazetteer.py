@@ -177,7 +177,9 @@ def place_table() -> dict[str, str]:
         if int(city["population"]) >= 300_000:
             big = int(city["population"]) >= 1_000_000
             for alt in city["alternatenames"]:
-                if alt.isascii() and alt[:1].isupper() and (len(alt) >= 3 or (big and alt.isupper() and len(alt) == 2)):
+                # all-caps alternates are abbreviations ("NYC", "LA"): only a big city's ("UTC" is also Utrecht's)
+                if alt.isascii() and alt[:1].isupper() and (big or not alt.isupper()) and len(alt) >= 2 and (
+                        len(alt) >= 3 or alt.isupper()):
                     table[fold(alt)] = canonical
     for city in ranked:
         table[fold(city["name"])] = fold(city["name"])

@@ -23,6 +23,9 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
+    # a dropped subject: "Just relocated to Berlin", "Moved to Denver last week"
+    (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
+                r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"

@@ -144,6 +144,9 @@ def diet_frame(n: str) -> list[Draft]:
     m = _DIET_IS.search(n)
     if m:
         return [Draft("user.diet", DIETS[m.group("v").lower()])]
+    if re.search(r"\bi (?:only )?eat (?:fish|seafood)(?:,)?(?: but| and)? (?:no|not|never) meat\b"
+                 r"|\bi don't eat meat(?:,)? but (?:i )?(?:do )?eat (?:fish|seafood)\b", n, IC):
+        return [Draft("user.diet", "pescatarian")]
     m = _MEAT_FREE.search(n)
     if m:
         return [Draft("user.diet", "vegan" if "animal" in m.group("v").lower() else "vegetarian")]
@@ -166,7 +169,8 @@ def language_frame(n: str) -> list[Draft]:
     for pattern, stance in ((_SPEAK_NOT, "not:"), (_SPEAK, ""), (_LANG_FIRST, ""), (_NATIVE, "")):
         m = pattern.search(n)
         if m:
-            langs = [cut(p) for p in split_list(cut(m.group("v")) if stance or pattern is not _LANG_FIRST else m.group("v"))]
+            said = m.group("v").rsplit(":", 1)[-1]  # "three languages: English, French and German"
+            langs = [cut(p) for p in split_list(cut(said) if stance or pattern is not _LANG_FIRST else said)]
             found = [x for x in langs if gazetteer.find_language(x)]
             return [Draft("user.language", f"{stance}{x}") for x in found]
     return []
@@ -214,9 +218,9 @@ def job_frame(n: str) -> list[Draft]:
 
 
 _WORK_AT = re.compile(
-    r"\b(?:i (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
+    r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
     r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
-    r"|\b(?:(?:i|and) (?:just |recently |finally |then |now )?(?:joined|started at|started with|started working at|"
+    r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|started working at|"
     r"started working for|"
     r"got a job at|got a job with|got hired at|got hired by|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
@@ -278,6 +282,18 @@ _RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings
              r"stepsons?|stepdaughters?"
 _FAMILY_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|have got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+"
                           rf"(?:(?:young|little|grown|adult|teenage|small|older|younger)\s+)?(?P<r>{_RELATIONS})\b", IC)
+_FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:young|little|grown|adult|teenage|small|"
+                          rf"older|younger)\s+)?(?P<r>{_RELATIONS})\b", re.IGNORECASE)
+
+
+def _relative(m: re.Match[str]) -> Draft:
+    count = number_word(m.group("n")) or 1
+    rel = m.group("r").lower()
+    rel = {"kid": "child", "kids": "children", "grandkids": "grandchildren"}.get(rel, rel)
+    singular = re.sub(r"(?:ren|s)$", "", rel) if rel != "twins" else rel
+    return Draft("user.family", f"{count} {rel}" if count > 1 else singular)
+
+
 _FAMILY_NAME = re.compile(r"^(?i:my) (?P<r>wife|husband|partner|spouse|son|daughter|mom|mother|dad|father|brother|sister|"
                           r"fiancee?|boyfriend|girlfriend)(?:'s name)? is (?:called |named )?(?P<v>[A-Z][a-z]+)\b", re.UNICODE)
 _MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was| 've been|'ve just been)?\s+(?:now |happily |recently |"
@@ -288,11 +304,8 @@ _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged
 def family_frame(n: str) -> list[Draft]:
     m = _FAMILY_HAVE.search(n)
     if m:
-        count = number_word(m.group("n")) or 1
-        rel = m.group("r").lower()
-        rel = {"kid": "child", "kids": "children", "grandkids": "grandchildren"}.get(rel, rel)
-        singular = re.sub(r"(?:ren|s)$", "", rel) if rel not in ("twins",) else rel
-        return [Draft("user.family", f"{count} {rel}" if count > 1 else singular)]
+        items = [_FAMILY_ITEM.match(x) for x in split_list(n[m.start("n"):])]
+        return [_relative(x) for x in items if x] or [_relative(m)]
     m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
     if m and number_word(m.group("n")):
         count = number_word(m.group("n")) or 1
@@ -310,6 +323,7 @@ def family_frame(n: str) -> list[Draft]:
 
 
 _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to (?P<v>.+)$"
+                       r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
                        r"|\b(?P<x>[\w\- ]+?) (?:gives|give) me (?:a reaction|hives|an allergic reaction)", IC)
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
@@ -321,7 +335,7 @@ def allergies_frame(n: str) -> list[Draft]:
         return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(m.group("v") or m.group("w")))]
     m = _ALLERGIC.search(n)
     if m:
-        raw = cut(m.group("v") or m.group("w") or m.group("x"))
+        raw = cut(m.group("v") or m.group("y") or m.group("w") or m.group("x"))
         items = [cut(x) for x in split_list(raw) if cut(x)]
         return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
     return []

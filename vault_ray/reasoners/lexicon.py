@@ -100,7 +100,8 @@ def place_value(raw: str, *, strong: bool) -> str | None:
     ("I live in", "moved to") also an unknown capitalized name."""
     value = cut(raw)
     value = re.sub(r"^(?:the\s+)?(?:city|town|village|state|country|area|suburbs?) of\s+", "", value, flags=re.I)
-    if not value or gazetteer.find_zone(value):
+    zone = gazetteer.find_zone(value)
+    if not value or (zone and (value.isupper() or not gazetteer.find_place(value))):  # "Singapore" is both
         return None
     if gazetteer.find_place(value):
         return value
