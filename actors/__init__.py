@@ -1,36 +1,12 @@
-"""Cluster mode: partition-owning shard actors on Ray (installed as `vault_ray.actors`).
+"""Cluster mode's actors on Ray (installed as `vault_ray.actors`): the shard actors
+that own partitions, the control actor that holds policy, registry and assignment,
+and the operations that start and run them (`connect` creates or joins a store's
+actors; `vault-ray up` calls it). Joining a running store needs none of this:
+`Vault.connect` reaches the actors by name."""
 
-`connect(...)` is what `Vault.connect` calls. Ray is imported when one of these
-names is first used, so `import vault_ray.actors` works without Ray installed.
-"""
+from .cluster import attach, connect, rebalance, shutdown, status
+from .control import ClusterConfig, ControlActor, ShardActor
+from .shard import Shard
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
-_WHERE = {
-    "ClusterConfig": "control",
-    "ControlActor": "control",
-    "NotOwner": "shard",
-    "RayBackend": "backend",
-    "Shard": "shard",
-    "ShardActor": "control",
-    "attach": "cluster",
-    "connect": "cluster",
-    "rebalance": "cluster",
-    "shutdown": "cluster",
-    "status": "cluster",
-}
-
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+__all__ = ["ClusterConfig", "ControlActor", "Shard", "ShardActor", "attach", "connect", "rebalance", "shutdown",
+           "status"]

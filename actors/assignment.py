@@ -12,13 +12,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vault_ray.layout import read_json, write_json
+from vault_ray.storage.layout import read_json, write_json
 
 STATE_FILE = "cluster.json"
-
-
-def shard_name(index: int) -> str:
-    return f"vault-shard-{index}"
 
 
 @dataclass(frozen=True)

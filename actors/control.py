@@ -16,23 +16,22 @@ import threading
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import ActorDiedError, RayActorError
+from vault_ray.storage.layout import StoreLock, init_store
 
-from vault_ray.backend import ControlFile
+from vault_ray.backends.routing import shard_name
+from vault_ray.engine.control import ControlFile
 from vault_ray.errors import ClusterError, VaultError
-from vault_ray.layout import StoreLock, init_store
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
 
-from .assignment import ClusterState, load_state, moves, plan, save_state, shard_name
+from .assignment import ClusterState, load_state, moves, plan, save_state
 from .shard import Shard
 
-CONTROL_NAME = "vault-control"
 SETTLE_TIMEOUT_S = 60.0
 
 
@@ -91,13 +90,8 @@ class ControlActor:
         self._store_lock = StoreLock(cfg.store)
         self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=cfg.dim, embedder=cfg.embedder)
         control = ControlFile(cfg.store)
-        saved_policy, saved_registry = control.load()
-        if restarted:
-            self.policy = saved_policy or Policy()
-            self.registry = saved_registry or EntityRegistry.builtin()
-        else:
-            self.policy = cfg.policy or saved_policy or Policy()
-            self.registry = cfg.registry or saved_registry or EntityRegistry.builtin()
+        # a restarted actor takes what the store says, not what it was first created with
+        self.policy, self.registry = control.load() if restarted else control.load(cfg.policy, cfg.registry)
         control.save(self.policy, self.registry)
         state = load_state(cfg.store)
         if state is None or state.assignment and max(state.assignment) >= self.meta.partitions:
@@ -281,6 +275,3 @@ class ControlActor:
                 self._release()
                 self._error = ClusterError(f"the cluster on {self.config.store!r} was shut down")
             return head
-
-    def store_path(self) -> str:
-        return str(Path(self.config.store))

@@ -135,15 +135,17 @@ class Opener:
         if mode == "embedded":
             return Vault.open(store, partitions=PARTITIONS, embedder=EMBEDDER)
         shards = int(mode.split()[0])
-        return Vault.connect("auto", namespace=f"bench-{self.count}", store=store, shards=shards,
-                             partitions=PARTITIONS, embedder=EMBEDDER)
+        from vault_ray.actors import connect
+
+        return connect("auto", namespace=f"bench-{self.count}", store=store, shards=shards,
+                       partitions=PARTITIONS, embedder=EMBEDDER)
 
     @staticmethod
     def close(vault: Vault) -> None:
-        if hasattr(vault.backend, "namespace"):
+        if vault.info().mode == "cluster":
             from vault_ray.actors import shutdown
 
-            shutdown(namespace=vault.backend.namespace)
+            shutdown(namespace=vault.info().namespace)
         vault.close()
 
 
@@ -181,7 +183,7 @@ def bench_search(opener: Opener, s: Settings) -> tuple[list[tuple[str, list[floa
     rng = np.random.default_rng(3)
     queries = [facts[int(i)][1].text for i in rng.integers(len(facts), size=s.queries)]
     results = [("embedded", _queries(vault, queries))]
-    timings["active claims in the index"] = sum(p.active_count() for p in vault.backend.parts)  # type: ignore[attr-defined]
+    timings["active claims in the index"] = vault._backend.host.active_count()  # type: ignore[attr-defined]
     opener.close(vault)
     t = time.perf_counter()
     vault = opener.open("4 shards", store)
@@ -190,7 +192,7 @@ def bench_search(opener: Opener, s: Settings) -> tuple[list[tuple[str, list[floa
         results.append(("4 shards", _queries(vault, queries)))
         for shards in (2, 1):
             t = time.perf_counter()
-            vault.backend.rebalance(shards)  # type: ignore[attr-defined]
+            vault._backend.rebalance(shards)  # type: ignore[attr-defined]
             timings[f"rebalance to {shards} shard(s)"] = time.perf_counter() - t
             results.append((f"{shards} shard{'s' if shards > 1 else ''}", _queries(vault, queries)))
     finally:

@@ -9,15 +9,15 @@ per user turn (the default path: LocalEmbedder + RuleReasoner, model loaded firs
 from __future__ import annotations
 
 import argparse
-import os
 import json
+import os
 import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from vault_ray import HashingEmbedder, LocalEmbedder, RegistryEntry, RuleReasoner
-from vault_ray.builtin_entities import BUILTIN_ENTRIES
+from vault_ray.registry import BUILTIN_ENTRIES
 from vault_ray.values import canonical
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "phrasings.jsonl"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import functools
 import os
 import re
 import resource
@@ -37,20 +36,17 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from ingest_report import DEFAULT_OUT, fmt_ms, machine, record, report
-from vault_ray.storage import ClaimLog
+from ingest_runs import Settings, TextRun, WriteRun
+from stages import STAGES
 
-import vault_ray.front as front
 from vault_ray import Fact, HashingEmbedder, LocalEmbedder, Vault
-from vault_ray.backend import LocalBackend
-from vault_ray.partition import Partition
 
 DIM = 384
 PARTITIONS = 16
@@ -58,71 +54,8 @@ AGENTS = 4
 FILL_BATCH = 1000
 
 
-@dataclass(frozen=True)
-class Settings:
-    mode: str
-    levels: tuple[int, ...]
-    calls_bs1: int
-    calls_bs256: int
-    rounds: int
-    sentences: int
-
-
-FULL = Settings("full", (1_000, 10_000, 100_000), calls_bs1=150, calls_bs256=8, rounds=4, sentences=2048)
+FULL =Settings("full", (1_000, 10_000, 100_000), calls_bs1=150, calls_bs256=8, rounds=4, sentences=2048)
 QUICK = Settings("quick", (1_000, 5_000), calls_bs1=30, calls_bs256=2, rounds=2, sentences=512)
-
-
-# -- stage timers ---------------------------------------------------------------------
-class Stages:
-    """Accumulated wall time per write-path stage (wrapped functions)."""
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = defaultdict(float)
-
-    def wrap(self, owner: Any, attr: str, name: str) -> None:
-        original = getattr(owner, attr)
-
-        @functools.wraps(original)
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self.seconds[name] += time.perf_counter() - start
-
-        setattr(owner, attr, timed)
-
-    def reset(self) -> None:
-        self.seconds.clear()
-
-    def breakdown(self, total: float, seconds: dict[str, float] | None = None) -> dict[str, float]:
-        """Exclusive seconds per stage; `other` is validation, grouping, result assembly."""
-        s = Counter(self.seconds if seconds is None else seconds)
-        out = {
-            "embed": s["embed"],
-            "resolve: entities_present": s["entities_present"],
-            "resolve: vector search": s["search"],
-            "decide: receipts lookup": s["receipts"],
-            "decide: passes 1-2": s["prepare"] - s["receipts"],
-            "apply: DuckDB transaction": s["log_commit"],
-            "apply: index + memory": s["apply"] - s["log_commit"],
-            "open partitions (lazy)": s["open_partition"],
-        }
-        out["resolve: other"] = s["resolve"] - s["entities_present"] - s["search"]
-        out["other"] = total - s["embed"] - s["resolve"] - s["prepare"] - s["apply"] - s["open_partition"]
-        return out
-
-
-STAGES = Stages()
-STAGES.wrap(front, "embed_batch", "embed")
-STAGES.wrap(front, "resolve_entities", "resolve")
-STAGES.wrap(LocalBackend, "entities_present", "entities_present")
-STAGES.wrap(LocalBackend, "search", "search")
-STAGES.wrap(Partition, "prepare", "prepare")
-STAGES.wrap(ClaimLog, "receipts", "receipts")
-STAGES.wrap(Partition, "commit", "apply")
-STAGES.wrap(ClaimLog, "commit", "log_commit")
-STAGES.wrap(Partition, "__init__", "open_partition")
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -138,7 +71,7 @@ def open_store(path: Path, embedder: Any) -> tuple[Vault, float]:
 
 
 def stored_claims(vault: Vault) -> int:
-    return sum(part.log.count() for part in vault.backend.parts)
+    return sum(part.log.count() for part in vault._backend.host.opened())  # type: ignore[attr-defined]
 
 
 def rss_mb() -> float:
@@ -162,24 +95,7 @@ def say(text: str = "") -> None:
 
 
 # -- part 1: precomputed vectors ------------------------------------------------------------
-@dataclass
-class WriteRun:
-    level: int
-    stored: int
-    batch: int
-    resolve: bool
-    latencies: list[float]
-    cpu: list[float]
-    reopen_s: float
-    stages: dict[str, float]
 
-    @property
-    def claims(self) -> int:
-        return self.batch * len(self.latencies)
-
-    @property
-    def total(self) -> float:
-        return float(sum(self.latencies))
 
 
 def fill(vault: Vault, start: int, target: int, rng: np.random.Generator) -> float:
@@ -327,14 +243,7 @@ def _third(verb: str) -> str:
     return {"usually": "usually", "want": "wants", "keep": "keeps", "pay": "pays"}.get(verb, verb + "s")
 
 
-@dataclass
-class TextRun:
-    label: str
-    resolve: bool | None = None  # None: raw model.encode
-    wall: float = 0.0
-    cpu: float = 0.0
-    stages: Counter[str] = field(default_factory=Counter)
-    decisions: Counter[str] = field(default_factory=Counter)
+
 
 
 def text_step(run: TextRun, model: Any, memory: Any, chunk: Sequence[str], start: int) -> None:

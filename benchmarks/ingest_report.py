@@ -16,12 +16,10 @@ import subprocess
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from bench_ingest import Settings, TextRun, WriteRun
+from ingest_runs import Settings, TextRun, WriteRun
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "benchmarks.md"

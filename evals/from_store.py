@@ -1,8 +1,8 @@
 """What if a real store had used another policy? Replay its claim log and compare.
 
-The claim log is read from a `Vault.export(dir)` directory (`*/claims.parquet`,
-`*/disputes.parquet`) or straight from a store's DuckDB files (read-only: only
-when no process holds the store). Every claim is re-written, in the order the
+The claim log is read with `vault_ray.storage.StoreReader`: from a `Vault.export(dir)`
+directory or straight from a store's DuckDB files (read-only: only when no process
+holds the store). Every claim is re-written, in the order the
 store recorded it and in the batches it was recorded in (same recording time,
 agent and session), into a fresh vault under each policy, on the entity it was
 stored on (entity resolution is not re-run) with `resolve=False`, with the embedding
@@ -26,18 +26,17 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
+from vault_ray.storage import StoreReader
 
 from vault_ray import DisputeCapExceeded, EntityRegistry, Fact, HashingEmbedder, Policy, RuleReasoner, Vault
+from vault_ray.engine.control import ControlFile
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
-from vault_ray.layout import read_json
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
-CLAIM_COLUMNS = ["id", "rid", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
+CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
                  "status", "confidence", "meta", "embedding"]
 FALLBACK_DIM = 384
 """The replay vault's dimension when neither vault.json nor any claim gives one."""
@@ -89,75 +88,27 @@ class StoredVectors:
 
 def read_claim_log(path: str | Path) -> ClaimLog:
     """Read an export directory, a store directory or one partition's .duckdb file."""
-    root = Path(path)
-    if root.is_file() and root.suffix == ".duckdb":
-        files, kind = [root], "duckdb"
-    elif (root / "vault.json").exists():
-        files, kind = sorted((root / "partitions").glob("p*.duckdb")), "duckdb"
-    else:
-        files, kind = sorted(p.parent for p in root.rglob("claims.parquet")), "parquet"
-    if not files:
-        raise StoreError(f"{str(root)!r} holds no claim log: give a store directory, a .duckdb file "
-                         "or a directory written by Vault.export(dir)")
-    claims, disputes = [], []
-    for number, source in enumerate(files):
-        c, d = _read_duckdb(source) if kind == "duckdb" else _read_parquet(source)
-        claims.append(c.append_column("partition", pa.array([number] * c.num_rows, pa.int64())))
-        disputes.append(d)
-    table = pa.concat_tables(claims).sort_by([("recorded_at", "ascending"), ("partition", "ascending"),
-                                              ("rid", "ascending")])
-    base = root if root.is_dir() else root.parent.parent
-    policy, registry = _control(base)
-    dim, embedder = _embedding_meta(base, table.column("embedding"))
-    return ClaimLog(table, pa.concat_tables(disputes), policy, registry, dim, embedder)
+    reader = StoreReader(path)
+    claims = reader.claims(CLAIM_COLUMNS)
+    disputes = reader.table("disputes", ["entity", "status"], where="status=open").select(["entity"])
+    policy, registry = ControlFile(reader.base).load()
+    dim, embedder = _embedding_meta(reader, claims.column("embedding"))
+    return ClaimLog(claims, disputes, policy, registry, dim, embedder)
 
 
-def _embedding_meta(root: Path, blobs: pa.ChunkedArray) -> tuple[int, str]:
+def _embedding_meta(reader: StoreReader, blobs: pa.ChunkedArray) -> tuple[int, str]:
     """(dim, embedder name) from the store's vault.json, checked against the stored vectors'
     size; an export has no vault.json: the size alone gives the dim."""
     sizes = set(pc.unique(pc.binary_length(blobs)).drop_null().to_pylist())
     if any(size % 4 for size in sizes) or len(sizes) > 1:
         raise StoreMismatch(f"the claim log's embeddings have sizes {sorted(sizes)} bytes: not one float32 dimension")
     found = sizes.pop() // 4 if sizes else None
-    meta = read_json(root / "vault.json") or {}
+    meta = reader.meta
     dim = meta.get("dim", found or FALLBACK_DIM)
     if found is not None and found != dim:
-        raise StoreMismatch(f"{str(root)!r}: vault.json says {dim} dims, the stored embeddings have {found}",
-                            path=str(root))
+        raise StoreMismatch(f"{str(reader.base)!r}: vault.json says {dim} dims, the stored embeddings have {found}",
+                            path=str(reader.base))
     return int(dim), str(meta.get("embedder", ""))
-
-
-def _read_duckdb(path: Path) -> tuple[pa.Table, pa.Table]:
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        raise StoreError(f"cannot read {str(path)!r} ({exc}); if a process holds the store, export it with "
-                         "Vault.export(dir) and pass that directory") from exc
-    try:
-        claims = con.sql(f"SELECT {', '.join(CLAIM_COLUMNS)} FROM claims").to_arrow_table()
-        disputes = con.sql("SELECT entity FROM disputes WHERE status = 'open'").to_arrow_table()
-    finally:
-        con.close()
-    return claims, disputes
-
-
-def _read_parquet(directory: Path) -> tuple[pa.Table, pa.Table]:
-    claims = pq.read_table(directory / "claims.parquet", columns=CLAIM_COLUMNS)
-    disputes_file = directory / "disputes.parquet"
-    if disputes_file.exists():
-        d = pq.read_table(disputes_file, columns=["entity", "status"])
-        disputes = d.filter(pc.equal(d["status"], "open")).select(["entity"])
-    else:
-        disputes = pa.table({"entity": pa.array([], pa.string())})
-    return claims, disputes
-
-
-def _control(root: Path) -> tuple[Policy, EntityRegistry]:
-    control = root / "control.json"
-    if not control.exists():
-        return Policy(), EntityRegistry.builtin()
-    data = json.loads(control.read_text())
-    return Policy.from_dict(data["policy"]), EntityRegistry.from_list(data["registry"])
 
 
 def whatif_policy(name: str, base: Policy) -> Policy | None:
@@ -221,7 +172,7 @@ def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | Non
             batch = list(group)
             rejected += _write_batch(vault, agent, session, batch, claim_vectors(batch, log.dim, fallback))
         entities = sorted({r["entity"] for r in rows})
-        views = vault.backend.views(entities)
+        views = vault.get_many(entities)
         answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested,
                                {c.claim.value or c.claim.text for c in views[e].candidates}) for e in entities}
     return answers, rejected

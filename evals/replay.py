@@ -85,7 +85,7 @@ class VaultReplay:
         ) as vault:
             self._rounds(vault)
             for s in self.scenarios:
-                views = vault.backend.views([self.ns.key(e, s.id) for e in s.entities])
+                views = vault.get_many([self.ns.key(e, s.id) for e in s.entities])
                 for e in s.entities:
                     view = views[self.ns.key(e, s.id)]
                     tally_final(self.counts[s.id], self._answer(view), s.final(e), view.contested)
@@ -116,7 +116,7 @@ class VaultReplay:
     def _read(self, vault: Vault, reads: list[tuple[Scenario, Query]]) -> None:
         if not reads:
             return
-        views = vault.backend.views({self.ns.key(q.entity, s.id) for s, q in reads})
+        views = vault.get_many({self.ns.key(q.entity, s.id) for s, q in reads})
         for s, q in reads:
             answer = self._answer(views[self.ns.key(q.entity, s.id)])
             tally_read(self.counts[s.id], answer, q.value, s.past_values(q.entity, q.at))

@@ -1,10 +1,13 @@
-"""FAISS exact inner-product index over one partition's active claims.
+"""Vector indexes over one partition's active claims.
 
-Vectors are unit length, so inner product is cosine. `IndexIDMap2` lets us remove
-ids when a claim leaves `active` (HNSW could not) and reconstruct vectors.
+`VectorIndex` is the protocol the engine uses: rows are claim rids, vectors are unit
+length, so inner product is cosine. `FlatIndex` is exact FAISS search
+(`IndexIDMap2(IndexFlatIP)`, which can remove ids as claims leave `active`).
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import faiss
 import numpy as np
@@ -13,7 +16,25 @@ import numpy as np
 faiss.cvar.distance_compute_blas_threshold = 20
 
 
-class VectorIndex:
+class VectorIndex(Protocol):
+    dim: int
+
+    def __len__(self) -> int: ...
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None: ...
+    def remove(self, rids: list[int]) -> None: ...
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, rids), each (n, k'); k' = min(k, len(self)); rid -1 pads."""
+        ...
+    def ids(self) -> set[int]: ...
+    def reset(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class FlatIndex:
+    """Exact inner-product search (FAISS flat)."""
+
+    kind = "flat"
+
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
@@ -31,11 +52,7 @@ class VectorIndex:
         if rids:
             self._index.remove_ids(np.asarray(rids, dtype=np.int64))
 
-    def reconstruct(self, rid: int) -> np.ndarray:
-        return self._index.reconstruct(int(rid))
-
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(scores, rids), each (n, k'); k' = min(k, len(self)); rid -1 pads."""
         q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
         k = min(k, len(self))
         if k <= 0:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from vault_ray.actors.assignment import ClusterState, load_state, moves, plan, save_state, shard_name
+from vault_ray.actors.assignment import ClusterState, load_state, moves, plan, save_state
+
+from vault_ray.backends.routing import shard_name
 
 
 def names(n):

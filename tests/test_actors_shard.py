@@ -7,14 +7,15 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from vault_ray.actors.assignment import ClusterState, plan, save_state, shard_name
-from vault_ray.actors.shard import NotOwner, Shard
+from vault_ray.actors.assignment import ClusterState, plan, save_state
+from vault_ray.actors.shard import Shard
+from vault_ray.storage.layout import init_store, partition_of
 
 from vault_ray import HashingEmbedder, Policy
-from vault_ray.backend import ControlFile
-from vault_ray.layout import init_store, partition_of
+from vault_ray.backends.routing import NotOwner, shard_name
+from vault_ray.engine.control import ControlFile
+from vault_ray.engine.txn import WriteItem
 from vault_ray.registry import EntityRegistry
-from vault_ray.txn import WriteItem
 
 EMB = HashingEmbedder(dim=32)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -37,31 +38,36 @@ def item(cid, entity, value, agent="a"):
                      observed_at=NOW, confidence=1.0, meta={}, vector=EMB.embed([text])[0], cardinality="one")
 
 
+def write(shard, groups):
+    (result,) = shard.write_many([groups], NOW)
+    return result
+
+
 def entity_in(partition):
     return next(f"user.k{i}" for i in range(1000) if partition_of(f"user.k{i}", P) == partition)
 
 
 def test_a_shard_serves_its_partitions_and_refuses_the_others(store):
     shard = Shard(str(store), shard_name(0))
-    assert shard.owned == {0, 1} and not shard.parts  # a partition's log is created by its first write
+    assert shard.owned == {0, 1} and not shard.host.parts  # a partition's log is created by its first write
     mine, other = entity_in(0), entity_in(2)
     assert shard.views([mine])[mine].active == () and shard.history(mine) == []
-    out = shard.write({0: [item("c1", mine, "x")]}, NOW)
+    out = write(shard, {0: [item("c1", mine, "x")]})
     assert out[0][0].outcome == "active"
     with pytest.raises(NotOwner) as refused:
-        shard.write({0: [item("c2", mine, "y")], 2: [item("c3", other, "z")]}, NOW)
+        write(shard, {0: [item("c2", mine, "y")], 2: [item("c3", other, "z")]})
     assert refused.value.partition == 2
     assert [c.id for c in shard.history(mine)] == ["c1"]  # the refused batch changed nothing
-    assert sorted(shard.parts) == [0]
+    assert sorted(shard.host.parts) == [0]
     shard.close_all()
 
 
 def test_a_partition_moves_to_its_new_owner_with_its_data(store):
     first = Shard(str(store), shard_name(0))
     entity = entity_in(1)
-    first.write({1: [item("c1", entity, "x")]}, NOW)
+    write(first, {1: [item("c1", entity, "x")]})
     first.assign(2, [0])  # gives partition 1 away: its log is closed
-    assert 1 not in first.parts and first.owned == {0}
+    assert 1 not in first.host.parts and first.owned == {0}
     with pytest.raises(NotOwner):
         first.views([entity])
     second = Shard(str(store), shard_name(1))
@@ -80,14 +86,14 @@ def test_a_partition_moves_to_its_new_owner_with_its_data(store):
 def test_a_restarted_shard_reopens_its_partitions_from_the_logs(store):
     shard = Shard(str(store), shard_name(0))
     entity = entity_in(0)
-    decision = shard.write({0: [item("c1", entity, "x")]}, NOW)[0][0]
+    decision = write(shard, {0: [item("c1", entity, "x")]})[0][0]
     shard.close_all()  # what a crash leaves: committed logs, nothing in memory
     again = Shard(str(store), shard_name(0))
     assert again.check([0, 1]) == {0: True, 1: True}
     hits = again.search([0, 1], EMB.embed(["the value is x"]), 3)
     assert [c.id for _, c in hits[0]] == ["c1"]
     # the same claim id again is answered from the receipts, not applied twice
-    assert again.write({0: [item("c1", entity, "x")]}, NOW)[0][0] == decision
+    assert write(again, {0: [item("c1", entity, "x")]})[0][0] == decision
     assert len(again.history(entity)) == 1
     again.close_all()
 
@@ -104,7 +110,7 @@ def test_policy_updates_apply_in_version_order(store):
 def test_search_merges_the_shards_partitions(store):
     shard = Shard(str(store), shard_name(0))
     for n, p in enumerate([0, 1]):
-        shard.write({p: [item(f"c{n}", entity_in(p), f"v{n}")]}, NOW)
+        write(shard, {p: [item(f"c{n}", entity_in(p), f"v{n}")]})
     hits = shard.search([0, 1], np.vstack([EMB.embed(["the value is v1"])]), 2)
     assert [c.id for _, c in hits[0]][0] == "c1" and len(hits[0]) == 2
     shard.close_all()

@@ -1,5 +1,5 @@
-"""Issue 2 acceptance 3: both seed scenarios end to end with the offline defaults
-(LocalEmbedder + RuleReasoner), no scripted help."""
+"""The offline defaults (LocalEmbedder + RuleReasoner): what `Vault.open(path)` gives,
+and both seed scenarios end to end with it, no scripted help."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scenarios import check_authority_dispute, check_recency_supersede, recency_supersede
 
-from vault_ray import Fact, LocalEmbedder, RuleReasoner, Vault
+from vault_ray import Fact, HashingEmbedder, LocalEmbedder, RuleReasoner, StoreMismatch, Vault
 
 pytestmark = pytest.mark.slow
 
@@ -27,12 +27,16 @@ def test_local_embedder_is_offline_minilm(local_embedder):
     assert sims[0, 1] > sims[0, 2]  # meaning, not wording
 
 
-def test_defaults_are_local_embedder_and_rule_reasoner(tmp_path, local_embedder, monkeypatch):
-    vault = Vault.open(tmp_path / "s", embedder=local_embedder)
-    try:
-        assert isinstance(vault.reasoner, RuleReasoner)
-    finally:
-        vault.close()
+def test_defaults_are_local_embedder_and_rule_reasoner(tmp_path):
+    """`Vault.open(path)` with nothing else: the local model (offline) and the rule reasoner."""
+    with Vault.open(tmp_path / "s") as vault:
+        assert isinstance(vault.embedder, LocalEmbedder) and isinstance(vault.reasoner, RuleReasoner)
+        assert (vault.info().embedder, vault.info().dim) == ("all-MiniLM-L6-v2", 384)
+        vault.agent("a").add("I'm vegetarian")
+        hits = vault.search("does the user eat meat?")
+        assert hits and hits[0].claim.entity == "user.diet"
+    with pytest.raises(StoreMismatch):  # the store remembers which model wrote it
+        Vault.open(tmp_path / "s", embedder=HashingEmbedder())
 
 
 def test_authority_dispute_with_defaults(tmp_path, local_embedder):

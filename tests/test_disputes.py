@@ -1,4 +1,4 @@
-"""Issue 3: the dispute lifecycle — resolution and its errors, repeated challenges,
+"""The dispute lifecycle (engine/disputes.py) — resolution and its errors, repeated challenges,
 auto-resolve rules, the open-dispute cap, the rate limit — and the `disputes` /
 `resolve` commands."""
 
@@ -38,9 +38,9 @@ def say(vault, agent, value, seconds=0.0, entity="user.diet"):
 def state(vault):
     """Everything a failed call must leave untouched."""
     return (
-        sorted((c.id, c.status, c.superseded_by) for c in vault.backend.all_claims()),
+        sorted((c.id, c.status, c.superseded_by) for c in vault.claims()),
         sorted((d.id, d.status, d.challenges, d.supporters) for d in vault.disputes(None)),
-        len(vault.backend.events()),
+        len(vault.events()),
     )
 
 
@@ -67,7 +67,7 @@ def test_resolving_for_the_challenger(disputed):
     view = vault.get("user.diet")
     assert not view.contested and view.values == ("vegetarian",)
     assert vault.disputes() == [] and vault.dispute(dispute_id).status == "resolved"
-    events = [e for e in vault.backend.events(entity="user.diet") if e.ts >= before.timestamp()]
+    events = [e for e in vault.events(entity="user.diet") if e.ts >= before.timestamp()]
     assert sorted(e.kind for e in events) == ["dispute_resolved", "status_changed", "status_changed"]
     assert len({e.ts for e in events}) == 1  # one transaction
 

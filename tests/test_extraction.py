@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RegistryEntry, RuleReasoner
-from vault_ray.builtin_entities import BUILTIN_ENTRIES, NOTES_ENTITY
+from vault_ray.registry import BUILTIN_ENTRIES, NOTES_ENTITY
 from vault_ray.values import canonical
 
 CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "phrasings.jsonl").read_text().splitlines()

@@ -1,4 +1,4 @@
-"""Issue 3: point in time — `get(entity, as_of=t)` and `search(..., as_of=t)` answer
+"""Point in time — `get(entity, as_of=t)` and `search(..., as_of=t)` answer
 as the store stood at t, replayed from the event log."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from vault_ray import AutoResolveRules, Fact, InvalidInput, Policy
+from vault_ray.engine.timeline import replay
 from vault_ray.models import utcnow
-from vault_ray.timeline import replay
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 POLICY = Policy(default_strategy="authority", authority={"owner": {"*": 0.9}, "chat": {"*": 0.2}},
@@ -95,8 +95,8 @@ def test_as_of_survives_a_reopen(make_vault, tmp_path):
 def test_as_of_matches_a_replay_of_the_raw_log(make_vault):
     vault = make_vault(policy=POLICY)
     seen = story(vault)
-    claims = vault.backend.all_claims()
-    events = sorted(vault.backend.events(), key=lambda e: e.ts)  # all partitions, in time order
+    claims = vault.claims()
+    events = sorted(vault.events(), key=lambda e: e.ts)  # all partitions, in time order
     disputes = vault.disputes(None)
     for at, _ in seen:
         snap = replay(claims, events, disputes, at)

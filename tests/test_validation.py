@@ -35,7 +35,7 @@ def test_invalid_entity(vault, entity):
     with pytest.raises(InvalidEntity) as err:
         vault.agent("a").add_facts([Fact(entity, "some text")])
     assert err.value.entity == entity
-    assert vault.backend.all_claims() == []
+    assert vault.claims() == []
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_invalid_fact_names_field_and_changes_nothing(vault, fact, field):
     with pytest.raises(InvalidFact) as err:
         vault.agent("a").add_facts([good, fact])
     assert err.value.field == field and err.value.index == 1
-    assert vault.backend.all_claims() == []
+    assert vault.claims() == []
 
 
 def test_max_text_comes_from_policy(make_vault):
@@ -71,7 +71,7 @@ def test_invalid_embeddings(vault, vectors):
     with pytest.raises(InvalidEmbedding) as err:
         vault.agent("a").add_facts([Fact("user.diet", "The user is vegan")], vectors=vectors)
     assert err.value.expected_dim == 384
-    assert vault.backend.all_claims() == []
+    assert vault.claims() == []
 
 
 def test_invalid_policy_values():
@@ -122,7 +122,7 @@ def test_reopen_with_other_settings_is_refused(tmp_path):
     with pytest.raises(StoreMismatch, match="dimensional"):
         Vault.open(tmp_path / "s", embedder=HashingEmbedder(dim=64))
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:  # partitions come from the store
-        assert vault.backend.partitions == 4
+        assert vault.info().partitions == 4
 
 
 def test_second_process_gets_store_locked_naming_cluster_mode(tmp_path):

@@ -1,6 +1,8 @@
 """vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself."""
 
+from .backends import StoreInfo
 from .embedders import Embedder, HashingEmbedder, LocalEmbedder
+from .engine.explain import Explanation
 from .errors import (
     ClaimNotFound,
     ClusterError,
@@ -22,7 +24,6 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
-from .explain import Explanation
 from .models import (
     AddResult,
     Candidate,
@@ -31,6 +32,7 @@ from .models import (
     Dispute,
     DisputeStatus,
     EntityView,
+    Event,
     Fact,
     Hit,
     Kind,
@@ -39,6 +41,7 @@ from .models import (
     Resolution,
     Status,
     Unextracted,
+    WriteRequest,
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
@@ -65,6 +68,7 @@ __all__ = [
     "Embedder",
     "EntityRegistry",
     "EntityView",
+    "Event",
     "Explanation",
     "Extraction",
     "Fact",
@@ -97,11 +101,13 @@ __all__ = [
     "Status",
     "StorageFailure",
     "StoreError",
+    "StoreInfo",
     "StoreLocked",
     "StoreMismatch",
     "Unextracted",
     "UnknownAgent",
     "Vault",
     "VaultError",
+    "WriteRequest",
     "__version__",
 ]

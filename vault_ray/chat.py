@@ -5,14 +5,13 @@ from __future__ import annotations
 from rich.console import Console
 
 from .errors import VaultError
+from .render import claims_table, decision_table, disputes_table, hits_table, view_table
 from .vault import Vault
 
 HELP = "statements are stored as this agent's claims; commands: /search Q, /get ENTITY, /history ENTITY, /disputes, /quit"
 
 
 def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None = None, read=input) -> None:  # type: ignore[no-untyped-def]
-    from .cli import claims_table, decision_table, disputes_table, hits_table, view_table
-
     mem = vault.agent(agent)
     console.print(f"[bold]{agent}[/bold] — {HELP}")
     while True:

@@ -9,6 +9,7 @@ from rich.panel import Panel
 
 from .embedders import HashingEmbedder, LocalEmbedder
 from .models import Decision, Fact
+from .render import claims_table, decision_table, disputes_table, hits_table, view_table
 from .vault import Vault
 
 
@@ -29,8 +30,6 @@ def run_demo(console: Console, *, hashing: bool = False) -> None:
 
 
 def authority_dispute(vault: Vault, console: Console) -> list[tuple[str, str, Decision]]:
-    from .cli import decision_table, disputes_table, hits_table, view_table
-
     console.rule("[bold]Scenario 1 — authority dispute with label drift")
     vault.set_strategy("user.timezone", "authority")
     vault.set_authority("agent-a", "user.timezone", 0.9)
@@ -52,8 +51,6 @@ def authority_dispute(vault: Vault, console: Console) -> list[tuple[str, str, De
 
 
 def recency_supersede(vault: Vault, console: Console) -> list[tuple[str, str, Decision]]:
-    from .cli import claims_table, decision_table
-
     console.rule("[bold]Scenario 2 — recency supersede on an unconfigured entity")
     rows = []
     for agent, said in (("agent-a", "I love Italian food"), ("agent-b", "I hate Italian food, I only eat Japanese")):

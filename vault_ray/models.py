@@ -181,6 +181,40 @@ class Unextracted:
 
 
 @dataclass(frozen=True, slots=True)
+class Event:
+    """One state change of the store, as the claim log records it.
+
+    `status` is the claim's status after the change (what point-in-time reads replay);
+    `detail` carries the decision behind it (pass, op, strategy, weights, reason, ...)."""
+
+    ts: float
+    entity: str
+    kind: str
+    claim_id: str | None = None
+    dispute_id: str | None = None
+    agent: str | None = None
+    status: str | None = None
+    superseded_by: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """One agent's write in `Vault.write_batch`: `facts` (as `add_facts` takes them) or
+    `messages` (a user turn to extract from, as `add` takes it)."""
+
+    agent: str
+    facts: Any = None
+    messages: Any = None
+    session: str | None = None
+    observed_at: datetime | float | None = None
+    """Default event time of extracted facts (messages only)."""
+    vectors: Any = None
+    """Precomputed embeddings of `facts`, one row per fact."""
+    resolve: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class AddResult:
     """What `add` did: one decision per fact written (in order), and each part of the
     user turn that read as a statement about the user but gave no fact."""

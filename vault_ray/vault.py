@@ -9,18 +9,35 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import front, timeline
-from .backend import Backend, LocalBackend
-from .builtin_entities import NOTES_ENTITY
-from .embedders import Embedder, LocalEmbedder
-from .errors import InvalidFact, InvalidInput
-from .explain import Explanation, explain_claim
-from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, utcnow, validate_entity
+import numpy as np
+
+from .backends import Backend, EmbeddedBackend, StoreInfo
+from .embedders import Embedder, LocalEmbedder, check_vectors
+from .engine import front
+from .engine.explain import Explanation, explain_claim
+from .engine.timeline import view_as_of
+from .engine.txn import WriteItem
+from .errors import InvalidFact, InvalidInput, VaultError
+from .models import (
+    AddResult,
+    Claim,
+    Decision,
+    Dispute,
+    EntityView,
+    Event,
+    Fact,
+    Hit,
+    Unextracted,
+    WriteRequest,
+    as_utc,
+    utcnow,
+    validate_entity,
+)
 from .policy import Policy
 from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
-from .registry import EntityRegistry, RegistryEntry
+from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 
 
 class Vault:
@@ -28,7 +45,7 @@ class Vault:
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
     def __init__(self, backend: Backend, embedder: Embedder, reasoner: Reasoner) -> None:
-        self.backend = backend
+        self._backend = backend
         self.embedder = embedder
         self.reasoner = reasoner
         self._limiter = RateLimiter()
@@ -43,26 +60,29 @@ class Vault:
         store is created (16 by default). Raises StoreLocked if another process holds it."""
         embedder = embedder if embedder is not None else LocalEmbedder()
         reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
-        backend = LocalBackend(
-            path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
-            reasoner=reasoner, policy=policy, registry=registry,
-        )
+        backend = EmbeddedBackend(path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
+                                  reasoner=reasoner, policy=policy, registry=registry)
         return cls(backend, embedder, reasoner)
 
     @classmethod
-    def connect(cls, address: str = "auto", **options: Any) -> Vault:
-        """Join (or start) a cluster-mode store on Ray; see `vault_ray.actors.connect`.
+    def connect(cls, address: str | None = "auto", *, namespace: str = "vault", embedder: Embedder | None = None,
+                reasoner: Reasoner | None = None, store: str | Path | None = None, partitions: int | None = None,
+                retry_timeout: float | None = None) -> Vault:
+        """Join the cluster-mode store served in `namespace` on the Ray cluster at `address`
+        (start one with `vault-ray up --store PATH`). `store` and `partitions`, when given,
+        are checked against the store's. Ray is imported only here: the core runs without it."""
+        from .backends.connect import join  # noqa: PLC0415  (Ray is optional)
 
-        Ray is imported only here: the core runs without it."""
-        from vault_ray.actors import connect  # noqa: PLC0415  (cluster mode is optional)
-
-        return connect(address, **options)
+        embedder = embedder if embedder is not None else LocalEmbedder()
+        options = {} if retry_timeout is None else {"retry_timeout": retry_timeout}
+        backend = join(address, namespace=namespace, store=store, partitions=partitions, embedder=embedder, **options)
+        return cls(backend, embedder, reasoner if reasoner is not None else RuleReasoner(embedder))
 
     # -- lifecycle ---------------------------------------------------------------
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.backend.close()
+            self._backend.close()
 
     def __enter__(self) -> Vault:
         return self
@@ -70,19 +90,23 @@ class Vault:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def info(self) -> StoreInfo:
+        """What this vault is connected to: mode, store path, partitions, embedder, namespace."""
+        return self._backend.info()
+
     # -- policy --------------------------------------------------------------------
     @property
     def policy(self) -> Policy:
-        return self.backend.control()[0]
+        return self._backend.control()[0]
 
     @property
     def registry(self) -> EntityRegistry:
-        return self.backend.control()[1]
+        return self._backend.control()[1]
 
     def set_policy(self, policy: Policy) -> None:
         if not isinstance(policy, Policy):
             raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")
-        self.backend.set_policy(policy)
+        self._backend.set_policy(policy)
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> None:
         self.set_policy(self.policy.with_authority(agent, pattern, weight))
@@ -97,32 +121,103 @@ class Vault:
         """Add or replace an entity registry entry."""
         registry = EntityRegistry(dict(self.registry.entries))
         registry.add(entry)
-        self.backend.set_registry(registry)
+        self._backend.set_registry(registry)
 
     # -- writes ----------------------------------------------------------------------
     def agent(self, name: str) -> AgentMemory:
-        if not isinstance(name, str) or not name.strip() or len(name) > 128:
-            raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters, got {name!r}")
-        return AgentMemory(self, name)
+        return AgentMemory(self, check_agent(name))
 
-    def _write(self, agent: str, facts: Sequence[Fact], *, session: str | None, vectors: object | None,
-               resolve: bool) -> AddResult:
-        policy, registry = self.backend.control()
-        facts = front.validate_batch(facts, policy)
-        vecs = front.embed_batch(facts, self.embedder, vectors)
-        self._limiter.take(agent, len(facts), policy.rate_limit)
+    def write_batch(self, requests: Sequence[WriteRequest]) -> list[AddResult | VaultError]:
+        """Several agents' writes decided together, as if one by one in this order: one
+        embedding call and one commit per partition for the batch. Each request gets its
+        own result, or its own error (one bad request never fails its neighbours)."""
+        requests = list(requests)
+        if not all(isinstance(r, WriteRequest) for r in requests):
+            raise InvalidInput("write_batch takes WriteRequest values")
+        policy, registry = self._backend.control()
         now = utcnow()
-        if resolve:
-            alignments = front.resolve_entities(facts, vecs, backend=self.backend, reasoner=self.reasoner,
+        staged: list[Staged | VaultError | AddResult] = []
+        for req in requests:
+            try:
+                staged.append(self._stage(req, policy))
+            except VaultError as exc:
+                staged.append(exc)
+        pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
+        texts = [f.text for facts, vectors, *_ in pending.values() if vectors is None for f in facts]
+        embedded = iter(check_vectors(self.embedder.embed(texts), len(texts), self.embedder.dim)) if texts else iter(())
+        calls, plans = [], []
+        for i, (facts, vectors, *_) in pending.items():
+            vecs = vectors if vectors is not None else np.stack([next(embedded) for _ in facts])
+            try:
+                groups = self._plan(requests[i], facts, vecs, policy, registry, now)
+            except VaultError as exc:
+                staged[i] = exc
+                continue
+            calls.append({p: [item for _, item in items] for p, items in groups.items()})
+            plans.append((i, groups, len(facts)))
+        for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
+            if isinstance(decided, VaultError):
+                staged[i] = decided
+                continue
+            by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
+            staged[i] = _result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
+        return staged  # type: ignore[return-value]
+
+    def _stage(self, req: WriteRequest, policy: Policy) -> Staged | AddResult:
+        """Validate one request (extracting its facts from messages); spend its rate budget."""
+        check_agent(req.agent)
+        missed: tuple[Unextracted, ...] = ()
+        notes: list[Fact] = []
+        if req.facts is None:
+            if req.messages is None:
+                raise InvalidInput("a write request needs facts or messages")
+            facts, notes, missed = self._extract(req.messages, req.observed_at)
+            if not facts and not notes:
+                return AddResult((), missed)
+        else:
+            facts = [req.facts] if isinstance(req.facts, Fact) else list(req.facts)
+        facts = front.validate_batch(facts + notes, policy)
+        vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
+        self._limiter.take(req.agent, len(facts), policy.rate_limit)
+        return facts, vectors, missed, len(notes)
+
+    def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
+              registry: EntityRegistry, now: datetime) -> dict[int, list[tuple[int, WriteItem]]]:
+        if req.resolve:
+            alignments = front.resolve_entities(facts, vectors, backend=self._backend, reasoner=self.reasoner,
                                                 policy=policy, registry=registry, embedder=self.embedder)
         else:
             alignments = [front.Alignment(f.entity, None) for f in facts]
-        groups = front.build_items(facts, vecs, alignments, agent=agent, session=session, policy=policy,
-                                   registry=registry, now=now, partitions=self.backend.partitions)
-        decided = self.backend.write(groups, now)
-        # positions are unique even when a batch repeats a claim id
-        by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
-        return AddResult(tuple(by_pos[i] for i in range(len(facts))))
+        return front.build_items(facts, vectors, alignments, agent=req.agent, session=req.session, policy=policy,
+                                 registry=registry, now=now, partitions=self._backend.partitions)
+
+    def _extract(self, messages: Sequence[Message] | str,
+                 observed_at: datetime | float | None) -> tuple[list[Fact], list[Fact], tuple[Unextracted, ...]]:
+        """The turn's facts, then (with `Policy.unextracted_notes`) one note per part of the
+        turn that read as a statement about the user but gave no fact; and those parts."""
+        msgs = as_messages(messages)
+        user, _ = latest_turn(msgs)
+        if not user.strip():
+            raise InvalidFact("no user message to extract from")
+        policy, registry = self._backend.control()
+        if len(user) > policy.max_text * 10:
+            raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
+        relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
+        extraction = extract_with_report(self.reasoner, msgs, relevant)
+        facts = list(extraction.facts)
+        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text], meta={"note": True})
+                 for u in extraction.unextracted] if policy.unextracted_notes else []
+        when = as_utc(observed_at)
+        if when is not None:
+            facts, notes = ([f if f.observed_at is not None else replace(f, observed_at=when) for f in group]
+                            for group in (facts, notes))
+        return facts, notes, extraction.unextracted
+
+    def _write_one(self, req: WriteRequest) -> AddResult:
+        (result,) = self.write_batch([req])
+        if isinstance(result, VaultError):
+            raise result
+        return result
 
     # -- reads ------------------------------------------------------------------------
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
@@ -142,7 +237,7 @@ class Vault:
         vector = self.embedder.embed([query])
         policy = self.policy
         fetch = k * 4 if agent is None and entity is None else k * 50
-        raw = self.backend.search(vector, fetch)[0] if at is None else timeline.search_as_of(self.backend, vector, fetch, at)[0]
+        raw = (self._backend.search(vector, fetch) if at is None else self._backend.search_as_of(vector, fetch, at))[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
         return self._hits(raw, k, policy, at)
 
@@ -153,11 +248,7 @@ class Vault:
             ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw),
             key=lambda h: h[0], reverse=True,
         )[:k]
-        entities = {c.entity for _, c in scored}
-        if at is None:
-            views = self.backend.views(entities)
-        else:
-            views = {e: timeline.view_as_of(self.backend, e, at, policy) for e in entities}
+        views = self.get_many({c.entity for _, c in scored}, as_of=at)
         hits = []
         for score, claim in scored:
             view = views[claim.entity]
@@ -170,32 +261,50 @@ class Vault:
 
         `as_of` (a datetime or epoch seconds) answers as the store stood then, replayed
         from the event log; before the first write that is an empty view."""
-        validate_entity(entity)
+        return self.get_many([entity], as_of=as_of)[entity]
+
+    def get_many(self, entities: Sequence[str] | set[str], *, as_of: datetime | float | None = None) -> dict[str, EntityView]:
+        """`get` for several entities at once (one call per partition owner)."""
+        if isinstance(entities, str):
+            raise InvalidInput("get_many takes a collection of entity keys, not one string")
+        wanted = [validate_entity(e) for e in entities]
         at = as_utc(as_of, field_name="as_of")
-        if at is not None:
-            return timeline.view_as_of(self.backend, entity, at, self.policy)
-        return self.backend.views([entity])[entity]
+        if at is None:
+            return self._backend.views(wanted)
+        policy = self.policy
+        return {e: view_as_of(self._backend, e, at, policy) for e in wanted}
 
     def explain(self, claim_id: str) -> Explanation:
         """The chain of decisions behind a claim's status (pass, op, strategy, weights,
         judge rationale, dispute, resolution); `str()` of the answer reads as text."""
-        return explain_claim(self.backend, claim_id)
+        return explain_claim(self._backend, claim_id)
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""
         validate_entity(entity)
-        return self.backend.history(entity)
+        return self._backend.history(entity)
 
     def claim(self, claim_id: str) -> Claim:
-        return self.backend.claim(claim_id)
+        return self._backend.claim(claim_id)
+
+    def claims(self) -> list[Claim]:
+        """Every claim in the store, of every status (a full scan: for audits and tools)."""
+        return self._backend.all_claims()
+
+    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
+        """The store's change log (every claim added, status changed, dispute opened,
+        challenged or resolved), oldest first; for one entity, or touching one claim."""
+        if entity is not None:
+            validate_entity(entity)
+        return self._backend.events(entity=entity, claim_id=claim_id)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
         if status not in (None, "open", "resolved"):
             raise InvalidInput(f"status must be 'open', 'resolved' or None, got {status!r}")
-        return self.backend.disputes(status)
+        return self._backend.disputes(status)
 
     def dispute(self, dispute_id: str) -> Dispute:
-        return self.backend.dispute(dispute_id)
+        return self._backend.dispute(dispute_id)
 
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
                         keep_both: bool = False) -> Dispute:
@@ -203,16 +312,21 @@ class Vault:
         superseded, or `keep_both=True` on a 'many' entity keeps every value."""
         if winner is None and not keep_both:
             raise InvalidInput("name a winner claim id, or pass keep_both=True")
-        return self.backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
-                                            keep_both=keep_both, now=utcnow())
+        return self._backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
+                                             keep_both=keep_both, now=utcnow())
 
     def apply_rules(self, now: datetime | None = None) -> list[Dispute]:
         """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now."""
-        return self.backend.expire_disputes(as_utc(now) or utcnow())
+        return self._backend.expire_disputes(as_utc(now) or utcnow())
+
+    def check(self) -> dict[int, bool]:
+        """Per partition: does its vector index hold exactly its log's active claims
+        (DESIGN invariant 3)? A health check; every value should be True."""
+        return self._backend.check()
 
     def export(self, directory: str | Path) -> list[str]:
         """Write every partition's tables to Parquet under `directory`."""
-        return self.backend.export_parquet(str(directory))
+        return self._backend.export_parquet(str(directory))
 
 
 class AgentMemory:
@@ -228,45 +342,35 @@ class AgentMemory:
 
         `AddResult.unextracted` lists each part of the turn that reads as a statement
         about the user but gave no fact, with the reason; with `Policy.unextracted_notes`
-        each is also kept as a free-text note on `user.notes`."""
-        msgs = as_messages(messages)
-        user, _ = latest_turn(msgs)
-        if not user.strip():
-            raise InvalidFact("no user message to extract from")
-        policy, registry = self.vault.backend.control()
-        if len(user) > policy.max_text * 10:
-            raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
-        relevant = registry.relevant(self.vault.embedder.embed([user])[0], self.vault.embedder.embed)
-        extraction = extract_with_report(self.vault.reasoner, msgs, relevant)
-        facts = list(extraction.facts)
-        missed = list(extraction.unextracted)
-        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text]) for u in missed]
-        if not policy.unextracted_notes:
-            notes = []
-        if not facts and not notes:
-            return AddResult((), tuple(missed))
-        when = as_utc(observed_at)
-        if when is not None:
-            facts = [f if f.observed_at is not None else _with_time(f, when) for f in facts]
-            notes = [_with_time(f, when) for f in notes]
-        written = self.vault._write(self.name, facts + notes, session=session, vectors=None, resolve=resolve)
-        decisions = written.decisions[: len(facts)]
-        noted = written.decisions[len(facts):]
-        if noted:
-            missed = [replace(u, note_id=d.claim_id) for u, d in zip(missed, noted, strict=True)]
-        return AddResult(decisions, tuple(missed))
+        each is also kept as a free-text note on `user.notes` (its `note_id`)."""
+        return self.vault._write_one(WriteRequest(self.name, messages=messages, session=session,
+                                                  observed_at=observed_at, resolve=resolve))
 
     def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, vectors: object | None = None,
                   resolve: bool = True) -> AddResult:
         """Write facts directly (no extraction). `vectors` may carry precomputed embeddings."""
-        if isinstance(facts, Fact):
-            facts = [facts]
-        return self.vault._write(self.name, list(facts), session=session, vectors=vectors, resolve=resolve)
+        facts = [facts] if isinstance(facts, Fact) else list(facts)
+        return self.vault._write_one(WriteRequest(self.name, facts=facts, session=session, vectors=vectors,
+                                                  resolve=resolve))
 
     def search(self, query: str, *, k: int = 5, mine: bool = False, **kw: Any) -> list[Hit]:
         return self.vault.search(query, k=k, agent=self.name if mine else None, **kw)
 
 
-def _with_time(fact: Fact, when: datetime) -> Fact:
-    return replace(fact, observed_at=when)
+def check_agent(name: object) -> str:
+    if not isinstance(name, str) or not name.strip() or len(name) > 128:
+        raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters, got {name!r}")
+    return name
 
+
+Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
+"""A request ready to plan: its facts (notes last), their vectors if given, what was not
+extracted, and how many of the facts are notes."""
+
+
+def _result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
+    """Decisions of the extracted facts; the notes' decisions name the notes in `unextracted`."""
+    if not n_notes:
+        return AddResult(decisions, missed)
+    facts, notes = decisions[:-n_notes], decisions[-n_notes:]
+    return AddResult(facts, tuple(replace(u, note_id=d.claim_id) for u, d in zip(missed, notes, strict=True)))

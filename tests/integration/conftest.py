@@ -35,7 +35,7 @@ def ray_session(tmp_path_factory):
     ray.shutdown()
 
 
-# -- cluster mode (issue 4) ------------------------------------------------------------
+# -- cluster mode ------------------------------------------------------------
 @pytest.fixture(scope="session")
 def gcs_address(ray_session):
     """Where other processes (clients started by a test) join the session's Ray."""
@@ -44,14 +44,14 @@ def gcs_address(ray_session):
 
 @pytest.fixture
 def cluster(ray_session, tmp_path):
-    """Factory: `Vault.connect` on a fresh store under tmp_path in a fresh namespace
+    """Factory: a cluster-mode store's actors started on a fresh store under tmp_path, in a fresh namespace
     (2 shards, 4 partitions, hashing embedder unless told); stops the actors after."""
     import contextlib
     import uuid
 
-    from vault_ray.actors import shutdown
+    from vault_ray.actors import connect, shutdown
 
-    from vault_ray import ClusterError, HashingEmbedder, Vault
+    from vault_ray import ClusterError, HashingEmbedder
 
     namespaces = []
 
@@ -60,7 +60,7 @@ def cluster(ray_session, tmp_path):
         kw.setdefault("shards", 2)
         kw.setdefault("partitions", 4)
         namespace = kw.pop("namespace", None) or f"test-{uuid.uuid4().hex[:10]}"
-        vault = Vault.connect("auto", namespace=namespace, store=tmp_path / name, **kw)
+        vault = connect("auto", namespace=namespace, store=tmp_path / name, **kw)
         namespaces.append(namespace)
         return vault
 

@@ -60,14 +60,14 @@ class Mode:
         """Close the store and open it again: the state comes back from the logs only
         (in cluster mode every actor stops and new ones start on the same store)."""
         if self._cluster is None:
-            path = vault.backend.root  # type: ignore[attr-defined]
+            path = vault.info().store
             vault.close()
             again = Vault.open(path, embedder=vault.embedder, reasoner=vault.reasoner)
         else:
             from vault_ray.actors import shutdown
 
-            store = Path(vault.backend.store).name  # type: ignore[attr-defined]
-            shutdown(namespace=vault.backend.namespace)  # type: ignore[attr-defined]
+            store = Path(vault.info().store).name
+            shutdown(namespace=vault.info().namespace)
             again = self._cluster(store, embedder=vault.embedder, reasoner=vault.reasoner)
         self._opened.append(again)
         return again
@@ -78,13 +78,11 @@ class Mode:
         front: Counter[str] = Counter(vault.reasoner.calls)  # type: ignore[attr-defined]
         if self._cluster is None:
             return front
-        return front + vault.backend.reasoner_calls()  # type: ignore[attr-defined]
+        return front + vault._backend.reasoner_calls()  # type: ignore[attr-defined]
 
     def indexes_match_logs(self, vault: Vault) -> bool:
-        if self._cluster is None:
-            return all(part.index_matches_log() for part in vault.backend.parts)  # type: ignore[attr-defined]
-        checked = vault.backend.check()  # type: ignore[attr-defined]
-        return len(checked) == PARTITIONS and all(checked.values())
+        checked = vault.check()
+        return len(checked) == vault.info().partitions and all(checked.values())
 
     def close(self) -> None:
         for vault in self._opened:
@@ -251,7 +249,7 @@ def dispute_lifecycle(mode: Mode) -> dict:
     was = vault.search("what timezone is the user in?", k=1, as_of=opened)
     assert was[0].claim.value == "PST" and was[0].contested
     return {"resolved": done, "view": view, "then": then, "was": was, "claim": vault.claim(dispute.challenger),
-            "all": vault.disputes(None), "events": [(e.kind, e.claim_id, e.status) for e in vault.backend.events(
+            "all": vault.disputes(None), "events": [(e.kind, e.claim_id, e.status) for e in vault.events(
                 entity="user.timezone")]}
 
 
@@ -296,8 +294,8 @@ def random_sequence(mode: Mode) -> dict:
 def check_invariants(vault: Vault) -> None:
     """DESIGN §7: 1 (one active value per 'one' entity), 2 (superseded names its
     successor; disputes name existing claims)."""
-    claims = {c.id: c for c in vault.backend.all_claims()}
-    policy, registry = vault.backend.control()
+    claims = {c.id: c for c in vault.claims()}
+    policy, registry = vault.policy, vault.registry
     active: dict[str, set[str]] = {}
     for c in claims.values():
         if c.status == "active":

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from vault_ray import HashingEmbedder, Vault
-from vault_ray.cli_cluster import _is_ray_start
+from vault_ray.cli.cluster import _is_ray_start
 
 VAULT_RAY = str(Path(sys.executable).with_name("vault-ray"))
 POLICY = {"strategies": {"user.timezone": "authority"},

@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vault_ray.actors import shutdown
-from vault_ray.storage import ClaimLog
+from vault_ray.storage import DuckDBClaimLog, FlatIndex
+from vault_ray.storage.layout import partition_path
 
 from vault_ray import Fact, Policy, RuleReasoner
-from vault_ray.layout import partition_path
-from vault_ray.partition import Partition
-from vault_ray.txn import WriteItem
+from vault_ray.engine.partition import Partition
+from vault_ray.engine.txn import WriteItem
 
 from .parity import check_invariants
 
@@ -40,7 +40,7 @@ CLIENT = Path(__file__).with_name("cluster_client.py")
 
 def test_four_processes_writing_at_once(cluster, gcs_address, tmp_path):
     vault = cluster(shards=2, partitions=PARTITIONS, policy=POLICY)
-    namespace = vault.backend.namespace
+    namespace = vault.info().namespace
     outs = [tmp_path / f"{a}.json" for a in AGENTS]
     procs = [
         subprocess.Popen([sys.executable, str(CLIENT), gcs_address, namespace, agent, str(WRITES), str(PER_CALL),
@@ -56,10 +56,10 @@ def test_four_processes_writing_at_once(cluster, gcs_address, tmp_path):
     assert {"active", "disputed"} <= outcomes  # both policies were exercised
 
     # every acknowledged write is stored exactly once, and nothing else
-    claims = vault.backend.all_claims()
+    claims = vault.claims()
     assert sorted(c.id for c in claims) == sorted(acked)
     check_invariants(vault)  # §7.1 and §7.2
-    assert vault.backend.check() == {p: True for p in range(PARTITIONS)}  # §7.3
+    assert vault.check() == {p: True for p in range(PARTITIONS)}  # §7.3
     # §7.5: a client repeating writes with their claim ids changes nothing
     by_id = {c.id: c for c in claims}
     for cid in sorted(acked)[:: len(acked) // 20]:
@@ -67,11 +67,11 @@ def test_four_processes_writing_at_once(cluster, gcs_address, tmp_path):
         (again,) = vault.agent(c.agent).add_facts([Fact(c.entity, c.text, c.value, claim_id=cid)],
                                                   resolve=False).decisions
         assert (again.claim_id, str(again.outcome)) == (cid, acked[cid]["outcome"])
-    assert len(vault.backend.all_claims()) == len(claims)
+    assert len(vault.claims()) == len(claims)
 
-    final = {c.id: (str(c.status), c.superseded_by) for c in vault.backend.all_claims()}
+    final = {c.id: (str(c.status), c.superseded_by) for c in vault.claims()}
     disputes = {d.id: _dispute_state(d) for d in vault.disputes(None)}
-    store = Path(vault.backend.store)
+    store = Path(vault.info().store)
     shutdown(namespace=namespace)  # close every log, so this process may read them
     replayed, replayed_disputes = {}, {}
     for p in range(PARTITIONS):
@@ -92,7 +92,7 @@ def replay_partition(store: Path, p: int, scratch: Path, policy: Policy):
     applied them, through the decisions of a fresh Partition; return its final claim
     statuses and disputes. (One transaction for the whole replay: a batch is decided
     item by item, each seeing the ones before, exactly as separate writes would.)"""
-    log = ClaimLog(partition_path(store, p), dim=384)
+    log = DuckDBClaimLog(partition_path(store, p), dim=384)
     try:
         claims = {c.id: c for c in log.all_claims(with_vectors=True)}
         order = [e.claim_id for e in log.events() if e.kind == "claim_added"]
@@ -100,7 +100,7 @@ def replay_partition(store: Path, p: int, scratch: Path, policy: Policy):
         log.close()
     assert sorted(order) == sorted(claims)  # one claim_added event per stored claim
     scratch.mkdir(exist_ok=True)
-    part = Partition(scratch / f"p{p}.duckdb", number=p, dim=384)
+    part = Partition(p, DuckDBClaimLog(scratch / f"p{p}.duckdb", dim=384), FlatIndex(384))
     try:
         items = [
             WriteItem(id=c.id, entity=c.entity, text=c.text, value=c.value, kind=str(c.kind), agent=c.agent,
@@ -108,7 +108,9 @@ def replay_partition(store: Path, p: int, scratch: Path, policy: Policy):
                       vector=c.embedding, cardinality=policy.cardinality_for(c.entity), aligned_from=c.aligned_from)
             for c in (claims[cid] for cid in order)
         ]
-        part.write(items, policy, RuleReasoner(), datetime.now(UTC))
+        txn = part.begin(datetime.now(UTC))
+        part.decide(txn, items, policy, RuleReasoner())
+        part.commit(txn)
         return ({c.id: (str(c.status), c.superseded_by) for c in part.log.all_claims()},
                 {d.id: _dispute_state(d) for d in part.disputes(None)})
     finally:

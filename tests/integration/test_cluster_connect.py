@@ -13,7 +13,7 @@ from vault_ray import ClusterError, Fact, HashingEmbedder, Policy, StoreLocked, 
 
 def test_a_second_client_joins_the_same_store(cluster, tmp_path):
     first = cluster(shards=2, partitions=4)
-    namespace = first.backend.namespace
+    namespace = first.info().namespace
     first.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
     with Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder()) as second:
         assert [c.value for c in second.get("user.diet").active] == ["vegan"]

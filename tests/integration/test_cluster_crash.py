@@ -21,7 +21,7 @@ from .stream import Stream
 
 
 def shard(vault, index: int):
-    return ray.get_actor(f"vault-shard-{index}", namespace=vault.backend.namespace)
+    return ray.get_actor(f"vault-shard-{index}", namespace=vault.info().namespace)
 
 
 def wait_until_busy(actor, limit_s: float = 60.0) -> None:
@@ -38,7 +38,7 @@ def wait_until_busy(actor, limit_s: float = 60.0) -> None:
 
 
 def pids(vault) -> dict[str, int]:
-    return {info["name"]: info["pid"] for info in vault.backend.shard_infos()}
+    return {info["name"]: info["pid"] for info in vault._backend.shard_infos()}
 
 
 def test_killed_actors_lose_no_acknowledged_write(cluster):
@@ -50,19 +50,19 @@ def test_killed_actors_lose_no_acknowledged_write(cluster):
         stream.wait_for(len(stream.acked) + 15)
         os.kill(before["vault-shard-1"], signal.SIGKILL)  # the process dies without any goodbye
         stream.wait_for(len(stream.acked) + 15)
-        ray.kill(vault.backend.control_actor, no_restart=False)  # the control actor too
+        ray.kill(vault._backend.control_actor, no_restart=False)  # the control actor too
         stream.wait_for(len(stream.acked) + 15)
     assert not stream.errors, stream.errors
     after = pids(vault)
     assert after["vault-shard-0"] != before["vault-shard-0"] and after["vault-shard-1"] != before["vault-shard-1"]
 
-    claims = vault.backend.all_claims()
+    claims = vault.claims()
     ids = [c.id for c in claims]
     assert len(ids) == len(set(ids)), "a claim was stored twice"
     assert set(ids) == set(stream.acked), "an acknowledged write is missing (or an unacknowledged one applied)"
-    added = Counter(e.claim_id for e in vault.backend.events() if e.kind == "claim_added")
+    added = Counter(e.claim_id for e in vault.events() if e.kind == "claim_added")
     assert {cid: added[cid] for cid in stream.acked} == dict.fromkeys(stream.acked, 1)
-    assert vault.backend.check() == {p: True for p in range(4)}
+    assert vault.check() == {p: True for p in range(4)}
     # every entity still has exactly one current value: the restarts broke no invariant
     for e in range(8):
         assert len(vault.get(f"user.k{e}").active) == 1
@@ -70,7 +70,7 @@ def test_killed_actors_lose_no_acknowledged_write(cluster):
     for cid, (agent, fact, decision) in list(stream.acked.items())[:12]:
         (again,) = vault.agent(agent).add_facts([fact], resolve=False).decisions  # the very same claim id
         assert again == decision, cid
-    assert len(vault.backend.all_claims()) == len(claims)  # applied once
+    assert len(vault.claims()) == len(claims)  # applied once
 
 
 def test_a_batch_in_flight_when_its_shard_dies_is_applied_exactly_once(cluster):
@@ -86,8 +86,8 @@ def test_a_batch_in_flight_when_its_shard_dies_is_applied_exactly_once(cluster):
     os.kill(pid, signal.SIGKILL)
     writer.join(timeout=120)
     (answer,) = result
-    assert vault.backend.retries["restart"] >= 1  # the client saw the crash and asked again
+    assert vault._backend.retries["restart"] >= 1  # the client saw the crash and asked again
     assert [d.claim_id for d in answer] == [f.claim_id for f in facts]
-    ids = [c.id for c in vault.backend.all_claims()]
+    ids = [c.id for c in vault.claims()]
     assert sorted(ids) == sorted(f.claim_id for f in facts)
-    assert vault.backend.check() == {p: True for p in range(4)}
+    assert vault.check() == {p: True for p in range(4)}

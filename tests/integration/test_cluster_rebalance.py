@@ -19,14 +19,14 @@ PARTITIONS = 8
 
 def test_two_to_three_to_two_under_a_write_stream(cluster):
     admin = cluster(shards=2, partitions=PARTITIONS)
-    namespace = admin.backend.namespace
+    namespace = admin.info().namespace
     # the writer is a separate client: its routes go stale when the partitions move
     writer = Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder())
     with Stream(writer, entities=32) as stream:
         stream.wait_for(20)
-        grown = admin.backend.rebalance(3)
+        grown = admin._backend.rebalance(3)
         stream.wait_for(len(stream.acked) + 30)
-        shrunk = admin.backend.rebalance(2)
+        shrunk = admin._backend.rebalance(2)
         stream.wait_for(len(stream.acked) + 30)
     assert not stream.errors, stream.errors
 
@@ -34,15 +34,15 @@ def test_two_to_three_to_two_under_a_write_stream(cluster):
     assert len(grown["moved"]) == PARTITIONS // 3 and {new for _, new in grown["moved"].values()} == {"vault-shard-2"}
     assert shrunk["retired"] == ["vault-shard-2"]
     assert {old for old, _ in shrunk["moved"].values()} == {"vault-shard-2"}
-    assert writer.backend.retries["reroute"] >= 1  # a shard refused a moved partition; the client re-routed
+    assert writer._backend.retries["reroute"] >= 1  # a shard refused a moved partition; the client re-routed
 
     # nothing lost, nothing applied twice
-    ids = [c.id for c in admin.backend.all_claims()]
+    ids = [c.id for c in admin.claims()]
     assert len(ids) == len(set(ids))
     assert set(ids) == set(stream.acked)
-    added = Counter(e.claim_id for e in admin.backend.events() if e.kind == "claim_added")
+    added = Counter(e.claim_id for e in admin.events() if e.kind == "claim_added")
     assert {cid: added[cid] for cid in stream.acked} == dict.fromkeys(stream.acked, 1)
-    assert admin.backend.check() == {p: True for p in range(PARTITIONS)}
+    assert admin.check() == {p: True for p in range(PARTITIONS)}
 
     # every partition has one owner, which serves it; the retired shard is gone
     found = status(namespace=namespace)  # what `vault-ray status` shows
@@ -68,5 +68,5 @@ def test_rebalance_rejects_impossible_shard_counts(cluster):
     vault = cluster(shards=1, partitions=2)
     for bad in (0, 3, "2"):
         with pytest.raises(ClusterError):
-            vault.backend.rebalance(bad)
-    assert vault.backend.rebalance(2)["moved"] == {1: ("vault-shard-0", "vault-shard-1")}
+            vault._backend.rebalance(bad)
+    assert vault._backend.rebalance(2)["moved"] == {1: ("vault-shard-0", "vault-shard-1")}

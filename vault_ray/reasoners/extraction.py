@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
-from ..registry import RegistryEntry
+from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
@@ -89,8 +89,6 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
 
 
 def _entries(registry: Sequence[RegistryEntry]) -> list[RegistryEntry]:
-    from ..builtin_entities import BUILTIN_ENTRIES
-
     given = {e.key: e for e in registry}
     return [e for e in (*given.values(), *(b for b in BUILTIN_ENTRIES if b.key not in given)) if e.examples]
 

@@ -220,8 +220,8 @@ def job_frame(n: str) -> list[Draft]:
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
     r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
-    r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|started working at|"
-    r"started working for|"
+    r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
+    r"started working at|started working for|"
     r"got a job at|got a job with|got hired at|got hired by|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "

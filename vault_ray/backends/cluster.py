@@ -1,4 +1,5 @@
-"""`RayBackend`: the Backend protocol over shard actors (cluster mode).
+"""`ClusterBackend`: the Backend protocol over shard actors (cluster mode), and
+`join`, what `Vault.connect` calls to reach a running cluster-mode store.
 
 Every request is routed by partition through the assignment the control actor
 stores: one call per owning shard with the partitions it should serve, in
@@ -10,6 +11,9 @@ decision it took then (its receipts table).
 
 Ray's errors stop here (`_get`): errors of ours raised in an actor come out as
 themselves, anything else as ClusterError.
+
+The client needs only the actors' names (routing.py), never their classes:
+creating a cluster's actors is `vault_ray.actors` (`vault-ray up`).
 """
 
 from __future__ import annotations
@@ -17,24 +21,24 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import ray
 from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayError, RayTaskError
-from vault_ray.storage import Event
 
-from vault_ray.backend import Scored, dispute_partition, merge_top
-from vault_ray.errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
-from vault_ray.layout import partition_of
-from vault_ray.models import Claim, Decision, Dispute, DisputeStatus, EntityView
-from vault_ray.policy import Policy
-from vault_ray.registry import EntityRegistry
-from vault_ray.txn import WriteItem
+from vault_ray.storage.layout import partition_of
 
-from .shard import NotOwner
+from ..engine.partitions import Groups, dispute_partition
+from ..engine.views import Scored, merge_top
+from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
+from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event
+from ..policy import Policy
+from ..registry import EntityRegistry
+from .base import StoreInfo
+from .routing import NotOwner
 
 RETRY_TIMEOUT_S = 60.0
 INLINE_BYTES = 64 * 1024
@@ -71,7 +75,7 @@ def _get(ref: Any, timeout: float | None = None) -> Any:
         raise ClusterError(f"cluster call failed: {exc}") from exc
 
 
-class RayBackend:
+class ClusterBackend:
     """Reaches the partitions of a cluster-mode store through its shard actors."""
 
     def __init__(self, control: Any, info: dict[str, Any], *, retry_timeout: float = RETRY_TIMEOUT_S) -> None:
@@ -80,6 +84,7 @@ class RayBackend:
         self.store: str = info["store"]
         self.partitions: int = info["partitions"]
         self.dim: int = info["dim"]
+        self.embedder_name: str = info["embedder"]
         self.retry_timeout = retry_timeout
         self._lock = threading.Lock()
         self._epoch = -1
@@ -175,6 +180,9 @@ class RayBackend:
             out.setdefault(partition_of(e, self.partitions), []).append(e)
         return out
 
+    def info(self) -> StoreInfo:
+        return StoreInfo("cluster", self.store, self.partitions, self.dim, self.embedder_name, self.namespace)
+
     # -- control ----------------------------------------------------------------------
     def control(self) -> tuple[Policy, EntityRegistry]:
         known = self._control[0] if self._control else -1
@@ -191,15 +199,28 @@ class RayBackend:
         self._call_control("set_registry", registry)
 
     # -- writes --------------------------------------------------------------------------
-    def write(self, groups: dict[int, list[tuple[int, WriteItem]]], now: datetime) -> dict[int, list[Decision]]:
-        """Each shard decides and commits its share in one step. A retry (the shard
-        restarted or the partition moved) resends the same claim ids: a partition
-        that already applied one answers with the decision it took then."""
-        items = {p: [item for _, item in group] for p, group in groups.items()}
-        out: dict[int, list[Decision]] = {}
-        for answer in self._routed(items, lambda s, ps: s.write.remote({p: items[p] for p in ps}, now)):
-            out.update(answer)
-        return {p: out[p] for p in sorted(groups)}
+    def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
+        """Each shard decides and commits its share of every call in one step. A call
+        spanning shards is committed per shard: if one shard refuses it, the others'
+        shares stay applied and the call gets the error (a retry with the same claim
+        ids is safe). A retry (the shard restarted or the partition moved) resends the
+        same claim ids: a partition that already applied one answers with the decision
+        it took then."""
+        touched = sorted({p for call in calls for p in call})
+        out: list[dict[int, list[Decision]] | VaultError] = [{} for _ in calls]
+
+        def send(shard: Any, ps: list[int]) -> Any:
+            mine = set(ps)
+            return shard.write_many.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now)
+
+        for answer in self._routed(touched, send):
+            for i, result in enumerate(answer):
+                current = out[i]
+                if isinstance(result, VaultError):
+                    out[i] = current if isinstance(current, VaultError) else result
+                elif isinstance(current, dict):
+                    current.update(result)
+        return [r if isinstance(r, VaultError) else {p: r[p] for p in sorted(r)} for r in out]
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
@@ -287,6 +308,13 @@ class RayBackend:
     def all_claims(self) -> list[Claim]:
         return [c for part in self._routed(self._all(), lambda s, ps: s.all_claims.remote(ps)) for c in part]
 
+    def check(self) -> dict[int, bool]:
+        """Per partition: does its vector index hold exactly its log's active claims?"""
+        out: dict[int, bool] = {}
+        for found in self._routed(self._all(), lambda s, ps: s.check.remote(ps)):
+            out.update(found)
+        return dict(sorted(out.items()))
+
     def export_parquet(self, directory: str) -> list[str]:
         found = self._routed(self._all(), lambda s, ps: s.export_parquet.remote(ps, directory))
         return sorted(p for part in found for p in part)
@@ -297,13 +325,6 @@ class RayBackend:
         result: dict[str, Any] = self._call_control("rebalance", shards)
         self._refresh_routes()
         return result
-
-    def check(self) -> dict[int, bool]:
-        """Per partition: does its vector index hold exactly its log's active claims?"""
-        out: dict[int, bool] = {}
-        for found in self._routed(self._all(), lambda s, ps: s.check.remote(ps)):
-            out.update(found)
-        return dict(sorted(out.items()))
 
     def shard_infos(self) -> list[dict[str, Any]]:
         return self._call_control("shard_infos")  # type: ignore[no-any-return]

@@ -1,14 +1,14 @@
-"""The claim log (DuckDB) and the vector index (FAISS) of one partition."""
+"""The claim log of one partition (DuckDB): commits, reads, export, events."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from vault_ray.storage import ChangeSet, ClaimLog, Event, VectorIndex
+from vault_ray.storage import ChangeSet, DuckDBClaimLog
 
 from vault_ray import Fact, HashingEmbedder, StorageFailure
-from vault_ray.models import Claim, Kind, Status, utcnow
+from vault_ray.models import Claim, Event, Kind, Status, utcnow
 
 
 def claim(cid: str, status: Status = Status.ACTIVE, dim: int = 8) -> Claim:
@@ -19,14 +19,14 @@ def claim(cid: str, status: Status = Status.ACTIVE, dim: int = 8) -> Claim:
 
 
 def test_commit_round_trip_and_live_load(tmp_path):
-    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
     changes = ChangeSet(new_claims=[claim("c1"), claim("c2", Status.DISPUTED), claim("c3", Status.SUPERSEDED)])
     changes.rids = {"c1": log.allocate_rid(), "c2": log.allocate_rid(), "c3": log.allocate_rid()}
     changes.events.append(Event(1.0, "user.diet", "claim_added", claim_id="c1", status="active"))
     log.commit(changes)
     log.commit(ChangeSet(status={"c1": ("superseded", "c2")}))
     log.close()
-    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
     live, rids, vectors, disputes = log.load_live()
     assert [c.id for c in live] == ["c2"] and rids == [1] and vectors.shape == (1, 8)
     assert np.array_equal(vectors[0], claim("c2").embedding)
@@ -37,7 +37,7 @@ def test_commit_round_trip_and_live_load(tmp_path):
 
 
 def test_failed_commit_changes_nothing(tmp_path):
-    log = ClaimLog(tmp_path / "p.duckdb", dim=8)
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
     first = ChangeSet(new_claims=[claim("c1")], rids={"c1": log.allocate_rid()})
     log.commit(first)
     dup = ChangeSet(new_claims=[claim("c2"), claim("c1")], rids={"c2": log.allocate_rid(), "c1": 99})
@@ -45,18 +45,6 @@ def test_failed_commit_changes_nothing(tmp_path):
         log.commit(dup)  # duplicate primary key: the whole transaction rolls back
     assert [c.id for c in log.all_claims()] == ["c1"]
     log.close()
-
-
-def test_vector_index_add_remove_search():
-    index = VectorIndex(4)
-    vecs = np.eye(4, dtype=np.float32)
-    index.add([10, 11, 12, 13], vecs)
-    scores, rids = index.search(vecs[1:2], 2)
-    assert rids[0][0] == 11 and scores[0][0] == pytest.approx(1.0)
-    index.remove([11])
-    assert index.ids() == {10, 12, 13} and len(index) == 3
-    _, rids = index.search(vecs[1:2], 10)
-    assert 11 not in rids[0]
 
 
 def test_export_parquet_has_every_table(vault, tmp_path):
@@ -75,7 +63,7 @@ def test_export_parquet_has_every_table(vault, tmp_path):
 def test_every_change_writes_an_event_row(vault):
     a = vault.agent("a").add("I'm in PST").decisions[0]
     b = vault.agent("b").add("I'm in EST").decisions[0]
-    events = vault.backend.events(entity="user.timezone")
+    events = vault.events(entity="user.timezone")
     kinds = [(e.kind, e.claim_id, e.status) for e in events]
     assert ("claim_added", a.claim_id, "active") in kinds
     assert ("claim_added", b.claim_id, "active") in kinds
@@ -90,8 +78,21 @@ def test_index_rebuilt_from_log_holds_only_active(tmp_path):
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=2) as vault:
         for i in range(30):
             vault.agent(f"agent{i % 3}").add_facts([Fact(f"user.thing{i % 7}", f"value {i}", f"v{i % 4}")])
-        active = {c.id for c in vault.backend.all_claims() if c.status == "active"}
+        active = {c.id for c in vault.claims() if c.status == "active"}
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        indexed = {vault.backend.parts[p].by_rid[r] for p in range(2) for r in vault.backend.parts[p].index.ids()}
-        assert indexed == active
-        assert all(p.index_matches_log() for p in vault.backend.parts)
+        assert vault.check() == {0: True, 1: True}  # the index holds exactly the log's active claims
+        hits = vault.search("value", k=50)
+        assert {h.claim.id for h in hits} == active
+
+
+def test_supersedes_names_what_a_claim_replaced(tmp_path):
+    from vault_ray import Vault
+
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        old = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")]).decisions[0]
+        new = vault.agent("b").add_facts([Fact("user.diet", "The user eats fish", "pescatarian")]).decisions[0]
+        assert new.superseded == (old.claim_id,)
+        assert vault.claim(new.claim_id).supersedes == (old.claim_id,)
+        assert vault.claim(old.claim_id).superseded_by == new.claim_id
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:  # persisted, not only in memory
+        assert vault.claim(new.claim_id).supersedes == (old.claim_id,)

@@ -1,5 +1,6 @@
-"""Issue 3: conflict strategies — near-simultaneous writes and the judge, recency,
-high stakes, authority, consensus — and the seed-001 scenarios (a)-(d)."""
+"""Pass-2 strategies (strategies.py) and how policy selects them (policy.py):
+near-simultaneous writes and the judge, recency, high stakes, authority, consensus,
+and the seed-001 scenarios (a)-(d)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from vault_ray.storage.layout import partition_of
 
 from vault_ray import (
     Claim,
@@ -18,7 +20,6 @@ from vault_ray import (
     ScriptedReasoner,
     Status,
 )
-from vault_ray.layout import partition_of
 from vault_ray.strategies import Action, decide, support_by_value
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -177,7 +178,7 @@ def test_c_custom_high_stakes_patterns(make_vault):
 # -- seed-001 (d): concurrent writes to different entities -----------------------------------------
 def test_d_concurrent_writes_to_different_entities_all_apply(make_vault):
     vault = make_vault(policy=Policy(near_simultaneous_s=30))
-    entities = sharing_partitions(vault.backend.partitions, pairs=4)
+    entities = sharing_partitions(vault.info().partitions, pairs=4)
     decisions: dict[str, object] = {}
     errors: list[BaseException] = []
     barrier = threading.Barrier(len(entities))
@@ -329,7 +330,7 @@ def test_judge_naming_a_claim_outside_the_case_is_an_error_and_changes_nothing(m
     reasoner = ScriptedReasoner(judge={"user.diet is vegetarian": "no-such-claim"})
     vault = make_vault(reasoner=reasoner, policy=Policy(default_strategy="judge"))
     say(vault, "a", "user.diet", "vegan", 0)
-    before = vault.backend.all_claims()
+    before = vault.claims()
     with pytest.raises(ReasonerError):
         say(vault, "b", "user.diet", "vegetarian", 1)
-    assert vault.backend.all_claims() == before and vault.disputes() == []
+    assert vault.claims() == before and vault.disputes() == []

@@ -26,9 +26,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from .embedders import HashingEmbedder, LocalEmbedder
-from .errors import ClusterError, InvalidInput
-from .policy import Policy
+from ..embedders import HashingEmbedder, LocalEmbedder
+from ..errors import ClusterError, InvalidInput
+from ..policy import Policy
+from .common import console, handle_errors
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -45,8 +46,6 @@ ACTOR_OPTIONS = typer.Option(
 
 def register(app: typer.Typer) -> None:
     """Add the cluster commands to the `vault-ray` app."""
-    from .cli import handle_errors
-
     for command in (up, down, rebalance, status):
         app.command(help=command.__doc__)(handle_errors(command))
 
@@ -65,8 +64,6 @@ def up(
     actor_options: str = ACTOR_OPTIONS,
 ) -> None:
     """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
-    from .cli import console
-
     policy = _read_policy(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
@@ -75,22 +72,22 @@ def up(
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
-        from vault_ray.actors import connect
+        from vault_ray.actors import attach, connect  # noqa: PLC0415  (Ray only when the command runs)
 
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                         embedder=embedder, policy=policy, actor_options=options)
         if head:
-            vault.backend.note_head(head)  # type: ignore[attr-defined]
+            attach(address, namespace=namespace).note_head(head)
     except BaseException:
         if head:
             _stop_head(head)
         raise
-    backend = vault.backend
+    info = vault.info()
     flag = " --hashing" if hashing else ""
     embedder_arg = ", embedder=HashingEmbedder()" if hashing else ""
     for line in (
-        f"[green]vault-ray is up[/green]: store {backend.store} · namespace {namespace!r} · "  # type: ignore[attr-defined]
-        f"{shards} shard(s) over {backend.partitions} partitions · Ray at {address}",
+        f"[green]vault-ray is up[/green]: store {info.store} · namespace {namespace!r} · "
+        f"{shards} shard(s) over {info.partitions} partitions · Ray at {address}",
         "join from any terminal (or any machine that reaches this Ray cluster and the store):",
         f"  vault-ray chat --agent NAME --address {address} --namespace {namespace}{flag}",
         f"  Vault.connect({address!r}, namespace={namespace!r}{embedder_arg})",
@@ -104,9 +101,7 @@ def down(
     keep_ray: bool = typer.Option(False, "--keep-ray", help="Leave the Ray head `up` started running."),
 ) -> None:
     """Stop the store's actors (closing every log) and the Ray head `vault-ray up` started."""
-    from vault_ray.actors import shutdown
-
-    from .cli import console
+    from vault_ray.actors import shutdown  # noqa: PLC0415
 
     head = shutdown(address, namespace=namespace)
     console.print(f"stopped the vault-ray actors of namespace {namespace!r}; the store is free", highlight=False)
@@ -114,7 +109,7 @@ def down(
         if head.get("host") != socket.gethostname():
             console.print(f"the Ray head at {head.get('address')} runs on {head.get('host')}: stop it there")
             return
-        import ray
+        import ray  # noqa: PLC0415
 
         ray.shutdown()
         _stop_head(head)
@@ -126,9 +121,7 @@ def rebalance(
     address: str = CLUSTER, namespace: str = NAMESPACE,
 ) -> None:
     """Move partitions between shard actors (logs closed by the old owner, opened by the new)."""
-    from vault_ray.actors import rebalance as move
-
-    from .cli import console
+    from vault_ray.actors import rebalance as move  # noqa: PLC0415
 
     result = move(address, namespace=namespace, shards=shards)
     t = Table(title=f"rebalance to {shards} shard(s): epoch {result['epoch']}")
@@ -143,9 +136,7 @@ def rebalance(
 
 def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
     """Show the store's shards: the partitions each owns, its process and the epoch."""
-    from vault_ray.actors import status as read_status
-
-    from .cli import console
+    from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")

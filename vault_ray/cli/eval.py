@@ -16,7 +16,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .cli import console, handle_errors
+from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from vault_ray.storage import Event
-
-from .models import Claim, Dispute, from_epoch
+from ..models import Claim, Dispute, Event, from_epoch
 
 STEP_TITLES = {
     "claim_added": "recorded",
@@ -116,12 +114,20 @@ def _with_cause(step: Step, added: dict[str | None, Step], resolved: dict[str | 
     return step
 
 
-def explain_claim(backend: Any, claim_id: str) -> Explanation:
-    """Through the Backend protocol: the claim, its entity's events, the disputes named there."""
-    claim = backend.claim(claim_id)
-    events = backend.events(entity=claim.entity)
+class ClaimLogReads(Protocol):
+    """The reads `explain_claim` needs (every backend has them)."""
+
+    def claim(self, claim_id: str) -> Claim: ...
+    def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
+    def dispute(self, dispute_id: str) -> Dispute: ...
+
+
+def explain_claim(reads: ClaimLogReads, claim_id: str) -> Explanation:
+    """The claim, its entity's events, and the disputes named there."""
+    claim = reads.claim(claim_id)
+    events = reads.events(entity=claim.entity)
     ids = sorted({e.dispute_id for e in events if e.dispute_id})
-    return build(claim, events, [backend.dispute(i) for i in ids])
+    return build(claim, events, [reads.dispute(i) for i in ids])
 
 
 # -- text ---------------------------------------------------------------------------------

@@ -5,25 +5,30 @@ Stateless and parallel: it runs in the caller, in embedded and cluster mode alik
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from .builtin_entities import NOTES_ENTITY
-from .embedders import Embedder, check_vectors
-from .errors import InvalidFact
-from .layout import partition_of
-from .models import Fact, as_utc, check_fact, new_id
-from .policy import Policy
-from .reasoners.base import Reasoner
-from .registry import EntityRegistry
-from .txn import WriteItem
+from vault_ray.storage.layout import partition_of
 
-if TYPE_CHECKING:
-    from .backend import Backend
+from ..embedders import Embedder, check_vectors
+from ..errors import InvalidFact
+from ..models import Fact, as_utc, check_fact, new_id
+from ..policy import Policy
+from ..reasoners.base import Reasoner
+from ..registry import NOTES_ENTITY, EntityRegistry
+from .txn import WriteItem
+from .views import Scored
+
+
+class Neighbours(Protocol):
+    """What entity resolution asks of the store (every backend answers it)."""
+
+    def entities_present(self, entities: Iterable[str]) -> set[str]: ...
+    def search(self, vectors: np.ndarray, k: int) -> list[Scored]: ...
 
 NEIGHBOURS = 5
 
@@ -52,7 +57,7 @@ def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | Non
 
 
 def resolve_entities(
-    facts: Sequence[Fact], vectors: np.ndarray, *, backend: Backend, reasoner: Reasoner, policy: Policy,
+    facts: Sequence[Fact], vectors: np.ndarray, *, backend: Neighbours, reasoner: Reasoner, policy: Policy,
     registry: EntityRegistry, embedder: Embedder,
 ) -> list[Alignment]:
     """Align new entity labels with the incumbents they duplicate (DESIGN §2.3).

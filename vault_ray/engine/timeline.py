@@ -17,58 +17,25 @@ claims' `observed_at`. Before the first write the store was empty: `get` answers
 empty, uncontested view and `search` answers no hits. A time after the last write
 answers the current state.
 
-The same `entity_view` builds `get`'s answer now and at any past time, so the two
-can not drift apart.
+The same `entity_view` (views.py) builds `get`'s answer now and at any past time,
+so the two can not drift apart.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 import numpy as np
 
-from vault_ray.storage import Event
-
-from .models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Status, to_epoch
-from .policy import Policy
-
-if TYPE_CHECKING:
-    from .partition import Partition
+from ..models import Claim, Dispute, DisputeStatus, EntityView, Event, Status, to_epoch
+from ..policy import Policy
+from .partition import Partition
+from .views import Scored, entity_view, strip
 
 CLAIM_EVENTS = ("claim_added", "status_changed")
-Scored = list[tuple[float, Claim]]
-
-
-def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute], policy: Policy) -> EntityView:
-    """The view of one entity from its live (active or disputed) claims and open disputes.
-
-    While a dispute is open every competing value shows as a candidate: each
-    dispute's incumbents, challenger and supporters, then any other active claim
-    (one that became current after the dispute opened), so nothing is hidden."""
-    live = {c.id: c for c in claims if c.status != Status.SUPERSEDED}
-    active = tuple(sorted((strip(c) for c in live.values() if c.status == Status.ACTIVE),
-                          key=lambda c: (c.observed_at, c.id)))
-    open_ = tuple(sorted((d for d in disputes if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))
-    candidates: list[Candidate] = []
-    seen: set[str] = set()
-
-    def offer(cid: str, dispute_id: str | None) -> None:
-        claim = live.get(cid)
-        if claim is not None and cid not in seen:
-            seen.add(cid)
-            candidates.append(Candidate(strip(claim), policy.weight(claim.agent, entity), dispute_id))
-
-    for d in open_:
-        for cid in (*d.incumbents, d.challenger, *d.supporters):
-            offer(cid, d.id)
-    if open_:
-        for c in active:
-            offer(c.id, None)
-    return EntityView(entity, active, bool(open_), tuple(candidates), open_)
 
 
 @dataclass(frozen=True)
@@ -125,20 +92,24 @@ def replay(claims: Iterable[Claim], events: Sequence[Event], disputes: Iterable[
         if d.id not in opened:
             continue
         base = replace(d, challenges=challenges.get(d.id, 1), supporters=tuple(s for s in d.supporters if s in out))
-        if d.id in resolved:
-            then[d.id] = base
-        else:
-            then[d.id] = replace(base, status=DisputeStatus.OPEN, resolution=None)
+        then[d.id] = base if d.id in resolved else replace(base, status=DisputeStatus.OPEN, resolution=None)
     return Snapshot(at, out, then)
 
 
-# -- what Vault.get(as_of=...) and Vault.search(as_of=...) call ----------------------------
-def view_as_of(backend: Any, entity: str, at: datetime, policy: Policy) -> EntityView:
-    """`get(entity, as_of=at)` through the Backend protocol (history, events, dispute)."""
-    events = backend.events(entity=entity)
+class EntityLog(Protocol):
+    """The reads `view_as_of` needs (every backend has them)."""
+
+    def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
+    def history(self, entity: str) -> list[Claim]: ...
+    def dispute(self, dispute_id: str) -> Dispute: ...
+
+
+def view_as_of(log: EntityLog, entity: str, at: datetime, policy: Policy) -> EntityView:
+    """`get(entity, as_of=at)`: the entity's history replayed through its events."""
+    events = log.events(entity=entity)
     dispute_ids = sorted({e.dispute_id for e in events if e.dispute_id})
-    disputes = [backend.dispute(did) for did in dispute_ids]
-    return replay(backend.history(entity), events, disputes, at).view(entity, policy)
+    disputes = [log.dispute(did) for did in dispute_ids]
+    return replay(log.history(entity), events, disputes, at).view(entity, policy)
 
 
 def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[str, np.ndarray]]:
@@ -168,21 +139,3 @@ def partition_search_as_of(part: Partition, vectors: np.ndarray, k: int, at: dat
         top = np.argsort(-row, kind="stable")[:k]
         out.append([(float(row[j]), snap.claims[ids[j]]) for j in top])
     return out
-
-
-def search_as_of(backend: Any, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
-    """Top-k (cosine, claim) per query over the claims active at `at`, all partitions.
-
-    A backend may answer itself (`backend.search_as_of`, e.g. scattering
-    `partition_search_as_of` to its shards); otherwise its in-process partitions
-    (`backend.parts`) are scanned here."""
-    own = getattr(backend, "search_as_of", None)
-    if own is not None:
-        return own(vectors, k, at)  # type: ignore[no-any-return]
-    per_part = [partition_search_as_of(part, vectors, k, at) for part in backend.parts]
-    return [heapq.nlargest(k, (hit for part in per_part for hit in part[q]), key=lambda h: h[0])
-            for q in range(len(vectors))]
-
-
-def strip(claim: Claim) -> Claim:
-    return claim if claim.embedding is None else replace(claim, embedding=None)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import StoreError, StoreLocked, StoreMismatch
+from vault_ray.errors import StoreError, StoreLocked, StoreMismatch
 
 FORMAT = 1
 
@@ -38,6 +38,21 @@ class StoreMeta:
 
 def partition_path(root: str | os.PathLike[str], number: int) -> Path:
     return Path(root) / "partitions" / f"p{number:04d}.duckdb"
+
+
+def partition_number(path: str | os.PathLike[str]) -> int | None:
+    """The partition number a `pNNNN.duckdb` file or `pNNNN` directory is named after."""
+    stem = Path(path).name.split(".", 1)[0]
+    return int(stem[1:]) if stem[:1] == "p" and stem[1:].isdigit() else None
+
+
+def control_path(root: str | os.PathLike[str]) -> Path:
+    return Path(root) / "control.json"
+
+
+def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
+    data = read_json(Path(root) / "vault.json")
+    return StoreMeta(**data) if data else None
 
 
 def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str) -> StoreMeta:

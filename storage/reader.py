@@ -1,0 +1,94 @@
+"""A read-only view of a store's claim logs, for evaluations and bulk jobs.
+
+`StoreReader(path)` reads a store directory (its DuckDB files, opened read-only:
+only while no process holds the store), one partition's `.duckdb` file, or a
+directory written by `Vault.export(dir)` (`pNNNN/<table>.parquet`). Every table
+comes back as Arrow with a `partition` column. No other code outside `storage/`
+reads a claim log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from vault_ray.errors import StoreError
+
+from .claim_log import TABLES
+from .layout import partition_number, read_json
+from .rows import CLAIM_SCHEMA, DISPUTE_SCHEMA, EVENT_SCHEMA
+
+
+class StoreReader:
+    def __init__(self, path: str | Path) -> None:
+        root = Path(path)
+        if root.is_file() and root.suffix == ".duckdb":
+            self.kind, self.base, sources = "duckdb", root.parent.parent, [root]
+        elif (root / "vault.json").exists():
+            self.kind, self.base = "duckdb", root
+            sources = sorted((root / "partitions").glob("p*.duckdb"))
+        else:
+            self.kind, self.base = "parquet", root
+            sources = sorted({p.parent for p in root.rglob("claims.parquet")})
+        if not sources:
+            raise StoreError(f"{str(root)!r} holds no claim log: give a store directory, a .duckdb file "
+                             "or a directory written by Vault.export(dir)")
+        self.path = root
+        self.sources = {(partition_number(s) if partition_number(s) is not None else i): s
+                        for i, s in enumerate(sources)}
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """vault.json (partitions, dim, embedder), or {} for an export without one."""
+        return read_json(self.base / "vault.json") or {}
+
+    def table(self, name: str, columns: list[str] | None = None, *, where: str | None = None) -> pa.Table:
+        """One table of every partition, concatenated, with a `partition` column.
+        `where` is an equality filter `column=value` (e.g. "status=open")."""
+        if name not in TABLES:
+            raise StoreError(f"no table {name!r} in a claim log (tables: {', '.join(TABLES)})")
+        parts = [_with_partition(self._read(source, name, columns), number)
+                 for number, source in sorted(self.sources.items())]
+        table = pa.concat_tables(parts, promote_options="default")
+        if where is not None:
+            column, _, value = where.partition("=")
+            table = table.filter(pc.equal(table[column], value))
+        return table
+
+    def claims(self, columns: list[str] | None = None) -> pa.Table:
+        """Every claim, in recording order (recorded_at, partition, rid)."""
+        if columns is not None:
+            columns = list(dict.fromkeys([*columns, "recorded_at", "rid"]))
+        return self.table("claims", columns).sort_by(
+            [("recorded_at", "ascending"), ("partition", "ascending"), ("rid", "ascending")])
+
+    def _read(self, source: Path, name: str, columns: list[str] | None) -> pa.Table:
+        if self.kind == "parquet":
+            file = source / f"{name}.parquet"
+            return pq.read_table(file, columns=columns) if file.exists() else _empty(name, columns)
+        try:
+            con = duckdb.connect(str(source), read_only=True)
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot read {str(source)!r} ({exc}); if a process holds the store, export it with "
+                             "Vault.export(dir) and read that directory") from exc
+        try:
+            cols = ", ".join(columns) if columns else "*"
+            return con.sql(f"SELECT {cols} FROM {name}").to_arrow_table()
+        finally:
+            con.close()
+
+
+def _with_partition(table: pa.Table, number: int) -> pa.Table:
+    return table.append_column("partition", pa.array([number] * table.num_rows, pa.int64()))
+
+
+def _empty(name: str, columns: list[str] | None) -> pa.Table:
+    schema = {"claims": CLAIM_SCHEMA, "disputes": DISPUTE_SCHEMA, "events": EVENT_SCHEMA}.get(
+        name, pa.schema([("claim_id", pa.string()), ("decision", pa.string())]))
+    table = schema.empty_table()
+    return table.select(columns) if columns else table

@@ -1,0 +1,118 @@
+"""Reaching a running cluster-mode store: `join` (what `Vault.connect` calls) and the
+Ray connection it needs. Creating a store's actors is `vault_ray.actors.connect`
+(or `vault-ray up`); this side needs only their names."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from ..embedders import Embedder
+from ..errors import ClusterError, StoreMismatch
+from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
+from .routing import CONTROL_NAME
+
+
+def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
+    """Connect this process to Ray unless it already is (then `address` is not
+    looked at: a process talks to one Ray cluster). `address=None` or "local" starts
+    a private Ray instance in this process (a notebook, a single machine)."""
+    if ray.is_initialized():
+        return
+    options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
+    try:
+        if address in (None, "local"):
+            ray.init(include_dashboard=False, **options)
+        else:
+            _check_reachable(address)
+            if _is_loopback(address):
+                _use_local_token()
+            ray.init(address=address, **options)
+    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+        raise ClusterError(
+            f"cannot reach a Ray cluster at {address!r}: {exc}. Start one with `vault-ray up --store PATH` "
+            "(or `ray start --head`), or pass its address"
+        ) from exc
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in a second, not after Ray's minute of reconnecting, when nothing listens."""
+    host, _, port = address.rpartition(":")
+    if address == "auto" or address.startswith("ray://") or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from exc
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.removeprefix("ray://").rsplit(":", 1)[0]
+    return host in ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def _use_local_token() -> None:
+    """Send this machine's Ray token (~/.ray/auth_token) to a head on this machine.
+
+    Ray does that by itself only for address "auto"; for an explicit address it
+    never does (the token must not leak to a remote server), so a head that
+    `vault-ray up` started on 127.0.0.1 would refuse us. RAY_AUTH_MODE, when set,
+    decides as always."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (  # noqa: PLC0415
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
+def find_control(namespace: str) -> Any | None:
+    """The control actor serving `namespace`, or None."""
+    try:
+        return ray.get_actor(CONTROL_NAME, namespace=namespace)
+    except ValueError:
+        return None
+
+
+def control_info(handle: Any) -> dict[str, Any]:
+    """The control actor's settings, or the error that stopped its creation (as a value)."""
+    try:
+        return _get(handle.info.remote(), timeout=RETRY_TIMEOUT_S + 60)  # type: ignore[no-any-return]
+    except _Retry as exc:
+        raise ClusterError(f"the vault-ray control actor is not available: {exc}") from None
+
+
+def join(address: str | None = "auto", *, namespace: str = "vault", store: str | Path | None = None,
+         partitions: int | None = None, embedder: Embedder, retry_timeout: float = RETRY_TIMEOUT_S) -> ClusterBackend:
+    """The backend of the store served in `namespace`. Checks that `store`, `partitions`
+    and the embedder, when given, match the store's."""
+    ensure_ray(address, namespace)
+    handle = find_control(namespace)
+    if handle is None:
+        raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}; start one with "
+                           "`vault-ray up --store PATH` (or vault_ray.actors.connect(store=PATH) in Python)")
+    info = control_info(handle)
+    if info["error"] is not None:
+        raise info["error"]
+    check_join(info, store=store, partitions=partitions, embedder=embedder, namespace=namespace)
+    return ClusterBackend(handle, info, retry_timeout=retry_timeout)
+
+
+def check_join(info: dict[str, Any], *, store: str | Path | None, partitions: int | None, embedder: Embedder | None,
+               namespace: str) -> None:
+    served = info["store"]
+    if store is not None and str(Path(store).expanduser().resolve()) != served:
+        raise ClusterError(f"namespace {namespace!r} already serves the store {served!r}, not {str(store)!r}; "
+                           "use another namespace for another store")
+    if partitions is not None and partitions != info["partitions"]:
+        raise StoreMismatch(f"store {served!r} has {info['partitions']} partitions, not {partitions} "
+                            "(the partition count is fixed when a store is created)", path=served)
+    if embedder is not None and (embedder.dim != info["dim"] or embedder.name != info["embedder"]):
+        raise StoreMismatch(f"store {served!r} was written with the {info['embedder']!r} embedder "
+                            f"({info['dim']} dimensions), not {embedder.name!r} ({embedder.dim}); "
+                            "vectors from different embedders are not comparable", path=served)

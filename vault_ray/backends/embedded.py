@@ -1,0 +1,122 @@
+"""Embedded mode: every partition of a store in this process, one writer per
+partition (its lock), the store held by this process alone (STORE/.lock)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from vault_ray.storage.layout import StoreLock, init_store
+
+from ..engine.control import ControlFile
+from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
+from ..engine.views import Scored
+from ..errors import ClaimNotFound, DisputeNotFound, VaultError
+from ..models import Claim, Decision, Dispute, EntityView, Event
+from ..policy import Policy
+from ..reasoners.base import Reasoner
+from ..registry import EntityRegistry
+from .base import StoreInfo
+
+
+class EmbeddedBackend:
+    def __init__(self, root: str | Path, *, partitions: int | None, dim: int, embedder_name: str,
+                 reasoner: Reasoner, policy: Policy | None, registry: EntityRegistry | None,
+                 open_log: LogFactory | None = None, new_index: IndexFactory | None = None) -> None:
+        self.root = str(root)
+        self._lock = StoreLock(root)
+        try:
+            meta = init_store(root, partitions=partitions, dim=dim, embedder=embedder_name)
+            self.partitions, self.dim, self.embedder_name = meta.partitions, dim, embedder_name
+            self.reasoner = reasoner
+            self._control = ControlFile(root)
+            self.policy, self.registry = self._control.load(policy, registry)
+            self._control.save(self.policy, self.registry)
+            self.host = PartitionSet(root, partitions=meta.partitions, dim=dim, open_log=open_log, new_index=new_index)
+            for p in range(meta.partitions):
+                self.host.open(p, create=False)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def info(self) -> StoreInfo:
+        return StoreInfo("embedded", self.root, self.partitions, self.dim, self.embedder_name)
+
+    # -- control --------------------------------------------------------------------
+    def control(self) -> tuple[Policy, EntityRegistry]:
+        return self.policy, self.registry
+
+    def set_policy(self, policy: Policy) -> None:
+        self._control.save(policy, self.registry)
+        self.policy = policy
+
+    def set_registry(self, registry: EntityRegistry) -> None:
+        self._control.save(self.policy, registry)
+        self.registry = registry
+
+    def _cardinality(self, entity: str) -> str:
+        return self.policy.cardinality_for(entity, self.registry.cardinality(entity))
+
+    # -- writes -----------------------------------------------------------------------
+    def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
+        return self.host.write_many(calls, self.policy, self.reasoner, now)
+
+    def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
+                        keep_both: bool, now: datetime) -> Dispute:
+        return self.host.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
+                                         cardinality=self._cardinality, now=now)
+
+    def expire_disputes(self, now: datetime) -> list[Dispute]:
+        return self.host.expire_disputes(self.policy, now)
+
+    # -- reads ---------------------------------------------------------------------------
+    def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
+        return self.host.search(vectors, k)
+
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
+        return self.host.search_as_of(vectors, k, at)
+
+    def entities_present(self, entities: Iterable[str]) -> set[str]:
+        return self.host.entities_present(entities)
+
+    def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
+        return self.host.views(entities, self.policy)
+
+    def history(self, entity: str) -> list[Claim]:
+        return self.host.history(entity)
+
+    def claim(self, claim_id: str) -> Claim:
+        found = self.host.find_claim(claim_id)
+        if found is None:
+            raise ClaimNotFound(claim_id)
+        return found
+
+    def disputes(self, status: str | None) -> list[Dispute]:
+        return self.host.disputes(status)
+
+    def dispute(self, dispute_id: str) -> Dispute:
+        found = self.host.get_dispute(dispute_id)
+        if found is None:
+            raise DisputeNotFound(dispute_id)
+        return found
+
+    def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
+        return self.host.events(entity=entity, claim_id=claim_id)
+
+    def all_claims(self) -> list[Claim]:
+        return self.host.all_claims()
+
+    def export_parquet(self, directory: str) -> list[str]:
+        return self.host.export_parquet(directory)
+
+    def check(self) -> dict[int, bool]:
+        return self.host.check(range(self.partitions))
+
+    def close(self) -> None:
+        try:
+            self.host.close_all()
+        finally:
+            self._lock.release()

@@ -1,0 +1,75 @@
+"""What every `vault-ray` command shares: the console, the options naming a store,
+opening a vault, and the mapping of the error tree to exit codes (2 bad input,
+3 not found, 4 store or cluster problem, 1 anything else of ours)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..embedders import HashingEmbedder, LocalEmbedder
+from ..errors import ClusterError, InvalidInput, NotFound, StoreError, VaultError
+from ..vault import Vault
+
+console = Console()
+F = TypeVar("F", bound=Callable[..., Any])
+
+STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
+ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store (e.g. 'auto').")
+NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
+HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
+AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z).")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"--as-of must be an ISO 8601 time, got {value!r}") from None
+
+
+def exit_code(exc: VaultError) -> int:
+    if isinstance(exc, InvalidInput):
+        return 2
+    if isinstance(exc, NotFound):
+        return 3
+    if isinstance(exc, StoreError | ClusterError):
+        return 4
+    return 1
+
+
+def handle_errors(fn: F) -> F:
+    """One line on stderr and an exit code for every error of the tree."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultError as exc:
+            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(exit_code(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False) -> Iterator[Vault]:
+    embedder = HashingEmbedder() if hashing else LocalEmbedder()
+    if address:
+        vault = Vault.connect(address, namespace=namespace, embedder=embedder)
+    elif store:
+        vault = Vault.open(store, embedder=embedder)
+    else:
+        raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
+    try:
+        yield vault
+    finally:
+        vault.close()

@@ -1,0 +1,93 @@
+"""Reading and deciding on a store: get, history, search, explain, disputes, resolve,
+authority. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mode)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import typer
+from rich.table import Table
+
+from ..errors import InvalidInput
+from ..render import claims_table, disputes_table, hits_table, view_table
+from .common import ADDRESS, AS_OF, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time
+
+
+def get(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
+        hashing: bool = HASHING, as_of: str = AS_OF) -> None:
+    """Show the current view of ENTITY (both values while a dispute is open)."""
+    when = parse_time(as_of)
+    with open_vault(store, address, namespace, hashing) as vault:
+        console.print(view_table(vault.get(entity, as_of=when)))
+
+
+def history(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
+            hashing: bool = HASHING) -> None:
+    """Show every claim ever made on ENTITY, with status and provenance."""
+    with open_vault(store, address, namespace, hashing) as vault:
+        console.print(claims_table(vault.history(entity), f"history({entity!r})"))
+
+
+def search(query: str, k: int = typer.Option(5, "-k", help="How many hits."), store: str = STORE,
+           address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING, as_of: str = AS_OF) -> None:
+    """Semantic search over active claims."""
+    when = parse_time(as_of)
+    with open_vault(store, address, namespace, hashing) as vault:
+        console.print(hits_table(query, vault.search(query, k=k, as_of=when)))
+
+
+def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain."),
+            as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON data."),
+            store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Explain CLAIM_ID: every decision behind its status (pass, op, strategy, weights,
+    judge rationale, dispute and resolution)."""
+    with open_vault(store, address, namespace, hashing) as vault:
+        found = vault.explain(claim_id)
+        if as_json:
+            typer.echo(json.dumps(asdict(found), default=str, indent=2))
+        else:
+            console.print(found.text(), highlight=False, markup=False)
+
+
+def disputes(status: str = typer.Option("open", help="open, resolved or all."), store: str = STORE,
+             address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """List disputes with both sides."""
+    with open_vault(store, address, namespace, hashing) as vault:
+        found = vault.disputes(None if status == "all" else status)
+        console.print(disputes_table(found, vault) if found else f"no {status} disputes")
+
+
+def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="Claim id that wins."),
+            keep_both: bool = typer.Option(False, "--keep-both", help="Keep every value ('many' entities)."),
+            decided_by: str = typer.Option("user", "--by", help="Who decided."),
+            note: str = typer.Option("", "--note", help="Why."), store: str = STORE, address: str = ADDRESS,
+            namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Resolve DISPUTE_ID: the winner becomes active, the others superseded."""
+    with open_vault(store, address, namespace, hashing) as vault:
+        d = vault.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both)
+        console.print(f"resolved {d.id}: winner {d.resolution.winner if d.resolution else None}")
+
+
+def authority(agent: str = typer.Argument(None, help="Agent to set a weight for."),
+              pattern: str = typer.Argument(None, help="Entity pattern, e.g. user.timezone or user.schedule.*"),
+              weight: float = typer.Argument(None, help="Weight in [0, 1]."), store: str = STORE,
+              address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
+    with open_vault(store, address, namespace, hashing) as vault:
+        if agent is not None:
+            if pattern is None or weight is None:
+                raise InvalidInput("give AGENT PATTERN WEIGHT to set a weight")
+            vault.set_authority(agent, pattern, weight)
+        t = Table(title="Authority")
+        for col in ("agent", "pattern", "weight"):
+            t.add_column(col)
+        for a, table in sorted(vault.policy.authority.items()):
+            for p, w in sorted(table.items()):
+                t.add_row(a, p, f"{w:.2f}")
+        console.print(t)
+
+
+def register(app: typer.Typer) -> None:
+    for command in (get, history, search, explain, disputes, resolve, authority):
+        app.command(help=command.__doc__)(handle_errors(command))

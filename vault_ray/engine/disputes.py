@@ -1,0 +1,151 @@
+"""The dispute lifecycle inside a partition's transaction: repeated challenges,
+settling them, resolution by a person or a rule, withdrawn incumbents, stale
+disputes. Functions over a `Txn`; the partition calls them while deciding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from .. import strategies
+from ..models import Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
+from ..policy import Policy
+from ..reasoners.rules import contradicts, normalized_value
+from ..strategies import Action
+from .txn import Txn
+
+
+def supersede(txn: Txn, claims: Sequence[Claim], by: Claim, **detail: Any) -> None:
+    for c in claims:
+        txn.set_status(c.id, Status.SUPERSEDED, by.id, agent=by.agent, **detail)
+
+
+def repeated_challenge(txn: Txn, incoming: Claim, conflicting: list[Claim]) -> Dispute | None:
+    """The open dispute `incoming` repeats: same value as its challenger, against the same incumbents."""
+    value = normalized_value(incoming)
+    incumbents = {c.id for c in conflicting}
+    for d in txn.open_disputes_on(incoming.entity):
+        if set(d.incumbents) & incumbents and normalized_value(txn.claim(d.challenger)) == value:
+            return d
+    return None
+
+
+def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], policy: Policy,
+                    base: dict[str, Any]) -> Decision:
+    """A repeated challenge: count it (and its agent as a supporter), then see if it settles."""
+    agents = {d.challenger_agent} | {txn.claim(s).agent for s in d.supporters}
+    supporters = d.supporters
+    claim_id = d.challenger
+    if incoming.agent not in agents:
+        txn.add(replace(incoming, status=Status.DISPUTED), op=str(op), dispute=d.id,
+                reason="supports an open dispute's challenger")
+        supporters = (*supporters, incoming.id)
+        agents.add(incoming.agent)
+        claim_id = incoming.id
+    supersede(txn, targets, txn.claim(claim_id), reason=f"{op}: retracted by its agent")
+    # a dispute on a high-stakes entity waits for the user however it was opened
+    updated = replace(d, challenges=d.challenges + 1, supporters=supporters,
+                      needs_user=d.needs_user or policy.is_high_stakes(d.entity))
+    txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
+                    challenges=updated.challenges, agents=sorted(agents))
+    settled = settle_repeat(txn, incoming, updated, len(agents), policy)
+    if settled is not None:
+        decided_by, note, extra = settled
+        resolve(txn, updated, d.challenger, decided_by, note, keep_both=False, **extra)
+        return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id,
+                        strategy=extra.get("strategy"), reason=f"dispute settled by {decided_by}: {note}", **base)
+    return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
+                    reason=f"repeats an open challenge ({updated.challenges} so far)", **base)
+
+
+def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
+                  policy: Policy) -> tuple[str, str, dict[str, Any]] | None:
+    """Whether a repeated challenge settles its dispute for the challenger: by the
+    `reasserted_by` rule, or because the entity's strategy now lets it win (consensus
+    counting the supporters; a re-assertion observed clearly later under recency; a
+    heavier supporter under authority). The judge is not asked again: it rules once
+    per dispute. High-stakes disputes never settle here."""
+    if policy.is_high_stakes(d.entity):
+        return None
+    n = policy.rules.reasserted_by
+    if n is not None and n_agents >= n:
+        return f"rule:reasserted_by_{n}", f"challenger value asserted by {n_agents} distinct agents", {}
+    incumbents = [txn.claim(c) for c in d.incumbents if txn.known(c)]
+    incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
+    if not incumbents:
+        return None
+    verdict = strategies.decide(incoming, incumbents, policy, pool=txn.live_on(d.entity))
+    if verdict.action != Action.WIN:
+        return None
+    return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
+
+
+def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
+            **extra: Any) -> Dispute:
+    """Close `d`: every value stays (`keep_both`), or `winner`'s value becomes the only
+    active one and whatever contradicts it is superseded."""
+    members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters) if txn.known(c)]
+    detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both, **extra}
+    status_detail = {**detail, "dispute": d.id}
+    if keep_both:
+        for c in members:
+            if c.status != Status.ACTIVE:
+                txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
+    else:
+        assert winner is not None
+        win_value = normalized_value(txn.claim(winner))
+        member_ids = {m.id for m in members}
+        # Active claims outside the dispute lose only if they contradict the winner: on a
+        # 'many' entity other values (likes:chess beside likes:jazz) stay. Unknown
+        # cardinality (the stale rule, which keeps an incumbent) touches members only.
+        card = txn.cardinality.get(d.entity)
+        rivals = {c.id: c for c in txn.live_on(d.entity)
+                  if c.status == Status.ACTIVE and card is not None and contradicts(normalized_value(c), win_value, card)}
+        rivals.update({c.id: c for c in members})
+        for c in rivals.values():
+            if normalized_value(c) == win_value:
+                if c.status != Status.ACTIVE:
+                    txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
+            elif c.id in member_ids or c.status == Status.ACTIVE:
+                txn.set_status(c.id, Status.SUPERSEDED, winner, agent=decided_by, **status_detail)
+    resolved = replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(winner, decided_by, note, txn.now, keep_both))
+    txn.put_dispute(resolved, "dispute_resolved", agent=decided_by, claim_id=winner, **detail)
+    return resolved
+
+
+def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) -> None:
+    """A dispute whose incumbents were all withdrawn, while the entity's current value
+    now agrees with the challenger, has nothing left to decide: the challenger wins
+    (decided_by "rule:incumbents_withdrawn"). High-stakes disputes still wait for the user."""
+    if policy.is_high_stakes(entity):
+        return
+    active = [c for c in txn.live_on(entity) if c.status == Status.ACTIVE]
+    for d in txn.open_disputes_on(entity):
+        if any(txn.claim(i).status == Status.ACTIVE for i in d.incumbents if txn.known(i)):
+            continue
+        value = normalized_value(txn.claim(d.challenger))
+        if any(normalized_value(c) == value for c in active) and not any(
+            contradicts(normalized_value(c), value, cardinality) for c in active
+        ):
+            resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",
+                    "every incumbent was withdrawn and the current value agrees with the challenger", keep_both=False)
+
+
+def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: datetime) -> list[Dispute]:
+    """The stale rule: close disputes older than `rules.stale_after_s` that were never
+    re-asserted, keeping the incumbent."""
+    limit = policy.rules.stale_after_s
+    if limit is None:
+        return []
+    done = []
+    for d in open_disputes:
+        age = (now - d.opened_at).total_seconds()
+        if age < limit or d.challenges > 1 or d.supporters or policy.is_high_stakes(d.entity):
+            continue
+        keep = next((c for c in d.incumbents if c in txn.state.claims), None)
+        if keep is None:
+            continue
+        done.append(resolve(txn, d, keep, "rule:stale", f"open {age:.0f}s without re-assertion", keep_both=False))
+    return done

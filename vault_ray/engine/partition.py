@@ -1,0 +1,248 @@
+"""A partition: the one writer for its share of the entity space.
+
+It owns a claim log and a vector index over its active claims, both injected (a
+`ClaimLog` and a `VectorIndex` from `vault_ray.storage`). Writes are decided into a
+`Txn` (pass 1 against the agent's own claims, pass 2 by the entity's strategy) and
+applied by `commit`: the log transaction first, then the in-memory state and the
+index follow. The same class runs in-process (embedded mode) and inside a Ray shard
+actor (cluster mode); callers hold `lock` from `begin` to `commit`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from vault_ray.storage import ClaimLog, VectorIndex
+
+from .. import strategies
+from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
+from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
+from ..policy import Policy
+from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
+from ..strategies import Action, Verdict
+from . import disputes
+from .state import PartitionState
+from .txn import Txn, WriteItem, decision_from_json, decision_to_json
+from .views import Scored, entity_view
+
+
+class Partition:
+    def __init__(self, number: int, log: ClaimLog, index: VectorIndex) -> None:
+        self.number = number
+        self.log = log
+        self.index = index
+        self.lock = threading.RLock()
+        claims, rids, vectors, open_disputes = log.load_live()
+        # load_live attaches vectors to disputed claims only; the index takes the active rows
+        self.state = PartitionState(zip(claims, rids, strict=True), open_disputes, log.entity_keys())
+        active = [i for i, c in enumerate(claims) if c.status == Status.ACTIVE]
+        index.reset()
+        if active:
+            index.add([rids[i] for i in active], vectors[active])
+
+    def close(self) -> None:
+        with self.lock:
+            self.log.close()
+            self.index.close()
+
+    def active_count(self) -> int:
+        return self.state.active_count()
+
+    # -- the write path -----------------------------------------------------------
+    def begin(self, now: datetime) -> Txn:
+        return Txn(self.state, self.log.allocate_rid, now)
+
+    def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner) -> list[Decision]:
+        """Decide a batch into `txn`. A claim id already applied (a receipt, or earlier in
+        this txn) answers with the decision taken then: retries apply once."""
+        receipts = self.log.receipts([i.id for i in items if i.id not in txn.decided])
+        out = []
+        for item in items:
+            if item.id in receipts:
+                out.append(decision_from_json(receipts[item.id]))
+            elif item.id in txn.decided:
+                out.append(txn.decided[item.id])
+            else:
+                decision = self._write_one(txn, item, policy, reasoner)
+                if decision.superseded:
+                    disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
+                txn.decided[item.id] = decision
+                txn.receipts[item.id] = decision_to_json(decision)
+                out.append(decision)
+        return out
+
+    def _write_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
+        incoming = Claim(
+            id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
+            session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
+            confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from, embedding=item.vector,
+        )
+        txn.cardinality[item.entity] = item.cardinality
+        live = txn.live_on(item.entity)
+        own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]
+        own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else OwnVerdict(Op.ADD, (), "new for this agent")
+        op = own_verdict.op
+        base = {"entity": item.entity, "aligned_from": item.aligned_from}
+        if op == Op.NOOP:
+            known = own_verdict.targets[0] if own_verdict.targets else own[0].id
+            txn.event(item.entity, "noop", claim_id=known, agent=item.agent, incoming=item.id, reason=own_verdict.reason)
+            return Decision(op=op, outcome=Outcome.NOOP, claim_id=known, reason=own_verdict.reason, **base)
+        targets = [txn.claim(t) for t in own_verdict.targets]
+        newest_own = max(targets, key=lambda c: c.observed_at, default=None)
+        if newest_own is not None and incoming.observed_at < newest_own.observed_at:
+            return self._store_late(txn, incoming, newest_own.id, op, "late arrival: older than this agent's own claim", base)
+        others = [c for c in live if c.agent != item.agent and c.status == Status.ACTIVE]
+        conflicting_ids = reasoner.conflicts(incoming, others, item.cardinality) if others and (op == Op.ADD or targets) else []
+        conflicting = [c for c in others if c.id in set(conflicting_ids)]
+        pass_detail = {"pass": 1 if op != Op.ADD else 2, "op": str(op), "own_reason": own_verdict.reason}
+        if not conflicting:
+            txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)), **pass_detail, reason=own_verdict.reason)
+            disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
+            return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id,
+                            superseded=tuple(t.id for t in targets), reason=own_verdict.reason, **base)
+        repeat = disputes.repeated_challenge(txn, incoming, conflicting)
+        if repeat is not None:
+            return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
+        # the claims this agent just retracted (pass-1 targets) no longer count as its support
+        retracted = {t.id for t in targets}
+        verdict = strategies.decide(incoming, conflicting, policy, pool=[c for c in live if c.id not in retracted])
+        if verdict.action == Action.ASK_JUDGE:
+            case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
+            verdict = strategies.from_judgement(incoming, conflicting, reasoner.judge(case), verdict)
+        return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
+
+    def _apply_verdict(self, txn: Txn, incoming: Claim, op: Op, targets: list[Claim], conflicting: list[Claim],
+                       verdict: Verdict, policy: Policy, pass_detail: dict[str, Any], base: dict[str, Any]) -> Decision:
+        detail = {**pass_detail, "pass": 2, "strategy": verdict.strategy, "reason": verdict.reason,
+                  "weights": verdict.weights, "rationale": verdict.rationale}
+        if verdict.action == Action.LOSE:
+            assert verdict.winner is not None
+            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail)
+        if verdict.action == Action.WIN:
+            beaten = [*targets, *conflicting]
+            txn.add(replace(incoming, supersedes=tuple(c.id for c in beaten)), **detail)
+            disputes.supersede(txn, beaten, incoming, reason=verdict.reason, strategy=verdict.strategy)
+            return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, strategy=verdict.strategy,
+                            superseded=tuple(c.id for c in beaten), reason=verdict.reason, **base)
+        mine = [d for d in txn.open_disputes_on(incoming.entity) if d.challenger_agent == incoming.agent]
+        if len(mine) >= policy.max_open_disputes:
+            raise DisputeCapExceeded(incoming.agent, incoming.entity, policy.max_open_disputes)
+        txn.add(replace(incoming, status=Status.DISPUTED, supersedes=tuple(t.id for t in targets)), **detail)
+        disputes.supersede(txn, targets, incoming, reason=f"{op}: retracted by its agent")
+        dispute = Dispute(
+            id=f"dsp-{self.number}-{incoming.id}", entity=incoming.entity, challenger=incoming.id,
+            incumbents=tuple(c.id for c in conflicting), reason=verdict.reason, status=DisputeStatus.OPEN,
+            needs_user=verdict.needs_user, challenges=1, opened_at=txn.now, challenger_agent=incoming.agent,
+        )
+        txn.put_dispute(dispute, "dispute_opened", agent=incoming.agent, claim_id=incoming.id, **detail)
+        return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=incoming.id, dispute_id=dispute.id,
+                        strategy=verdict.strategy, superseded=tuple(t.id for t in targets), reason=verdict.reason, **base)
+
+    def _store_late(self, txn: Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
+                    detail: dict[str, Any] | None = None) -> Decision:
+        detail = {"op": str(op), "reason": reason, **(detail or {})}
+        strategy = detail.get("strategy")
+        txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
+        return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
+
+    # -- dispute lifecycle ---------------------------------------------------------
+    def resolve_dispute(self, txn: Txn, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
+                        keep_both: bool, cardinality: str) -> Dispute:
+        d = txn.disputes.get(dispute_id) or self.state.open_disputes.get(dispute_id)
+        if d is None or d.status != DisputeStatus.OPEN:
+            if d is None and self.log.get_dispute(dispute_id) is None:
+                raise DisputeNotFound(dispute_id)
+            raise DisputeError(f"dispute {dispute_id!r} is already resolved", dispute_id=dispute_id)
+        if keep_both and cardinality != "many":
+            raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
+        if not keep_both and winner not in {d.challenger, *d.incumbents, *d.supporters}:
+            raise DisputeError(f"claim {winner!r} is not part of dispute {dispute_id!r}", dispute_id=dispute_id)
+        if not keep_both and not txn.known(winner):  # type: ignore[arg-type]
+            # an incumbent its own agent replaced while the dispute was open
+            gone = self.log.get_claims([winner])[winner]  # type: ignore[list-item]
+            raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded by "
+                               f"{gone.superseded_by!r}; name a live claim of the dispute", dispute_id=dispute_id)
+        if not decided_by or not isinstance(decided_by, str):
+            raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
+        txn.cardinality[d.entity] = cardinality
+        return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
+
+    def expire_disputes(self, txn: Txn, policy: Policy) -> list[Dispute]:
+        return disputes.expire(txn, list(self.state.open_disputes.values()), policy, txn.now)
+
+    # -- commit: log first, then memory and index ----------------------------------
+    def commit(self, txn: Txn) -> None:
+        if not txn:
+            return
+        self.log.commit(txn.changes())
+        leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector)
+        # one remove and one add per commit: each remove_ids is O(index size), each add copies
+        self.index.remove(leaving)
+        if joining:
+            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))
+
+    def _stored_vector(self, cid: str) -> np.ndarray:
+        return self.log.get_claims([cid], with_vectors=True)[cid].embedding  # type: ignore[no-any-return]
+
+    # -- reads ------------------------------------------------------------------------
+    def search(self, vectors: np.ndarray, k: int) -> list[Scored]:
+        with self.lock:
+            scores, rids = self.index.search(vectors, k)
+            claims, by_rid = self.state.claims, self.state.by_rid
+            return [
+                [(s, claims[by_rid[r]]) for s, r in zip(srow, rrow, strict=True) if r >= 0]
+                for srow, rrow in zip(scores.tolist(), rids.tolist(), strict=True)
+            ]
+
+    def has_entity(self, entity: str) -> bool:
+        with self.lock:
+            return entity in self.state.known_entities
+
+    def view(self, entity: str, policy: Policy) -> EntityView:
+        with self.lock:
+            live = [self.state.claims[i] for i in self.state.live_ids(entity)]
+            open_ = [self.state.open_disputes[d] for d in self.state.open_dispute_ids(entity)]
+            return entity_view(entity, live, open_, policy)
+
+    def history(self, entity: str) -> list[Claim]:
+        with self.lock:
+            return self.log.claims_for_entity(entity)
+
+    def find_claim(self, claim_id: str) -> Claim | None:
+        with self.lock:
+            return self.log.get_claims([claim_id]).get(claim_id)
+
+    def get_claim(self, claim_id: str) -> Claim:
+        found = self.find_claim(claim_id)
+        if found is None:
+            raise ClaimNotFound(claim_id)
+        return found
+
+    def disputes(self, status: str | None) -> list[Dispute]:
+        with self.lock:
+            return self.log.disputes(status=status)
+
+    def get_dispute(self, dispute_id: str) -> Dispute | None:
+        with self.lock:
+            return self.state.open_disputes.get(dispute_id) or self.log.get_dispute(dispute_id)
+
+    def events(self, **filters: Any) -> list[Event]:
+        with self.lock:
+            return self.log.events(**filters)
+
+    def all_claims(self, *, with_vectors: bool = False) -> list[Claim]:
+        with self.lock:
+            return self.log.all_claims(with_vectors=with_vectors)
+
+    def index_matches_log(self) -> bool:
+        """Invariant 3: the index holds exactly the active claims of the log."""
+        with self.lock:
+            active = {c.id for c in self.log.all_claims() if c.status == Status.ACTIVE}
+            indexed = {self.state.by_rid[r] for r in self.index.ids()}
+            return active == indexed and len(self.index) == len(active)

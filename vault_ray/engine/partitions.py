@@ -1,0 +1,229 @@
+"""`PartitionSet`: the one host of partitions, in-process (embedded mode) and inside
+a Ray shard actor (cluster mode), which adds only ownership on top.
+
+It opens partitions (lazily: a store gets a claim log only for partitions written
+to), locks them, decides and commits writes across them, resolves disputes, and
+answers reads and exports. Storage is injected: `open_log(number, create)` gives a
+partition's claim log (None when it has none and `create` is False) and
+`new_index()` an empty vector index, so the same host runs over any kind of either.
+
+Several callers' writes can be decided together (`write_many`): in arrival order,
+each against the state the earlier ones left, each undone alone if it fails, and
+committed once per partition for the whole group.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from vault_ray.storage import ClaimLog, DuckDBClaimLog, FlatIndex, VectorIndex
+from vault_ray.storage.layout import partition_of, partition_path
+
+from ..errors import DisputeNotFound, VaultError
+from ..models import Claim, Decision, Dispute, EntityView, Event
+from ..policy import Policy
+from ..reasoners.base import Reasoner
+from .partition import Partition
+from .timeline import partition_search_as_of
+from .txn import WriteItem
+from .views import Scored, empty_view, merge_top
+
+LogFactory = Callable[[int, bool], ClaimLog | None]
+IndexFactory = Callable[[], VectorIndex]
+Groups = dict[int, list[WriteItem]]
+"""One caller's write: partition -> its items, in order."""
+
+
+def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
+    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write."""
+
+    def open_log(number: int, create: bool) -> ClaimLog | None:
+        path = partition_path(root, number)
+        if not path.exists():
+            if not create:
+                return None
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return DuckDBClaimLog(path, dim=dim)
+
+    return open_log
+
+
+def dispute_partition(dispute_id: object) -> int | None:
+    """The partition a dispute id names (`dsp-<partition>-<claim id>`)."""
+    parts = dispute_id.split("-", 2) if isinstance(dispute_id, str) else []
+    if len(parts) == 3 and parts[0] == "dsp" and parts[1].isdigit():
+        return int(parts[1])
+    return None
+
+
+class PartitionSet:
+    def __init__(self, root: str | Path, *, partitions: int, dim: int, open_log: LogFactory | None = None,
+                 new_index: IndexFactory | None = None) -> None:
+        self.root = str(root)
+        self.partitions = partitions
+        self.dim = dim
+        self.open_log = open_log or duckdb_logs(root, dim)
+        self.new_index = new_index or (lambda: FlatIndex(dim))
+        self.parts: dict[int, Partition] = {}
+        self._opening = threading.Lock()
+
+    # -- opening and closing ---------------------------------------------------------
+    def open(self, number: int, *, create: bool) -> Partition | None:
+        """Partition `number`, opened now if needed; None if it has no log and not `create`."""
+        found = self.parts.get(number)
+        if found is None:
+            with self._opening:  # two threads must not create one partition's log at once
+                found = self.parts.get(number)
+                if found is None:
+                    log = self.open_log(number, create)
+                    if log is None:
+                        return None
+                    found = self.parts[number] = Partition(number, log, self.new_index())
+        return found
+
+    def close(self, number: int) -> None:
+        part = self.parts.pop(number, None)
+        if part is not None:
+            part.close()
+
+    def close_all(self) -> None:
+        for number in list(self.parts):
+            self.close(number)
+
+    def opened(self, partitions: Iterable[int] | None = None) -> list[Partition]:
+        """The open partitions (every partition that holds data), or those among `partitions`."""
+        numbers = sorted(self.parts) if partitions is None else sorted(p for p in set(partitions) if p in self.parts)
+        return [self.parts[p] for p in numbers]
+
+    def owner(self, entity: str) -> Partition | None:
+        return self.parts.get(partition_of(entity, self.partitions))
+
+    # -- writes ---------------------------------------------------------------------------
+    def write_many(self, calls: Sequence[Groups], policy: Policy, reasoner: Reasoner,
+                   now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
+        """Decide each call in order, then commit once per partition. A call that fails
+        (an error of ours while deciding) is rolled back alone and gets its error."""
+        touched = sorted({p for call in calls for p in call})
+        parts = {p: self.open(p, create=True) for p in touched}
+        results: list[dict[int, list[Decision]] | VaultError] = []
+        with ExitStack() as stack:
+            for p in touched:
+                stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
+            txns = {p: parts[p].begin(now) for p in touched}  # type: ignore[union-attr]
+            for call in calls:
+                marks = {p: txns[p].mark() for p in call}
+                try:
+                    results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]
+                                    for p in sorted(call)})
+                except VaultError as exc:
+                    for p, mark in marks.items():
+                        txns[p].rollback(mark)
+                    results.append(exc)
+            for p in touched:
+                parts[p].commit(txns[p])  # type: ignore[union-attr]
+        return results
+
+    def write(self, groups: Groups, policy: Policy, reasoner: Reasoner, now: datetime) -> dict[int, list[Decision]]:
+        """One caller's write: every partition's share is decided before any is committed,
+        so an error while deciding leaves every partition unchanged."""
+        (result,) = self.write_many([groups], policy, reasoner, now)
+        if isinstance(result, VaultError):
+            raise result
+        return result
+
+    def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str, keep_both: bool,
+                        cardinality: Callable[[str], str], now: datetime) -> Dispute:
+        part = self._dispute_owner(dispute_id)
+        with part.lock:
+            txn = part.begin(now)
+            found = part.get_dispute(dispute_id)
+            assert found is not None
+            resolved = part.resolve_dispute(txn, dispute_id, winner, decided_by=decided_by, note=note,
+                                            keep_both=keep_both, cardinality=cardinality(found.entity))
+            part.commit(txn)
+            return resolved
+
+    def expire_disputes(self, policy: Policy, now: datetime, partitions: Iterable[int] | None = None) -> list[Dispute]:
+        done: list[Dispute] = []
+        for part in self.opened(partitions):
+            with part.lock:
+                txn = part.begin(now)
+                done += part.expire_disputes(txn, policy)
+                part.commit(txn)
+        return done
+
+    # -- reads ------------------------------------------------------------------------------
+    def search(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None) -> list[Scored]:
+        per_part = [part.search(vectors, k) for part in self.opened(partitions) if part.active_count()]
+        return merge_top(per_part, len(vectors), k)
+
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime,
+                     partitions: Iterable[int] | None = None) -> list[Scored]:
+        per_part = [partition_search_as_of(part, vectors, k, at) for part in self.opened(partitions)]
+        return merge_top(per_part, len(vectors), k)
+
+    def entities_present(self, entities: Iterable[str]) -> set[str]:
+        return {e for e in entities if (part := self.owner(e)) is not None and part.has_entity(e)}
+
+    def views(self, entities: Iterable[str], policy: Policy) -> dict[str, EntityView]:
+        return {e: part.view(e, policy) if (part := self.owner(e)) is not None else empty_view(e) for e in entities}
+
+    def history(self, entity: str) -> list[Claim]:
+        part = self.owner(entity)
+        return part.history(entity) if part is not None else []
+
+    def find_claim(self, claim_id: str, partitions: Iterable[int] | None = None) -> Claim | None:
+        for part in self.opened(partitions):
+            found = part.find_claim(claim_id)
+            if found is not None:
+                return found
+        return None
+
+    def disputes(self, status: str | None, partitions: Iterable[int] | None = None) -> list[Dispute]:
+        found = [d for part in self.opened(partitions) for d in part.disputes(status)]
+        return sorted(found, key=lambda d: d.opened_at)
+
+    def get_dispute(self, dispute_id: str) -> Dispute | None:
+        p = dispute_partition(dispute_id)
+        part = self.parts.get(p) if p is not None else None
+        return part.get_dispute(dispute_id) if part is not None else None
+
+    def _dispute_owner(self, dispute_id: str) -> Partition:
+        p = dispute_partition(dispute_id)
+        part = self.parts.get(p) if p is not None else None
+        if part is None or part.get_dispute(dispute_id) is None:
+            raise DisputeNotFound(dispute_id)
+        return part
+
+    def events(self, entity: str | None = None, claim_id: str | None = None,
+               partitions: Iterable[int] | None = None) -> list[Event]:
+        if entity is not None:
+            part = self.owner(entity)
+            return part.events(entity=entity) if part is not None else []
+        found = [e for part in self.opened(partitions) for e in part.events(claim_id=claim_id)]
+        return sorted(found, key=lambda e: e.ts)
+
+    def all_claims(self, partitions: Iterable[int] | None = None, *, with_vectors: bool = False) -> list[Claim]:
+        return [c for part in self.opened(partitions) for c in part.all_claims(with_vectors=with_vectors)]
+
+    def export_parquet(self, directory: str | Path, partitions: Iterable[int] | None = None) -> list[str]:
+        paths: list[str] = []
+        for part in self.opened(partitions):
+            with part.lock:
+                paths += part.log.export_parquet(Path(directory) / f"p{part.number:04d}").values()
+        return paths
+
+    def check(self, partitions: Iterable[int]) -> dict[int, bool]:
+        """Invariant 3 per partition: its index holds exactly its log's active claims
+        (trivially so for a partition with no log yet)."""
+        return {p: part.index_matches_log() if (part := self.parts.get(p)) is not None else True
+                for p in sorted(set(partitions))}
+
+    def active_count(self) -> int:
+        return sum(part.active_count() for part in self.parts.values())

@@ -1,0 +1,75 @@
+"""Rich tables of what the store answers: decisions, claims, views, hits, disputes.
+Shared by the CLI, the interactive chat and the demo."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from .models import Claim, Decision, Dispute, EntityView, Hit
+from .vault import Vault
+
+
+def short(cid: str | None) -> str:
+    return (cid or "")[:12]
+
+
+def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the store decided") -> Table:
+    t = Table(title=title, show_lines=False)
+    for col in ("agent", "said", "entity", "op", "outcome", "why"):
+        t.add_column(col, overflow="fold")
+    for agent, said, d in rows:
+        entity = d.entity if not d.aligned_from else f"{d.entity}\n(aligned from {d.aligned_from})"
+        why = d.reason + (f"\nsuperseded {', '.join(short(s) for s in d.superseded)}" if d.superseded else "")
+        why += f"\ndispute {d.dispute_id}" if d.dispute_id else ""
+        t.add_row(agent, said, entity, str(d.op), str(d.outcome), why)
+    return t
+
+
+def claims_table(claims: list[Claim], title: str) -> Table:
+    t = Table(title=title)
+    for col in ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"):
+        t.add_column(col, overflow="fold")
+    for c in claims:
+        t.add_row(short(c.id), c.agent, c.text, c.value or "", str(c.status),
+                  c.observed_at.strftime("%Y-%m-%d %H:%M:%S"), short(c.superseded_by))
+    return t
+
+
+def view_table(view: EntityView) -> Table:
+    title = f"get({view.entity!r})" + ("  [bold red]CONTESTED[/bold red]" if view.contested else "")
+    t = Table(title=title)
+    for col in ("value", "agent", "weight", "status", "observed_at", "session", "dispute"):
+        t.add_column(col, overflow="fold")
+    if view.contested:
+        for cand in view.candidates:
+            c = cand.claim
+            t.add_row(c.value or c.text, c.agent, f"{cand.weight:.2f}", str(c.status),
+                      c.observed_at.strftime("%H:%M:%S"), c.session or "", cand.dispute_id or "")
+    else:
+        for c in view.active:
+            t.add_row(c.value or c.text, c.agent, "", str(c.status), c.observed_at.strftime("%H:%M:%S"),
+                      c.session or "", "")
+    return t
+
+
+def hits_table(query: str, hits: list[Hit]) -> Table:
+    t = Table(title=f"search({query!r})")
+    for col in ("score", "text", "agent", "entity", "contested", "alternatives"):
+        t.add_column(col, overflow="fold")
+    for h in hits:
+        t.add_row(f"{h.score:.3f}", h.claim.text, h.claim.agent, h.claim.entity, "yes" if h.contested else "",
+                  "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives))
+    return t
+
+
+def disputes_table(disputes: list[Dispute], vault: Vault) -> Table:
+    t = Table(title="Disputes")
+    for col in ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"):
+        t.add_column(col, overflow="fold")
+    for d in disputes:
+        ch = vault.claim(d.challenger)
+        inc = [vault.claim(i) for i in d.incumbents]
+        t.add_row(d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
+                  "\n".join(f"{c.value or c.text} ({c.agent}) {short(c.id)}" for c in inc), d.reason,
+                  str(d.status), "yes" if d.needs_user else "", str(d.challenges))
+    return t
