@@ -131,3 +131,17 @@ def test_values_keep_what_was_said_and_compare_canonically():
     assert fact.value == "Chicago" and fact.text == "The user moved to Chicago last month"
     (zone, place) = sorted(RuleReasoner().extract("I live in California (PST)"), key=lambda f: f.entity)
     assert (zone.entity, zone.value, place.entity, place.value) == ("user.location", "California", "user.timezone", "PST")
+
+
+def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vault):
+    from vault_ray import WriteRequest
+
+    vault = make_vault(policy=Policy(unextracted_notes=True))
+    first, second = vault.write_batch([
+        WriteRequest("a", messages="I live in Berlin. I'm learning to knit"),
+        WriteRequest("b", messages="I'm vegan"),
+    ])
+    assert [d.entity for d in first.decisions] == ["user.location"]
+    (note,) = first.unextracted
+    assert vault.claim(note.note_id).text == "I'm learning to knit"
+    assert [d.entity for d in second.decisions] == ["user.diet"] and second.unextracted == ()
