@@ -22,6 +22,7 @@ STEP_TITLES = {
     "dispute_challenged": "challenge repeated",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
+    "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
 
 
