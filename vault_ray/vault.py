@@ -204,9 +204,10 @@ class Vault:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
         extraction = extract_with_report(self.reasoner, msgs, relevant)
-        facts = list(extraction.facts)
-        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text], meta={"note": True})
-                 for u in extraction.unextracted] if policy.unextracted_notes else []
+        # provenance keeps what was said, beside the reasoner's rewrite
+        facts = [f if f.source is not None else replace(f, source=user) for f in extraction.facts]
+        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text], meta={"note": True},
+                      source=user) for u in extraction.unextracted] if policy.unextracted_notes else []
         when = as_utc(observed_at)
         if when is not None:
             facts, notes = ([f if f.observed_at is not None else replace(f, observed_at=when) for f in group]

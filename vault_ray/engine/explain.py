@@ -181,6 +181,8 @@ def render(ex: Explanation) -> str:
         + f", observed {_when(c.observed_at)}",
         f"  status now: {c.status}" + (f", superseded by {c.superseded_by}" if c.superseded_by else ""),
     ]
+    if c.source:
+        out.insert(1, f"  said: {c.source!r}")
     for i, step in enumerate(ex.steps, 1):
         first, *rest = _describe(step)
         out.append(f"{i}. {_when(step.at)}  {first}")

@@ -117,7 +117,7 @@ def build_items(
             kind=fact.kind, agent=agent, session=session, observed_at=as_utc(fact.observed_at) or now,
             confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
             cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
-            aligned_from=al.aligned_from,
+            aligned_from=al.aligned_from, source=fact.source,
         )
         groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
     return groups

@@ -85,6 +85,7 @@ class Partition:
             id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from, embedding=item.vector,
+            source=item.source,
         )
         txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)

@@ -39,6 +39,7 @@ class WriteItem:
     vector: np.ndarray
     cardinality: str
     aligned_from: str | None = None
+    source: str | None = None
 
 
 def decision_to_json(d: Decision) -> str:
