@@ -22,6 +22,7 @@ from vault_ray import (
     RateLimit,
     RegistryEntry,
     Resolution,
+    Unextracted,
 )
 from vault_ray.engine.explain import Step
 from vault_ray.wire import HIDDEN_FIELDS
@@ -35,7 +36,7 @@ PAIRS = [
     (schemas.ExplanationOut, Explanation), (schemas.PolicyOut, Policy), (schemas.RulesOut, AutoResolveRules),
     (schemas.RateLimitOut, RateLimit), (schemas.RegistryEntryOut, RegistryEntry),
     (schemas.PolicyBody, Policy), (schemas.RulesIn, AutoResolveRules), (schemas.RateLimitBody, RateLimit),
-    (schemas.FactIn, Fact),
+    (schemas.FactIn, Fact), (schemas.UnextractedOut, Unextracted),
 ]
 
 

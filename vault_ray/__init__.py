@@ -43,11 +43,12 @@ from .models import (
     Outcome,
     Resolution,
     Status,
+    Unextracted,
     WriteRequest,
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
-from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
+from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .vault import AgentMemory, Vault
 
@@ -73,6 +74,7 @@ __all__ = [
     "EntityView",
     "Event",
     "Explanation",
+    "Extraction",
     "Fact",
     "Forbidden",
     "HashingEmbedder",
@@ -108,6 +110,7 @@ __all__ = [
     "StoreInfo",
     "StoreLocked",
     "StoreMismatch",
+    "Unextracted",
     "UnknownAgent",
     "Vault",
     "VaultClient",

@@ -15,11 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
+from vault_ray.policy import Policy
 
 MAX_K = 100
 """The most hits one search returns over HTTP."""
 MAX_QUERY = 1000
 """The longest search query, in characters (it travels in the URL)."""
+_DEFAULT = Policy()
 
 
 class Strict(BaseModel):
@@ -50,6 +52,7 @@ class FactIn(Strict):
     claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once")
     confidence: float = 1.0
     meta: dict[str, Any] | None = None
+    source: str | None = Field(None, description="What was said, as said, if the fact was taken from a text")
 
 
 class FactsIn(Strict):
@@ -95,26 +98,28 @@ class RateLimitBody(Strict):
 
 
 class PolicyBody(Strict):
-    """A whole policy (`Policy.to_dict()`); `version` is set by the store."""
+    """A whole policy (`Policy.to_dict()`); what is left out keeps `Policy()`'s default.
+    `version` is set by the store."""
 
-    default_strategy: str = "recency"
+    default_strategy: str = _DEFAULT.default_strategy
     strategies: dict[str, str] = {}
     authority: dict[str, dict[str, float]] = {}
     cardinality: dict[str, str] = {}
     on_ambiguous: dict[str, str] = {}
-    default_on_ambiguous: str = "dispute"
-    high_stakes: list[str] = ["user.payment.*", "user.consent.*", "user.budget.*"]
-    default_weight: float = 0.5
-    default_cardinality: str = "one"
-    near_simultaneous_s: float = 0.0
-    consensus_margin: float = 0.5
-    align_threshold: float = 0.85
-    ask_threshold: float = 0.70
-    half_life_days: float = 30.0
-    max_text: int = 2000
-    max_open_disputes: int = 3
+    default_on_ambiguous: str = _DEFAULT.default_on_ambiguous
+    high_stakes: list[str] = list(_DEFAULT.high_stakes)
+    default_weight: float = _DEFAULT.default_weight
+    default_cardinality: str = _DEFAULT.default_cardinality
+    near_simultaneous_s: float = _DEFAULT.near_simultaneous_s
+    consensus_margin: float = _DEFAULT.consensus_margin
+    align_threshold: float = _DEFAULT.align_threshold
+    ask_threshold: float = _DEFAULT.ask_threshold
+    half_life_days: float = _DEFAULT.half_life_days
+    max_text: int = _DEFAULT.max_text
+    max_open_disputes: int = _DEFAULT.max_open_disputes
     rules: RulesIn = RulesIn()
     rate_limit: RateLimitBody | None = None
+    unextracted_notes: bool = _DEFAULT.unextracted_notes
     version: int = 0
 
 
@@ -122,6 +127,7 @@ class RegistryEntryIn(Strict):
     description: str = ""
     cardinality: Literal["one", "many"] = "one"
     aliases: list[str] = []
+    examples: list[str] = Field([], description="Example phrasings that help extraction find the entry")
 
 
 # -- responses -------------------------------------------------------------------------------------
@@ -137,8 +143,15 @@ class DecisionOut(BaseModel):
     reason: str = ""
 
 
+class UnextractedOut(BaseModel):
+    text: str
+    reason: str
+    note_id: str | None = None
+
+
 class AddResultOut(BaseModel):
     decisions: list[DecisionOut]
+    unextracted: list[UnextractedOut] = []
 
 
 class ClaimOut(BaseModel):
@@ -157,6 +170,7 @@ class ClaimOut(BaseModel):
     confidence: float = 1.0
     meta: dict[str, Any] = {}
     aligned_from: str | None = None
+    source: str | None = None
 
 
 class HitOut(BaseModel):
@@ -257,6 +271,7 @@ class PolicyOut(BaseModel):
     max_open_disputes: int
     rules: RulesOut
     rate_limit: RateLimitOut | None
+    unextracted_notes: bool
     version: int
 
 
@@ -265,6 +280,7 @@ class RegistryEntryOut(BaseModel):
     description: str
     cardinality: str
     aliases: list[str]
+    examples: list[str] = []
 
 
 class WhoAmIOut(BaseModel):

@@ -84,7 +84,7 @@ async def set_rules(body: RulesIn, who: Admin, svc: Svc) -> Any:
 @router.put("/registry/{key}", response_model=RegistryEntryOut, responses=ADMIN)
 async def register(key: str, body: RegistryEntryIn, who: Admin, svc: Svc) -> Any:
     """Add or replace an entity registry entry."""
-    entry = RegistryEntry(key, body.description, body.cardinality, tuple(body.aliases))
+    entry = RegistryEntry(key, body.description, body.cardinality, tuple(body.aliases), tuple(body.examples))
     await svc.run(svc.vault.register, entry)
     return encode(entry)
 

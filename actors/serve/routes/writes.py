@@ -41,7 +41,7 @@ async def add_messages(body: MessagesIn, who: Agent, svc: Svc, http: Request, re
 async def add_facts(body: FactsIn, who: Agent, svc: Svc, http: Request, response: Response,
                     idempotency_key: IdempotencyKey = None) -> Any:
     """Write facts directly (no extraction) as this token's agent. A batch with one bad fact is rejected whole."""
-    facts = [Fact(f.entity, f.text, f.value, str(f.kind), f.observed_at, f.claim_id, f.confidence, f.meta)
+    facts = [Fact(f.entity, f.text, f.value, str(f.kind), f.observed_at, f.claim_id, f.confidence, f.meta, f.source)
              for f in body.facts]
     request = WriteRequest(who.name, facts=facts, session=body.session, resolve=body.resolve, key=idempotency_key)
     return await write(svc, request, response, http.url.path)
