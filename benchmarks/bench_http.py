@@ -54,6 +54,8 @@ class Phase:
     seconds: float
     latencies: list[float]
     errors: int
+    batch: float | None = None
+    """Mean write requests decided together (from the replica's /metrics)."""
 
     @property
     def rate(self) -> float:
@@ -148,6 +150,16 @@ def fill(base: str, token: str) -> None:
     resp.raise_for_status()
 
 
+def batches(base: str) -> tuple[float, float]:
+    """(requests, batches) decided so far by the replica."""
+    found = dict.fromkeys(("vault_write_batch_size_sum", "vault_write_batch_size_count"), 0.0)
+    for line in httpx.get(f"{base}/metrics", timeout=60).text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in found:
+            found[name] = float(value)
+    return found["vault_write_batch_size_sum"], found["vault_write_batch_size_count"]
+
+
 def uptime() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -180,7 +192,12 @@ def main() -> None:
         for scenario in ("echo", "facts", "facts+resolve", "text", "search", "echo"):
             base = echo_url if scenario == "echo" else vault_url
             asyncio.run(run_phase(base, scenario, tokens[:4], 2))  # warm up this route
-            phases.append(asyncio.run(run_phase(base, scenario, tokens, args.requests)))
+            before = batches(vault_url)
+            phase = asyncio.run(run_phase(base, scenario, tokens, args.requests))
+            after = batches(vault_url)
+            if after[1] > before[1]:
+                phase.batch = (after[0] - before[0]) / (after[1] - before[1])
+            phases.append(phase)
             print(f"{scenario:14s} done", file=sys.stderr)
         from ray import serve
 
@@ -195,11 +212,12 @@ def main() -> None:
 
 def render(args: argparse.Namespace, phases: list[Phase], before: str, after: str) -> str:
     echo_rate = statistics.mean(p.rate for p in phases if p.name == "echo")
-    rows = ["| scenario | requests | req/s | x echo | p50 ms | p99 ms | p99/p50 | errors |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| scenario | requests | req/s | x echo | p50 ms | p99 ms | p99/p50 | errors | mean batch |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in phases:
+        batch = f"{p.batch:.1f}" if p.batch is not None else ""
         rows.append(f"| {p.name} | {p.requests} | {p.rate:.0f} | {p.rate / echo_rate:.2f} | {p.pct(0.5):.1f} | "
-                    f"{p.pct(0.99):.1f} | {p.pct(0.99) / p.pct(0.5):.1f} | {p.errors} |")
+                    f"{p.pct(0.99):.1f} | {p.pct(0.99) / p.pct(0.5):.1f} | {p.errors} | {batch} |")
     facts = host_facts()
     facts.update({"ray": metadata.version("ray"), "fastapi": metadata.version("fastapi"),
                   "httpx": metadata.version("httpx")})

@@ -50,7 +50,8 @@ class ServeConfig:
     """The token file; default STORE/tokens.json of the store the namespace serves."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_batch_size: int = 32
-    batch_wait_timeout_s: float = 0.005
+    batch_wait_timeout_s: float = 0.02
+    """How long the first write of a batch waits for others (the batch goes at once when full)."""
     retry_timeout: float | None = None
     """How long a replica retries a shard that restarts or moved (cluster mode's default: 60 s)."""
 
@@ -91,7 +92,7 @@ class VaultIngress:
         self._decide.set_batch_wait_timeout_s(config.batch_wait_timeout_s)
         self.service = Service(self.vault, tokens, metrics, self.write, AppSettings(max_body_bytes=config.max_body_bytes))
 
-    @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.005)
+    @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.02)
     async def _decide(self, requests: list[WriteRequest]) -> list[Written]:
         return await self.writer.decide(requests)
 
@@ -152,7 +153,7 @@ class ServeArgs(BaseModel):
     tokens: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_batch_size: int = 32
-    batch_wait_timeout_s: float = 0.005
+    batch_wait_timeout_s: float = 0.02
 
 
 def app_builder(args: dict[str, Any]) -> Application:
