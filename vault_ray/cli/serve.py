@@ -10,6 +10,7 @@ only its app. Ray and the Serve app are imported inside the command.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ import typer
 from rich.table import Table
 
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import InvalidInput
+from ..errors import ClusterError, InvalidInput
 from ..tokens import TokenStore
 from .common import HASHING, NAMESPACE, console, handle_errors
 
@@ -59,10 +60,9 @@ def serve(
     if (store is None) == (address is None):
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
     import ray  # noqa: PLC0415  (Ray only when the command runs)
-    from ray import serve as ray_serve  # noqa: PLC0415
 
-    from vault_ray.actors import connect, shutdown  # noqa: PLC0415
-    from vault_ray.actors.serve.deployment import APP_NAME, Scaling, ServeConfig, start  # noqa: PLC0415
+    from vault_ray.actors import connect  # noqa: PLC0415
+    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
     from vault_ray.backends.connect import ensure_ray, find_control  # noqa: PLC0415
 
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
@@ -74,6 +74,7 @@ def serve(
         ensure_ray(address, namespace)
     created = find_control(namespace) is None
     stop = _stop_on_signals()
+    served = False
     try:
         vault = connect(address or "auto", namespace=namespace, store=store, shards=shards, partitions=partitions,
                         embedder=embedder)
@@ -84,20 +85,35 @@ def serve(
                              max_body_bytes=max_body_bytes)
         scaling = Scaling(replicas=replicas, max_ongoing_requests=max_ongoing_requests,
                           ray_actor_options={"num_cpus": replica_cpus})
+        served = True  # from here on there may be an app to remove
         url = start(config, scaling, host=host, port=port)
         _announce(url, info.store, token_file)
         stop.wait()
         console.print("stopping ...", highlight=False)
     finally:
-        if own_ray:
-            ray_serve.shutdown()
-        elif ray.is_initialized():
-            ray_serve.delete(APP_NAME)
-        if created and ray.is_initialized():
-            shutdown(namespace=namespace)
-        if own_ray:
-            ray.shutdown()
+        _stop_what_was_started(own_ray=own_ray, served=served, created=created, namespace=namespace)
     console.print("stopped", highlight=False)
+
+
+def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namespace: str) -> None:
+    """Serve (all of it in our own Ray, else only our app), the store's actors if we
+    created them, our own Ray; each step tolerates what never started."""
+    import ray  # noqa: PLC0415
+    from ray import serve as ray_serve  # noqa: PLC0415
+
+    from vault_ray.actors import shutdown  # noqa: PLC0415
+    from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+
+    if own_ray:
+        ray_serve.shutdown()
+    elif served:
+        with contextlib.suppress(Exception):  # Serve's own error when it never started
+            ray_serve.delete(APP_NAME)
+    if created and ray.is_initialized():
+        with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
+            shutdown(namespace=namespace)
+    if own_ray:
+        ray.shutdown()
 
 
 def _stop_on_signals() -> threading.Event:
