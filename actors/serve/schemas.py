@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
 from vault_ray.policy import Policy
@@ -22,6 +22,13 @@ MAX_K = 100
 MAX_QUERY = 1000
 """The longest search query, in characters (it travels in the URL)."""
 _DEFAULT = Policy()
+
+# Request fields take JSON as typed: a number may be an integer, never `true`; a flag is a boolean.
+Number = StrictFloat
+Integer = StrictInt
+Flag = StrictBool
+Time = datetime | StrictFloat
+"""ISO 8601, or epoch seconds."""
 
 
 class Strict(BaseModel):
@@ -40,7 +47,7 @@ class MessagesIn(Strict):
     messages: list[MessageIn] | None = None
     text: str | None = None
     session: str | None = Field(None, max_length=256)
-    observed_at: datetime | None = Field(None, description="When it was said (default: now); ISO 8601 or epoch seconds")
+    observed_at: Time | None = Field(None, description="When it was said (default: now); ISO 8601 or epoch seconds")
 
 
 class FactIn(Strict):
@@ -48,9 +55,9 @@ class FactIn(Strict):
     text: str
     value: str | None = None
     kind: Kind = Kind.SEMANTIC
-    observed_at: datetime | None = None
+    observed_at: Time | None = None
     claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once")
-    confidence: float = 1.0
+    confidence: Number = 1.0
     meta: dict[str, Any] | None = None
     source: str | None = Field(None, description="What was said, as said, if the fact was taken from a text")
 
@@ -58,19 +65,19 @@ class FactIn(Strict):
 class FactsIn(Strict):
     facts: list[FactIn]
     session: str | None = Field(None, max_length=256)
-    resolve: bool = Field(True, description="Align new entity labels with existing ones (false: a fixed taxonomy)")
+    resolve: Flag = Field(True, description="Align new entity labels with existing ones (false: a fixed taxonomy)")
 
 
 class ResolveIn(Strict):
     winner: str | None = Field(None, description="The claim id that wins; or keep_both on a 'many' entity")
     note: str = ""
-    keep_both: bool = False
+    keep_both: Flag = False
 
 
 class AuthorityIn(Strict):
     agent: str
     pattern: str = Field(description="An entity key, optionally ending in '.*', or '*'")
-    weight: float
+    weight: Number
 
 
 class StrategyIn(Strict):
@@ -88,13 +95,13 @@ class HighStakesIn(Strict):
 
 
 class RulesIn(Strict):
-    reasserted_by: int | None = None
-    stale_after_s: float | None = None
+    reasserted_by: Integer | None = None
+    stale_after_s: Number | None = None
 
 
 class RateLimitBody(Strict):
-    rate: float
-    burst: int
+    rate: Number
+    burst: Integer
 
 
 class PolicyBody(Strict):
@@ -103,24 +110,24 @@ class PolicyBody(Strict):
 
     default_strategy: str = _DEFAULT.default_strategy
     strategies: dict[str, str] = {}
-    authority: dict[str, dict[str, float]] = {}
+    authority: dict[str, dict[str, Number]] = {}
     cardinality: dict[str, str] = {}
     on_ambiguous: dict[str, str] = {}
     default_on_ambiguous: str = _DEFAULT.default_on_ambiguous
     high_stakes: list[str] = list(_DEFAULT.high_stakes)
-    default_weight: float = _DEFAULT.default_weight
+    default_weight: Number = _DEFAULT.default_weight
     default_cardinality: str = _DEFAULT.default_cardinality
-    near_simultaneous_s: float = _DEFAULT.near_simultaneous_s
-    consensus_margin: float = _DEFAULT.consensus_margin
-    align_threshold: float = _DEFAULT.align_threshold
-    ask_threshold: float = _DEFAULT.ask_threshold
-    half_life_days: float = _DEFAULT.half_life_days
-    max_text: int = _DEFAULT.max_text
-    max_open_disputes: int = _DEFAULT.max_open_disputes
+    near_simultaneous_s: Number = _DEFAULT.near_simultaneous_s
+    consensus_margin: Number = _DEFAULT.consensus_margin
+    align_threshold: Number = _DEFAULT.align_threshold
+    ask_threshold: Number = _DEFAULT.ask_threshold
+    half_life_days: Number = _DEFAULT.half_life_days
+    max_text: Integer = _DEFAULT.max_text
+    max_open_disputes: Integer = _DEFAULT.max_open_disputes
     rules: RulesIn = RulesIn()
     rate_limit: RateLimitBody | None = None
-    unextracted_notes: bool = _DEFAULT.unextracted_notes
-    version: int = 0
+    unextracted_notes: Flag = _DEFAULT.unextracted_notes
+    version: Integer = 0
 
 
 class RegistryEntryIn(Strict):

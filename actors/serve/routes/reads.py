@@ -4,7 +4,6 @@ store's rules (whoami, policy, registry)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
@@ -22,13 +21,14 @@ from ..schemas import (
     HitOut,
     PolicyOut,
     RegistryEntryOut,
+    Time,
     WhoAmIOut,
 )
 from . import READ, known_query_only
 
 router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_query_only)])
 
-AsOf = Annotated[datetime | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
+AsOf = Annotated[Time | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
 
 
 @router.get("/search", response_model=list[HitOut], responses=READ)
