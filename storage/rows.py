@@ -17,7 +17,7 @@ CLAIM_SCHEMA = pa.schema(
         ("value", pa.string()), ("kind", pa.string()), ("agent", pa.string()), ("session", pa.string()),
         ("observed_at", pa.float64()), ("recorded_at", pa.float64()), ("status", pa.string()),
         ("supersedes", pa.list_(pa.string())), ("superseded_by", pa.string()), ("confidence", pa.float64()),
-        ("meta", pa.string()), ("aligned_from", pa.string()), ("embedding", pa.binary()),
+        ("meta", pa.string()), ("aligned_from", pa.string()), ("embedding", pa.binary()), ("source", pa.string()),
     ]
 )
 CLAIM_COLUMNS = ", ".join(n for n in CLAIM_SCHEMA.names if n != "embedding")
@@ -52,7 +52,7 @@ ClaimRow = tuple[Any, ...]
 def claim_row(c: Claim, rid: int) -> ClaimRow:
     return (c.id, rid, c.entity, c.text, c.value, str(c.kind), c.agent, c.session, to_epoch(c.observed_at),
             to_epoch(c.recorded_at), str(c.status), list(c.supersedes), c.superseded_by, float(c.confidence),
-            json.dumps(c.meta) if c.meta else None, c.aligned_from, vector_bytes(c.embedding))
+            json.dumps(c.meta) if c.meta else None, c.aligned_from, vector_bytes(c.embedding), c.source)
 
 
 def rows_table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
@@ -75,6 +75,7 @@ def claims_from_arrow(
     vectors = np.zeros((n, dim), dtype=np.float32)
     if with_vectors and n:
         vectors = np.frombuffer(b"".join(cols["embedding"]), dtype=np.float32).reshape(n, dim).copy()
+    sources = cols.get("source") or [None] * n  # an export written before claims kept their source
     claims = []
     for i in range(n):
         meta = cols["meta"][i]
@@ -87,7 +88,7 @@ def claims_from_arrow(
                 status=_STATUSES[cols["status"][i]], supersedes=tuple(cols["supersedes"][i] or ()),
                 superseded_by=cols["superseded_by"][i], confidence=cols["confidence"][i],
                 meta=json.loads(meta) if meta else {}, aligned_from=cols["aligned_from"][i],
-                embedding=vectors[i] if attach else None,
+                embedding=vectors[i] if attach else None, source=sources[i],
             )
         )
     return claims, cols["rid"] if n else [], vectors
@@ -170,20 +171,21 @@ LIVE_SCHEMA = pa.schema([f for f in CLAIM_SCHEMA if f.name != "embedding"])
 
 def live_table(claims: list[tuple[Claim, int]]) -> pa.Table:
     """(claim, rid) pairs as a LIVE_SCHEMA table."""
-    return rows_table([claim_row(c, rid)[:-1] for c, rid in claims], LIVE_SCHEMA)
+    at = CLAIM_SCHEMA.get_field_index("embedding")
+    return rows_table([(row := claim_row(c, rid))[:at] + row[at + 1:] for c, rid in claims], LIVE_SCHEMA)
 
 
 class ClaimColumns:
     """Claims held as Arrow columns (a partition's live claims at open), each built into a
     `Claim` only when asked for: a store of 100k claims keeps columns, not 100k objects."""
 
-    _STRINGS = ("text", "value", "kind", "agent", "session", "superseded_by", "meta", "aligned_from")
+    _STRINGS = ("text", "value", "kind", "agent", "session", "superseded_by", "meta", "aligned_from", "source")
 
     def __init__(self, table: pa.Table) -> None:
         table = table.combine_chunks()
         self.table = table
-        self._s = {name: table.column(name).chunk(0) if table.num_rows else pa.array([], pa.string())
-                   for name in self._STRINGS}
+        self._s = {name: table.column(name).chunk(0) if table.num_rows and name in table.column_names
+                   else pa.nulls(table.num_rows, pa.string()) for name in self._STRINGS}
         self._supersedes = table.column("supersedes").chunk(0) if table.num_rows else pa.array([], pa.list_(pa.string()))
         self._f = {name: column_numpy(table, name, np.float64) for name in ("observed_at", "recorded_at", "confidence")}
         self.rids = column_numpy(table, "rid", np.int64)
@@ -205,7 +207,7 @@ class ClaimColumns:
             status=Status.ACTIVE if self.active[row] else Status.DISPUTED,
             supersedes=tuple(self._supersedes[row].as_py() or ()), superseded_by=s["superseded_by"],
             confidence=float(self._f["confidence"][row]), meta=json.loads(meta) if meta else {},
-            aligned_from=s["aligned_from"], embedding=embedding,
+            aligned_from=s["aligned_from"], embedding=embedding, source=s["source"],
         )
 
     def rows_of_agent(self, agent: str) -> np.ndarray:

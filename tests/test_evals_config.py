@@ -95,7 +95,8 @@ def test_mixed_per_entity_choice_reaches_the_replay(examples):
     ({"user.diet": "judge", "*": "authority"}, "dispute", 60.0, True),
     ({"user.payment.*": "judge", "*": "authority"}, "dispute", 60.0, False),  # high stakes: always the user
     ({"user.payment.method": "judge", "*": "consensus"}, "dispute", 60.0, False),
-    ({"user.payment": "judge", "*": "consensus"}, "dispute", 60.0, True),  # not under user.payment.*
+    ({"user.payment": "judge", "*": "consensus"}, "dispute", 60.0, False),  # user.payment.* matches user.payment too
+    ({"user.payments": "judge", "*": "consensus"}, "dispute", 60.0, True),  # but not a longer word
     ({"*": "judge"}, "dispute", 60.0, True),
 ])
 def test_uses_judge_iff_the_judge_can_be_consulted(mixed, on_ambiguous, near, expected):
@@ -154,6 +155,8 @@ def test_parse_mixed_errors(spec, match):
     (["--mixed", "user.diet"], "user.diet"),
     (["--policies", "lww,nope"], "unknown policy"),
     (["--embedder", "local", "--num-cpus", "1"], "needs at least 2 Ray CPUs"),
+    (["--current", "{policy}"], "give --recommend too"),
+    (["--recommend", "--current", "{policy}"], "default_strategy must be one of"),
 ])
 def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     """A bad setting exits 2 with the reason, before scenarios are generated or Ray starts."""
@@ -162,6 +165,9 @@ def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     from vault_ray.cli import app
 
     out = tmp_path / "out"
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"policy": {"default_strategy": "newest"}}')
+    args = [a.replace("{policy}", str(policy)) for a in args]
     result = CliRunner().invoke(app, ["eval", "-n", "5", "--out", str(out), *args])
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())

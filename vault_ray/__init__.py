@@ -1,6 +1,7 @@
 """vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself."""
 
 from .backends import StoreInfo
+from .client import AsyncVaultClient, VaultClient
 from .embedders import Embedder, HashingEmbedder, LocalEmbedder
 from .engine.explain import Explanation
 from .errors import (
@@ -9,12 +10,14 @@ from .errors import (
     DisputeCapExceeded,
     DisputeError,
     DisputeNotFound,
+    Forbidden,
     InvalidEmbedding,
     InvalidEntity,
     InvalidFact,
     InvalidInput,
     InvalidPolicy,
     NotFound,
+    PayloadTooLarge,
     RateLimited,
     ReasonerError,
     StorageFailure,
@@ -40,11 +43,13 @@ from .models import (
     Outcome,
     Resolution,
     Status,
+    Unextracted,
     WriteRequest,
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
-from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
+from .policy_file import read_policy_file, write_policy_file
+from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .vault import AgentMemory, Vault
 
@@ -53,6 +58,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AddResult",
     "AgentMemory",
+    "AsyncVaultClient",
     "AutoResolveRules",
     "Candidate",
     "Claim",
@@ -69,7 +75,9 @@ __all__ = [
     "EntityView",
     "Event",
     "Explanation",
+    "Extraction",
     "Fact",
+    "Forbidden",
     "HashingEmbedder",
     "Hit",
     "InvalidEmbedding",
@@ -87,6 +95,7 @@ __all__ = [
     "OpenAIReasoner",
     "Outcome",
     "OwnVerdict",
+    "PayloadTooLarge",
     "Policy",
     "RateLimit",
     "RateLimited",
@@ -102,9 +111,13 @@ __all__ = [
     "StoreInfo",
     "StoreLocked",
     "StoreMismatch",
+    "Unextracted",
     "UnknownAgent",
     "Vault",
+    "VaultClient",
     "VaultError",
     "WriteRequest",
     "__version__",
+    "read_policy_file",
+    "write_policy_file",
 ]

@@ -63,7 +63,10 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     if isinstance(value, int | float):
         if not math.isfinite(value):
             raise InvalidFact(f"{field_name} must be finite", field=field_name)
-        return datetime.fromtimestamp(float(value), UTC)
+        try:
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            raise InvalidFact(f"{field_name} {value!r} is outside the representable times", field=field_name) from None
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
@@ -91,6 +94,14 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+_KEYED_IDS = uuid.UUID("5b0c4d0e-6a56-4f5e-9a43-7661756c7472")
+
+
+def keyed_id(agent: str, key: str, position: int) -> str:
+    """The claim id of the fact at `position` of `agent`'s request with idempotency `key`."""
+    return uuid.uuid5(_KEYED_IDS, f"{agent}\x00{key}\x00{position}").hex
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One fact to store: what `add_facts` takes and what extraction produces."""
@@ -103,6 +114,8 @@ class Fact:
     claim_id: str | None = None
     confidence: float = 1.0
     meta: dict[str, Any] | None = None
+    source: str | None = None
+    """What was said, as said: the user turn an extracted fact came from (set by `add`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +138,8 @@ class Claim:
     meta: dict[str, Any] = field(default_factory=dict)
     aligned_from: str | None = None
     embedding: Any = field(default=None, repr=False, compare=False)
+    source: str | None = None
+    """The user turn an extracted claim came from, as said (`text` is the rewrite)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +186,16 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class Unextracted:
+    """A part of the user turn that reads as a statement about the user but gave no fact."""
+
+    text: str
+    reason: str
+    note_id: str | None = None
+    """The claim id of the free-text note it was kept as (`Policy.unextracted_notes`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """One state change of the store, as the claim log records it.
 
@@ -202,11 +227,18 @@ class WriteRequest:
     vectors: Any = None
     """Precomputed embeddings of `facts`, one row per fact."""
     resolve: bool = True
+    key: str | None = None
+    """An idempotency key: facts without a claim id get ids derived from (agent, key,
+    position), so a retried request (extracted facts included) applies once."""
 
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
+    """What `add` did: one decision per fact written (in order), and each part of the
+    user turn that read as a statement about the user but gave no fact."""
+
     decisions: tuple[Decision, ...]
+    unextracted: tuple[Unextracted, ...] = ()
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.decisions)
@@ -274,6 +306,9 @@ def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
         raise InvalidFact("claim_id must be a non-empty string of at most 128 characters", index=index)
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
+    if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
+        raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index,
+                          field="source")
     try:
         as_utc(fact.observed_at)
     except InvalidFact as exc:

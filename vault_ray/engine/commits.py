@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 Run = Callable[[list[Any], list[datetime]], list[Any]]
@@ -61,7 +61,8 @@ class GroupCommit:
     def _lead(self, group: list[_Ticket]) -> None:
         try:
             calls = [c for t in group for c in t.calls]
-            nows = [t.now for t in group for _ in t.calls]
+            # a caller's calls at its now + i microseconds, as `write_many(calls, now)` records them
+            nows = [t.now + timedelta(microseconds=i) for t in group for i in range(len(t.calls))]
             results = self._run(calls, nows) if calls else []
             at = 0
             for t in group:

@@ -22,6 +22,7 @@ STEP_TITLES = {
     "dispute_challenged": "challenge repeated",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
+    "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
 
 
@@ -180,6 +181,8 @@ def render(ex: Explanation) -> str:
         + f", observed {_when(c.observed_at)}",
         f"  status now: {c.status}" + (f", superseded by {c.superseded_by}" if c.superseded_by else ""),
     ]
+    if c.source:
+        out.insert(1, f"  said: {c.source!r}")
     for i, step in enumerate(ex.steps, 1):
         first, *rest = _describe(step)
         out.append(f"{i}. {_when(step.at)}  {first}")

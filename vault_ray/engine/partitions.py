@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -62,8 +62,10 @@ def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
 
     def open_log(number: int, create: bool) -> ClaimLog | None:
         path = partition_path(root, number)
-        if not create and not path.exists():
-            return None
+        if not path.exists():
+            if not create:
+                return None
+            path.parent.mkdir(parents=True, exist_ok=True)
         return DuckDBClaimLog(path, dim=dim)
 
     return open_log
@@ -192,22 +194,27 @@ class PartitionSet:
     # -- writes ---------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], policy: Policy, reasoner: Reasoner,
                    now: datetime | Sequence[datetime]) -> list[dict[int, list[Decision]] | VaultError]:
-        """Decide each call in order (each at its own `now`, when given one per call), then
-        commit once per partition. A call that fails (an error of ours while deciding) is
-        rolled back alone and gets its error."""
-        nows = [now] * len(calls) if isinstance(now, datetime) else list(now)
+        """Decide each call in order, then commit once per partition. Call i is recorded at
+        `now` + i microseconds, or at its own time when given one per call (group commit),
+        never before the call ahead of it. A call that fails (an error of ours while
+        deciding) is rolled back alone and gets its error."""
+        nows = [now + timedelta(microseconds=i) for i in range(len(calls))] if isinstance(now, datetime) else list(now)
         touched = sorted({p for call in calls for p in call})
         parts = {p: self.open(p, create=True) for p in touched}
         results: list[dict[int, list[Decision]] | VaultError] = []
         with ExitStack() as stack:
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
-            txns = {p: parts[p].begin(min(nows)) for p in touched}  # type: ignore[union-attr]
+            txns = {p: parts[p].begin(nows[0]) for p in touched}  # type: ignore[union-attr]
+            clock = None
             for call, at in zip(calls, nows, strict=True):
+                # each call at its own time, and after the one before it (one microsecond at
+                # least): the group records like its calls one by one
+                clock = at if clock is None or at > clock else clock + timedelta(microseconds=1)
+                for p in call:
+                    txns[p].set_clock(clock)
                 marks = {p: txns[p].mark() for p in call}
                 try:
-                    for p in call:
-                        txns[p].at(at)
                     results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]
                                     for p in sorted(call)})
                 except VaultError as exc:

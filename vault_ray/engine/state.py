@@ -54,6 +54,18 @@ class PartitionState:
             self._put_dispute(d)
         self.claims = _LiveClaims(self)
 
+    @classmethod
+    def of(cls, claims: Iterable[tuple[Claim, int]], disputes: Iterable[Dispute] = ()) -> PartitionState:
+        """A state from (claim, rid) values, as a partition would load them (tests, tools)."""
+        claims = list(claims)
+        pairs = sorted(((c, r) for c, r in claims if c.status != Status.SUPERSEDED), key=lambda p: p[1])
+        held = [(r, np.asarray(c.embedding, np.float32)) for c, r in pairs
+                if c.status == Status.DISPUTED and c.embedding is not None]
+        vectors = np.stack([v for _, v in held]) if held else np.zeros((0, 0), np.float32)
+        image = PartitionImage(live_table(pairs), list(disputes), (np.asarray([r for r, _ in held], np.int64), vectors),
+                               gone=sorted({c.entity for c, _ in claims if c.status == Status.SUPERSEDED}))
+        return cls(image)
+
     # -- lookups ---------------------------------------------------------------------
     def get(self, cid: str) -> Claim | None:
         found = self._changed.get(cid)

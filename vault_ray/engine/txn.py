@@ -39,6 +39,7 @@ class WriteItem:
     vector: np.ndarray
     cardinality: str
     aligned_from: str | None = None
+    source: str | None = None
 
 
 def decision_to_json(d: Decision) -> str:
@@ -67,9 +68,13 @@ class Mark:
 class Txn:
     """Copy-on-write view of a partition while a group of writes is decided."""
 
-    def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime) -> None:
+    def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime,
+                 entity_log: Callable[[str], tuple[list[Claim], list[Event]]] | None = None) -> None:
         self.state = state
         self.allocate_rid = allocate_rid
+        self.entity_log = entity_log or (lambda entity: ([], []))
+        """entity -> (every stored claim on it, its events): the committed history, read
+        only by the decisions that need more than the live claims (consensus)."""
         self.now = now
         self.ts = to_epoch(now)
         self.claims: dict[str, Claim] = {}
@@ -88,11 +93,10 @@ class Txn:
         self._on_entity: dict[str, set[str]] = {}
         """entity -> ids of the claims in `claims` (derived: rebuilt on rollback)."""
 
-    def at(self, now: datetime) -> None:
-        """Decide what follows at `now` (a group of callers shares one txn, each at its own time;
-        never earlier than what was decided before it, so the event log's times stay ordered)."""
-        if now > self.now:
-            self.now, self.ts = now, to_epoch(now)
+    def set_clock(self, now: datetime) -> None:
+        """The recording time of what is decided from now on (each call of a group gets
+        its own, later than the one before: its changes are ordered like separate writes)."""
+        self.now, self.ts = now, to_epoch(now)
 
     # -- marks -----------------------------------------------------------------
     def mark(self) -> Mark:
@@ -130,7 +134,7 @@ class Txn:
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}
         found = [self.disputes.get(i) or self.state.open_disputes[i] for i in ids]
-        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: d.opened_at)
+        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id))
 
     # -- changes ----------------------------------------------------------------------
     def add(self, claim: Claim, **detail: Any) -> None:
