@@ -14,19 +14,21 @@ failure leaves the server.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
+import typing
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
 from ..models import AddResult, Claim, Dispute, EntityView, Fact
-from ..wire import encode
+from ..wire import HIDDEN_FIELDS, encode
 from .memory import Memory
 from .text import (
     MAX_SUMMARY_HITS,
@@ -60,6 +62,31 @@ SETTLE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent
 Text = Annotated[str, Field(description="What the user said, in their words (one turn).")]
 EntityKey = Annotated[str, Field(description="A dotted lowercase key, e.g. 'user.timezone' or 'user.diet'.")]
 Session = Annotated[str | None, Field(description="Optional conversation or session id, kept as provenance.")]
+
+
+def output_model(cls: type) -> type[BaseModel]:
+    """The output schema of a tool answering a frozen dataclass of the library, as a pydantic
+    model with the same fields (the SDK would read a slots dataclass's member descriptors
+    as field defaults). Nested dataclasses are pydantic's to read."""
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in HIDDEN_FIELDS:
+            continue
+        if f.default is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], Field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (hints[f.name], ...)
+    return create_model(cls.__name__, __doc__=cls.__doc__, **fields)
+
+
+AddResultOut = output_model(AddResult)
+RecallOut = output_model(Recall)
+EntityViewOut = output_model(EntityView)
+ExplanationOut = output_model(Explanation)
+DisputeOut = output_model(Dispute)
 
 
 def tool_error(exc: VaultError) -> ToolError:
@@ -103,7 +130,7 @@ def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: An
 def _writes(server: MCPServer, memory: MemorySource) -> None:
     @server.tool(annotations=WRITE)
     @vault_errors
-    async def remember(text: Text, session: Session = None) -> Annotated[CallToolResult, AddResult]:
+    async def remember(text: Text, session: Session = None) -> Annotated[CallToolResult, AddResultOut]:
         """Store what the user said about themselves (their time zone, diet, job, family, preferences, ...).
         Pass the user's turn as said; facts are extracted from it and written under your agent name. Call it
         whenever the user states something about themselves that may matter later.
@@ -119,7 +146,7 @@ def _writes(server: MCPServer, memory: MemorySource) -> None:
     @vault_errors
     async def remember_fact(entity: EntityKey, value: Annotated[str, Field(description="The value, e.g. 'PST'.")],
                             text: Annotated[str, Field(description="The fact as a sentence, e.g. 'The user is in PST'.")],
-                            session: Session = None) -> Annotated[CallToolResult, AddResult]:
+                            session: Session = None) -> Annotated[CallToolResult, AddResultOut]:
         """Store one fact under an explicit entity key, without extraction: when you know the key and the
         value (or `remember` could not read a sentence). Returns the store's decision: stored, already known,
         replaced your own older value, or DISPUTED when another agent holds a contradicting value."""
@@ -147,7 +174,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
     async def recall(query: Annotated[str, Field(description="What you want to know, in words, e.g. "
                                                              "'what time zone is the user in?'")],
                      k: Annotated[int, Field(ge=1, le=50, description="How many memories, best first.")] = 5,
-                     ) -> Annotated[CallToolResult, Recall]:
+                     ) -> Annotated[CallToolResult, RecallOut]:
         """Search the shared memory by meaning. Call it before answering anything that depends on what is
         known about the user. Returns the best matching current facts, each with its entity key, value, the
         agent that said it and when. A fact other agents contradict is marked CONTESTED with every competing
@@ -158,7 +185,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
 
     @server.tool(annotations=READ)
     @vault_errors
-    async def get_entity(entity: EntityKey) -> Annotated[CallToolResult, EntityView]:
+    async def get_entity(entity: EntityKey) -> Annotated[CallToolResult, EntityViewOut]:
         """The current value of one entity key (e.g. 'user.timezone'). When agents disagree it is CONTESTED
         and lists every competing value with its agent, authority weight and time; when nothing is stored it
         says so."""
@@ -176,7 +203,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
     @server.tool(annotations=READ)
     @vault_errors
     async def explain(claim_id: Annotated[str, Field(description="A claim id from another tool's answer.")],
-                      ) -> Annotated[CallToolResult, Explanation]:
+                      ) -> Annotated[CallToolResult, ExplanationOut]:
         """Why a claim has its status: each decision the store took about it (strategy, authority weights,
         reasons, the dispute it is in and who settled it)."""
         found = await memory().explain(claim_id)
@@ -212,7 +239,7 @@ def _disputes(server: MCPServer, memory: MemorySource) -> None:
                               winner: Annotated[str, Field(description="The claim id of the value that is right.")],
                               note: Annotated[str, Field(description="Why, in a few words (kept with the "
                                                                      "decision).")] = "",
-                              ) -> Annotated[CallToolResult, Dispute]:
+                              ) -> Annotated[CallToolResult, DisputeOut]:
         """Settle a dispute: the winning claim becomes the value and the others are superseded. A person
         decides: call it only on the user's explicit instruction. It needs a token whose role may resolve
         disputes (admin); an agent token gets a Forbidden error."""

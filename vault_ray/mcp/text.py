@@ -35,6 +35,10 @@ class OpenDispute:
     candidates: tuple[Candidate, ...]
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def when(at: datetime) -> str:
     return at.strftime("%Y-%m-%d %H:%M UTC")
 
@@ -67,10 +71,11 @@ def decision_line(d: Decision, claim: Claim | None) -> str:
     return f"{head}{reason}. claim {d.claim_id}"
 
 
-def add_result_text(result: AddResult, claims: dict[str, Claim], *, agent: str | None = None) -> str:
-    who = f" as {agent}" if agent else ""
+def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
+    agents = sorted({c.agent for c in claims.values()})
+    who = f" as {agents[0]}" if len(agents) == 1 else ""
     if result.decisions:
-        lines = [f"Wrote {len(result.decisions)} fact(s){who}:"]
+        lines = [f"Wrote {count(len(result.decisions), 'fact')}{who}:"]
         lines += [decision_line(d, claims.get(d.claim_id)) for d in result.decisions]
     else:
         lines = ["Nothing was stored: no fact about the user could be read from this text."]
@@ -101,9 +106,10 @@ def recall_text(recall: Recall) -> str:
         return f'No memories match "{recall.query}": the store holds nothing relevant (0 results).'
     views = {v.entity: v for v in recall.contested}
     contested = [h for h in recall.hits if h.contested]
-    lines = [f'{len(recall.hits)} memories for "{recall.query}" (best first):']
+    lines = [f'{count(len(recall.hits), "memory", "memories")} for "{recall.query}" (best first):']
     if contested:
-        lines.insert(0, f"WARNING: {len(contested)} of these memories are CONTESTED: agents disagree on "
+        verb = "is" if len(contested) == 1 else "are"
+        lines.insert(0, f"WARNING: {len(contested)} of these memories {verb} CONTESTED: agents disagree on "
                         f"{', '.join(sorted({h.claim.entity for h in contested}))}.")
     for i, hit in enumerate(recall.hits, 1):
         lines.append(f"{i}. {hit.claim.entity} = {said(hit.claim)}, score {hit.score:.3f}")
