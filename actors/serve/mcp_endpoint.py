@@ -27,5 +27,7 @@ def mcp_endpoint(service: Service) -> tuple[Route, Callable[[Any], AbstractAsync
         return (await service.write(request)).result
 
     server = http_server(service.vault, service.tokens, write=write)
-    route = Route(PATH, http_app(server, path=PATH, max_body_bytes=service.settings.max_body_bytes))
+    # POST only: a stateless server has no stream to offer on GET (405, as the transport allows),
+    # so no idle stream holds a replica's request slot
+    route = Route(PATH, http_app(server, path=PATH, max_body_bytes=service.settings.max_body_bytes), methods=["POST"])
     return route, lambda app: server.session_manager.run()

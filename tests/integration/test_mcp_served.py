@@ -54,6 +54,8 @@ def test_a_missing_unknown_or_revoked_token_is_refused(store):
         resp = httpx.post(url, json=hello, headers=headers, timeout=60)
         assert resp.status_code == 401, resp.text
         assert resp.headers["www-authenticate"].startswith("Bearer ")
+    stream = httpx.get(url, headers={"Authorization": f"Bearer {store.token('reader')}"}, timeout=60)
+    assert stream.status_code == 405  # stateless: no server-to-client stream to hold a replica's slot
 
     async def without_token():
         async with over_http(url) as client:

@@ -90,8 +90,9 @@ DisputeOut = output_model(Dispute)
 
 
 def tool_error(exc: VaultError) -> ToolError:
+    """The error's class and message; bad input also says that nothing was changed."""
     unchanged = " Nothing was changed." if isinstance(exc, InvalidInput) else ""
-    return ToolError(f"{type(exc).__name__}: {exc}.{unchanged}".replace("..", "."))
+    return ToolError(f"{type(exc).__name__}: {str(exc).rstrip('.')}.{unchanged}")
 
 
 def vault_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
