@@ -48,6 +48,7 @@ from .models import (
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
+from .policy_file import read_policy_file, write_policy_file
 from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .vault import AgentMemory, Vault
@@ -117,4 +118,6 @@ __all__ = [
     "VaultError",
     "WriteRequest",
     "__version__",
+    "read_policy_file",
+    "write_policy_file",
 ]
