@@ -17,7 +17,7 @@ from vault_ray.errors import PayloadTooLarge
 
 from . import errors
 from .metrics import CountRequests
-from .routes import admin, events, health, reads, writes
+from .routes import admin, events, health, inbox, reads, writes
 from .service import Service
 
 DESCRIPTION = """Shared memory for fleets of AI agents: claims with provenance, conflict policies, disputes.
@@ -31,7 +31,7 @@ def create_app(service: Service) -> FastAPI:
     app = FastAPI(title=service.settings.title, version=vault_ray.__version__, description=DESCRIPTION)
     app.state.service = service
     errors.install(app)
-    for router in (health.router, writes.router, reads.router, events.router, admin.router):
+    for router in (health.router, writes.router, reads.router, events.router, admin.router, inbox.router):
         app.include_router(router)
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
     app.add_middleware(CountRequests, metrics=service.metrics)  # outermost: it sees every answer
