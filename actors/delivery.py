@@ -15,7 +15,9 @@ from typing import Any
 import ray
 
 from vault_ray.backends.cluster import ClusterBackend
+from vault_ray.backends.connect import control_info, find_control
 from vault_ray.delivery import DeliveryPolicy, Dispatcher
+from vault_ray.errors import ClusterError
 from vault_ray.events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 
 DELIVERY_NAME = "vault-webhooks"
@@ -35,9 +37,13 @@ class BackendEvents:
 @ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=4)
 class DeliveryActor:
     def __init__(self, namespace: str, policy: DeliveryPolicy | None = None) -> None:
-        from .cluster import attach  # noqa: PLC0415  (cluster imports this module's siblings)
-
-        self.backend = attach("auto", namespace=namespace)
+        handle = find_control(namespace)
+        if handle is None:
+            raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}")
+        info = control_info(handle)
+        if info["error"] is not None:
+            raise info["error"]
+        self.backend = ClusterBackend(handle, info)
         self.dispatcher = Dispatcher(BackendEvents(self.backend), self.backend.store, policy=policy).start()
 
     def status(self) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
+from .events import EventPage, VaultEvent
 from .models import (
     AddResult,
     Candidate,
@@ -73,6 +74,7 @@ __all__ = [
     "EntityRegistry",
     "EntityView",
     "Event",
+    "EventPage",
     "Explanation",
     "Extraction",
     "Fact",
@@ -115,6 +117,7 @@ __all__ = [
     "Vault",
     "VaultClient",
     "VaultError",
+    "VaultEvent",
     "WriteRequest",
     "__version__",
 ]
