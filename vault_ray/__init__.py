@@ -49,6 +49,7 @@ from .models import (
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
+from .policy_file import read_policy_file, write_policy_file
 from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .vault import AgentMemory, Vault
@@ -120,4 +121,6 @@ __all__ = [
     "VaultEvent",
     "WriteRequest",
     "__version__",
+    "read_policy_file",
+    "write_policy_file",
 ]

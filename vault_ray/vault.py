@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, overload
 
@@ -151,7 +151,9 @@ class Vault:
         for i, (facts, vectors, *_) in pending.items():
             vecs = vectors if vectors is not None else np.stack([next(embedded) for _ in facts])
             try:
-                groups = self._plan(requests[i], facts, vecs, policy, registry, now)
+                # the time the backend records this call at (write_many: one microsecond per call)
+                at = now + timedelta(microseconds=len(calls))
+                groups = self._plan(requests[i], facts, vecs, policy, registry, at)
             except VaultError as exc:
                 staged[i] = exc
                 continue

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +116,9 @@ class PartitionSet:
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(now) for p in touched}  # type: ignore[union-attr]
-            for call in calls:
+            for i, call in enumerate(calls):
+                for p in call:  # one microsecond apart: the group records like its calls one by one
+                    txns[p].set_clock(now + timedelta(microseconds=i))
                 marks = {p: txns[p].mark() for p in call}
                 try:
                     results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]

@@ -91,6 +91,11 @@ class Txn:
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
 
+    def set_clock(self, now: datetime) -> None:
+        """The recording time of what is decided from now on (each call of a group gets
+        its own, later than the one before: its changes are ordered like separate writes)."""
+        self.now, self.ts = now, to_epoch(now)
+
     # -- marks -----------------------------------------------------------------
     def mark(self) -> Mark:
         return Mark({name: dict(getattr(self, name)) for name in _COPIED}, len(self.events))
@@ -124,7 +129,7 @@ class Txn:
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}
         found = [self.disputes.get(i) or self.state.open_disputes[i] for i in ids]
-        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: d.opened_at)
+        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id))
 
     # -- changes ----------------------------------------------------------------------
     def add(self, claim: Claim, **detail: Any) -> None:
