@@ -7,6 +7,7 @@ the JSON pages, the client's `follow` and bad cursors."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -55,8 +56,6 @@ class Listener:
 
     @property
     def events(self) -> list[dict]:
-        import json
-
         return [json.loads(data) for _, data, _ in self.messages if data]
 
     @property

@@ -110,4 +110,5 @@ def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_pa
         assert settled.status == "resolved" and settled.resolution.winner == winner
         assert settled.resolution.decided_by == "dana" and settled.resolution.note == "Confirmed with the user by phone"
         assert store.vault.claim(winner).status == "active" and store.vault.claim(budget.claim_id).status == "superseded"
+        browser.get("about:blank")  # close the page's event stream before the app goes
     assert (tmp_path / "inbox.png").stat().st_size > 10_000
