@@ -309,20 +309,14 @@ class Vault:
     def events(self, *, entity: str | None = None, claim_id: str | None = None, since: str | None = None,
                kinds: Iterable[str] | None = None, needs_user: bool | None = None,
                limit: int = DEFAULT_LIMIT) -> list[Event] | EventPage:
-        """Without `since`: the store's change log as recorded (every claim added, status
-        changed, dispute opened, challenged or resolved), oldest first; for one entity, or
-        touching one claim.
-
-        With `since` (a cursor an event or page carried, "start" or "now"): the public
-        event stream after it (`vault_ray.events`), an `EventPage` whose `cursor` resumes
-        after everything it scanned; filtered by `kinds`, `needs_user` and `entity` (a key
-        or a pattern such as "user.budget.*")."""
+        """Without `since`: the change log as recorded, oldest first; for one entity, or
+        touching one claim. With `since` (a cursor, "start" or "now"): the public event
+        stream after it (`vault_ray.events`), an `EventPage` whose `cursor` resumes after
+        all it scanned, filtered by `kinds`, `needs_user` and `entity` (a key or pattern)."""
         if since is None:
             if kinds is not None or needs_user is not None:
                 raise InvalidInput("kinds and needs_user filter the event stream: pass since= ('start', 'now' or a cursor)")
-            if entity is not None:
-                validate_entity(entity)
-            return self._backend.events(entity=entity, claim_id=claim_id)
+            return self._backend.events(entity=None if entity is None else validate_entity(entity), claim_id=claim_id)
         if claim_id is not None:
             raise InvalidInput("claim_id filters the change log, not the event stream: leave since= out")
         return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
