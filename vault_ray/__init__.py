@@ -27,6 +27,7 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
+from .events import EventPage, VaultEvent
 from .models import (
     AddResult,
     Candidate,
@@ -74,6 +75,7 @@ __all__ = [
     "EntityRegistry",
     "EntityView",
     "Event",
+    "EventPage",
     "Explanation",
     "Extraction",
     "Fact",
@@ -116,6 +118,7 @@ __all__ = [
     "Vault",
     "VaultClient",
     "VaultError",
+    "VaultEvent",
     "WriteRequest",
     "__version__",
     "read_policy_file",

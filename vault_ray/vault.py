@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, VaultError
+from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
     AddResult,
     Claim,
@@ -299,12 +300,26 @@ class Vault:
         """Every claim in the store, of every status (a full scan: for audits and tools)."""
         return self._backend.all_claims()
 
-    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
-        """The store's change log (every claim added, status changed, dispute opened,
-        challenged or resolved), oldest first; for one entity, or touching one claim."""
-        if entity is not None:
-            validate_entity(entity)
-        return self._backend.events(entity=entity, claim_id=claim_id)
+    @overload
+    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
+    @overload
+    def events(self, *, since: str, entity: str | None = None, kinds: Iterable[str] | None = None,
+               needs_user: bool | None = None, limit: int = DEFAULT_LIMIT) -> EventPage: ...
+
+    def events(self, *, entity: str | None = None, claim_id: str | None = None, since: str | None = None,
+               kinds: Iterable[str] | None = None, needs_user: bool | None = None,
+               limit: int = DEFAULT_LIMIT) -> list[Event] | EventPage:
+        """Without `since`: the change log as recorded, oldest first; for one entity, or
+        touching one claim. With `since` (a cursor, "start" or "now"): the public event
+        stream after it (`vault_ray.events`), an `EventPage` whose `cursor` resumes after
+        all it scanned, filtered by `kinds`, `needs_user` and `entity` (a key or pattern)."""
+        if since is None:
+            if kinds is not None or needs_user is not None:
+                raise InvalidInput("kinds and needs_user filter the event stream: pass since= ('start', 'now' or a cursor)")
+            return self._backend.events(entity=None if entity is None else validate_entity(entity), claim_id=claim_id)
+        if claim_id is not None:
+            raise InvalidInput("claim_id filters the change log, not the event stream: leave since= out")
+        return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
         if status not in (None, "open", "resolved"):

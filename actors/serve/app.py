@@ -18,7 +18,7 @@ from vault_ray.errors import PayloadTooLarge
 from . import errors
 from .mcp_endpoint import mcp_endpoint
 from .metrics import CountRequests
-from .routes import admin, health, reads, writes
+from .routes import admin, events, health, inbox, reads, writes
 from .service import Service
 
 DESCRIPTION = """Shared memory for fleets of AI agents: claims with provenance, conflict policies, disputes.
@@ -34,7 +34,7 @@ def create_app(service: Service) -> FastAPI:
                   lifespan=mcp_lifespan)
     app.state.service = service
     errors.install(app)
-    for router in (health.router, writes.router, reads.router, admin.router):
+    for router in (health.router, writes.router, reads.router, events.router, admin.router, inbox.router):
         app.include_router(router)
     app.router.routes.append(mcp_route)  # MCP over streamable HTTP (docs/mcp.md)
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)

@@ -211,6 +211,17 @@ class PartitionSet:
         found = [e for part in self.opened(partitions) for e in part.events(claim_id=claim_id)]
         return sorted(found, key=lambda e: e.ts)
 
+    def events_from(self, positions: dict[int, int], limit: int,
+                    partitions: Iterable[int] | None = None) -> list[tuple[int, int, Event]]:
+        """(partition, seq, event) for up to `limit` events per partition from its position
+        in `positions` (0 when absent), each partition's in sequence order."""
+        return [(part.number, seq, e) for part in self.opened(partitions)
+                for seq, e in part.events_from(positions.get(part.number, 0), limit)]
+
+    def event_heads(self, partitions: Iterable[int] | None = None) -> dict[int, int]:
+        """Per open partition, the sequence number its next event will get."""
+        return {part.number: part.event_head() for part in self.opened(partitions)}
+
     def all_claims(self, partitions: Iterable[int] | None = None, *, with_vectors: bool = False) -> list[Claim]:
         return [c for part in self.opened(partitions) for c in part.all_claims(with_vectors=with_vectors)]
 
