@@ -143,7 +143,7 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
         return d, denied, still_open, done, after, why
 
     d, denied, still_open, done, after, why = session(vault, scenario)
-    assert denied.endswith("Forbidden: 'agent-b' has the 'agent' role; this needs the 'admin' role.")
+    assert denied.endswith("Forbidden: 'agent-b' has the 'agent' role; this needs the 'resolver' role.")
     assert still_open == "open"
     assert f"claim {d.challenger} is now the value" in text_of(done) and "Decided by ops: moved to New York" in text_of(done)
     settled = decode(Dispute, done.structured_content)

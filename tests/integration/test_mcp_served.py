@@ -126,7 +126,7 @@ def test_http_each_token_writes_as_its_agent_and_only_an_admin_settles_the_dispu
     assert "CONTESTED: 2 agents disagree on user.diet" in recall
     assert "vegan (agent-a, weight 0.90" in recall and "vegetarian (agent-b, weight 0.20" in recall
     assert d.id in disputes and d.id in view
-    assert "Forbidden: 'agent-b' has the 'agent' role; this needs the 'admin' role" in denied and still == "open"
+    assert "Forbidden: 'agent-b' has the 'agent' role; this needs the 'resolver' role" in denied and still == "open"
     assert not done.is_error and "Decided by ops: asked the user" in text_of(done)
     settled = store.vault.dispute(d.id)
     assert settled.status == "resolved" and settled.resolution.decided_by == "ops"

@@ -93,15 +93,17 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     ___" (a diet) than "my home city is ___" (docs/design.md, "Entity resolution").
     The reasoner weighs what the statement says and what the label means."""
     drift = fact.entity if label != fact.entity else None
-    # free-text notes are never an entity to align to: they hold any subject
-    others = [(s, c) for s, c in hits if c.entity != label and c.entity != NOTES_ENTITY]
+    # free-text notes are never an entity to align to: they hold any subject; nor is an
+    # ancestor of the label: `user.budget.trip` names a part of `user.budget` on purpose
+    others = [(s, c) for s, c in hits if c.entity != label and c.entity != NOTES_ENTITY and not _ancestor(c.entity, label)]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1].entity, fact.entity, best_score)
     band = [c.entity for s, c in others if s >= policy.ask_threshold]
     nearby = [c.entity for _, c in others]
     relevant = registry.relevant(vector, embedder.embed)
-    keys = [e.key for e in relevant if e.key != label]  # a pattern (user.schedule.*) offers its subtree
+    # a pattern (user.schedule.*) offers its subtree
+    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label)]
     candidates = list(dict.fromkeys(band + nearby + keys))
     if not candidates:
         return Alignment(label, drift, best_score)
@@ -110,6 +112,12 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     if offered(chosen, candidates):
         return Alignment(chosen, fact.entity, best_score, asked=True)
     return Alignment(label, drift, best_score, asked=True)
+
+
+def _ancestor(key: str, label: str) -> bool:
+    """Whether `key` (or pattern `key.*`) is above `label` in the dotted namespace."""
+    root = key[:-2] if key.endswith(".*") else key
+    return label.startswith(root + ".")
 
 
 def offered(key: object, candidates: Sequence[str]) -> bool:
