@@ -9,6 +9,7 @@ from .errors import (
     DisputeCapExceeded,
     DisputeError,
     DisputeNotFound,
+    ExportError,
     InvalidEmbedding,
     InvalidEntity,
     InvalidFact,
@@ -46,6 +47,7 @@ from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
 from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
+from .transfer import ExportResult, ImportResult
 from .vault import AgentMemory, Vault
 
 __version__ = "0.1.0"
@@ -69,9 +71,12 @@ __all__ = [
     "EntityView",
     "Event",
     "Explanation",
+    "ExportError",
+    "ExportResult",
     "Fact",
     "HashingEmbedder",
     "Hit",
+    "ImportResult",
     "InvalidEmbedding",
     "InvalidEntity",
     "InvalidFact",

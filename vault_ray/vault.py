@@ -36,6 +36,7 @@ from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, as_messages, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import EntityRegistry, RegistryEntry
+from .transfer import ExportResult, ImportResult, as_bulk, export_store, import_archive
 
 
 class Vault:
@@ -125,10 +126,13 @@ class Vault:
     def agent(self, name: str) -> AgentMemory:
         return AgentMemory(self, check_agent(name))
 
-    def write_batch(self, requests: Sequence[WriteRequest]) -> list[AddResult | VaultError]:
+    def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
         """Several agents' writes decided together, as if one by one in this order: one
         embedding call and one commit per partition for the batch. Each request gets its
-        own result, or its own error (one bad request never fails its neighbours)."""
+        own result, or its own error (one bad request never fails its neighbours).
+
+        `rate_limit=False` spends no agent's write budget: for bulk jobs (import,
+        normalize) that replay claims the agents already wrote."""
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
@@ -137,7 +141,7 @@ class Vault:
         staged: list[tuple[list[Fact], np.ndarray | None] | VaultError | AddResult] = []
         for req in requests:
             try:
-                staged.append(self._stage(req, policy))
+                staged.append(self._stage(req, policy, rate_limit))
             except VaultError as exc:
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
@@ -161,7 +165,8 @@ class Vault:
             staged[i] = AddResult(tuple(by_pos[j] for j in range(n)))
         return staged  # type: ignore[return-value]
 
-    def _stage(self, req: WriteRequest, policy: Policy) -> tuple[list[Fact], np.ndarray | None] | AddResult:
+    def _stage(self, req: WriteRequest, policy: Policy,
+               rate_limit: bool = True) -> tuple[list[Fact], np.ndarray | None] | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
         check_agent(req.agent)
         if req.facts is None:
@@ -174,7 +179,8 @@ class Vault:
             facts = [req.facts] if isinstance(req.facts, Fact) else list(req.facts)
         facts = front.validate_batch(facts, policy)
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
-        self._limiter.take(req.agent, len(facts), policy.rate_limit)
+        if rate_limit:
+            self._limiter.take(req.agent, len(facts), policy.rate_limit)
         return facts, vectors
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
@@ -313,9 +319,20 @@ class Vault:
         (DESIGN invariant 3)? A health check; every value should be True."""
         return self._backend.check()
 
-    def export(self, directory: str | Path) -> list[str]:
-        """Write every partition's tables to Parquet under `directory`."""
-        return self._backend.export_parquet(str(directory))
+    def export(self, directory: str | Path) -> ExportResult:
+        """Write the store to `directory` (new or empty) in the documented Parquet layout:
+        every partition's claims (with embeddings), disputes, events and receipts, the
+        policy and registry, and a manifest with row counts and checksums (docs/jobs.md)."""
+        policy, registry = self._backend.control()
+        return export_store(as_bulk(self._backend), directory, policy, registry)
+
+    def import_from(self, directory: str | Path) -> ImportResult:
+        """Load an export. Into an empty store: restored verbatim (ids, statuses, events,
+        disputes, receipts, policy, registry). Into a store with claims: merged by claim
+        id, new claims going through the write path so conflicts are detected. The
+        export is verified first: a truncated or tampered one raises ExportError and
+        changes nothing. Importing the same export again changes nothing."""
+        return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
 
 
 class AgentMemory:

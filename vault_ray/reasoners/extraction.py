@@ -64,10 +64,36 @@ def split_clauses(text: str) -> list[str]:
 
 
 def normalize_subject(clause: str) -> str:
-    out = clause.strip()
+    out = first_person_verb(clause.strip())
     for pattern, repl in _SUBJECT_FIXES:
         out = pattern.sub(repl, out)
     return out
+
+
+_THIRD_PERSON = re.compile(r"^(?:the )?user\s+((?:[a-z]+ly\s+|never\s+|always\s+|only\s+|also\s+|now\s+|still\s+)*)"
+                           r"(?P<verb>[a-z']+)\b", re.IGNORECASE)
+_FIRST_FORMS = {"has": "have", "does": "do", "goes": "go", "doesn't": "don't"}
+
+
+def first_person_verb(clause: str) -> str:
+    """'The user works at Acme' -> 'The user work at Acme': the verb of a third-person
+    statement (what `third_person` writes) in the form the first-person rules read."""
+    m = _THIRD_PERSON.match(clause)
+    if m is None:
+        return clause
+    verb = m.group("verb")
+    low = verb.lower()
+    if low in _FIRST_FORMS:
+        first = _FIRST_FORMS[low]
+    elif low in _NO_S or not low.endswith("s") or low.endswith("ss"):
+        return clause
+    elif re.search(r"(ch|sh|ss|x|o)es$", low):
+        first = verb[:-2]
+    elif re.search(r"[^aeiou]ies$", low):
+        first = verb[:-3] + "y"
+    else:
+        first = verb[:-1]
+    return clause[:m.start("verb")] + first + clause[m.end("verb"):]
 
 
 def third_person(clause: str) -> str:
