@@ -14,6 +14,7 @@ from vault_ray import DisputeError, Fact, Vault, VaultError, WriteRequest
 AGENTS = [f"agent-{i}" for i in range(5)]
 VALUES = ["red", "green", "blue", "amber", "violet", "teal"]
 TOPICS = ["jazz", "chess", "hiking", "opera", "sushi"]
+GENERATED = ("user.auth.", "user.cons.", "user.pref.", "user.tags.")
 QUERIES = ["what timezone is the user in?", "what food does the user like?", "the user's auth setting is blue",
            "the user likes jazz", "diet"]
 
@@ -56,7 +57,8 @@ def fill(vault: Vault, *, claims: int = 2500, seed: int = 7) -> None:
     for start in range(0, len(requests), 250):
         vault.write_batch(requests[start:start + 250])  # a refused request (a dispute cap) is part of the story
     rng = random.Random(seed)
-    for i, d in enumerate(vault.disputes()):
+    generated = [d for d in vault.disputes() if d.entity.startswith(GENERATED)]  # the seed dispute stays open
+    for i, d in enumerate(generated):
         if i % 3:
             continue
         try:
@@ -79,7 +81,8 @@ def reads(vault: Vault, *, explain: bool = True) -> dict:
     entities = sorted({c.entity for c in claims})
     # explain: every 12th claim and the claims of every 6th dispute. The whole of its input
     # (claims, events, disputes) is compared in full; this checks what it makes of them.
-    members = {cid for d in sorted(vault.disputes(None), key=lambda d: d.id)[::6] for cid in (d.challenger, *d.incumbents, *d.supporters)}
+    sample = sorted(vault.disputes(None), key=lambda d: d.id)[::6]
+    members = {cid for d in sample for cid in (d.challenger, *d.incumbents, *d.supporters)}
     explained = claims[::12] + [c for c in claims if c.id in members] if explain else []
     return {
         "claims": claims,

@@ -176,17 +176,17 @@ def test_an_export_of_another_embedder_or_partition_count_is_refused(tmp_path):
         with pytest.raises(StoreMismatch, match="reindex"):
             vault.import_from(export)
         assert vault.claims() == []
-    with Vault.open(tmp_path / "eight", embedder=HashingEmbedder(), partitions=8) as vault:
-        with pytest.raises(StoreMismatch, match="partitions=4"):
-            vault.import_from(export)
+    with Vault.open(tmp_path / "eight", embedder=HashingEmbedder(), partitions=8) as vault, \
+            pytest.raises(StoreMismatch, match="partitions=4"):
+        vault.import_from(export)
 
 
 def test_an_export_goes_into_a_new_or_empty_directory(tmp_path):
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine")
-    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        with pytest.raises(ExportError, match="not an empty directory"):
-            vault.export(tmp_path / "taken")
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault, \
+            pytest.raises(ExportError, match="not an empty directory"):
+        vault.export(tmp_path / "taken")
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
 
 
