@@ -64,8 +64,19 @@ def open_store(store: str | Path | None = None, *, address: str | None = None, n
     return JobStore(vault, backend, backend.info())
 
 
-def ensure_ray(address: str | None) -> None:
-    """Join the Ray cluster at `address` for the Ray Data stages, or start one here."""
-    from vault_ray.backends.connect import ensure_ray as join_ray  # noqa: PLC0415
+def ensure_ray(address: str | None, *, store: str | Path | None = None, namespace: str = "vault") -> None:
+    """Connect this process to Ray for the Ray Data stages, unless it already is: for an
+    embedded `store`, to the cluster at `address` (or a Ray started here) as any Ray
+    job does; for a cluster-mode store, as `Vault.connect` joins it (with the local
+    token of a head `vault-ray up` started on this machine)."""
+    import ray  # noqa: PLC0415
 
-    join_ray(address or "local")
+    if ray.is_initialized():
+        return
+    if store is None:
+        from vault_ray.backends.connect import ensure_ray as join_ray  # noqa: PLC0415
+
+        join_ray(address or "auto", namespace)
+        return
+    options = {"address": address} if address else {}
+    ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **options)

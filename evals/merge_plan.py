@@ -3,7 +3,10 @@
 Per pair of labels (similarity.py scored them):
 
 1. **Guards** keep a pair apart whatever it scores: two registry keys (the registry
-   says they are different things), or different cardinalities (one value vs a set).
+   says they are different things), different cardinalities (one value vs a set),
+   labels numbered differently (`user.child_1`, `user.child_2`: items of a list), or two
+   or more agents that each keep a different active value on both labels (to them
+   they are two things; an agent whose extractor drifted holds the same value).
 2. **Registry alias**: a label the registry lists as an alias of a key merges into it.
 3. **Similarity**: combined score >= `accept` merges.
 4. **Ambiguous band** (`ask` <= score < `accept`): the reasoner's `disambiguate` is
@@ -23,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +37,11 @@ from vault_ray.models import from_epoch
 from vault_ray.reasoners.base import Reasoner
 
 from .labels import LabelProfile
+
+_DIGITS = re.compile(r"\d+")
+GUARDS = ("both registry keys", "cardinality differs", "numbered differently", "agents keep both")
+"""Decisions that keep two labels apart on evidence (not for want of similarity): no
+cluster may hold both."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,14 @@ def _decide(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reas
     if a.cardinality != b.cardinality:
         return PairDecision(a.label, b.label, scores, False, "cardinality differs",
                             f"{signals}; {a.label} is '{a.cardinality}', {b.label} '{b.cardinality}'")
+    numbers_a, numbers_b = _DIGITS.findall(a.label), _DIGITS.findall(b.label)
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return PairDecision(a.label, b.label, scores, False, "numbered differently",
+                            f"{signals}; the labels carry different numbers ({a.label}, {b.label})")
+    keepers = kept_apart_by(a, b)
+    if len(keepers) >= 2:
+        return PairDecision(a.label, b.label, scores, False, "agents keep both",
+                            f"{signals}; {', '.join(keepers)} each keep a different value on both labels")
     if scores["combined"] >= th.accept:
         return PairDecision(a.label, b.label, scores, True, "similarity", f"{signals} >= {th.accept}")
     if scores["combined"] >= th.ask:
@@ -121,6 +138,20 @@ def _decide(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reas
         return PairDecision(a.label, b.label, scores, False, "reasoner declined",
                             f"{signals}; the reasoner kept each claim on its own label")
     return PairDecision(a.label, b.label, scores, False, "below threshold", f"{signals} < {th.ask}")
+
+
+def kept_apart_by(a: LabelProfile, b: LabelProfile) -> list[str]:
+    """Agents with active claims on both labels whose values differ: to them these are two
+    things (an agent whose extractor drifted would rather have the same value on both)."""
+    values_a, values_b = _values_by_agent(a), _values_by_agent(b)
+    return sorted(agent for agent in values_a.keys() & values_b.keys() if values_a[agent].isdisjoint(values_b[agent]))
+
+
+def _values_by_agent(p: LabelProfile) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for row in p.active:
+        out.setdefault(row["agent"], set()).add((row["value"] or row["text"]).strip().lower())
+    return out
 
 
 def _signals(scores: dict[str, float]) -> str:
@@ -145,7 +176,8 @@ def build_plan(decisions: list[PairDecision], profiles: dict[str, LabelProfile],
     for members in clusters:
         target = _target(members, profiles)
         for label in sorted(members - {target}):
-            d = by_pair.get(frozenset((label, target))) or _link(label, members, by_pair)
+            direct = by_pair.get(frozenset((label, target)))
+            d = direct if direct is not None and direct.merge else _link(label, members, by_pair)
             p = profiles[label]
             merges.append(Merge(
                 label, target, d.scores, d.decided_by, d.evidence if {d.a, d.b} == {label, target}
@@ -169,6 +201,7 @@ def build_plan(decisions: list[PairDecision], profiles: dict[str, LabelProfile],
 def _clusters(decisions: list[PairDecision], profiles: dict[str, LabelProfile], th: Thresholds) -> list[set[str]]:
     score = {frozenset((d.a, d.b)): d.scores.get("combined", 0.0) for d in decisions}
     direct = {frozenset((d.a, d.b)) for d in decisions if d.merge}
+    guarded = {frozenset((d.a, d.b)) for d in decisions if d.decided_by in GUARDS}
     cluster_of: dict[str, set[str]] = {}
     for d in sorted((d for d in decisions if d.merge), key=lambda d: (d.decided_by != "registry alias",
                                                                         -d.scores.get("combined", 1.0))):
@@ -177,7 +210,8 @@ def _clusters(decisions: list[PairDecision], profiles: dict[str, LabelProfile], 
         if ca is cb:
             continue
         keys = [x for x in ca | cb if _is_key(x, profiles)]
-        linked = all(frozenset((x, y)) in direct or score.get(frozenset((x, y)), 0.0) >= th.ask for x in ca for y in cb)
+        cross = [frozenset((x, y)) for x in ca for y in cb]
+        linked = all(pair in direct or (pair not in guarded and score.get(pair, 0.0) >= th.ask) for pair in cross)
         if len(keys) > 1 or not linked:
             continue
         joined = ca | cb

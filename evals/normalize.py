@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from .job_store import JobStore, ensure_ray, open_store
 from .labels import CLAIM_COLUMNS, build_profiles
 from .merge_plan import Thresholds, build_plan, decide_pairs
 from .plan_report import approved_merges, read_plan, write_plan
-from .similarity import embed_profiles, score_pairs
+from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
 
 WRITE_CHUNK = 1000
 
@@ -62,6 +63,8 @@ class NormalizeResult:
     """Live claims the merges would re-key."""
     conflicts: int
     seconds: float
+    nodes: dict[str, int] = field(default_factory=dict)
+    """Ray node -> texts it embedded plus label pairs it scored."""
 
 
 @dataclass(frozen=True)
@@ -93,17 +96,21 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
     with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as target:
         policy, registry = target.vault.policy, target.vault.registry
         profiles = build_profiles(read_claims(target), policy, registry)
-        ensure_ray(address)
-        vectors = embed_profiles(list(profiles.values()), registry, factory, batch_size=batch_size, actors=actors,
-                                 cpus_per_actor=cpus_per_actor)
-        pairs = score_pairs(vectors) if profiles else pa.table({"a": [], "b": []})
+        ensure_ray(address, store=store, namespace=namespace)
+        if profiles:
+            vectors, nodes = embed_profiles(list(profiles.values()), registry, factory, batch_size=batch_size,
+                                            actors=actors, cpus_per_actor=cpus_per_actor)
+            pairs = score_pairs(vectors)
+            nodes.update(pairs.column("node").to_pylist())
+        else:
+            nodes, pairs = Counter(), PAIR_SCHEMA.empty_table()
         decisions = decide_pairs(pairs, profiles, target.vault.reasoner, registry, th)
         plan = build_plan(decisions, profiles, target.vault.reasoner, policy, th,
                           similarity_embedder=describe(factory)[0], store=target.info.store)
     plan_path, report_path = write_plan(plan, out)
     return NormalizeResult(plan.plan_id, str(plan_path), str(report_path), len(profiles), pairs.num_rows,
                            len(plan.merges), sum(m.claims for m in plan.merges),
-                           sum(len(m.conflicts) for m in plan.merges), time.perf_counter() - started)
+                           sum(len(m.conflicts) for m in plan.merges), time.perf_counter() - started, dict(nodes))
 
 
 def read_claims(target: JobStore) -> pa.Table:

@@ -84,7 +84,7 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
         info = target.info
         if (name, new_dim) == (info.embedder, info.dim):
             raise InvalidInput(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")
-        ensure_ray(address)
+        ensure_ray(address, store=store, namespace=namespace)
         run = _Run(target, name, new_dim, on_progress)
         backend = target.backend
         backend.drop_staged((name, new_dim))  # vectors of an abandoned reindex to yet another embedder

@@ -2,16 +2,18 @@
 
 Per label, four vectors (all from one embedder, the local model by default):
 
-- `phrase`: the label in words ('user.home_town' -> 'home town');
+- `phrase`: the label in words ('user.home_town' -> 'home town'), and each of its words;
 - `statement`: the mean of its value-masked statements ('the user lives in ___');
 - `values`: the mean of its values ('Paris', 'Lyon'), which says what *kind* of
   thing the label holds (places, companies, times);
 - `described`: for a registered label, its registry entry's description.
 
 A pair of labels with the same subject (first segment) scores, each in [0, 1]:
-`statement`, `name` = the better of `label` (phrase against phrase) and `described`
-(a registry description against the other label's statements or phrase), and
-`values`. The combined score is their geometric mean (values left out when either
+`statement`, `name` = the better of `label` and `described` (a registry description
+against the other label's statements or phrase), and `values`. `label` compares the
+phrases, or, when the labels share words and each has words of its own, just those
+own words ('user.pref_level' / 'user.auth_level': 'pref' against 'auth'): shared
+words say nothing about whether two labels name one thing. The combined score is their geometric mean (values left out when either
 label has none): one weak signal is enough to keep two labels apart, as
 'user.work_schedule' and 'user.employer' are ("the user works ___"
 alike, but times are not companies).
@@ -22,6 +24,7 @@ alike, but times are not companies).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,10 +34,11 @@ from vault_ray import EntityRegistry
 
 from .embedder_spec import EmbedderFactory
 from .labels import LabelProfile
-from .text_vectors import TEXT, embed_texts, vectors_of
+from .text_vectors import NODE, TEXT, embed_texts, vectors_of
 
 PAIR_SCHEMA = pa.schema([("a", pa.string()), ("b", pa.string()), ("label", pa.float64()), ("statement", pa.float64()),
-                         ("values", pa.float64()), ("described", pa.float64()), ("combined", pa.float64())])
+                         ("values", pa.float64()), ("described", pa.float64()), ("combined", pa.float64()),
+                         ("node", pa.string())])
 FLOOR = 0.2
 """Pairs scoring below this are not reported at all."""
 
@@ -43,6 +47,8 @@ FLOOR = 0.2
 class LabelVectors:
     labels: list[str]
     subjects: list[str]
+    words: list[frozenset[str]]
+    word_vectors: dict[str, np.ndarray]
     phrase: np.ndarray
     statement: np.ndarray
     values: np.ndarray
@@ -58,10 +64,15 @@ def description_text(label: str, registry: EntityRegistry) -> str | None:
     return f"{label.split('.', 1)[-1].replace('.', ' ').replace('_', ' ')}: {entry.description}"
 
 
+def label_words(p: LabelProfile) -> frozenset[str]:
+    return frozenset(w for w in p.phrase.split() if w)
+
+
 def profile_texts(profiles: list[LabelProfile], registry: EntityRegistry) -> list[str]:
     texts: set[str] = set()
     for p in profiles:
         texts.add(p.phrase)
+        texts.update(label_words(p))
         texts.update(p.top_statements())
         texts.update(p.top_values())
         described = description_text(p.label, registry)
@@ -71,13 +82,16 @@ def profile_texts(profiles: list[LabelProfile], registry: EntityRegistry) -> lis
 
 
 def embed_profiles(profiles: list[LabelProfile], registry: EntityRegistry, factory: EmbedderFactory, *,
-                   batch_size: int = 256, actors: int = 1, cpus_per_actor: int | None = None) -> LabelVectors:
-    """Embed every label's texts once, in the Ray Data actor pool."""
+                   batch_size: int = 256, actors: int = 1,
+                   cpus_per_actor: int | None = None) -> tuple[LabelVectors, Counter[str]]:
+    """Embed every label's texts once, in the Ray Data actor pool; also the texts per Ray node."""
     found: dict[str, np.ndarray] = {}
+    nodes: Counter[str] = Counter()
     for batch in embed_texts(profile_texts(profiles, registry), factory, batch_size=batch_size, actors=actors,
                              cpus_per_actor=cpus_per_actor):
         found.update(zip(batch.column(TEXT).to_pylist(), vectors_of(batch), strict=True))
-    return label_vectors(profiles, registry, found)
+        nodes.update(batch.column(NODE).to_pylist())
+    return label_vectors(profiles, registry, found), nodes
 
 
 def label_vectors(profiles: list[LabelProfile], registry: EntityRegistry, found: dict[str, np.ndarray]) -> LabelVectors:
@@ -91,8 +105,10 @@ def label_vectors(profiles: list[LabelProfile], registry: EntityRegistry, found:
         return (v / n if n else v).astype(np.float32)
 
     descriptions = [description_text(p.label, registry) for p in profiles]
+    words = [label_words(p) for p in profiles]
     return LabelVectors(
-        labels=[p.label for p in profiles], subjects=[p.subject for p in profiles],
+        labels=[p.label for p in profiles], subjects=[p.subject for p in profiles], words=words,
+        word_vectors={w: found[w] for ws in words for w in ws},
         phrase=np.stack([found[p.phrase] for p in profiles]),
         statement=np.stack([mean(p.top_statements()) for p in profiles]),
         values=np.stack([mean(p.top_values()) for p in profiles]),
@@ -116,7 +132,7 @@ def pair_scores(v: LabelVectors, rows: list[int], floor: float = FLOOR) -> list[
         for j in range(i + 1, len(v.labels)):
             if v.subjects[i] != v.subjects[j]:
                 continue
-            label = float(v.phrase[i] @ v.phrase[j])
+            label = _label_score(v, i, j)
             statement = float(v.statement[i] @ v.statement[j])
             values = float(v.values[i] @ v.values[j]) if v.has_values[i] and v.has_values[j] else math.nan
             described = _described(v, i, j)
@@ -125,6 +141,20 @@ def pair_scores(v: LabelVectors, rows: list[int], floor: float = FLOOR) -> list[
                 out.append({"a": v.labels[i], "b": v.labels[j], "label": label, "statement": statement,
                             "values": values, "described": described, "combined": combined})
     return out
+
+
+def _label_score(v: LabelVectors, i: int, j: int) -> float:
+    shared = v.words[i] & v.words[j]
+    own_i, own_j = v.words[i] - shared, v.words[j] - shared
+    if not shared or not own_i or not own_j:
+        return float(v.phrase[i] @ v.phrase[j])
+    return float(_mean(v, own_i) @ _mean(v, own_j))
+
+
+def _mean(v: LabelVectors, words: frozenset[str]) -> np.ndarray:
+    m = np.mean([v.word_vectors[w] for w in sorted(words)], axis=0)
+    n = float(np.linalg.norm(m))
+    return m / n if n else m
 
 
 def _described(v: LabelVectors, i: int, j: int) -> float:
@@ -144,7 +174,9 @@ def score_rows(batch: pa.Table, *, vectors: object, floor: float) -> pa.Table:
     if isinstance(vectors, ray.ObjectRef):
         vectors = ray.get(vectors)
     assert isinstance(vectors, LabelVectors)
-    return pa.Table.from_pylist(pair_scores(vectors, batch.column("id").to_pylist(), floor), schema=PAIR_SCHEMA)
+    node = ray.get_runtime_context().get_node_id()[:12]
+    rows = [{**r, "node": node} for r in pair_scores(vectors, batch.column("id").to_pylist(), floor)]
+    return pa.Table.from_pylist(rows, schema=PAIR_SCHEMA)
 
 
 def score_pairs(v: LabelVectors, floor: float = FLOOR) -> pa.Table:

@@ -76,7 +76,8 @@ def embed_texts(texts: list[str], factory: EmbedderFactory, *, batch_size: int =
     if not texts:
         return
     actors, each = pool_size(actors, cpus_per_actor)
-    per_block = max(batch_size, math.ceil(len(texts) / (actors * 4)))
+    # blocks of at most one model call, and at least two per actor (a small job still spreads)
+    per_block = max(1, min(batch_size, math.ceil(len(texts) / (actors * 2))))
     blocks = [pa.table({TEXT: texts[i:i + per_block]}) for i in range(0, len(texts), per_block)]
     extra = {"ray_remote_args_fn": _no_restarts} if _takes("ray_remote_args_fn") else {}
     with warnings.catch_warnings():  # ray_remote_args_fn: deprecated from Ray 2.60 (see job._no_restarts)

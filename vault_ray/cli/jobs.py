@@ -133,7 +133,7 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
     from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
 
     _target(store, address)
-    ensure_ray(address)
+    ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()
     with _bar("embedding") as bar:
         task = bar.add_task("reindex", total=None)
@@ -170,12 +170,13 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     th = Thresholds(**given)
     if th.ask > th.accept:
         raise InvalidInput(f"--ask ({th.ask}) must not be above --accept ({th.accept})")
-    ensure_ray(address)
+    ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()
     with console.status("profiling labels, embedding, scoring pairs"):
         result = run(store=store, address=address, namespace=namespace, out=out, embedder=embedder, thresholds=th,
                      actors=actors, cpus_per_actor=cpus_per_actor)
-    console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored: {result.merges} merge(s) re-keying "
+    on = f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else ""
+    console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: {result.merges} merge(s) re-keying "
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
