@@ -12,10 +12,8 @@ that embedded them.
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -94,14 +92,3 @@ def vectors_of(batch: pa.Table) -> np.ndarray:
     if not len(column):
         return np.zeros((0, 0), np.float32)
     return np.asarray(column.flatten().to_numpy(zero_copy_only=False), np.float32).reshape(len(column), -1)
-
-
-def timed(items: Iterator[Any]) -> Iterator[tuple[Any, float]]:
-    """Each item with the seconds spent waiting for it."""
-    while True:
-        started = time.perf_counter()
-        try:
-            item = next(items)
-        except StopIteration:
-            return
-        yield item, time.perf_counter() - started

@@ -3,6 +3,7 @@ owners (2 shards, 4 partitions, the session's Ray)."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pyarrow.parquet as pq
@@ -10,9 +11,11 @@ import pytest
 import ray
 from bulk_data import fill, reads
 from scenarios import authority_dispute, recency_supersede
+from typer.testing import CliRunner
 from vault_ray.storage.layout import partition_of
 
 from vault_ray import ClusterError, Fact, HashingEmbedder, StoreMismatch, Vault
+from vault_ray.cli import app
 
 
 def test_a_cluster_export_restores_into_a_cluster_and_into_an_embedded_store(cluster, tmp_path):
@@ -21,6 +24,10 @@ def test_a_cluster_export_restores_into_a_cluster_and_into_an_embedded_store(clu
     expected = reads(source)
     exported = source.export(tmp_path / "export")
     assert exported.rows["claims"] == len(expected["claims"]) and exported.rows["disputes"] > 0
+    namespace = source.info().namespace
+    cli = CliRunner().invoke(app, ["export", "--address", "auto", "--namespace", namespace, "--out", str(tmp_path / "cli")])
+    assert cli.exit_code == 0, cli.output
+    assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["rows"] == exported.rows
 
     copy = cluster("copy")
     restored = copy.import_from(tmp_path / "export")

@@ -8,7 +8,7 @@ lock; every change goes through the claim log's own transactions (`commit`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -21,6 +21,7 @@ from vault_ray.storage.layout import partition_of
 from ..models import Claim, DisputeStatus, Resolution, Status
 from .partition import Partition
 from .partitions import PartitionSet
+from .txn import Txn
 
 MERGED_BY = "normalize"
 """Who the events of an entity merge name (agent, decided_by)."""
@@ -182,7 +183,7 @@ def _plan(r: MergeRecord) -> str:
     return f" by merge plan {plan}" + (f" ({r.detail['found_by']})" if r.detail.get("found_by") else "") if plan else ""
 
 
-def _close_emptied_disputes(txn: Any, entity: str, target: str) -> None:
+def _close_emptied_disputes(txn: Txn, entity: str, target: str) -> None:
     if txn.live_on(entity):
         return
     note = f"entity merged into {target}: its claims were re-keyed there, where they met conflict detection again"
@@ -192,7 +193,7 @@ def _close_emptied_disputes(txn: Any, entity: str, target: str) -> None:
 
 
 def _by_partition(host: PartitionSet, records: Sequence[MergeRecord],
-                  entity_of: Any) -> list[tuple[Partition, list[MergeRecord]]]:
+                  entity_of: Callable[[MergeRecord], str]) -> list[tuple[Partition, list[MergeRecord]]]:
     groups: dict[int, list[MergeRecord]] = {}
     for r in records:
         groups.setdefault(partition_of(entity_of(r), host.partitions), []).append(r)
