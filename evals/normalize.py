@@ -162,11 +162,11 @@ def register_aliases(job: JobStore, targets: dict[str, dict[str, dict[str, Any]]
     """Make every merged label an alias of its target (creating the target's entry if the
     registry has none); only entries that change are written. Returns aliases added."""
     registry = job.vault.registry
+    keys = sorted(source for sources in targets.values() for source in sources if source in registry.entries)
+    if keys:
+        raise InvalidInput(f"{keys[0]!r} is a registry key: merge into it, or remove its entry first")
     added = 0
     for target, sources in targets.items():
-        for source in sources:
-            if registry.entries.get(source) is not None:
-                raise InvalidInput(f"{source!r} is a registry key: merge into it, or remove its entry first")
         entry = registry.entries.get(target) or RegistryEntry(
             target, f"merged from {', '.join(sorted(sources))}",
             job.vault.policy.cardinality_for(target, registry.cardinality(target)))

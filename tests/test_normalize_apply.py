@@ -102,7 +102,7 @@ def test_apply_spends_no_agents_write_budget(tmp_path):
 
 
 def test_a_plan_that_would_alias_a_registry_key_changes_nothing(tmp_path):
-    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location"), ("user.timezone", "user.location")])
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location"), ("user.timezone", "user.zone")])
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=4) as vault:
         drifted(vault)
         before, registry = totals(vault), vault.registry.to_list()
