@@ -49,7 +49,7 @@ def connect(
     a multi-node cluster place them on nodes that mount it, e.g.
     `{"resources": {"vault_store": 1}}` (see cluster/)."""
     embedder = embedder if embedder is not None else LocalEmbedder()
-    reasoner = reasoner if reasoner is not None else RuleReasoner()
+    reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
     if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool) or shards < 1):
         raise ClusterError(f"shards must be a positive integer, got {shards!r}")
     ensure_ray(address, namespace)

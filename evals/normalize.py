@@ -192,7 +192,7 @@ def merge_into(job: JobStore, target: str, sources: dict[str, dict[str, Any]], p
         chunk = live[start:start + WRITE_CHUNK]
         requests = [WriteRequest(c.agent, facts=[Fact(
             entity=c.entity, text=c.text, value=c.value, kind=str(c.kind), observed_at=c.observed_at,
-            claim_id=rekeyed_id(c.id, target), confidence=c.confidence, meta=dict(c.meta) or None)],
+            claim_id=rekeyed_id(c.id, target), confidence=c.confidence, meta=dict(c.meta) or None, source=c.source)],
             session=c.session, vectors=None if c.embedding is None else c.embedding.reshape(1, -1)) for c in chunk]
         records = []
         for claim, answer in zip(chunk, job.vault.write_batch(requests, rate_limit=False), strict=True):

@@ -160,10 +160,17 @@ class BulkLog:
         return staged
 
 
+LATER_COLUMNS = {"claims": ("source",)}
+"""Columns the claim log gained after the export format was fixed: null when an older table lacks them."""
+
+
 def _conform(table: pa.Table | None, schema: pa.Schema, name: str) -> pa.Table:
     """`table` with exactly `schema`'s columns, in order and of its types (an absent table is empty)."""
     if table is None:
         return schema.empty_table()
+    for column in LATER_COLUMNS.get(name, ()):
+        if column not in table.column_names:
+            table = table.append_column(schema.field(column), pa.nulls(table.num_rows, schema.field(column).type))
     missing = [n for n in schema.names if n not in table.column_names]
     if missing:
         raise StoreError(f"the {name} table lacks column(s) {missing}")

@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS claims (
     value VARCHAR, kind VARCHAR NOT NULL, agent VARCHAR NOT NULL, session VARCHAR,
     observed_at DOUBLE NOT NULL, recorded_at DOUBLE NOT NULL, status VARCHAR NOT NULL,
     supersedes VARCHAR[], superseded_by VARCHAR, confidence DOUBLE NOT NULL, meta VARCHAR,
-    aligned_from VARCHAR, embedding BLOB
+    aligned_from VARCHAR, embedding BLOB, source VARCHAR
 );
 CREATE TABLE IF NOT EXISTS disputes (
     id VARCHAR PRIMARY KEY, entity VARCHAR NOT NULL, challenger VARCHAR NOT NULL,
@@ -54,7 +54,10 @@ CREATE TABLE IF NOT EXISTS events (
     agent VARCHAR, status VARCHAR, superseded_by VARCHAR, detail VARCHAR
 );
 CREATE TABLE IF NOT EXISTS receipts (claim_id VARCHAR PRIMARY KEY, decision VARCHAR);
+ALTER TABLE claims ADD COLUMN IF NOT EXISTS source VARCHAR;
 """
+# The last line upgrades a log written before claims kept their source, in place (the
+# column joins at the end, where CLAIM_SCHEMA has it).
 TABLES = ("claims", "disputes", "events", "receipts")
 _EVENT_COLUMNS = "ts, entity, kind, claim_id, dispute_id, agent, status, superseded_by, detail"
 

@@ -17,7 +17,7 @@ CLAIM_SCHEMA = pa.schema(
         ("value", pa.string()), ("kind", pa.string()), ("agent", pa.string()), ("session", pa.string()),
         ("observed_at", pa.float64()), ("recorded_at", pa.float64()), ("status", pa.string()),
         ("supersedes", pa.list_(pa.string())), ("superseded_by", pa.string()), ("confidence", pa.float64()),
-        ("meta", pa.string()), ("aligned_from", pa.string()), ("embedding", pa.binary()),
+        ("meta", pa.string()), ("aligned_from", pa.string()), ("embedding", pa.binary()), ("source", pa.string()),
     ]
 )
 CLAIM_COLUMNS = ", ".join(n for n in CLAIM_SCHEMA.names if n != "embedding")
@@ -65,6 +65,7 @@ def claims_to_arrow(claims: list[Claim], rids: dict[str, int]) -> pa.Table:
             "meta": [json.dumps(c.meta) if c.meta else None for c in claims],
             "aligned_from": [c.aligned_from for c in claims],
             "embedding": [vector_bytes(c.embedding) for c in claims],
+            "source": [c.source for c in claims],
         },
         schema=CLAIM_SCHEMA,
     )
@@ -81,6 +82,7 @@ def claims_from_arrow(
     vectors = np.zeros((n, dim), dtype=np.float32)
     if with_vectors and n:
         vectors = np.frombuffer(b"".join(cols["embedding"]), dtype=np.float32).reshape(n, dim).copy()
+    sources = cols.get("source") or [None] * n  # an export written before claims kept their source
     claims = []
     for i in range(n):
         meta = cols["meta"][i]
@@ -93,7 +95,7 @@ def claims_from_arrow(
                 status=_STATUSES[cols["status"][i]], supersedes=tuple(cols["supersedes"][i] or ()),
                 superseded_by=cols["superseded_by"][i], confidence=cols["confidence"][i],
                 meta=json.loads(meta) if meta else {}, aligned_from=cols["aligned_from"][i],
-                embedding=vectors[i] if attach else None,
+                embedding=vectors[i] if attach else None, source=sources[i],
             )
         )
     return claims, cols["rid"] if n else [], vectors

@@ -96,3 +96,39 @@ def test_supersedes_names_what_a_claim_replaced(tmp_path):
         assert vault.claim(old.claim_id).superseded_by == new.claim_id
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:  # persisted, not only in memory
         assert vault.claim(new.claim_id).supersedes == (old.claim_id,)
+
+
+def test_extracted_claims_keep_what_was_said(tmp_path):
+    from vault_ray import Vault
+
+    turn = "Actually I moved to Berlin, and I'm vegan now"
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        decisions = vault.agent("a").add(turn).decisions
+        assert len(decisions) == 2
+        for d in decisions:
+            claim = vault.claim(d.claim_id)
+            assert claim.source == turn and claim.text != turn  # the rewrite, and what was said
+            assert f"said: {turn!r}" in str(vault.explain(d.claim_id))
+        direct = vault.agent("b").add_facts([Fact("user.pets", "The user has a cat", "cat")]).decisions[0]
+        assert vault.claim(direct.claim_id).source is None
+        paths = vault.export(tmp_path / "export").paths
+    sources = {s for p in paths if "/claims/" in p for s in pq.read_table(p).column("source").to_pylist()}
+    assert sources == {turn, None}
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert {vault.claim(d.claim_id).source for d in decisions} == {turn}
+
+
+def test_a_log_written_before_sources_is_upgraded_on_open(tmp_path):
+    import duckdb
+
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    log.commit(ChangeSet(new_claims=[claim("c1")], rids={"c1": log.allocate_rid()}))
+    log.close()
+    con = duckdb.connect(str(tmp_path / "p.duckdb"))
+    con.execute("ALTER TABLE claims DROP COLUMN source")  # the layout of a store from before
+    con.close()
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    assert log.get_claims(["c1"])["c1"].source is None
+    log.commit(ChangeSet(new_claims=[claim("c2")], rids={"c2": log.allocate_rid()}))
+    assert [c.id for c in log.all_claims()] == ["c1", "c2"]
+    log.close()

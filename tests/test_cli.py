@@ -93,3 +93,13 @@ def test_as_of_flag(store):
     assert now.exit_code == 0 and "PST" in now.output
     bad = invoke("get", "user.timezone", "--store", store, "--hashing", "--as-of", "yesterday")
     assert bad.exit_code == 2 and "ISO 8601" in bad.output
+
+
+def test_chat_shows_what_it_could_not_extract(store):
+    result = runner.invoke(
+        app, ["chat", "--agent", "agent-d", "--store", store, "--hashing"],
+        input="I'm learning to knit\nThanks!\n/quit\n", env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "not extracted" in result.output and "learning to knit" in result.output
+    assert "no statement about the user recognized" in result.output  # "Thanks!" is not a statement

@@ -1,5 +1,5 @@
-"""Issue 2 acceptance 3: both seed scenarios end to end with the offline defaults
-(LocalEmbedder + RuleReasoner), no scripted help."""
+"""The offline defaults (LocalEmbedder + RuleReasoner): what `Vault.open(path)` gives,
+and both seed scenarios end to end with it, no scripted help."""
 
 from __future__ import annotations
 

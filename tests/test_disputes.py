@@ -1,4 +1,4 @@
-"""Issue 3: the dispute lifecycle — resolution and its errors, repeated challenges,
+"""The dispute lifecycle (engine/disputes.py) — resolution and its errors, repeated challenges,
 auto-resolve rules, the open-dispute cap, the rate limit — and the `disputes` /
 `resolve` commands."""
 

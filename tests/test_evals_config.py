@@ -95,7 +95,8 @@ def test_mixed_per_entity_choice_reaches_the_replay(examples):
     ({"user.diet": "judge", "*": "authority"}, "dispute", 60.0, True),
     ({"user.payment.*": "judge", "*": "authority"}, "dispute", 60.0, False),  # high stakes: always the user
     ({"user.payment.method": "judge", "*": "consensus"}, "dispute", 60.0, False),
-    ({"user.payment": "judge", "*": "consensus"}, "dispute", 60.0, True),  # not under user.payment.*
+    ({"user.payment": "judge", "*": "consensus"}, "dispute", 60.0, False),  # user.payment.* matches user.payment too
+    ({"user.payments": "judge", "*": "consensus"}, "dispute", 60.0, True),  # but not a longer word
     ({"*": "judge"}, "dispute", 60.0, True),
 ])
 def test_uses_judge_iff_the_judge_can_be_consulted(mixed, on_ambiguous, near, expected):

@@ -1,4 +1,4 @@
-"""Issue 3: `vault.explain(claim_id)` and `vault-ray explain ID` name the real pass,
+"""`vault.explain(claim_id)` and `vault-ray explain ID` name the real pass,
 op, strategy, weights, judge rationale, dispute and resolution."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 3: OpenAIReasoner and OpenAIEmbedder with the real `openai` client against a
+"""OpenAIReasoner and OpenAIEmbedder with the real `openai` client against a
 small OpenAI-compatible server on 127.0.0.1 that answers from a script."""
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import pytest
 from vault_ray import Fact, Op, RuleReasoner, ScriptedReasoner
 from vault_ray.models import Claim, Kind, Status, utcnow
 from vault_ray.registry import EntityRegistry
+from vault_ray.values import canonical
 
 rules = RuleReasoner()
 
@@ -15,8 +16,8 @@ rules = RuleReasoner()
 @pytest.mark.parametrize(
     ("said", "expected"),
     [
-        ("I'm in PST", [("user.timezone", "PST", "The user is in PST")]),
-        ("my timezone is UTC+2", [("user.timezone", "UTC+2", None)]),
+        ("I'm in PST", [("user.timezone", "America/Los_Angeles", "The user is in PST")]),
+        ("my timezone is UTC+2", [("user.timezone", "UTC+02:00", None)]),
         ("I live in Berlin", [("user.location", "berlin", "The user lives in Berlin")]),
         ("I am vegetarian. I speak French", [("user.diet", "vegetarian", None), ("user.language", "french", None)]),
         ("I love Italian food", [("user.food_preferences", "likes:italian", "The user loves Italian food")]),
@@ -31,7 +32,7 @@ rules = RuleReasoner()
 )
 def test_rule_extraction(said, expected):
     facts = rules.extract([{"role": "assistant", "content": "hi"}, {"role": "user", "content": said}])
-    got = [(f.entity, f.value, f.text if e[2] else None) for f, e in zip(facts, expected, strict=False)]
+    got = [(f.entity, canonical(f.entity, f.value), f.text if e[2] else None) for f, e in zip(facts, expected, strict=False)]
     assert len(facts) == len(expected)
     assert got == [(e, v, t) for e, v, t in expected]
 

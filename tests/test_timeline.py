@@ -1,4 +1,4 @@
-"""Issue 3: point in time — `get(entity, as_of=t)` and `search(..., as_of=t)` answer
+"""Point in time — `get(entity, as_of=t)` and `search(..., as_of=t)` answer
 as the store stood at t, replayed from the event log."""
 
 from __future__ import annotations

@@ -41,11 +41,12 @@ from .models import (
     Outcome,
     Resolution,
     Status,
+    Unextracted,
     WriteRequest,
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
-from .reasoners import JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
+from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .transfer import ExportResult, ImportResult
 from .vault import AgentMemory, Vault
@@ -73,6 +74,7 @@ __all__ = [
     "Explanation",
     "ExportError",
     "ExportResult",
+    "Extraction",
     "Fact",
     "HashingEmbedder",
     "Hit",
@@ -107,6 +109,7 @@ __all__ = [
     "StoreInfo",
     "StoreLocked",
     "StoreMismatch",
+    "Unextracted",
     "UnknownAgent",
     "Vault",
     "VaultError",

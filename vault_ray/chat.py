@@ -39,9 +39,12 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
                 console.print(HELP)
             else:
                 result = mem.add(line, session=session)
-                if not result.decisions:
-                    console.print("[yellow]no fact recognized[/yellow] (try 'I'm in PST', 'I love sushi', 'my X is Y')")
-                else:
+                if result.decisions:
                     console.print(decision_table([(agent, line, d) for d in result]))
+                for missed in result.unextracted:
+                    kept = f" (kept as note {missed.note_id})" if missed.note_id else ""
+                    console.print(f"[yellow]not extracted:[/yellow] {missed.text!r}: {missed.reason}{kept}")
+                if not result.decisions and not result.unextracted:
+                    console.print("[yellow]no statement about the user recognized[/yellow] (try 'I'm in PST', 'I love sushi')")
         except VaultError as exc:
             console.print(f"[red]error:[/red] {exc}")

@@ -103,6 +103,8 @@ class Fact:
     claim_id: str | None = None
     confidence: float = 1.0
     meta: dict[str, Any] | None = None
+    source: str | None = None
+    """What was said, as said: the user turn an extracted fact came from (set by `add`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +127,8 @@ class Claim:
     meta: dict[str, Any] = field(default_factory=dict)
     aligned_from: str | None = None
     embedding: Any = field(default=None, repr=False, compare=False)
+    source: str | None = None
+    """The user turn an extracted claim came from, as said (`text` is the rewrite)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +175,16 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class Unextracted:
+    """A part of the user turn that reads as a statement about the user but gave no fact."""
+
+    text: str
+    reason: str
+    note_id: str | None = None
+    """The claim id of the free-text note it was kept as (`Policy.unextracted_notes`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """One state change of the store, as the claim log records it.
 
@@ -206,7 +220,11 @@ class WriteRequest:
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
+    """What `add` did: one decision per fact written (in order), and each part of the
+    user turn that read as a statement about the user but gave no fact."""
+
     decisions: tuple[Decision, ...]
+    unextracted: tuple[Unextracted, ...] = ()
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.decisions)
@@ -274,6 +292,9 @@ def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
         raise InvalidFact("claim_id must be a non-empty string of at most 128 characters", index=index)
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
+    if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
+        raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index,
+                          field="source")
     try:
         as_utc(fact.observed_at)
     except InvalidFact as exc:

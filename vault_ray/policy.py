@@ -1,9 +1,11 @@
 """Conflict policy: strategies, authority, cardinality, high stakes, thresholds.
 
 A `Policy` is an immutable value. Patterns are entity keys, optionally ending in
-`.*` (that key's subtree) or the lone `*` (everything); for weights, strategies,
-cardinality and `on_ambiguous` alike the most specific matching pattern wins:
-an exact key beats any wildcard, a longer wildcard beats a shorter one.
+`.*` (that key *and* its subtree: `user.budget.*` matches `user.budget` and
+`user.budget.trip`) or the lone `*` (everything); for weights, strategies,
+cardinality, `on_ambiguous` and high stakes alike (and for registry `prefix.*`
+entries) the most specific matching pattern wins: an exact key beats any
+wildcard, a longer wildcard beats a shorter one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from .models import ENTITY_RE
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
 ON_AMBIGUOUS = ("dispute", "judge")
-DEFAULT_HIGH_STAKES = ("user.payment.*", "user.consent.*", "user.budget.*")
+DEFAULT_HIGH_STAKES = (
+    "user.payment.*", "user.payment_method.*", "payment_method.*",
+    "user.consent.*", "user.legal_consent.*", "legal_consent.*",
+    "user.budget.*", "user.budget_authority.*", "budget_authority.*",
+)
+"""Payment, consent and budget: every key the rule extractor writes for them
+(`user.payment.method`, `user.consent.<topic>`, `user.budget`, `user.budget.<topic>`),
+their registry aliases, and the seed's category names (`budget_authority`,
+`legal_consent`, `payment_method`, bare or under `user.`)."""
 
 
 def validate_pattern(pattern: object) -> str:
@@ -40,7 +50,7 @@ def specificity(pattern: str, entity: str) -> int | None:
         return 10_000
     if pattern == "*":
         return 0
-    if pattern.endswith(".*") and entity.startswith(pattern[:-1]):
+    if pattern.endswith(".*") and (entity == pattern[:-2] or entity.startswith(pattern[:-1])):
         return len(pattern)
     return None
 
@@ -97,6 +107,10 @@ class Policy:
     max_open_disputes: int = 3
     rules: AutoResolveRules = field(default_factory=AutoResolveRules)
     rate_limit: RateLimit | None = None
+    unextracted_notes: bool = False
+    """Keep each statement about the user that extraction could not read as a free-text
+    note on `user.notes` (searchable, with provenance, never in conflict). Off by
+    default: `AddResult.unextracted` reports them either way (docs/policies.md)."""
     version: int = 0
 
     def __post_init__(self) -> None:

@@ -164,7 +164,7 @@ def _claims_in_recording_order(archive: Archive) -> pa.Table:
 def _request(row: dict[str, Any]) -> WriteRequest:
     fact = Fact(entity=row["entity"], text=row["text"], value=row["value"], kind=row["kind"],
                 observed_at=from_epoch(row["observed_at"]), claim_id=row["id"], confidence=row["confidence"],
-                meta=json.loads(row["meta"]) if row["meta"] else None)
+                meta=json.loads(row["meta"]) if row["meta"] else None, source=row.get("source"))
     blob = row["embedding"]
     # a vector of the wrong size is refused by the write path (InvalidEmbedding), per claim
     vectors = None if blob is None else np.frombuffer(blob, dtype=np.float32).reshape(1, -1)

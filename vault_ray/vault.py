@@ -21,11 +21,13 @@ from .errors import InvalidFact, InvalidInput, VaultError
 from .models import (
     AddResult,
     Claim,
+    Decision,
     Dispute,
     EntityView,
     Event,
     Fact,
     Hit,
+    Unextracted,
     WriteRequest,
     as_utc,
     utcnow,
@@ -33,9 +35,9 @@ from .models import (
 )
 from .policy import Policy
 from .ratelimit import RateLimiter
-from .reasoners.base import Message, Reasoner, as_messages, latest_turn
+from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
-from .registry import EntityRegistry, RegistryEntry
+from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .transfer import ExportResult, ImportResult, as_bulk, export_store, import_archive
 
 
@@ -58,7 +60,7 @@ class Vault:
         """Open (or create) an embedded store at `path`. `partitions` is fixed when the
         store is created (16 by default). Raises StoreLocked if another process holds it."""
         embedder = embedder if embedder is not None else LocalEmbedder()
-        reasoner = reasoner if reasoner is not None else RuleReasoner()
+        reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
         backend = EmbeddedBackend(path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
                                   reasoner=reasoner, policy=policy, registry=registry)
         return cls(backend, embedder, reasoner)
@@ -75,7 +77,7 @@ class Vault:
         embedder = embedder if embedder is not None else LocalEmbedder()
         options = {} if retry_timeout is None else {"retry_timeout": retry_timeout}
         backend = join(address, namespace=namespace, store=store, partitions=partitions, embedder=embedder, **options)
-        return cls(backend, embedder, reasoner if reasoner is not None else RuleReasoner())
+        return cls(backend, embedder, reasoner if reasoner is not None else RuleReasoner(embedder))
 
     # -- lifecycle ---------------------------------------------------------------
     def close(self) -> None:
@@ -138,17 +140,17 @@ class Vault:
             raise InvalidInput("write_batch takes WriteRequest values")
         policy, registry = self._backend.control()
         now = utcnow()
-        staged: list[tuple[list[Fact], np.ndarray | None] | VaultError | AddResult] = []
+        staged: list[Staged | VaultError | AddResult] = []
         for req in requests:
             try:
                 staged.append(self._stage(req, policy, rate_limit))
             except VaultError as exc:
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
-        texts = [f.text for facts, vectors in pending.values() if vectors is None for f in facts]
+        texts = [f.text for facts, vectors, *_ in pending.values() if vectors is None for f in facts]
         embedded = iter(check_vectors(self.embedder.embed(texts), len(texts), self.embedder.dim)) if texts else iter(())
         calls, plans = [], []
-        for i, (facts, vectors) in pending.items():
+        for i, (facts, vectors, *_) in pending.items():
             vecs = vectors if vectors is not None else np.stack([next(embedded) for _ in facts])
             try:
                 groups = self._plan(requests[i], facts, vecs, policy, registry, now)
@@ -162,26 +164,27 @@ class Vault:
                 staged[i] = decided
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
-            staged[i] = AddResult(tuple(by_pos[j] for j in range(n)))
+            staged[i] = _result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
         return staged  # type: ignore[return-value]
 
-    def _stage(self, req: WriteRequest, policy: Policy,
-               rate_limit: bool = True) -> tuple[list[Fact], np.ndarray | None] | AddResult:
+    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
         check_agent(req.agent)
+        missed: tuple[Unextracted, ...] = ()
+        notes: list[Fact] = []
         if req.facts is None:
             if req.messages is None:
                 raise InvalidInput("a write request needs facts or messages")
-            facts = self._extract(req.messages, req.observed_at)
-            if not facts:
-                return AddResult(())
+            facts, notes, missed = self._extract(req.messages, req.observed_at)
+            if not facts and not notes:
+                return AddResult((), missed)
         else:
             facts = [req.facts] if isinstance(req.facts, Fact) else list(req.facts)
-        facts = front.validate_batch(facts, policy)
+        facts = front.validate_batch(facts + notes, policy)
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
         if rate_limit:
             self._limiter.take(req.agent, len(facts), policy.rate_limit)
-        return facts, vectors
+        return facts, vectors, missed, len(notes)
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
               registry: EntityRegistry, now: datetime) -> dict[int, list[tuple[int, WriteItem]]]:
@@ -193,7 +196,10 @@ class Vault:
         return front.build_items(facts, vectors, alignments, agent=req.agent, session=req.session, policy=policy,
                                  registry=registry, now=now, partitions=self._backend.partitions)
 
-    def _extract(self, messages: Sequence[Message] | str, observed_at: datetime | float | None) -> list[Fact]:
+    def _extract(self, messages: Sequence[Message] | str,
+                 observed_at: datetime | float | None) -> tuple[list[Fact], list[Fact], tuple[Unextracted, ...]]:
+        """The turn's facts, then (with `Policy.unextracted_notes`) one note per part of the
+        turn that read as a statement about the user but gave no fact; and those parts."""
         msgs = as_messages(messages)
         user, _ = latest_turn(msgs)
         if not user.strip():
@@ -202,11 +208,16 @@ class Vault:
         if len(user) > policy.max_text * 10:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
-        facts = self.reasoner.extract(msgs, relevant)
+        extraction = extract_with_report(self.reasoner, msgs, relevant)
+        # provenance keeps what was said, beside the reasoner's rewrite
+        facts = [f if f.source is not None else replace(f, source=user) for f in extraction.facts]
+        notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text], meta={"note": True},
+                      source=user) for u in extraction.unextracted] if policy.unextracted_notes else []
         when = as_utc(observed_at)
         if when is not None:
-            facts = [f if f.observed_at is not None else replace(f, observed_at=when) for f in facts]
-        return facts
+            facts, notes = ([f if f.observed_at is not None else replace(f, observed_at=when) for f in group]
+                            for group in (facts, notes))
+        return facts, notes, extraction.unextracted
 
     def _write_one(self, req: WriteRequest) -> AddResult:
         (result,) = self.write_batch([req])
@@ -344,7 +355,11 @@ class AgentMemory:
 
     def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
             observed_at: datetime | float | None = None, resolve: bool = True) -> AddResult:
-        """Extract facts from the latest user turn and write them."""
+        """Extract facts from the latest user turn and write them.
+
+        `AddResult.unextracted` lists each part of the turn that reads as a statement
+        about the user but gave no fact, with the reason; with `Policy.unextracted_notes`
+        each is also kept as a free-text note on `user.notes` (its `note_id`)."""
         return self.vault._write_one(WriteRequest(self.name, messages=messages, session=session,
                                                   observed_at=observed_at, resolve=resolve))
 
@@ -363,3 +378,16 @@ def check_agent(name: object) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > 128:
         raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters, got {name!r}")
     return name
+
+
+Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
+"""A request ready to plan: its facts (notes last), their vectors if given, what was not
+extracted, and how many of the facts are notes."""
+
+
+def _result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
+    """Decisions of the extracted facts; the notes' decisions name the notes in `unextracted`."""
+    if not n_notes:
+        return AddResult(decisions, missed)
+    facts, notes = decisions[:-n_notes], decisions[-n_notes:]
+    return AddResult(facts, tuple(replace(u, note_id=d.claim_id) for u, d in zip(missed, notes, strict=True)))

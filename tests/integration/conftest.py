@@ -35,7 +35,7 @@ def ray_session(tmp_path_factory):
     ray.shutdown()
 
 
-# -- cluster mode (issue 4) ------------------------------------------------------------
+# -- cluster mode ------------------------------------------------------------
 @pytest.fixture(scope="session")
 def gcs_address(ray_session):
     """Where other processes (clients started by a test) join the session's Ray."""

@@ -1,4 +1,4 @@
-"""Issue 5: the same eval job runs on a laptop and on a Ray cluster.
+"""The same eval job runs on a laptop and on a Ray cluster.
 
 A two-node Ray cluster (1 CPU each) is started on this machine, on 127.0.0.1 only, in a
 helper process of its own (this test process already belongs to the session's Ray, see

@@ -14,6 +14,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resol
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action
+from . import tally
 from .txn import Txn
 
 
@@ -45,13 +46,18 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
         agents.add(incoming.agent)
         claim_id = incoming.id
     supersede(txn, targets, txn.claim(claim_id), reason=f"{op}: retracted by its agent")
-    updated = replace(d, challenges=d.challenges + 1, supporters=supporters)
+    # a dispute on a high-stakes entity waits for the user however it was opened
+    updated = replace(d, challenges=d.challenges + 1, supporters=supporters,
+                      needs_user=d.needs_user or policy.is_high_stakes(d.entity))
     txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
                     challenges=updated.challenges, agents=sorted(agents))
     settled = settle_repeat(txn, incoming, updated, len(agents), policy)
     if settled is not None:
         decided_by, note, extra = settled
+        beaten = [txn.claim(i) for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE]
         resolve(txn, updated, d.challenger, decided_by, note, keep_both=False, **extra)
+        if extra.get("strategy") == "consensus":
+            tally.flipped(txn, txn.claim(d.challenger), beaten, note)
         return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id,
                         strategy=extra.get("strategy"), reason=f"dispute settled by {decided_by}: {note}", **base)
     return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
@@ -74,7 +80,8 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
     if not incumbents:
         return None
-    verdict = strategies.decide(incoming, incumbents, policy, pool=txn.live_on(d.entity))
+    pool = tally.assertions(txn, d.entity) if policy.strategy_for(d.entity) == "consensus" else txn.live_on(d.entity)
+    verdict = strategies.decide(incoming, incumbents, policy, pool=pool)
     if verdict.action != Action.WIN:
         return None
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}

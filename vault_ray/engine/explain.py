@@ -23,6 +23,7 @@ STEP_TITLES = {
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",
+    "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
 
 
@@ -181,6 +182,8 @@ def render(ex: Explanation) -> str:
         + f", agent {c.agent}" + (f", session {c.session}" if c.session else "") + f", observed {_when(c.observed_at)}",
         f"  status now: {c.status}" + (f", superseded by {c.superseded_by}" if c.superseded_by else ""),
     ]
+    if c.source:
+        out.insert(1, f"  said: {c.source!r}")
     for i, step in enumerate(ex.steps, 1):
         first, *rest = _describe(step)
         out.append(f"{i}. {_when(step.at)}  {first}")

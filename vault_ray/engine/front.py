@@ -19,7 +19,7 @@ from ..errors import InvalidFact
 from ..models import Fact, as_utc, check_fact, new_id
 from ..policy import Policy
 from ..reasoners.base import Reasoner
-from ..registry import EntityRegistry
+from ..registry import NOTES_ENTITY, EntityRegistry
 from .txn import WriteItem
 from .views import Scored
 
@@ -88,7 +88,8 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     keys relevant to the fact (cold-start normalization: the local model rates
     "The user is in EST" vs "... PST" at 0.56, below any band); else keep."""
     drift = fact.entity if label != fact.entity else None
-    others = [(s, c) for s, c in hits if c.entity != label]
+    # free-text notes are never an entity to align to: they hold any subject
+    others = [(s, c) for s, c in hits if c.entity != label and c.entity != NOTES_ENTITY]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1].entity, fact.entity, best_score)
@@ -116,7 +117,7 @@ def build_items(
             kind=fact.kind, agent=agent, session=session, observed_at=as_utc(fact.observed_at) or now,
             confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
             cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
-            aligned_from=al.aligned_from,
+            aligned_from=al.aligned_from, source=fact.source,
         )
         groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
     return groups

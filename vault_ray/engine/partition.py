@@ -26,7 +26,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event,
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
-from . import disputes
+from . import disputes, tally
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 from .views import Scored, entity_view
@@ -56,7 +56,10 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        return Txn(self.state, self.log.allocate_rid, now)
+        return Txn(self.state, self.log.allocate_rid, now, self._entity_log)
+
+    def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
+        return self.log.claims_for_entity(entity), self.log.events(entity=entity)
 
     def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner) -> list[Decision]:
         """Decide a batch into `txn`. A claim id already applied (a receipt, or earlier in
@@ -82,6 +85,7 @@ class Partition:
             id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from, embedding=item.vector,
+            source=item.source,
         )
         txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)
@@ -111,11 +115,19 @@ class Partition:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
         # the claims this agent just retracted (pass-1 targets) no longer count as its support
         retracted = {t.id for t in targets}
-        verdict = strategies.decide(incoming, conflicting, policy, pool=[c for c in live if c.id not in retracted])
+        verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy))
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, reasoner.judge(case), verdict)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
+
+    @staticmethod
+    def _pool(txn: Txn, incoming: Claim, live: list[Claim], retracted: set[str], policy: Policy) -> list[Claim]:
+        """The claims a strategy may count: the live ones; for consensus, every agent's
+        standing assertion (tally.py)."""
+        if policy.strategy_for(incoming.entity) != "consensus" or policy.is_high_stakes(incoming.entity):
+            return [c for c in live if c.id not in retracted]
+        return [c for c in tally.assertions(txn, incoming.entity) if c.id not in retracted and c.agent != incoming.agent]
 
     def _apply_verdict(self, txn: Txn, incoming: Claim, op: Op, targets: list[Claim], conflicting: list[Claim],
                        verdict: Verdict, policy: Policy, pass_detail: dict[str, Any], base: dict[str, Any]) -> Decision:
@@ -128,6 +140,8 @@ class Partition:
             beaten = [*targets, *conflicting]
             txn.add(replace(incoming, supersedes=tuple(c.id for c in beaten)), **detail)
             disputes.supersede(txn, beaten, incoming, reason=verdict.reason, strategy=verdict.strategy)
+            if verdict.strategy == "consensus":
+                tally.flipped(txn, incoming, conflicting, verdict.reason)
             return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, strategy=verdict.strategy,
                             superseded=tuple(c.id for c in beaten), reason=verdict.reason, **base)
         mine = [d for d in txn.open_disputes_on(incoming.entity) if d.challenger_agent == incoming.agent]

@@ -48,8 +48,10 @@ def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
 
     def open_log(number: int, create: bool) -> ClaimLog | None:
         path = partition_path(root, number)
-        if not create and not path.exists():
-            return None
+        if not path.exists():
+            if not create:
+                return None
+            path.parent.mkdir(parents=True, exist_ok=True)
         log = DuckDBClaimLog(path, dim=dim)
         if meta is not None and meta.dim == dim:
             try:

@@ -39,6 +39,7 @@ class WriteItem:
     vector: np.ndarray
     cardinality: str
     aligned_from: str | None = None
+    source: str | None = None
 
 
 def decision_to_json(d: Decision) -> str:
@@ -67,9 +68,13 @@ class Mark:
 class Txn:
     """Copy-on-write view of a partition while a group of writes is decided."""
 
-    def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime) -> None:
+    def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime,
+                 entity_log: Callable[[str], tuple[list[Claim], list[Event]]] | None = None) -> None:
         self.state = state
         self.allocate_rid = allocate_rid
+        self.entity_log = entity_log or (lambda entity: ([], []))
+        """entity -> (every stored claim on it, its events): the committed history, read
+        only by the decisions that need more than the live claims (consensus)."""
         self.now = now
         self.ts = to_epoch(now)
         self.claims: dict[str, Claim] = {}

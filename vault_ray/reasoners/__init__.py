@@ -1,7 +1,8 @@
-from .base import JudgeCase, Judgement, Message, OwnVerdict, Reasoner, latest_turn
+from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, Reasoner, latest_turn
 from .rules import RuleReasoner
 from .scripted import ScriptedReasoner
 
 __all__ = [
-    "JudgeCase", "Judgement", "Message", "OwnVerdict", "Reasoner", "RuleReasoner", "ScriptedReasoner", "latest_turn",
+    "Extraction", "JudgeCase", "Judgement", "Message", "OwnVerdict", "Reasoner", "RuleReasoner", "ScriptedReasoner",
+    "latest_turn",
 ]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..models import Claim, Fact, Op
+from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
 
 Message = dict[str, str]
@@ -41,6 +41,14 @@ class Judgement:
     rationale: str = ""
 
 
+@dataclass(frozen=True)
+class Extraction:
+    """The facts of one user turn, and what read as a statement about the user but gave none."""
+
+    facts: tuple[Fact, ...]
+    unextracted: tuple[Unextracted, ...] = ()
+
+
 @runtime_checkable
 class Reasoner(Protocol):
     def extract(self, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> list[Fact]: ...
@@ -58,6 +66,28 @@ class Reasoner(Protocol):
     def judge(self, case: JudgeCase) -> Judgement: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReportingReasoner(Protocol):
+    """A reasoner that also says what it could not extract (the rule and scripted ones)."""
+
+    def extract_turn(self, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> Extraction: ...
+
+
+def extract_with_report(reasoner: Reasoner, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> Extraction:
+    """`extract_turn` where the reasoner has it; otherwise its facts, and, when it found
+    none, each sentence of the turn that reads as a statement about the user."""
+    if isinstance(reasoner, ReportingReasoner):
+        return reasoner.extract_turn(messages, registry)
+    facts = tuple(reasoner.extract(messages, registry))
+    if facts:
+        return Extraction(facts)
+    from .clauses import about_user, sentences  # noqa: PLC0415  (keeps base importable alone)
+
+    user, _ = latest_turn(messages)
+    reason = f"the {getattr(reasoner, 'name', 'reasoner')} reasoner returned no fact for this turn"
+    return Extraction((), tuple(Unextracted(s, reason) for s in sentences(user) if about_user(s)))
 
 
 def latest_turn(messages: Sequence[Message] | str) -> tuple[str, list[str]]:

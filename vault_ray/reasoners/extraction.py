@@ -1,275 +1,219 @@
 """Rule-based extraction of first-person statements into facts (no network).
 
-Each clause of the latest user turn is matched against a small set of patterns
-for common user entities; whatever matches becomes a `Fact` with a normalized
-`value` and a third-person `text` ("I'm in PST" -> "The user is in PST").
+Each clause of the latest user turn goes through the slot patterns (`frames`,
+`frames_account`); a clause no pattern reads is classified to a registry entry by
+its nearest prototype statements (when the reasoner has an embedder) and its value
+is looked for with that entity's typed finder (a zone, a place, an amount...).
+Whatever reads as a statement about the user and still yields nothing is reported
+as `Unextracted`, with the reason, instead of vanishing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
-from ..models import Fact
+from .. import gazetteer, values
+from ..models import Fact, Unextracted
+from ..registry import BUILTIN_ENTRIES, RegistryEntry
+from . import clauses as cl
+from .base import Extraction
+from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
+from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
+from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .prototypes import PrototypeClassifier
 
-TIMEZONES = {
-    "pst", "pdt", "pt", "mst", "mdt", "mt", "cst", "cdt", "ct", "est", "edt", "et", "akst", "hst", "utc", "gmt",
-    "bst", "cet", "cest", "eet", "eest", "wet", "ist", "jst", "kst", "aest", "aedt", "acst", "awst", "nzst", "sgt",
-    "hkt", "msk", "brt", "art",
+_TEMPLATES = {
+    "user.timezone": "The user's time zone is {}", "user.location": "The user lives in {}",
+    "user.employer": "The user works at {}", "user.job": "The user works as {}", "user.allergies": "The user is allergic to {}",
+    "user.language": "The user speaks {}", "user.diet": "The user's diet is {}", "user.pets": "The user has a {}",
+    "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
-DIETS = {
-    "vegetarian", "vegan", "pescatarian", "omnivore", "carnivore", "keto", "paleo", "halal", "kosher",
-    "gluten-free", "gluten free", "lactose intolerant", "flexitarian",
-}
-FOOD_WORDS = {
-    "food", "cuisine", "pizza", "sushi", "pasta", "ramen", "curry", "tacos", "burgers", "burger", "steak", "salad",
-    "italian", "japanese", "chinese", "mexican", "indian", "thai", "french", "korean", "vietnamese", "greek",
-    "spicy", "coffee", "tea", "chocolate", "cheese", "seafood", "fish", "meat", "chicken", "beef", "pork", "tofu",
-    "noodles", "rice", "bread", "dessert", "desserts", "cake", "ice", "fruit", "vegetables", "wine", "beer",
-    "eggs", "dairy", "milk", "mushrooms", "olives", "peanuts", "cilantro", "garlic", "onions", "dumplings",
-}
-LIKE = r"(?:really\s+|absolutely\s+)?(?:love|like|enjoy|adore|am\s+into|prefer)"
-DISLIKE = (
-    r"(?:really\s+)?(?:hate|dislike|detest|can't\s+stand|cannot\s+stand|don't\s+like|do\s+not\s+like"
-    r"|don't\s+eat|do\s+not\s+eat|avoid)"
-)
-_CLAUSE_SPLIT = re.compile(
-    r"[.!?;]+\s*|,\s*(?:and\s+|but\s+)?(?=(?:i|i'm|my|the user)\b)|\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)",
-    re.IGNORECASE,
-)
-_SUBJECT_FIXES = [
-    (re.compile(r"\bi am\b", re.I), "i'm"),
-    (re.compile(r"\bi['’]m\b", re.I), "i'm"),
-    (re.compile(r"\bim\b", re.I), "i'm"),
-    (re.compile(r"^(?:the )?user is\b", re.I), "i'm"),
-    (re.compile(r"^(?:the )?user's\b", re.I), "my"),
-    (re.compile(r"^(?:the )?user\b", re.I), "i"),
-    (re.compile(r"\bdo not\b", re.I), "don't"),
-]
-_VERB_S = {"have": "has", "do": "does", "go": "goes", "'m": "is"}
-_ADVERBS = {"never", "always", "usually", "only", "also", "really", "absolutely", "often", "sometimes", "now", "still"}
-_NO_S = {"is", "was", "has", "does", "can", "will", "would", "should", "could", "might", "must", "did", "don't",
-         "doesn't"}
+_MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES)
 
 
-@dataclass(frozen=True)
-class Rule:
-    pattern: re.Pattern[str]
-    build: Callable[[re.Match[str], str], Fact | None]
+def read_clause(clause: str) -> list[Draft]:
+    """What the slot patterns read in one clause (empty if nothing)."""
+    norm = cl.unhedged(clause)
+    if not cl.about_user(norm):
+        return []
+    drafts: list[Draft] = []
+    for frame in ALL_FRAMES:
+        drafts += frame(norm)
+    if not drafts:
+        for frame in PREFERENCE_FRAMES:
+            drafts += frame(norm)
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for d in drafts:
+        key = (d.entity, values.canonical(d.entity, d.value))
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return unique
 
 
-def split_clauses(text: str) -> list[str]:
-    return [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
+def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
+                 registry: Sequence[RegistryEntry] = ()) -> Extraction:
+    facts: list[Fact] = []
+    missed: list[str] = []
+    for sentence in cl.sentences(text):
+        if cl.is_question(sentence):
+            continue
+        for clause in cl.clauses(sentence):
+            drafts = read_clause(clause)
+            if drafts:
+                facts += _facts(clause, drafts)
+            elif cl.about_user(cl.unhedged(clause)):
+                missed.append(clause)
+    unextracted: list[Unextracted] = []
+    if missed:
+        entries = _entries(registry)
+        nearest = classifier.nearest(missed, entries) if classifier else [None] * len(missed)
+        by_key = {e.key: e for e in entries}
+        for clause, near in zip(missed, nearest, strict=True):
+            drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
+            if cl.about_someone_else(clause):
+                unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+            elif near and cl.intention(clause):
+                unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as a plan or wish, not a current fact"))
+            elif drafts:
+                facts += _facts(clause, drafts)
+            elif near:
+                unextracted.append(Unextracted(clause, f"reads as {near.entity} (similarity {near.similarity:.2f}) "
+                                                       "but no value was found in it"))
+            else:
+                unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
+    return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
 
 
-def normalize_subject(clause: str) -> str:
-    out = first_person_verb(clause.strip())
-    for pattern, repl in _SUBJECT_FIXES:
-        out = pattern.sub(repl, out)
+def _entries(registry: Sequence[RegistryEntry]) -> list[RegistryEntry]:
+    given = {e.key: e for e in registry}
+    return [e for e in (*given.values(), *(b for b in BUILTIN_ENTRIES if b.key not in given)) if e.examples]
+
+
+def _facts(clause: str, drafts: list[Draft]) -> list[Fact]:
+    own = cl.third_person(clause)
+    out = []
+    for d in drafts:
+        if d.text:
+            text = d.text
+        elif len(drafts) == 1:
+            text = own
+        else:
+            shown = values.split_stance(d.value)[1]
+            template = _TEMPLATES.get(d.entity)
+            text = template.format(shown) if template and not d.value.startswith("not:") else f"{own} ({d.entity}: {d.value})"
+        out.append(Fact(entity=d.entity, text=text, value=d.value, kind=d.kind))
     return out
 
 
-_THIRD_PERSON = re.compile(r"^(?:the )?user\s+((?:[a-z]+ly\s+|never\s+|always\s+|only\s+|also\s+|now\s+|still\s+)*)"
-                           r"(?P<verb>[a-z']+)\b", re.IGNORECASE)
-_FIRST_FORMS = {"has": "have", "does": "do", "goes": "go", "doesn't": "don't"}
+def _drop_superseded_negations(facts: list[Fact]) -> list[Fact]:
+    """'I left Google and joined Microsoft': on a one-value entity the turn's positive
+    value says it all; its `not:` companions are dropped."""
+    positive = {f.entity for f in facts if f.entity not in _MANY and not (f.value or "").startswith("not:")}
+    return [f for f in facts if not ((f.value or "").startswith("not:") and f.entity in positive)]
 
 
-def first_person_verb(clause: str) -> str:
-    """'The user works at Acme' -> 'The user work at Acme': the verb of a third-person
-    statement (what `third_person` writes) in the form the first-person rules read."""
-    m = _THIRD_PERSON.match(clause)
-    if m is None:
-        return clause
-    verb = m.group("verb")
-    low = verb.lower()
-    if low in _FIRST_FORMS:
-        first = _FIRST_FORMS[low]
-    elif low in _NO_S or not low.endswith("s") or low.endswith("ss"):
-        return clause
-    elif re.search(r"(ch|sh|ss|x|o)es$", low):
-        first = verb[:-2]
-    elif re.search(r"[^aeiou]ies$", low):
-        first = verb[:-3] + "y"
-    else:
-        first = verb[:-1]
-    return clause[:m.start("verb")] + first + clause[m.end("verb"):]
+# -- typed finders: a value of the classified entity anywhere in the clause ------------------
+def _windows(text: str, longest: int = 3) -> list[str]:
+    words = re.findall(r"[A-Za-z][\w'\-]*", text)
+    return [" ".join(words[i:i + k]) for k in range(longest, 0, -1) for i in range(len(words) - k + 1)]
 
 
-def third_person(clause: str) -> str:
-    """'I'm in PST' -> 'The user is in PST'; 'I love sushi' -> 'The user loves sushi'."""
-    words = normalize_subject(clause).split()
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        w, lw = words[i], words[i].lower()
-        if lw == "i'm":
-            out += ["the", "user", "is"]
-        elif lw == "i":
-            out += ["the", "user"]
-            while i + 1 < len(words) and words[i + 1].lower() in _ADVERBS:
-                out.append(words[i + 1])
-                i += 1
-            if i + 1 < len(words):
-                nxt = words[i + 1].lower()
-                if nxt == "don't":
-                    out.append("doesn't")
-                    i += 1
-                elif nxt not in _NO_S and re.fullmatch(r"[a-z]+", nxt):
-                    out.append(_VERB_S.get(nxt, nxt + ("es" if re.search(r"(s|sh|ch|x|o)$", nxt) else "s")))
-                    i += 1
-        elif lw == "my":
-            out.append("the user's")
-        elif lw in ("me", "myself"):
-            out.append("the user")
-        elif lw == "i've":
-            out += ["the", "user", "has"]
-        elif lw == "i'll":
-            out += ["the", "user", "will"]
-        else:
-            out.append(w)
-        i += 1
-    text = " ".join(out).strip()
-    return text[:1].upper() + text[1:] if text else text
+def _find_zone(n: str) -> list[Draft]:
+    said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)]
+    return [Draft("user.timezone", said[0])] if said else []
 
 
-def _clean(obj: str) -> str:
-    obj = re.sub(r"^(?:the|a|an|some)\s+", "", obj.strip().lower())
-    return re.sub(r"[^a-z0-9+\-: ']+", "", obj).strip()
+def _find_place(n: str) -> list[Draft]:
+    """A known place in a locative position: after in/to/at/near, or before 'home'."""
+    for w in _windows(n):
+        if w[:1].isupper() and w.lower() not in ("i", "i'm") and gazetteer.find_place(w) and (
+                re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
+                or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
+            return [Draft("user.location", w)]
+    return []
 
 
-def _food_object(obj: str) -> str:
-    obj = _clean(obj)
-    return re.sub(r"\s+(?:food|cuisine|dishes)$", "", obj).strip() or obj
+def _find_org(n: str) -> list[Draft]:
+    m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
+    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)):
+        return [Draft("user.employer", m.group(1))]
+    return []
 
 
-def _is_food(obj: str) -> bool:
-    return any(w in FOOD_WORDS for w in re.findall(r"[a-z]+", obj.lower()))
+def _find_job(n: str) -> list[Draft]:
+    m = re.search(r"\b(?:a|an)\s+([\w\-]+(?:\s+[\w\-]+)?)\b", n)
+    if m and OCCUPATIONS.search(m.group(1)):
+        return [Draft("user.job", m.group(1))]
+    return []
 
 
-def _fact(entity: str, clause: str, value: str, kind: str = "semantic") -> Fact:
-    return Fact(entity=entity, text=third_person(clause), value=value, kind=kind)
+def _find_word(entity: str, pattern: str, table: dict[str, str]) -> Callable[[str], list[Draft]]:
+    def find(n: str) -> list[Draft]:
+        m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
+        # "a dog person", "a cat lover": a kind of person, not a pet or a diet
+        if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE):
+            return []
+        value = table[m.group(1).lower()]
+        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b", n[:m.start()], re.IGNORECASE)
+        return [Draft(entity, f"not:{value}" if negated else value)]
+
+    return find
 
 
-def _timezone(m: re.Match[str], clause: str) -> Fact | None:
-    tz = m.group("v").lower()
-    if tz in TIMEZONES or re.fullmatch(r"(?:utc|gmt)[+-]\d{1,2}(?::\d\d)?", tz):
-        return _fact("user.timezone", clause, tz.upper())
-    return None
+def _find_language(n: str) -> list[Draft]:
+    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w)]
+    return [Draft("user.language", found[0])] if found else []
 
 
-def _in_place(m: re.Match[str], clause: str) -> Fact | None:
-    place = _clean(m.group("v"))
-    if place.split(" ")[0] in TIMEZONES or re.match(r"(?:utc|gmt)[+-]", place):
-        return _fact("user.timezone", clause, place.split(" ")[0].upper())
-    if not place or place.split(" ")[0] in {"a", "an", "love", "charge", "the"}:
-        return None
-    return _fact("user.location", clause, place)
+def _find_amount(n: str) -> list[Draft]:
+    m = re.search(r"(?:[$€£¥]\s*)?\d[\d,.]*\s*(?:k|m|thousand|million|grand)?\s*(?:[A-Za-z]{3}\b|dollars|euros|pounds)?", n)
+    if m and values.parse_amount(m.group(0)):
+        return [Draft("user.budget", m.group(0).strip())]
+    return []
 
 
-def _diet(m: re.Match[str], clause: str) -> Fact | None:
-    return _fact("user.diet", clause, m.group("v").lower().replace("gluten free", "gluten-free"))
+def _find_payment(n: str) -> list[Draft]:
+    found = payment_frame(f"i pay with {PAYMENT_WORDS.search(n).group(0)}") if PAYMENT_WORDS.search(n) else []
+    return found
 
 
-def _preference(polarity: str) -> Callable[[re.Match[str], str], Fact | None]:
-    def build(m: re.Match[str], clause: str) -> Fact | None:
-        raw = m.group("v")
-        obj = _food_object(raw) if _is_food(raw) else _clean(raw)
-        if not obj:
-            return None
-        entity = "user.food_preferences" if _is_food(raw) else "user.likes"
-        return _fact(entity, clause, f"{polarity}:{obj}")
-
-    return build
-
-
-def _only_eat(m: re.Match[str], clause: str) -> Fact | None:
-    return _fact("user.food_preferences", clause, f"likes:{_food_object(m.group('v'))}")
+_TYPED: dict[str, Callable[[str], list[Draft]]] = {
+    "user.timezone": _find_zone,
+    "user.location": _find_place,
+    "user.diet": _find_word("user.diet", DIET_RE, DIETS),
+    "user.pets": _find_word("user.pets", SPECIES_RE, SPECIES),
+    "user.contact_preference": _find_word("user.contact_preference", CHANNEL_RE, CHANNELS),
+    "user.language": _find_language,
+    "user.budget": _find_amount,
+    "user.payment.method": _find_payment,
+    "user.employer": _find_org,
+    "user.job": _find_job,
+}
 
 
-def _simple(entity: str, *, prefix: str = "") -> Callable[[re.Match[str], str], Fact | None]:
-    def build(m: re.Match[str], clause: str) -> Fact | None:
-        value = _clean(m.group("v"))
-        return _fact(entity, clause, f"{prefix}{value}") if value else None
-
-    return build
+def _typed_value(entry: RegistryEntry, norm: str) -> list[Draft]:
+    finder = _TYPED.get(entry.key)
+    return finder(norm) if finder else _example_slot(entry, norm)
 
 
-def _job(m: re.Match[str], clause: str) -> Fact | None:
-    value = _clean(m.group("v"))
-    if not value or value in DIETS or value.split(" ")[0] in {"in", "from", "at", "allergic", "based", "called"}:
-        return None
-    return _fact("user.job", clause, value)
-
-
-def _schedule(m: re.Match[str], clause: str) -> Fact | None:
-    thing = re.sub(r"[^a-z0-9]+", "_", _clean(m.group("thing"))).strip("_")
-    when = _clean(m.group("when"))
-    if not thing or not when:
-        return None
-    return _fact(f"user.schedule.{thing}", clause, when, kind="procedural")
-
-
-def _generic(m: re.Match[str], clause: str) -> Fact | None:
-    attr = re.sub(r"[^a-z0-9]+", "_", _clean(m.group("attr"))).strip("_")
-    value = _clean(m.group("v"))
-    if not attr or not value or len(attr) > 40:
-        return None
-    entity = {"timezone": "user.timezone", "time_zone": "user.timezone", "name": "user.name"}.get(attr, f"user.{attr}")
-    if entity == "user.timezone":
-        value = value.upper()
-    return _fact(entity, clause, value)
-
-
-def _r(pattern: str, build: Callable[[re.Match[str], str], Fact | None]) -> Rule:
-    return Rule(re.compile(pattern, re.IGNORECASE), build)
-
-
-RULES: tuple[Rule, ...] = (
-    _r(r"^my time ?zone is (?P<v>[a-z]+(?:[+-]\d{1,2}(?::\d\d)?)?)\b", _timezone),
-    _r(r"^i'm (?:in|on) (?:the )?(?P<v>[a-z]{2,5}(?:[+-]\d{1,2}(?::\d\d)?)?)(?: time(?: ?zone)?)?$", _timezone),
-    _r(r"^i(?:'m| live| moved| relocated)? (?:in|to|based in|living in) (?P<v>[a-z][a-z .'\-]+)$", _in_place),
-    _r(r"^i live in (?P<v>[a-z][a-z .'\-]+)$", _in_place),
-    _r(r"^i'm (?:a |an |now |strictly |fully )?(?P<v>" + "|".join(sorted(DIETS, key=len, reverse=True)) + r")\b", _diet),
-    _r(r"^i (?:don't|never) eat (?:any )?meat\b", lambda m, c: _fact("user.diet", c, "vegetarian")),
-    _r(r"^i only eat (?P<v>.+)$", _only_eat),
-    _r(r"^i " + DISLIKE + r" (?P<v>.+)$", _preference("dislikes")),
-    _r(r"^i " + LIKE + r" (?P<v>.+)$", _preference("likes")),
-    _r(r"^i speak (?P<v>[a-z ]+)$", _simple("user.language")),
-    _r(r"^my (?:native |first |preferred )?language is (?P<v>[a-z ]+)$", _simple("user.language")),
-    _r(r"^(?:my name is|i'm called|call me) (?P<v>[a-z][a-z .'\-]*)$", _simple("user.name")),
-    _r(r"^i'm allergic to (?P<v>.+)$", _simple("user.allergies")),
-    _r(r"^i have (?:a|an|two|three|\d+) (?P<v>dogs?|cats?|parrots?|fish|hamsters?|rabbits?|birds?)\b", _simple("user.pets")),
-    _r(r"^my birthday is (?:on )?(?P<v>.+)$", _simple("user.birthday")),
-    _r(
-        r"^(?:i (?:always )?pay|please charge|charge) (?:with|by|using|via|it to|to)?\s*(?:my )?(?P<v>.+)$",
-        _simple("user.payment.method"),
-    ),
-    _r(r"^my (?:preferred )?payment method is (?P<v>.+)$", _simple("user.payment.method")),
-    _r(r"^i work (?:at|for) (?P<v>.+)$", _simple("user.employer")),
-    _r(r"^(?:i work as|my job is|i'm working as) (?:a |an )?(?P<v>.+)$", _job),
-    _r(r"^i (?:go to|do|have|attend) (?:the |my )?(?P<thing>[a-z ]+?) (?P<when>(?:on|at|every|each|in the) .+)$", _schedule),
-    _r(r"^my (?P<thing>[a-z ]+?) (?:is|are) (?P<when>(?:on|at|every|each) .+)$", _schedule),
-    _r(r"^i'm (?:a |an )(?P<v>[a-z ]+)$", _job),
-    _r(r"^my (?P<attr>[a-z ]+?) is (?P<v>.+)$", _generic),
-)
-
-
-def extract_clause(clause: str) -> Fact | None:
-    norm = normalize_subject(clause)
-    for rule in RULES:
-        m = rule.pattern.search(norm)
-        if m:
-            fact = rule.build(m, clause)
-            if fact is not None:
-                return fact
-    return None
-
-
-def extract_text(text: str) -> list[Fact]:
-    facts = []
-    for clause in split_clauses(text):
-        fact = extract_clause(clause)
-        if fact is not None:
-            facts.append(fact)
-    return facts
+def _example_slot(entry: RegistryEntry, norm: str) -> list[Draft]:
+    """For an entry without a typed finder (your own entries): examples that mark their
+    value in brackets ("I drive a [Tesla]") give the slot: the words before the bracket,
+    then the value."""
+    if entry.key.endswith(".*"):
+        return []
+    for example in entry.examples:
+        head, bracket, _ = example.partition("[")
+        words = re.findall(r"[\w']+", cl.normalize_subject(head).lower())
+        if not bracket or not words:
+            continue
+        pattern = r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\s+(?P<v>.+)$"
+        m = re.search(pattern, norm, re.IGNORECASE)
+        value = cut(m.group("v")) if m else ""
+        if value:
+            return [Draft(entry.key, value)]
+    return []

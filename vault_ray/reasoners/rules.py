@@ -1,38 +1,42 @@
-"""RuleReasoner: the offline default. Extraction by patterns; classification and
-contradiction by comparing normalized values."""
+"""RuleReasoner: the offline default. Extraction by slot patterns, then prototype
+statements for what no pattern reads (when it has an embedder); classification and
+contradiction by comparing canonical values (`vault_ray.values`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
+from ..embedders import Embedder
 from ..models import Claim, Fact, Op
 from ..registry import RegistryEntry
-from .base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
-from .extraction import extract_clause, extract_text
+from ..values import canonical, split_stance
+from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .extraction import extract_turn, read_clause
+from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"the", "user", "users", "s", "e", "g", "or", "a", "an", "is", "in", "of", "to", "and", "not", "on", "at", "with"}
 
 
 def normalized_value(claim: Claim | Fact) -> str:
-    """The claim's value for comparison: its `value`, or one parsed from its text,
-    or its text with case and punctuation folded."""
+    """The claim's canonical value for comparison (`values.canonical`): of its `value`,
+    else of one parsed from its text, else its text with case and punctuation folded.
+    Equal canonical values corroborate; they never contradict."""
     if claim.value:
-        return claim.value.strip().lower()
-    parsed = extract_clause(claim.text)
-    if parsed is not None and parsed.value and parsed.entity.split(".")[:2] == claim.entity.split(".")[:2]:
-        return parsed.value.lower()
+        return canonical(claim.entity, claim.value)
+    family = claim.entity.split(".")[:2]
+    for draft in read_clause(claim.text):
+        if draft.entity.split(".")[:2] == family:
+            return canonical(claim.entity, draft.value)
     return " ".join(_WORD.findall(claim.text.lower()))
 
 
 def polarity_object(value: str) -> tuple[str, str]:
-    """'likes:italian' -> ('likes', 'italian'); a value without a polarity is positive."""
-    if ":" in value:
-        pol, obj = value.split(":", 1)
-        if pol in ("likes", "dislikes"):
-            return pol, obj.strip()
-    return "likes", value
+    """'likes:italian' -> ('likes', 'italian'); 'not:dog' -> ('dislikes', 'dog'): a
+    retraction stands against the plain value. A value without a stance is positive."""
+    stance, obj = split_stance(value)
+    return ("dislikes" if stance in ("dislikes", "not") else "likes"), obj.strip()
 
 
 def refines(new: str, old: str) -> bool:
@@ -54,9 +58,23 @@ class RuleReasoner:
 
     name = "rules"
 
+    def __init__(self, embedder: Embedder | None = None, *, prototype_threshold: float | None = None) -> None:
+        """`embedder` (the vault's, passed by `Vault.open`) lets extraction classify what no
+        pattern reads by the registry's prototype statements; without one, patterns only."""
+        self.classifier = PrototypeClassifier(embedder, threshold=prototype_threshold) if embedder is not None else None
+
+    def __getstate__(self) -> dict[str, object]:
+        # a copy sent to a shard actor leaves the embedder behind: shards never extract,
+        # and torch stays out of them
+        return {**self.__dict__, "classifier": None}
+
     def extract(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> list[Fact]:
+        return list(self.extract_turn(messages, registry).facts)
+
+    def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
+        """The facts of the latest user turn and what reads as a statement but gave none."""
         user, _assistant = latest_turn(messages)
-        return extract_text(user)
+        return extract_turn(user, classifier=self.classifier, registry=registry)
 
     def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
         new = normalized_value(incoming)
@@ -87,9 +105,9 @@ class RuleReasoner:
         return [c.id for c in others if contradicts(new, normalized_value(c), cardinality)]
 
     def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
-        parsed = extract_clause(fact.text)
-        if parsed is not None and parsed.entity in candidates:
-            return parsed.entity
+        for draft in read_clause(fact.text):
+            if draft.entity in candidates:
+                return draft.entity
         words = set(_WORD.findall(fact.text.lower())) - _STOP
         described = {e.key: e.description for e in registry}
         best, best_overlap = None, 0

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..models import Claim, Fact
 from ..registry import RegistryEntry
-from .base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, extract_with_report, latest_turn
 from .rules import RuleReasoner
 
 Script = Mapping[str, Any] | Callable[..., Any] | None
@@ -58,6 +58,15 @@ class ScriptedReasoner:
         user, _ = latest_turn(messages)
         found, answer = self._answer("extract", user, messages, registry)
         return list(answer) if found else self.fallback.extract(messages, registry)
+
+    def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
+        """The scripted facts (nothing unextracted), or the fallback's report."""
+        user, _ = latest_turn(messages)
+        found, answer = self._answer("extract", user, messages, registry)
+        if found:
+            return Extraction(tuple(answer))
+        msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+        return extract_with_report(self.fallback, msgs, registry)
 
     def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
         found, answer = self._answer("classify", incoming.text, incoming, own, cardinality)

@@ -1,7 +1,10 @@
-"""Issue 2 acceptance: the seed scenarios, the two-pass rules, late arrival,
-wildcards, close and reopen."""
+"""The partition's write path (engine/partition.py): the seed scenarios, the two-pass
+rules (NOOP, UPDATE, REPLACE, ADD), late arrival, wildcards, close and reopen; and a
+partition used directly, with its log and index injected."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 from scenarios import (
@@ -12,8 +15,11 @@ from scenarios import (
     late_arrival,
     recency_supersede,
 )
+from vault_ray.storage import DuckDBClaimLog, FlatIndex
 
-from vault_ray import HashingEmbedder, Op, Policy, ScriptedReasoner, Vault
+from vault_ray import HashingEmbedder, Op, Policy, RuleReasoner, ScriptedReasoner, Vault
+from vault_ray.engine.partition import Partition
+from vault_ray.engine.txn import WriteItem
 
 
 def test_authority_dispute_with_label_drift(make_vault):
@@ -142,3 +148,30 @@ def test_strategy_can_be_set_through_policy_value(tmp_path, strategy):
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), policy=policy) as vault:
         assert vault.policy.strategy_for("user.timezone") == strategy
         assert vault.policy.weight("a", "user.timezone") == 0.8
+
+
+# -- a partition used directly, its log and index injected ------------------------------------
+def _item(cid, value, agent="a"):
+    text = f"the user is {value}"
+    return WriteItem(id=cid, entity="user.diet", text=text, value=value, kind="semantic", agent=agent, session=None,
+                     observed_at=datetime(2026, 1, 1, tzinfo=UTC), confidence=1.0, meta={},
+                     vector=HashingEmbedder(dim=16).embed([text])[0], cardinality="one")
+
+
+def test_a_partition_applies_a_claim_id_once_across_commits_and_reopens(tmp_path):
+    now = datetime(2026, 1, 2, tzinfo=UTC)
+    part = Partition(0, DuckDBClaimLog(tmp_path / "p.duckdb", dim=16), FlatIndex(16))
+    txn = part.begin(now)
+    (first,) = part.decide(txn, [_item("c1", "vegan")], Policy(), RuleReasoner())
+    part.commit(txn)
+    txn = part.begin(now)
+    mark = txn.mark()
+    part.decide(txn, [_item("c2", "keto", agent="b")], Policy(), RuleReasoner())
+    txn.rollback(mark)  # decided, then undone: nothing of c2 may reach the log
+    assert part.decide(txn, [_item("c1", "vegan")], Policy(), RuleReasoner()) == [first]  # the receipt answers
+    part.commit(txn)
+    assert [c.id for c in part.all_claims()] == ["c1"] and part.index_matches_log()
+    part.close()
+    again = Partition(0, DuckDBClaimLog(tmp_path / "p.duckdb", dim=16), FlatIndex(16))
+    assert again.active_count() == 1 and again.index_matches_log() and again.has_entity("user.diet")
+    again.close()

@@ -1,0 +1,147 @@
+"""Extraction on the default text path: the phrasing corpus (tests/data/phrasings.jsonl),
+nothing dropped silently, notes for what no rule reads, your own registry entries."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RegistryEntry, RuleReasoner
+from vault_ray.registry import BUILTIN_ENTRIES, NOTES_ENTITY
+from vault_ray.values import canonical
+
+CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "phrasings.jsonl").read_text().splitlines()
+          if line.strip()]
+SILENTLY_DROPPED = [  # issue 13: each returned an empty result with no warning
+    "Actually I'm on Eastern time now", "I'm on Pacific Standard Time", "I live in California (PST)",
+    "I moved to New York, EST", "I'm UTC-5", "Please schedule my calls in PT", "I eat meat every day now",
+    "I'm not vegetarian anymore", "I just joined Microsoft", "I consent to marketing emails",
+]
+
+
+def corpus_scores(reasoner: RuleReasoner) -> tuple[float, float, list[tuple[str, set, set]]]:
+    tp = got_n = want_n = 0
+    misses = []
+    for row in CORPUS:
+        got = {(f.entity, canonical(f.entity, f.value)) for f in reasoner.extract(row["text"], BUILTIN_ENTRIES)}
+        want = {(e, canonical(e, v)) for e, v in row["facts"]}
+        tp, got_n, want_n = tp + len(got & want), got_n + len(got), want_n + len(want)
+        if got != want:
+            misses.append((row["text"], got - want, want - got))
+    return tp / got_n, tp / want_n, misses
+
+
+def test_the_corpus_is_large_and_varied():
+    categories = Counter(row["category"] for row in CORPUS)
+    labelled = [c for c in categories if c != "no_fact"]
+    assert len(CORPUS) >= 200 and len(labelled) >= 15
+    assert all(categories[c] >= 10 for c in labelled if c != "name")
+    negated = [r for r in CORPUS if any(v.startswith("not:") or v == "withdrawn" for _, v in r["facts"])]
+    assert len(negated) >= 20
+    assert sum(1 for r in CORPUS if not r["facts"]) >= 30
+
+
+@pytest.mark.slow
+def test_default_path_precision_and_recall_on_the_corpus():
+    precision, recall, misses = corpus_scores(RuleReasoner(LocalEmbedder()))
+    assert precision >= 0.98, misses
+    assert recall >= 0.90, misses
+
+
+def test_hashing_vectors_keep_the_rule_reasoner_usable():
+    precision, recall, misses = corpus_scores(RuleReasoner(HashingEmbedder()))
+    assert precision >= 0.98, misses
+    assert recall >= 0.90, misses
+
+
+def test_patterns_alone_without_an_embedder_still_extract():
+    reasoner = RuleReasoner()
+    assert [f.entity for f in reasoner.extract("I live in Berlin and I'm vegan")] == ["user.location", "user.diet"]
+
+
+@pytest.mark.parametrize("said", SILENTLY_DROPPED)
+def test_no_statement_of_the_issue_is_dropped_silently(vault, said):
+    result = vault.agent("chat").add(said)
+    assert result.decisions or result.unextracted
+    assert result.decisions, result.unextracted  # each of them now yields a fact
+
+
+def test_what_no_rule_reads_is_reported_with_a_reason(vault):
+    result = vault.agent("chat").add("I live in Berlin. I'm learning to knit. My sister lives in Boston. What time is it?")
+    assert [d.entity for d in result.decisions] == ["user.location"]
+    reported = {u.text: u.reason for u in result.unextracted}
+    assert set(reported) == {"I'm learning to knit", "My sister lives in Boston"}
+    assert "someone else" in reported["My sister lives in Boston"]
+    assert all(u.note_id is None for u in result.unextracted)
+    assert vault.get(NOTES_ENTITY).active == ()
+
+
+def test_small_talk_and_questions_are_not_reported(vault):
+    result = vault.agent("chat").add("Thanks! Can you book a table for two?")
+    assert result.decisions == () and result.unextracted == ()
+
+
+def test_the_notes_policy_keeps_unread_statements_searchable_and_never_in_conflict(make_vault):
+    vault = make_vault(policy=Policy(unextracted_notes=True))
+    first = vault.agent("a").add("I'm learning to knit", session="s1")
+    second = vault.agent("b").add("I collect vintage stamps")
+    (note,) = first.unextracted
+    assert note.note_id is not None and first.decisions == ()
+    claim = vault.claim(note.note_id)
+    assert (claim.entity, claim.agent, claim.session, claim.text) == (NOTES_ENTITY, "a", "s1", "I'm learning to knit")
+    view = vault.get(NOTES_ENTITY)
+    assert len(view.active) == 2 and not view.contested and vault.disputes() == []
+    assert second.unextracted[0].note_id in {c.id for c in view.active}
+    hits = vault.search("learning to knit", k=3)
+    assert hits and hits[0].claim.id == note.note_id
+    again = vault.agent("a").add("I'm learning to knit")
+    assert again.unextracted[0].note_id == note.note_id  # the same note is known, not stored twice
+
+
+def test_a_reasoner_without_a_report_still_flags_an_empty_turn(vault):
+    rules = RuleReasoner()
+
+    class Plain:  # the Reasoner protocol only (no extract_turn), and it finds nothing
+        name = "plain"
+        classify, conflicts, disambiguate, judge, close = (
+            rules.classify, rules.conflicts, rules.disambiguate, rules.judge, rules.close)
+
+        def extract(self, messages, registry=()):
+            return []
+
+    vault.reasoner = Plain()
+    result = vault.agent("a").add("I'm on Eastern time now")
+    assert result.decisions == ()
+    assert [u.text for u in result.unextracted] == ["I'm on Eastern time now"]
+    assert "plain" in result.unextracted[0].reason
+
+
+def test_your_own_registry_entry_extracts_through_its_examples(vault):
+    vault.register(RegistryEntry("user.car", "the car the user drives", "one", (),
+                                 ("I drive a [Tesla]", "My car is a [Honda Civic]")))
+    (decision,) = vault.agent("a").add("I drive a Volvo").decisions
+    assert decision.entity == "user.car" and vault.get("user.car").values == ("Volvo",)
+
+
+def test_values_keep_what_was_said_and_compare_canonically():
+    (fact,) = RuleReasoner().extract("I moved to Chicago last month")
+    assert fact.value == "Chicago" and fact.text == "The user moved to Chicago last month"
+    (zone, place) = sorted(RuleReasoner().extract("I live in California (PST)"), key=lambda f: f.entity)
+    assert (zone.entity, zone.value, place.entity, place.value) == ("user.location", "California", "user.timezone", "PST")
+
+
+def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vault):
+    from vault_ray import WriteRequest
+
+    vault = make_vault(policy=Policy(unextracted_notes=True))
+    first, second = vault.write_batch([
+        WriteRequest("a", messages="I live in Berlin. I'm learning to knit"),
+        WriteRequest("b", messages="I'm vegan"),
+    ])
+    assert [d.entity for d in first.decisions] == ["user.location"]
+    (note,) = first.unextracted
+    assert vault.claim(note.note_id).text == "I'm learning to knit"
+    assert [d.entity for d in second.decisions] == ["user.diet"] and second.unextracted == ()

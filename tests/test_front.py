@@ -1,0 +1,107 @@
+"""The front stage of the write path (engine/front.py): validation, one embedding per
+fact, entity resolution (registered and known labels never move; new ones align by
+the bands), grouping by partition."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+from vault_ray.storage.layout import partition_of
+
+from vault_ray import (
+    EntityRegistry,
+    Fact,
+    HashingEmbedder,
+    InvalidEmbedding,
+    InvalidFact,
+    Policy,
+    RegistryEntry,
+    ScriptedReasoner,
+)
+from vault_ray.backends import EmbeddedBackend
+from vault_ray.engine import front
+
+EMB = HashingEmbedder(dim=64)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def backend(tmp_path):
+    found = EmbeddedBackend(tmp_path / "s", partitions=4, dim=EMB.dim, embedder_name=EMB.name,
+                            reasoner=ScriptedReasoner(), policy=None, registry=EntityRegistry())
+    yield found
+    found.close()
+
+
+def write(backend, *facts: Fact) -> None:
+    vecs = EMB.embed([f.text for f in facts])
+    al = [front.Alignment(f.entity, None) for f in facts]
+    groups = front.build_items(facts, vecs, al, agent="a", session=None, policy=Policy(),
+                               registry=EntityRegistry(), now=NOW, partitions=4)
+    backend.write_many([{p: [i for _, i in items] for p, items in groups.items()}], NOW)
+
+
+def resolve(backend, facts, reasoner=None, registry=None, policy=None):
+    return front.resolve_entities(facts, EMB.embed([f.text for f in facts]), backend=backend,
+                                  reasoner=reasoner or ScriptedReasoner(), policy=policy or Policy(),
+                                  registry=registry or EntityRegistry(), embedder=EMB)
+
+
+def test_validate_batch_names_the_bad_fact():
+    with pytest.raises(InvalidFact, match="fact 1"):
+        front.validate_batch([Fact("user.a", "ok"), Fact("user.b", "  ")], Policy())
+    with pytest.raises(InvalidFact, match="no facts"):
+        front.validate_batch([], Policy())
+
+
+def test_embed_batch_embeds_once_or_checks_given_vectors():
+    facts = [Fact("user.a", "one"), Fact("user.b", "two")]
+    assert front.embed_batch(facts, EMB, None).shape == (2, 64)
+    given = np.ones((2, 64)) * 3
+    assert np.allclose(np.linalg.norm(front.embed_batch(facts, EMB, given), axis=1), 1.0)  # normalized
+    with pytest.raises(InvalidEmbedding):
+        front.embed_batch(facts, EMB, np.ones((2, 32)))
+
+
+def test_a_new_label_close_to_an_incumbent_takes_its_entity(backend):
+    write(backend, Fact("user.timezone", "The user is in PST time zone", "PST"))
+    (al,) = resolve(backend, [Fact("user.tz_guess", "The user is in PST time zone", "PST")])
+    assert (al.entity, al.aligned_from) == ("user.timezone", "user.tz_guess") and al.similarity > 0.85
+
+
+def test_known_and_registered_labels_never_move(backend):
+    write(backend, Fact("user.timezone", "The user is in PST time zone", "PST"),
+          Fact("user.tz_other", "something unrelated", "x"))
+    registry = EntityRegistry({"user.zone": RegistryEntry("user.zone", "a zone")})
+    reasoner = ScriptedReasoner(disambiguate=lambda *a: "user.timezone")
+    out = resolve(backend, [Fact("user.tz_other", "The user is in PST time zone", "PST"),
+                            Fact("user.zone", "The user is in PST time zone", "PST")], reasoner, registry)
+    assert [(a.entity, a.aligned_from) for a in out] == [("user.tz_other", None), ("user.zone", None)]
+    assert reasoner.calls["disambiguate"] == 0
+
+
+def test_an_alias_maps_to_its_key(backend):
+    registry = EntityRegistry({"user.timezone": RegistryEntry("user.timezone", "zone", aliases=("user.tz",))})
+    (al,) = resolve(backend, [Fact("user.tz", "The user is in PST", "PST")], registry=registry)
+    assert (al.entity, al.aligned_from) == ("user.timezone", "user.tz")
+
+
+def test_the_ask_band_goes_to_the_reasoner(backend):
+    write(backend, Fact("user.diet", "the user eats no meat at all and no fish", "vegetarian"))
+    reasoner = ScriptedReasoner(disambiguate=lambda fact, candidates, registry: candidates[0])
+    policy = Policy(align_threshold=0.99, ask_threshold=0.3)
+    (al,) = resolve(backend, [Fact("user.food_rule", "the user eats no meat at all", "vegetarian")], reasoner,
+                    policy=policy)
+    assert reasoner.calls["disambiguate"] == 1 and al.asked and al.entity == "user.diet"
+
+
+def test_build_items_groups_by_partition_keeping_positions():
+    facts = [Fact(f"user.k{i}", f"text {i}", f"v{i}") for i in range(12)]
+    al = [front.Alignment(f.entity, None) for f in facts]
+    groups = front.build_items(facts, EMB.embed([f.text for f in facts]), al, agent="a", session="s",
+                               policy=Policy(), registry=EntityRegistry(), now=NOW, partitions=4)
+    assert sorted(pos for items in groups.values() for pos, _ in items) == list(range(12))
+    for p, items in groups.items():
+        assert all(partition_of(item.entity, 4) == p and item.session == "s" for _, item in items)

@@ -1,0 +1,106 @@
+"""The rule reasoner on the default text path, end to end: contradicting statements
+in different words land on one entity and take their policy's path; statements that
+mean the same thing corroborate and never dispute."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from vault_ray import HashingEmbedder, LocalEmbedder, Policy
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+RECENCY, DISPUTE, NEEDS_USER = "recency", "dispute", "needs_user"
+AUTHORITY = Policy().with_strategy("user.timezone", "authority").with_authority("a", "user.*", 0.9).with_authority(
+    "b", "user.*", 0.2)
+
+PARAPHRASED_CONTRADICTIONS = [
+    ("My timezone is Pacific time", "Actually I'm on Eastern time now", RECENCY),
+    ("I'm in PST", "I'm UTC-5 these days", RECENCY),
+    ("Please schedule my calls in PT", "I switched to Central European Time", RECENCY),
+    ("I live in Berlin", "We relocated to Lisbon in March", RECENCY),
+    ("I'm based in NYC", "I just moved to San Francisco", RECENCY),
+    ("Home is Toronto", "I moved to Chicago last month", RECENCY),
+    ("I work at Google", "I just joined Microsoft", RECENCY),
+    ("My employer is Deloitte", "I got a job at Spotify", RECENCY),
+    ("I'm a software engineer", "I was promoted to senior manager", RECENCY),
+    ("I'm vegetarian", "I eat meat every day now", RECENCY),
+    ("I don't eat meat", "I'm not vegetarian anymore", RECENCY),
+    ("I went vegan last year", "I'm pescatarian now", RECENCY),
+    ("I love sushi", "I can't stand sushi", RECENCY),
+    ("I'm allergic to cats", "I'm no longer allergic to cats", RECENCY),
+    ("I have a dog", "I don't have a dog anymore", RECENCY),
+    ("I'm married", "I got divorced last year", RECENCY),
+    ("I speak Italian", "I don't speak Italian", RECENCY),
+    ("Contact me by email", "Please text me instead of calling", RECENCY),
+    ("I go to the gym at 7am", "I go to the gym at 6pm", RECENCY),
+    ("My budget is 5000 dollars", "I can spend up to $9k", NEEDS_USER),
+    ("I pay with my Visa card", "Charge it to my Amex", NEEDS_USER),
+    ("I consent to marketing emails", "Stop sending me marketing emails", NEEDS_USER),
+    ("I'm on Pacific Standard Time", "Actually I'm on Eastern time now", DISPUTE),  # under AUTHORITY, seed demo
+]
+NEAR_EQUIVALENTS = [
+    ("I'm in PST", "I'm on Pacific time"),
+    ("I'm on Pacific Standard Time", "My time zone is America/Los_Angeles"),
+    ("I'm on PDT for the summer", "Schedule my calls in PT"),
+    ("I live in NYC", "I moved to New York"),
+    ("I'm based in the Big Apple", "I live in New York City"),
+    ("My budget is $5k", "I can spend up to five thousand dollars"),
+    ("I speak Mandarin", "I'm fluent in Chinese"),
+    ("I'm allergic to peanuts", "I have a peanut allergy"),
+    ("I pay with PayPal", "My payment method is Paypal"),
+    ("I consent to marketing emails", "I agree to receive marketing emails"),
+    ("I moved to Chicago last month", "I live in Chicago"),
+]
+
+
+@pytest.fixture(params=["hashing", pytest.param("local", marks=pytest.mark.slow)])
+def text_vault(request, make_vault):
+    embedder = HashingEmbedder() if request.param == "hashing" else LocalEmbedder()
+
+    def _open(policy: Policy | None = None):
+        return make_vault(f"store-{len(_open.opened)}", embedder=embedder, policy=policy)
+
+    _open.opened = []  # type: ignore[attr-defined]
+    return _open
+
+
+def say(vault, agent: str, text: str, minutes: int):
+    result = vault.agent(agent).add(text, session=agent, observed_at=T0 + timedelta(minutes=minutes))
+    assert len(result.decisions) == 1, (text, result)
+    return result.decisions[0]
+
+
+def test_there_are_enough_pairs():
+    assert len(PARAPHRASED_CONTRADICTIONS) >= 20 and len(NEAR_EQUIVALENTS) >= 10
+
+
+@pytest.mark.parametrize(("first", "second", "path"), PARAPHRASED_CONTRADICTIONS)
+def test_a_paraphrased_contradiction_lands_on_the_same_entity_and_follows_the_policy(text_vault, first, second, path):
+    vault = text_vault(AUTHORITY if path == DISPUTE else None)
+    old = say(vault, "a", first, 0)
+    new = say(vault, "b", second, 60)
+    assert new.entity == old.entity
+    if path == RECENCY:
+        assert (new.outcome, new.strategy, new.superseded) == ("active", "recency", (old.claim_id,))
+        assert [c.id for c in vault.get(new.entity).active] == [new.claim_id]
+    else:
+        assert new.outcome == "disputed"
+        dispute = vault.dispute(new.dispute_id)
+        assert dispute.incumbents == (old.claim_id,)
+        assert dispute.needs_user is (path == NEEDS_USER)
+        assert vault.get(new.entity).contested
+
+
+@pytest.mark.parametrize("strategy", ["recency", "authority", "consensus"])
+@pytest.mark.parametrize(("first", "second"), NEAR_EQUIVALENTS)
+def test_statements_that_mean_the_same_corroborate(text_vault, strategy, first, second):
+    vault = text_vault(Policy(default_strategy=strategy).with_authority("a", "*", 0.9).with_authority("b", "*", 0.1))
+    old = say(vault, "a", first, 0)
+    new = say(vault, "b", second, 60)
+    assert new.entity == old.entity
+    assert (new.outcome, new.superseded, new.dispute_id) == ("active", (), None)
+    view = vault.get(new.entity)
+    assert not view.contested and {c.id for c in view.active} == {old.claim_id, new.claim_id}
+    assert vault.disputes() == []

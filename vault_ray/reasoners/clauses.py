@@ -1,0 +1,149 @@
+"""A user turn cut into sentences and clauses, the grammatical person of each, and
+the third-person rewrite a claim's text is made of ("I'm in PST" -> "The user is in
+PST"). No vocabulary of the world here: that is `gazetteer`'s."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
+_SUBJECT = r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|please|call|email|text|reach|contact|charge|use|stop|don't)"
+_CLAUSE_SPLIT = re.compile(
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b)"
+    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_SUBJECT}\b)"
+    r"|\s+[-–—]+\s+",
+    re.IGNORECASE,
+)
+_SUBJECT_FIXES = [
+    (re.compile(r"[’‘`]"), "'"),
+    (re.compile(r"\bi am\b", re.I), "i'm"),
+    (re.compile(r"\bim\b", re.I), "i'm"),
+    (re.compile(r"\bi have\b", re.I), "i have"),
+    (re.compile(r"^(?:the )?user is\b", re.I), "i'm"),
+    (re.compile(r"^(?:the )?user's\b", re.I), "my"),
+    (re.compile(r"^(?:the )?user\b", re.I), "i"),
+    (re.compile(r"\bdo not\b", re.I), "don't"),
+    # a dropped subject: "Just relocated to Berlin", "Moved to Denver last week"
+    (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
+                r"went|got|quit|left)\b)", re.I), "i "),
+    (re.compile(r"\bcannot\b", re.I), "can't"),
+    (re.compile(r"\bi'm not\b", re.I), "i'm not"),
+    (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
+                r"update|correction|quick update|oh and|and|but|yes|no|yeah|hey|hi|hello|note)[,:!]?\s+)+", re.I), ""),
+]
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
+_IMPERATIVE_ABOUT_ME = re.compile(
+    r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
+    r"remember|note|don't|do not|never|always|keep)\b", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
+    r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
+_SMALL_TALK = re.compile(r"^(?:thanks?|thank you|ok|okay|cool|great|sure|hi|hello|hey|bye|lol|nice|got it|sounds good)"
+                         r"\b[\s!.,]*(?:you|so much|a lot)?[\s!.]*$", re.IGNORECASE)
+_VERB_S = {"have": "has", "do": "does", "go": "goes", "'m": "is", "am": "is"}
+_ADVERBS = {"never", "always", "usually", "only", "also", "really", "absolutely", "often", "sometimes", "now", "still",
+            "just", "actually", "recently", "mostly", "currently", "finally", "no", "definitely", "generally"}
+_NO_S = {"is", "was", "has", "does", "can", "will", "would", "should", "could", "might", "must", "did", "don't",
+         "doesn't", "can't", "won't", "didn't", "longer", "had", "may"}
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip(" .!?;")]
+
+
+def clauses(sentence: str) -> list[str]:
+    return [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
+
+
+def normalize_subject(clause: str) -> str:
+    out = clause.strip()
+    for pattern, repl in _SUBJECT_FIXES:
+        out = pattern.sub(repl, out)
+    return out.strip()
+
+
+def is_question(sentence: str) -> bool:
+    return bool(_QUESTION.search(normalize_subject(sentence)))
+
+
+def about_user(clause: str) -> bool:
+    """Whether a clause reads as a statement about the user (first person, or a request
+    about how to treat them), not a question or small talk."""
+    norm = normalize_subject(clause)
+    if not norm or _SMALL_TALK.match(norm) or is_question(norm):
+        return False
+    return bool(_FIRST_PERSON.search(norm) or _IMPERATIVE_ABOUT_ME.match(norm))
+
+
+_SOMEONE_ELSE = re.compile(
+    r"^(?:my|our) (?:\w+ )?(?:boss|wife|husband|partner|spouse|son|daughter|kids?|children|child|mom|mum|mother|dad|"
+    r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
+    r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
+    r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
+    r"(?!'s name|\s+(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule|budget|account))", re.IGNORECASE)
+_INTENTION = re.compile(
+    r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
+    r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon|next|moving|"
+    r"relocating|if|when|whether)\b", re.IGNORECASE)
+
+
+_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|suppose|heard|feel like|bet|assume|reckon)|i'm (?:pretty |fairly )?sure|"
+                    r"i'm told|i was told)(?: that)?\s+", re.IGNORECASE)
+
+
+def unhedged(clause: str) -> str:
+    """'I think the meeting is on Eastern time' -> 'the meeting is on Eastern time'."""
+    return _HEDGE.sub("", normalize_subject(clause))
+
+
+def about_someone_else(clause: str) -> bool:
+    """'My boss lives in Berlin': a statement whose subject is another person."""
+    return bool(_SOMEONE_ELSE.match(normalize_subject(clause)))
+
+
+def intention(clause: str) -> bool:
+    """'I'm learning Korean', 'I'll email you tomorrow': a plan, a wish or a request for later."""
+    return bool(_INTENTION.search(normalize_subject(clause)))
+
+
+def third_person(clause: str) -> str:
+    """'I'm in PST' -> 'The user is in PST'; 'I love sushi' -> 'The user loves sushi'."""
+    words = normalize_subject(clause).split()
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        w, lw = words[i], words[i].lower()
+        if lw == "i'm":
+            out += ["the", "user", "is"]
+        elif lw == "i":
+            out += ["the", "user"]
+            while i + 1 < len(words) and words[i + 1].lower() in _ADVERBS:
+                out.append(words[i + 1])
+                i += 1
+            if i + 1 < len(words):
+                nxt = words[i + 1].lower()
+                if nxt == "don't":
+                    out.append("doesn't")
+                    i += 1
+                elif nxt not in _NO_S and re.fullmatch(r"[a-z]+", nxt) and not nxt.endswith("ed"):
+                    out.append(_VERB_S.get(nxt, nxt + ("es" if re.search(r"(s|sh|ch|x|o)$", nxt) else "s")))
+                    i += 1
+        elif lw in ("my", "our"):
+            out.append("the user's")
+        elif lw in ("me", "myself", "us"):
+            out.append("the user")
+        elif lw in ("mine",):
+            out.append("the user's")
+        elif lw in ("i've", "we've"):
+            out += ["the", "user", "has"]
+        elif lw in ("i'll",):
+            out += ["the", "user", "will"]
+        elif lw in ("i'd",):
+            out += ["the", "user", "would"]
+        elif lw in ("we", "we're"):
+            out += ["the", "user"] + (["is"] if lw == "we're" else [])
+        else:
+            out.append(w)
+        i += 1
+    text = " ".join(out).strip()
+    return text[:1].upper() + text[1:] if text else text

@@ -1,0 +1,377 @@
+"""Slot patterns for the profile entities: time zone, location, hometown, diet,
+language, name, job, employer, family, pets, allergies, schedule, birthday.
+
+A frame reads one clause (subject already normalized: "I am" -> "i'm") and returns
+drafts, or nothing. Values are kept as said ("PST", "New York"); `vault_ray.values`
+makes their canonical form. A negated statement yields a `not:` value."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .. import gazetteer
+from .lexicon import (
+    ANYMORE,
+    CLOCK_BEFORE,
+    DIET_RE,
+    DIETS,
+    FROM_TO,
+    OCCUPATIONS,
+    SPECIES,
+    SPECIES_RE,
+    Draft,
+    cut,
+    is_capitalized,
+    number_word,
+    place_value,
+    split_list,
+)
+
+Frame = Callable[[str], list[Draft]]
+IC = re.IGNORECASE
+_ZONE_PHRASE = re.compile(r"\b((?:[A-Za-z]+[\s/]){0,3}?[A-Za-z]+)\s+(?:standard\s+|daylight\s+|summer\s+)?time(?:\s*zone)?\b", IC)
+_ZONE_ABBR = re.compile(r"(?<![\w-])([A-Z]{2,5})(?![\w-])")
+_ZONE_LOWER = re.compile(r"^i'm (?:in|on|at) (?:the )?([a-z]{2,4})(?: time(?: ?zone)?)?$", IC)
+_OFFSET = re.compile(r"\b(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d\d)?\b", IC)
+_ZONE_KEYWORD = re.compile(r"\b(?:time ?zone|tz)\b(?:\s+(?:is|=|:|to|will be|should be|is now|has changed to|changed to))?"
+                           r"\s+(?P<v>.+)$", IC)
+_NOT_ZONE_WORDS = {"full", "part", "free", "some", "this", "that", "last", "next", "first", "same", "long", "short",
+                   "dinner", "lunch", "bed", "quality", "screen", "real", "good", "hard", "my", "on", "in", "any", "no"}
+
+
+def zone_mentions(clause: str) -> list[str]:
+    """Zone names in a clause as said: 'UTC-5', 'PST', 'Pacific Standard Time', 'Berlin time'.
+
+    A zone right after a clock time ('3pm EST') describes that time, not the user."""
+    text = FROM_TO.sub("", clause)
+    found: list[tuple[int, str]] = []
+    m = _ZONE_KEYWORD.search(text)
+    if m and gazetteer.find_zone(cut(m.group("v")), cities=True):
+        return [cut(m.group("v"))]
+    for m in _OFFSET.finditer(text):
+        found.append((m.start(), m.group(0)))
+    for m in _ZONE_PHRASE.finditer(text):
+        words = m.group(1).split()
+        for i in range(len(words)):
+            phrase = " ".join(words[i:])
+            if words[i].lower() in _NOT_ZONE_WORDS:
+                continue
+            if gazetteer.find_zone(phrase + " time"):
+                skipped = len(" ".join(words[:i]))
+                found.append((m.start(1) + skipped + (1 if i else 0), m.group(0)[skipped:].strip()))
+                break
+    for m in _ZONE_ABBR.finditer(text):
+        if gazetteer.find_zone(m.group(1)) and not any(m.start() >= s and m.start() < s + len(v) for s, v in found):
+            found.append((m.start(), m.group(1)))
+    lower = _ZONE_LOWER.match(text.strip())
+    if not found and lower and gazetteer.find_zone(lower.group(1)):
+        found.append((0, lower.group(1).upper()))
+    return [v for s, v in sorted(found) if not CLOCK_BEFORE.search(text[:s])]
+
+
+def zone_frame(n: str) -> list[Draft]:
+    found = zone_mentions(n)
+    if not found:
+        return []
+    value = found[-1]  # "from PST to EST" is cut above; a last mention is the newest
+    if re.search(r"\b(?:no longer|not)\b.*\b(?:on|in)\b", n, IC) and ANYMORE.search(n):
+        value = f"not:{value}"
+    return [Draft("user.timezone", value)]
+
+
+_LIVE = re.compile(
+    r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)|'m (?:now |currently |still )?(?:living|staying|"
+    r"residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|'ve settled|\s+settled|"
+    r"\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", IC)
+_MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|"
+                    r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", IC)
+_HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is"
+                   r"(?: now)?(?: in)?|i call)"
+                   r"\s+(?P<v>.+?)(?:\s+home)?$", IC)
+_IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
+_NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
+                       r"|\b(?:i|we) (?:moved|moved away) (?:away )?from\s+(?P<w>.+)$", IC)
+
+
+def location_frame(n: str) -> list[Draft]:
+    neg = _NOT_LIVE.search(n)
+    if neg and not re.search(r"\bto\b", n, IC):
+        place = place_value(neg.group("v") or neg.group("w"), strong=True)
+        return [Draft("user.location", f"not:{place}")] if place else []
+    for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
+        m = pattern.search(FROM_TO.sub("", n))
+        if m:
+            place = place_value(m.group("v"), strong=strong and is_capitalized(cut(m.group("v"))) or not strong)
+            if place:
+                return [Draft("user.location", place)]
+    return []
+
+
+_FROM = re.compile(r"\b(?:i'm (?:originally )?from|i (?:grew up|was born|was raised) in|i come from|my hometown is)"
+                   r"\s+(?P<v>.+)$", IC)
+
+
+def hometown_frame(n: str) -> list[Draft]:
+    m = _FROM.search(n)
+    if m and not re.search(r"\bborn on\b", n, IC):
+        place = place_value(m.group("v"), strong=True)
+        if place:
+            return [Draft("user.hometown", place)]
+    return []
+
+
+_DIET_IS = re.compile(
+    rf"\b(?:i'm|i've been|i have been|i've gone|i went|i became|i turned|i switched to|i converted to|i'm going|"
+    rf"i'm now|i (?:only |mostly |strictly |just )?eat|i follow|i keep|i'm on|i do|i try to eat|i stick to|my diet is|"
+    rf"i started eating|i'm eating|"
+    rf"i stay|i live)\s+(?:(?:a|an|now|strictly|fully|mostly|completely|pretty much|100%|totally|entirely|mainly|"
+    rf"basically|also|still|back)\s+)*(?P<v>{DIET_RE})\b", IC)
+_DIET_NOT = re.compile(
+    rf"\b(?:i'm not|i am not|i'm no longer|i no longer|i stopped being|i quit being|i gave up being|i'm done being|"
+    rf"i stopped eating|i'm not eating|i don't eat|i no longer eat|i'm not following|i stopped following)\s+"
+    rf"(?:(?:a|an|strictly|fully|really)\s+)*(?P<v>{DIET_RE})\b", IC)
+_MEAT_FREE = re.compile(r"\bi (?:don't|never|no longer|stopped|quit|gave up|cut out)(?: eat(?:ing)?| touch)? (?:any |all )?"
+                        r"(?P<v>meat|animal products)\b", IC)
+_MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? meat again|am eating|'m eating) "
+                   r"(?:(?:meat|everything|anything)\b|.*\bmeat\b)", IC)
+
+
+def diet_frame(n: str) -> list[Draft]:
+    m = _DIET_NOT.search(n)
+    if m:
+        return [Draft("user.diet", f"not:{DIETS[m.group('v').lower()]}")]
+    m = _DIET_IS.search(n)
+    if m:
+        return [Draft("user.diet", DIETS[m.group("v").lower()])]
+    if re.search(r"\bi (?:only )?eat (?:fish|seafood)(?:,)?(?: but| and)? (?:no|not|never) meat\b"
+                 r"|\bi don't eat meat(?:,)? but (?:i )?(?:do )?eat (?:fish|seafood)\b", n, IC):
+        return [Draft("user.diet", "pescatarian")]
+    m = _MEAT_FREE.search(n)
+    if m:
+        return [Draft("user.diet", "vegan" if "animal" in m.group("v").lower() else "vegetarian")]
+    if _MEAT.search(n) and not re.search(r"\b(?:no|don't|never|not)\b", n, IC):
+        return [Draft("user.diet", "omnivore")]
+    return []
+
+
+_SPEAK = re.compile(
+    r"\b(?:i (?:(?:also|can|mostly|mainly|still|only) )*speak|i'm (?:fluent|native|conversational|bilingual|proficient) in|"
+    r"i'm a native speaker of|my (?:native|first|mother|primary|second|main|home) (?:language|tongue) is|i grew up speaking)"
+    r"\s+(?P<v>.+)$", IC)
+_SPEAK_NOT = re.compile(r"\bi (?:don't|can't|no longer|cannot) speak\s+(?P<v>.+)$", IC)
+_LANG_FIRST = re.compile(r"^(?P<v>[A-Za-z]+(?: and [A-Za-z]+)?) (?:is|are) my (?:native|first|mother|second|main) "
+                         r"(?:language|tongue)s?", IC)
+_NATIVE = re.compile(r"\bi'm a native (?P<v>[A-Za-z]+) speaker", IC)
+
+
+def language_frame(n: str) -> list[Draft]:
+    for pattern, stance in ((_SPEAK_NOT, "not:"), (_SPEAK, ""), (_LANG_FIRST, ""), (_NATIVE, "")):
+        m = pattern.search(n)
+        if m:
+            said = m.group("v").rsplit(":", 1)[-1]  # "three languages: English, French and German"
+            langs = [cut(p) for p in split_list(cut(said) if stance or pattern is not _LANG_FIRST else said)]
+            found = [x for x in langs if gazetteer.find_language(x)]
+            return [Draft("user.language", f"{stance}{x}") for x in found]
+    return []
+
+
+_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
+                   r"you can call me)\s+(?P<v>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
+
+
+def name_frame(n: str) -> list[Draft]:
+    m = _NAME.search(n)
+    if m and not re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
+        value = cut(m.group("v"))
+        if value and value.lower() not in {"back", "later", "anytime", "tomorrow", "now", "please"}:
+            return [Draft("user.name", value)]
+    return []
+
+
+_JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
+                  r"job title) is(?: now)?|i (?:became|got promoted to|was promoted to|got a job as|started as|now work as|"
+                  r"retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|i've been|i have been|"
+                  r"by (?:profession|trade),? i'm)\s+"
+                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?:at|for|with|in|by|of)\s+(?P<org>.+))?$", IC)
+_JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:\s+(?:anymore|any more|any longer))?$"
+                      r"|\bi (?:quit|left|stopped) (?:being|working as) (?:a|an|the) (?P<w>[\w\- ]+?)$", IC)
+
+
+def job_frame(n: str) -> list[Draft]:
+    m = _JOB_NOT.search(n)
+    if m:
+        job = cut(m.group("v") or m.group("w"))
+        return [Draft("user.job", f"not:{job}")] if OCCUPATIONS.search(job) else []
+    m = _JOB.search(n)
+    if not m:
+        return []
+    job = cut(m.group("v"))
+    if not job or not OCCUPATIONS.search(job) or job.lower() in DIETS:
+        return []
+    out = [Draft("user.job", job)]
+    org = cut(m.group("org") or "")
+    named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
+    if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
+        out.append(Draft("user.employer", org))
+    return out
+
+
+_WORK_AT = re.compile(
+    r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
+    r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
+    r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
+    r"started working at|started working for|"
+    r"got a job at|got a job with|got hired at|got hired by|was hired by|accepted an offer from|accepted a job at|signed with)|"
+    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
+_LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
+                   r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?P<v>.+)$", IC)
+_NOT_EMPLOYERS = re.compile(r"^(?:home|night|nights|weekends?|the moment|remote(?:ly)?|part[- ]time|full[- ]time|"
+                            r"a (?:desk|computer)|myself|my own|it|this|that|them|him|her)\b", IC)
+
+
+def employer_frame(n: str) -> list[Draft]:
+    left: list[Draft] = []
+    m = _LEFT.search(n)
+    if m:
+        org = _org(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
+        if org and not gazetteer.find_place(org):
+            left.append(Draft("user.employer", f"not:{org}"))
+    m = _WORK_AT.search(n)
+    if not m:
+        return left
+    org = _org(m.group("v") or m.group("w"))
+    if not org or gazetteer.find_place(org) or gazetteer.find_zone(org):
+        return []
+    out = [Draft("user.employer", org)]
+    role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)
+    if role and OCCUPATIONS.search(cut(role.group("v"))):
+        out.append(Draft("user.job", cut(role.group("v"))))
+    return out
+
+
+def _org(raw: str) -> str | None:
+    org = re.split(r"\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time)\b", cut(raw), maxsplit=1, flags=IC)[0]
+    org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
+    # "I quit being vegan", "I left smoking": an activity, not a company
+    if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
+        return None
+    return org
+
+
+_PET_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|own|got|adopted|rescued|just got|just adopted|bought|brought home|"
+                       rf"have got)\s+(?:(?:a|an|one|two|three|four|\d+|some|new|little|pet|rescue|another|baby)\s+)*"
+                       rf"(?P<v>{SPECIES_RE})\b", IC)
+_PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called|named)?\s*[A-Z]", IC)
+_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
+                       rf"|\bmy (?P<w>{SPECIES_RE}) (?:died|passed away|passed)\b"
+                       rf"|\b(?:i|we) (?:gave away|rehomed|lost) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
+
+
+def pets_frame(n: str) -> list[Draft]:
+    m = _PET_GONE.search(n)
+    if m:
+        return [Draft("user.pets", f"not:{SPECIES[(m.group('v') or m.group('w') or m.group('x')).lower()]}")]
+    m = _PET_HAVE.search(n) or _PET_MY.search(n)
+    if m and not re.search(r"\ballerg", n, IC):
+        return [Draft("user.pets", SPECIES[m.group("v").lower()])]
+    return []
+
+
+_RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|twins|grandchildren|grandkids|" \
+             r"stepsons?|stepdaughters?"
+_FAMILY_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|have got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+"
+                          rf"(?:(?:young|little|grown|adult|teenage|small|older|younger)\s+)?(?P<r>{_RELATIONS})\b", IC)
+_FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:young|little|grown|adult|teenage|small|"
+                          rf"older|younger)\s+)?(?P<r>{_RELATIONS})\b", re.IGNORECASE)
+
+
+def _relative(m: re.Match[str]) -> Draft:
+    count = number_word(m.group("n")) or 1
+    rel = m.group("r").lower()
+    rel = {"kid": "child", "kids": "children", "grandkids": "grandchildren"}.get(rel, rel)
+    singular = re.sub(r"(?:ren|s)$", "", rel) if rel != "twins" else rel
+    return Draft("user.family", f"{count} {rel}" if count > 1 else singular)
+
+
+_FAMILY_NAME = re.compile(r"^(?i:my) (?P<r>wife|husband|partner|spouse|son|daughter|mom|mother|dad|father|brother|sister|"
+                          r"fiancee?|boyfriend|girlfriend)(?:'s name)? is (?:called |named )?(?P<v>[A-Z][a-z]+)\b", re.UNICODE)
+_MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was| 've been|'ve just been)?\s+(?:now |happily |recently |"
+                      r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated)\b", IC)
+_MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
+
+
+def family_frame(n: str) -> list[Draft]:
+    m = _FAMILY_HAVE.search(n)
+    if m:
+        items = [_FAMILY_ITEM.match(x) for x in split_list(n[m.start("n"):])]
+        return [_relative(x) for x in items if x] or [_relative(m)]
+    m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
+    if m and number_word(m.group("n")):
+        count = number_word(m.group("n")) or 1
+        return [Draft("user.family", f"{count} children" if count > 1 else "child")]
+    m = _FAMILY_NAME.search(n)
+    if m:
+        return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v')}")]
+    m = _MARITAL_NOT.search(n)
+    if m:
+        return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
+    m = _MARITAL.search(n)
+    if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC):
+        return [Draft("user.marital_status", m.group("v").lower())]
+    return []
+
+
+_ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to (?P<v>.+)$"
+                       r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
+                       r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
+                       r"|\b(?P<x>[\w\- ]+?) (?:gives|give) me (?:a reaction|hives|an allergic reaction)", IC)
+_NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
+
+
+def allergies_frame(n: str) -> list[Draft]:
+    m = _NOT_ALLERGIC.search(n)
+    if m and not re.search(r"\ballergic to (?:anything|nothing)\b", n, IC):
+        return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(m.group("v") or m.group("w")))]
+    m = _ALLERGIC.search(n)
+    if m:
+        raw = cut(m.group("v") or m.group("y") or m.group("w") or m.group("x"))
+        items = [cut(x) for x in split_list(raw) if cut(x)]
+        return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
+    return []
+
+
+_SCHEDULE = re.compile(r"\bi (?:(?:usually|always|normally|often|also) )?(?:go to|go|do|have|attend|take|hit|play)\s+"
+                       r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", IC)
+_SCHEDULE_MY = re.compile(r"^my (?:weekly |daily |regular |usual )?(?P<thing>[a-z ]+?) (?:is|are|happens|happen|takes place) "
+                          r"(?:usually |always |now )?(?P<when>(?:on|at|every|each|in the)\s+.+)$", IC)
+_SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usually |always )?(?:have|go to|do|attend|play)\s+"
+                             r"(?:a |the |my )?(?P<thing>[a-z ]+)$", IC)
+_SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle)"
+                          r"\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", IC)
+
+
+def schedule_frame(n: str) -> list[Draft]:
+    for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
+        m = pattern.search(n)
+        if m:
+            thing = re.sub(r"[^a-z0-9]+", "_", m.group("thing").lower()).strip("_")
+            thing = {"work_out": "workout", "exercise": "workout", "train": "workout"}.get(thing, thing)
+            when = " ".join(m.group("when").lower().split()).strip(" .")
+            if thing and when and len(thing) <= 30 and thing not in ("time", "call", "birthday"):
+                return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
+    return []
+
+
+_BIRTHDAY = re.compile(r"\b(?:my birthday is|my birthday's|i was born on)\s+(?:on\s+)?(?P<v>.+)$", IC)
+
+
+def birthday_frame(n: str) -> list[Draft]:
+    m = _BIRTHDAY.search(n)
+    return [Draft("user.birthday", cut(m.group("v")))] if m and cut(m.group("v")) else []
+
+
+PROFILE_FRAMES: tuple[Frame, ...] = (
+    allergies_frame, diet_frame, language_frame, name_frame, birthday_frame, family_frame, pets_frame,
+    hometown_frame, job_frame, employer_frame, schedule_frame, location_frame,
+)

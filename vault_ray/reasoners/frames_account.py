@@ -1,0 +1,225 @@
+"""Slot patterns for what an account needs: payment method, budget, consent,
+contact preference, and likes and dislikes (food or not)."""
+
+from __future__ import annotations
+
+import re
+
+from .. import gazetteer, values
+from .frames import Frame
+from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut
+
+IC = re.IGNORECASE
+
+_PAY = re.compile(
+    r"\b(?:i(?:'ll|'d|\s+will|\s+would)?(?:\s+(?:always|usually|now|only|normally|mostly|rather|prefer to|want to|"
+    r"like to))*\s+pay|"
+    r"i'm (?:now )?paying|i'll be paying|paying|payments? (?:go|goes|will go)|i (?:now )?(?:use|prefer))\s+"
+    r"(?:with|by|via|using|through|on|in|over)?\s*(?P<v>.+)$"
+    r"|\b(?:charge|bill|put|charged|billed)(?:\s+(?:it|this|that|everything|them|purchases|all|the order|orders))?\s+"
+    r"(?:to|on)\s+(?P<w>.+)$"
+    r"|\b(?:use|switch to|i switched to|i changed to|i moved to|i've switched to)\s+(?P<x>.+?)\s+for\s+"
+    r"(?:payments?|purchases|billing|paying|checkout|everything)\b"
+    r"|\bmy (?:preferred |default |new |main |usual )?(?:payment method|payment|card|billing method|payment option)\s+"
+    r"(?:is|will be|should be|is now)\s+(?P<y>.+)$"
+    r"|\bi (?:switched|moved|changed) (?:to paying (?:with|by|via)|my payment method to|over to paying (?:with|by))\s+(?P<z>.+)$"
+    r"|\b(?:please )?use my (?P<u>.+)$"
+    r"|\b(?:please )?(?:charge|bill) (?P<b>my .+)$", IC)
+_PAY_NOT = re.compile(r"\b(?:don't|do not|stop|never) (?:charge|charging|bill|billing|use|using) (?:my |the )?(?P<v>.+)$"
+                      r"|\bi (?:no longer|don't|do not) (?:use|have|pay with|pay by) (?:my |a |an |the )?(?P<w>.+)$"
+                      r"|\bi (?:cancelled|canceled|closed) my (?P<x>.+)$", IC)
+
+
+def payment_frame(n: str) -> list[Draft]:
+    m = _PAY_NOT.search(n)
+    if m:
+        raw = cut(m.group("v") or m.group("w") or m.group("x"))
+        if PAYMENT_WORDS.search(raw) and not values.parse_amount(raw):
+            return [Draft("user.payment.method", f"not:{_instrument(raw)}")]
+        return []
+    m = _PAY.search(FROM_TO.sub("", n))
+    if not m:
+        return []
+    raw = cut(next(g for g in m.groups() if g))
+    raw = re.split(r"\s+(?:for|from now on|instead of|rather than|when|if)\b", raw, maxsplit=1, flags=IC)[0]
+    if not PAYMENT_WORDS.search(raw) or values.parse_amount(raw) and re.search(r"\d", raw):
+        return []
+    return [Draft("user.payment.method", _instrument(raw))]
+
+
+def _instrument(raw: str) -> str:
+    raw = re.sub(r"^(?:is\s+|are\s+)?(?:my|the|a|an|our)\s+", "", raw.strip(), flags=IC)
+    return re.sub(r"\s+(?:card|account)$", "", raw, flags=IC) if re.search(r"\b(?:visa|mastercard|amex|discover|"
+                                                                       r"american express|revolut)\b", raw, IC) else raw
+
+
+_BUDGET = re.compile(
+    r"\bmy (?:total |monthly |weekly |yearly |annual |max(?:imum)? |overall |new |current |approved )?"
+    r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
+    r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
+    r"(?P<v>.+)$"
+    r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
+    r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+"
+    r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
+    r"|\b(?:keep (?:it|things|the (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within|at most|"
+    r"around|about)\s+(?P<x>.+)$"
+    r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
+    r"|\b(?:i have|i've got|i've)\s+(?P<z>.+?)\s+to spend\b"
+    r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
+    r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$", IC)
+
+
+def budget_frame(n: str) -> list[Draft]:
+    m = _BUDGET.search(n)
+    if not m:
+        return []
+    raw = next(g for k, g in m.groupdict().items() if g and k != "topic")
+    raw = re.split(r"\s+(?:for|on|per|a|each|every)\s+(?!thousand|million|hundred)", raw, maxsplit=1, flags=IC)[0]
+    if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
+        return []
+    if values.parse_amount(raw) is None:
+        return []
+    topic = m.group("topic")
+    entity = "user.budget" if not topic else "user.budget." + _slug(topic)
+    return [Draft(entity, cut(raw) or raw.strip())]
+
+
+_CONSENT_YES = re.compile(
+    r"\bi(?:\s+(?:hereby|do|now|fully|also))*(?:\s+(?:consent|agree|opt in|opt-in|give (?:my )?(?:consent|permission)|"
+    r"give you permission|accept)\s+(?:to|for|with|that you)?"
+    r"|(?:'m|\s+am) (?:okay|ok|fine|happy) (?:with|for|that you|to let you))"
+    r"\s*(?P<t>.+)$"
+    r"|\b(?:you (?:can|may|have my (?:permission|consent) to)|feel free to|go ahead and)\s+(?P<u>(?:share|use|record|"
+    r"send|email|text|call|contact|store|keep|process|track|sell).+)$"
+    r"|\bsign me up (?:for|to) (?P<v>.+)$", IC)
+_CONSENT_NO = re.compile(
+    r"\bi (?:hereby |now |want to |'d like to )?(?:withdraw|revoke|retract|take back|pull)\s+(?:my |the )?"
+    r"(?:consent|permission|agreement|opt-in)\s*(?:to|for|from|on|regarding|about)?\s*(?P<t>.*)$"
+    r"|\bi (?:no longer|don't|do not|won't|never) (?:consent|agree|give (?:my )?(?:consent|permission))\s+(?:to|for)\s+(?P<u>.+)$"
+    r"|\b(?:stop|quit)\s+(?:sending|emailing|texting|calling|contacting|messaging|spamming)\s+me\s*(?P<v>.*)$"
+    r"|\bunsubscribe me\s*(?:from)?\s*(?P<w>.*)$"
+    r"|\b(?:count me out of|take me off|remove me from|leave me off)\s+(?P<o>.+)$"
+    r"|\bi (?:no longer|don't|do not) want (?:to (?:receive|get) )?(?:any (?:more )?)?(?P<q>(?:[\w\-]+ )?(?:emails?|newsletters?|"
+    r"texts?|messages|offers|updates|ads|notifications|promotions)\b.*)$"
+    r"|\bi (?:want to |'d like to |would like to )?(?:opt out|opt-out|unsubscribe)\s*(?:of|from)?\s*(?P<x>.*)$"
+    r"|\b(?:please )?(?:don't|do not|never) (?:send me\s+(?P<y>.+)"
+    r"|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", IC)
+_TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
+               "about", "further", "more", "receive", "receiving", "get", "getting", "send", "sending", "sent", "be",
+               "being", "by", "anymore", "please", "those", "these", "them", "that", "this", "it"}
+_GERUND = {"share": "sharing", "shared": "sharing", "record": "recording", "recorded": "recording", "track": "tracking",
+           "tracked": "tracking", "process": "processing", "processed": "processing", "sell": "selling", "sold": "selling",
+           "store": "storage", "storing": "storage", "use": "use", "using": "use", "used": "use", "contact": "contact",
+           "contacting": "contact", "emailing": "email", "texting": "text", "calling": "call", "spamming": "spam"}
+
+
+def consent_frame(n: str) -> list[Draft]:
+    m = _CONSENT_NO.search(n)
+    status = values.CONSENT_WITHDRAWN
+    if not m:
+        m = _CONSENT_YES.search(n)
+        status = values.CONSENT_GIVEN
+    if not m:
+        return []
+    verb = re.search(r"\b(?:stop|quit)\s+(\w+)", m.group(0), IC)
+    raw = next((g for g in m.groups() if g), "") or ""
+    if verb and not raw.strip():
+        raw = verb.group(1)
+    topic = _topic(raw)
+    if status == values.CONSENT_GIVEN and not topic:
+        return []
+    entity = "user.consent" + (f".{topic}" if topic else "")
+    return [Draft(entity, status)]
+
+
+def _topic(raw: str) -> str:
+    """'receiving marketing emails' and 'marketing email' -> 'email_marketing'; 'you sharing my
+    data' and 'data sharing' -> 'data_sharing': content words, one form each, in a fixed order."""
+    words = [w for w in re.findall(r"[a-z]+", cut(raw).lower()) if w not in _TOPIC_DROP]
+    words = [_GERUND.get(w, values.singular(w)) for w in words][:4]
+    return "_".join(sorted(dict.fromkeys(words)))[:60]
+
+
+def _slug(text: str) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _TOPIC_DROP]
+    return "_".join(words)[:40] or "general"
+
+
+_CONTACT = re.compile(
+    rf"\b(?:contact|reach|ping|message|get (?:in touch with|hold of)|call|notify|update)\s+me\s+(?:only\s+)?"
+    rf"(?:by|via|through|over|on|at|using|with)\s+(?:my\s+)?(?P<v>{CHANNEL_RE})\b"
+    rf"|\bi(?:\s+prefer|'d prefer|'d rather|\s+would rather|\s+would prefer|\s+like|\s+want)\s+"
+    rf"(?:(?:to )?be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
+    rf"(?P<w>{CHANNEL_RE})\b"
+    rf"|^(?P<x>{CHANNEL_RE}) (?:is|are|works?) (?:the )?(?:best|easiest|preferred|quickest|better)"
+    rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
+    rf"|\b(?:just |only |please )*(?P<z>email|text|call|message|whatsapp) me\s+(?:instead|only|from now on|rather)\b"
+    rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", IC)
+_CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|email|message) me\b"
+                          r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
+
+
+def contact_frame(n: str) -> list[Draft]:
+    m = _CONTACT.search(n)
+    if m:
+        word = next(g for g in m.groups() if g).lower()
+        if not re.search(r"\b(?:pay|paying|payment)\b", n, IC):
+            return [Draft("user.contact_preference", CHANNELS[word])]
+    m = _CONTACT_NOT.search(n)
+    if m and not re.search(r"\b(?:marketing|promotional|newsletter|spam)\b", n, IC):
+        return [Draft("user.contact_preference", f"not:{CHANNELS[(m.group('v') or m.group('w')).lower()]}")]
+    return []
+
+
+FOOD_WORDS = {
+    "food", "cuisine", "pizza", "sushi", "pasta", "ramen", "curry", "tacos", "burgers", "burger", "steak", "salad",
+    "italian", "japanese", "chinese", "mexican", "indian", "thai", "french", "korean", "vietnamese", "greek",
+    "spicy", "coffee", "tea", "chocolate", "cheese", "seafood", "fish", "meat", "chicken", "beef", "pork", "tofu",
+    "noodles", "rice", "bread", "dessert", "desserts", "cake", "ice", "fruit", "vegetables", "wine", "beer",
+    "eggs", "dairy", "milk", "mushrooms", "olives", "peanuts", "cilantro", "garlic", "onions", "dumplings",
+    "dishes", "dish", "cooking", "bbq", "barbecue", "sandwiches", "soup", "oysters", "shrimp", "lamb", "avocado",
+    "broccoli", "spinach", "kale", "pho", "kimchi", "bagels", "pancakes", "cookies", "candy", "sweets", "snacks",
+    "lattes", "latte", "espresso", "cappuccino", "juice", "soda", "whisky", "whiskey", "cocktails", "brunch",
+}
+_LIKE = (r"(?:really |absolutely |totally |also |just |still |do |so |pretty )*(?:love|like|enjoy|adore|dig|crave|into|only eat|"
+         r"mostly eat|a (?:big |huge |massive )?fan of|crazy about|obsessed with|can't get enough of|addicted to|prefer)")
+_DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislike|detest|can't stand|don't like|don't enjoy|"
+            r"don't eat|avoid|not a (?:big |huge )?fan of|not into|loathe|despise|don't care for|'m sick of|'m tired of|"
+            r"no longer (?:like|enjoy|eat|love)|stopped (?:liking|eating|enjoying)|can't eat|sick of|tired of)")
+_PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", IC)
+_FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"
+                       r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", IC)
+
+
+def preference_frame(n: str) -> list[Draft]:
+    m = _PREF.search(n)
+    fav = _FAVORITE.search(n) if not m else None
+    if not m and not fav:
+        return []
+    if m:
+        negative = bool(m.group("neg")) or bool(re.search(r"\b(?:anymore|any more)\b", n, IC) and "don't" in n.lower())
+        raw = m.group("d") or m.group("v")
+    else:
+        negative, raw = False, fav.group("v") or fav.group("w")
+        if fav.group("what"):
+            raw = f"{raw} {fav.group('what')}" if fav.group("what").lower() in ("food", "cuisine") else raw
+    raw = re.sub(r"\s+(?:so much|a lot|very much|the most|more than anything|like crazy)$", "", cut(raw), flags=IC)
+    raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
+                 r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=IC)
+    raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
+    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, IC):
+        return []
+    words = set(re.findall(r"[a-z]+", raw.lower()))
+    food = bool(words & FOOD_WORDS) or bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
+    if CHANNELS.get(raw.lower()) or gazetteer.find_zone(raw) or PAY_ONLY.match(raw) or (
+            gazetteer.find_language(raw) and not food):
+        return []
+    obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", raw, flags=IC) if food else raw
+    stance = "dislikes" if negative else "likes"
+    return [Draft("user.food_preferences" if food else "user.likes", f"{stance}:{obj}")]
+
+
+PAY_ONLY = re.compile(r"^(?:paypal|visa|mastercard|amex|apple pay|google pay|venmo|cash|bank transfer|invoice)$", IC)
+
+ACCOUNT_FRAMES: tuple[Frame, ...] = (consent_frame, budget_frame, payment_frame, contact_frame)
+PREFERENCE_FRAMES: tuple[Frame, ...] = (preference_frame,)

@@ -1,0 +1,128 @@
+"""Shared pieces of the slot patterns: what a value looks like, where it ends, how a
+negation or a change reads. The world's names (zones, places, languages,
+currencies) are not here but in `vault_ray.gazetteer`; these are the closed word
+classes of the domain that no library ships (diets, pet species, contact channels,
+payment instruments, occupation heads)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .. import gazetteer, values
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One value a frame read from a clause; `text` overrides the clause rewrite."""
+
+    entity: str
+    value: str
+    kind: str = "semantic"
+    text: str | None = None
+
+
+DIETS = {
+    "vegetarian": "vegetarian", "veggie": "vegetarian", "lacto-ovo vegetarian": "vegetarian", "vegan": "vegan",
+    "plant-based": "vegan", "plant based": "vegan", "pescatarian": "pescatarian", "pescetarian": "pescatarian",
+    "omnivore": "omnivore", "omnivorous": "omnivore", "carnivore": "carnivore", "keto": "keto", "ketogenic": "keto",
+    "paleo": "paleo", "halal": "halal", "kosher": "kosher", "gluten-free": "gluten-free", "gluten free": "gluten-free",
+    "lactose intolerant": "lactose intolerant", "flexitarian": "flexitarian", "low-carb": "low-carb",
+    "low carb": "low-carb", "dairy-free": "dairy-free", "dairy free": "dairy-free", "raw vegan": "raw vegan",
+}
+DIET_RE = "|".join(sorted((re.escape(d) for d in DIETS), key=len, reverse=True))
+SPECIES = {
+    "dog": "dog", "dogs": "dog", "puppy": "dog", "puppies": "dog", "pup": "dog", "cat": "cat", "cats": "cat",
+    "kitten": "cat", "kittens": "cat", "kitty": "cat", "parrot": "parrot", "parrots": "parrot", "budgie": "budgie",
+    "bird": "bird", "birds": "bird", "fish": "fish", "goldfish": "fish", "hamster": "hamster", "hamsters": "hamster",
+    "rabbit": "rabbit", "rabbits": "rabbit", "bunny": "rabbit", "guinea pig": "guinea pig", "guinea pigs": "guinea pig",
+    "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard", "gecko": "gecko",
+    "horse": "horse", "horses": "horse", "pony": "horse", "ferret": "ferret", "chickens": "chicken", "hens": "chicken",
+}
+SPECIES_RE = "|".join(sorted((re.escape(s) for s in SPECIES), key=len, reverse=True))
+CHANNELS = {
+    "email": "email", "e-mail": "email", "emails": "email", "mail": "email", "phone": "phone", "call": "phone",
+    "calls": "phone", "calling": "phone", "phone calls": "phone", "phone call": "phone", "the phone": "phone",
+    "text": "text", "texts": "text", "texting": "text", "sms": "text", "text message": "text",
+    "text messages": "text", "whatsapp": "whatsapp", "signal": "signal", "telegram": "telegram", "slack": "slack",
+    "teams": "teams", "linkedin": "linkedin", "post": "post", "letter": "post", "video call": "video call",
+    "video calls": "video call", "zoom": "zoom",
+}
+CHANNEL_RE = "|".join(sorted((re.escape(c) for c in CHANNELS), key=len, reverse=True))
+PAYMENT_WORDS = re.compile(
+    r"\b(?:visa|mastercard|master card|amex|american express|discover|paypal|apple pay|google pay|venmo|zelle|"
+    r"cash app|cash|cheque|check|bank transfer|wire transfer|wire|direct debit|invoice|invoicing|crypto|bitcoin|"
+    r"credit card|debit card|card|klarna|stripe|ach|sepa|bank account|revolut|alipay|wechat pay|gift card)\b",
+    re.IGNORECASE)
+OCCUPATIONS = re.compile(
+    r"\b(?:engineer|developer|programmer|coder|designer|manager|director|nurse|doctor|physician|teacher|professor|"
+    r"lecturer|lawyer|attorney|paralegal|accountant|consultant|analyst|scientist|researcher|student|chef|cook|baker|"
+    r"pilot|writer|author|journalist|editor|artist|architect|dentist|pharmacist|therapist|electrician|plumber|"
+    r"mechanic|carpenter|farmer|driver|officer|founder|co-founder|cofounder|ceo|cto|cfo|coo|cmo|vp|intern|freelancer|"
+    r"photographer|musician|actor|actress|salesperson|marketer|recruiter|librarian|veterinarian|vet|surgeon|"
+    r"paramedic|firefighter|soldier|banker|trader|economist|entrepreneur|administrator|admin|assistant|secretary|"
+    r"clerk|technician|specialist|coordinator|supervisor|lead|executive|owner|tutor|coach|trainer|barista|waiter|"
+    r"waitress|cashier|retiree|psychologist|counselor|counsellor|biologist|chemist|physicist|mathematician|"
+    r"statistician|translator|interpreter|pm|product manager|sre|devops|qa|tester|investor|realtor|agent|broker|"
+    r"professional|specialist|strategist|planner|producer|illustrator|animator|copywriter|blogger|streamer|"
+    r"influencer|mentor|instructor|principal|dean|clinician|midwife|caregiver|carer|janitor|cleaner|guard|"
+    r"servant|diplomat|politician|judge|police officer|detective|sailor|captain|bartender|housekeeper|"
+    r"homemaker|stay-at-home \w+|nanny|welder|machinist|operator|contractor|builder|surveyor|optometrist|"
+    r"radiologist|dietitian|nutritionist|physiotherapist|pediatrician|resident|fellow|postdoc|phd student)s?$",
+    re.IGNORECASE)
+
+NEGATION = re.compile(r"\b(?:not|no longer|don't|doesn't|never|isn't|aren't|wasn't|won't|can't)\b|n't\b", re.I)
+ANYMORE = re.compile(r"\b(?:anymore|any more|any longer|no longer)\b", re.I)
+VALUE_END = re.compile(
+    r"\s+(?:since|because|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
+    r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
+    r"many|a few|years|months|weeks)|which|who|where|when|if|unless|so that|so|and now|but|though|although|"
+    r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you)\b.*$",
+    re.IGNORECASE)
+FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?[\w .'+\-/]+?\s+(?=to\b)", re.IGNORECASE)
+CLOCK_BEFORE = re.compile(r"(?:\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)?|noon|midnight)\s*$", re.IGNORECASE)
+
+
+def cut(value: str) -> str:
+    """A slot's text without what follows the value ('Chicago last month' -> 'Chicago')."""
+    value = re.sub(r"\s*\([^)]*\)", "", value)
+    value = VALUE_END.sub("", value.strip())
+    value = values.strip_time_words(value)
+    return value.strip(" ,.;:!?\"'")
+
+
+def is_capitalized(text: str) -> bool:
+    return bool(text) and text[:1].isupper()
+
+
+def place_value(raw: str, *, strong: bool) -> str | None:
+    """A place as said, if it is one: known to GeoNames or CLDR; with a strong cue
+    ("I live in", "moved to") also an unknown capitalized name."""
+    value = cut(raw)
+    value = re.sub(r"^(?:the\s+)?(?:city|town|village|state|country|area|suburbs?) of\s+", "", value, flags=re.I)
+    zone = gazetteer.find_zone(value)
+    if not value or (zone and (value.isupper() or not gazetteer.find_place(value))):  # "Singapore" is both
+        return None
+    if gazetteer.find_place(value):
+        return value
+    head = value.split(",")[0].strip()
+    if gazetteer.find_place(head):
+        return head
+    words = value.split()
+    if strong and is_capitalized(value) and len(words) <= 4 and all(is_capitalized(w) or w in ("de", "la", "of") for w in words):
+        return value
+    return None
+
+
+def split_list(value: str) -> list[str]:
+    """'peanuts, shellfish and eggs' -> ['peanuts', 'shellfish', 'eggs']."""
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", value)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def number_word(word: str) -> int | None:
+    words = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10}
+    if word.isdigit():
+        return int(word)
+    return words.get(word.lower())

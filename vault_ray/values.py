@@ -1,0 +1,211 @@
+"""Canonical values: the form two claims are compared in, while the value as said
+stays on the claim for display. Pure functions; the name tables come from
+`gazetteer` (tzdata, CLDR, GeoNames).
+
+    canonical("user.timezone", "PST") == canonical("user.timezone", "Pacific time")
+        == "America/Los_Angeles"
+    canonical("user.location", "NYC") == canonical("user.location", "New York") == "new york city"
+    canonical("user.budget", "$5k") == canonical("user.budget", "five thousand dollars") == "5000 USD"
+    canonical("user.location", "Chicago last month") == "chicago"
+
+A value may carry a stance prefix: `likes:` / `dislikes:` (preferences) or `not:`
+(a retraction, "I don't work at Acme anymore"); the prefix is kept and the rest is
+canonicalized. What the tables do not know is folded (lowercase ASCII, articles,
+time words and a plural `s` dropped), so unknown values still compare sensibly.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+from . import gazetteer
+from .gazetteer import fold
+
+STANCES = ("likes", "dislikes", "not")
+CONSENT_GIVEN = "given"
+CONSENT_WITHDRAWN = "withdrawn"
+DEFAULT_CURRENCY = "USD"  # an amount said without a currency is in the locale's (en_US)
+
+_ZONE_KEYS = {"timezone", "time_zone", "tz", "zone"}
+_PLACE_KEYS = {"location", "city", "home", "country", "hometown", "residence", "address"}
+_AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "limit"}
+_LANGUAGE_KEYS = {"language", "languages"}
+_CONSENT = {
+    "given": CONSENT_GIVEN, "granted": CONSENT_GIVEN, "yes": CONSENT_GIVEN, "opt-in": CONSENT_GIVEN,
+    "opted in": CONSENT_GIVEN, "true": CONSENT_GIVEN, "agreed": CONSENT_GIVEN, "consent": CONSENT_GIVEN,
+    "withdrawn": CONSENT_WITHDRAWN, "revoked": CONSENT_WITHDRAWN, "no": CONSENT_WITHDRAWN,
+    "opt-out": CONSENT_WITHDRAWN, "opted out": CONSENT_WITHDRAWN, "false": CONSENT_WITHDRAWN,
+    "refused": CONSENT_WITHDRAWN, "denied": CONSENT_WITHDRAWN, "not:given": CONSENT_WITHDRAWN,
+}
+TIME_WORDS = re.compile(
+    r"\b(?:(?:last|this|next|past|previous) (?:week|month|year|weekend|summer|winter|spring|fall|autumn|night|time)"
+    r"|(?:a|one|two|three|four|five|six|a few|few|a couple of|couple of|several|\d+) "
+    r"(?:days?|weeks?|months?|years?) ago|(?:ago|yesterday|today|tonight|recently|lately|currently|anymore|any more"
+    r"|right now|now|these days|nowadays|at the moment|at present|for now|again|already|still|just|since then)"
+    r"|(?:since|as of|from|starting|in) (?:(?:19|20)\d\d|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today"
+    r"|tomorrow|last \w+|next \w+))\b",
+    re.IGNORECASE,
+)
+_ARTICLES = re.compile(r"^(?:the|a|an|some|my|our)\s+")
+_NUMBER = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)\s*(?P<mult>k|m|mm|bn|b|thousand|million|billion|grand)?\b",
+                     re.IGNORECASE)
+_MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
+                "million": 1_000_000, "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
+_NUMBER_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
+    "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "point", "and",
+    "a",
+)
+_SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|".join(_NUMBER_WORDS) + r"))*\b",
+                      re.IGNORECASE)
+
+
+def value_kind(entity: str) -> str:
+    """What a value of `entity` is: 'zone', 'place', 'amount', 'language', 'consent' or 'text'."""
+    parts = entity.split(".")
+    last = parts[-1]
+    if last in _ZONE_KEYS:
+        return "zone"
+    if last in _PLACE_KEYS:
+        return "place"
+    if last in _AMOUNT_KEYS or "budget" in parts:
+        return "amount"
+    if last in _LANGUAGE_KEYS:
+        return "language"
+    if "consent" in parts or last.endswith("_consent"):
+        return "consent"
+    return "text"
+
+
+def split_stance(value: str) -> tuple[str | None, str]:
+    """'likes:sushi' -> ('likes', 'sushi'); a value without a stance -> (None, value)."""
+    head, sep, rest = value.partition(":")
+    if sep and head.strip().lower() in STANCES:
+        return head.strip().lower(), rest.strip()
+    return None, value
+
+
+def canonical(entity: str, value: str | None) -> str:
+    """The comparison form of `value` for `entity` (empty for no value)."""
+    if value is None or not value.strip():
+        return ""
+    return _canonical(entity, value)
+
+
+@lru_cache(maxsize=65_536)  # pure, and conflict checks compare the same few values again and again
+def _canonical(entity: str, value: str) -> str:
+    stance, rest = split_stance(value)
+    kind = value_kind(entity)
+    if kind == "consent":
+        found = _CONSENT.get(fold(value)) or _CONSENT.get(fold(rest))
+        if found:
+            return found if stance != "not" else CONSENT_WITHDRAWN
+    body = canonical_of_kind(kind, rest)
+    return f"{stance}:{body}" if stance else body
+
+
+def canonical_of_kind(kind: str, value: str) -> str:
+    plain = strip_time_words(value)
+    if kind == "zone":
+        return gazetteer.find_zone(plain, cities=True) or fold_text(plain)
+    if kind == "place":
+        return gazetteer.find_place(plain) or fold_text(plain)
+    if kind == "amount":
+        amount = parse_amount(plain)
+        return format_amount(*amount) if amount else fold_text(plain)
+    if kind == "language":
+        return gazetteer.find_language(plain) or fold_text(plain)
+    return fold_text(plain)
+
+
+def strip_time_words(text: str) -> str:
+    """'Chicago last month' -> 'Chicago'; 'vegan now' -> 'vegan'."""
+    return " ".join(TIME_WORDS.sub(" ", text).split()).strip(" ,.;")
+
+
+def fold_text(text: str) -> str:
+    """Lowercase ASCII, no leading article, time words or punctuation; the last word
+    without a plural 's' ('Peanuts' -> 'peanut', 'the cats' -> 'cat')."""
+    words = fold(strip_time_words(text)).replace("'", "").split()
+    out = _ARTICLES.sub("", " ".join(words)).split()
+    if out:
+        out[-1] = singular(out[-1])
+    return " ".join(out)
+
+
+def singular(word: str) -> str:
+    """A comparison stem, not a spelling: 'movies' = 'movie' -> 'movi', 'cities' = 'city' ->
+    'citi', 'peanuts' -> 'peanut', 'dishes' -> 'dish'."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-2]
+    if word.endswith("ie"):
+        return word[:-1]
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "i"
+    if word.endswith(("ches", "shes", "xes", "sses", "oes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
+# -- amounts -------------------------------------------------------------------------
+def parse_amount(text: str) -> tuple[Decimal, str] | None:
+    """('$5k' | 'up to 5,000 USD' | 'five thousand dollars') -> (5000, 'USD'), or None.
+
+    price-parser reads the number and the currency; a multiplier word or suffix
+    (k, thousand, million) scales it; spelled-out numbers go through word2number."""
+    from price_parser import Price
+
+    price = Price.fromstring(text)
+    currency = gazetteer.find_currency(price.currency) or _currency_word(text)
+    amount = _digits_amount(text) if any(ch.isdigit() for ch in text) else _spelled_amount(text)
+    if amount is None and price.amount is not None:
+        amount = Decimal(price.amount)
+    if amount is None:
+        return None
+    return amount, currency or DEFAULT_CURRENCY
+
+
+def _digits_amount(text: str) -> Decimal | None:
+    m = _NUMBER.search(text)
+    if not m:
+        return None
+    try:
+        number = Decimal(m.group("num").replace(",", ""))
+    except InvalidOperation:
+        return None
+    mult = (m.group("mult") or "").lower()
+    return number * _MULTIPLIERS.get(mult, 1)
+
+
+def _spelled_amount(text: str) -> Decimal | None:
+    from word2number import w2n
+
+    for m in _SPELLED.finditer(text):
+        words = m.group(0).strip()
+        if words.lower() in ("a", "and", "point", "a and"):
+            continue
+        try:
+            return Decimal(w2n.word_to_num(re.sub(r"^(?:a|and)\s+", "", words, flags=re.I)))
+        except ValueError:
+            continue
+    return None
+
+
+def _currency_word(text: str) -> str | None:
+    for token in re.findall(r"[a-z]+|[$€£¥]", text.lower()):
+        found = gazetteer.find_currency(token)
+        if found and (len(token) > 1 or not token.isalpha()):
+            return found
+    return None
+
+
+def format_amount(amount: Decimal, currency: str) -> str:
+    normal = amount.normalize()
+    text = f"{normal:f}"
+    return f"{text} {currency}"
