@@ -110,9 +110,15 @@ class ArchiveWriter:
 class Archive:
     """A verified export: opening it checks the manifest against every file."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], *, verify: bool = True) -> None:
+        """`verify=False` reads the manifest only (what an export says about its store),
+        for a caller that verifies when it imports."""
         self.root = Path(directory)
         self.manifest = self._read_manifest()
+        if not verify:
+            self.store = self.manifest["store"]
+            self.files, self.partitions = [], []
+            return
         self.store: dict[str, Any] = self.manifest["store"]
         self.files = [ArchiveFile(**f) for f in self.manifest["files"]]
         self._verify()

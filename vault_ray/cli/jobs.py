@@ -107,7 +107,7 @@ def _create_like(store: str, directory: Path) -> None:
 
     from ..vault import Vault  # noqa: PLC0415
 
-    exported = Archive(directory).store
+    exported = Archive(directory, verify=False).store  # the import verifies every file
     Vault.open(store, partitions=exported["partitions"],
                embedder=StoredVectors(exported["dim"], exported["embedder"])).close()
 
