@@ -35,7 +35,7 @@ from vault_ray.backends import BulkBackend
 
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
-from .text_vectors import NODE, TEXT, embed_texts, vectors_of
+from .text_vectors import NODE, SECONDS, TEXT, embed_texts, vectors_of
 
 CATCH_UP_ROUNDS = 5
 Progress = Callable[[int, int], None]
@@ -60,6 +60,8 @@ class ReindexResult:
     seconds: float
     embed_seconds: float
     """From the first text sent to the pool to the last vector staged."""
+    model_seconds: float = 0.0
+    """Of which the model's own `encode` calls, summed over the actors."""
     nodes: dict[str, int] = field(default_factory=dict)
     """Ray node -> texts it embedded."""
 
@@ -91,7 +93,7 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
         run.embed(factory, batch_size=batch_size, actors=actors, cpus_per_actor=cpus_per_actor)
         caught_up = run.switch(factory)
     return ReindexResult(info.store, info.embedder, info.dim, name, new_dim, run.total, run.embedded, run.texts,
-                         caught_up, time.perf_counter() - started, run.embed_seconds, dict(run.nodes))
+                         caught_up, time.perf_counter() - started, run.embed_seconds, run.model_seconds, dict(run.nodes))
 
 
 class _Run:
@@ -105,6 +107,7 @@ class _Run:
         self.embedded = 0
         self.texts = 0
         self.embed_seconds = 0.0
+        self.model_seconds = 0.0
         self.nodes: Counter[str] = Counter()
 
     def worklist(self, partitions: range | list[int] | None = None) -> pa.Table:
@@ -132,6 +135,7 @@ class _Run:
                                  cpus_per_actor=cpus_per_actor):
             self._stage(batch.column(TEXT).to_pylist(), vectors_of(batch), claims_of)
             self.nodes.update(batch.column(NODE).to_pylist())
+            self.model_seconds += float(pc.sum(batch.column(SECONDS)).as_py() or 0.0)
         self.embed_seconds = time.perf_counter() - started
 
     def _stage(self, texts: list[str], vectors: np.ndarray, claims_of: dict[str, list[tuple[int, str]]]) -> None:

@@ -3,15 +3,16 @@
     ray.data.from_arrow(blocks of distinct texts)
         .map_batches(EmbedTexts, compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor)
 
-Each actor builds the embedder once (for the local model: torch and the weights,
-about 6 s) and gives its torch `cpus_per_actor` threads, so the pool uses the CPUs
-Ray gave it and no more. Rows come back with a `vector` column and the Ray node
+Each actor builds the embedder once, when it starts (for the local model: torch and
+the weights, about 6 s), and gives its torch `cpus_per_actor` threads, so the pool
+uses the CPUs Ray gave it and no more. Rows come back with a `vector` column and the Ray node
 that embedded them.
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from collections.abc import Iterator
 
@@ -23,28 +24,34 @@ from vault_ray import InvalidInput, LocalEmbedder
 from .embedder_spec import EmbedderFactory
 from .job import _no_restarts, _takes
 
-TEXT, VECTOR, NODE = "text", "vector", "node"
+TEXT, VECTOR, NODE, SECONDS = "text", "vector", "node", "seconds"
+"""Columns out of the pool; `seconds` is each row's share of its batch's time in the model."""
 
 
 class EmbedTexts:
-    """A Ray Data callable class: `text` column in; `vector` (list<float32>) and `node` out."""
+    """A Ray Data callable class: `text` column in; `vector` (list<float32>), `node` and
+    `seconds` (the row's share of the model call) out."""
 
     def __init__(self, factory: EmbedderFactory, threads: int = 1) -> None:
         self.embedder = factory()
-        self.threads = threads
         self.node = _node_id()
+        if isinstance(self.embedder, LocalEmbedder):
+            # load the model now: the actor counts as ready only once it can embed
+            self.embedder.model  # noqa: B018
+            if threads:
+                import torch  # noqa: PLC0415  (the model loaded it)
+
+                torch.set_num_threads(threads)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         texts = batch.column(TEXT).to_pylist()
-        if isinstance(self.embedder, LocalEmbedder) and self.threads:
-            import torch  # noqa: PLC0415  (the model loads it anyway)
-
-            if torch.get_num_threads() != self.threads:
-                torch.set_num_threads(self.threads)
+        started = time.perf_counter()
         vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        share = (time.perf_counter() - started) / max(len(texts), 1)
         flat = pa.array(vectors.reshape(-1), pa.float32())
         column = pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1]) if len(texts) else pa.array([], pa.list_(pa.float32()))
-        return pa.table({TEXT: texts, VECTOR: column.cast(pa.list_(pa.float32())), NODE: [self.node] * len(texts)})
+        return pa.table({TEXT: texts, VECTOR: column.cast(pa.list_(pa.float32())), NODE: [self.node] * len(texts),
+                         SECONDS: [share] * len(texts)})
 
 
 def _node_id() -> str:
