@@ -25,6 +25,7 @@ from vault_ray import (
     StoreMismatch,
     Vault,
     VaultError,
+    WriteRequest,
 )
 
 
@@ -147,3 +148,38 @@ def test_second_process_gets_store_locked_naming_cluster_mode(tmp_path):
 def test_errors_are_one_tree():
     for exc in (InvalidEntity("x"), ClaimNotFound("x"), StoreLocked("/p"), InvalidFact("m")):
         assert isinstance(exc, VaultError)
+
+
+@pytest.mark.parametrize(
+    ("messages", "field"),
+    [
+        ([{"content": "I'm in PST"}], "role"),  # no role: once taken for a user turn
+        ([{"role": "", "content": "I'm in PST"}], "role"),
+        ([{"role": "user", "content": None}], "content"),  # once an AttributeError deep in extraction
+        ([{"role": "user", "content": 42}], "content"),
+        (["I'm in PST"], "messages"),
+        ({"role": "user", "content": "I'm in PST"}, "messages"),  # one message, not a list of them
+    ],
+)
+def test_malformed_messages_are_refused_and_change_nothing(vault, messages, field):
+    with pytest.raises(InvalidFact) as err:
+        vault.agent("a").add(messages)
+    assert err.value.field == field
+    assert vault.claims() == []
+
+
+def test_an_idempotency_key_makes_extracted_writes_apply_once(vault):
+    mem = vault.agent("a")
+    first = mem.vault.write_batch([WriteRequest("a", messages="I'm in PST", key="k-1")])[0]
+    again = mem.vault.write_batch([WriteRequest("a", messages="I'm in PST", key="k-1")])[0]
+    assert again == first and len(vault.history("user.timezone")) == 1
+    other = mem.vault.write_batch([WriteRequest("b", messages="I'm in PST", key="k-1")])[0]
+    assert other.decisions[0].claim_id != first.decisions[0].claim_id  # the key is per agent
+    with pytest.raises(InvalidInput):
+        vault._write_one(WriteRequest("a", messages="I'm in CET", key=""))
+
+
+def test_observed_at_outside_the_representable_times(vault):
+    with pytest.raises(InvalidFact) as err:
+        vault.agent("a").add_facts([Fact("user.diet", "vegan", observed_at=1e300)])
+    assert err.value.field == "observed_at"

@@ -1,6 +1,7 @@
 """vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself."""
 
 from .backends import StoreInfo
+from .client import AsyncVaultClient, VaultClient
 from .embedders import Embedder, HashingEmbedder, LocalEmbedder
 from .engine.explain import Explanation
 from .errors import (
@@ -10,12 +11,14 @@ from .errors import (
     DisputeError,
     DisputeNotFound,
     ExportError,
+    Forbidden,
     InvalidEmbedding,
     InvalidEntity,
     InvalidFact,
     InvalidInput,
     InvalidPolicy,
     NotFound,
+    PayloadTooLarge,
     RateLimited,
     ReasonerError,
     StorageFailure,
@@ -56,6 +59,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AddResult",
     "AgentMemory",
+    "AsyncVaultClient",
     "AutoResolveRules",
     "Candidate",
     "Claim",
@@ -76,6 +80,7 @@ __all__ = [
     "ExportResult",
     "Extraction",
     "Fact",
+    "Forbidden",
     "HashingEmbedder",
     "Hit",
     "ImportResult",
@@ -94,6 +99,7 @@ __all__ = [
     "OpenAIReasoner",
     "Outcome",
     "OwnVerdict",
+    "PayloadTooLarge",
     "Policy",
     "RateLimit",
     "RateLimited",
@@ -112,6 +118,7 @@ __all__ = [
     "Unextracted",
     "UnknownAgent",
     "Vault",
+    "VaultClient",
     "VaultError",
     "WriteRequest",
     "__version__",

@@ -8,7 +8,9 @@
     │   ├── InvalidFact           empty/oversized text, confidence outside [0, 1], bad kind, ...
     │   ├── InvalidEmbedding      wrong size, NaN or infinite values
     │   ├── InvalidPolicy         bad pattern, weight, strategy, cardinality or threshold
-    │   └── UnknownAgent          an HTTP token that names no agent
+    │   ├── UnknownAgent          an HTTP request without a token that names an agent (missing, unknown, revoked)
+    │   └── PayloadTooLarge       an HTTP request body over the server's size limit
+    ├── Forbidden                 a known token whose role may not do this (an agent token on an admin route)
     ├── NotFound
     │   ├── ClaimNotFound
     │   └── DisputeNotFound
@@ -75,9 +77,26 @@ class InvalidPolicy(InvalidInput):
 
 
 class UnknownAgent(InvalidInput):
-    def __init__(self, token: str = "") -> None:
+    """`token` is never the secret itself: at most its public id."""
+
+    def __init__(self, token: str = "", why: str = "") -> None:
         self.token = token
-        super().__init__("unknown agent token")
+        super().__init__(f"unknown agent token{': ' + why if why else ''}")
+
+
+class PayloadTooLarge(InvalidInput):
+    def __init__(self, limit: int, size: int | None = None) -> None:
+        self.limit, self.size = limit, size
+        got = f"{size} bytes" if size is not None else "more"
+        super().__init__(f"request body is {got}; this server takes at most {limit} bytes")
+
+
+class Forbidden(VaultError):
+    """A known principal whose role does not allow the operation."""
+
+    def __init__(self, principal: str, role: str, needed: str) -> None:
+        self.principal, self.role, self.needed = principal, role, needed
+        super().__init__(f"{principal!r} has the {role!r} role; this needs the {needed!r} role")
 
 
 class NotFound(VaultError, LookupError):

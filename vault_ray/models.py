@@ -63,7 +63,10 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     if isinstance(value, int | float):
         if not math.isfinite(value):
             raise InvalidFact(f"{field_name} must be finite", field=field_name)
-        return datetime.fromtimestamp(float(value), UTC)
+        try:
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            raise InvalidFact(f"{field_name} {value!r} is outside the representable times", field=field_name) from None
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
@@ -89,6 +92,14 @@ def validate_entity(entity: object) -> str:
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+_KEYED_IDS = uuid.UUID("5b0c4d0e-6a56-4f5e-9a43-7661756c7472")
+
+
+def keyed_id(agent: str, key: str, position: int) -> str:
+    """The claim id of the fact at `position` of `agent`'s request with idempotency `key`."""
+    return uuid.uuid5(_KEYED_IDS, f"{agent}\x00{key}\x00{position}").hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +227,9 @@ class WriteRequest:
     vectors: Any = None
     """Precomputed embeddings of `facts`, one row per fact."""
     resolve: bool = True
+    key: str | None = None
+    """An idempotency key: facts without a claim id get ids derived from (agent, key,
+    position), so a retried request (extracted facts included) applies once."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from .models import (
     Unextracted,
     WriteRequest,
     as_utc,
+    keyed_id,
     utcnow,
     validate_entity,
 )
@@ -181,6 +182,10 @@ class Vault:
         else:
             facts = [req.facts] if isinstance(req.facts, Fact) else list(req.facts)
         facts = front.validate_batch(facts + notes, policy)
+        if req.key is not None:
+            if not isinstance(req.key, str) or not 0 < len(req.key) <= 128:
+                raise InvalidInput(f"key must be a non-empty string of at most 128 characters, got {req.key!r}")
+            facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
         if rate_limit:
             self._limiter.take(req.agent, len(facts), policy.rate_limit)

@@ -68,3 +68,18 @@ def cluster(ray_session, tmp_path):
     for namespace in dict.fromkeys(namespaces):
         with contextlib.suppress(ClusterError):  # the test stopped it itself
             shutdown(namespace=namespace)
+
+
+# -- the HTTP service (issue 10) ---------------------------------------------------------
+@pytest.fixture(scope="session")
+def serve_port(ray_session):
+    """Ray Serve's HTTP proxy on 127.0.0.1 at a free port, started once for the session
+    (about 7 s); each test's app runs on it under a route prefix of its own."""
+    from ray import serve
+
+    from .served import free_port
+
+    port = free_port()
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    yield port
+    serve.shutdown()

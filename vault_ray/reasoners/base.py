@@ -3,10 +3,11 @@ detection, entity disambiguation and the judge."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import InvalidFact
 from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
 
@@ -94,14 +95,31 @@ def latest_turn(messages: Sequence[Message] | str) -> tuple[str, list[str]]:
     """The latest user message and the assistant messages after it."""
     if isinstance(messages, str):
         return messages, []
-    msgs = list(messages)
+    msgs = as_messages(messages)
     for i in range(len(msgs) - 1, -1, -1):
-        if msgs[i].get("role", "user") == "user":
-            return msgs[i].get("content", ""), [m.get("content", "") for m in msgs[i + 1 :]]
-    return "", [m.get("content", "") for m in msgs]
+        if msgs[i]["role"] == "user":
+            return msgs[i]["content"], [m["content"] for m in msgs[i + 1 :]]
+    return "", [m["content"] for m in msgs]
 
 
 def as_messages(messages: Any) -> list[Message]:
+    """A user turn as chat messages: a string is one user message; otherwise each
+    message must be a mapping with a non-empty string `role` and a string `content`
+    (InvalidFact names the first that is not)."""
     if isinstance(messages, str):
         return [{"role": "user", "content": messages}]
-    return [dict(m) for m in messages]
+    if isinstance(messages, Mapping | bytes) or not isinstance(messages, Iterable):
+        raise InvalidFact("messages must be a string or a list of {role, content} messages", field="messages")
+    out = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, Mapping):
+            raise InvalidFact(f"message {i} must be a mapping with 'role' and 'content', got {type(m).__name__}",
+                              field="messages")
+        role, content = m.get("role"), m.get("content")
+        if not isinstance(role, str) or not role.strip():
+            raise InvalidFact(f"message {i} needs a role ('user', 'assistant', ...), got {role!r}", field="role")
+        if not isinstance(content, str):
+            raise InvalidFact(f"message {i}: content must be a string, got {type(content).__name__}",
+                              field="content")
+        out.append(dict(m))
+    return out

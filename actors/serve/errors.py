@@ -1,0 +1,65 @@
+"""The one exception handler of the app: every `VaultError` becomes problem details
+(`vault_ray.problems`), and so do FastAPI's request validation errors (422, as
+InvalidInput) and Starlette's own HTTP errors (an unknown route, a wrong method)."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from vault_ray.errors import InvalidInput, VaultError
+from vault_ray.problems import MEDIA_TYPE, headers_for, status_of, to_problem
+
+log = logging.getLogger("vault_ray.serve")
+
+
+def problem_response(error: VaultError, instance: str | None) -> JSONResponse:
+    return JSONResponse(to_problem(error, instance), status_code=status_of(error), headers=headers_for(error),
+                        media_type=MEDIA_TYPE)
+
+
+def invalid_request(exc: RequestValidationError) -> InvalidInput:
+    """FastAPI's validation errors as the tree's InvalidInput, with where and why (never the input itself)."""
+    errors = [{"loc": [str(part) for part in e.get("loc", ())], "msg": str(e.get("msg", "")),
+               "type": str(e.get("type", ""))} for e in exc.errors()]
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(first["loc"])
+    error = InvalidInput(f"invalid request: {where + ': ' if where else ''}{first['msg']}"
+                         + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    error.errors = errors  # type: ignore[attr-defined]
+    return error
+
+
+def install(app: FastAPI) -> None:
+    async def vault_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, VaultError)
+        return problem_response(exc, request.url.path)
+
+    async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return problem_response(invalid_request(exc), request.url.path)
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 400:  # FastAPI could not read the body (not UTF-8, not a form): invalid input
+            return problem_response(InvalidInput(f"invalid request: {exc.detail}"), request.url.path)
+        body: dict[str, Any] = {"type": "about:blank", "title": HTTPStatus(exc.status_code).phrase,
+                                "status": exc.status_code, "detail": str(exc.detail), "instance": request.url.path}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers, media_type=MEDIA_TYPE)
+
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        body = {"type": "about:blank", "title": "Internal Server Error", "status": 500,
+                "detail": f"unexpected {type(exc).__name__}; the server log has the trace", "instance": request.url.path}
+        return JSONResponse(body, status_code=500, media_type=MEDIA_TYPE)
+
+    app.add_exception_handler(VaultError, vault_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(Exception, unexpected)

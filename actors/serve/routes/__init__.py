@@ -1,0 +1,61 @@
+"""The routers of the app, one per area: health, writes, reads, admin. Each route is
+a thin face: request model -> one `Vault` call (off the event loop) -> response model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+
+from vault_ray.errors import InvalidInput
+
+from ..schemas import Problem
+
+PROBLEM_TEXT = {
+    401: "No token, or not a token of this server (UnknownAgent)",
+    403: "The token's role does not allow this (Forbidden)",
+    404: "No such claim, dispute or route (NotFound)",
+    409: "A dispute conflict, or the open-dispute cap (DisputeError, DisputeCapExceeded)",
+    413: "The request body is over the server's limit (PayloadTooLarge)",
+    422: "Invalid input (InvalidInput and its subclasses); nothing was changed",
+    429: "The agent's write budget is spent; see Retry-After (RateLimited)",
+    503: "The store or the cluster is not available (StoreError, ClusterError, ReasonerError)",
+}
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI answers for these statuses: problem details (application/problem+json)."""
+    return {s: {"model": Problem, "description": PROBLEM_TEXT[s],
+                "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+            for s in statuses}
+
+
+READ = problems(401, 404, 422, 503)
+WRITE = problems(401, 409, 413, 422, 429, 503)
+ADMIN = problems(401, 403, 404, 409, 413, 422, 503)
+
+
+_QUERY_NAMES: dict[int, frozenset[str]] = {}
+
+
+async def known_query_only(request: Request) -> None:
+    """A query parameter the route does not take is a 422, not silently ignored
+    (`?entiy=user.diet` would otherwise search everything)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    allowed = _QUERY_NAMES.get(id(route))
+    if allowed is None:
+        allowed = _QUERY_NAMES[id(route)] = frozenset(_query_names(dependant))
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise InvalidInput(f"unknown query parameter(s) {unknown}; this route takes {sorted(allowed)}")
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route and its dependencies declare."""
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names

@@ -1,0 +1,103 @@
+"""Admin routes (an admin token): settle disputes, change the policy and the entity
+registry, run the auto-resolve rules. `decided_by` is the token's principal."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fastapi import APIRouter, Depends
+
+from vault_ray.policy import AutoResolveRules, Policy
+from vault_ray.registry import RegistryEntry
+from vault_ray.vault import Vault
+from vault_ray.wire import encode
+
+from ..auth import Admin, Svc
+from ..schemas import (
+    AuthorityIn,
+    CardinalityIn,
+    DisputeOut,
+    HighStakesIn,
+    PolicyBody,
+    PolicyOut,
+    RegistryEntryIn,
+    RegistryEntryOut,
+    ResolveIn,
+    RulesIn,
+    StrategyIn,
+)
+from . import ADMIN, known_query_only
+
+router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_query_only)])
+
+
+@router.post("/disputes/{dispute_id}/resolve", response_model=DisputeOut, responses=ADMIN)
+async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Admin, svc: Svc) -> Any:
+    """Settle a dispute: the winner becomes active and the others superseded (or keep both on a 'many' entity)."""
+    done = await svc.run(svc.vault.resolve_dispute, dispute_id, body.winner, decided_by=who.name, note=body.note,
+                         keep_both=body.keep_both)
+    return encode(done)
+
+
+@router.put("/policy", response_model=PolicyOut, responses=ADMIN)
+async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
+    """Replace the whole policy."""
+    def change(vault: Vault) -> Policy:
+        policy = Policy.from_dict(body.model_dump())
+        vault.set_policy(replace(policy, version=vault.policy.version + 1))
+        return vault.policy
+
+    return encode(await svc.run(change, svc.vault))
+
+
+@router.post("/policy/authority", response_model=PolicyOut, responses=ADMIN)
+async def set_authority(body: AuthorityIn, who: Admin, svc: Svc) -> Any:
+    """Set an agent's authority weight on an entity pattern."""
+    return await _changed(svc, lambda v: v.set_authority(body.agent, body.pattern, body.weight))
+
+
+@router.post("/policy/strategy", response_model=PolicyOut, responses=ADMIN)
+async def set_strategy(body: StrategyIn, who: Admin, svc: Svc) -> Any:
+    """Set the conflict strategy of an entity pattern."""
+    return await _changed(svc, lambda v: v.set_strategy(body.pattern, body.strategy))
+
+
+@router.post("/policy/cardinality", response_model=PolicyOut, responses=ADMIN)
+async def set_cardinality(body: CardinalityIn, who: Admin, svc: Svc) -> Any:
+    return await _changed(svc, lambda v: v.set_cardinality(body.pattern, body.cardinality))
+
+
+@router.put("/policy/high-stakes", response_model=PolicyOut, responses=ADMIN)
+async def set_high_stakes(body: HighStakesIn, who: Admin, svc: Svc) -> Any:
+    """The entity patterns that never auto-resolve (their disputes need the user)."""
+    return await _changed(svc, lambda v: v.set_policy(v.policy.updated(high_stakes=tuple(body.patterns))))
+
+
+@router.put("/policy/rules", response_model=PolicyOut, responses=ADMIN)
+async def set_rules(body: RulesIn, who: Admin, svc: Svc) -> Any:
+    """The auto-resolve rules (reasserted_by, stale_after_s; null turns one off)."""
+    rules = AutoResolveRules(body.reasserted_by, body.stale_after_s)
+    return await _changed(svc, lambda v: v.set_policy(v.policy.updated(rules=rules)))
+
+
+@router.put("/registry/{key}", response_model=RegistryEntryOut, responses=ADMIN)
+async def register(key: str, body: RegistryEntryIn, who: Admin, svc: Svc) -> Any:
+    """Add or replace an entity registry entry."""
+    entry = RegistryEntry(key, body.description, body.cardinality, tuple(body.aliases), tuple(body.examples))
+    await svc.run(svc.vault.register, entry)
+    return encode(entry)
+
+
+@router.post("/rules/apply", response_model=list[DisputeOut], responses=ADMIN)
+async def apply_rules(who: Admin, svc: Svc) -> Any:
+    """Run the time-based auto-resolve rule now; answers the disputes it closed."""
+    return encode(await svc.run(svc.vault.apply_rules))
+
+
+async def _changed(svc: Svc, change: Any) -> Any:
+    def run(vault: Vault) -> Policy:
+        change(vault)
+        return vault.policy
+
+    return encode(await svc.run(run, svc.vault))

@@ -1,0 +1,89 @@
+"""Reads, for any token: search, an entity's view and history, a claim and why it
+has its status, disputes; and what the caller may look up about itself and the
+store's rules (whoami, policy, registry)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from vault_ray.wire import encode
+
+from ..auth import Agent, Svc
+from ..schemas import (
+    MAX_K,
+    MAX_QUERY,
+    ClaimOut,
+    DisputeOut,
+    EntityViewOut,
+    ExplanationOut,
+    HitOut,
+    PolicyOut,
+    RegistryEntryOut,
+    Time,
+    WhoAmIOut,
+)
+from . import READ, known_query_only
+
+router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_query_only)])
+
+AsOf = Annotated[Time | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
+
+
+@router.get("/search", response_model=list[HitOut], responses=READ)
+async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
+                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: str | None = None, agent: str | None = None,
+                 as_of: AsOf = None, mine: bool = False) -> Any:
+    """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""
+    hits = await svc.run(svc.vault.search, q, k=k, agent=who.name if mine else agent, entity=entity, as_of=as_of)
+    return encode(hits)
+
+
+@router.get("/entities/{entity}", response_model=EntityViewOut, responses=READ)
+async def get_entity(entity: str, who: Agent, svc: Svc, as_of: AsOf = None) -> Any:
+    """The current view of an entity: while a dispute is open, every competing value."""
+    return encode(await svc.run(svc.vault.get, entity, as_of=as_of))
+
+
+@router.get("/entities/{entity}/history", response_model=list[ClaimOut], responses=READ)
+async def history(entity: str, who: Agent, svc: Svc) -> Any:
+    """Every claim ever made on the entity, with status and provenance."""
+    return encode(await svc.run(svc.vault.history, entity))
+
+
+@router.get("/claims/{claim_id}", response_model=ClaimOut, responses=READ)
+async def claim(claim_id: str, who: Agent, svc: Svc) -> Any:
+    return encode(await svc.run(svc.vault.claim, claim_id))
+
+
+@router.get("/claims/{claim_id}/explain", response_model=ExplanationOut, responses=READ)
+async def explain(claim_id: str, who: Agent, svc: Svc) -> Any:
+    """The chain of decisions behind the claim's status."""
+    return encode(await svc.run(svc.vault.explain, claim_id))
+
+
+@router.get("/disputes", response_model=list[DisputeOut], responses=READ)
+async def disputes(who: Agent, svc: Svc, status: Literal["open", "resolved", "all"] = "open") -> Any:
+    return encode(await svc.run(svc.vault.disputes, None if status == "all" else status))
+
+
+@router.get("/disputes/{dispute_id}", response_model=DisputeOut, responses=READ)
+async def dispute(dispute_id: str, who: Agent, svc: Svc) -> Any:
+    return encode(await svc.run(svc.vault.dispute, dispute_id))
+
+
+@router.get("/whoami", response_model=WhoAmIOut, responses=READ)
+async def whoami(who: Agent) -> Any:
+    """The token's principal (the agent its writes carry) and role."""
+    return {"principal": who.name, "role": who.role}
+
+
+@router.get("/policy", response_model=PolicyOut, responses=READ)
+async def policy(who: Agent, svc: Svc) -> Any:
+    return encode(await svc.run(lambda: svc.vault.policy))
+
+
+@router.get("/registry", response_model=list[RegistryEntryOut], responses=READ)
+async def registry(who: Agent, svc: Svc) -> Any:
+    return encode(list((await svc.run(lambda: svc.vault.registry)).entries.values()))

@@ -1,0 +1,57 @@
+"""The README's HTTP quickstart, run exactly as written: the first bash block of "Serve
+an agent fleet" (start `vault-ray serve`, make tokens, write, search, see the dispute,
+resolve it, stop the server) in a fresh directory, under `set -euo pipefail`. Only
+the port is chosen here, through VAULT_RAY_PORT, which the block reads."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from vault_ray import LocalEmbedder, Vault
+
+from .served import free_port
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def quickstart() -> str:
+    section = README.read_text().split("## Serve an agent fleet", 1)[1]
+    return re.search(r"```bash\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
+
+
+def test_the_readme_quickstart_runs_as_written(tmp_path):
+    script = quickstart()
+    assert "vault-ray serve --store ./memory &" in script and "kill $SERVER" in script
+    ray_tmp = tempfile.mkdtemp(prefix="vrq", dir="/tmp")  # short: Ray's socket paths have a length limit
+    env = {**os.environ, "VAULT_RAY_PORT": str(free_port()), "RAY_TMPDIR": ray_tmp,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.Popen(["bash", "-c", "set -euo pipefail\n" + script], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=420)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the script's own process group: the server it started too
+        out, err = proc.communicate()
+        raise AssertionError(f"the quickstart did not finish:\n{out[-3000:]}\n{err[-3000:]}") from None
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert proc.returncode == 0, f"{out[-3000:]}\n{err[-3000:]}"
+    assert '"outcome":"active"' in out and '"outcome":"disputed"' in out
+    assert '"contested":true' in out and '"status":"resolved"' in out
+    assert "vault-ray serves" in out + err and "/docs" in out + err  # the server told where it listens
+
+    with Vault.open(tmp_path / "memory", embedder=LocalEmbedder()) as vault:  # stopped: the store is free
+        (dispute,) = vault.disputes(None)
+        assert dispute.status == "resolved" and dispute.resolution.decided_by == "ops"
+        assert dispute.resolution.note == "moved to New York"
+        (current,) = vault.get("user.timezone").active
+        assert (current.value, current.agent) == ("EST", "chat")
+        assert {c.agent for c in vault.history("user.timezone")} == {"scheduler", "chat"}

@@ -1,0 +1,39 @@
+"""The Serve config and the KubeRay RayService in cluster/ are valid Serve configs
+whose application args the app builder accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+schema = pytest.importorskip("ray.serve.schema")
+deployment = pytest.importorskip("vault_ray.actors.serve.deployment")
+
+CLUSTER = Path(__file__).resolve().parents[1] / "cluster"
+
+
+def configs() -> dict[str, dict]:
+    service = yaml.safe_load((CLUSTER / "kuberay-rayservice.yaml").read_text())
+    assert service["kind"] == "RayService"
+    return {"serve-config.yaml": yaml.safe_load((CLUSTER / "serve-config.yaml").read_text()),
+            "kuberay-rayservice.yaml": yaml.safe_load(service["spec"]["serveConfigV2"])}
+
+
+@pytest.mark.parametrize("name", ["serve-config.yaml", "kuberay-rayservice.yaml"])
+def test_serve_configs_are_valid(name):
+    config = schema.ServeDeploySchema.model_validate(configs()[name])
+    (app,) = config.applications
+    assert app.import_path == "vault_ray.actors.serve.deployment:app_builder"
+    args = deployment.ServeArgs(**app.args)  # what app_builder checks first
+    assert args.store and args.tokens and args.tokens.startswith(args.store)
+    (ingress,) = app.deployments
+    assert ingress.name == "VaultIngress" and ingress.max_ongoing_requests == 64
+
+
+def test_app_builder_refuses_unknown_args():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        deployment.ServeArgs(namespace="vault", replicas=3)  # scaling belongs to the deployments section

@@ -1,0 +1,176 @@
+"""`vault-ray serve` (the HTTP service for agent fleets) and `vault-ray token add | list
+| revoke` (its bearer tokens).
+
+`serve --store PATH` starts Ray in this process, the store's cluster-mode actors and
+the Ray Serve app on `--host:--port`, prints the base and docs URLs and runs until
+Ctrl-C (or SIGTERM), then stops what it started. `serve --address ADDR` attaches to
+a running cluster (and its store, started by `vault-ray up`) and, on exit, removes
+only its app. Ray and the Serve app are imported inside the command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+
+import typer
+from rich.table import Table
+
+from ..embedders import HashingEmbedder, LocalEmbedder
+from ..errors import ClusterError, InvalidInput
+from ..tokens import TokenStore
+from .common import HASHING, NAMESPACE, console, handle_errors
+
+TOKENS = typer.Option(None, "--tokens", help="The token file (default: STORE/tokens.json).")
+STORE = typer.Option(None, "--store", "-s", help="The store whose tokens these are (its tokens.json).")
+
+token_app = typer.Typer(help="Bearer tokens of the HTTP service: add (printed once), list, revoke.",
+                        no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help=serve.__doc__)(handle_errors(serve))
+    for command in (add, list_tokens, revoke):
+        token_app.command(name=command.__name__.replace("list_tokens", "list"), help=command.__doc__)(
+            handle_errors(command))
+    app.add_typer(token_app, name="token")
+
+
+def serve(
+    store: str = typer.Option(None, "--store", "-s", help="Store directory: start Ray here and serve this store."),
+    address: str = typer.Option(None, "--address", help="Attach to this running Ray cluster (its store from `vault-ray up`)."),
+    namespace: str = NAMESPACE,
+    shards: int = typer.Option(2, "--shards", help="Shard actors of a store created now."),
+    partitions: int = typer.Option(None, "--partitions", help="Partition count of a new store (default 16)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface the HTTP service listens on."),
+    port: int = typer.Option(8000, "--port", envvar="VAULT_RAY_PORT", help="HTTP port (or VAULT_RAY_PORT)."),
+    replicas: int = typer.Option(1, "--replicas", help="Serve replicas of the app."),
+    max_ongoing_requests: int = typer.Option(64, "--max-ongoing-requests", help="Requests one replica takes at once."),
+    replica_cpus: float = typer.Option(1.0, "--replica-cpus", help="CPUs Ray reserves for each replica (it embeds)."),
+    num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs of the Ray started here (default: all)."),
+    max_body_bytes: int = typer.Option(1024 * 1024, "--max-body-bytes", help="Larger request bodies get 413."),
+    tokens: str = TOKENS,
+    hashing: bool = HASHING,
+) -> None:
+    """Serve a store over HTTP for agent fleets (Ray Serve + FastAPI); Ctrl-C stops it."""
+    if (store is None) == (address is None):
+        raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
+    import ray  # noqa: PLC0415  (Ray only when the command runs)
+
+    from vault_ray.actors import connect  # noqa: PLC0415
+    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
+    from vault_ray.backends.connect import ensure_ray, find_control  # noqa: PLC0415
+
+    embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
+    own_ray = address is None
+    if own_ray:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
+                 log_to_driver=False)
+    else:
+        ensure_ray(address, namespace)
+    created = find_control(namespace) is None
+    stop = _stop_on_signals()
+    served = False
+    try:
+        vault = connect(address or "auto", namespace=namespace, store=store, shards=shards, partitions=partitions,
+                        embedder=embedder)
+        info = vault.info()
+        vault.close()
+        token_file = Path(tokens) if tokens else Path(info.store) / "tokens.json"
+        config = ServeConfig(namespace=namespace, embedder="hashing" if hashing else "local", tokens=str(token_file),
+                             max_body_bytes=max_body_bytes)
+        scaling = Scaling(replicas=replicas, max_ongoing_requests=max_ongoing_requests,
+                          ray_actor_options={"num_cpus": replica_cpus})
+        served = True  # from here on there may be an app to remove
+        url = start(config, scaling, host=host, port=port)
+        _announce(url, info.store, token_file)
+        stop.wait()
+        console.print("stopping ...", highlight=False)
+    finally:
+        _stop_what_was_started(own_ray=own_ray, served=served, created=created, namespace=namespace)
+    console.print("stopped", highlight=False)
+
+
+def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namespace: str) -> None:
+    """Serve (all of it in our own Ray, else only our app), the store's actors if we
+    created them, our own Ray; each step tolerates what never started."""
+    import ray  # noqa: PLC0415
+    from ray import serve as ray_serve  # noqa: PLC0415
+
+    from vault_ray.actors import shutdown  # noqa: PLC0415
+    from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+
+    if own_ray:
+        ray_serve.shutdown()
+    elif served:
+        with contextlib.suppress(Exception):  # Serve's own error when it never started
+            ray_serve.delete(APP_NAME)
+    if created and ray.is_initialized():
+        with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
+            shutdown(namespace=namespace)
+    if own_ray:
+        ray.shutdown()
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
+    return stop
+
+
+def _announce(url: str, store: str, token_file: Path) -> None:
+    active = [t for t in TokenStore(token_file).list() if t.active]
+    for line in (
+        f"[green]vault-ray serves[/green] {store} at {url}",
+        f"  API docs: {url}/docs · OpenAPI: {url}/openapi.json · metrics: {url}/metrics",
+        f"  tokens: {token_file} ({len(active)} active); make one with: vault-ray token add AGENT --tokens {token_file}",
+        "  Ctrl-C stops it",
+    ):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def _token_store(store: str | None, tokens: str | None) -> TokenStore:
+    if tokens:
+        return TokenStore(tokens)
+    if store:
+        return TokenStore.for_store(store)
+    raise InvalidInput("give --store PATH (its tokens.json) or --tokens FILE")
+
+
+def add(agent: str = typer.Argument(..., help="The agent name the token's writes carry."),
+        admin: bool = typer.Option(False, "--admin", help="An admin token (resolve disputes, change policy)."),
+        store: str = STORE, tokens: str = TOKENS) -> None:
+    """Make a token for AGENT and print it (once: only its hash is kept)."""
+    token, record = _token_store(store, tokens).add(agent, "admin" if admin else "agent")
+    typer.echo(token)
+    typer.echo(f"token {record.id} for {record.agent} ({record.role})", err=True)
+
+
+def list_tokens(store: str = STORE, tokens: str = TOKENS) -> None:
+    """List the tokens: id, agent, role, when made, when revoked (never the secret)."""
+    t = Table(title="tokens")
+    for col in ("id", "agent", "role", "created", "revoked"):
+        t.add_column(col)
+
+    def when(ts: float | None) -> str:
+        return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+    for r in _token_store(store, tokens).list():
+        t.add_row(r.id, r.agent, r.role, when(r.created_at), when(r.revoked_at))
+    console.print(t)
+
+
+def revoke(id_or_agent: str = typer.Argument(..., help="A token id, or an agent name (all its tokens)."),
+           store: str = STORE, tokens: str = TOKENS) -> None:
+    """Revoke a token by id, or every token of an agent; a running server refuses it at once."""
+    for r in _token_store(store, tokens).revoke(id_or_agent):
+        console.print(f"revoked {r.id} ({r.agent}, {r.role})", highlight=False)

@@ -1,0 +1,274 @@
+"""`VaultClient`: the HTTP service's Python client (httpx), for one agent's token.
+
+It mirrors the agent and read API of `Vault` / `AgentMemory` (`add`, `add_facts`,
+`search`, `get`, `history`, `claim`, `explain`, `disputes`, `dispute`) plus the
+admin calls (`resolve_dispute`, policy, registry, rules), returns the same model
+types and raises the same `VaultError` subclasses, rebuilt from the server's
+problem details (`vault_ray.problems`). Who writes is the token's principal: no
+call names an agent.
+
+Retries are safe: `add_facts` gives every fact a claim id and `add` an idempotency
+key *before* the first attempt, so a request retried after a timeout or a 503
+resends the same ids and gets the original decisions back.
+
+`AsyncVaultClient` has the very same methods, awaited: each operation is written
+once (`_Operations` builds the request and names how to read the answer) and only
+`_send` differs between the two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .engine.explain import Explanation
+from .errors import ClusterError, InvalidFact
+from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, new_id, validate_entity
+from .policy import AutoResolveRules, Policy
+from .problems import RETRYABLE, from_problem
+from .reasoners.base import Message, as_messages
+from .registry import RegistryEntry
+from .wire import decode, encode
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request, and how to read its answer."""
+
+    method: str
+    path: str
+    read: Callable[[Any], Any]
+    params: dict[str, Any] | None = None
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    idempotent: bool = True
+    """Safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)."""
+
+
+def _as(tp: Any) -> Callable[[Any], Any]:
+    return lambda data: decode(tp, data)
+
+
+def _seg(value: str) -> str:
+    return quote(str(value), safe="")
+
+
+def _time(value: datetime | float | None, name: str) -> str | None:
+    at = as_utc(value, field_name=name)
+    return at.isoformat() if at is not None else None
+
+
+class _Operations:
+    """Every operation of the API, written once; `_send` runs the call (sync or async)."""
+
+    def _send(self, call: Call) -> Any:
+        raise NotImplementedError
+
+    # -- writes (the token's agent) ----------------------------------------------------------
+    def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
+            observed_at: datetime | float | None = None, key: str | None = None) -> AddResult:
+        """Extract facts from the latest user turn and write them. `key` (generated when
+        not given) makes the request idempotent: a retry gets the same claim ids."""
+        body: dict[str, Any] = {"text": messages} if isinstance(messages, str) else {"messages": as_messages(messages)}
+        body.update(session=session, observed_at=_time(observed_at, "observed_at"))
+        return self._send(Call("POST", "/v1/messages", _as(AddResult), body=body,
+                               headers={"Idempotency-Key": key or new_id()}))
+
+    def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, resolve: bool = True) -> AddResult:
+        """Write facts directly (no extraction). Facts without a claim id get one here."""
+        facts = [facts] if isinstance(facts, Fact) else list(facts)
+        for i, f in enumerate(facts):
+            if not isinstance(f, Fact):
+                raise InvalidFact(f"expected a Fact, got {type(f).__name__}", index=i)
+        sent = [encode(replace(f, claim_id=f.claim_id or new_id(), observed_at=_time(f.observed_at, "observed_at")))
+                for f in facts]
+        return self._send(Call("POST", "/v1/facts", _as(AddResult),
+                               body={"facts": sent, "session": session, "resolve": resolve}))
+
+    # -- reads ------------------------------------------------------------------------------------
+    def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
+               as_of: datetime | float | None = None, mine: bool = False) -> list[Hit]:
+        """Semantic search over active claims (`mine=True`: only this token's agent's)."""
+        params = {"q": query, "k": k, "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
+                  "mine": "true" if mine else None}
+        return self._send(Call("GET", "/v1/search", _as(list[Hit]), params=params))
+
+    def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
+        path = f"/v1/entities/{_seg(validate_entity(entity))}"
+        return self._send(Call("GET", path, _as(EntityView), params={"as_of": _time(as_of, "as_of")}))
+
+    def history(self, entity: str) -> list[Claim]:
+        return self._send(Call("GET", f"/v1/entities/{_seg(validate_entity(entity))}/history", _as(list[Claim])))
+
+    def claim(self, claim_id: str) -> Claim:
+        return self._send(Call("GET", f"/v1/claims/{_seg(claim_id)}", _as(Claim)))
+
+    def explain(self, claim_id: str) -> Explanation:
+        return self._send(Call("GET", f"/v1/claims/{_seg(claim_id)}/explain", _as(Explanation)))
+
+    def disputes(self, status: str | None = "open") -> list[Dispute]:
+        """Disputes by status: "open", "resolved", or None for all."""
+        return self._send(Call("GET", "/v1/disputes", _as(list[Dispute]), params={"status": status or "all"}))
+
+    def dispute(self, dispute_id: str) -> Dispute:
+        return self._send(Call("GET", f"/v1/disputes/{_seg(dispute_id)}", _as(Dispute)))
+
+    def whoami(self) -> dict[str, str]:
+        """This token's principal and role."""
+        return self._send(Call("GET", "/v1/whoami", dict))
+
+    def policy(self) -> Policy:
+        return self._send(Call("GET", "/v1/policy", _as(Policy)))
+
+    def registry(self) -> list[RegistryEntry]:
+        return self._send(Call("GET", "/v1/registry", _as(list[RegistryEntry])))
+
+    # -- admin ------------------------------------------------------------------------------------
+    def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "",
+                        keep_both: bool = False) -> Dispute:
+        """Settle a dispute (admin token); `decided_by` is this token's principal."""
+        return self._send(Call("POST", f"/v1/disputes/{_seg(dispute_id)}/resolve", _as(Dispute),
+                               body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
+
+    def set_policy(self, policy: Policy) -> Policy:
+        return self._send(Call("PUT", "/v1/policy", _as(Policy), body=encode(policy)))
+
+    def set_authority(self, agent: str, pattern: str, weight: float) -> Policy:
+        body = {"agent": agent, "pattern": pattern, "weight": weight}
+        return self._send(Call("POST", "/v1/policy/authority", _as(Policy), body=body))
+
+    def set_strategy(self, pattern: str, strategy: str) -> Policy:
+        body = {"pattern": pattern, "strategy": strategy}
+        return self._send(Call("POST", "/v1/policy/strategy", _as(Policy), body=body))
+
+    def set_cardinality(self, pattern: str, cardinality: str) -> Policy:
+        body = {"pattern": pattern, "cardinality": cardinality}
+        return self._send(Call("POST", "/v1/policy/cardinality", _as(Policy), body=body))
+
+    def set_high_stakes(self, patterns: Sequence[str]) -> Policy:
+        return self._send(Call("PUT", "/v1/policy/high-stakes", _as(Policy), body={"patterns": list(patterns)}))
+
+    def set_rules(self, rules: AutoResolveRules) -> Policy:
+        return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))
+
+    def register(self, entry: RegistryEntry) -> RegistryEntry:
+        body = {k: v for k, v in encode(entry).items() if k != "key"}
+        return self._send(Call("PUT", f"/v1/registry/{_seg(entry.key)}", _as(RegistryEntry), body=body))
+
+    def apply_rules(self) -> list[Dispute]:
+        """Run the time-based auto-resolve rule now (admin token)."""
+        return self._send(Call("POST", "/v1/rules/apply", _as(list[Dispute]), idempotent=False))
+
+
+class _Transport:
+    """What both clients share: the httpx settings, the retry rule and reading an answer."""
+
+    def _setup(self, url: str, token: str, timeout: float, retries: int, headers: dict[str, str] | None) -> dict[str, Any]:
+        if not isinstance(token, str) or not token:
+            raise InvalidFact("token must be a non-empty string", field="token")
+        self.url, self.retries = url.rstrip("/"), retries
+        return {"base_url": self.url, "timeout": timeout,
+                "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
+
+    def _request(self, call: Call) -> dict[str, Any]:
+        params = {k: v for k, v in (call.params or {}).items() if v is not None}
+        return {"method": call.method, "url": call.path, "params": params or None,
+                "json": call.body, "headers": call.headers or None}
+
+    def _retry_after(self, call: Call, attempt: int, outcome: httpx.Response | Exception) -> float | None:
+        """Seconds to wait before sending again, or None to stop here."""
+        if attempt >= self.retries:
+            return None
+        if isinstance(outcome, httpx.Response):
+            if outcome.status_code not in RETRYABLE or not call.idempotent:
+                return None
+            hint = outcome.headers.get("Retry-After", "")
+            if hint.isdigit():
+                return min(float(hint), 10.0)
+        elif not (call.idempotent or isinstance(outcome, httpx.ConnectError)):
+            return None  # the request may have been applied: only a retry-safe call goes again
+        return min(0.2 * 2**attempt, 2.0)
+
+    def _read(self, call: Call, outcome: httpx.Response | Exception) -> Any:
+        if isinstance(outcome, Exception):
+            raise ClusterError(f"no answer from vault-ray at {self.url}: {type(outcome).__name__}: {outcome}") from outcome
+        if outcome.is_success:
+            return call.read(outcome.json())
+        try:
+            body = outcome.json()
+        except ValueError:
+            body = {"detail": f"HTTP {outcome.status_code}: {outcome.text[:300]}"}
+        raise from_problem(body, outcome.status_code)
+
+
+class VaultClient(_Operations, _Transport):
+    """A blocking client. `VaultClient(url, token)`; a context manager."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT_S, retries: int = DEFAULT_RETRIES,
+                 headers: dict[str, str] | None = None, transport: httpx.BaseTransport | None = None) -> None:
+        self._http = httpx.Client(transport=transport, **self._setup(url, token, timeout, retries, headers))
+
+    def _send(self, call: Call) -> Any:
+        attempt = 0
+        while True:
+            outcome: httpx.Response | Exception
+            try:
+                outcome = self._http.request(**self._request(call))
+            except httpx.TransportError as exc:
+                outcome = exc
+            wait = self._retry_after(call, attempt, outcome)
+            if wait is None:
+                return self._read(call, outcome)
+            time.sleep(wait)
+            attempt += 1
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> VaultClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncVaultClient(_Operations, _Transport):
+    """The same methods as `VaultClient`, to be awaited. `async with AsyncVaultClient(url, token)`."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT_S, retries: int = DEFAULT_RETRIES,
+                 headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._http = httpx.AsyncClient(transport=transport, **self._setup(url, token, timeout, retries, headers))
+
+    async def _send(self, call: Call) -> Any:  # type: ignore[override]
+        attempt = 0
+        while True:
+            outcome: httpx.Response | Exception
+            try:
+                outcome = await self._http.request(**self._request(call))
+            except httpx.TransportError as exc:
+                outcome = exc
+            wait = self._retry_after(call, attempt, outcome)
+            if wait is None:
+                return self._read(call, outcome)
+            await asyncio.sleep(wait)
+            attempt += 1
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncVaultClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+

@@ -1,0 +1,196 @@
+"""Bearer tokens of the HTTP service: who an agent is, and what its role allows.
+
+A token names one principal (the agent name its writes carry) and one role. The
+store keeps only the SHA-256 of each token (`STORE/tokens.json`, rewritten
+atomically, mode 0600): a token is 256 random bits, so a fast hash is enough, and
+it is compared in constant time (`hmac.compare_digest`). The file is reread when
+it changes, so `vault-ray token add | revoke` take effect in a running server
+without a restart.
+
+A token reads `vr_<id>_<secret>`: the id is public (listed, used to revoke), the
+secret is shown once, when the token is made.
+
+Roles are ordered by what they allow; a role allows everything the roles below it
+do. A role between two others (a dispute "resolver" between "agent" and "admin")
+goes in its place in `ROLES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
+
+ROLES: tuple[str, ...] = ("agent", "admin")
+"""Weakest first."""
+TOKENS_FILE = "tokens.json"
+PREFIX = "vr_"
+
+
+def role_rank(role: str) -> int:
+    try:
+        return ROLES.index(role)
+    except ValueError:
+        raise InvalidInput(f"role must be one of {list(ROLES)}, got {role!r}") from None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who sent a request: the agent name its writes carry, and its role."""
+
+    name: str
+    role: str
+    token_id: str
+
+    def allows(self, needed: str) -> bool:
+        return role_rank(self.role) >= role_rank(needed)
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    id: str
+    agent: str
+    role: str
+    sha256: str
+    created_at: float
+    revoked_at: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check_name(agent: object) -> str:
+    if not isinstance(agent, str) or not agent.strip() or len(agent) > 128 or agent != agent.strip():
+        raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters without "
+                           f"surrounding spaces, got {agent!r}")
+    return agent
+
+
+class TokenStore:
+    """The tokens of one service, in one JSON file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._seen: tuple[int, int, int] | None = None
+        self._by_id: dict[str, TokenRecord] = {}
+
+    @classmethod
+    def for_store(cls, store: str | Path) -> TokenStore:
+        return cls(Path(store) / TOKENS_FILE)
+
+    # -- managing (the CLI) -------------------------------------------------------------
+    def add(self, agent: str, role: str = "agent") -> tuple[str, TokenRecord]:
+        """A new token for `agent`; returns (the token, shown only now, and its record)."""
+        check_name(agent)
+        role_rank(role)
+        with self._editing() as records:
+            token_id = secrets.token_hex(4)
+            while token_id in records:
+                token_id = secrets.token_hex(4)
+            token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
+            record = TokenRecord(token_id, agent, role, digest(token), time.time())
+            records[token_id] = record
+        return token, record
+
+    def list(self) -> list[TokenRecord]:
+        return sorted(self._read().values(), key=lambda r: (r.created_at, r.id))
+
+    def revoke(self, id_or_agent: str) -> list[TokenRecord]:
+        """Revoke the token with this id, or else every active token of this agent."""
+        with self._editing() as records:
+            by_id = [records[id_or_agent]] if id_or_agent in records else []
+            chosen = [r for r in by_id or records.values() if r.active and (by_id or r.agent == id_or_agent)]
+            if not chosen:
+                raise NotFound(f"no active token with id or agent {id_or_agent!r} in {self.path}")
+            now = time.time()
+            for r in chosen:
+                records[r.id] = TokenRecord(**{**asdict(r), "revoked_at": now})
+        return [records[r.id] for r in chosen]
+
+    # -- checking (the server) -------------------------------------------------------------
+    def authenticate(self, token: str | None) -> Principal:
+        """The principal of an active token, or UnknownAgent (missing, malformed, unknown, revoked)."""
+        if not token:
+            raise UnknownAgent(why="no bearer token")
+        token_id = _token_id(token)
+        record = self._current().get(token_id) if token_id else None
+        # compare even when the id is unknown, so the answer takes the same time
+        expected = record.sha256 if record is not None else "0" * 64
+        if not hmac.compare_digest(digest(token), expected) or record is None:
+            raise UnknownAgent(why="not a token of this server")
+        if not record.active:
+            raise UnknownAgent(record.id, "revoked")
+        return Principal(record.agent, record.role, record.id)
+
+    def _current(self) -> dict[str, TokenRecord]:
+        """The table, reread when the file changed (atomic rewrites give it a new inode)."""
+        try:
+            st = os.stat(self.path)
+            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            seen = None
+        with self._lock:
+            if seen != self._seen:
+                self._by_id = self._read() if seen is not None else {}
+                self._seen = seen
+            return self._by_id
+
+    # -- the file ---------------------------------------------------------------------------
+    def _read(self) -> dict[str, TokenRecord]:
+        try:
+            data = json.loads(self.path.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read the token file {self.path}: {exc}") from exc
+        return {r["id"]: TokenRecord(**r) for r in data.get("tokens", [])}
+
+    @contextlib.contextmanager
+    def _editing(self) -> Iterator[dict[str, TokenRecord]]:
+        """Read, change and atomically rewrite the file under an exclusive lock."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            records = self._read()
+            yield records
+            self._write(records)
+
+    def _write(self, records: dict[str, TokenRecord]) -> None:
+        body = json.dumps({"version": 1, "tokens": [asdict(r) for r in records.values()]}, indent=1)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(body)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _token_id(token: str) -> str | None:
+    if not token.startswith(PREFIX):
+        return None
+    token_id, sep, secret = token[len(PREFIX):].partition("_")
+    return token_id if sep and secret else None
