@@ -44,7 +44,9 @@ class EmbedderSpec:
             return HashingEmbedder(self.dim)
         from vault_ray.openai_backend import OpenAIEmbedder  # noqa: PLC0415  (the openai package is optional)
 
-        return OpenAIEmbedder(self.model, dim=self.dim)
+        # text-embedding-3 models shorten their vectors when asked: ask for any other size than theirs
+        shorten = self.model in _OPENAI_DIMS and self.dim != _OPENAI_DIMS[self.model]
+        return OpenAIEmbedder(self.model, dim=self.dim, send_dimensions=shorten)
 
     @classmethod
     def parse(cls, text: str, dim: int | None = None) -> EmbedderSpec:
