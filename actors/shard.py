@@ -185,6 +185,12 @@ class Shard(ShardBulk):
             self._entity_partitions([entity])
         return self.host.events(entity=entity, claim_id=claim_id, partitions=self._serve(partitions))
 
+    def events_from(self, partitions: list[int], positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        return self.host.events_from(positions, limit, self._serve(partitions))
+
+    def event_heads(self, partitions: list[int]) -> dict[int, int]:
+        return self.host.event_heads(self._serve(partitions))
+
     def all_claims(self, partitions: list[int], with_vectors: bool = False) -> list[Claim]:
         return self.host.all_claims(self._serve(partitions), with_vectors=with_vectors)
 

@@ -125,6 +125,8 @@ class EvalConfig:
     mixed_on_ambiguous: str = "judge"
     """What the `mixed` policy does with near-simultaneous writes under recency: `judge`
     (ask the judge) or `dispute`."""
+    bootstrap_resamples: int = 1000
+    """Resamples of the scenarios behind every 95% confidence interval (uncertainty.py)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.judge_accuracy <= 1.0:
@@ -135,6 +137,8 @@ class EvalConfig:
             raise ValueError(f"embedder must be one of {', '.join(EMBEDDERS)}, got {self.embedder!r}")
         if self.embed_actors < 1:
             raise ValueError("embed_actors must be positive")
+        if self.bootstrap_resamples < 100:
+            raise ValueError(f"bootstrap_resamples must be at least 100, got {self.bootstrap_resamples}")
         check_mixed(self.mixed)
         if self.mixed_on_ambiguous not in ON_AMBIGUOUS:
             raise ValueError(f"mixed_on_ambiguous must be one of {', '.join(ON_AMBIGUOUS)}, "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -34,12 +34,16 @@ from vault_ray.storage import StoreReader
 from vault_ray import DisputeCapExceeded, EntityRegistry, Fact, HashingEmbedder, Policy, RuleReasoner, Vault
 from vault_ray.engine.control import ControlFile
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
+from vault_ray.models import EntityView
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
                  "status", "confidence", "meta", "embedding"]
 FALLBACK_DIM = 384
 """The replay vault's dimension when neither vault.json nor any claim gives one."""
+DISPUTE_COLUMNS = ["entity", "status", "winner", "decided_by", "resolved_at", "keep_both"]
+DISPUTE_SCHEMA = pa.schema([("entity", pa.string()), ("status", pa.string()), ("winner", pa.string()),
+                            ("decided_by", pa.string()), ("resolved_at", pa.float64()), ("keep_both", pa.bool_())])
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class ClaimLog:
     """The store's embedding dimension (vault.json, else the stored vectors' size)."""
     embedder: str = ""
     """The name of the embedder that made the stored vectors (vault.json; "" when unknown)."""
+    disputes: pa.Table = field(default_factory=DISPUTE_SCHEMA.empty_table)
+    """Every dispute (DISPUTE_COLUMNS): what labels.py reads resolutions from."""
 
     @property
     def missing_vectors(self) -> int:
@@ -90,10 +96,11 @@ def read_claim_log(path: str | Path) -> ClaimLog:
     """Read an export directory, a store directory or one partition's .duckdb file."""
     reader = StoreReader(path)
     claims = reader.claims(CLAIM_COLUMNS)
-    disputes = reader.table("disputes", ["entity", "status"], where="status=open").select(["entity"])
+    disputes = reader.table("disputes", DISPUTE_COLUMNS).select(DISPUTE_COLUMNS).cast(DISPUTE_SCHEMA)
+    open_ = disputes.filter(pc.equal(disputes.column("status"), "open")).select(["entity"])
     policy, registry = ControlFile(reader.base).load()
     dim, embedder = _embedding_meta(reader, claims.column("embedding"))
-    return ClaimLog(claims, disputes, policy, registry, dim, embedder)
+    return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes)
 
 
 def _embedding_meta(reader: StoreReader, blobs: pa.ChunkedArray) -> tuple[int, str]:
@@ -157,9 +164,17 @@ def lww_answers(log: ClaimLog) -> dict[str, str]:
 def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, str], int]:
     """Final answers per entity under `policy`, and how many writes it refused. The replay
     vault lives in a temporary directory, or in `directory` (kept: to inspect it)."""
+    views, rejected = replay_views(log, policy, directory=directory)
+    answers = {e: describe({c.value or c.text for c in v.active}, v.contested,
+                           {c.claim.value or c.claim.text for c in v.candidates}) for e, v in views.items()}
+    return answers, rejected
+
+
+def replay_views(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, EntityView], int]:
+    """The final view of every entity under `policy`, and how many writes it refused."""
     if directory is None:
         with tempfile.TemporaryDirectory(prefix="vault-whatif-") as tmp:
-            return replay_answers(log, policy, directory=tmp)
+            return replay_views(log, policy, directory=tmp)
     if Path(directory).exists() and any(Path(directory).iterdir()):
         raise StoreError(f"{str(directory)!r} is not empty: a replay needs a fresh vault (claim ids already "
                          "there would be taken as retries)")
@@ -173,9 +188,7 @@ def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | Non
             rejected += _write_batch(vault, agent, session, batch, claim_vectors(batch, log.dim, fallback))
         entities = sorted({r["entity"] for r in rows})
         views = vault.get_many(entities)
-        answers = {e: describe({c.value or c.text for c in views[e].active}, views[e].contested,
-                               {c.claim.value or c.claim.text for c in views[e].candidates}) for e in entities}
-    return answers, rejected
+    return {e: views[e] for e in entities}, rejected
 
 
 def _write_batch(vault: Vault, agent: str, session: str | None, batch: list[dict[str, Any]], vectors: np.ndarray) -> int:

@@ -42,8 +42,11 @@ class HandWrite:
 
 
 def scenario_row(scenario_id: int, *, truth: dict[str, list[tuple[float, str]]], writes: Sequence[HandWrite],
-                 queries: Sequence[tuple[str, float]] = (), gap: float = 0.0, epoch: float = EPOCH) -> dict[str, Any]:
-    """One row of SCENARIO_SCHEMA; every ground-truth flag is computed by `ground_truth`."""
+                 queries: Sequence[tuple[str, float]] = (), gap: float = 0.0, epoch: float = EPOCH,
+                 reliability: dict[str, dict[str, float]] | None = None) -> dict[str, Any]:
+    """One row of SCENARIO_SCHEMA; every ground-truth flag is computed by `ground_truth`.
+    `reliability`: agent -> entity -> the agent's true reliability on it (what the
+    reliability oracle knows; without it, the world's nominal reliabilities)."""
     ordered = sorted(writes, key=lambda w: (w.delivered if w.delivered is not None else w.observed, w.observed))
     segments = {e: sorted(s) for e, s in truth.items()}
     rows = []
@@ -65,7 +68,8 @@ def scenario_row(scenario_id: int, *, truth: dict[str, list[tuple[float, str]]],
         "scenario_id": scenario_id, "gap": gap,
         "entities": [{"entity": e, "domain": BY_KEY[e].domain if e in BY_KEY else "profile", "high_stakes": e in high}
                      for e in truth],
-        "reliability": [],
+        "reliability": [{"entity": e, "agent": a, "reliability": r}
+                        for a, table in (reliability or {}).items() for e, r in table.items()],
         "truth": [{"entity": e, "valid_from": epoch + t, "value": v} for e, segs in segments.items() for t, v in segs],
         "writes": rows,
         "queries": [{"entity": e, "at": epoch + t, "value": _at(segments[e], t)} for e, t in queries],

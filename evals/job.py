@@ -5,10 +5,12 @@
           [.map_batches(EmbedWrites, compute=ActorPoolStrategy(size=k))]  # embedder="local" (embedding.py)
            .map_batches(replay_batch, batch_format="pyarrow")   # every policy, one vault per policy per batch
 
-The driver streams the result blocks into `results.parquet` and a per-policy
-`Aggregator` while the job runs, so memory stays flat from 10 to 1,000,000
-scenarios. The same code runs on a laptop (`ray.init()`) and on a cluster
-(`ray.init(address=...)`): nothing here assumes one machine.
+The driver streams the result blocks into `results.parquet`, a per-policy
+`Aggregator` and the per-unit counts of the bootstrap (uncertainty.py) while the job
+runs, so memory stays flat from 10 to 1,000,000 scenarios. The `learned` reference
+first takes a light pass over the held-in half (weights.agreement, one `map_batches`).
+The same code runs on a laptop (`ray.init()`) and on a cluster (`ray.init(address=...)`):
+nothing here assumes one machine.
 """
 
 from __future__ import annotations
@@ -23,24 +25,33 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from vault_ray import Policy
 
 from .config import EvalConfig, GeneratorConfig
 from .embedding import VECTORS, EmbedWrites, registry_table_ref, vectors_by_write
-from .metrics import RESULTS_SCHEMA, Aggregator, as_row
+from .metrics import COUNT_COLUMNS, PATTERN_RESULTS_SCHEMA, RESULTS_SCHEMA, Aggregator, as_row
 from .namespace import TableEmbedder, TenantEmbedder
-from .policies import build_policies
-from .replay import replay_block, text_vectors
-from .scenario import scenarios_from_arrow
+from .policies import build_policies, check_names
+from .replay import replay_entities, text_vectors
+from .scenario import Scenario, scenarios_from_arrow
+from .uncertainty import UnitCounts, comparisons, gap_intervals, policy_intervals
+from .weights import HELD, LearnedWeights, agreement, entity_pattern, learned_policy, scenario_half
 
 
 def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[str, Any], evaluation: dict[str, Any],
-                 seed: int, registry_vectors: Any = None) -> pa.Table:
+                 seed: int, registry_vectors: Any = None, custom: dict[str, dict[str, Any]] | None = None,
+                 scopes: dict[str, str] | None = None, by_pattern: bool = False) -> pa.Table:
     """Replay one batch of scenarios under every policy (a Ray Data `map_batches` UDF).
 
     A batch with a `vectors` column (the local model's, from `EmbedWrites`) replays with
     those, and `registry_vectors` (a dict, or the ObjectRef of one) answers for the
-    registry descriptions; otherwise the texts are hashed here."""
+    registry descriptions; otherwise the texts are hashed here. `custom`: policies given
+    as `Policy.to_dict()` (user-level, see policies.custom_spec) by name; `scopes`: the
+    half (weights.FIT / HELD) a policy replays, all scenarios otherwise; `by_pattern`:
+    rows per (policy, scenario, entity pattern), PATTERN_RESULTS_SCHEMA."""
     import faiss  # noqa: PLC0415  (imported by the vault anyway; see the note below)
     import ray  # noqa: PLC0415
 
@@ -60,12 +71,34 @@ def replay_batch(batch: pa.Table, *, policies: Sequence[str], generator: dict[st
     vectors = text_vectors(scenarios, precomputed)
     node = _node_id()
     rows = []
-    for spec in build_policies(policies, gen, ev):
+    custom_policies = {name: Policy.from_dict(d) for name, d in (custom or {}).items()}
+    for spec in build_policies(policies, gen, ev, custom_policies):
+        half = (scopes or {}).get(spec.name)
+        chosen = [s for s in scenarios if half is None or scenario_half(s.id) == half]
+        if not chosen:
+            continue
         started = time.process_time()
-        counts = replay_block(scenarios, spec, ev, seed=seed, vectors=vectors, embedder=embedder)
-        cpu = (time.process_time() - started) / max(len(scenarios), 1)
-        rows += [as_row(spec.name, s, c, cpu, node) for s, c in zip(scenarios, counts, strict=True)]
-    return pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA)
+        counts = replay_entities(chosen, spec, ev, seed=seed, vectors=vectors, embedder=embedder)
+        cpu = (time.process_time() - started) / len(chosen)
+        rows += _rows(spec.name, chosen, counts, cpu, node, by_pattern)
+    return pa.Table.from_pylist(rows, schema=PATTERN_RESULTS_SCHEMA if by_pattern else RESULTS_SCHEMA)
+
+
+def _rows(policy: str, scenarios: list[Scenario], counts: dict[tuple[int, str], dict[str, int]], cpu: float,
+          node: str, by_pattern: bool) -> list[dict[str, Any]]:
+    """Result rows per scenario, or per (scenario, entity pattern)."""
+    grouped: dict[int, dict[str, dict[str, int]]] = {s.id: {} for s in scenarios}
+    for (sid, entity), c in counts.items():
+        key = entity_pattern(entity) if by_pattern else ""
+        total = grouped[sid].setdefault(key, dict.fromkeys(COUNT_COLUMNS, 0))
+        for k in COUNT_COLUMNS:
+            total[k] += c[k]
+    rows = []
+    for s in scenarios:
+        for pattern, total in sorted(grouped[s.id].items()):
+            row = as_row(policy, s, total, cpu, node)
+            rows.append({**row, "pattern": pattern} if by_pattern else row)
+    return rows
 
 
 def _node_id() -> str:
@@ -76,8 +109,10 @@ def _node_id() -> str:
 
 
 def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence[str], *, generator: GeneratorConfig,
-                       evaluation: EvalConfig, seed: int = 0):  # type: ignore[no-untyped-def]
-    """The lazy Ray Dataset of result rows (nothing runs until it is consumed)."""
+                       evaluation: EvalConfig, seed: int = 0, custom: dict[str, Policy] | None = None,
+                       scopes: dict[str, str] | None = None, by_pattern: bool = False):  # type: ignore[no-untyped-def]
+    """The lazy Ray Dataset of result rows (nothing runs until it is consumed); `custom`,
+    `scopes`, `by_pattern` as in `replay_batch`."""
     import ray  # noqa: PLC0415  (Ray is optional for the core)
 
     paths = scenario_files(scenarios)
@@ -101,7 +136,9 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
     return ds.map_batches(
         replay_batch, batch_size=block, batch_format="pyarrow", num_cpus=1,
         fn_kwargs={"policies": list(policies), "generator": generator.to_dict(),
-                   "evaluation": evaluation.to_dict(), "seed": seed, "registry_vectors": registry_vectors},
+                   "evaluation": evaluation.to_dict(), "seed": seed, "registry_vectors": registry_vectors,
+                   "custom": {n: p.to_dict() for n, p in (custom or {}).items()}, "scopes": dict(scopes or {}),
+                   "by_pattern": by_pattern},
     )
 
 
@@ -164,7 +201,8 @@ def block_size_for(scenarios: int, cpus: int, largest: int, smallest: int = 100)
 
 @dataclass
 class EvalRun:
-    """What one run measured; `summary` follows metrics.SUMMARY_SCHEMA."""
+    """What one run measured; `summary` follows metrics.SUMMARY_SCHEMA (with intervals),
+    `comparisons` uncertainty.COMPARISONS_SCHEMA (paired differences)."""
 
     summary: pa.Table
     accuracy_by_gap: dict[str, list[tuple[float, float, int]]]
@@ -173,24 +211,49 @@ class EvalRun:
     policies: list[str]
     results_path: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    comparisons: pa.Table | None = None
+    gap_intervals: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
+    """policy -> [(bin centre, low, high)] of final-state accuracy."""
+    learned: LearnedWeights | None = None
+    """The `learned` reference's weights and their evidence (when it ran)."""
 
     @property
     def scenarios_per_s(self) -> float:
         return self.scenarios / self.seconds if self.seconds > 0 else float("nan")
 
 
+def scenario_count(scenarios: str | Path | Sequence[str]) -> int:
+    return sum(pq.read_metadata(p).num_rows for p in scenario_files(scenarios))
+
+
+def learn_weights(scenarios: str | Path | Sequence[str]) -> LearnedWeights:
+    """Authority weights from the fit half of the scenarios (weights.agreement), one light
+    Ray Data pass."""
+    ds = read_on_driver_node(scenario_files(scenarios)).map_batches(agreement, batch_format="pyarrow")
+    return LearnedWeights.from_tables(ds.iter_batches(batch_size=None, batch_format="pyarrow"))
+
+
 def run_eval(scenarios: str | Path | Sequence[str], policies: Sequence[str], *, generator: GeneratorConfig,
              evaluation: EvalConfig | None = None, seed: int = 0, results_path: str | Path | None = None,
              on_progress: Callable[[int], None] | None = None) -> EvalRun:
     """Run the job to completion, streaming result blocks to `results_path` (Parquet)
-    and calling `on_progress(scenarios_done)` after each block."""
+    and calling `on_progress(scenarios_done)` after each block. Policy names are taken
+    as given: add `oracle` and `learned` (policies.REFERENCES) for the reference rows;
+    `learned` replays the held half only, with weights from the other."""
     evaluation = evaluation or EvalConfig()
     policies = list(policies)
-    build_policies(policies, generator, evaluation)  # fail on a bad name before Ray starts work
-    ds = evaluation_dataset(scenarios, policies, generator=generator, evaluation=evaluation, seed=seed)
+    check_names(policies)
+    build_policies([p for p in policies if p != "learned"], generator, evaluation)  # fail before Ray starts work
+    custom, scopes, learned = {}, {}, None
+    if "learned" in policies:
+        learned = learn_weights(scenarios)
+        custom["learned"], scopes["learned"] = learned_policy(learned.weights, evaluation), HELD
+    ds = evaluation_dataset(scenarios, policies, generator=generator, evaluation=evaluation, seed=seed,
+                            custom=custom, scopes=scopes)
     agg = Aggregator()
+    units = UnitCounts(scenario_count(scenarios), agg.bins)
     writer = pq.ParquetWriter(str(results_path), RESULTS_SCHEMA) if results_path else None
-    done_rows = 0
+    done = 0
     start = time.perf_counter()
     try:
         for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
@@ -198,12 +261,40 @@ def run_eval(scenarios: str | Path | Sequence[str], policies: Sequence[str], *, 
             if writer is not None:
                 writer.write_table(block)
             agg.add(block)
-            done_rows += block.num_rows
+            units.add(block)
+            done += _full_rows(block, policies, scopes)
             if on_progress is not None:
-                on_progress(done_rows // len(policies))
+                on_progress(done)
     finally:
         if writer is not None:
             writer.close()
     seconds = time.perf_counter() - start
-    return EvalRun(agg.summary(), agg.accuracy_by_gap(), done_rows // len(policies), seconds, policies,
-                   str(results_path) if results_path else None)
+    ran = [p for p in policies if p in agg.totals]
+    resamples = evaluation.bootstrap_resamples
+    summary = agg.summary(policy_intervals(units, ran, resamples=resamples, seed=seed))
+    centres = {b: (agg.bins[b] + min(agg.bins[b + 1], 1.0)) / 2 for b in range(len(agg.bins) - 1)}
+    gaps = {p: [(centres[b], lo, hi) for b, lo, hi in points]
+            for p, points in gap_intervals(units, ran, resamples=resamples, seed=seed).items()}
+    return EvalRun(summary, agg.accuracy_by_gap(), done, seconds, policies, str(results_path) if results_path else None,
+                   comparisons=comparisons(units, ran, resamples=resamples, seed=seed), gap_intervals=gaps,
+                   learned=learned)
+
+
+def _full_rows(block: pa.Table, policies: Sequence[str], scopes: dict[str, str]) -> int:
+    """Scenarios finished in a block: the rows of a policy that replays every scenario."""
+    full = [p for p in policies if p not in scopes]
+    if not full:
+        return block.num_rows
+    return block.filter(pc.equal(block.column("policy"), full[0])).num_rows
+
+
+def ray_replays(scenarios: str | Path | Sequence[str], generator: GeneratorConfig, evaluation: EvalConfig,
+                seed: int = 0):  # type: ignore[no-untyped-def]
+    """recommend.Replays on Ray Data: the named policies over one half, rows per pattern."""
+
+    def run(policies, half):  # type: ignore[no-untyped-def]
+        ds = evaluation_dataset(scenarios, list(policies), generator=generator, evaluation=evaluation, seed=seed,
+                                custom=dict(policies), scopes=dict.fromkeys(policies, half), by_pattern=True)
+        yield from ds.iter_batches(batch_size=None, batch_format="pyarrow")
+
+    return run

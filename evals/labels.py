@@ -1,128 +1,146 @@
-"""What normalization knows about each entity label of a store: its profile.
+"""Labels for a store that has no ground truth, and the recommendation made from them.
 
-A profile gathers, from every claim on the label (any status): how many claims and
-live ones, which agents, the statements with their value masked out ("The user
-lives in Paris" -> "the user lives in ___"), the values themselves, and a sample
-claim. Masking uses the claim's `value` where the text contains it, otherwise
-numbers and capitalized words after the first word (a best effort for free text).
+A store never learns the truth, but two kinds of entity say what its people and its
+history take to be true now:
 
-Pure Python over an Arrow table of claims: no Ray, no model.
+- **resolved disputes**: the value of the winning claim of the entity's latest resolved
+  dispute (a person, or an auto-resolve rule: `decided_by` says which), unless a claim
+  recorded after the resolution contradicts it;
+- **long-lived values**: an entity whose only active value has stood, uncontradicted and
+  undisputed, for at least `min_age_s` (7 days by default): from the first observation of
+  that value (`observed_at`, when an agent said it) to the latest observation in the log,
+  no claim observed in between says otherwise.
+
+Long-lived values are what the store's own policy kept, so they favour it: a proposal can
+only gain on them where the store's history had a contest. The report says so. The
+recommendation then follows recommend.py with the store's entities as units: entities are
+split in two halves by a stable hash of their key (weights.entity_half), the weights and
+strategies are chosen on one, the gain is measured on the other.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pyarrow as pa
 
-from vault_ray import EntityRegistry, Policy
+from vault_ray import Policy
 
-MASK = "___"
-EXAMPLES = 3
-CAP = 24
-"""Distinct statements and values kept per label (the most frequent)."""
-_VALUE_LIKE = re.compile(r"(?<!^)\b(?:\d[\w:./-]*|[A-Z][\w'’-]*)(?:\s+(?:\d[\w:./-]*|[A-Z][\w'’-]*))*")
-_SPACE = re.compile(r"\s+")
-CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "status", "observed_at", "recorded_at",
-                 "confidence"]
+from .from_store import ClaimLog, read_claim_log, replay_views
+from .metrics import COUNT_COLUMNS, answer_of
+from .recommend import CANDIDATES, NOT_JUDGE, Recommendation, candidate_policy, choose, held_gains, proposed_policy
+from .weights import FIT, HELD, LearnedWeights, entity_half, entity_pattern, summed
 
-
-def mask_value(text: str, value: str | None) -> tuple[str, str | None]:
-    """(the statement with its value masked, the value as the text writes it)."""
-    shown = (value or "").split(":", 1)[1] if value and value.split(":", 1)[0] in ("likes", "dislikes") else value
-    if shown:
-        at = text.lower().find(shown.strip().lower())
-        if at >= 0:
-            end = at + len(shown.strip())
-            return _normal(text[:at] + MASK + text[end:]), text[at:end]
-    found = list(_VALUE_LIKE.finditer(text))
-    if not found:
-        return _normal(text), shown or None
-    start, end = found[0].start(), found[-1].end()  # "9 to 5": one value, masked whole
-    return _normal(text[:start] + MASK + text[end:]), shown or text[start:end]
+DAY = 86_400.0
+MIN_AGE_S = 7 * DAY
 
 
-def _normal(statement: str) -> str:
-    return _SPACE.sub(" ", statement.strip().rstrip(".!").lower())
+@dataclass(frozen=True)
+class Label:
+    entity: str
+    value: str
+    source: str
+    """`dispute` or `long-lived`."""
+    decided_by: str = ""
 
 
-def phrase(label: str) -> str:
-    """What a label says in words, without its subject: 'user.home_town' -> 'home town'."""
-    rest = label.split(".", 1)[1] if "." in label else label
-    return rest.replace(".", " ").replace("_", " ")
+def store_labels(log: ClaimLog, min_age_s: float = MIN_AGE_S) -> dict[str, Label]:
+    """entity -> its label, for the entities that have one (module docstring)."""
+    rows = log.claims.select(["id", "entity", "value", "text", "status", "observed_at", "recorded_at"]).to_pylist()
+    if not rows:
+        return {}
+    value_of = {r["id"]: r["value"] or r["text"] for r in rows}
+    by_entity: dict[str, list[dict]] = {}
+    for r in rows:
+        by_entity.setdefault(r["entity"], []).append(r)
+
+    def contradicted(entity: str, value: str, after: float, clock: str) -> bool:
+        return any(r[clock] > after and value_of[r["id"]] != value for r in by_entity.get(entity, []))
+
+    labels: dict[str, Label] = {}
+    resolved = sorted((d for d in log.disputes.to_pylist() if d["status"] == "resolved" and d["winner"]
+                       and not d["keep_both"] and d["winner"] in value_of), key=lambda d: d["resolved_at"] or 0.0)
+    for d in resolved:  # the latest resolution of an entity wins
+        value = value_of[d["winner"]]
+        if not contradicted(d["entity"], value, d["resolved_at"] or 0.0, "recorded_at"):
+            labels[d["entity"]] = Label(d["entity"], value, "dispute", d["decided_by"] or "")
+        else:
+            labels.pop(d["entity"], None)
+    end = max(r["observed_at"] for r in rows)
+    disputed = set(log.open_disputes.column("entity").to_pylist())
+    for entity, claims in by_entity.items():
+        if entity in labels or entity in disputed:
+            continue
+        active = {value_of[r["id"]] for r in claims if r["status"] == "active"}
+        if len(active) != 1:
+            continue
+        value = active.pop()
+        since = min(r["observed_at"] for r in claims if r["status"] == "active" and value_of[r["id"]] == value)
+        if end - since >= min_age_s and not contradicted(entity, value, since, "observed_at"):
+            labels[entity] = Label(entity, value, "long-lived")
+    return labels
 
 
-@dataclass
-class LabelProfile:
-    label: str
-    claims: int = 0
-    live: int = 0
-    agents: set[str] = field(default_factory=set)
-    statements: Counter[str] = field(default_factory=Counter)
-    values: Counter[str] = field(default_factory=Counter)
-    sample: dict[str, Any] = field(default_factory=dict)
-    """One claim's row (the newest live one, else the newest)."""
-    examples: dict[str, str | None] = field(default_factory=dict)
-    """A few distinct texts as written, with their value (for the reasoner)."""
-    active: list[dict[str, Any]] = field(default_factory=list)
-    """The rows of its active claims (what a merge puts through conflict detection)."""
-    cardinality: str = "one"
-    registered: str = ""
-    """'key' (an exact registry entry), 'alias' (of another key), 'family' (under a `prefix.*` entry) or ''."""
-    canonical: str = ""
-    """The registry key this label is an alias of ('' unless registered == 'alias')."""
-
-    @property
-    def subject(self) -> str:
-        return self.label.split(".", 1)[0]
-
-    @property
-    def phrase(self) -> str:
-        return phrase(self.label)
-
-    def top_statements(self) -> list[str]:
-        return [s for s, _ in self.statements.most_common(CAP)]
-
-    def top_values(self) -> list[str]:
-        return [v for v, _ in self.values.most_common(CAP)]
+def label_agreement(log: ClaimLog, labels: dict[str, Label], half: str = FIT) -> LearnedWeights:
+    """Each agent's agreement with the labels of `half`, per entity pattern."""
+    rows = [{"agent": r["agent"], "pattern": entity_pattern(r["entity"]),
+             "agree": int((r["value"] or r["text"]) == labels[r["entity"]].value), "reports": 1}
+            for r in log.claims.select(["entity", "agent", "value", "text"]).to_pylist()
+            if r["entity"] in labels and entity_half(r["entity"]) == half]
+    if not rows:
+        return LearnedWeights.from_tables([])
+    return LearnedWeights(summed(pa.Table.from_pylist(rows)))
 
 
-def build_profiles(claims: pa.Table, policy: Policy, registry: EntityRegistry) -> dict[str, LabelProfile]:
-    """One profile per entity label of `claims` (CLAIM_COLUMNS, any order of rows)."""
-    profiles: dict[str, LabelProfile] = {}
-    for row in claims.select(CLAIM_COLUMNS).to_pylist():
-        p = profiles.get(row["entity"])
-        if p is None:
-            p = profiles[row["entity"]] = LabelProfile(row["entity"])
-        p.claims += 1
-        p.agents.add(row["agent"])
-        live = row["status"] != "superseded"
-        p.live += live
-        statement, value = mask_value(row["text"], row["value"])
-        p.statements[statement] += 1
-        if value:
-            p.values[value.strip()] += 1
-        if len(p.examples) < EXAMPLES and row["text"] not in p.examples:
-            p.examples[row["text"]] = row["value"]
-        if row["status"] == "active":
-            p.active.append(row)
-        if not p.sample or (live, row["observed_at"]) >= (p.sample["status"] != "superseded", p.sample["observed_at"]):
-            p.sample = row
-    for p in profiles.values():
-        p.cardinality = policy.cardinality_for(p.label, registry.cardinality(p.label))
-        p.registered, p.canonical = registration(p.label, registry)
-    return profiles
+def _scored(log: ClaimLog, policy: Policy, labels: dict[str, Label], half: str) -> dict[str, dict[str, int]]:
+    """Per labelled entity of `half`: counts of the policy's final answer against the label."""
+    views, _ = replay_views(log, replace(policy, rate_limit=None))
+    out = {}
+    for entity, label in labels.items():
+        if entity_half(entity) != half or entity not in views:
+            continue
+        view = views[entity]
+        counts = dict.fromkeys(COUNT_COLUMNS, 0)
+        counts.update(entities=1, writes=1, final_contested=int(view.contested), disputes=int(view.contested),
+                      final_correct=int(answer_of(c.value or c.text for c in view.active) == label.value))
+        out[entity] = counts
+    return out
 
 
-def registration(label: str, registry: EntityRegistry) -> tuple[str, str]:
-    entry = registry.lookup(label)
-    if entry is None:
-        return "", ""
-    if entry.key == label:
-        return "key", ""
-    if label in entry.aliases:
-        return "alias", entry.key
-    return "family", ""
+def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, candidates: Sequence[str] = CANDIDATES,
+                         resamples: int = 1000, seed: int = 0) -> Recommendation:
+    log = read_claim_log(path)
+    labels = store_labels(log, min_age_s)
+    if not labels:
+        raise ValueError(f"{str(path)!r} has no labels to learn from: no resolved dispute and no value that stood "
+                         f"{min_age_s / DAY:g} days uncontradicted (resolve disputes, or lower --min-age-days)")
+    weights = label_agreement(log, labels)
+    learned = weights.weights
+    totals: dict[tuple[str, str], dict[str, float]] = {}
+    for c in candidates:
+        for entity, counts in _scored(log, candidate_policy(c, log.policy, learned), labels, FIT).items():
+            total = totals.setdefault((c, entity_pattern(entity)), dict.fromkeys(COUNT_COLUMNS, 0.0))
+            for k, v in counts.items():
+                total[k] += v
+    choices, default = choose(totals, log.policy, candidates)
+    proposal = proposed_policy(log.policy, choices, default, learned)
+    rows = [{"policy": name, "entity": e, "pattern": entity_pattern(e), **counts}
+            for name, policy in (("current", log.policy), ("proposed", proposal))
+            for e, counts in _scored(log, policy, labels, HELD).items()]
+    gains = held_gains(pa.Table.from_pylist(rows), "entity", resamples=resamples, seed=seed,
+                       metrics=("final_accuracy",)) if rows else []
+    return Recommendation(proposal, log.policy, choices, weights, gains, _source(labels, min_age_s), unit="entities",
+                          notes=[NOT_JUDGE])
+
+
+def _source(labels: dict[str, Label], min_age_s: float) -> str:
+    kinds = Counter(label.source for label in labels.values())
+    deciders = Counter(label.decided_by for label in labels.values() if label.source == "dispute")
+    who = ", ".join(f"{n} by {d or 'unknown'}" for d, n in sorted(deciders.items()))
+    return (f"no ground truth in a store: the labels are {kinds['dispute']} resolved disputes (the winning value"
+            f"{'; ' + who if who else ''}) and {kinds['long-lived']} long-lived values (the only active value, "
+            f"uncontradicted and undisputed for at least {min_age_s / DAY:g} days before the log's latest observation). "
+            "Long-lived values are what the store's own policy kept: they favour it")

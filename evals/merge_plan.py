@@ -36,7 +36,7 @@ from vault_ray import Claim, EntityRegistry, Fact, Kind, Policy, Status
 from vault_ray.models import from_epoch
 from vault_ray.reasoners.base import Reasoner
 
-from .labels import LabelProfile
+from .label_profiles import LabelProfile
 
 _DIGITS = re.compile(r"\d+")
 GUARDS = ("both registry keys", "cardinality differs", "numbered differently", "agents keep both")

@@ -17,8 +17,14 @@ import pyarrow as pa
 COUNT_COLUMNS = (
     "writes", "rejected", "entities", "final_correct", "final_strict", "final_contested", "final_missing",
     "reads", "reads_correct", "reads_stale", "overwrites", "wrong_overwrites", "disputes",
-    "escalated", "must_escalate", "escalated_tp", "judge_calls", "drifted", "drift_resolved",
+    "escalated", "must_escalate", "escalated_tp", "judge_calls", "drifted", "drift_resolved", "mislabeled",
+    "new_entity_writes", "false_alignments",
 )
+"""`drifted`: writes whose label drifted to a registry alias or an unregistered paraphrase
+(what entity resolution can fix), `drift_resolved` those that landed on their true entity;
+`mislabeled`: writes labelled with another entity's registered key, which resolution never
+moves (DESIGN §2.3), counted apart. `new_entity_writes`: writes whose true entity had no
+earlier write in the scenario; `false_alignments`: those aligned onto another entity."""
 RESULTS_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64())]
     + [(c, pa.int64()) for c in COUNT_COLUMNS]
@@ -27,22 +33,65 @@ RESULTS_SCHEMA = pa.schema(
 """`cpu_s`: CPU seconds of the replay that produced the row, shared evenly by the
 scenarios of its batch (the work, whatever else runs on the machine); `node`: the Ray
 node that replayed it (its id's first 12 hex digits; "" outside Ray)."""
+PATTERN_RESULTS_SCHEMA = pa.schema(
+    [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64()), ("pattern", pa.string())]
+    + [(c, pa.int64()) for c in COUNT_COLUMNS]
+    + [("cpu_s", pa.float64()), ("node", pa.string())]
+)
+"""RESULTS_SCHEMA split by entity pattern (weights.entity_pattern): one row per (policy,
+scenario, pattern), what the recommendation chooses a strategy per pattern from."""
 RATE_COLUMNS = (
     "final_accuracy", "final_strict_accuracy", "final_contested_rate", "read_accuracy", "stale_read_rate",
     "wrong_overwrite_rate", "disputes_per_1k", "escalation_recall", "escalation_precision",
-    "judge_calls_per_1k", "resolution_accuracy", "rejected_per_1k",
+    "judge_calls_per_1k", "resolution_accuracy", "false_alignment_rate", "rejected_per_1k",
 )
+RATE_DEFS: dict[str, tuple[str, str, float]] = {
+    # metric: (numerator count, denominator count, scale)
+    "final_accuracy": ("final_correct", "entities", 1.0),
+    "final_strict_accuracy": ("final_strict", "entities", 1.0),
+    "final_contested_rate": ("final_contested", "entities", 1.0),
+    "read_accuracy": ("reads_correct", "reads", 1.0),
+    "stale_read_rate": ("reads_stale", "reads", 1.0),
+    "wrong_overwrite_rate": ("wrong_overwrites", "writes", 1.0),
+    "disputes_per_1k": ("disputes", "writes", 1000.0),
+    "escalation_recall": ("escalated_tp", "must_escalate", 1.0),
+    "escalation_precision": ("escalated_tp", "escalated", 1.0),
+    "judge_calls_per_1k": ("judge_calls", "writes", 1000.0),
+    "resolution_accuracy": ("drift_resolved", "drifted", 1.0),
+    "false_alignment_rate": ("false_alignments", "new_entity_writes", 1.0),
+    "rejected_per_1k": ("rejected", "writes", 1000.0),
+}
+ORACLE_COLUMNS = ("final_vs_oracle", "read_vs_oracle")
+"""A policy's final-state and read accuracy as a fraction of the reliability oracle's,
+on the same scenarios."""
+INTERVAL_COLUMNS = tuple(f"{c}_{end}" for c in (*RATE_COLUMNS, *ORACLE_COLUMNS) for end in ("low", "high"))
 SUMMARY_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenarios", pa.int64()), ("writes", pa.int64())]
     + [(c, pa.float64()) for c in RATE_COLUMNS]
     + [("cpu_s", pa.float64())]
+    + [(c, pa.float64()) for c in (*ORACLE_COLUMNS, *INTERVAL_COLUMNS)]
 )
+"""Point estimates, then the oracle fractions and every 95% interval (uncertainty.py);
+NaN where there is no denominator, no oracle row or no interval."""
 AMBIGUOUS = "\x00ambiguous"
 """The answer of a view with several different active values (never true)."""
 
 
 def new_counts() -> dict[str, int]:
     return dict.fromkeys(COUNT_COLUMNS, 0)
+
+
+def tally_label(c: dict[str, int], drift: str, resolved: bool, first: bool, misaligned: bool) -> None:
+    """Count one write's label: its drift kind and whether it landed on its true entity;
+    for the first write of its true entity, whether it was aligned onto another one."""
+    if drift == "mislabel":
+        c["mislabeled"] += 1
+    elif drift:
+        c["drifted"] += 1
+        c["drift_resolved"] += resolved
+    if first:
+        c["new_entity_writes"] += 1
+        c["false_alignments"] += misaligned
 
 
 def answer_of(values: Iterable[str | None]) -> str | None:
@@ -90,20 +139,7 @@ def ratio(num: float, den: float, scale: float = 1.0) -> float:
 
 def rates(c: Mapping[str, float]) -> dict[str, float]:
     """The per-policy metrics from summed counts (NaN where the denominator is 0)."""
-    return {
-        "final_accuracy": ratio(c["final_correct"], c["entities"]),
-        "final_strict_accuracy": ratio(c["final_strict"], c["entities"]),
-        "final_contested_rate": ratio(c["final_contested"], c["entities"]),
-        "read_accuracy": ratio(c["reads_correct"], c["reads"]),
-        "stale_read_rate": ratio(c["reads_stale"], c["reads"]),
-        "wrong_overwrite_rate": ratio(c["wrong_overwrites"], c["writes"]),
-        "disputes_per_1k": ratio(c["disputes"], c["writes"], 1000),
-        "escalation_recall": ratio(c["escalated_tp"], c["must_escalate"]),
-        "escalation_precision": ratio(c["escalated_tp"], c["escalated"]),
-        "judge_calls_per_1k": ratio(c["judge_calls"], c["writes"], 1000),
-        "resolution_accuracy": ratio(c["drift_resolved"], c["drifted"]),
-        "rejected_per_1k": ratio(c["rejected"], c["writes"], 1000),
-    }
+    return {m: ratio(c[num], c[den], scale) for m, (num, den, scale) in RATE_DEFS.items()}
 
 
 class Aggregator:
@@ -136,9 +172,13 @@ class Aggregator:
             acc[0] += row["final_correct_sum"]
             acc[1] += row["entities_sum"]
 
-    def summary(self) -> pa.Table:
+    def summary(self, intervals: Mapping[str, Mapping[str, float]] | None = None) -> pa.Table:
+        """One row per policy; `intervals` (policy -> column -> value, from
+        uncertainty.policy_intervals) fills the oracle fractions and the intervals."""
+        extra = dict.fromkeys((*ORACLE_COLUMNS, *INTERVAL_COLUMNS), math.nan)
         rows = [
-            {"policy": p, "scenarios": self.scenarios[p], "writes": t["writes"], **rates(t), "cpu_s": self.cpu[p]}
+            {"policy": p, "scenarios": self.scenarios[p], "writes": t["writes"], **rates(t), "cpu_s": self.cpu[p],
+             **extra, **((intervals or {}).get(p) or {})}
             for p, t in self.totals.items()
         ]
         return pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)

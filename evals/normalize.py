@@ -2,7 +2,7 @@
 reviewable merge plan, and apply it through the partition owners.
 
 `normalize(...)` reads every claim through its owner, profiles each label
-(labels.py), embeds the profiles in a Ray Data actor pool and scores label pairs in
+(label_profiles.py), embeds the profiles in a Ray Data actor pool and scores label pairs in
 Ray Data tasks (similarity.py), decides the merges (merge_plan.py) and writes
 plan.parquet and plan.md (plan_report.py). Nothing in the store changes.
 
@@ -42,7 +42,7 @@ from vault_ray.reasoners.base import Reasoner
 
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
-from .labels import CLAIM_COLUMNS, build_profiles
+from .label_profiles import CLAIM_COLUMNS, build_profiles
 from .merge_plan import Thresholds, build_plan, decide_pairs
 from .plan_report import approved_merges, read_plan, write_plan
 from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs

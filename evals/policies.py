@@ -2,7 +2,9 @@
 
 `lww` is not a vault policy: it is the last-write-wins baseline that memory
 libraries implement (the newest *delivered* write on a label replaces the value),
-replayed by `replay.lww_counts` without a vault.
+replayed by `replay.lww_counts` without a vault. Nor is `oracle`, the reliability
+oracle (oracle.py): the ceiling every report shows. `learned` is `authority` with
+weights estimated from a held-out half of the scenarios (weights.py); the job builds it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vault_ray import JudgeCase, Judgement, Policy
@@ -21,14 +23,33 @@ from .config import DEFAULT_STRATEGY, EvalConfig, GeneratorConfig
 from .namespace import ALIGN_THRESHOLD, ASK_THRESHOLD
 
 POLICY_NAMES = ("lww", "recency", "authority", "consensus", "judge", "mixed")
+REFERENCES = ("oracle", "learned")
+"""The reference rows every `vault-ray eval` report adds: the reliability oracle (the
+ceiling) and authority with weights learned from held-out scenarios."""
 
 
 @dataclass(frozen=True)
 class PolicySpec:
     name: str
     policy: Policy | None
-    """None for the last-write-wins baseline."""
+    """None for the last-write-wins baseline and the oracle."""
     uses_judge: bool = False
+    world: GeneratorConfig | None = None
+    """Set for the reliability oracle: the world it knows."""
+
+
+def for_replay(policy: Policy) -> Policy:
+    """A user's policy as the replay vault must run it: its align and ask thresholds
+    moved onto the salted vectors (within a tenant cos = (cos_text + 1) / 2, see
+    namespace.py), everything else as given."""
+    return replace(policy, align_threshold=(policy.align_threshold + 1) / 2,
+                   ask_threshold=(policy.ask_threshold + 1) / 2)
+
+
+def custom_spec(name: str, policy: Policy) -> PolicySpec:
+    """A user-level policy (thresholds as a store would have them) as a replayed policy."""
+    replayed = for_replay(policy)
+    return PolicySpec(name, replayed, uses_judge=consults_judge(replayed))
 
 
 def authority_table(gen: GeneratorConfig) -> dict[str, dict[str, float]]:
@@ -42,9 +63,20 @@ def authority_table(gen: GeneratorConfig) -> dict[str, dict[str, float]]:
     return table
 
 
+def eval_settings(ev: EvalConfig) -> dict[str, Any]:
+    """The settings every compared vault policy shares (user-level thresholds)."""
+    return {"near_simultaneous_s": ev.near_simultaneous_s, "consensus_margin": ev.consensus_margin,
+            "max_open_disputes": ev.max_open_disputes}
+
+
 def build_policy(name: str, gen: GeneratorConfig, ev: EvalConfig) -> PolicySpec:
     if name == "lww":
         return PolicySpec("lww", None)
+    if name == "oracle":
+        return PolicySpec("oracle", None, world=gen)
+    if name == "learned":
+        raise ValueError("`learned` needs weights estimated from held-out scenarios: run_eval builds it "
+                         "(weights.learned_policy)")
     common = {
         "align_threshold": ALIGN_THRESHOLD, "ask_threshold": ASK_THRESHOLD,
         "near_simultaneous_s": ev.near_simultaneous_s, "consensus_margin": ev.consensus_margin,
@@ -62,7 +94,7 @@ def build_policy(name: str, gen: GeneratorConfig, ev: EvalConfig) -> PolicySpec:
     if name == "mixed":
         policy = mixed_policy(ev, weights, common)
         return PolicySpec(name, policy, uses_judge=consults_judge(policy))
-    raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICY_NAMES)}")
+    raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICY_NAMES + REFERENCES)}")
 
 
 def mixed_policy(ev: EvalConfig, weights: dict[str, dict[str, float]], common: dict[str, Any]) -> Policy:
@@ -95,10 +127,20 @@ def _wholly_high_stakes(pattern: str, high_stakes: Sequence[str]) -> bool:
     return any(h == "*" or (h.endswith(".*") and pattern[:-1].startswith(h[:-1])) for h in high_stakes)
 
 
-def build_policies(names: Sequence[str], gen: GeneratorConfig, ev: EvalConfig) -> list[PolicySpec]:
+def build_policies(names: Sequence[str], gen: GeneratorConfig, ev: EvalConfig,
+                   custom: dict[str, Policy] | None = None) -> list[PolicySpec]:
+    """Specs for `names`; a name in `custom` is that user-level policy (see `custom_spec`)."""
     if not names:
         raise ValueError("name at least one policy")
-    return [build_policy(n.strip(), gen, ev) for n in names]
+    custom = custom or {}
+    return [custom_spec(n, custom[n]) if n in custom else build_policy(n.strip(), gen, ev) for n in names]
+
+
+def check_names(names: Sequence[str]) -> None:
+    """Fail early on a name no run can build."""
+    unknown = [n for n in names if n not in POLICY_NAMES + REFERENCES]
+    if unknown:
+        raise ValueError(f"unknown policy {unknown[0]!r}; known: {', '.join(POLICY_NAMES + REFERENCES)}")
 
 
 def unit_hash(*parts: object) -> tuple[float, float]:
@@ -114,14 +156,15 @@ class OracleJudge:
     delivery, for the entity the incumbents are about ("ambiguous" when none is).
     With probability `accuracy` the judge gives it; otherwise it names a candidate
     whose value is false (or says "ambiguous" when no candidate is false).
-    `truth(case)` returns (scenario id, the value true now or None); draws are
-    hashed from (seed, incoming claim id), so a replay is reproducible."""
+    `truth(case)` returns (what to count the call under, e.g. the scenario, the value
+    true now or None); draws are hashed from (seed, incoming claim id), so a replay is
+    reproducible."""
 
-    def __init__(self, accuracy: float, seed: int, truth: Callable[[JudgeCase], tuple[int, str | None]]) -> None:
+    def __init__(self, accuracy: float, seed: int, truth: Callable[[JudgeCase], tuple[Any, str | None]]) -> None:
         self.accuracy = accuracy
         self.seed = seed
         self.truth = truth
-        self.calls: Counter[int] = Counter()
+        self.calls: Counter[Any] = Counter()
 
     def __call__(self, case: JudgeCase) -> Judgement:
         scenario, now = self.truth(case)

@@ -6,7 +6,11 @@ k-th write of every scenario, preceded by the reads that come before it; the wri
 go in one `add_facts` call per (agent, session), the reads are `get`s. Scenarios
 never share an entity, so only the order inside a scenario matters, and a round
 costs a handful of transactions instead of one per write. `lww_counts` is the
-last-write-wins baseline.
+last-write-wins baseline; the reliability oracle is in oracle.py.
+
+Counts are kept per (scenario, true entity) (`replay_entities`): a write counts on the
+entity it is really about, whatever its label; `replay_block` sums them per scenario,
+the recommendation sums them per entity pattern.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from vault_ray import DisputeCapExceeded, Fact, HashingEmbedder, RuleReasoner, S
 from vault_ray.models import AddResult, Decision, EntityView
 
 from .config import EvalConfig
-from .metrics import answer_of, is_wrong_overwrite, new_counts, tally_final, tally_read
+from .metrics import COUNT_COLUMNS, answer_of, is_wrong_overwrite, new_counts, tally_final, tally_label, tally_read
 from .namespace import TEXT_DIM, Namespace, NamespacedReasoner, NamespacedRegistry, TenantEmbedder, tenant_vectors
+from .oracle import oracle_replay
 from .policies import OracleJudge, PolicySpec
 from .scenario import Query, Scenario, Write
 
 Counts = dict[str, int]
+EntityKey = tuple[int, str]
+"""(scenario id, true entity)."""
 
 
 def text_vectors(scenarios: Sequence[Scenario], precomputed: Sequence[np.ndarray] | None = None) -> dict[str, np.ndarray]:
@@ -52,12 +59,30 @@ def replay_block(scenarios: Sequence[Scenario], spec: PolicySpec, cfg: EvalConfi
     """Counts per scenario (same order). `isolated=True` opens one vault per scenario and
     writes one fact per call (the reference the shared vault is tested against; ~30x slower).
     `embedder` must match the vectors' text part (default: hashing, as `text_vectors`)."""
+    by_entity = replay_entities(scenarios, spec, cfg, seed=seed, vectors=vectors, isolated=isolated, embedder=embedder)
+    totals = {s.id: new_counts() for s in scenarios}
+    for (sid, _), counts in by_entity.items():
+        into = totals[sid]
+        for c in COUNT_COLUMNS:
+            into[c] += counts[c]
+    return [totals[s.id] for s in scenarios]
+
+
+def replay_entities(scenarios: Sequence[Scenario], spec: PolicySpec, cfg: EvalConfig, *, seed: int = 0,
+                    vectors: dict[str, np.ndarray] | None = None, isolated: bool = False,
+                    embedder: TenantEmbedder | None = None) -> dict[EntityKey, Counts]:
+    """Counts per (scenario id, true entity): every entity of every scenario has an entry."""
+    if spec.world is not None:
+        return {(s.id, e): c for s in scenarios for e, c in oracle_replay(s, spec.world)[0].items()}
     if spec.policy is None:
-        return [lww_counts(s) for s in scenarios]
+        return {(s.id, e): c for s in scenarios for e, c in lww_entity_counts(s).items()}
     vectors = vectors if vectors is not None else text_vectors(scenarios)
     embedder = embedder or TenantEmbedder()
     if isolated:
-        return [VaultReplay([s], spec, cfg, seed, vectors, Namespace.isolated(), embedder).run()[0] for s in scenarios]
+        out: dict[EntityKey, Counts] = {}
+        for s in scenarios:
+            out.update(VaultReplay([s], spec, cfg, seed, vectors, Namespace.isolated(), embedder).run())
+        return out
     return VaultReplay(list(scenarios), spec, cfg, seed, vectors, Namespace(), embedder).run()
 
 
@@ -66,14 +91,17 @@ class VaultReplay:
                  vectors: dict[str, np.ndarray], ns: Namespace, embedder: TenantEmbedder) -> None:
         self.scenarios, self.spec, self.cfg, self.ns, self.vectors = scenarios, spec, cfg, ns, vectors
         self.embedder = embedder
-        self.counts = {s.id: new_counts() for s in scenarios}
+        self.counts = {(s.id, e): new_counts() for s in scenarios for e in s.entities}
         self.owner = {w.write_id: s for s in scenarios for w in s.writes}
         self.judge = OracleJudge(cfg.judge_accuracy, seed, self._judge_truth) if spec.uses_judge else None
         self.pending: list[tuple[Scenario, Write, str]] = []  # writes that joined a dispute
+        self.seen: set[tuple[int, str]] = set()  # (scenario, true entity) written so far
 
-    def run(self) -> list[Counts]:
+    def run(self) -> dict[EntityKey, Counts]:
         assert self.spec.policy is not None
-        inner = ScriptedReasoner(judge=self.judge) if self.judge else RuleReasoner()
+        # the rule reasoner weighs label evidence with the replay's text embedder (no torch here)
+        rules = RuleReasoner(self.embedder.text)
+        inner = ScriptedReasoner(judge=self.judge, fallback=rules) if self.judge else rules
         reasoner = NamespacedReasoner(inner) if self.ns.shared else inner
         registry = None
         if self.ns.shared:
@@ -88,12 +116,19 @@ class VaultReplay:
                 views = vault.get_many([self.ns.key(e, s.id) for e in s.entities])
                 for e in s.entities:
                     view = views[self.ns.key(e, s.id)]
-                    tally_final(self.counts[s.id], self._answer(view), s.final(e), view.contested)
+                    tally_final(self.counts[(s.id, e)], self._answer(view), s.final(e), view.contested)
             self._disputes(vault)
         if self.judge is not None:
-            for sid, n in self.judge.calls.items():
-                self.counts[sid]["judge_calls"] += n
-        return [self.counts[s.id] for s in self.scenarios]
+            for key, n in self.judge.calls.items():
+                self._at(*key)["judge_calls"] += n
+        return self.counts
+
+    def _at(self, sid: int, entity: str) -> Counts:
+        """The counts of a true entity (a hand-built write may name one without truth)."""
+        found = self.counts.get((sid, entity))
+        if found is None:
+            found = self.counts[(sid, entity)] = new_counts()
+        return found
 
     def _rounds(self, vault: Vault) -> None:
         """Round r: every scenario's reads that precede its r-th write (they see the
@@ -119,7 +154,7 @@ class VaultReplay:
         views = vault.get_many({self.ns.key(q.entity, s.id) for s, q in reads})
         for s, q in reads:
             answer = self._answer(views[self.ns.key(q.entity, s.id)])
-            tally_read(self.counts[s.id], answer, q.value, s.past_values(q.entity, q.at))
+            tally_read(self._at(s.id, q.entity), answer, q.value, s.past_values(q.entity, q.at))
 
     def _write(self, vault: Vault, agent: str, session: str, items: list[tuple[Scenario, Write]]) -> None:
         facts = [Fact(self.ns.key(w.label, s.id), w.text, value=w.value, observed_at=w.observed_at,
@@ -141,12 +176,14 @@ class VaultReplay:
             self._record(s, w, d)
 
     def _record(self, s: Scenario, w: Write, d: Decision | None) -> None:
-        c = self.counts[s.id]
+        c = self._at(s.id, w.entity)
         c["writes"] += 1
         c["must_escalate"] += w.must_escalate
-        if w.drift:
-            c["drifted"] += 1
-            c["drift_resolved"] += d is not None and self.ns.base(d.entity) == w.entity
+        landed = self.ns.base(d.entity) if d is not None else None
+        first = (s.id, w.entity) not in self.seen
+        self.seen.add((s.id, w.entity))
+        tally_label(c, w.drift, landed == w.entity, first,
+                    d is not None and d.aligned_from is not None and landed != w.entity)
         if d is None:
             c["rejected"] += 1
             return
@@ -161,16 +198,19 @@ class VaultReplay:
         disputes = vault.disputes(None)
         needs_user = {d.id: d.needs_user for d in disputes}
         for d in disputes:
-            self.counts[self.owner[d.challenger].id]["disputes"] += 1
+            s = self.owner[d.challenger]
+            self._at(s.id, s.by_id[d.challenger].entity)["disputes"] += 1
         for s, w, dispute_id in self.pending:
             if needs_user.get(dispute_id):
-                self.counts[s.id]["escalated"] += 1
-                self.counts[s.id]["escalated_tp"] += w.must_escalate
+                c = self._at(s.id, w.entity)
+                c["escalated"] += 1
+                c["escalated_tp"] += w.must_escalate
 
-    def _judge_truth(self, case) -> tuple[int, str | None]:  # type: ignore[no-untyped-def]
+    def _judge_truth(self, case) -> tuple[EntityKey, str | None]:  # type: ignore[no-untyped-def]
         s = self.owner[case.incoming.id]
-        about = s.by_id[case.incumbents[0].id].entity if case.incumbents else s.by_id[case.incoming.id].entity
-        return s.id, s.truth_at(about, s.by_id[case.incoming.id].delivered_at)
+        incoming = s.by_id[case.incoming.id]
+        about = s.by_id[case.incumbents[0].id].entity if case.incumbents else incoming.entity
+        return (s.id, incoming.entity), s.truth_at(about, incoming.delivered_at)
 
     @staticmethod
     def _answer(view: EntityView) -> str | None:
@@ -194,18 +234,31 @@ def _steps(s: Scenario) -> list[tuple[list[Query], Write | None]]:
 
 def lww_counts(s: Scenario) -> Counts:
     """Last-write-wins on the label as written: each delivered write replaces the value."""
-    c = new_counts()
+    total = new_counts()
+    for counts in lww_entity_counts(s).values():
+        for c in COUNT_COLUMNS:
+            total[c] += counts[c]
+    return total
+
+
+def lww_entity_counts(s: Scenario) -> dict[str, Counts]:
+    """`lww_counts` per true entity (a write counts on its true entity, whatever its label)."""
+    out: dict[str, Counts] = {e: new_counts() for e in s.entities}
     state: dict[str, Write] = {}
+    seen: set[str] = set()
     for event in s.events:
         if isinstance(event, Query):
             held = state.get(event.entity)
+            c = out.setdefault(event.entity, new_counts())
             tally_read(c, held.value if held else None, event.value, s.past_values(event.entity, event.at))
             continue
         w = event
+        c = out.setdefault(w.entity, new_counts())
         c["writes"] += 1
         c["must_escalate"] += w.must_escalate
-        c["drifted"] += bool(w.drift)
-        c["drift_resolved"] += bool(w.drift) and w.label == w.entity
+        first = w.entity not in seen
+        seen.add(w.entity)
+        tally_label(c, w.drift, w.label == w.entity, first, False)
         prev = state.get(w.label)
         if prev is not None and prev.value != w.value:
             c["overwrites"] += 1
@@ -213,5 +266,5 @@ def lww_counts(s: Scenario) -> Counts:
         state[w.label] = w
     for e in s.entities:
         held = state.get(e)
-        tally_final(c, held.value if held else None, s.final(e), False)
-    return c
+        tally_final(out[e], held.value if held else None, s.final(e), False)
+    return out

@@ -1,10 +1,6 @@
-"""The evaluation report: a markdown comparison table and three PNG charts.
-
-Charts are drawn with matplotlib's Agg backend (no display needed):
-`accuracy_vs_gap.png` (final-state accuracy against the agents' reliability gap),
-`wrong_overwrites.png` (wrong-overwrite rate per policy) and
-`disputes_vs_accuracy.png` (disputes per 1,000 writes against final-state accuracy).
-"""
+"""The evaluation report: report.md (comparison table with 95% intervals, how close to
+the oracle, headline comparisons with their paired intervals, the recommendation) and
+the PNG charts of charts.py."""
 
 from __future__ import annotations
 
@@ -12,9 +8,18 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
+from .charts import CHARTS, RECOMMENDATION_CHART, recommendation_chart, write_charts
+from .policies import REFERENCES
+
+if TYPE_CHECKING:
+    from .recommend import Recommendation
+
+__all__ = ["CHARTS", "COLUMNS", "RECOMMENDATION_CHART", "comparison_table", "findings", "fmt", "write_charts",
+           "write_report"]
 
 COLUMNS: tuple[tuple[str, str, str], ...] = (
     # (summary column, header, format): "%" = a share shown in percent, "n" = a plain number
@@ -29,99 +34,131 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("escalation_precision", "escalation precision", "%"),
     ("judge_calls_per_1k", "judge calls / 1k writes", "n"),
     ("resolution_accuracy", "entity resolution (drift)", "%"),
+    ("false_alignment_rate", "false alignments (new entities)", "%"),
     ("rejected_per_1k", "rejected / 1k writes", "n"),
 )
-CHARTS = ("accuracy_vs_gap.png", "wrong_overwrites.png", "disputes_vs_accuracy.png")
+ORACLE_HEADERS = (("final_vs_oracle", "final / oracle"), ("read_vs_oracle", "read / oracle"))
+BASELINE = "lww"
+
+
+def _nan(value: float | None) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def fmt(value: float | None, kind: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if _nan(value):
         return "n/a"
-    return f"{100 * value:.1f}%" if kind == "%" else f"{value:.1f}"
+    return f"{100 * value:.1f}%" if kind == "%" else f"{value:.1f}"  # type: ignore[operator]
+
+
+def fmt_ci(value: float | None, low: float | None, high: float | None, kind: str) -> str:
+    """`62.9% [61.8, 64.0]`: the estimate and its 95% interval (the estimate alone without one)."""
+    text = fmt(value, kind)
+    if _nan(value) or _nan(low) or _nan(high):
+        return text
+    scale, digits = (100, 1) if kind == "%" else (1, 1)
+    return f"{text} [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"  # type: ignore[operator]
+
+
+def _cell(row: Mapping[str, Any], column: str, kind: str) -> str:
+    return fmt_ci(row[column], row.get(f"{column}_low"), row.get(f"{column}_high"), kind)
 
 
 def comparison_table(summary: pa.Table) -> str:
     rows = summary.to_pylist()
-    head = "| policy | scenarios | writes | " + " | ".join(h for _, h, _ in COLUMNS) + " |"
-    rule = "|" + "---|" * (3 + len(COLUMNS))
+    head = ("| policy | scenarios | writes | " + " | ".join(h for _, h in ORACLE_HEADERS) + " | "
+            + " | ".join(h for _, h, _ in COLUMNS) + " |")
+    rule = "|" + "---|" * (3 + len(ORACLE_HEADERS) + len(COLUMNS))
     body = [
         f"| {r['policy']} | {r['scenarios']:,} | {r['writes']:,} | "
-        + " | ".join(fmt(r[c], k) for c, _, k in COLUMNS) + " |"
+        + " | ".join(_cell(r, c, "%") for c, _ in ORACLE_HEADERS) + " | "
+        + " | ".join(_cell(r, c, k) for c, _, k in COLUMNS) + " |"
         for r in rows
     ]
     return "\n".join([head, rule, *body])
 
 
-def findings(summary: pa.Table) -> list[str]:
-    """One line per headline comparison the numbers support."""
+def difference(comparisons: pa.Table | None, a: str, b: str, metric: str) -> tuple[float, float, float] | None:
+    """(a - b, low, high) of `metric` from the paired comparisons, whichever way they were stored."""
+    if comparisons is None:
+        return None
+    for r in comparisons.to_pylist():
+        if r["metric"] != metric:
+            continue
+        if (r["policy"], r["versus"]) == (a, b):
+            return r["difference"], r["low"], r["high"]
+        if (r["policy"], r["versus"]) == (b, a):
+            return -r["difference"], -r["high"], -r["low"]
+    return None
+
+
+def verdict(found: tuple[float, float, float] | None) -> str:
+    """`+3.3 points [+2.1, +4.5]: outside the noise` (or within it)."""
+    if found is None or any(_nan(x) for x in found):
+        return ""
+    d, lo, hi = (x + 0.0 for x in found)  # no "-0.0" when a difference was turned around
+    noise = "outside the noise" if lo > 0 or hi < 0 else "within the noise"
+    return f"{100 * d:+.1f} points [95% CI {100 * lo:+.1f}, {100 * hi:+.1f}]: {noise}"
+
+
+def findings(summary: pa.Table, comparisons: pa.Table | None = None) -> list[str]:
+    """One line per headline comparison the numbers support; with `comparisons` (paired
+    bootstrap, uncertainty.comparisons), each difference says whether it is outside the noise."""
     rows = {r["policy"]: r for r in summary.to_pylist()}
     out = []
-    if "lww" in rows:
-        base = rows["lww"]
+    if BASELINE in rows:
+        base = rows[BASELINE]
         for name, r in rows.items():
-            if name == "lww":
+            if name == BASELINE:
                 continue
+            acc = verdict(difference(comparisons, name, BASELINE, "final_accuracy"))
+            wrong = verdict(difference(comparisons, name, BASELINE, "wrong_overwrite_rate"))
             out.append(
                 f"- **{name}** vs last-write-wins: final-state accuracy {fmt(r['final_accuracy'], '%')} vs "
-                f"{fmt(base['final_accuracy'], '%')}, wrong overwrites {fmt(r['wrong_overwrite_rate'], '%')} vs "
-                f"{fmt(base['wrong_overwrite_rate'], '%')} of writes, {fmt(r['disputes_per_1k'], 'n')} disputes "
-                "per 1,000 writes."
+                f"{fmt(base['final_accuracy'], '%')}{f' ({acc})' if acc else ''}, wrong overwrites "
+                f"{fmt(r['wrong_overwrite_rate'], '%')} vs {fmt(base['wrong_overwrite_rate'], '%')} of writes"
+                f"{f' ({wrong})' if wrong else ''}, {fmt(r['disputes_per_1k'], 'n')} disputes per 1,000 writes."
             )
-    scored = [r for r in rows.values() if not math.isnan(r["final_accuracy"])]
+    scored = sorted((r for r in rows.values() if not _nan(r["final_accuracy"]) and r["policy"] not in REFERENCES),
+                    key=lambda r: r["final_accuracy"], reverse=True)
     if scored:
-        best = max(scored, key=lambda r: r["final_accuracy"])
-        out.append(f"- Highest final-state accuracy: **{best['policy']}** ({fmt(best['final_accuracy'], '%')}).")
+        best = scored[0]
+        line = f"- Highest final-state accuracy: **{best['policy']}** ({fmt(best['final_accuracy'], '%')})"
+        if len(scored) > 1:
+            second = scored[1]["policy"]
+            gap = verdict(difference(comparisons, best["policy"], second, "final_accuracy"))
+            line += f"; ahead of {second} by {gap}" if gap else f"; then {second}"
+        out.append(line + ".")
+    if "learned" in rows and "authority" in rows:
+        gap = verdict(difference(comparisons, "learned", "authority", "final_accuracy"))
+        out.append(f"- Weights learned from half the scenarios (**learned**, {fmt(rows['learned']['final_accuracy'], '%')} "
+                   f"on the other half) against the nominal weights (authority), on the same scenarios: "
+                   f"{gap or 'no interval'}.")
     return out
 
 
-def write_charts(out_dir: Path, summary: pa.Table, by_gap: Mapping[str, Sequence[tuple[float, float, int]]]) -> list[Path]:
-    import matplotlib  # noqa: PLC0415  (optional dependency, [evals] extra)
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    rows = summary.to_pylist()
-    names = [r["policy"] for r in rows]
-    paths = [out_dir / name for name in CHARTS]
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for policy, points in by_gap.items():
-        if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=policy)
-    ax.set(xlabel="agents' reliability gap (max - min reliability on the entity's domain)",
-           ylabel="final-state accuracy", title="Accuracy against the reliability gap", ylim=(0, 1))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    _save(fig, paths[0])
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    values = [100 * _num(r["wrong_overwrite_rate"]) for r in rows]
-    bars = ax.bar(names, values, color="#c0504d")
-    ax.bar_label(bars, fmt="%.2f%%", fontsize=8)
-    ax.set(ylabel="wrong overwrites (% of writes)", title="A true active value replaced by a false one")
-    _save(fig, paths[1])
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for r in rows:
-        x, y = _num(r["disputes_per_1k"]), _num(r["final_accuracy"])
-        ax.scatter([x], [y], s=60)
-        ax.annotate(r["policy"], (x, y), textcoords="offset points", xytext=(5, 5), fontsize=9)
-    ax.set(xlabel="disputes per 1,000 writes", ylabel="final-state accuracy", title="Disputes against accuracy")
-    ax.grid(alpha=0.3)
-    _save(fig, paths[2])
-    return paths
-
-
-def _num(value: float | None) -> float:
-    return 0.0 if value is None or math.isnan(value) else float(value)
-
-
-def _save(fig: Any, path: Path) -> None:
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def oracle_lines(summary: pa.Table, comparisons: pa.Table | None = None) -> list[str]:
+    """How close to the best possible: the oracle's accuracy and every policy's share of it."""
+    rows = {r["policy"]: r for r in summary.to_pylist()}
+    oracle = rows.get("oracle")
+    if oracle is None:
+        return []
+    shares = ", ".join(f"{p} {_cell(r, 'final_vs_oracle', '%')}" for p, r in rows.items() if p != "oracle")
+    lines = [
+        "The **reliability oracle** knows each agent's true reliability on each entity of every scenario, and "
+        "after each write keeps the value most likely true given the reports delivered so far (Bayes-optimal, "
+        "with the world's change rate as prior; docs/evals.md). It never sees the truth, so no policy that does "
+        f"not either can expect to beat it: final-state accuracy {_cell(oracle, 'final_accuracy', '%')}, read "
+        f"accuracy {_cell(oracle, 'read_accuracy', '%')}.",
+        "",
+        f"Final-state accuracy as a share of the oracle's, on the same scenarios: {shares}.",
+    ]
+    gaps = [(p, difference(comparisons, p, "oracle", "final_accuracy")) for p in rows if p != "oracle"]
+    ahead = [p for p, g in gaps if g is not None and g[1] > 0]
+    if ahead:
+        lines += ["", f"Significantly above the oracle: {', '.join(ahead)} (a policy that sees the truth: "
+                      "the scripted judge does)."]
+    return ["## How close to the best possible", "", *lines, ""]
 
 
 def cost_lines(summary: pa.Table, meta: Mapping[str, Any]) -> list[str]:
@@ -158,15 +195,60 @@ def settings_lines(evaluation: Mapping[str, Any], policies: Sequence[str]) -> li
     return [*lines, ""]
 
 
+def recommendation_lines(rec: Recommendation, proposal_file: str = "proposal.json", *, limit: int = 60) -> list[str]:
+    """The recommendation: the gain, the table per entity pattern and the learned weights."""
+    from .recommend import CANDIDATES  # noqa: PLC0415
+
+    halves = ("even scenario ids", "odd scenario ids") if rec.unit == "scenarios" else \
+        ("one half of the entities", "the other half (split by a hash of the key)")
+    lines = ["## Recommendation", "", f"Labels: {rec.source}.", "",
+             f"Strategies and weights were chosen on {halves[0]} and are measured here on {halves[1]}, which chose "
+             f"nothing; intervals resample {rec.unit}.", ""]
+    for metric, name in (("final_accuracy", "final-state accuracy"), ("read_accuracy", "read accuracy")):
+        g = rec.gain(metric)
+        if g is not None:
+            lines.append(f"- **{name}: {fmt(g.current, '%')} under the current policy, {fmt(g.proposed, '%')} under "
+                         f"the proposal** ({verdict((g.difference, g.low, g.high)) or 'no interval'}; "
+                         f"{g.units:,} {rec.unit}).")
+    lines += ["", f"The proposal is written to `{proposal_file}`: review it, then "
+              f"`vault-ray policy apply {proposal_file} --store PATH` (or `vault.set_policy(read_policy_file(...))`).",
+              "", "| entity pattern | current | proposed | " + " | ".join(f"{c} (fit)" for c in CANDIDATES)
+              + " | entities (fit) | held-out gain, final-state accuracy |", "|" + "---|" * (5 + len(CANDIDATES))]
+    for c in rec.choices:
+        g = rec.gain("final_accuracy", c.pattern)
+        current, proposed = ("asks the user (high stakes)",) * 2 if c.high_stakes else (c.current, f"**{c.chosen}**")
+        lines.append(f"| `{c.pattern}` | {current} | {proposed} | "
+                     + " | ".join(fmt(c.accuracy.get(k), "%") for k in CANDIDATES)
+                     + f" | {c.entities:,} | {verdict((g.difference, g.low, g.high)) if g else 'n/a'} |")
+    lines += [f"| `*` (every other entity) | {rec.current.default_strategy} | **{rec.policy.default_strategy}** | "
+              + " | ".join("" for _ in CANDIDATES) + " | | |", ""]
+    weights = rec.weights.agreement.to_pylist()
+    learned = rec.weights.weights
+    if weights:
+        lines += ["Authority weights learned from the fit half (agreement with the labels, smoothed "
+                  "(agree + 1) / (reports + 2)):", "", "| agent | pattern | weight | reports | agreeing |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {w['agent']} | `{w['pattern']}` | {learned[w['agent']][w['pattern']]:.3f} | {w['reports']:,} | "
+                  f"{w['agree']:,} |" for w in weights[:limit]]
+        if len(weights) > limit:
+            lines.append(f"| … {len(weights) - limit:,} more in `{proposal_file}` | | | | |")
+        lines.append("")
+    return lines + [f"- {n}" for n in rec.notes] + ([""] if rec.notes else [])
+
+
 def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Sequence[tuple[float, float, int]]],
-                 *, meta: Mapping[str, Any]) -> Path:
+                 *, meta: Mapping[str, Any], comparisons: pa.Table | None = None,
+                 gap_intervals: Mapping[str, Sequence[tuple[float, float, float]]] | None = None,
+                 recommendation: Recommendation | None = None) -> Path:
     """Write report.md and the charts into `out_dir`; returns the report's path.
 
     `meta` carries: scenarios, seconds, scenarios_per_s, command, seed, judge_accuracy,
     machine (free text), and optionally generator (a dict of settings)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    charts = write_charts(out, summary, by_gap)
+    charts = write_charts(out, summary, by_gap, gap_intervals)
+    if recommendation is not None:
+        charts.append(recommendation_chart(out, recommendation.gains, recommendation.unit))
     lines = [
         "# vault-ray policy evaluation",
         "",
@@ -181,14 +263,21 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
         "",
         "## Comparison",
         "",
+        "Each cell: the estimate and its 95% confidence interval (bootstrap over scenarios, "
+        f"{meta.get('resamples', 1000):,} resamples). `final / oracle`, `read / oracle`: the accuracy as a share "
+        "of the reliability oracle's on the same scenarios. `learned` runs on the odd-numbered half only.",
+        "",
         comparison_table(summary),
         "",
-        *findings(summary),
+        *findings(summary, comparisons),
         "",
         f"The judge is scripted with accuracy {meta.get('judge_accuracy', float('nan')):g}. "
         "Metric definitions: docs/evals.md. Percentages of writes, reads or entities as defined there; "
-        "n/a where the denominator is zero (e.g. no escalations).",
+        "n/a where the denominator is zero (e.g. no escalations). A difference is *outside the noise* when "
+        "the 95% interval of the paired difference (the same resampled scenarios for both policies) excludes 0.",
         "",
+        *oracle_lines(summary, comparisons),
+        *(recommendation_lines(recommendation) if recommendation is not None else []),
         *settings_lines(meta.get("eval") or {}, [r["policy"] for r in summary.to_pylist()]),
         "## Charts",
         "",
@@ -201,4 +290,3 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
     path = out / "report.md"
     path.write_text("\n".join(lines))
     return path
-

@@ -41,13 +41,17 @@ class Query:
 class Scenario:
     """Ground truth and the event sequence of one user."""
 
-    __slots__ = ("id", "gap", "entities", "high_stakes", "writes", "queries", "by_id", "_truth", "events")
+    __slots__ = ("id", "gap", "entities", "domains", "high_stakes", "reliability", "writes", "queries", "by_id",
+                 "_truth", "events")
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.id = int(row["scenario_id"])
         self.gap = float(row.get("gap") or 0.0)
         self.entities = [e["entity"] for e in row["entities"]]
+        self.domains = {e["entity"]: e["domain"] for e in row["entities"]}
         self.high_stakes = {e["entity"] for e in row["entities"] if e["high_stakes"]}
+        self.reliability = {(r["entity"], r["agent"]): float(r["reliability"]) for r in row.get("reliability") or ()}
+        """(entity, agent) -> the agent's true reliability on the entity in this scenario."""
         self.writes = [Write(**w) for w in row["writes"]]
         self.queries = [Query(**q) for q in row["queries"]]
         self.by_id = {w.write_id: w for w in self.writes}
@@ -80,6 +84,11 @@ class Scenario:
     def final(self, entity: str) -> str | None:
         found = self._truth.get(entity)
         return found[1][-1] if found else None
+
+    def true_values(self, entity: str) -> list[str]:
+        """Every value `entity` takes in the scenario, in time order."""
+        found = self._truth.get(entity)
+        return list(found[1]) if found else []
 
 
 def scenarios_from_arrow(table: pa.Table | pa.RecordBatch) -> list[Scenario]:

@@ -33,7 +33,7 @@ import pyarrow as pa
 from vault_ray import EntityRegistry
 
 from .embedder_spec import EmbedderFactory
-from .labels import LabelProfile
+from .label_profiles import LabelProfile
 from .text_vectors import NODE, TEXT, embed_texts, vectors_of
 
 PAIR_SCHEMA = pa.schema([("a", pa.string()), ("b", pa.string()), ("label", pa.float64()), ("statement", pa.float64()),

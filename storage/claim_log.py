@@ -96,6 +96,12 @@ class ClaimLog(Protocol):
     def get_dispute(self, dispute_id: str) -> Dispute | None: ...
     def events(self, *, entity: str | None = None, claim_id: str | None = None,
                until: float | None = None) -> list[Event]: ...
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        """Up to `limit` events whose sequence number is `seq` or later, in order, with it."""
+        ...
+    def event_head(self) -> int:
+        """The sequence number the next event will get (how many the log holds)."""
+        ...
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, str]: ...
     def close(self) -> None: ...
     # the bulk side (storage/bulk_log.py): export and import, staged vectors of a reindex
@@ -201,6 +207,16 @@ class DuckDBClaimLog(BulkLog):
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self._con.sql(f"SELECT {_EVENT_COLUMNS} FROM events {clause} ORDER BY seq", params=params).fetchall()
         return events_from_rows(rows)
+
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        # a reader following the log (the event stream, webhooks) pages on the per-partition
+        # sequence number: stable across restarts, unlike timestamps, and gap-free
+        rows = self._con.sql(f"SELECT seq, {_EVENT_COLUMNS} FROM events WHERE seq >= $seq ORDER BY seq LIMIT $limit",
+                             params={"seq": seq, "limit": limit}).fetchall()
+        return list(zip((int(r[0]) for r in rows), events_from_rows([r[1:] for r in rows]), strict=True))
+
+    def event_head(self) -> int:
+        return int(self._scalar("SELECT coalesce(max(seq), -1) + 1 FROM events"))
 
     def entity_keys(self) -> set[str]:
         """Every entity with at least one claim, whatever its status."""

@@ -155,6 +155,8 @@ def test_parse_mixed_errors(spec, match):
     (["--mixed", "user.diet"], "user.diet"),
     (["--policies", "lww,nope"], "unknown policy"),
     (["--embedder", "local", "--num-cpus", "1"], "needs at least 2 Ray CPUs"),
+    (["--current", "{policy}"], "give --recommend too"),
+    (["--recommend", "--current", "{policy}"], "default_strategy must be one of"),
 ])
 def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     """A bad setting exits 2 with the reason, before scenarios are generated or Ray starts."""
@@ -163,6 +165,9 @@ def test_cli_eval_refuses_bad_settings_before_any_work(tmp_path, args, message):
     from vault_ray.cli import app
 
     out = tmp_path / "out"
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"policy": {"default_strategy": "newest"}}')
+    args = [a.replace("{policy}", str(policy)) for a in args]
     result = CliRunner().invoke(app, ["eval", "-n", "5", "--out", str(out), *args])
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from vault_ray.evals.embedder_spec import EmbedderSpec
-from vault_ray.evals.labels import CLAIM_COLUMNS, build_profiles, mask_value
+from vault_ray.evals.label_profiles import CLAIM_COLUMNS, build_profiles, mask_value
 from vault_ray.evals.merge_plan import Thresholds, build_plan, decide_pairs
 from vault_ray.evals.normalize import check_merges
 from vault_ray.evals.plan_report import approved_merges, read_plan, write_plan

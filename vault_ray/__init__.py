@@ -28,6 +28,7 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
+from .events import EventPage, VaultEvent
 from .models import (
     AddResult,
     Candidate,
@@ -49,6 +50,7 @@ from .models import (
 )
 from .openai_backend import OpenAIEmbedder, OpenAIReasoner
 from .policy import AutoResolveRules, Policy, RateLimit
+from .policy_file import read_policy_file, write_policy_file
 from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
 from .transfer import ExportResult, ImportResult
@@ -75,6 +77,7 @@ __all__ = [
     "EntityRegistry",
     "EntityView",
     "Event",
+    "EventPage",
     "Explanation",
     "ExportError",
     "ExportResult",
@@ -120,6 +123,9 @@ __all__ = [
     "Vault",
     "VaultClient",
     "VaultError",
+    "VaultEvent",
     "WriteRequest",
     "__version__",
+    "read_policy_file",
+    "write_policy_file",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,30 @@ class ImportResult:
     errors: dict[str, str] = field(default_factory=dict)
     """Claim id -> why the write path refused it (merge; the others were written)."""
     seconds: float = 0.0
+
+
+class Transfers:
+    """`Vault.export` and `Vault.import_from` (mixed into `Vault`)."""
+
+    _backend: Any
+
+    def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
+        ...  # Vault's
+
+    def export(self, directory: str | Path) -> ExportResult:
+        """Write the store to `directory` (new or empty) in the documented Parquet layout:
+        every partition's claims (with embeddings), disputes, events and receipts, the
+        policy and registry, and a manifest with row counts and checksums (docs/jobs.md)."""
+        policy, registry = self._backend.control()
+        return export_store(as_bulk(self._backend), directory, policy, registry)
+
+    def import_from(self, directory: str | Path) -> ImportResult:
+        """Load an export. Into an empty store: restored verbatim (ids, statuses, events,
+        disputes, receipts, policy, registry). Into a store with claims: merged by claim
+        id, new claims going through the write path so conflicts are detected. The
+        export is verified first: a truncated or tampered one raises ExportError and
+        changes nothing. Importing the same export again changes nothing."""
+        return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
 
 
 def export_store(backend: BulkBackend, directory: str | Path, policy: Policy, registry: EntityRegistry) -> ExportResult:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, VaultError
+from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
     AddResult,
     Claim,
@@ -39,10 +40,10 @@ from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
-from .transfer import ExportResult, ImportResult, as_bulk, export_store, import_archive
+from .transfer import Transfers
 
 
-class Vault:
+class Vault(Transfers):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
@@ -133,9 +134,7 @@ class Vault:
         """Several agents' writes decided together, as if one by one in this order: one
         embedding call and one commit per partition for the batch. Each request gets its
         own result, or its own error (one bad request never fails its neighbours).
-
-        `rate_limit=False` spends no agent's write budget: for bulk jobs (import,
-        normalize) that replay claims the agents already wrote."""
+        `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
@@ -154,7 +153,9 @@ class Vault:
         for i, (facts, vectors, *_) in pending.items():
             vecs = vectors if vectors is not None else np.stack([next(embedded) for _ in facts])
             try:
-                groups = self._plan(requests[i], facts, vecs, policy, registry, now)
+                # the time the backend records this call at (write_many: one microsecond per call)
+                at = now + timedelta(microseconds=len(calls))
+                groups = self._plan(requests[i], facts, vecs, policy, registry, at)
             except VaultError as exc:
                 staged[i] = exc
                 continue
@@ -187,8 +188,7 @@ class Vault:
                 raise InvalidInput(f"key must be a non-empty string of at most 128 characters, got {req.key!r}")
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
-        if rate_limit:
-            self._limiter.take(req.agent, len(facts), policy.rate_limit)
+        self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
         return facts, vectors, missed, len(notes)
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
@@ -302,12 +302,26 @@ class Vault:
         """Every claim in the store, of every status (a full scan: for audits and tools)."""
         return self._backend.all_claims()
 
-    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
-        """The store's change log (every claim added, status changed, dispute opened,
-        challenged or resolved), oldest first; for one entity, or touching one claim."""
-        if entity is not None:
-            validate_entity(entity)
-        return self._backend.events(entity=entity, claim_id=claim_id)
+    @overload
+    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
+    @overload
+    def events(self, *, since: str, entity: str | None = None, kinds: Iterable[str] | None = None,
+               needs_user: bool | None = None, limit: int = DEFAULT_LIMIT) -> EventPage: ...
+
+    def events(self, *, entity: str | None = None, claim_id: str | None = None, since: str | None = None,
+               kinds: Iterable[str] | None = None, needs_user: bool | None = None,
+               limit: int = DEFAULT_LIMIT) -> list[Event] | EventPage:
+        """Without `since`: the change log as recorded, oldest first; for one entity, or
+        touching one claim. With `since` (a cursor, "start" or "now"): the public event
+        stream after it (`vault_ray.events`), an `EventPage` whose `cursor` resumes after
+        all it scanned, filtered by `kinds`, `needs_user` and `entity` (a key or pattern)."""
+        if since is None:
+            if kinds is not None or needs_user is not None:
+                raise InvalidInput("kinds and needs_user filter the event stream: pass since= ('start', 'now' or a cursor)")
+            return self._backend.events(entity=None if entity is None else validate_entity(entity), claim_id=claim_id)
+        if claim_id is not None:
+            raise InvalidInput("claim_id filters the change log, not the event stream: leave since= out")
+        return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
         if status not in (None, "open", "resolved"):
@@ -335,20 +349,6 @@ class Vault:
         (DESIGN invariant 3)? A health check; every value should be True."""
         return self._backend.check()
 
-    def export(self, directory: str | Path) -> ExportResult:
-        """Write the store to `directory` (new or empty) in the documented Parquet layout:
-        every partition's claims (with embeddings), disputes, events and receipts, the
-        policy and registry, and a manifest with row counts and checksums (docs/jobs.md)."""
-        policy, registry = self._backend.control()
-        return export_store(as_bulk(self._backend), directory, policy, registry)
-
-    def import_from(self, directory: str | Path) -> ImportResult:
-        """Load an export. Into an empty store: restored verbatim (ids, statuses, events,
-        disputes, receipts, policy, registry). Into a store with claims: merged by claim
-        id, new claims going through the write path so conflicts are detected. The
-        export is verified first: a truncated or tampered one raises ExportError and
-        changes nothing. Importing the same export again changes nothing."""
-        return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
 
 
 class AgentMemory:

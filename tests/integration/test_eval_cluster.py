@@ -11,7 +11,7 @@ loopback host to the machine's routable IP (`resolve_ip_for_localhost`), where a
 started with node_ip_address=127.0.0.1 does not listen, unless the driver's
 RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER is 0 (then Ray's own IP is the loopback one); and
 `ray start --node-ip-address 127.0.0.1` applies the same rewrite, so the cluster is built
-with ray.cluster_utils.Cluster, which keeps the address given.
+with ray.cluster_utils.Cluster, which keeps the address given (cluster/local_two_node.py).
 """
 
 from __future__ import annotations
@@ -37,34 +37,9 @@ from vault_ray.cli import app
 ARGS = ["-n", "200", "--block-size", "50", "--policies", "lww,recency,authority", "--seed", "3"]
 START_TIMEOUT_S = 90
 EVAL_TIMEOUT_S = 150
-# Runs in its own process (and process group): starts the head and one worker node,
-# writes the GCS address to argv[2], and removes both nodes on SIGTERM.
-CLUSTER = """
-import os, signal, socket, sys, time
-from ray.cluster_utils import Cluster
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-tmp, ready = sys.argv[1], sys.argv[2]
-os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)  # where Cluster writes ray_current_cluster
-node = {"num_cpus": 1, "num_gpus": 0, "object_store_memory": 128 * 1024 * 1024, "node_ip_address": "127.0.0.1",
-        "temp_dir": tmp, "include_dashboard": False}
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-cluster = Cluster(initialize_head=True, head_node_args={**node, "dashboard_port": free_port(),
-                                                        "dashboard_agent_listen_port": free_port()})
-try:
-    cluster.add_node(**node)
-    with open(ready + ".tmp", "w") as f:
-        f.write(cluster.address)
-    os.replace(ready + ".tmp", ready)
-    while True:
-        time.sleep(1)
-finally:
-    cluster.shutdown()
-"""
+# Starts the head and one worker node in its own process (and process group), writes the
+# GCS address to a file, and removes both nodes on SIGTERM.
+CLUSTER = Path(__file__).resolve().parents[2] / "cluster" / "local_two_node.py"
 
 
 def ray_env(tmp: Path) -> dict[str, str]:
@@ -79,7 +54,7 @@ def two_node_cluster(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rc")  # short: Ray's socket paths must stay under ~107 characters
     ready, log = tmp / "address", tmp / "cluster.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-c", CLUSTER, str(tmp), str(ready)], env=ray_env(tmp),
+        proc = subprocess.Popen([sys.executable, str(CLUSTER), str(tmp), str(ready)], env=ray_env(tmp),
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
     def address() -> str:
@@ -132,7 +107,7 @@ def test_eval_on_a_two_node_cluster_spreads_the_work_and_changes_no_number(two_n
     assert meta["nodes"] == 2 and meta["cpus"] == 2 and meta["scenarios"] == 200
     assert pq.read_table(out / "scenarios").equals(pq.read_table(local / "scenarios"))  # the same input
     assert len(nodes) == 2 and "" not in nodes, nodes  # both nodes replayed scenarios
-    assert results.num_rows == 200 * 3
+    assert results.num_rows == 200 * 4 + 100  # and the oracle, and learned authority on the odd half
 
     # Same counts per (policy, scenario), and the same metrics, exactly (cpu_s is a timing).
     def counts(path: Path) -> list[dict]:
@@ -142,10 +117,12 @@ def test_eval_on_a_two_node_cluster_spreads_the_work_and_changes_no_number(two_n
     assert counts(out / "results.parquet") == counts(local / "results.parquet")
     cluster_rows = pq.read_table(out / "summary.parquet").drop(["cpu_s"]).to_pylist()
     local_rows = pq.read_table(local / "summary.parquet").drop(["cpu_s"]).to_pylist()
-    assert [r["policy"] for r in cluster_rows] == [r["policy"] for r in local_rows] == ["lww", "recency", "authority"]
-    for c, lo in zip(cluster_rows, local_rows, strict=True):
+    assert [r["policy"] for r in cluster_rows] == [r["policy"] for r in local_rows] == \
+        ["lww", "recency", "authority", "oracle", "learned"]
+    for c, lo in zip(cluster_rows, local_rows, strict=True):  # the intervals too: the same counts, the same draws
         differ = {k: (c[k], lo[k]) for k in c if not same(c[k], lo[k])}
         assert not differ, (c["policy"], differ)
+    assert pq.read_table(out / "comparisons.parquet").equals(pq.read_table(local / "comparisons.parquet"))
 
     # The scenario files are read on the driver's node only (they may be on its disk only);
     # the replays ran on both nodes (above). The reader is wrapped to report where it ran.

@@ -15,9 +15,10 @@ from vault_ray.evals.handmade import scenarios_table, three_write_examples
 from vault_ray.evals.job import run_eval
 from vault_ray.evals.metrics import RESULTS_SCHEMA, SUMMARY_SCHEMA
 from vault_ray.evals.policies import POLICY_NAMES
-from vault_ray.evals.report import CHARTS, fmt
+from vault_ray.evals.report import CHARTS, RECOMMENDATION_CHART, fmt, fmt_ci
 
 from vault_ray.cli import app
+from vault_ray.policy_file import read_policy_file
 
 PNG = b"\x89PNG\r\n\x1a\n"
 NAN = math.nan
@@ -77,38 +78,54 @@ def test_three_write_examples_give_exactly_the_expected_metrics(tmp_path):
 
 
 def test_reliability_gap_lww_is_worse_than_authority_and_the_report_shows_it(tmp_path):
-    """Through the CLI: a fixed seed, a chat agent far less reliable than the scheduler."""
+    """Through the CLI: a fixed seed, a chat agent far less reliable than the scheduler. The
+    report adds the oracle and learned authority, intervals, and (--recommend) a proposal."""
     config = tmp_path / "gap.json"
     config.write_text(json.dumps({"generator": GAP_WORLD.to_dict()}))
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["eval", "--scenarios", "150", "--policies", "lww,authority",
-                                      "--config", str(config), "--out", str(out), "--seed", "42"])
+                                      "--config", str(config), "--out", str(out), "--seed", "42", "--recommend"])
     assert result.exit_code == 0, result.output
 
     summary = pq.read_table(out / "summary.parquet")
     assert summary.schema.equals(SUMMARY_SCHEMA)
     rows = {r["policy"]: r for r in summary.to_pylist()}
-    lww, auth = rows["lww"], rows["authority"]
+    assert list(rows) == ["lww", "authority", "oracle", "learned"]
+    lww, auth, oracle = rows["lww"], rows["authority"], rows["oracle"]
     assert auth["final_accuracy"] >= lww["final_accuracy"] + 0.1
     assert auth["wrong_overwrite_rate"] <= 0.75 * lww["wrong_overwrite_rate"]
+    assert oracle["final_accuracy"] >= auth["final_accuracy"] and oracle["final_vs_oracle"] == 1.0
+    assert auth["final_vs_oracle"] == pytest.approx(auth["final_accuracy"] / oracle["final_accuracy"])
+    assert rows["learned"]["scenarios"] == 75  # the odd-numbered half
+    for row in rows.values():
+        assert row["final_accuracy_low"] <= row["final_accuracy"] <= row["final_accuracy_high"]
 
     text = (out / "report.md").read_text()
-    assert "scenarios/s" in text and "vault-ray eval --scenarios 150 --policies lww,authority" in text
+    assert "scenarios/s" in text and "vault-ray eval --scenarios 150 --policies lww,authority,oracle,learned" in text
     assert "Text vectors for entity resolution: the hashing embedder (256 dims)." in text
-    for row in (lww, auth):
+    for row in rows.values():
         line = next(x for x in text.splitlines() if x.startswith(f"| {row['policy']} |"))
-        assert fmt(row["final_accuracy"], "%") in line and fmt(row["wrong_overwrite_rate"], "%") in line
-    assert f"final-state accuracy {fmt(auth['final_accuracy'], '%')} vs {fmt(lww['final_accuracy'], '%')}" in text
-    for name in CHARTS:
+        assert fmt_ci(row["final_accuracy"], row["final_accuracy_low"], row["final_accuracy_high"], "%") in line
+        assert fmt(row["wrong_overwrite_rate"], "%") in line and fmt(row["final_vs_oracle"], "%") in line
+    assert f"final-state accuracy {fmt(auth['final_accuracy'], '%')} vs {fmt(lww['final_accuracy'], '%')} (+" in text
+    assert "outside the noise" in text and "## How close to the best possible" in text
+    assert "## Recommendation" in text and "| entity pattern | current | proposed |" in text
+    assert "`user.schedule.*`" in text and "proposal.json" in text
+    for name in (*CHARTS, RECOMMENDATION_CHART):
         assert f"]({name})" in text
         data = (out / name).read_bytes()
         assert data[:8] == PNG and len(data) > 5_000
         image = mpimg.imread(out / name)
         assert image.shape[0] > 200 and image.shape[1] > 300
 
+    proposal = read_policy_file(out / "proposal.json")
+    assert proposal.weight("scheduler", "user.timezone") > proposal.weight("chat", "user.timezone")
+    comparisons = pq.read_table(out / "comparisons.parquet").to_pylist()
+    assert {(c["policy"], c["versus"]) for c in comparisons} >= {("lww", "authority"), ("authority", "oracle")}
     results = pq.read_table(out / "results.parquet")
     assert results.schema.equals(RESULTS_SCHEMA)
-    assert results.num_rows == 150 * 2 and set(results.column("policy").to_pylist()) == {"lww", "authority"}
+    assert results.num_rows == 150 * 3 + 75
+    assert set(results.column("policy").to_pylist()) == {"lww", "authority", "oracle", "learned"}
     assert pq.read_table(out / "scenarios").num_rows == 150
     run = json.loads((out / "run.json").read_text())
     assert run["scenarios"] == 150 and run["generator"]["seed"] == 42

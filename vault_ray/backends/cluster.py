@@ -307,6 +307,16 @@ class ClusterBackend(ClusterBulk):
         found = self._routed(self._all(), lambda s, ps: s.events.remote(ps, claim_id=claim_id))
         return sorted((e for part in found for e in part), key=lambda e: e.ts)
 
+    def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        found = self._routed(self._all(), lambda s, ps: s.events_from.remote(ps, positions, limit))
+        return [row for part in found for row in part]
+
+    def event_heads(self) -> dict[int, int]:
+        heads: dict[int, int] = {}
+        for found in self._routed(self._all(), lambda s, ps: s.event_heads.remote(ps)):
+            heads.update(found)
+        return heads
+
     def all_claims(self) -> list[Claim]:
         return [c for part in self._routed(self._all(), lambda s, ps: s.all_claims.remote(ps)) for c in part]
 

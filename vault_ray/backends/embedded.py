@@ -108,6 +108,12 @@ class EmbeddedBackend:
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         return self.host.events(entity=entity, claim_id=claim_id)
 
+    def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        return self.host.events_from(positions, limit)
+
+    def event_heads(self) -> dict[int, int]:
+        return self.host.event_heads()
+
     def all_claims(self) -> list[Claim]:
         return self.host.all_claims()
 

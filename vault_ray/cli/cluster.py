@@ -28,7 +28,7 @@ from rich.table import Table
 
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
-from ..policy import Policy
+from ..policy_file import read_policy_file
 from .common import console, handle_errors
 
 HEAD_START_TIMEOUT_S = 120.0
@@ -36,7 +36,8 @@ HEAD_STOP_TIMEOUT_S = 60.0
 
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the store (one store per namespace).")
 CLUSTER = typer.Option("auto", "--address", help="Ray address of the cluster ('auto': the one on this machine).")
-POLICY_FILE = typer.Option(None, "--policy", help="JSON file with a policy (Policy.to_dict()) to start with.")
+POLICY_FILE = typer.Option(None, "--policy", help="Policy file to start with (JSON: Policy.to_dict(), or a file of "
+                                                  "`vault-ray policy show` / `eval --recommend`).")
 ACTOR_OPTIONS = typer.Option(
     None, "--actor-options",
     help='Ray actor options for the store\'s actors, as JSON, e.g. \'{"resources": {"vault_store": 1}}\' to '
@@ -64,7 +65,7 @@ def up(
     actor_options: str = ACTOR_OPTIONS,
 ) -> None:
     """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
-    policy = _read_policy(policy_file) if policy_file else None
+    policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
     head: dict[str, Any] = {}
@@ -149,13 +150,6 @@ def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
 
 
 # -- the local Ray head ------------------------------------------------------------------------
-def _read_policy(path: Path) -> Policy:
-    try:
-        return Policy.from_dict(json.loads(Path(path).read_text()))
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        raise InvalidInput(f"cannot read a policy from {str(path)!r}: {exc}") from exc
-
-
 def _read_json(text: str, option: str) -> dict[str, Any]:
     try:
         found = json.loads(text)

@@ -1,5 +1,7 @@
 """`vault-ray eval`: compare conflict policies on synthetic scenarios (a Ray Data job),
-or replay a real store's claim log under other policies (`--from-store`).
+or replay a real store's claim log under other policies (`--from-store`); with
+`--recommend`, propose a policy (strategy per entity pattern, learned authority weights)
+as a policy file for `vault-ray policy apply`.
 
 Ray, pyarrow and matplotlib are imported only when the command runs."""
 
@@ -10,19 +12,24 @@ import logging
 import os
 import platform
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
-SHORT = {  # the terminal table; report.md has every column
-    "final_accuracy": "final", "final_strict_accuracy": "uncont.", "wrong_overwrite_rate": "wrong ow.",
+SHORT = {  # the terminal table; report.md has every column, with intervals
+    "final_accuracy": "final", "final_vs_oracle": "/oracle", "final_strict_accuracy": "uncont.",
+    "wrong_overwrite_rate": "wrong ow.",
     "stale_read_rate": "stale", "disputes_per_1k": "disp/1k", "escalation_recall": "esc.rec",
     "escalation_precision": "esc.prec", "judge_calls_per_1k": "judge/1k", "resolution_accuracy": "resol.",
+    "false_alignment_rate": "false al.",
 }
 
 
@@ -51,6 +58,15 @@ MIXED = typer.Option(None, "--mixed",
                      help="The mixed policy's strategy per entity pattern, e.g. "
                           "'user.timezone=authority,user.diet=judge,*=recency' ('*': every other entity).")
 EMBED_ACTORS = typer.Option(None, "--embed-actors", min=1, help="Embedding actors with --embedder local (default 1).")
+RECOMMEND = typer.Option(False, "--recommend",
+                         help="Propose a strategy per entity pattern and authority weights learned from the data, "
+                              "with the gain over the current policy; writes OUT/proposal.json for "
+                              "`vault-ray policy apply`.")
+CURRENT = typer.Option(None, "--current", exists=True, dir_okay=False,
+                       help="Synthetic --recommend: the policy file to improve on (default: a new store's policy).")
+MIN_AGE = typer.Option(7.0, "--min-age-days", min=0.0,
+                       help="--from-store --recommend: a value is a label once it stood this many days uncontradicted.")
+PROPOSAL = "proposal.json"
 
 
 def register(app: typer.Typer) -> None:
@@ -60,32 +76,42 @@ def register(app: typer.Typer) -> None:
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
               num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS,
-              mixed: str = MIXED) -> None:
+              mixed: str = MIXED, recommend: bool = RECOMMEND, current: Path = CURRENT,
+              min_age_days: float = MIN_AGE) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
-        with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT."""
+        with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT.
+        Every report adds the reliability oracle (the ceiling) and learned authority; every metric
+        has a 95% bootstrap interval."""
         out.mkdir(parents=True, exist_ok=True)
         try:
+            if current is not None and not recommend:
+                raise ValueError("--current names the policy --recommend improves on: give --recommend too")
             if from_store is not None:
-                _from_store(from_store, policies, out)
+                if current is not None:
+                    raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
+                _from_store(from_store, policies, out, recommend, min_age_days * 86_400.0, seed)
             else:
                 settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
                             "embed_actors": embed_actors, "mixed": mixed}
                 _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, settings, config, input_dir, address,
-                           num_cpus)
+                           num_cpus, current if recommend else None, recommend)
         except ValueError as exc:
             console.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
 
 
 def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, object], config: Path | None,
-               input_dir: Path | None, address: str | None, num_cpus: int | None) -> None:
+               input_dir: Path | None, address: str | None, num_cpus: int | None, current: Path | None = None,
+               recommend: bool = False) -> None:
     """`settings`: EvalConfig fields given on the command line (None: keep the config's)."""
     from dataclasses import replace  # noqa: PLC0415
 
+    from vault_ray import Policy  # noqa: PLC0415
     from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config, parse_mixed  # noqa: PLC0415
     from vault_ray.evals.generator import read_config, write_scenarios  # noqa: PLC0415
     from vault_ray.evals.job import check_cpus  # noqa: PLC0415
-    from vault_ray.evals.policies import build_policies  # noqa: PLC0415
+    from vault_ray.evals.policies import REFERENCES, build_policies, check_names  # noqa: PLC0415
+    from vault_ray.policy_file import read_policy_file  # noqa: PLC0415
 
     gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
     gen = replace(gen, seed=seed)
@@ -93,7 +119,10 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
         settings = {**settings, "mixed": parse_mixed(str(settings["mixed"]))}
     ev = replace(ev, **{k: v for k, v in settings.items() if v is not None})
     names = [p.strip() for p in policies.split(",") if p.strip()]
-    build_policies(names, gen, ev)
+    check_names(names)
+    names += [r for r in REFERENCES if r not in names]  # every report: the oracle and learned authority
+    build_policies([p for p in names if p != "learned"], gen, ev)
+    base = (read_policy_file(current) if current else Policy()) if recommend else None
     if address is None:  # a Ray started here: its CPUs are known before any work (a cluster's, once joined)
         check_cpus(ev, num_cpus or os.cpu_count() or 1)
     if input_dir is not None:
@@ -109,8 +138,8 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
             write_scenarios(n, out / "scenarios", gen)
         console.print(f"generated {n:,} scenarios in {time.perf_counter() - started:.1f} s -> {out / 'scenarios'}")
         source = str(out / "scenarios")
-    run, machine = _run_job(source, names, gen, ev, seed, n, out, address, num_cpus)
-    _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config)
+    run, machine, proposal = _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base)
+    _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config, proposal)
 
 
 def _rows(path: str) -> int:
@@ -119,38 +148,53 @@ def _rows(path: str) -> int:
     return pq.read_metadata(path).num_rows
 
 
-def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus):  # type: ignore[no-untyped-def]
+@contextmanager
+def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, str]]:
+    """(Ray CPUs, alive nodes, a description of the machine); a Ray started here stops after."""
     import ray  # noqa: PLC0415
-
-    from vault_ray.evals.job import run_eval  # noqa: PLC0415
 
     started_here = not ray.is_initialized()
     if started_here:
         kwargs = {"address": address} if address else {"num_cpus": num_cpus}
         ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False  # the rich bar below reports progress
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
-    cpus = int(ray.cluster_resources().get("CPU", 0))
-    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
-    machine = f"{nodes} Ray node{'s' if nodes != 1 else ''}, {cpus} Ray CPUs "
-    machine += f"({platform.machine()}, {os.cpu_count()} cores on the driver), Ray {ray.__version__}"
     try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False  # the rich bar below reports progress
+        logging.getLogger("ray.data").setLevel(logging.ERROR)
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+        machine = f"{nodes} Ray node{'s' if nodes != 1 else ''}, {cpus} Ray CPUs "
+        machine += f"({platform.machine()}, {os.cpu_count()} cores on the driver), Ray {ray.__version__}"
+        yield cpus, nodes, machine
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base):  # type: ignore[no-untyped-def]
+    from vault_ray.evals.job import learn_weights, ray_replays, run_eval  # noqa: PLC0415
+    from vault_ray.evals.recommend import recommend  # noqa: PLC0415
+
+    proposal = None
+    with _ray(address, num_cpus) as (cpus, nodes, machine):
         with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TextColumn("scenarios"),
                       TimeElapsedColumn(), console=console, transient=False) as bar:
             task = bar.add_task("replay", total=n)
             run = run_eval(source, names, generator=gen, evaluation=ev, seed=seed,
                            results_path=out / "results.parquet",
                            on_progress=lambda done: bar.update(task, completed=done))
-    finally:
-        if started_here:
-            ray.shutdown()
+        if base is not None:
+            started = time.perf_counter()
+            with console.status("recommending: candidate strategies on the fit half, the proposal on the held half"):
+                proposal = recommend(ray_replays(source, gen, ev, seed), run.learned or learn_weights(source), base,
+                                     resamples=ev.bootstrap_resamples, seed=seed)
+            run.extra["recommend_seconds"] = time.perf_counter() - started
     run.extra["cpus"] = cpus
     run.extra["nodes"] = nodes
-    return run, machine
+    return run, machine, proposal
 
 
-def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config) -> None:  # type: ignore[no-untyped-def]
+def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config, proposal) -> None:  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray.evals.config import EvalConfig  # noqa: PLC0415
@@ -162,39 +206,81 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     command += f" --embedder {ev.embedder}" if ev.embedder != "hashing" else ""
     if "mixed" in names and ev.mixed != EvalConfig().mixed:
         command += " --mixed " + ",".join(f"{p}={s}" for p, s in ev.mixed.items())
+    command += " --recommend" if proposal is not None else ""
     pq.write_table(run.summary, out / "summary.parquet")
+    pq.write_table(run.comparisons, out / "comparisons.parquet")
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
             "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,
-            "machine": machine,
+            "machine": machine, "resamples": ev.bootstrap_resamples,
             "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names, "cpus": run.extra.get("cpus"),
-            "nodes": run.extra.get("nodes")}
+            "nodes": run.extra.get("nodes"), "recommend_seconds": run.extra.get("recommend_seconds")}
     (out / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
-    report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta)
+    if proposal is not None:
+        proposal.write(out / PROPOSAL)
+    report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta, comparisons=run.comparisons,
+                          gap_intervals=run.gap_intervals, recommendation=proposal)
     table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
-    kinds = {c: k for c, _, k in COLUMNS}
+    kinds = {"final_vs_oracle": "%", **{c: k for c, _, k in COLUMNS}}
     for header in ("policy", *SHORT.values()):
         table.add_column(header, overflow="fold")
     for row in run.summary.to_pylist():
         table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
     console.print(table)
+    if proposal is not None:
+        _print_proposal(proposal, out / PROPOSAL)
     console.print(f"report: {report}\nresults: {out / 'results.parquet'}")
 
 
-def _from_store(path: Path, policies: str | None, out: Path) -> None:
-    from vault_ray.evals.from_store import WHATIF_POLICIES, what_if, whatif_report  # noqa: PLC0415
+def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
+    from vault_ray.evals.report import fmt, verdict  # noqa: PLC0415
 
-    names = [p.strip() for p in (policies or ",".join(WHATIF_POLICIES)).split(",") if p.strip()]
-    with console.status(f"replaying {path} under {len(names)} policies"):
-        result = what_if(path, names)
+    table = Table(title=f"Proposal ({rec.unit} held out): {path}")
+    for header in ("entity pattern", "current", "proposed", "held-out gain (final-state accuracy)"):
+        table.add_column(header, overflow="fold")
+    for c in rec.choices:
+        g = rec.gain("final_accuracy", c.pattern)
+        table.add_row(c.pattern, c.current, "asks the user" if c.high_stakes else c.chosen,
+                      Text(verdict((g.difference, g.low, g.high)) if g else "n/a"))
+    table.add_row("*", rec.current.default_strategy, rec.policy.default_strategy, "")
+    console.print(table)
+    g = rec.gain("final_accuracy")
+    if g is not None:
+        console.print(Text(f"final-state accuracy {fmt(g.current, '%')} -> {fmt(g.proposed, '%')} "
+                           f"({verdict((g.difference, g.low, g.high)) or 'no interval'}); review, then "
+                           f"`vault-ray policy apply {path} --store PATH`"))
+
+
+def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = False, min_age_s: float = 0.0,
+                seed: int = 0) -> None:
     import pyarrow.parquet as pq  # noqa: PLC0415
 
+    from vault_ray import Policy  # noqa: PLC0415
+    from vault_ray.evals.from_store import WHATIF_POLICIES, what_if, whatif_policy, whatif_report  # noqa: PLC0415
+    from vault_ray.evals.labels import recommend_from_store  # noqa: PLC0415
+    from vault_ray.evals.report import recommendation_lines  # noqa: PLC0415
+
+    names = [p.strip() for p in (policies or ",".join(WHATIF_POLICIES)).split(",") if p.strip()]
+    for name in names:  # a bad name or a store without labels fails before anything is written
+        whatif_policy(name, Policy())
+    proposal = None
+    if recommend:
+        with console.status("recommending from the store's labels"):
+            proposal = recommend_from_store(path, min_age_s=min_age_s, seed=seed)
+    with console.status(f"replaying {path} under {len(names)} policies"):
+        result = what_if(path, names)
     pq.write_table(result.table(), out / "from_store.parquet")
     report = out / "from_store.md"
-    report.write_text(whatif_report(result, str(path)))
+    text = whatif_report(result, str(path))
+    if proposal is not None:
+        proposal.write(out / PROPOSAL)
+        text += "\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n"
+    report.write_text(text)
     table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities")
     for header in ("policy", "entities ending differently", "refused writes"):
         table.add_column(header)
     for name in names:
         table.add_row(name, f"{len(result.differences(name)):,}", f"{result.rejected[name]:,}")
     console.print(table)
+    if proposal is not None:
+        _print_proposal(proposal, out / PROPOSAL)
     console.print(f"report: {report}\nper entity: {out / 'from_store.parquet'}")

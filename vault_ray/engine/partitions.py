@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -126,7 +126,9 @@ class PartitionSet:
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(now) for p in touched}  # type: ignore[union-attr]
-            for call in calls:
+            for i, call in enumerate(calls):
+                for p in call:  # one microsecond apart: the group records like its calls one by one
+                    txns[p].set_clock(now + timedelta(microseconds=i))
                 marks = {p: txns[p].mark() for p in call}
                 try:
                     results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]
@@ -218,6 +220,17 @@ class PartitionSet:
             return part.events(entity=entity) if part is not None else []
         found = [e for part in self.opened(partitions) for e in part.events(claim_id=claim_id)]
         return sorted(found, key=lambda e: e.ts)
+
+    def events_from(self, positions: dict[int, int], limit: int,
+                    partitions: Iterable[int] | None = None) -> list[tuple[int, int, Event]]:
+        """(partition, seq, event) for up to `limit` events per partition from its position
+        in `positions` (0 when absent), each partition's in sequence order."""
+        return [(part.number, seq, e) for part in self.opened(partitions)
+                for seq, e in part.events_from(positions.get(part.number, 0), limit)]
+
+    def event_heads(self, partitions: Iterable[int] | None = None) -> dict[int, int]:
+        """Per open partition, the sequence number its next event will get."""
+        return {part.number: part.event_head() for part in self.opened(partitions)}
 
     def all_claims(self, partitions: Iterable[int] | None = None, *, with_vectors: bool = False) -> list[Claim]:
         return [c for part in self.opened(partitions) for c in part.all_claims(with_vectors=with_vectors)]

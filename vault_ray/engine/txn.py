@@ -91,6 +91,11 @@ class Txn:
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
 
+    def set_clock(self, now: datetime) -> None:
+        """The recording time of what is decided from now on (each call of a group gets
+        its own, later than the one before: its changes are ordered like separate writes)."""
+        self.now, self.ts = now, to_epoch(now)
+
     # -- marks -----------------------------------------------------------------
     def mark(self) -> Mark:
         return Mark({name: dict(getattr(self, name)) for name in _COPIED}, len(self.events))
@@ -124,7 +129,7 @@ class Txn:
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}
         found = [self.disputes.get(i) or self.state.open_disputes[i] for i in ids]
-        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: d.opened_at)
+        return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id))
 
     # -- changes ----------------------------------------------------------------------
     def add(self, claim: Claim, **detail: Any) -> None:
@@ -158,7 +163,9 @@ class Txn:
     def put_dispute(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None, **detail: Any) -> None:
         self.disputes[dispute.id] = dispute
         self.dispute_rows[dispute.id] = dispute
-        self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent, **detail)
+        # the event carries needs_user as it stood then: the event stream filters on it
+        self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent,
+                   needs_user=dispute.needs_user, **detail)
 
     def event(self, entity: str, kind: str, *, claim_id: str | None = None, dispute_id: str | None = None,
               agent: str | None = None, status: str | None = None, superseded_by: str | None = None, **detail: Any) -> None:

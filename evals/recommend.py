@@ -1,0 +1,268 @@
+"""`vault-ray eval --recommend`: which strategy, for which entities, with which weights.
+
+The method (docs/evals.md, "Recommendations"), the same on synthetic scenarios and on a
+store's labels (labels.py):
+
+1. Split the data in two halves (weights.FIT / HELD).
+2. On the fit half, estimate authority weights (each agent's agreement with the labels,
+   per entity pattern: weights.py) and replay each candidate strategy everywhere
+   (`recency`, `authority` and `consensus`, the latter two with those weights, on top of
+   the current policy's other settings).
+3. Per entity pattern, propose the candidate with the highest final-state accuracy
+   (then read accuracy, then fewer disputes; a tie keeps the current strategy). The
+   default strategy (`*`, entities the data never showed) is the best candidate overall.
+4. On the held half, which chose nothing, replay the current policy and the proposal and
+   report the gain in accuracy with a paired bootstrap interval (uncertainty.py), overall
+   and per pattern.
+
+The proposal is the current policy with the chosen strategies and the learned weights
+(an agent the data saw gets its learned table; others keep theirs), written as a policy
+file (`vault_ray.policy_file`) for `vault-ray policy apply` after review.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from vault_ray import Policy
+from vault_ray.policy import specificity
+from vault_ray.policy_file import write_policy_file
+
+from .config import EvalConfig, GeneratorConfig
+from .metrics import COUNT_COLUMNS
+from .uncertainty import bootstrap
+from .weights import FIT, HELD, LearnedWeights
+
+CANDIDATES = ("recency", "authority", "consensus")
+"""Strategies a proposal chooses among. Not `judge`: its accuracy in an evaluation is a
+setting (or the offline rule reasoner's), not a measurement of the judge a store runs."""
+NOT_JUDGE = ("`judge` is never proposed: its accuracy in an evaluation is a setting (the scripted judge) or the "
+             "offline rule reasoner's, not a measurement of the judge a store would run.")
+Replays = Callable[[Mapping[str, Policy], str], Iterable[pa.Table]]
+"""(named user-level policies, half) -> PATTERN_RESULTS_SCHEMA blocks of that half."""
+
+
+@dataclass(frozen=True)
+class Gain:
+    """Proposal minus current on the held half, with its paired 95% interval."""
+
+    metric: str
+    pattern: str
+    """"*" for all entities."""
+    units: int
+    current: float
+    proposed: float
+    difference: float
+    low: float
+    high: float
+
+    @property
+    def outside_noise(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+@dataclass(frozen=True)
+class PatternChoice:
+    pattern: str
+    entities: int
+    """Labelled entities of the pattern in the fit half."""
+    accuracy: dict[str, float]
+    """Candidate -> final-state accuracy on the fit half."""
+    chosen: str
+    current: str
+    high_stakes: bool = False
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    policy: Policy
+    current: Policy
+    choices: list[PatternChoice]
+    weights: LearnedWeights
+    gains: list[Gain]
+    source: str
+    """Where the labels came from, said in the report."""
+    unit: str = "scenarios"
+    """What the bootstrap resamples: scenarios, or a store's entities."""
+    notes: list[str] = field(default_factory=list)
+
+    def gain(self, metric: str = "final_accuracy", pattern: str = "*") -> Gain | None:
+        return next((g for g in self.gains if g.metric == metric and g.pattern == pattern), None)
+
+    def evidence(self) -> dict[str, Any]:
+        """What the policy file records next to the policy: how it was proposed."""
+        return {
+            "source": self.source, "unit": self.unit, "candidates": list(CANDIDATES),
+            "patterns": [{"pattern": c.pattern, "strategy": c.chosen, "current": c.current, "entities": c.entities,
+                          "accuracy": c.accuracy, "high_stakes": c.high_stakes} for c in self.choices],
+            "gains": [{"metric": g.metric, "pattern": g.pattern, "units": g.units, "current": g.current,
+                       "proposed": g.proposed, "difference": g.difference, "low": g.low, "high": g.high}
+                      for g in self.gains],
+            "weights_evidence": self.weights.agreement.to_pylist(),
+            "notes": self.notes,
+        }
+
+    def write(self, path: str | Path) -> Path:
+        return write_policy_file(path, self.policy, proposal=self.evidence())
+
+
+# -- choosing ----------------------------------------------------------------------------
+def candidate_policy(strategy: str, current: Policy, weights: Mapping[str, Mapping[str, float]]) -> Policy:
+    """The current policy with `strategy` for every entity and the learned weights."""
+    return replace(current, default_strategy=strategy, strategies={}, authority=merged(current.authority, weights),
+                   rate_limit=None)
+
+
+def merged(current: Mapping[str, Mapping[str, float]], learned: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """An agent the data saw gets its learned table whole (a more specific current entry
+    would otherwise shadow a learned pattern); the others keep theirs."""
+    return {**{a: dict(t) for a, t in current.items()}, **{a: dict(t) for a, t in learned.items()}}
+
+
+def choose(totals: Mapping[tuple[str, str], Mapping[str, float]], current: Policy,
+           candidates: Sequence[str] = CANDIDATES) -> tuple[list[PatternChoice], str]:
+    """Per pattern, the best candidate on `totals` ((candidate, pattern) -> summed counts);
+    and the default strategy: the best candidate over every pattern."""
+    patterns = sorted({p for _, p in totals})
+    choices = []
+    for pattern in patterns:
+        scored = {c: totals[(c, pattern)] for c in candidates if (c, pattern) in totals}
+        now = current.strategy_for(_probe(pattern))
+        best = max(scored, key=lambda c: _rank(scored[c], c == now, candidates.index(c)))
+        choices.append(PatternChoice(pattern, int(scored[best]["entities"]),
+                                     {c: _ratio(t["final_correct"], t["entities"]) for c, t in scored.items()},
+                                     best, now, current.is_high_stakes(_probe(pattern))))
+    pooled = {c: {k: sum(t[k] for (cc, _), t in totals.items() if cc == c) for k in _RANKED} for c in candidates
+              if any(cc == c for cc, _ in totals)}
+    default = max(pooled, key=lambda c: _rank(pooled[c], c == current.default_strategy, candidates.index(c))) \
+        if pooled else current.default_strategy
+    return choices, default
+
+
+_RANKED = ("final_correct", "entities", "reads_correct", "reads", "disputes", "writes")
+
+
+def _rank(t: Mapping[str, float], is_current: bool, order: int) -> tuple[float, ...]:
+    return (_ratio(t["final_correct"], t["entities"], 0.0), _ratio(t["reads_correct"], t["reads"], 0.0),
+            -_ratio(t["disputes"], t["writes"], 0.0), is_current, -order)
+
+
+def _ratio(num: float, den: float, empty: float = math.nan) -> float:
+    return num / den if den else empty
+
+
+def _probe(pattern: str) -> str:
+    """An entity key the pattern stands for (to ask the policy about it)."""
+    return pattern[:-2] + ".x" if pattern.endswith(".*") else pattern
+
+
+def proposed_policy(current: Policy, choices: Sequence[PatternChoice], default: str,
+                    weights: Mapping[str, Mapping[str, float]]) -> Policy:
+    """The current policy with the chosen strategies and the learned weights. High-stakes
+    patterns always ask the user: their strategy is left as it was."""
+    chosen = {c.pattern: c.chosen for c in choices if not c.high_stakes}
+    kept = {p: s for p, s in current.strategies.items() if not any(_covers(q, p) for q in chosen)}
+    return replace(current, default_strategy=default, strategies={**kept, **chosen},
+                   authority=merged(current.authority, weights), version=current.version + 1)
+
+
+def _covers(pattern: str, other: str) -> bool:
+    """Every key `other` matches is matched by `pattern` (`other` is as or more specific)."""
+    if pattern == other or pattern == "*":
+        return True
+    probe = _probe(other) if other != "*" else None
+    return probe is not None and pattern.endswith(".*") and specificity(pattern, probe) is not None
+
+
+def pattern_totals(tables: Iterable[pa.Table], prefix: str = "") -> dict[tuple[str, str], dict[str, float]]:
+    """(policy without `prefix`, pattern) -> counts summed over the rows' scenarios."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for t in tables:
+        if t.num_rows == 0:
+            continue
+        sums = t.group_by(["policy", "pattern"]).aggregate([(c, "sum") for c in COUNT_COLUMNS])
+        for row in sums.to_pylist():
+            key = (row["policy"].removeprefix(prefix), row["pattern"])
+            total = out.setdefault(key, dict.fromkeys(COUNT_COLUMNS, 0.0))
+            for c in COUNT_COLUMNS:
+                total[c] += row[f"{c}_sum"]
+    return out
+
+
+# -- measuring ---------------------------------------------------------------------------
+def held_gains(rows: pa.Table, unit: str = "scenario_id", *, resamples: int = 1000, seed: int = 0,
+               metrics: Sequence[str] = ("final_accuracy", "read_accuracy")) -> list[Gain]:
+    """Gains of `proposed` over `current` from pattern rows of the held half (columns
+    policy, pattern, `unit` and the counts), overall and per pattern, with paired intervals
+    from a bootstrap over `unit`."""
+    defs = {"final_accuracy": ("final_correct", "entities"), "read_accuracy": ("reads_correct", "reads")}
+    ids = sorted(set(rows.column(unit).to_pylist()))
+    if not ids:
+        return []
+    at = {u: i for i, u in enumerate(ids)}
+    patterns = sorted(set(rows.column("pattern").to_pylist()))
+    keys = [(p, m) for p in ["*", *patterns] for m in metrics]
+    cols = {(side, p, c): j for j, (side, p, c) in enumerate(
+        (side, p, c) for side in ("current", "proposed") for p in ["*", *patterns] for m in metrics for c in defs[m])}
+    matrix = np.zeros((len(ids), len(cols)))
+    for row in rows.to_pylist():
+        if row["policy"] not in ("current", "proposed"):
+            continue
+        for p in ("*", row["pattern"]):
+            for m in metrics:
+                for c in defs[m]:
+                    matrix[at[row[unit]], cols[(row["policy"], p, c)]] += row[c]
+
+    def stat(sums: np.ndarray) -> np.ndarray:
+        out = []
+        for p, m in keys:
+            num, den = defs[m]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                acc = {side: sums[:, cols[(side, p, num)]] / sums[:, cols[(side, p, den)]] for side in ("current", "proposed")}
+            out += [acc["current"], acc["proposed"], acc["proposed"] - acc["current"]]
+        return np.column_stack(out)
+
+    point, low, high = bootstrap(matrix, stat, resamples=resamples, seed=seed)
+    gains = []
+    for i, (p, m) in enumerate(keys):
+        units = int(np.count_nonzero(matrix[:, cols[("current", p, defs[m][1])]]))
+        if units:
+            gains.append(Gain(m, p, units, float(point[3 * i]), float(point[3 * i + 1]), float(point[3 * i + 2]),
+                              float(low[3 * i + 2]), float(high[3 * i + 2])))
+    return gains
+
+
+# -- synthetic scenarios -------------------------------------------------------------------
+def recommend(replays: Replays, weights: LearnedWeights, current: Policy, *, candidates: Sequence[str] = CANDIDATES,
+              resamples: int = 1000, seed: int = 0, source: str = "") -> Recommendation:
+    """Choose on the fit half, measure on the held half; `replays` runs the policies
+    (job.ray_replays on a Ray cluster, `local_replays` in this process)."""
+    learned = weights.weights
+    fit = {f"fit:{c}": candidate_policy(c, current, learned) for c in candidates}
+    choices, default = choose(pattern_totals(replays(fit, FIT), prefix="fit:"), current, candidates)
+    proposal = proposed_policy(current, choices, default, learned)
+    held = [t for t in replays({"current": current, "proposed": proposal}, HELD) if t.num_rows]
+    rows = pa.concat_tables(held) if held else None
+    gains = held_gains(rows, resamples=resamples, seed=seed) if rows is not None else []
+    return Recommendation(proposal, current, choices, weights, gains,
+                          source or "the scenarios' ground truth (each entity's final true value)", notes=[NOT_JUDGE])
+
+
+def local_replays(table: pa.Table, generator: GeneratorConfig, evaluation: EvalConfig, seed: int = 0) -> Replays:
+    """Replays in this process (no Ray): for small runs and tests."""
+    from .job import replay_batch  # noqa: PLC0415
+
+    def run(policies: Mapping[str, Policy], half: str) -> list[pa.Table]:
+        return [replay_batch(table, policies=list(policies), generator=generator.to_dict(),
+                             evaluation=evaluation.to_dict(), seed=seed,
+                             custom={n: p.to_dict() for n, p in policies.items()},
+                             scopes=dict.fromkeys(policies, half), by_pattern=True)]
+
+    return run

@@ -1,0 +1,62 @@
+"""`vault-ray policy show | apply FILE`: a store's conflict policy as a reviewable file.
+
+`vault-ray eval --recommend` writes a proposal as a policy file (vault_ray.policy_file);
+`policy apply` shows what it would change and applies it (`--dry-run`: only shows)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
+
+FILE = typer.Argument(..., help="Policy file (JSON), e.g. proposal.json written by `vault-ray eval --recommend`.")
+DRY_RUN = typer.Option(False, "--dry-run", help="Show what would change; apply nothing.")
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(help="Show a store's conflict policy, or apply a policy file (e.g. a proposal of "
+                             "`vault-ray eval --recommend`).", no_args_is_help=True)
+    app.add_typer(group, name="policy")
+
+    @group.command("show")
+    @handle_errors
+    def show(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+        """Print the store's policy as a policy file (JSON): edit it, then `policy apply` it."""
+        with open_vault(store, address, namespace, hashing) as vault:
+            typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True))
+
+    @group.command("apply")
+    @handle_errors
+    def apply(file: Path = FILE, dry_run: bool = DRY_RUN, store: str = STORE, address: str = ADDRESS,
+              namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+        """Apply the policy in FILE to the store: it replaces the whole policy (strategies, authority
+        weights, thresholds...). Every change is listed first; a bad file changes nothing."""
+        new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
+        with open_vault(store, address, namespace, hashing) as vault:
+            old = vault.policy
+            changes = policy_changes(old, new)
+            console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",
+                          highlight=False)
+            if changes:
+                table = Table()
+                for column in ("setting", "now", "after"):
+                    table.add_column(column, overflow="fold")
+                for name, before, after in changes:
+                    table.add_row(Text(name), Text(_show(before)), Text(_show(after)))  # no markup: [..] is data
+                console.print(table)
+            if dry_run or not changes:
+                console.print("dry run: nothing applied" if dry_run else "the store already runs this policy")
+                return
+            vault.set_policy(replace(new, version=old.version + 1))
+            console.print(f"applied {file}: policy version {old.version} -> {old.version + 1}")
+
+
+def _show(value: object) -> str:
+    return "-" if value is None else str(value)

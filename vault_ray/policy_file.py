@@ -1,0 +1,129 @@
+"""Policy files: a `Policy` as reviewable JSON, read by `vault-ray policy apply FILE`.
+
+    {"format": "vault-ray-policy", "version": 1,
+     "policy": {...Policy.to_dict()...},
+     "proposal": {...}}        # optional: how `vault-ray eval --recommend` proposed it
+
+The policy is the whole policy a store will run, not a patch. `proposal` is for the
+reader and is not read back. A bare `Policy.to_dict()` object is accepted as well.
+
+    vault.set_policy(read_policy_file("eval-out/proposal.json"))   # the Python API
+
+Anything that is not a valid policy raises `InvalidPolicy` naming what is wrong; nothing
+is applied.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidPolicy
+from .policy import Policy
+
+FORMAT = "vault-ray-policy"
+VERSION = 1
+
+
+def policy_to_file_data(policy: Policy, proposal: dict[str, Any] | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "policy": policy.to_dict()}
+    if proposal is not None:
+        data["proposal"] = proposal
+    return data
+
+
+def write_policy_file(path: str | Path, policy: Policy, *, proposal: dict[str, Any] | None = None) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(policy_to_file_data(policy, proposal), indent=2, sort_keys=True, default=_plain) + "\n")
+    return path
+
+
+def _plain(value: object) -> object:
+    if hasattr(value, "item"):  # numpy scalars in evidence
+        return value.item()  # type: ignore[union-attr]
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def read_policy_file(path: str | Path) -> Policy:
+    """The policy in a policy file (or a bare Policy.to_dict() JSON object)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InvalidPolicy(f"no policy file at {str(path)!r}", value=str(path)) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidPolicy(f"{str(path)!r} is not a JSON policy file ({exc})", value=str(path)) from None
+    return policy_from_file_data(data)
+
+
+def policy_from_file_data(data: object) -> Policy:
+    if not isinstance(data, dict):
+        raise InvalidPolicy(f"a policy file holds a JSON object, got {type(data).__name__}", value=data)
+    if "policy" in data:
+        if data.get("format", FORMAT) != FORMAT:
+            raise InvalidPolicy(f"not a vault-ray policy file (format {data.get('format')!r})", value=data.get("format"))
+        version = data.get("version", VERSION)
+        if not isinstance(version, int) or version > VERSION:
+            raise InvalidPolicy(f"policy file version {version!r} is newer than this vault-ray reads ({VERSION})",
+                                value=version)
+        data = data["policy"]
+    return policy_from_dict(data)
+
+
+def policy_from_dict(data: object) -> Policy:
+    """`Policy.from_dict` with every mistake as an `InvalidPolicy`."""
+    if not isinstance(data, dict):
+        raise InvalidPolicy(f"a policy is a JSON object, got {type(data).__name__}", value=data)
+    unknown = sorted(set(data) - {f.name for f in fields(Policy)})
+    if unknown:
+        raise InvalidPolicy(f"unknown policy settings: {', '.join(unknown)}", value=unknown)
+    _check_shapes(data)
+    try:
+        return Policy.from_dict(data)
+    except InvalidPolicy:
+        raise
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InvalidPolicy(f"invalid policy: {exc}", value=data) from None
+
+
+def _check_shapes(data: dict[str, Any]) -> None:
+    """Containers of the wrong kind would be half-read (a string of high-stakes patterns
+    is a sequence of one-letter patterns): refuse them by name."""
+    for name in ("strategies", "cardinality", "on_ambiguous", "authority"):
+        if name in data and not isinstance(data[name], dict):
+            raise InvalidPolicy(f"{name} must be an object of pattern -> value", value=data[name])
+    for agent, table in (data.get("authority") or {}).items():
+        if not isinstance(table, dict):
+            raise InvalidPolicy(f"authority of {agent!r} must be an object of pattern -> weight", value=table)
+    stakes = data.get("high_stakes", [])
+    if not isinstance(stakes, list | tuple) or not all(isinstance(p, str) for p in stakes):
+        raise InvalidPolicy("high_stakes must be a list of patterns", value=stakes)
+    version = data.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise InvalidPolicy(f"version must be a non-negative integer, got {version!r}", value=version)
+
+
+def policy_changes(old: Policy, new: Policy) -> list[tuple[str, object, object]]:
+    """What applying `new` over `old` changes, one (setting, before, after) per line:
+    tables are compared entry by entry (`strategies[user.diet]`, `authority[chat][*]`);
+    the version is not a setting."""
+    before, after = old.to_dict(), new.to_dict()
+    out: list[tuple[str, object, object]] = []
+    for name in before:
+        if name == "version" or before[name] == after[name]:
+            continue
+        a, b = before[name], after[name]
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b)):
+                x, y = a.get(key), b.get(key)
+                if isinstance(x, dict) or isinstance(y, dict):
+                    x, y = x or {}, y or {}
+                    out += [(f"{name}[{key}][{k}]", x.get(k), y.get(k)) for k in sorted(set(x) | set(y))
+                            if x.get(k) != y.get(k)]
+                elif x != y:
+                    out.append((f"{name}[{key}]", x, y))
+        else:
+            out.append((name, a, b))
+    return out
