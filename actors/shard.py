@@ -40,11 +40,12 @@ from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
 
 from .assignment import load_state
+from .shard_bulk import ShardBulk
 
 HANDOVER = "waiting for its previous owner to close it"
 
 
-class Shard:
+class Shard(ShardBulk):
     def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
         # One OpenMP thread: several shards share a node's cores, and FAISS's default
         # (one thread per core in every process) oversubscribes them badly.
@@ -131,8 +132,11 @@ class Shard:
         return self._serve(partition_of(e, self.partitions) for e in entities)
 
     # -- writes -------------------------------------------------------------------------
-    def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        """Decide the calls in order, one commit per partition (see PartitionSet.write_many)."""
+    def write_many(self, calls: Sequence[Groups], now: datetime,
+                   embedder: str | None = None) -> list[dict[int, list[Decision]] | VaultError]:
+        """Decide the calls in order, one commit per partition (see PartitionSet.write_many).
+        `embedder` names the client's: vectors of another than the store's are refused."""
+        self.check_writable({p for call in calls for p in call}, embedder)
         self._serve({p for call in calls for p in call}, create=True)
         return self.host.write_many(calls, self.policy, self.reasoner, now)
 
@@ -146,7 +150,8 @@ class Shard:
         return self.host.expire_disputes(self.policy, now, self._serve(partitions))
 
     # -- reads ----------------------------------------------------------------------------
-    def search(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[Scored]:
+    def search(self, partitions: list[int], vectors: np.ndarray, k: int, embedder: str | None = None) -> list[Scored]:
+        self.check_embedder(embedder)
         return self.host.search(vectors, k, self._serve(partitions))
 
     def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:

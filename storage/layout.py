@@ -20,6 +20,8 @@ from typing import Any
 from vault_ray.errors import StoreError, StoreLocked, StoreMismatch
 
 FORMAT = 1
+REINDEX_HINT = ("Open it with its own embedder, or move it to another one with `vault-ray reindex "
+                "--store PATH --embedder local|hashing|openai:MODEL` (`--address ADDR` for a cluster).")
 
 
 def partition_of(entity: str, partitions: int) -> int:
@@ -70,12 +72,12 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
         if dim != meta.dim:
             raise StoreMismatch(
                 f"store {str(path)!r} holds {meta.dim}-dimensional embeddings ({meta.embedder}); "
-                f"the embedder given makes {dim}", path=str(path),
+                f"the embedder given makes {dim}. {REINDEX_HINT}", path=str(path),
             )
         if embedder != meta.embedder:
             raise StoreMismatch(
                 f"store {str(path)!r} was written with the {meta.embedder!r} embedder, not {embedder!r}; "
-                "vectors from different embedders are not comparable", path=str(path),
+                f"vectors from different embedders are not comparable. {REINDEX_HINT}", path=str(path),
             )
         return meta
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
@@ -87,6 +89,17 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
     meta = StoreMeta(parts, dim, embedder)
     write_json(meta_file, meta.__dict__)
     return meta
+
+
+def set_embedder(root: str | os.PathLike[str], embedder: str, dim: int) -> StoreMeta:
+    """Name another embedder in vault.json (one atomic rewrite): the commit point of a
+    reindex. Claim logs adopt their staged vectors for it when they next open."""
+    meta = read_meta(root)
+    if meta is None:
+        raise StoreError(f"{str(root)!r} is not a vault-ray store (no vault.json)")
+    new = StoreMeta(meta.partitions, dim, embedder, meta.format)
+    write_json(Path(root) / "vault.json", new.__dict__)
+    return new
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -10,6 +10,7 @@ from .errors import (
     DisputeCapExceeded,
     DisputeError,
     DisputeNotFound,
+    ExportError,
     Forbidden,
     InvalidEmbedding,
     InvalidEntity,
@@ -52,6 +53,7 @@ from .policy import AutoResolveRules, Policy, RateLimit
 from .policy_file import read_policy_file, write_policy_file
 from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
+from .transfer import ExportResult, ImportResult
 from .vault import AgentMemory, Vault
 
 __version__ = "0.1.0"
@@ -77,11 +79,14 @@ __all__ = [
     "Event",
     "EventPage",
     "Explanation",
+    "ExportError",
+    "ExportResult",
     "Extraction",
     "Fact",
     "Forbidden",
     "HashingEmbedder",
     "Hit",
+    "ImportResult",
     "InvalidEmbedding",
     "InvalidEntity",
     "InvalidFact",

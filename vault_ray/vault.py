@@ -40,9 +40,10 @@ from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
+from .transfer import Transfers
 
 
-class Vault:
+class Vault(Transfers):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
@@ -129,10 +130,11 @@ class Vault:
     def agent(self, name: str) -> AgentMemory:
         return AgentMemory(self, check_agent(name))
 
-    def write_batch(self, requests: Sequence[WriteRequest]) -> list[AddResult | VaultError]:
+    def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
         """Several agents' writes decided together, as if one by one in this order: one
         embedding call and one commit per partition for the batch. Each request gets its
-        own result, or its own error (one bad request never fails its neighbours)."""
+        own result, or its own error (one bad request never fails its neighbours).
+        `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
@@ -141,7 +143,7 @@ class Vault:
         staged: list[Staged | VaultError | AddResult] = []
         for req in requests:
             try:
-                staged.append(self._stage(req, policy))
+                staged.append(self._stage(req, policy, rate_limit))
             except VaultError as exc:
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
@@ -167,7 +169,7 @@ class Vault:
             staged[i] = _result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
         return staged  # type: ignore[return-value]
 
-    def _stage(self, req: WriteRequest, policy: Policy) -> Staged | AddResult:
+    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
         check_agent(req.agent)
         missed: tuple[Unextracted, ...] = ()
@@ -186,7 +188,7 @@ class Vault:
                 raise InvalidInput(f"key must be a non-empty string of at most 128 characters, got {req.key!r}")
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
-        self._limiter.take(req.agent, len(facts), policy.rate_limit)
+        self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
         return facts, vectors, missed, len(notes)
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
@@ -347,9 +349,6 @@ class Vault:
         (DESIGN invariant 3)? A health check; every value should be True."""
         return self._backend.check()
 
-    def export(self, directory: str | Path) -> list[str]:
-        """Write every partition's tables to Parquet under `directory`."""
-        return self._backend.export_parquet(str(directory))
 
 
 class AgentMemory:

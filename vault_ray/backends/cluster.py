@@ -38,6 +38,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event
 from ..policy import Policy
 from ..registry import EntityRegistry
 from .base import StoreInfo
+from .cluster_bulk import ClusterBulk
 from .routing import NotOwner
 
 RETRY_TIMEOUT_S = 60.0
@@ -75,7 +76,7 @@ def _get(ref: Any, timeout: float | None = None) -> Any:
         raise ClusterError(f"cluster call failed: {exc}") from exc
 
 
-class ClusterBackend:
+class ClusterBackend(ClusterBulk):
     """Reaches the partitions of a cluster-mode store through its shard actors."""
 
     def __init__(self, control: Any, info: dict[str, Any], *, retry_timeout: float = RETRY_TIMEOUT_S) -> None:
@@ -186,7 +187,7 @@ class ClusterBackend:
     # -- control ----------------------------------------------------------------------
     def control(self) -> tuple[Policy, EntityRegistry]:
         known = self._control[0] if self._control else -1
-        version, policy, registry = self._call_control("control", known)
+        version, policy, registry = self._call_control("control", known, self.embedder_name)
         if policy is not None and registry is not None:
             self._control = (version, policy, registry)
         assert self._control is not None
@@ -211,7 +212,8 @@ class ClusterBackend:
 
         def send(shard: Any, ps: list[int]) -> Any:
             mine = set(ps)
-            return shard.write_many.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now)
+            return shard.write_many.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now,
+                                           self.embedder_name)
 
         for answer in self._routed(touched, send):
             for i, result in enumerate(answer):
@@ -246,7 +248,7 @@ class ClusterBackend:
         """One scatter for the whole batch of queries, then merge the shards' top-k."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         arg = ray.put(vectors) if vectors.nbytes > INLINE_BYTES else vectors
-        per_shard = self._routed(self._all(), lambda s, ps: s.search.remote(ps, arg, k))
+        per_shard = self._routed(self._all(), lambda s, ps: s.search.remote(ps, arg, k, self.embedder_name))
         return merge_top(per_shard, len(vectors), k)
 
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from vault_ray.storage import ClaimLog, DuckDBClaimLog, FlatIndex, VectorIndex
-from vault_ray.storage.layout import partition_of, partition_path
+from vault_ray.storage.layout import partition_of, partition_path, read_meta
 
 from ..errors import DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
@@ -41,7 +41,10 @@ Groups = dict[int, list[WriteItem]]
 
 
 def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
-    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write."""
+    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write. A log opened
+    after a reindex committed (vault.json names the new embedder) adopts the vectors
+    staged for it first (storage/bulk_log.py), if the switch had not reached it yet."""
+    meta = read_meta(root)
 
     def open_log(number: int, create: bool) -> ClaimLog | None:
         path = partition_path(root, number)
@@ -49,7 +52,14 @@ def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
             if not create:
                 return None
             path.parent.mkdir(parents=True, exist_ok=True)
-        return DuckDBClaimLog(path, dim=dim)
+        log = DuckDBClaimLog(path, dim=dim)
+        if meta is not None and meta.dim == dim:
+            try:
+                log.adopt_staged(meta.embedder, dim)
+            except BaseException:
+                log.close()
+                raise
+        return log
 
     return open_log
 
