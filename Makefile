@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: setup demo test test-unit test-integration bench bench-quick bench-detail lint clean
+.PHONY: setup browser demo test test-unit test-integration bench bench-quick bench-detail lint clean
 
 setup: $(VENV)/.installed
 
@@ -14,17 +14,29 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
+# The inbox page's browser test drives Debian's headless Chromium (Selenium): install
+# chromium and chromium-driver when they are missing (CI runs as root on Debian; elsewhere
+# sudo asks). Nothing else is downloaded: Selenium is told the paths.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  command -v apt-get >/dev/null || { echo "install chromium and chromedriver (no apt-get here)" >&2; exit 1; }; \
+	  echo "installing chromium and chromium-driver for the inbox page's browser test"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	    chromium chromium-driver >/dev/null; \
+	fi
+
 demo: setup
 	$(BIN)/vault-ray demo
 
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs
-test: lint
+test: lint browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"
 
-test-integration: setup
+test-integration: setup browser
 	$(BIN)/python -m pytest -q tests/integration
 
 # issue 16's targets table, each row beside its raw parts (docs/benchmarks.md); --quick: a ~2-minute smoke run

@@ -29,6 +29,7 @@ from vault_ray.registry import EntityRegistry
 from vault_ray.vault import Vault
 
 from .control import ClusterConfig, ControlActor
+from .delivery import stop_delivery
 
 
 def connect(
@@ -120,6 +121,7 @@ def shutdown(address: str | None = "auto", *, namespace: str = "vault") -> dict[
     handle = find_control(namespace)
     if handle is None:
         raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}")
+    stop_delivery(namespace)  # it reads the logs: stop it before they close
     try:
         head: dict[str, Any] = _get(handle.shutdown.remote())
     except _Retry as exc:

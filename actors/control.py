@@ -21,11 +21,11 @@ from typing import Any
 
 import ray
 from ray.exceptions import ActorDiedError, RayActorError
-from vault_ray.storage.layout import StoreLock, init_store
+from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
 
 from vault_ray.backends.routing import shard_name
 from vault_ray.engine.control import ControlFile
-from vault_ray.errors import ClusterError, VaultError
+from vault_ray.errors import ClusterError, StoreMismatch, VaultError
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
@@ -92,8 +92,11 @@ class ControlActor:
         cfg = self.config
         # The store lock makes embedded mode and a cluster exclusive: Vault.open takes the same lock.
         self._store_lock = StoreLock(cfg.store)
-        # a restarted actor keeps the store's index setting (a switch happens only on `vault-ray up`)
-        self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=cfg.dim, embedder=cfg.embedder,
+        # a restarted actor takes the store's embedder (a reindex may have switched it since
+        # creation) and keeps its index setting (a switch happens only on `vault-ray up`)
+        stored = read_meta(cfg.store) if restarted else None
+        dim, embedder = (stored.dim, stored.embedder) if stored else (cfg.dim, cfg.embedder)
+        self.meta = init_store(cfg.store, partitions=cfg.partitions, dim=dim, embedder=embedder,
                                index=None if restarted else cfg.index)
         control = ControlFile(cfg.store)
         # a restarted actor takes what the store says, not what it was first created with
@@ -200,9 +203,15 @@ class ControlActor:
             "pid": os.getpid(),
         }
 
-    def control(self, known_version: int = -1) -> tuple[int, Policy | None, EntityRegistry | None]:
-        """The policy and registry, or (version, None, None) when the caller's are current."""
+    def control(self, known_version: int = -1,
+                embedder: str | None = None) -> tuple[int, Policy | None, EntityRegistry | None]:
+        """The policy and registry, or (version, None, None) when the caller's are current.
+        A caller naming another embedder than the store's (reindexed since it joined) is refused."""
         self._check()
+        if embedder is not None and embedder != self.meta.embedder:
+            raise StoreMismatch(f"store {self.config.store!r} was reindexed to the {self.meta.embedder!r} embedder "
+                                f"({self.meta.dim} dimensions); this client embeds with {embedder!r}: reconnect with "
+                                "that embedder", path=self.config.store)
         v = self.state.control_version
         return (v, None, None) if v == known_version else (v, self.policy, self.registry)
 
@@ -251,6 +260,31 @@ class ControlActor:
             save_state(self.config.store, self.state)
             moved = moves(old.assignment, new_assignment)
             return {"epoch": self.state.epoch, "shards": names, "moved": moved, "retired": list(draining)}
+
+    def commit_embedder(self, embedder: str, dim: int, lease_s: float = SETTLE_TIMEOUT_S) -> dict[int, int]:
+        """Commit a reindex (docs/jobs.md): freeze writes on every shard (a lease, should
+        this actor die), check that every claim has a vector staged for `embedder`, name
+        it in vault.json (the commit point), then have every shard reopen its partitions,
+        adopting the staged vectors (which thaws it). Returns the claims still without a
+        staged vector per partition, {} once committed."""
+        self._check()
+        with self._lock:
+            names = list(self.state.shards)
+            self._each(names, lambda s, n: s.freeze.remote(lease_s))
+            try:
+                gaps: dict[int, int] = {}
+                for found in self._each(names, lambda s, n: s.staging_gaps.remote(embedder, dim)).values():
+                    gaps.update({p: c for p, c in found.items() if c})
+                if gaps:
+                    return gaps
+                self.meta = set_embedder(self.config.store, embedder, dim)
+                self.state = self.state.evolve(control_version=self.state.control_version + 1)
+                save_state(self.config.store, self.state)
+                self._each(names, lambda s, n: s.reload.remote())
+                self._push_control()
+                return {}
+            finally:
+                self._each(names, lambda s, n: s.thaw.remote())
 
     def shard_infos(self) -> list[dict[str, Any]]:
         self._check()

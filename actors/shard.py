@@ -23,20 +23,17 @@ No Ray import here: the class is unit-tested in-process, and no torch either.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from vault_ray.storage import new_index, vector_index
-from vault_ray.storage.layout import partition_of, read_meta
+from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
 
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
@@ -52,59 +49,13 @@ from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
 
 from .assignment import load_state
+from .ownership import Ownership, shared
+from .shard_bulk import ShardBulk
 
 HANDOVER = "waiting for its previous owner to close it"
 
 
-class Ownership:
-    """Calls share it; a change of ownership takes it alone (and is not starved by calls)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._inside = 0
-        self._changing = False
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            while self._changing:
-                self._cond.wait()
-            self._inside += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._inside -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def alone(self) -> Iterator[None]:
-        with self._cond:
-            while self._changing:
-                self._cond.wait()
-            self._changing = True
-            while self._inside:
-                self._cond.wait()
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._changing = False
-                self._cond.notify_all()
-
-
-def _shared(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a call while no ownership change is under way (calls run side by side)."""
-
-    @functools.wraps(method)
-    def call(self: Shard, *args: Any, **kwargs: Any) -> Any:
-        with self.ownership.shared():
-            return method(self, *args, **kwargs)
-
-    return call
-
-
-class Shard:
+class Shard(ShardBulk):
     def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
         # One OpenMP thread: several shards share a node's cores, and FAISS's default
         # (one thread per core in every process) oversubscribes them badly.
@@ -115,8 +66,7 @@ class Shard:
         meta = read_meta(store)
         if meta is None:
             raise VaultError(f"{store!r} is not a vault-ray store (no vault.json)")
-        self.host = PartitionSet(store, partitions=meta.partitions, dim=meta.dim, name=name,
-                                 new_index=lambda: new_index(meta.index, meta.dim))
+        self.host = self._new_host(meta)
         self.partitions = meta.partitions
         self.ownership = Ownership()
         self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
@@ -135,6 +85,10 @@ class Shard:
             self.host.open_many(self.owned)
         for p in sorted(self.owned):
             self._open(p, create=False)
+
+    def _new_host(self, meta: StoreMeta) -> PartitionSet:
+        return PartitionSet(self.root, partitions=meta.partitions, dim=meta.dim, name=self.name,
+                            new_index=lambda: new_index(meta.index, meta.dim))
 
     # -- ownership ------------------------------------------------------------------
     def _open(self, p: int, *, create: bool) -> None:
@@ -206,16 +160,20 @@ class Shard:
         return self._serve(partition_of(e, self.partitions) for e in entities)
 
     # -- writes -------------------------------------------------------------------------
-    def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
+    def write_many(self, calls: Sequence[Groups], now: datetime,
+                   embedder: str | None = None) -> list[dict[int, list[Decision]] | VaultError]:
         """Decide the calls in order, one commit per partition, together with the other
         callers' calls that arrive meanwhile (group commit: see PartitionSet.write_many)."""
-        return self.write(calls, now)[1]
+        return self.write(calls, now, embedder)[1]
 
-    def write(self, calls: Sequence[Groups], now: datetime) -> tuple[int, list[dict[int, list[Decision]] | VaultError]]:
+    def write(self, calls: Sequence[Groups], now: datetime,
+              embedder: str | None = None) -> tuple[int, list[dict[int, list[Decision]] | VaultError]]:
         """`write_many`, answered with the policy version the shard decided with (the
         client refreshes its cached policy when it is newer). Each item's cardinality is
-        the shard's policy's: the front may have read an older policy."""
+        the shard's policy's: the front may have read an older policy. `embedder` names
+        the client's: vectors of another than the store's are refused."""
         with self.ownership.shared():
+            self.check_writable({p for call in calls for p in call}, embedder)
             self._serve({p for call in calls for p in call}, create=True)
             self.writing += 1
             try:
@@ -229,76 +187,85 @@ class Shard:
         card = self._cardinality(item.entity)
         return item if card == item.cardinality else replace(item, cardinality=card)
 
-    @_shared
+    @shared
     def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
         self._serve([partition])
         return self.host.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
                                          cardinality=self._cardinality, now=now)
 
-    @_shared
+    @shared
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:
         return self.host.expire_disputes(self.policy, now, self._serve(partitions))
 
     # -- reads ----------------------------------------------------------------------------
-    @_shared
+    @shared
     def search(self, partitions: list[int], vectors: np.ndarray, k: int, agent: str | None = None,
-               entity: str | None = None) -> list[Scored]:
+               entity: str | None = None, embedder: str | None = None) -> list[Scored]:
+        self.check_embedder(embedder)
         return self.host.search(vectors, k, self._serve(partitions), agent=agent, entity=entity)
 
-    @_shared
+    @shared
     def nearest_entities(self, partitions: list[int], vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
         return self.host.nearest_entities(vectors, k, self._serve(partitions))
 
-    @_shared
+    @shared
     def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
         return self.host.search_as_of(vectors, k, at, self._serve(partitions))
 
-    @_shared
+    @shared
     def entities_present(self, entities: list[str]) -> set[str]:
         self._entity_partitions(entities)
         return self.host.entities_present(entities)
 
-    @_shared
+    @shared
     def views(self, entities: list[str]) -> dict[str, EntityView]:
         self._entity_partitions(entities)
         return self.host.views(entities, self.policy)
 
-    @_shared
+    @shared
     def history(self, entity: str) -> list[Claim]:
         self._entity_partitions([entity])
         return self.host.history(entity)
 
-    @_shared
+    @shared
     def find_claim(self, partitions: list[int], claim_id: str) -> Claim | None:
         return self.host.find_claim(claim_id, self._serve(partitions))
 
-    @_shared
+    @shared
     def disputes(self, partitions: list[int], status: str | None) -> list[Dispute]:
         return self.host.disputes(status, self._serve(partitions))
 
-    @_shared
+    @shared
     def get_dispute(self, partition: int, dispute_id: str) -> Dispute | None:
         self._serve([partition])
         return self.host.get_dispute(dispute_id)
 
-    @_shared
+    @shared
     def events(self, partitions: list[int], entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         if entity is not None:
             self._entity_partitions([entity])
         return self.host.events(entity=entity, claim_id=claim_id, partitions=self._serve(partitions))
 
-    @_shared
+    @shared
+    def events_from(self, partitions: list[int], positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        return self.host.events_from(positions, limit, self._serve(partitions))
+
+    @shared
+    def event_heads(self, partitions: list[int]) -> dict[int, int]:
+        return self.host.event_heads(self._serve(partitions))
+
+    @shared
     def all_claims(self, partitions: list[int], with_vectors: bool = False) -> list[Claim]:
         return self.host.all_claims(self._serve(partitions), with_vectors=with_vectors)
 
-    @_shared
+    @shared
     def export_parquet(self, partitions: list[int], directory: str) -> list[str]:
         return self.host.export_parquet(directory, self._serve(partitions))
 
     # -- health -----------------------------------------------------------------------------
-    @_shared
+    @shared
     def check(self, partitions: list[int]) -> dict[int, bool]:
         """Invariant 3 per partition (trivially true for a partition with no log yet)."""
         return self.host.check(self._serve(partitions))

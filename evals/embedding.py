@@ -22,6 +22,9 @@ import numpy as np
 import pyarrow as pa
 
 from vault_ray import EntityRegistry, LocalEmbedder
+from vault_ray.reasoners.labels import label_texts
+
+from .catalog import CATALOG
 
 VECTORS = "vectors"
 """The column EmbedWrites adds: list<list<float32>>, per scenario one vector per write."""
@@ -79,7 +82,12 @@ def vectors_by_write(batch: pa.Table) -> list[np.ndarray] | None:
 
 
 def registry_texts(registry: EntityRegistry | None = None) -> list[str]:
-    return (registry or EntityRegistry.builtin()).description_texts()
+    """Every text a replay embeds without the model at hand: the registry's descriptions
+    (relevance) and the words of every label and entity of the catalog (the rule
+    reasoner's label evidence when it disambiguates a drifted label)."""
+    registry = registry or EntityRegistry.builtin()
+    labels = [key for spec in CATALOG for key in (spec.key, *spec.aliases, *spec.novel)]
+    return list(dict.fromkeys(registry.description_texts() + label_texts(labels, list(registry.entries.values()))))
 
 
 def embed_texts(texts: list[str]) -> dict[str, list[float]]:

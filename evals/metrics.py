@@ -17,8 +17,14 @@ import pyarrow as pa
 COUNT_COLUMNS = (
     "writes", "rejected", "entities", "final_correct", "final_strict", "final_contested", "final_missing",
     "reads", "reads_correct", "reads_stale", "overwrites", "wrong_overwrites", "disputes",
-    "escalated", "must_escalate", "escalated_tp", "judge_calls", "drifted", "drift_resolved",
+    "escalated", "must_escalate", "escalated_tp", "judge_calls", "drifted", "drift_resolved", "mislabeled",
+    "new_entity_writes", "false_alignments",
 )
+"""`drifted`: writes whose label drifted to a registry alias or an unregistered paraphrase
+(what entity resolution can fix), `drift_resolved` those that landed on their true entity;
+`mislabeled`: writes labelled with another entity's registered key, which resolution never
+moves (DESIGN §2.3), counted apart. `new_entity_writes`: writes whose true entity had no
+earlier write in the scenario; `false_alignments`: those aligned onto another entity."""
 RESULTS_SCHEMA = pa.schema(
     [("policy", pa.string()), ("scenario_id", pa.int64()), ("gap", pa.float64())]
     + [(c, pa.int64()) for c in COUNT_COLUMNS]
@@ -37,7 +43,7 @@ scenario, pattern), what the recommendation chooses a strategy per pattern from.
 RATE_COLUMNS = (
     "final_accuracy", "final_strict_accuracy", "final_contested_rate", "read_accuracy", "stale_read_rate",
     "wrong_overwrite_rate", "disputes_per_1k", "escalation_recall", "escalation_precision",
-    "judge_calls_per_1k", "resolution_accuracy", "rejected_per_1k",
+    "judge_calls_per_1k", "resolution_accuracy", "false_alignment_rate", "rejected_per_1k",
 )
 RATE_DEFS: dict[str, tuple[str, str, float]] = {
     # metric: (numerator count, denominator count, scale)
@@ -52,6 +58,7 @@ RATE_DEFS: dict[str, tuple[str, str, float]] = {
     "escalation_precision": ("escalated_tp", "escalated", 1.0),
     "judge_calls_per_1k": ("judge_calls", "writes", 1000.0),
     "resolution_accuracy": ("drift_resolved", "drifted", 1.0),
+    "false_alignment_rate": ("false_alignments", "new_entity_writes", 1.0),
     "rejected_per_1k": ("rejected", "writes", 1000.0),
 }
 ORACLE_COLUMNS = ("final_vs_oracle", "read_vs_oracle")
@@ -72,6 +79,19 @@ AMBIGUOUS = "\x00ambiguous"
 
 def new_counts() -> dict[str, int]:
     return dict.fromkeys(COUNT_COLUMNS, 0)
+
+
+def tally_label(c: dict[str, int], drift: str, resolved: bool, first: bool, misaligned: bool) -> None:
+    """Count one write's label: its drift kind and whether it landed on its true entity;
+    for the first write of its true entity, whether it was aligned onto another one."""
+    if drift == "mislabel":
+        c["mislabeled"] += 1
+    elif drift:
+        c["drifted"] += 1
+        c["drift_resolved"] += resolved
+    if first:
+        c["new_entity_writes"] += 1
+        c["false_alignments"] += misaligned
 
 
 def answer_of(values: Iterable[str | None]) -> str | None:

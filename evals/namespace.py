@@ -211,7 +211,8 @@ class NamespacedReasoner:
 
     def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
         base, tenant = split_tenant(fact.entity)
-        mine = [split_tenant(c)[0] for c in candidates if split_tenant(c)[1] == tenant]
+        # the tenant's own keys, and registry patterns (user.schedule.*), which every tenant shares
+        mine = [split_tenant(c)[0] for c in candidates if split_tenant(c)[1] == tenant or c.endswith(".*")]
         if not mine:
             return None
         entries = [replace(e, key=split_tenant(e.key)[0]) for e in registry]

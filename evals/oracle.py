@@ -41,7 +41,7 @@ import numpy as np
 
 from .catalog import BY_KEY
 from .config import GeneratorConfig
-from .metrics import is_wrong_overwrite, new_counts, tally_final, tally_read
+from .metrics import is_wrong_overwrite, new_counts, tally_final, tally_label, tally_read
 from .scenario import Query, Scenario
 
 Counts = dict[str, int]
@@ -249,6 +249,7 @@ def oracle_replay(s: Scenario, gen: GeneratorConfig) -> tuple[dict[str, Counts],
     beliefs: dict[str, Belief] = {}
     counts: dict[str, Counts] = {e: new_counts() for e in s.entities}
     decisions: list[tuple[str, str | None]] = []
+    counts_seen: set[str] = set()
 
     def belief(entity: str) -> Belief:
         return beliefs.setdefault(entity, Belief(_values(s, entity), world))
@@ -267,8 +268,8 @@ def oracle_replay(s: Scenario, gen: GeneratorConfig) -> tuple[dict[str, Counts],
         c = counts.setdefault(w.entity, new_counts())
         c["writes"] += 1
         c["must_escalate"] += w.must_escalate
-        c["drifted"] += bool(w.drift)
-        c["drift_resolved"] += bool(w.drift)  # read on its true entity
+        tally_label(c, w.drift, True, w.entity not in counts_seen, False)  # read on its true entity
+        counts_seen.add(w.entity)
         if before is not None and after != before:
             c["overwrites"] += 1
             c["wrong_overwrites"] += is_wrong_overwrite(after, [(before, s.truth_at(w.entity, w.delivered_at))])

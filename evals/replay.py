@@ -25,7 +25,7 @@ from vault_ray import DisputeCapExceeded, Fact, HashingEmbedder, RuleReasoner, S
 from vault_ray.models import AddResult, Decision, EntityView
 
 from .config import EvalConfig
-from .metrics import COUNT_COLUMNS, answer_of, is_wrong_overwrite, new_counts, tally_final, tally_read
+from .metrics import COUNT_COLUMNS, answer_of, is_wrong_overwrite, new_counts, tally_final, tally_label, tally_read
 from .namespace import TEXT_DIM, Namespace, NamespacedReasoner, NamespacedRegistry, TenantEmbedder, tenant_vectors
 from .oracle import oracle_replay
 from .policies import OracleJudge, PolicySpec
@@ -95,10 +95,13 @@ class VaultReplay:
         self.owner = {w.write_id: s for s in scenarios for w in s.writes}
         self.judge = OracleJudge(cfg.judge_accuracy, seed, self._judge_truth) if spec.uses_judge else None
         self.pending: list[tuple[Scenario, Write, str]] = []  # writes that joined a dispute
+        self.seen: set[tuple[int, str]] = set()  # (scenario, true entity) written so far
 
     def run(self) -> dict[EntityKey, Counts]:
         assert self.spec.policy is not None
-        inner = ScriptedReasoner(judge=self.judge) if self.judge else RuleReasoner()
+        # the rule reasoner weighs label evidence with the replay's text embedder (no torch here)
+        rules = RuleReasoner(self.embedder.text)
+        inner = ScriptedReasoner(judge=self.judge, fallback=rules) if self.judge else rules
         reasoner = NamespacedReasoner(inner) if self.ns.shared else inner
         registry = None
         if self.ns.shared:
@@ -176,9 +179,11 @@ class VaultReplay:
         c = self._at(s.id, w.entity)
         c["writes"] += 1
         c["must_escalate"] += w.must_escalate
-        if w.drift:
-            c["drifted"] += 1
-            c["drift_resolved"] += d is not None and self.ns.base(d.entity) == w.entity
+        landed = self.ns.base(d.entity) if d is not None else None
+        first = (s.id, w.entity) not in self.seen
+        self.seen.add((s.id, w.entity))
+        tally_label(c, w.drift, landed == w.entity, first,
+                    d is not None and d.aligned_from is not None and landed != w.entity)
         if d is None:
             c["rejected"] += 1
             return
@@ -240,6 +245,7 @@ def lww_entity_counts(s: Scenario) -> dict[str, Counts]:
     """`lww_counts` per true entity (a write counts on its true entity, whatever its label)."""
     out: dict[str, Counts] = {e: new_counts() for e in s.entities}
     state: dict[str, Write] = {}
+    seen: set[str] = set()
     for event in s.events:
         if isinstance(event, Query):
             held = state.get(event.entity)
@@ -250,8 +256,9 @@ def lww_entity_counts(s: Scenario) -> dict[str, Counts]:
         c = out.setdefault(w.entity, new_counts())
         c["writes"] += 1
         c["must_escalate"] += w.must_escalate
-        c["drifted"] += bool(w.drift)
-        c["drift_resolved"] += bool(w.drift) and w.label == w.entity
+        first = w.entity not in seen
+        seen.add(w.entity)
+        tally_label(c, w.drift, w.label == w.entity, first, False)
         prev = state.get(w.label)
         if prev is not None and prev.value != w.value:
             c["overwrites"] += 1

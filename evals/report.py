@@ -34,6 +34,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("escalation_precision", "escalation precision", "%"),
     ("judge_calls_per_1k", "judge calls / 1k writes", "n"),
     ("resolution_accuracy", "entity resolution (drift)", "%"),
+    ("false_alignment_rate", "false alignments (new entities)", "%"),
     ("rejected_per_1k", "rejected / 1k writes", "n"),
 )
 ORACLE_HEADERS = (("final_vs_oracle", "final / oracle"), ("read_vs_oracle", "read / oracle"))

@@ -23,11 +23,10 @@ snapshot of the partition's in-memory image beside them (snapshot.py).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,11 +35,13 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from vault_ray.errors import StorageFailure, StoreLocked
+from vault_ray.errors import StorageFailure
 from vault_ray.models import Claim, Dispute, Event
 
 from . import snapshot
+from .bulk_log import BulkSide
 from .journal import Journal
+from .layout import hold_log
 from .rows import DISPUTE_SCHEMA, claim_row, dispute_row, disputes_from_arrow, event_row, rows_table
 from .tables import TABLES, ClaimTables, Record, receipt_key
 
@@ -99,17 +100,6 @@ class ClaimLog(Protocol):
     def flush(self) -> None:
         """Apply committed changes to the tables (a background chore; reads do it themselves)."""
         ...
-    def _refuse_stored(self, changes: ChangeSet) -> None:
-        new = [c.id for c in changes.new_claims]
-        clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe_new = self._maybe_known(new)
-        maybe_receipts = self._maybe_known(list(changes.receipts))
-        if maybe_new or maybe_receipts:
-            with self._reading() as tables:
-                clash |= tables.stored_ids(maybe_new, maybe_receipts)
-        if clash:
-            raise StorageFailure(f"claim log write refused in {self.path}: claim ids already stored: {sorted(clash)}")
-
     def backlog(self) -> int:
         """Committed change sets the tables do not have yet."""
         ...
@@ -126,15 +116,30 @@ class ClaimLog(Protocol):
     def get_dispute(self, dispute_id: str) -> Dispute | None: ...
     def events(self, *, entity: str | None = None, claim_id: str | None = None,
                until: float | None = None) -> list[Event]: ...
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        """Up to `limit` events whose sequence number is `seq` or later, in order, with it."""
+        ...
+    def event_head(self) -> int:
+        """The sequence number the next event will get (how many the log holds)."""
+        ...
     def entity_keys(self) -> set[str]: ...
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, str]: ...
     def close(self, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Flush, close, and save the partition's image, with the active claims' (rids,
         vectors) as its index holds them, for a fast reopen."""
         ...
+    # the bulk side (storage/bulk_log.py): export and import, staged vectors of a reindex
+    def dump(self) -> dict[str, pa.Table]: ...
+    def claim_columns(self, columns: Sequence[str]) -> pa.Table: ...
+    def row_counts(self) -> dict[str, int]: ...
+    def restore(self, tables: dict[str, pa.Table]) -> dict[str, int]: ...
+    def unstaged(self, embedder: str, dim: int) -> pa.Table: ...
+    def stage_vectors(self, embedder: str, dim: int, ids: Sequence[str], vectors: np.ndarray) -> int: ...
+    def drop_staged(self, keep: tuple[str, int] | None = None) -> int: ...
+    def adopt_staged(self, embedder: str, dim: int) -> int: ...
 
 
-class DuckDBClaimLog:
+class DuckDBClaimLog(BulkSide):
     def __init__(self, path: str | os.PathLike[str], *, dim: int) -> None:
         self.path = str(path)
         self.dim = dim
@@ -150,7 +155,7 @@ class DuckDBClaimLog:
         self._since = 0.0
         if not base.exists():
             self._connect()  # creates the file and its tables
-        self._owner = _hold(self.path)
+        self._owner = hold_log(self.path)
         self._snapshot = self._fresh_snapshot()
         if self._snapshot is not None:
             head = self._snapshot.header
@@ -331,6 +336,14 @@ class DuckDBClaimLog:
         with self._reading() as tables:
             return tables.events(entity=entity, claim_id=claim_id, until=until)
 
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        with self._reading() as tables:
+            return tables.events_from(seq, limit)
+
+    def event_head(self) -> int:
+        with self._reading() as tables:
+            return tables.next_seq()
+
     def entity_keys(self) -> set[str]:
         """Every entity with at least one claim, whatever its status."""
         with self._reading() as tables:
@@ -376,18 +389,5 @@ class DuckDBClaimLog:
         arrays = {"disputed_rids": rids, "disputed_vectors": vectors, "id_keys": keys.astype(np.uint64),
                   "active_rids": np.asarray(active[0], np.int64), "active_vectors": np.asarray(active[1], np.float32)}
         header = {"format": SNAPSHOT_FORMAT, "dim": self.dim, "next_rid": self._next_rid, "next_seq": self._next_seq,
-                  "seq": self._seq, "gone": tables.gone_entities()}
+                  "seq": self._seq, "gone": tables.gone_entities(), "staged": tables.has_staged()}
         return {"live": tables.live(), "disputes": open_disputes}, arrays, header
-
-
-def _hold(path: str) -> int:
-    """An exclusive flock on the DuckDB file for as long as this log is open: one
-    owner per partition, even while the DuckDB connection itself is not open yet
-    (DuckDB's own lock, a POSIX lock, covers only an open connection)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StoreLocked(os.path.dirname(os.path.dirname(path))) from None
-    return fd

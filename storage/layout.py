@@ -30,6 +30,8 @@ from vault_ray.errors import InvalidInput, StoreError, StoreLocked, StoreMismatc
 FORMAT = 2
 INDEX_KINDS = ("flat", "hnsw")
 log = logging.getLogger("vault_ray")
+REINDEX_HINT = ("Open it with its own embedder, or move it to another one with `vault-ray reindex "
+                "--store PATH --embedder local|hashing|openai:MODEL` (`--address ADDR` for a cluster).")
 
 
 def partition_of(entity: str, partitions: int) -> int:
@@ -93,12 +95,12 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
         if dim != meta.dim:
             raise StoreMismatch(
                 f"store {str(path)!r} holds {meta.dim}-dimensional embeddings ({meta.embedder}); "
-                f"the embedder given makes {dim}", path=str(path),
+                f"the embedder given makes {dim}. {REINDEX_HINT}", path=str(path),
             )
         if embedder != meta.embedder:
             raise StoreMismatch(
                 f"store {str(path)!r} was written with the {meta.embedder!r} embedder, not {embedder!r}; "
-                "vectors from different embedders are not comparable", path=str(path),
+                f"vectors from different embedders are not comparable. {REINDEX_HINT}", path=str(path),
             )
         return _settle(meta_file, meta, index)
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
@@ -127,6 +129,17 @@ def _settle(meta_file: Path, meta: StoreMeta, index: str | None) -> StoreMeta:
                     meta_file.parent, new.index, meta.index)
     if new != meta:
         write_json(meta_file, new.__dict__)
+    return new
+
+
+def set_embedder(root: str | os.PathLike[str], embedder: str, dim: int) -> StoreMeta:
+    """Name another embedder in vault.json (one atomic rewrite): the commit point of a
+    reindex. Claim logs adopt their staged vectors for it when they next open."""
+    meta = read_meta(root)
+    if meta is None:
+        raise StoreError(f"{str(root)!r} is not a vault-ray store (no vault.json)")
+    new = StoreMeta(meta.partitions, dim, embedder, meta.format, meta.index)
+    write_json(Path(root) / "vault.json", new.__dict__)
     return new
 
 
@@ -160,3 +173,16 @@ class StoreLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
+
+
+def hold_log(path: str) -> int:
+    """An exclusive flock on a partition's DuckDB file for as long as its log is open:
+    one owner per partition, even while the DuckDB connection itself is not open yet
+    (DuckDB's own lock, a POSIX lock, covers only an open connection)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreLocked(os.path.dirname(os.path.dirname(path))) from None
+    return fd

@@ -2,7 +2,8 @@
 
 `StoreReader(path)` reads a store directory (its DuckDB files, opened read-only:
 only while no process holds the store), one partition's `.duckdb` file, or a
-directory written by `Vault.export(dir)` (`pNNNN/<table>.parquet`). Every table
+directory written by `Vault.export(dir)` (`<table>/partition=N/*.parquet`, see
+archive.py; the older `pNNNN/<table>.parquet` layout too). Every table
 comes back as Arrow with a `partition` column. No other code outside `storage/`
 reads a claim log.
 """
@@ -35,19 +36,23 @@ class StoreReader:
         elif (root / "vault.json").exists():
             self.kind, self.base = "duckdb", root
             sources = sorted((root / "partitions").glob("p*.duckdb"))
-        else:
+        elif (root / "manifest.json").exists():  # an export (storage/archive.py); not verified here
+            self.kind, self.base = "archive", root
+            sources = sorted((root / "claims").glob("partition=*"), key=lambda p: int(p.name.split("=", 1)[1]))
+        else:  # the layout of earlier exports: pNNNN/<table>.parquet
             self.kind, self.base = "parquet", root
             sources = sorted({p.parent for p in root.rglob("claims.parquet")})
         if not sources:
             raise StoreError(f"{str(root)!r} holds no claim log: give a store directory, a .duckdb file "
                              "or a directory written by Vault.export(dir)")
         self.path = root
-        self.sources = {(partition_number(s) if partition_number(s) is not None else i): s
-                        for i, s in enumerate(sources)}
+        self.sources = {_number(s, i): s for i, s in enumerate(sources)}
 
     @property
     def meta(self) -> dict[str, Any]:
-        """vault.json (partitions, dim, embedder), or {} for an export without one."""
+        """vault.json (partitions, dim, embedder), an export's manifest's store section, or {}."""
+        if self.kind == "archive":
+            return dict((read_json(self.base / "manifest.json") or {}).get("store") or {})
         return read_json(self.base / "vault.json") or {}
 
     def table(self, name: str, columns: list[str] | None = None, *, where: str | None = None) -> pa.Table:
@@ -71,6 +76,9 @@ class StoreReader:
             [("recorded_at", "ascending"), ("partition", "ascending"), ("rid", "ascending")])
 
     def _read(self, source: Path, name: str, columns: list[str] | None) -> pa.Table:
+        if self.kind == "archive":
+            files = sorted((self.base / name / source.name).glob("*.parquet"))
+            return pa.concat_tables([pq.read_table(f, columns=columns) for f in files]) if files else _empty(name, columns)
         if self.kind == "parquet":
             file = source / f"{name}.parquet"
             return pq.read_table(file, columns=columns) if file.exists() else _empty(name, columns)
@@ -100,6 +108,14 @@ class StoreReader:
             return con.sql(f"SELECT {cols} FROM {name}").to_arrow_table()
         finally:
             con.close()
+
+
+def _number(source: Path, position: int) -> int:
+    """The partition a source is named after (pNNNN.duckdb, pNNNN/, partition=N/), else its position."""
+    if source.name.startswith("partition="):
+        return int(source.name.split("=", 1)[1])
+    number = partition_number(source)
+    return number if number is not None else position
 
 
 def _with_partition(table: pa.Table, number: int) -> pa.Table:

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from vault_ray.errors import StorageFailure, StoreLocked
 from vault_ray.models import Claim, Dispute, Event
 
+from .bulk_log import BulkLog
 from .rows import (
     CLAIM_COLUMNS,
     CLAIM_SCHEMA,
@@ -73,7 +74,7 @@ def receipt_key(claim_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(claim_id.encode(), digest_size=8).digest(), "little")
 
 
-class ClaimTables:
+class ClaimTables(BulkLog):
     def __init__(self, path: str, *, dim: int) -> None:
         self.path = path
         self.dim = dim
@@ -234,6 +235,13 @@ class ClaimTables:
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self._con.sql(f"SELECT {EVENT_COLUMNS} FROM events {clause} ORDER BY seq", params=params).fetchall()
         return events_from_rows(rows)
+
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        # a reader following the log (the event stream, webhooks) pages on the per-partition
+        # sequence number: stable across restarts, unlike timestamps, and gap-free
+        rows = self._con.sql(f"SELECT seq, {EVENT_COLUMNS} FROM events WHERE seq >= $seq ORDER BY seq LIMIT $limit",
+                             params={"seq": seq, "limit": limit}).fetchall()
+        return list(zip((int(r[0]) for r in rows), events_from_rows([r[1:] for r in rows]), strict=True))
 
     def entity_keys(self) -> set[str]:
         return {row[0] for row in self._run("SELECT DISTINCT entity FROM claims")}

@@ -114,3 +114,32 @@ def test_search_merges_the_shards_partitions(store):
     hits = shard.search([0, 1], np.vstack([EMB.embed(["the value is v1"])]), 2)
     assert [c.id for _, c in hits[0]][0] == "c1" and len(hits[0]) == 2
     shard.close_all()
+
+
+def test_a_shard_switching_embedders_freezes_writes_then_serves_the_new_vectors(store):
+    """The shard's side of a cluster reindex (actors/shard_bulk.py), without Ray."""
+    from vault_ray.storage.layout import set_embedder
+
+    from vault_ray import StoreMismatch
+
+    shard = Shard(str(store), shard_name(0))
+    mine = entity_in(0)
+    write(shard, {0: [item("c1", mine, "x")]})
+    new = HashingEmbedder(dim=16)
+    for p in (0, 1):
+        work = shard.unstaged(p, new.name, new.dim)
+        if work is not None and work.num_rows:
+            shard.stage_vectors(p, new.name, new.dim, work.column("id").to_pylist(),
+                                new.embed(work.column("text").to_pylist()))
+    assert shard.staging_gaps(new.name, new.dim) == {0: 0}
+    shard.freeze(60)
+    with pytest.raises(NotOwner, match="another embedder"):
+        write(shard, {0: [item("c2", mine, "y")]})
+    assert shard.views([mine])[mine].values == ("x",)  # reads go on meanwhile
+    set_embedder(store, new.name, new.dim)
+    assert shard.reload()["dim"] == 16
+    with pytest.raises(StoreMismatch, match="reindexed"):
+        shard.write_many([{0: [item("c3", mine, "z")]}], NOW, EMB.name)
+    (hits,) = shard.search([0, 1], new.embed(["the value is x"]), 1, embedder=new.name)
+    assert hits[0][1].id == "c1" and hits[0][0] == pytest.approx(1.0, abs=1e-5)
+    assert shard.write_many([{0: []}], NOW, new.name) == [{0: []}]  # a client on the new embedder is served

@@ -52,13 +52,13 @@ def test_failed_commit_changes_nothing(tmp_path):
 def test_export_parquet_has_every_table(vault, tmp_path):
     vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
     vault.agent("b").add_facts([Fact("user.diet", "The user is vegetarian", "vegetarian")])
-    paths = vault.export(tmp_path / "export")
-    tables = {p.rsplit("/", 1)[1] for p in paths}
-    assert tables == {"claims.parquet", "disputes.parquet", "events.parquet", "receipts.parquet"}
-    claims = pq.read_table([p for p in paths if p.endswith("claims.parquet")][0])
+    paths = vault.export(tmp_path / "export").paths
+    tables = {p.split("/export/", 1)[1].split("/", 1)[0] for p in paths if p.endswith(".parquet")}
+    assert tables == {"claims", "disputes", "events", "receipts"}
+    claims = pq.read_table([p for p in paths if "/claims/" in p][0])
     assert claims.num_rows == 2
     assert set(claims.column("status").to_pylist()) == {"active", "superseded"}
-    events = pq.read_table([p for p in paths if p.endswith("events.parquet")][0])
+    events = pq.read_table([p for p in paths if "/events/" in p][0])
     assert "status_changed" in events.column("kind").to_pylist()
 
 
@@ -113,8 +113,8 @@ def test_extracted_claims_keep_what_was_said(tmp_path):
             assert f"said: {turn!r}" in str(vault.explain(d.claim_id))
         direct = vault.agent("b").add_facts([Fact("user.pets", "The user has a cat", "cat")]).decisions[0]
         assert vault.claim(direct.claim_id).source is None
-        paths = vault.export(tmp_path / "export")
-    sources = {s for p in paths if p.endswith("claims.parquet") for s in pq.read_table(p).column("source").to_pylist()}
+        paths = vault.export(tmp_path / "export").paths
+    sources = {s for p in paths if "/claims/" in p for s in pq.read_table(p).column("source").to_pylist()}
     assert sources == {turn, None}
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
         assert {vault.claim(d.claim_id).source for d in decisions} == {turn}

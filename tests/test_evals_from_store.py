@@ -146,15 +146,15 @@ def test_store_replay_writes_exactly_the_stored_vectors(store64, tmp_path):
     assert "stored 64-dimensional embeddings (hashing-64)." in whatif_report(result, str(store64))
 
 
-def test_export_replay_infers_the_dim_from_the_vectors(store64, tmp_path):
+def test_export_replay_reads_the_dim_and_embedder_from_the_manifest(store64, tmp_path):
     with Vault.open(store64, embedder=HashingEmbedder(dim=64)) as vault:
         vault.export(tmp_path / "export")
     log = read_claim_log(tmp_path / "export")
-    assert (log.dim, log.embedder) == (64, "")  # no vault.json in an export: the blobs' size tells
+    assert (log.dim, log.embedder) == (64, "hashing-64")  # the export's manifest names the store's embedder
     result = what_if(tmp_path / "export", ["recency", "authority"], keep=tmp_path / "replays")
     assert result.differences("authority") == ["user.timezone"]
     assert_replays_hold_the_stored_vectors(tmp_path / "export", tmp_path / "replays", ["recency", "authority"],
-                                           "stored-vectors-64")
+                                           "hashing-64")
 
 
 def test_one_partition_file_reads_the_stores_vault_json(store64):
@@ -167,7 +167,8 @@ def test_one_partition_file_reads_the_stores_vault_json(store64):
 def test_a_claim_without_a_stored_vector_gets_a_hashing_vector_of_the_stores_dim(store64, tmp_path):
     with Vault.open(store64, embedder=HashingEmbedder(dim=64)) as vault:
         vault.export(tmp_path / "export")
-    part = next(p for p in sorted((tmp_path / "export").glob("p*/claims.parquet")) if pq.read_metadata(p).num_rows)
+    files = sorted((tmp_path / "export").glob("claims/partition=*/part-0.parquet"))
+    part = next(p for p in files if pq.read_metadata(p).num_rows)
     table = pq.read_table(part)
     first = pc.equal(pa.array(range(table.num_rows)), 0)
     cleared = pc.if_else(first, pa.scalar(None, table.schema.field("embedding").type), table.column("embedding"))

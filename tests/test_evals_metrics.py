@@ -89,13 +89,13 @@ def test_lww_on_the_three_write_examples():
     # late: the chat's stale "cet" arrives last and overwrites the true "pst"
     assert {k: v for k, v in lww_counts(late).items() if v} == {
         "writes": 3, "entities": 1, "reads": 2, "reads_correct": 1, "reads_stale": 1, "overwrites": 2,
-        "wrong_overwrites": 1}
+        "wrong_overwrites": 1, "new_entity_writes": 1}
     assert {k: v for k, v in lww_counts(gap).items() if v} == {
-        "writes": 3, "entities": 1, "overwrites": 1, "wrong_overwrites": 1}
+        "writes": 3, "entities": 1, "overwrites": 1, "wrong_overwrites": 1, "new_entity_writes": 1}
     # high stakes: never escalated, the billing agent happens to have the last word
     assert {k: v for k, v in lww_counts(stakes).items() if v} == {
         "writes": 3, "entities": 1, "final_correct": 1, "final_strict": 1, "overwrites": 2, "wrong_overwrites": 1,
-        "must_escalate": 1}
+        "must_escalate": 1, "new_entity_writes": 1}
 
 
 def test_lww_keys_by_the_label_as_written():

@@ -78,7 +78,7 @@ def test_counts_follow_the_decisions():
     counts = replay(s, GeneratorConfig())[0][TZ]
     nonzero = {k: v for k, v in counts.items() if v}
     assert nonzero == {"writes": 4, "entities": 1, "reads": 2, "reads_correct": 1, "overwrites": 1,
-                       "wrong_overwrites": 1}  # pst replaced the true cet; the read at 500 sees pst
+                       "wrong_overwrites": 1, "new_entity_writes": 1}  # pst replaced the true cet; the read at 500 sees pst
 
 
 def test_the_posterior_is_a_distribution_and_without_reports_uniform():

@@ -97,6 +97,16 @@ def test_the_ask_band_goes_to_the_reasoner(backend):
     assert reasoner.calls["disambiguate"] == 1 and al.asked and al.entity == "user.diet"
 
 
+def test_a_label_under_a_known_entity_is_a_part_of_it_and_stays(backend):
+    write(backend, Fact("user.budget", "My budget is 300 dollars", "300"))
+    registry = EntityRegistry({"user.budget": RegistryEntry("user.budget", "the user's budget")})
+    grab = ScriptedReasoner(disambiguate=lambda fact, candidates, registry: candidates[0] if candidates else None)
+    (al,) = resolve(backend, [Fact("user.budget.trip", "My budget is 300 dollars", "300")], grab, registry)
+    assert (al.entity, al.aligned_from) == ("user.budget.trip", None)
+    (other,) = resolve(backend, [Fact("user.spending_cap", "My budget is 300 dollars", "300")], grab, registry)
+    assert other.entity == "user.budget"  # not an ancestor: the same words still align
+
+
 def test_build_items_groups_by_partition_keeping_positions():
     facts = [Fact(f"user.k{i}", f"text {i}", f"v{i}") for i in range(12)]
     al = [front.Alignment(f.entity, None) for f in facts]

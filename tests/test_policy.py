@@ -80,8 +80,9 @@ def test_seed_001_category_names_wait_for_the_user(make_vault, key):
     vault = make_vault(policy=Policy(rules=EVERY_RULE, default_strategy="authority").with_authority("admin", "*", 1.0))
     vault.agent("clerk").add_facts(Fact(key, f"{key} is A", value="A", observed_at=T0))
     (new,) = vault.agent("admin").add_facts(Fact(key, f"{key} is B", value="B", observed_at=T0 + timedelta(hours=1))).decisions
-    # the registry may align a name to its key (payment_method -> user.payment.method): high stakes either way
-    assert new.outcome == "disputed" and new.entity in (key, "user.payment.method")  # authority 1.0 does not help
+    # the registry may align a name to a key it means (payment_method -> user.payment.method,
+    # budget_authority -> user.budget by the label's words): high stakes either way
+    assert new.outcome == "disputed" and new.entity in (key, "user.payment.method", "user.budget")  # authority 1.0 does not help
     _still_waiting(vault, new.dispute_id)
 
 

@@ -38,6 +38,7 @@ SAMPLES: dict[str, errors.VaultError] = {
     "StoreLocked": errors.StoreLocked("/data/store"),
     "StoreMismatch": errors.StoreMismatch("16 partitions, not 4", path="/data/store"),
     "StorageFailure": errors.StorageFailure("disk full", partition=3),
+    "ExportError": errors.ExportError("'/data/export' is not a valid vault-ray export: no manifest.json", path="/data/export"),
     "ReasonerError": errors.ReasonerError("malformed answer twice", answer={"x": [1, 2]}),
     "ClusterError": errors.ClusterError("no answer from the cluster within 60s"),
 }

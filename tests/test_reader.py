@@ -26,7 +26,7 @@ def test_a_store_an_export_and_a_partition_file_read_alike(store):
     assert sorted(from_store.claims().column("id").to_pylist()) == expected
     assert from_export.claims().equals(from_store.claims())
     assert from_store.meta == {"partitions": 3, "dim": 16, "embedder": "hashing-16", "format": 2, "index": "flat"}
-    assert from_export.meta == {}  # an export carries no vault.json
+    assert from_export.meta == {"partitions": 3, "dim": 16, "embedder": "hashing-16"}  # the manifest's store section
     first = sorted((path / "partitions").glob("p*.duckdb"))[0]
     one = StoreReader(first).claims()
     assert set(one.column("partition").to_pylist()) == {int(first.stem[1:])}

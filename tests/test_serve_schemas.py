@@ -15,6 +15,7 @@ from vault_ray import (
     Decision,
     Dispute,
     EntityView,
+    EventPage,
     Explanation,
     Fact,
     Hit,
@@ -23,6 +24,7 @@ from vault_ray import (
     RegistryEntry,
     Resolution,
     Unextracted,
+    VaultEvent,
 )
 from vault_ray.engine.explain import Step
 from vault_ray.wire import HIDDEN_FIELDS
@@ -37,6 +39,7 @@ PAIRS = [
     (schemas.RateLimitOut, RateLimit), (schemas.RegistryEntryOut, RegistryEntry),
     (schemas.PolicyBody, Policy), (schemas.RulesIn, AutoResolveRules), (schemas.RateLimitBody, RateLimit),
     (schemas.FactIn, Fact), (schemas.UnextractedOut, Unextracted),
+    (schemas.VaultEventOut, VaultEvent), (schemas.EventPageOut, EventPage),
 ]
 
 

@@ -337,7 +337,7 @@ def test_judge_naming_a_claim_outside_the_case_is_an_error_and_changes_nothing(m
 
 
 def _city(agent: str, city: str, at: int) -> Fact:
-    return Fact("user.home_city", f"The user lives in {city}", city, observed_at=1_700_000_000 + at)
+    return Fact("user.location", f"The user lives in {city}", city, observed_at=1_700_000_000 + at)
 
 
 def test_consensus_a_growing_majority_flips_the_value_and_explain_shows_the_tally(make_vault):
@@ -348,15 +348,15 @@ def test_consensus_a_growing_majority_flips_the_value_and_explain_shows_the_tall
     for i, agent in enumerate(("c", "d", "e", "f")):
         outcomes.append(vault.agent(agent).add_facts(_city(agent, "Berlin", 10 + i)).decisions[0])
     assert str(outcomes[0].outcome) == "superseded"  # outvoted 2 to 1 on arrival...
-    view = vault.get("user.home_city")  # ...but counted when the majority grew
+    view = vault.get("user.location")  # ...but counted when the majority grew
     assert {c.value for c in view.active} == {"Berlin"} and view.active
-    assert not vault.get("user.home_city").contested
-    flips = [e for e in vault.events(entity="user.home_city") if e.kind == "consensus_flipped"]
+    assert not vault.get("user.location").contested
+    flips = [e for e in vault.events(entity="user.location") if e.kind == "consensus_flipped"]
     assert len(flips) == 1
     winner = vault.explain(flips[0].claim_id)
     text = str(winner)
     assert "consensus flipped" in text and "'berlin'" in text and "'paris'" in text and "from 2 agent(s)" in text
-    paris = [c for c in vault.history("user.home_city") if c.value == "Paris"]
+    paris = [c for c in vault.history("user.location") if c.value == "Paris"]
     assert all(c.status == "superseded" for c in paris)
 
 
@@ -365,8 +365,8 @@ def test_consensus_does_not_recount_what_a_person_decided(make_vault):
     vault.agent("a").add_facts(_city("a", "Paris", 0))
     b = vault.agent("b").add_facts(_city("b", "Berlin", 1)).decisions[0]  # 1 vs 1: a dispute
     assert b.dispute_id is not None
-    vault.resolve_dispute(b.dispute_id, winner=vault.get("user.home_city").active[0].id, decided_by="user")
+    vault.resolve_dispute(b.dispute_id, winner=vault.get("user.location").active[0].id, decided_by="user")
     c = vault.agent("c").add_facts(_city("c", "Berlin", 2)).decisions[0]
     # b's claim lost to a person's decision: it does not count again, so 1 vs 1 again, no flip
     assert str(c.outcome) == "disputed"
-    assert [e for e in vault.events(entity="user.home_city") if e.kind == "consensus_flipped"] == []
+    assert [e for e in vault.events(entity="user.location") if e.kind == "consensus_flipped"] == []

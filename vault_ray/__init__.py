@@ -10,6 +10,7 @@ from .errors import (
     DisputeCapExceeded,
     DisputeError,
     DisputeNotFound,
+    ExportError,
     Forbidden,
     InvalidEmbedding,
     InvalidEntity,
@@ -27,6 +28,7 @@ from .errors import (
     UnknownAgent,
     VaultError,
 )
+from .events import EventPage, VaultEvent
 from .models import (
     AddResult,
     Candidate,
@@ -51,6 +53,7 @@ from .policy import AutoResolveRules, Policy, RateLimit
 from .policy_file import read_policy_file, write_policy_file
 from .reasoners import Extraction, JudgeCase, Judgement, OwnVerdict, Reasoner, RuleReasoner, ScriptedReasoner
 from .registry import EntityRegistry, RegistryEntry
+from .transfer import ExportResult, ImportResult
 from .vault import AgentMemory, Vault
 
 __version__ = "0.1.0"
@@ -74,12 +77,16 @@ __all__ = [
     "EntityRegistry",
     "EntityView",
     "Event",
+    "EventPage",
     "Explanation",
+    "ExportError",
+    "ExportResult",
     "Extraction",
     "Fact",
     "Forbidden",
     "HashingEmbedder",
     "Hit",
+    "ImportResult",
     "InvalidEmbedding",
     "InvalidEntity",
     "InvalidFact",
@@ -116,6 +123,7 @@ __all__ = [
     "Vault",
     "VaultClient",
     "VaultError",
+    "VaultEvent",
     "WriteRequest",
     "__version__",
     "read_policy_file",

@@ -1,8 +1,9 @@
 """`VaultClient`: the HTTP service's Python client (httpx), for one agent's token.
 
 It mirrors the agent and read API of `Vault` / `AgentMemory` (`add`, `add_facts`,
-`search`, `get`, `history`, `claim`, `explain`, `disputes`, `dispute`) plus the
-admin calls (`resolve_dispute`, policy, registry, rules), returns the same model
+`search`, `get`, `history`, `claim`, `explain`, `disputes`, `dispute`, `events`; the
+sync client also `follow`s the event stream), settling disputes (`resolve_dispute`)
+and the admin calls (policy, registry, rules), returns the same model
 types and raises the same `VaultError` subclasses, rebuilt from the server's
 problem details (`vault_ray.problems`). Who writes is the token's principal: no
 call names an agent.
@@ -19,8 +20,9 @@ once (`_Operations` builds the request and names how to read the answer) and onl
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -30,6 +32,7 @@ import httpx
 
 from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact
+from .events import DEFAULT_LIMIT, NOW, EventPage, VaultEvent
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
 from .problems import RETRYABLE, from_problem
@@ -133,10 +136,17 @@ class _Operations:
     def registry(self) -> list[RegistryEntry]:
         return self._send(Call("GET", "/v1/registry", _as(list[RegistryEntry])))
 
-    # -- admin ------------------------------------------------------------------------------------
+    def events(self, since: str = NOW, *, kinds: Sequence[str] | None = None, needs_user: bool | None = None,
+               entity: str | None = None, limit: int = DEFAULT_LIMIT) -> EventPage:
+        """Events after `since` (a cursor, "start" or "now"), as `Vault.events(since=...)`;
+        `page.cursor` resumes after the page. `follow` streams them instead."""
+        params = _event_params(since, kinds, needs_user, entity, limit)
+        return self._send(Call("GET", "/v1/events", _as(EventPage), params=params))
+
+    # -- deciding ----------------------------------------------------------------------------------
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "",
                         keep_both: bool = False) -> Dispute:
-        """Settle a dispute (admin token); `decided_by` is this token's principal."""
+        """Settle a dispute (a resolver or admin token); `decided_by` is this token's principal."""
         return self._send(Call("POST", f"/v1/disputes/{_seg(dispute_id)}/resolve", _as(Dispute),
                                body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
 
@@ -165,9 +175,35 @@ class _Operations:
         body = {k: v for k, v in encode(entry).items() if k != "key"}
         return self._send(Call("PUT", f"/v1/registry/{_seg(entry.key)}", _as(RegistryEntry), body=body))
 
+    # -- admin ------------------------------------------------------------------------------------
     def apply_rules(self) -> list[Dispute]:
         """Run the time-based auto-resolve rule now (admin token)."""
         return self._send(Call("POST", "/v1/rules/apply", _as(list[Dispute]), idempotent=False))
+
+
+def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | None, entity: str | None,
+                  limit: int) -> dict[str, Any]:
+    return {"since": since, "kinds": ",".join(kinds) if kinds else None,
+            "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
+
+
+def sse_messages(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
+    """(id, data) of each message of a Server-Sent Events stream; `id` is None when the
+    message set none, `data` empty for a message that only moved the cursor."""
+    event_id: str | None = None
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if event_id is not None or data:
+                yield event_id, "\n".join(data)
+            event_id, data = None, []
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "id":
+            event_id = value
+        elif name == "data":
+            data.append(value)
 
 
 class _Transport:
@@ -231,6 +267,33 @@ class VaultClient(_Operations, _Transport):
                 return self._read(call, outcome)
             time.sleep(wait)
             attempt += 1
+
+    def follow(self, since: str = NOW, *, kinds: Sequence[str] | None = None, needs_user: bool | None = None,
+               entity: str | None = None, reconnect: bool = True) -> Iterator[VaultEvent]:
+        """Stream events after `since` as they happen (Server-Sent Events). A dropped
+        connection is reopened where it stood (`Last-Event-ID`): no event is missed or
+        repeated. Stop by leaving the loop."""
+        cursor = since
+        params = {k: v for k, v in _event_params(NOW, kinds, needs_user, entity, DEFAULT_LIMIT).items()
+                  if k != "since" and v is not None}
+        while True:
+            try:
+                with self._http.stream("GET", "/v1/events", params=params, timeout=httpx.Timeout(
+                        self._http.timeout.connect, read=None),
+                        headers={"Accept": "text/event-stream", "Last-Event-ID": cursor}) as answer:
+                    if not answer.is_success:
+                        answer.read()
+                        self._read(Call("GET", "/v1/events", dict), answer)
+                    for event_id, data in sse_messages(answer.iter_lines()):
+                        cursor = event_id or cursor
+                        if data:
+                            yield decode(VaultEvent, json.loads(data))
+            except httpx.TransportError:
+                if not reconnect:
+                    raise
+            if not reconnect:
+                return
+            time.sleep(0.5)
 
     def close(self) -> None:
         self._http.close()

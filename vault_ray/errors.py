@@ -19,8 +19,9 @@
     ├── RateLimited               an agent exceeded its write budget (carries retry_after)
     ├── StoreError
     │   ├── StoreLocked           another process holds the store (use cluster mode)
-    │   ├── StoreMismatch         the store was created with other settings (partitions, dim)
-    │   └── StorageFailure        the claim log or the index failed; the write was not applied
+    │   ├── StoreMismatch         the store was created with other settings (partitions, dim, embedder)
+    │   ├── StorageFailure        the claim log or the index failed; the write was not applied
+    │   └── ExportError           an export that is incomplete, tampered or truncated, or a non-empty target
     ├── ReasonerError             a reasoner answered malformed output twice, or failed
     └── ClusterError              Ray cluster mode could not be reached or set up
 
@@ -159,6 +160,15 @@ class StoreMismatch(StoreError):
 class StorageFailure(StoreError):
     def __init__(self, message: str, *, partition: int | None = None) -> None:
         self.partition = partition
+        super().__init__(message)
+
+
+class ExportError(StoreError):
+    """An export directory that cannot be written (not empty) or read (no manifest, a
+    checksum or row count that does not match): nothing was written."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
         super().__init__(message)
 
 

@@ -11,8 +11,8 @@ A token reads `vr_<id>_<secret>`: the id is public (listed, used to revoke), the
 secret is shown once, when the token is made.
 
 Roles are ordered by what they allow; a role allows everything the roles below it
-do. A role between two others (a dispute "resolver" between "agent" and "admin")
-goes in its place in `ROLES`.
+do (`Principal.allows`, the one check): `agent` < `resolver` (settles disputes) <
+`admin` (changes policy). A new role goes in its place in `ROLES`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ from pathlib import Path
 
 from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
 
-ROLES: tuple[str, ...] = ("agent", "admin")
-"""Weakest first."""
+ROLES: tuple[str, ...] = ("agent", "resolver", "admin")
+"""Weakest first: an agent reads and writes as itself; a resolver may also settle
+disputes (the person answering the inbox), but not change policy; an admin may do
+everything."""
 TOKENS_FILE = "tokens.json"
 PREFIX = "vr_"
 

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, VaultError
+from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
     AddResult,
     Claim,
@@ -39,9 +40,10 @@ from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
+from .transfer import Transfers
 
 
-class Vault:
+class Vault(Transfers):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
@@ -58,11 +60,9 @@ class Vault:
         reasoner: Reasoner | None = None, policy: Policy | None = None, registry: EntityRegistry | None = None,
         index: str | None = None,
     ) -> Vault:
-        """Open (or create) an embedded store at `path`. `partitions` is fixed when the
-        store is created (16 by default). `index` is the vector index: "flat" (exact, the
-        default) or "hnsw" (approximate, faster on large stores); it is kept in the
-        store's settings, and giving another switches the store to it. Raises
-        StoreLocked if another process holds the store."""
+        """Open (or create) an embedded store at `path`; `partitions` is fixed at creation
+        (16 by default); `index`: "flat" (exact, default) or "hnsw" (approximate), kept in
+        the store's settings (another one switches it). StoreLocked if a process holds it."""
         embedder = embedder if embedder is not None else LocalEmbedder()
         reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
         backend = EmbeddedBackend(path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
@@ -132,10 +132,11 @@ class Vault:
     def agent(self, name: str) -> AgentMemory:
         return AgentMemory(self, check_agent(name))
 
-    def write_batch(self, requests: Sequence[WriteRequest]) -> list[AddResult | VaultError]:
+    def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
         """Several agents' writes decided together, as if one by one in this order: one
         embedding call and one commit per partition for the batch. Each request gets its
-        own result, or its own error (one bad request never fails its neighbours)."""
+        own result, or its own error (one bad request never fails its neighbours).
+        `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
@@ -144,7 +145,7 @@ class Vault:
         staged: list[Staged | VaultError | AddResult] = []
         for req in requests:
             try:
-                staged.append(self._stage(req, policy))
+                staged.append(self._stage(req, policy, rate_limit))
             except VaultError as exc:
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
@@ -170,7 +171,7 @@ class Vault:
             staged[i] = _result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
         return staged  # type: ignore[return-value]
 
-    def _stage(self, req: WriteRequest, policy: Policy) -> Staged | AddResult:
+    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
         check_agent(req.agent)
         missed: tuple[Unextracted, ...] = ()
@@ -189,7 +190,7 @@ class Vault:
                 raise InvalidInput(f"key must be a non-empty string of at most 128 characters, got {req.key!r}")
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
-        self._limiter.take(req.agent, len(facts), policy.rate_limit)
+        self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
         return facts, vectors, missed, len(notes)
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
@@ -305,12 +306,26 @@ class Vault:
         """Every claim in the store, of every status (a full scan: for audits and tools)."""
         return self._backend.all_claims()
 
-    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
-        """The store's change log (every claim added, status changed, dispute opened,
-        challenged or resolved), oldest first; for one entity, or touching one claim."""
-        if entity is not None:
-            validate_entity(entity)
-        return self._backend.events(entity=entity, claim_id=claim_id)
+    @overload
+    def events(self, *, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
+    @overload
+    def events(self, *, since: str, entity: str | None = None, kinds: Iterable[str] | None = None,
+               needs_user: bool | None = None, limit: int = DEFAULT_LIMIT) -> EventPage: ...
+
+    def events(self, *, entity: str | None = None, claim_id: str | None = None, since: str | None = None,
+               kinds: Iterable[str] | None = None, needs_user: bool | None = None,
+               limit: int = DEFAULT_LIMIT) -> list[Event] | EventPage:
+        """Without `since`: the change log as recorded, oldest first; for one entity, or
+        touching one claim. With `since` (a cursor, "start" or "now"): the public event
+        stream after it (`vault_ray.events`), an `EventPage` whose `cursor` resumes after
+        all it scanned, filtered by `kinds`, `needs_user` and `entity` (a key or pattern)."""
+        if since is None:
+            if kinds is not None or needs_user is not None:
+                raise InvalidInput("kinds and needs_user filter the event stream: pass since= ('start', 'now' or a cursor)")
+            return self._backend.events(entity=None if entity is None else validate_entity(entity), claim_id=claim_id)
+        if claim_id is not None:
+            raise InvalidInput("claim_id filters the change log, not the event stream: leave since= out")
+        return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
         if status not in (None, "open", "resolved"):
@@ -338,9 +353,6 @@ class Vault:
         (DESIGN invariant 3)? A health check; every value should be True."""
         return self._backend.check()
 
-    def export(self, directory: str | Path) -> list[str]:
-        """Write every partition's tables to Parquet under `directory`."""
-        return self._backend.export_parquet(str(directory))
 
 
 class AgentMemory:

@@ -16,8 +16,9 @@ import vault_ray
 from vault_ray.errors import PayloadTooLarge
 
 from . import errors
+from .mcp_endpoint import mcp_endpoint
 from .metrics import CountRequests
-from .routes import admin, health, reads, writes
+from .routes import admin, events, health, inbox, reads, writes
 from .service import Service
 
 DESCRIPTION = """Shared memory for fleets of AI agents: claims with provenance, conflict policies, disputes.
@@ -28,11 +29,14 @@ error class; see docs/http.md."""
 
 
 def create_app(service: Service) -> FastAPI:
-    app = FastAPI(title=service.settings.title, version=vault_ray.__version__, description=DESCRIPTION)
+    mcp_route, mcp_lifespan = mcp_endpoint(service)
+    app = FastAPI(title=service.settings.title, version=vault_ray.__version__, description=DESCRIPTION,
+                  lifespan=mcp_lifespan)
     app.state.service = service
     errors.install(app)
-    for router in (health.router, writes.router, reads.router, admin.router):
+    for router in (health.router, writes.router, reads.router, events.router, admin.router, inbox.router):
         app.include_router(router)
+    app.router.routes.append(mcp_route)  # MCP over streamable HTTP (docs/mcp.md)
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
     app.add_middleware(CountRequests, metrics=service.metrics)  # outermost: it sees every answer
     return app

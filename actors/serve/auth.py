@@ -1,6 +1,6 @@
 """Who is calling: the bearer token's principal, resolved once per request.
 
-`Agent`, `Admin` (and any role of `vault_ray.tokens.ROLES`, through `require`) are
+`Agent`, `Resolver`, `Admin` (and any role of `vault_ray.tokens.ROLES`, through `require`) are
 route dependencies: a route that takes `who: Agent` runs only for a known token,
 and its writes carry `who.name`. A missing, unknown or revoked token is a 401
 (UnknownAgent); a known token whose role is too weak is a 403 (Forbidden).
@@ -44,5 +44,7 @@ def require(role: str) -> Callable[..., Awaitable[Principal]]:
 
 
 Agent = Annotated[Principal, Depends(require("agent"))]
+Resolver = Annotated[Principal, Depends(require("resolver"))]
+"""May settle disputes (and do what an agent does), not change policy."""
 Admin = Annotated[Principal, Depends(require("admin"))]
 Svc = Annotated[Service, Depends(service)]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from ray import serve
 from ray.serve import Application
 
+from vault_ray.delivery import DeliveryPolicy
 from vault_ray.embedders import Embedder, HashingEmbedder, LocalEmbedder
 from vault_ray.errors import ClusterError
 from vault_ray.models import WriteRequest
@@ -29,6 +30,7 @@ from vault_ray.tokens import TokenStore
 from vault_ray.vault import Vault
 
 from ..cluster import connect
+from ..delivery import ensure_delivery
 from .app import create_app
 from .metrics import Metrics
 from .service import DEFAULT_MAX_BODY_BYTES, AppSettings, BatchWriter, Service, Written
@@ -54,6 +56,12 @@ class ServeConfig:
     """How long the first write of a batch waits for others (the batch goes at once when full)."""
     retry_timeout: float | None = None
     """How long a replica retries a shard that restarts or moved (cluster mode's default: 60 s)."""
+    event_poll_s: float = 0.5
+    """How often an event stream (SSE, the inbox page) looks for new events."""
+    webhooks: bool = True
+    """Run the store's webhook delivery actor (one per namespace, however many replicas)."""
+    delivery: DeliveryPolicy | None = None
+    """Timeouts, backoff and attempts of webhook deliveries (default: `DeliveryPolicy()`)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,10 @@ class VaultIngress:
         self.writer = BatchWriter(self.vault, metrics)
         self._decide.set_max_batch_size(config.max_batch_size)
         self._decide.set_batch_wait_timeout_s(config.batch_wait_timeout_s)
-        self.service = Service(self.vault, tokens, metrics, self.write, AppSettings(max_body_bytes=config.max_body_bytes))
+        settings = AppSettings(max_body_bytes=config.max_body_bytes, event_poll_s=config.event_poll_s)
+        self.service = Service(self.vault, tokens, metrics, self.write, settings)
+        if config.webhooks:  # off the write path: its own actor, reading the event stream
+            ensure_delivery(config.namespace, config.delivery)
 
     @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.02)
     async def _decide(self, requests: list[WriteRequest]) -> list[Written]:

@@ -317,3 +317,32 @@ class Problem(BaseModel):
     status: int
     detail: str | None = None
     instance: str | None = None
+
+
+class VaultEventOut(BaseModel):
+    """One change of the store (docs/inbox.md, "The event schema")."""
+
+    id: str = Field(description="<partition>-<seq>: unique in the store, stable across restarts")
+    cursor: str = Field(description="Resume right after this event (the SSE id)")
+    kind: Literal["claim_added", "claim_superseded", "claim_activated", "dispute_opened", "dispute_challenged",
+                  "dispute_resolved", "consensus_flipped"]
+    ts: datetime
+    entity: str
+    claim_id: str | None = None
+    dispute_id: str | None = None
+    agent: str | None = None
+    status: str | None = None
+    superseded_by: str | None = None
+    needs_user: bool | None = None
+    decided_by: str | None = None
+    how: Literal["winner", "keep_both", "rule", "strategy"] | None = None
+    winner: str | None = None
+    note: str | None = None
+    reason: str | None = None
+    detail: dict[str, Any] = {}
+
+
+class EventPageOut(BaseModel):
+    events: list[VaultEventOut]
+    cursor: str = Field(description="Resume after everything this page scanned")
+    more: bool = Field(description="More events may follow at once")

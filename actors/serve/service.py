@@ -26,6 +26,12 @@ class AppSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     """A request body over this size gets 413 before it is read further."""
     title: str = "vault-ray"
+    event_poll_s: float = 0.5
+    """How often an event stream (SSE) looks for new events."""
+    heartbeat_s: float = 15.0
+    """A comment line on a quiet stream this often (proxies close idle connections)."""
+    stream_max_s: float = 300.0
+    """A stream ends after this long; the client reconnects where it stood."""
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,11 @@ class HttpStore:
     app_name: str
     _clients: list[VaultClient] = field(default_factory=list)
 
-    def token(self, agent: str, *, admin: bool = False) -> str:
-        return self.tokens.add(agent, "admin" if admin else "agent")[0]
+    def token(self, agent: str, *, admin: bool = False, role: str | None = None) -> str:
+        return self.tokens.add(agent, role or ("admin" if admin else "agent"))[0]
 
-    def client(self, agent: str, *, admin: bool = False, **kw: Any) -> VaultClient:
-        client = VaultClient(self.url, self.token(agent, admin=admin), **kw)
+    def client(self, agent: str, *, admin: bool = False, role: str | None = None, **kw: Any) -> VaultClient:
+        client = VaultClient(self.url, self.token(agent, admin=admin, role=role), **kw)
         self._clients.append(client)
         return client
 

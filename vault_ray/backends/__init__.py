@@ -3,7 +3,7 @@
 imported only by that module, which `Vault.connect` loads). `Vault` talks to
 either through the `Backend` protocol."""
 
-from .base import Backend, StoreInfo
+from .base import Backend, BulkBackend, StoreInfo
 from .embedded import EmbeddedBackend
 
-__all__ = ["Backend", "EmbeddedBackend", "StoreInfo"]
+__all__ = ["Backend", "BulkBackend", "EmbeddedBackend", "StoreInfo"]

@@ -39,6 +39,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event
 from ..policy import Policy
 from ..registry import EntityRegistry
 from .base import StoreInfo
+from .cluster_bulk import ClusterBulk
 from .routing import NotOwner
 
 RETRY_TIMEOUT_S = 60.0
@@ -77,7 +78,7 @@ def _get(ref: Any, timeout: float | None = None) -> Any:
         raise ClusterError(f"cluster call failed: {exc}") from exc
 
 
-class ClusterBackend:
+class ClusterBackend(ClusterBulk):
     """Reaches the partitions of a cluster-mode store through its shard actors."""
 
     def __init__(self, control: Any, info: dict[str, Any], *, retry_timeout: float = RETRY_TIMEOUT_S) -> None:
@@ -202,7 +203,7 @@ class ClusterBackend:
                 and time.monotonic() - self._control_at < CONTROL_TTL_S):
             return cached[1], cached[2]
         known = cached[0] if cached else -1
-        version, policy, registry = self._call_control("control", known)
+        version, policy, registry = self._call_control("control", known, self.embedder_name)
         if policy is not None and registry is not None:
             self._control = (version, policy, registry)
         self._control_at = time.monotonic()
@@ -230,7 +231,8 @@ class ClusterBackend:
 
         def send(shard: Any, ps: list[int]) -> Any:
             mine = set(ps)
-            return shard.write.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now)
+            return shard.write.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now,
+                                      self.embedder_name)
 
         for version, answer in self._routed(touched, send):
             self._shard_control = max(self._shard_control, version)
@@ -269,7 +271,7 @@ class ClusterBackend:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         arg = ray.put(vectors) if vectors.nbytes > INLINE_BYTES else vectors
         where = [partition_of(entity, self.partitions)] if entity is not None else self._all()
-        per_shard = self._routed(where, lambda s, ps: s.search.remote(ps, arg, k, agent, entity))
+        per_shard = self._routed(where, lambda s, ps: s.search.remote(ps, arg, k, agent, entity, self.embedder_name))
         return merge_top(per_shard, len(vectors), k)
 
     def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
@@ -335,6 +337,16 @@ class ClusterBackend:
             return found  # type: ignore[no-any-return]
         found = self._routed(self._all(), lambda s, ps: s.events.remote(ps, claim_id=claim_id))
         return sorted((e for part in found for e in part), key=lambda e: e.ts)
+
+    def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        found = self._routed(self._all(), lambda s, ps: s.events_from.remote(ps, positions, limit))
+        return [row for part in found for row in part]
+
+    def event_heads(self) -> dict[int, int]:
+        heads: dict[int, int] = {}
+        for found in self._routed(self._all(), lambda s, ps: s.event_heads.remote(ps)):
+            heads.update(found)
+        return heads
 
     def all_claims(self) -> list[Claim]:
         return [c for part in self._routed(self._all(), lambda s, ps: s.all_claims.remote(ps)) for c in part]

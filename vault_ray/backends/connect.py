@@ -11,6 +11,8 @@ from typing import Any
 
 import ray
 
+from vault_ray.storage.layout import REINDEX_HINT
+
 from ..embedders import Embedder
 from ..errors import ClusterError, StoreMismatch
 from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
@@ -115,4 +117,4 @@ def check_join(info: dict[str, Any], *, store: str | Path | None, partitions: in
     if embedder is not None and (embedder.dim != info["dim"] or embedder.name != info["embedder"]):
         raise StoreMismatch(f"store {served!r} was written with the {info['embedder']!r} embedder "
                             f"({info['dim']} dimensions), not {embedder.name!r} ({embedder.dim}); "
-                            "vectors from different embedders are not comparable", path=served)
+                            f"vectors from different embedders are not comparable. {REINDEX_HINT}", path=served)

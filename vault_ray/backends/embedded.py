@@ -9,10 +9,12 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from vault_ray.storage import new_index as make_index
-from vault_ray.storage.layout import StoreLock, init_store
+from vault_ray.storage.layout import StoreLock, init_store, set_embedder
 
+from ..engine import bulk
 from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
@@ -119,6 +121,12 @@ class EmbeddedBackend:
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         return self.host.events(entity=entity, claim_id=claim_id)
 
+    def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
+        return self.host.events_from(positions, limit)
+
+    def event_heads(self) -> dict[int, int]:
+        return self.host.event_heads()
+
     def all_claims(self) -> list[Claim]:
         return self.host.all_claims()
 
@@ -127,6 +135,55 @@ class EmbeddedBackend:
 
     def check(self) -> dict[int, bool]:
         return self.host.check(range(self.partitions))
+
+    # -- bulk jobs (BulkBackend; the functions are engine/bulk.py's) ---------------------
+    def dump_partition(self, partition: int) -> dict[str, pa.Table]:
+        return bulk.dump_partition(self.host, partition)
+
+    def restore_partition(self, partition: int, tables: dict[str, pa.Table]) -> dict[str, int]:
+        return bulk.restore_partition(self.host, partition, tables)
+
+    def row_counts(self) -> dict[int, dict[str, int]]:
+        return bulk.row_counts(self.host, range(self.partitions))
+
+    def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
+        return bulk.claim_columns(self.host, partition, columns)
+
+    def present_claims(self, ids: dict[int, list[str]]) -> set[str]:
+        return bulk.present_claims(self.host, ids)
+
+    def unstaged(self, partition: int, embedder: str, dim: int) -> pa.Table | None:
+        return bulk.unstaged(self.host, partition, embedder, dim)
+
+    def stage_vectors(self, partition: int, embedder: str, dim: int, ids: Sequence[str], vectors: np.ndarray) -> int:
+        return bulk.stage_vectors(self.host, partition, embedder, dim, ids, vectors)
+
+    def drop_staged(self, keep: tuple[str, int] | None) -> int:
+        return bulk.drop_staged(self.host, keep, range(self.partitions))
+
+    def commit_embedder(self, embedder: str, dim: int) -> dict[int, int]:
+        """This process holds the store: no write can slip in between the check and the
+        switch. vault.json is the commit point; the logs adopt their staged vectors
+        as they reopen here (and on any later open, had this one crashed first)."""
+        gaps = {p: n for p, n in bulk.staging_gaps(self.host, embedder, dim, range(self.partitions)).items() if n}
+        if gaps:
+            return gaps
+        set_embedder(self.root, embedder, dim)
+        self.host.close_all()
+        self.dim, self.embedder_name = dim, embedder
+        self.host = PartitionSet(self.root, partitions=self.partitions, dim=dim,
+                                 new_index=lambda: make_index(self.index, dim))
+        self.host.open_many(range(self.partitions))
+        return {}
+
+    def live_claims(self, entity: str) -> list[Claim]:
+        return bulk.live_claims(self.host, entity)
+
+    def note_merged(self, records: Sequence[bulk.MergeRecord], now: datetime) -> int:
+        return bulk.note_merged(self.host, records, now)
+
+    def retire_merged(self, records: Sequence[bulk.MergeRecord], now: datetime) -> int:
+        return bulk.retire_merged(self.host, records, now)
 
     def close(self) -> None:
         try:

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 
+from vault_ray.storage.layout import read_meta
+
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput, NotFound, StoreError, VaultError
 from ..vault import Vault
@@ -62,7 +64,7 @@ def handle_errors(fn: F) -> F:
 
 @contextmanager
 def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False) -> Iterator[Vault]:
-    embedder = HashingEmbedder() if hashing else LocalEmbedder()
+    embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
     elif store:
@@ -73,3 +75,9 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
         yield vault
     finally:
         vault.close()
+
+
+def _hashing_dim(store: str | None) -> int:
+    """The size of an embedded store's hashing vectors (a reindex may have changed it), else 384."""
+    meta = read_meta(store) if store else None
+    return meta.dim if meta is not None and meta.embedder.startswith("hashing-") else 384

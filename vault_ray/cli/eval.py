@@ -29,6 +29,7 @@ SHORT = {  # the terminal table; report.md has every column, with intervals
     "wrong_overwrite_rate": "wrong ow.",
     "stale_read_rate": "stale", "disputes_per_1k": "disp/1k", "escalation_recall": "esc.rec",
     "escalation_precision": "esc.prec", "judge_calls_per_1k": "judge/1k", "resolution_accuracy": "resol.",
+    "false_alignment_rate": "false al.",
 }
 
 

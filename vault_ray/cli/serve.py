@@ -148,9 +148,13 @@ def _token_store(store: str | None, tokens: str | None) -> TokenStore:
 
 def add(agent: str = typer.Argument(..., help="The agent name the token's writes carry."),
         admin: bool = typer.Option(False, "--admin", help="An admin token (resolve disputes, change policy)."),
+        role: str = typer.Option(None, "--role", help="agent (default), resolver (may also settle disputes: the "
+                                 "inbox page) or admin."),
         store: str = STORE, tokens: str = TOKENS) -> None:
     """Make a token for AGENT and print it (once: only its hash is kept)."""
-    token, record = _token_store(store, tokens).add(agent, "admin" if admin else "agent")
+    if admin and role not in (None, "admin"):
+        raise InvalidInput(f"--admin and --role {role} disagree")
+    token, record = _token_store(store, tokens).add(agent, "admin" if admin else role or "agent")
     typer.echo(token)
     typer.echo(f"token {record.id} for {record.agent} ({record.role})", err=True)
 

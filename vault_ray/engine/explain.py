@@ -22,6 +22,7 @@ STEP_TITLES = {
     "dispute_challenged": "challenge repeated",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
+    "entity_merged": "entity merged (vault-ray normalize)",
     "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
 
@@ -177,8 +178,8 @@ def render(ex: Explanation) -> str:
     c = ex.claim
     out = [
         f"claim {c.id}: {c.text!r}" + (f" (value {c.value!r})" if c.value else ""),
-        f"  entity {c.entity}, agent {c.agent}" + (f", session {c.session}" if c.session else "")
-        + f", observed {_when(c.observed_at)}",
+        f"  entity {c.entity}" + (f" (aligned from {c.aligned_from})" if c.aligned_from else "")
+        + f", agent {c.agent}" + (f", session {c.session}" if c.session else "") + f", observed {_when(c.observed_at)}",
         f"  status now: {c.status}" + (f", superseded by {c.superseded_by}" if c.superseded_by else ""),
     ]
     if c.source:

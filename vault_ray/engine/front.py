@@ -16,7 +16,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
 from ..errors import InvalidFact
-from ..models import Fact, as_utc, check_fact, new_id
+from ..models import ENTITY_RE, Fact, as_utc, check_fact, new_id
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import NOTES_ENTITY, EntityRegistry
@@ -85,25 +85,47 @@ def resolve_entities(
 
 def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) -> Alignment:  # type: ignore[no-untyped-def]
     """Bands on the nearest incumbent: >= align_threshold take its entity; otherwise
-    ask the reasoner to choose among the entities in the ask band and the registry
-    keys relevant to the fact (cold-start normalization: the local model rates
-    "The user is in EST" vs "... PST" at 0.56, below any band); else keep."""
+    ask the reasoner to choose among the entities in the ask band, the other entities
+    of the nearest claims, and the registry keys relevant to the fact; else keep.
+
+    Statement similarity alone cannot decide below the band: the local model rates
+    "The user is in EST" vs "... PST" at 0.56, and "the user lives in Berlin" vs "my
+    home city is Paris" at 0.39, while "the user lives in ___" is nearer "the user is
+    ___" (a diet) than "my home city is ___" (docs/design.md, "Entity resolution").
+    The reasoner weighs what the statement says and what the label means."""
     drift = fact.entity if label != fact.entity else None
-    # free-text notes are never an entity to align to: they hold any subject
-    others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY]
+    # free-text notes are never an entity to align to: they hold any subject; nor is an
+    # ancestor of the label: `user.budget.trip` names a part of `user.budget` on purpose
+    others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY and not _ancestor(e, label)]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1], fact.entity, best_score)
     band = [e for s, e in others if s >= policy.ask_threshold]
+    nearby = [e for _, e in others]
     relevant = registry.relevant(vector, embedder.embed)
-    keys = [e.key for e in relevant if not e.key.endswith(".*") and e.key != label]
-    candidates = list(dict.fromkeys(band + keys))
+    # a pattern (user.schedule.*) offers its subtree
+    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label)]
+    candidates = list(dict.fromkeys(band + nearby + keys))
     if not candidates:
         return Alignment(label, drift, best_score)
-    chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, relevant)
-    if chosen in candidates:
+    entries = list({e.key: e for e in [*relevant, *filter(None, map(registry.lookup, candidates))]}.values())
+    chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, entries)
+    if offered(chosen, candidates):
         return Alignment(chosen, fact.entity, best_score, asked=True)
     return Alignment(label, drift, best_score, asked=True)
+
+
+def _ancestor(key: str, label: str) -> bool:
+    """Whether `key` (or pattern `key.*`) is above `label` in the dotted namespace."""
+    root = key[:-2] if key.endswith(".*") else key
+    return label.startswith(root + ".")
+
+
+def offered(key: object, candidates: Sequence[str]) -> bool:
+    """Whether `key` is one of the candidates, or a key under a candidate pattern (`x.*`)."""
+    if not isinstance(key, str) or key.endswith(".*") or not ENTITY_RE.match(key):
+        return False
+    return key in candidates or any(c.endswith(".*") and key.startswith(c[:-1]) for c in candidates)
 
 
 def build_items(

@@ -293,6 +293,14 @@ class Partition:
         with self.lock:
             return self.log.events(**filters)
 
+    def events_from(self, seq: int, limit: int) -> list[tuple[int, Event]]:
+        with self.lock:
+            return self.log.events_from(seq, limit)
+
+    def event_head(self) -> int:
+        with self.lock:
+            return self.log.event_head()
+
     def all_claims(self, *, with_vectors: bool = False) -> list[Claim]:
         with self.lock:
             return self.log.all_claims(with_vectors=with_vectors)

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from vault_ray.storage import ClaimLog, DuckDBClaimLog, FlatIndex, VectorIndex
-from vault_ray.storage.layout import partition_of, partition_path
+from vault_ray.storage.layout import partition_of, partition_path, read_meta
 
 from ..errors import DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
@@ -58,7 +58,10 @@ log = logging.getLogger("vault_ray")
 
 
 def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
-    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write."""
+    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write. A log opened
+    after a reindex committed (vault.json names the new embedder) adopts the vectors
+    staged for it first (storage/bulk_log.py), if the switch had not reached it yet."""
+    meta = read_meta(root)
 
     def open_log(number: int, create: bool) -> ClaimLog | None:
         path = partition_path(root, number)
@@ -66,7 +69,14 @@ def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
             if not create:
                 return None
             path.parent.mkdir(parents=True, exist_ok=True)
-        return DuckDBClaimLog(path, dim=dim)
+        log = DuckDBClaimLog(path, dim=dim)
+        if meta is not None and meta.dim == dim:
+            try:
+                log.adopt_staged(meta.embedder, dim)
+            except BaseException:
+                log.close()
+                raise
+        return log
 
     return open_log
 
@@ -131,6 +141,14 @@ class PartitionSet:
         except BaseException:
             log.close()
             raise
+
+    def reload(self, number: int) -> Partition:
+        """Rebuild an open partition's memory and its rows of the host index from its log
+        (after a bulk change to the log: a restore); the log stays open."""
+        part = self.parts[number]
+        self.host.detach(number)
+        found = self.parts[number] = self._partition(number, part.log)
+        return found
 
     def close(self, number: int) -> None:
         """Close a partition this host gives away: its rows leave the host index."""
@@ -309,6 +327,17 @@ class PartitionSet:
             return part.events(entity=entity) if part is not None else []
         found = [e for part in self.opened(partitions) for e in part.events(claim_id=claim_id)]
         return sorted(found, key=lambda e: e.ts)
+
+    def events_from(self, positions: dict[int, int], limit: int,
+                    partitions: Iterable[int] | None = None) -> list[tuple[int, int, Event]]:
+        """(partition, seq, event) for up to `limit` events per partition from its position
+        in `positions` (0 when absent), each partition's in sequence order."""
+        return [(part.number, seq, e) for part in self.opened(partitions)
+                for seq, e in part.events_from(positions.get(part.number, 0), limit)]
+
+    def event_heads(self, partitions: Iterable[int] | None = None) -> dict[int, int]:
+        """Per open partition, the sequence number its next event will get."""
+        return {part.number: part.event_head() for part in self.opened(partitions)}
 
     def all_claims(self, partitions: Iterable[int] | None = None, *, with_vectors: bool = False) -> list[Claim]:
         return [c for part in self.opened(partitions) for c in part.all_claims(with_vectors=with_vectors)]

@@ -170,7 +170,9 @@ class Txn:
     def put_dispute(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None, **detail: Any) -> None:
         self.disputes[dispute.id] = dispute
         self.dispute_rows[dispute.id] = dispute
-        self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent, **detail)
+        # the event carries needs_user as it stood then: the event stream filters on it
+        self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent,
+                   needs_user=dispute.needs_user, **detail)
 
     def event(self, entity: str, kind: str, *, claim_id: str | None = None, dispute_id: str | None = None,
               agent: str | None = None, status: str | None = None, superseded_by: str | None = None, **detail: Any) -> None:

@@ -12,7 +12,9 @@ from ..models import Claim, Fact, Op
 from ..registry import RegistryEntry
 from ..values import canonical, split_stance
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .clauses import first_person
 from .extraction import extract_turn, read_clause
+from .labels import LabelMatcher
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -53,6 +55,19 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
     return a != b
 
 
+def _offered(entity: str, candidates: Sequence[str]) -> bool:
+    return entity in candidates or any(c.endswith(".*") and entity.startswith(c[:-1]) for c in candidates)
+
+
+def _same_value(entity: str, read: str, given: str) -> bool:
+    """Whether the value the patterns read is the fact's own ("on monday 7am" / "monday
+    7am", "visa" / "visa card"): then the statement is about that entity's slot."""
+    if canonical(entity, read) == canonical(entity, given):
+        return True
+    a, b = set(_WORD.findall(read.lower())), set(_WORD.findall(given.lower()))
+    return bool(a and b) and (a <= b or b <= a)
+
+
 class RuleReasoner:
     """Offline reasoner: no network, deterministic."""
 
@@ -62,11 +77,12 @@ class RuleReasoner:
         """`embedder` (the vault's, passed by `Vault.open`) lets extraction classify what no
         pattern reads by the registry's prototype statements; without one, patterns only."""
         self.classifier = PrototypeClassifier(embedder, threshold=prototype_threshold) if embedder is not None else None
+        self.labels = LabelMatcher(embedder) if embedder is not None else None
 
     def __getstate__(self) -> dict[str, object]:
-        # a copy sent to a shard actor leaves the embedder behind: shards never extract,
-        # and torch stays out of them
-        return {**self.__dict__, "classifier": None}
+        # a copy sent to a shard actor leaves the embedder behind: shards never extract
+        # nor disambiguate, and torch stays out of them
+        return {**self.__dict__, "classifier": None, "labels": None}
 
     def extract(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> list[Fact]:
         return list(self.extract_turn(messages, registry).facts)
@@ -105,15 +121,25 @@ class RuleReasoner:
         return [c.id for c in others if contradicts(new, normalized_value(c), cardinality)]
 
     def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
-        for draft in read_clause(fact.text):
-            if draft.entity in candidates:
+        """Which candidate entity a new label's fact is about, or None to keep its label.
+
+        1. What the statement says: the patterns read the claim's text (first person
+           again) as one of the candidates, with the fact's own value.
+        2. With an embedder, what the label means: its words next to each candidate's
+           words and registry description (labels.py), when one clearly leads.
+        3. Without one, shared words of the text and the candidates (two at least)."""
+        for draft in read_clause(first_person(fact.text)):
+            if _offered(draft.entity, candidates) and (not fact.value or _same_value(draft.entity, draft.value, fact.value)):
                 return draft.entity
+        concrete = [c for c in candidates if not c.endswith(".*")]
+        if self.labels is not None:
+            return self.labels.choose(fact.entity, concrete, registry)
         words = set(_WORD.findall(fact.text.lower())) - _STOP
-        described = {e.key: e.description for e in registry}
+        entries = {e.key: e.description for e in registry}
         best, best_overlap = None, 0
-        for key in candidates:
+        for key in concrete:
             key_words = set(_WORD.findall(key.replace("user.", "").replace("_", " ")))
-            key_words = (key_words | set(_WORD.findall(described.get(key, "").lower()))) - _STOP
+            key_words = (key_words | set(_WORD.findall(entries.get(key, "").lower()))) - _STOP
             overlap = len(words & key_words)
             if overlap > best_overlap:
                 best, best_overlap = key, overlap

@@ -1,5 +1,6 @@
-"""Admin routes (an admin token): settle disputes, change the policy and the entity
-registry, run the auto-resolve rules. `decided_by` is the token's principal."""
+"""Routes that decide: settle disputes (a resolver or admin token; `decided_by` is the
+token's principal); change the policy and the entity registry, run the auto-resolve
+rules (an admin token)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from vault_ray.registry import RegistryEntry
 from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
-from ..auth import Admin, Svc
+from ..auth import Admin, Resolver, Svc
 from ..schemas import (
     AuthorityIn,
     CardinalityIn,
@@ -33,7 +34,7 @@ router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_que
 
 
 @router.post("/disputes/{dispute_id}/resolve", response_model=DisputeOut, responses=ADMIN)
-async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Admin, svc: Svc) -> Any:
+async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Resolver, svc: Svc) -> Any:
     """Settle a dispute: the winner becomes active and the others superseded (or keep both on a 'many' entity)."""
     done = await svc.run(svc.vault.resolve_dispute, dispute_id, body.winner, decided_by=who.name, note=body.note,
                          keep_both=body.keep_both)

@@ -1,0 +1,159 @@
+"""The inbox page, `/inbox`: where a person settles the disputes that wait for them.
+
+Signing in takes a resolver or admin token (an agent token is refused); the token is
+kept in an HttpOnly, SameSite=Strict cookie scoped to the page's path, and checked
+against the token file on every request (a revoked token is out at once). Forms
+carry a token derived from it (`csrf`). Everything works without JavaScript
+(plain forms, redirects); the page's small script only keeps the list live from
+the event stream (`/inbox/stream`). No route here is part of the API schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+
+from vault_ray.errors import Forbidden, InvalidInput, UnknownAgent, VaultError
+from vault_ray.events import DISPUTE_KINDS, NOW, EventFilter
+from vault_ray.problems import status_of
+from vault_ray.tokens import Principal
+
+from .. import inbox, sse
+from ..auth import Svc
+from ..service import Service
+
+router = APIRouter(prefix="/inbox", include_in_schema=False)
+ROLE = "resolver"
+STATIC_TYPES = {"inbox.js": "text/javascript", "inbox.css": "text/css"}
+
+
+def _base(request: Request) -> str:
+    return f"{request.scope.get('root_path', '').rstrip('/')}/inbox"
+
+
+def _page(body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(body, status_code=status, headers=inbox.SECURITY_HEADERS)
+
+
+def _token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return request.cookies.get(inbox.COOKIE) or (header[7:] if header.lower().startswith("bearer ") else None)
+
+
+def _who(svc: Service, request: Request) -> Principal:
+    return _check(svc, _token(request))
+
+
+def _check(svc: Service, token: str | None) -> Principal:
+    """The token's principal; UnknownAgent without a valid token, Forbidden for an agent's."""
+    who = svc.tokens.authenticate(token)
+    if not who.allows(ROLE):
+        raise Forbidden(who.name, who.role, ROLE)
+    return who
+
+
+def _refused(request: Request, exc: VaultError) -> HTMLResponse:
+    status = 403 if isinstance(exc, Forbidden) else 401
+    body = inbox.render("sign_in.html", base=_base(request), error=str(exc) if status == 403 else None)
+    return _page(body, status)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    fields = parse_qs((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+    return {k: v[0] for k, v in fields.items()}
+
+
+@router.get("", response_class=HTMLResponse)
+async def page(request: Request, svc: Svc, done: str | None = None) -> Response:
+    if _token(request) is None:
+        return _page(inbox.render("sign_in.html", base=_base(request), error=None))
+    try:
+        who = _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    found, total = await svc.run(inbox.cards, svc.vault)
+    notice = f"Resolved {done}." if done else None
+    return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=notice,
+                              error=None, csrf=inbox.csrf_token(_token(request) or "")))
+
+
+@router.get("/list", response_class=HTMLResponse)
+async def listing(request: Request, svc: Svc) -> Response:
+    """The list alone, for the page's script to merge in when events arrive."""
+    try:
+        _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    found, total = await svc.run(inbox.cards, svc.vault)
+    return _page(inbox.render("list.html", base=_base(request), cards=found, total=total,
+                              csrf=inbox.csrf_token(_token(request) or "")))
+
+
+@router.post("/sign-in")
+async def sign_in(request: Request, svc: Svc) -> Response:
+    token = (await _form(request)).get("token", "").strip()
+    try:
+        _check(svc, token)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    answer = RedirectResponse(_base(request), status_code=303)
+    answer.set_cookie(inbox.COOKIE, token, path=_base(request), httponly=True, samesite="strict",
+                      secure=request.url.scheme == "https")
+    return answer
+
+
+@router.post("/sign-out")
+async def sign_out(request: Request) -> Response:
+    answer = RedirectResponse(_base(request), status_code=303)
+    answer.delete_cookie(inbox.COOKIE, path=_base(request))
+    return answer
+
+
+@router.post("/disputes/{dispute_id}/resolve")
+async def resolve(dispute_id: str, request: Request, svc: Svc) -> Response:
+    """A person's decision: `choice` is `claim:<id>` (that value wins) or `keep_both`."""
+    try:
+        who = _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    form = await _form(request)
+    token = _token(request) or ""
+    try:
+        if form.get("csrf") != inbox.csrf_token(token):
+            raise InvalidInput("the form is stale or not from this page: reload the inbox and try again")
+        choice, note = form.get("choice", ""), form.get("note", "")[:2000]
+        keep_both = choice == "keep_both"
+        winner = choice.removeprefix("claim:") if choice.startswith("claim:") else None
+        if not keep_both and not winner:
+            raise InvalidInput("pick the value that is right (or keep both)")
+        await svc.run(svc.vault.resolve_dispute, dispute_id, winner, decided_by=who.name, note=note, keep_both=keep_both)
+    except VaultError as exc:
+        found, total = await svc.run(inbox.cards, svc.vault)
+        return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=None,
+                                  error=str(exc), csrf=inbox.csrf_token(token)), status_of(exc))
+    return RedirectResponse(f"{_base(request)}?done={dispute_id}", status_code=303)
+
+
+@router.get("/stream")
+async def stream(request: Request, svc: Svc) -> Response:
+    """Dispute events for the page's script (an EventSource sends the cookie)."""
+    try:
+        _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    wanted = EventFilter.of(DISPUTE_KINDS)
+    try:
+        page = await sse.first_page(svc, request.headers.get("last-event-id") or NOW, wanted, 100)
+    except InvalidInput:  # the store was replaced under the page: start from now
+        page = await sse.first_page(svc, NOW, wanted, 100)
+    return sse.stream_response(svc, request, page, wanted, 100)
+
+
+@router.get("/static/{name}")
+async def static(name: str) -> Any:
+    if name not in STATIC_TYPES:
+        return Response(status_code=404)
+    return FileResponse(inbox.STATIC / name, media_type=STATIC_TYPES[name], headers=inbox.SECURITY_HEADERS)

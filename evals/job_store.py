@@ -1,0 +1,82 @@
+"""What a bulk job runs against: an embedded store it opens (no other process may hold
+it) or the cluster-mode store it joins, as a `Vault` over the store's own backend.
+
+The vault's embedder is a stand-in with the store's name and dimension that refuses
+to embed (`StoredVectors`): a job writes claims with the vectors the store already
+holds, or embeds with the embedder it was given, never with a model it was not told
+to load. Ray (for the Ray Data stages) is joined at `address`, or started here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vault_ray.storage.layout import read_meta
+
+from vault_ray import RuleReasoner, StoreError, Vault
+from vault_ray.backends import BulkBackend, EmbeddedBackend, StoreInfo
+from vault_ray.reasoners.base import Reasoner
+
+from .from_store import StoredVectors
+
+
+@dataclass
+class JobStore:
+    vault: Vault
+    backend: BulkBackend
+    info: StoreInfo
+
+    def close(self) -> None:
+        self.vault.close()
+
+    def __enter__(self) -> JobStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_store(store: str | Path | None = None, *, address: str | None = None, namespace: str = "vault",
+               reasoner: Reasoner | None = None) -> JobStore:
+    """`store`: an embedded store's directory. Without it, the cluster-mode store served in
+    `namespace` on the Ray cluster at `address`."""
+    reasoner = reasoner if reasoner is not None else RuleReasoner()
+    if store is not None:
+        meta = read_meta(store)
+        if meta is None:
+            raise StoreError(f"{str(store)!r} is not a vault-ray store (no vault.json)")
+        backend: Any = EmbeddedBackend(store, partitions=None, dim=meta.dim, embedder_name=meta.embedder,
+                                       reasoner=reasoner, policy=None, registry=None)
+        stand_in = StoredVectors(meta.dim, meta.embedder)
+    else:
+        from vault_ray.backends.connect import control_info, ensure_ray, find_control, join  # noqa: PLC0415
+
+        ensure_ray(address or "auto", namespace)
+        handle = find_control(namespace)
+        served = control_info(handle) if handle is not None else {"error": None, "dim": 0, "embedder": ""}
+        if served["error"] is not None:
+            raise served["error"]
+        stand_in = StoredVectors(served["dim"], served["embedder"])
+        backend = join(address or "auto", namespace=namespace, embedder=stand_in)
+    vault = Vault(backend, stand_in, reasoner)
+    return JobStore(vault, backend, backend.info())
+
+
+def ensure_ray(address: str | None, *, store: str | Path | None = None, namespace: str = "vault") -> None:
+    """Connect this process to Ray for the Ray Data stages, unless it already is: for an
+    embedded `store`, to the cluster at `address` (or a Ray started here) as any Ray
+    job does; for a cluster-mode store, as `Vault.connect` joins it (with the local
+    token of a head `vault-ray up` started on this machine)."""
+    import ray  # noqa: PLC0415
+
+    if ray.is_initialized():
+        return
+    if store is None:
+        from vault_ray.backends.connect import ensure_ray as join_ray  # noqa: PLC0415
+
+        join_ray(address or "auto", namespace)
+        return
+    options = {"address": address} if address else {}
+    ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **options)

@@ -1,0 +1,215 @@
+"""Entity normalization (docs/jobs.md): find labels that name one thing, write a
+reviewable merge plan, and apply it through the partition owners.
+
+`normalize(...)` reads every claim through its owner, profiles each label
+(label_profiles.py), embeds the profiles in a Ray Data actor pool and scores label pairs in
+Ray Data tasks (similarity.py), decides the merges (merge_plan.py) and writes
+plan.parquet and plan.md (plan_report.py). Nothing in the store changes.
+
+`apply_plan(plan, ...)` runs the approved merges:
+
+1. each merged label becomes a registry alias of its target (future writes align);
+2. the merged labels' live claims are written again, oldest first, through the one
+   write path with their label, provenance and stored vector, under a claim id
+   derived from theirs and the target: the registry aligns them onto the target
+   (`aligned_from` = the old label) and passes 1 and 2 meet the target's claims, so
+   contradicting values end in a strategy decision or a dispute;
+3. each re-keyed claim gets an `entity_merged` event naming where it came from, and
+   each original is superseded by it (with its own `entity_merged` event); open
+   disputes left without a claim on the old label are closed.
+
+A claim can move to another partition: the copy is committed on the target's
+partition before the original is retired on its own, so a crash in between leaves
+both live and the next run finishes (the copy's id is deterministic and the write
+path applies an id once). Applying a plan again changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from vault_ray import Fact, InvalidInput, RegistryEntry, VaultError, WriteRequest
+from vault_ray.engine.bulk import MergeRecord
+from vault_ray.models import utcnow, validate_entity
+from vault_ray.reasoners.base import Reasoner
+
+from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
+from .job_store import JobStore, ensure_ray, open_store
+from .label_profiles import CLAIM_COLUMNS, build_profiles
+from .merge_plan import Thresholds, build_plan, decide_pairs
+from .plan_report import approved_merges, read_plan, write_plan
+from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
+
+WRITE_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class NormalizeResult:
+    plan_id: str
+    plan_path: str
+    report_path: str
+    labels: int
+    pairs: int
+    """Label pairs scored above the similarity floor."""
+    merges: int
+    claims: int
+    """Live claims the merges would re-key."""
+    conflicts: int
+    seconds: float
+    nodes: dict[str, int] = field(default_factory=dict)
+    """Ray node -> texts it embedded plus label pairs it scored."""
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    plan_id: str
+    merges: int
+    aliases: int
+    """Registry aliases added (0 when the plan was applied before)."""
+    rekeyed: int
+    """Claims written onto their target by this run."""
+    retired: int
+    """Original claims superseded by their re-keyed copy."""
+    outcomes: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    """Claim id -> why the write path refused its copy (it stays on its old label; rerun)."""
+    seconds: float = 0.0
+
+
+def normalize(*, store: str | Path | None = None, address: str | None = None, namespace: str = "vault",
+              out: str | Path = "normalize-plan", embedder: str | EmbedderSpec | EmbedderFactory = "local",
+              reasoner: Reasoner | None = None, thresholds: Thresholds | None = None, batch_size: int = 256,
+              actors: int = 1, cpus_per_actor: int | None = None) -> NormalizeResult:
+    """Write a merge plan for the store (embedded `store`, else the cluster-mode store in
+    `namespace` at `address`) to `out`. `embedder` makes the similarity vectors (the
+    local model by default: hashing vectors only see shared words)."""
+    started = time.perf_counter()
+    factory = as_factory(embedder)
+    th = thresholds or Thresholds()
+    with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as target:
+        policy, registry = target.vault.policy, target.vault.registry
+        profiles = build_profiles(read_claims(target), policy, registry)
+        ensure_ray(address, store=store, namespace=namespace)
+        if profiles:
+            vectors, nodes = embed_profiles(list(profiles.values()), registry, factory, batch_size=batch_size,
+                                            actors=actors, cpus_per_actor=cpus_per_actor)
+            pairs = score_pairs(vectors)
+            nodes.update(pairs.column("node").to_pylist())
+        else:
+            nodes, pairs = Counter(), PAIR_SCHEMA.empty_table()
+        decisions = decide_pairs(pairs, profiles, target.vault.reasoner, registry, th)
+        plan = build_plan(decisions, profiles, target.vault.reasoner, policy, th,
+                          similarity_embedder=describe(factory)[0], store=target.info.store)
+    plan_path, report_path = write_plan(plan, out)
+    return NormalizeResult(plan.plan_id, str(plan_path), str(report_path), len(profiles), pairs.num_rows,
+                           len(plan.merges), sum(m.claims for m in plan.merges),
+                           sum(len(m.conflicts) for m in plan.merges), time.perf_counter() - started, dict(nodes))
+
+
+def read_claims(target: JobStore) -> pa.Table:
+    tables = [t for p in range(target.info.partitions)
+              if (t := target.backend.claim_columns(p, CLAIM_COLUMNS)) is not None and t.num_rows]
+    return pa.concat_tables(tables) if tables else pa.table({c: [] for c in CLAIM_COLUMNS})
+
+
+def rekeyed_id(claim_id: str, target: str) -> str:
+    """The id of a claim's copy on `target`: the same on every run (the write path applies it once)."""
+    return hashlib.blake2b(f"{claim_id}\x00{target}".encode(), digest_size=16).hexdigest()
+
+
+def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: str | None = None,
+               namespace: str = "vault", reasoner: Reasoner | None = None) -> ApplyResult:
+    """Run a plan's approved merges through the store's partition owners (see the module
+    docstring). The plan is checked whole before anything changes."""
+    started = time.perf_counter()
+    rows = approved_merges(read_plan(plan))
+    targets = check_merges(rows)
+    plan_id = rows[0]["plan"] if rows else ""
+    with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as job:
+        aliases = register_aliases(job, targets)
+        result: dict[str, Any] = {"rekeyed": 0, "retired": 0, "outcomes": {}, "errors": {}}
+        for target, sources in sorted(targets.items()):
+            merge_into(job, target, sources, plan_id, result)
+    return ApplyResult(plan_id, len(rows), aliases, result["rekeyed"], result["retired"], result["outcomes"],
+                       result["errors"], time.perf_counter() - started)
+
+
+def check_merges(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """target -> {source: its row}; refuses a plan whose merges contradict each other."""
+    targets: dict[str, dict[str, dict[str, Any]]] = {}
+    into: dict[str, str] = {}
+    for row in rows:
+        source, target = validate_entity(row["from_label"]), validate_entity(row["to_label"])
+        if source == target or into.get(source, target) != target:
+            raise InvalidInput(f"the plan merges {source!r} into {target!r} and {into.get(source, source)!r}")
+        into[source] = target
+        targets.setdefault(target, {})[source] = row
+    chained = sorted(set(into) & set(targets))
+    if chained:
+        raise InvalidInput(f"the plan merges labels {chained} into others and others into them; merge each cluster "
+                           "into one target")
+    return targets
+
+
+def register_aliases(job: JobStore, targets: dict[str, dict[str, dict[str, Any]]]) -> int:
+    """Make every merged label an alias of its target (creating the target's entry if the
+    registry has none); only entries that change are written. Returns aliases added."""
+    registry = job.vault.registry
+    keys = sorted(source for sources in targets.values() for source in sources if source in registry.entries)
+    if keys:
+        raise InvalidInput(f"{keys[0]!r} is a registry key: merge into it, or remove its entry first")
+    added = 0
+    for target, sources in targets.items():
+        entry = registry.entries.get(target) or RegistryEntry(
+            target, f"merged from {', '.join(sorted(sources))}",
+            job.vault.policy.cardinality_for(target, registry.cardinality(target)))
+        new = tuple(s for s in sorted(sources) if s not in entry.aliases)
+        for other in registry.entries.values():  # an alias names one key only
+            if other.key != target and set(other.aliases) & set(sources):
+                job.vault.register(_replace_aliases(other, tuple(a for a in other.aliases if a not in sources)))
+        if new or target not in registry.entries:
+            job.vault.register(_replace_aliases(entry, entry.aliases + new))
+            added += len(new)
+        registry = job.vault.registry
+    return added
+
+
+def _replace_aliases(entry: RegistryEntry, aliases: tuple[str, ...]) -> RegistryEntry:
+    return RegistryEntry(entry.key, entry.description, entry.cardinality, aliases)
+
+
+def merge_into(job: JobStore, target: str, sources: dict[str, dict[str, Any]], plan_id: str,
+               result: dict[str, Any]) -> None:
+    live = sorted((c for s in sources for c in job.backend.live_claims(s)), key=lambda c: (c.observed_at, c.id))
+    for start in range(0, len(live), WRITE_CHUNK):
+        chunk = live[start:start + WRITE_CHUNK]
+        requests = [WriteRequest(c.agent, facts=[Fact(
+            entity=c.entity, text=c.text, value=c.value, kind=str(c.kind), observed_at=c.observed_at,
+            claim_id=rekeyed_id(c.id, target), confidence=c.confidence, meta=dict(c.meta) or None, source=c.source)],
+            session=c.session, vectors=None if c.embedding is None else c.embedding.reshape(1, -1)) for c in chunk]
+        records = []
+        for claim, answer in zip(chunk, job.vault.write_batch(requests, rate_limit=False), strict=True):
+            if isinstance(answer, VaultError):
+                result["errors"][claim.id] = str(answer)
+                continue
+            (decision,) = answer.decisions
+            if decision.entity != target:
+                result["errors"][claim.id] = f"the write path filed its copy under {decision.entity!r}, not {target!r}"
+                continue
+            result["outcomes"][str(decision.outcome)] = result["outcomes"].get(str(decision.outcome), 0) + 1
+            result["rekeyed"] += 1
+            row = sources[claim.entity]
+            records.append(MergeRecord(claim.id, claim.entity, decision.claim_id, target, {
+                "plan": plan_id, "score": row.get("score"), "found_by": row.get("decided_by"),
+                "evidence": row.get("evidence")}))
+        now = utcnow()
+        job.backend.note_merged(records, now)  # the target side first: a crash leaves copies, never losses
+        result["retired"] += job.backend.retire_merged(records, now)
+

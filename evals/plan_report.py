@@ -1,0 +1,124 @@
+"""A merge plan on disk: `plan.parquet` (what `--apply` reads) and `plan.md` (what a
+person reviews). docs/jobs.md lists the columns.
+
+One row per label pair: `action` "merge" (from_label re-keyed onto to_label) or
+"keep" (considered and left apart: the ambiguous band, the guards). `approved`
+starts true for merges and false for the rest; a reviewer may flip it (pandas,
+DuckDB, pyarrow) before applying: `--apply` runs the approved merges only.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from vault_ray import InvalidInput
+
+from .merge_plan import MergePlan
+
+CONFLICT = pa.struct([("claim", pa.string()), ("agent", pa.string()), ("value", pa.string()),
+                      ("against_claim", pa.string()), ("against_label", pa.string()), ("against_agent", pa.string()),
+                      ("against_value", pa.string()), ("same_agent", pa.bool_())])
+PLAN_SCHEMA = pa.schema([
+    ("plan", pa.string()), ("action", pa.string()), ("approved", pa.bool_()), ("from_label", pa.string()),
+    ("to_label", pa.string()), ("score", pa.float64()), ("statement", pa.float64()), ("label", pa.float64()),
+    ("values", pa.float64()), ("described", pa.float64()), ("decided_by", pa.string()), ("evidence", pa.string()),
+    ("claims", pa.int64()), ("claims_total", pa.int64()), ("agents", pa.list_(pa.string())),
+    ("cardinality", pa.string()), ("strategy", pa.string()), ("conflicts", pa.list_(CONFLICT)),
+])
+PLAN_FILE, REPORT_FILE = "plan.parquet", "plan.md"
+
+
+def _score(scores: dict[str, float], key: str) -> float | None:
+    value = scores.get(key)
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def plan_table(plan: MergePlan) -> pa.Table:
+    rows: list[dict[str, Any]] = []
+    for m in plan.merges:
+        rows.append({"plan": plan.plan_id, "action": "merge", "approved": True, "from_label": m.source,
+                     "to_label": m.target, "score": _score(m.scores, "combined"), "decided_by": m.decided_by,
+                     **{k: _score(m.scores, k) for k in ("statement", "label", "values", "described")},
+                     "evidence": m.evidence, "claims": m.claims, "claims_total": m.claims_total, "agents": m.agents,
+                     "cardinality": m.cardinality, "strategy": m.strategy, "conflicts": m.conflicts})
+    for d in plan.kept:
+        rows.append({"plan": plan.plan_id, "action": "keep", "approved": False, "from_label": d.a, "to_label": d.b,
+                     "score": _score(d.scores, "combined"), "decided_by": d.decided_by, "evidence": d.evidence,
+                     **{k: _score(d.scores, k) for k in ("statement", "label", "values", "described")},
+                     "claims": 0, "claims_total": 0, "agents": [], "cardinality": None, "strategy": None, "conflicts": []})
+    return pa.Table.from_pylist(rows, schema=PLAN_SCHEMA)
+
+
+def write_plan(plan: MergePlan, out: str | Path) -> tuple[Path, Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(plan_table(plan), out / PLAN_FILE)
+    (out / REPORT_FILE).write_text(report(plan))
+    return out / PLAN_FILE, out / REPORT_FILE
+
+
+def read_plan(path: str | Path) -> pa.Table:
+    """A plan file (or the directory holding plan.parquet), checked for the plan's columns."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / PLAN_FILE
+    if not path.is_file():
+        raise InvalidInput(f"no merge plan at {str(path)!r} (normalize writes {PLAN_FILE})")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InvalidInput(f"{str(path)!r} is not a Parquet merge plan: {exc}") from None
+    missing = [n for n in ("plan", "action", "approved", "from_label", "to_label") if n not in table.column_names]
+    if missing:
+        raise InvalidInput(f"{str(path)!r} is not a merge plan: no column(s) {missing}")
+    return table
+
+
+def approved_merges(table: pa.Table) -> list[dict[str, Any]]:
+    """The rows to apply: action 'merge', approved."""
+    chosen = table.filter(pc.and_(pc.equal(table["action"], "merge"), pc.fill_null(table["approved"], False)))
+    return chosen.select([c for c in PLAN_SCHEMA.names if c in chosen.column_names]).to_pylist()
+
+
+def report(plan: MergePlan) -> str:
+    th = plan.thresholds
+    lines = [
+        f"# Entity normalization plan `{plan.plan_id}`", "",
+        f"Store: `{plan.store}`. Similarity vectors: `{plan.similarity_embedder}`. Merge from a combined score of "
+        f"{th.accept}; the reasoner decides from {th.ask}. Nothing changes until "
+        "`vault-ray normalize --apply plan.parquet` (approved rows only).", "",
+        "## Merges", "",
+    ]
+    if not plan.merges:
+        lines += ["None: no two labels look like one thing.", ""]
+    else:
+        lines += ["| from | to | score | decided by | claims to re-key | conflicts |", "|---|---|---|---|---|---|"]
+        lines += [f"| `{m.source}` | `{m.target}` | {_fmt(_score(m.scores, 'combined'))} | {m.decided_by} | {m.claims} | "
+                  f"{len(m.conflicts)} |" for m in plan.merges]
+        lines.append("")
+        for m in plan.merges:
+            lines += [f"### `{m.source}` -> `{m.target}`", "", f"- evidence: {m.evidence}",
+                      f"- {m.claims} live claim(s) of {m.claims_total} by {', '.join(m.agents) or 'nobody'}; "
+                      f"`{m.target}` is '{m.cardinality}', decided by `{m.strategy}`"]
+            for c in m.conflicts:
+                who = "its own earlier claim (pass 1 replaces it)" if c["same_agent"] else f"{c['against_agent']}"
+                lines.append(f"- conflict: {c['agent']} says {c['value']!r} ({c['claim']}); `{c['against_label']}` "
+                             f"has {c['against_value']!r} ({c['against_claim']}) from {who}")
+            lines.append("")
+    lines += ["## Considered and kept apart", ""]
+    if not plan.kept:
+        lines.append("None.")
+    else:
+        lines += ["| labels | score | why |", "|---|---|---|"]
+        lines += [f"| `{d.a}` / `{d.b}` | {_fmt(_score(d.scores, 'combined'))} | {d.evidence} |" for d in plan.kept]
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

@@ -1,0 +1,101 @@
+"""Texts to vectors on Ray Data: the `map_batches` actor pool the bulk jobs share.
+
+    ray.data.from_arrow(blocks of distinct texts)
+        .map_batches(EmbedTexts, compute=ActorPoolStrategy(size=actors), num_cpus=cpus_per_actor)
+
+Each actor builds the embedder once, when it starts (for the local model: torch and
+the weights, about 6 s), and gives its torch `cpus_per_actor` threads, so the pool
+uses the CPUs Ray gave it and no more. Rows come back with a `vector` column and the Ray node
+that embedded them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from vault_ray import InvalidInput, LocalEmbedder
+
+from .embedder_spec import EmbedderFactory
+from .job import _no_restarts, _takes
+
+TEXT, VECTOR, NODE, SECONDS = "text", "vector", "node", "seconds"
+"""Columns out of the pool; `seconds` is each row's share of its batch's time in the model."""
+
+
+class EmbedTexts:
+    """A Ray Data callable class: `text` column in; `vector` (list<float32>), `node` and
+    `seconds` (the row's share of the model call) out."""
+
+    def __init__(self, factory: EmbedderFactory, threads: int = 1) -> None:
+        self.embedder = factory()
+        self.node = _node_id()
+        if isinstance(self.embedder, LocalEmbedder):
+            # load the model now: the actor counts as ready only once it can embed
+            self.embedder.model  # noqa: B018
+            if threads:
+                import torch  # noqa: PLC0415  (the model loaded it)
+
+                torch.set_num_threads(threads)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        texts = batch.column(TEXT).to_pylist()
+        started = time.perf_counter()
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        share = (time.perf_counter() - started) / max(len(texts), 1)
+        flat = pa.array(vectors.reshape(-1), pa.float32())
+        column = pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1]) if len(texts) else pa.array([], pa.list_(pa.float32()))
+        return pa.table({TEXT: texts, VECTOR: column.cast(pa.list_(pa.float32())), NODE: [self.node] * len(texts),
+                         SECONDS: [share] * len(texts)})
+
+
+def _node_id() -> str:
+    import ray  # noqa: PLC0415
+
+    return ray.get_runtime_context().get_node_id()[:12] if ray.is_initialized() else ""
+
+
+def pool_size(actors: int, cpus_per_actor: int | None) -> tuple[int, int]:
+    """(actors, CPUs each): the CPUs Ray has, shared out, and refused if too few."""
+    import ray  # noqa: PLC0415
+
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    if actors < 1:
+        raise InvalidInput(f"actors must be at least 1, got {actors}")
+    each = cpus_per_actor or max(1, cpus // actors)
+    if actors * each > cpus:
+        raise InvalidInput(f"{actors} embedding actor(s) of {each} CPU(s) need {actors * each} Ray CPUs; Ray has {cpus}")
+    return actors, each
+
+
+def embed_texts(texts: list[str], factory: EmbedderFactory, *, batch_size: int = 256, actors: int = 1,
+                cpus_per_actor: int | None = None) -> Iterator[pa.Table]:
+    """Stream (text, vector, node) tables for `texts` (each embedded once) from the pool."""
+    import ray  # noqa: PLC0415
+
+    if not texts:
+        return
+    actors, each = pool_size(actors, cpus_per_actor)
+    # blocks of at most one model call, and at least two per actor (a small job still spreads)
+    per_block = max(1, min(batch_size, math.ceil(len(texts) / (actors * 2))))
+    blocks = [pa.table({TEXT: texts[i:i + per_block]}) for i in range(0, len(texts), per_block)]
+    extra = {"ray_remote_args_fn": _no_restarts} if _takes("ray_remote_args_fn") else {}
+    with warnings.catch_warnings():  # ray_remote_args_fn: deprecated from Ray 2.60 (see job._no_restarts)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ds = ray.data.from_arrow(blocks).map_batches(
+            EmbedTexts, fn_constructor_kwargs={"factory": factory, "threads": each}, batch_size=batch_size,
+            batch_format="pyarrow", num_cpus=each, compute=ray.data.ActorPoolStrategy(size=actors), **extra)
+    yield from ds.iter_batches(batch_size=None, batch_format="pyarrow")
+
+
+def vectors_of(batch: pa.Table) -> np.ndarray:
+    """The `vector` column of an output batch as one (rows, dim) float32 array."""
+    column = batch.column(VECTOR).combine_chunks()
+    if not len(column):
+        return np.zeros((0, 0), np.float32)
+    return np.asarray(column.flatten().to_numpy(zero_copy_only=False), np.float32).reshape(len(column), -1)

@@ -1,0 +1,114 @@
+"""The inbox page in a real browser: Debian's headless Chromium driven by Selenium
+against the Serve app on 127.0.0.1. An agent token is refused; a resolver sees seed
+001's budget dispute with both values and their provenance, sees a new dispute
+arrive live, reads hostile text as text, and settles the budget by keyboard; the
+store then shows the winner active, decided by the resolver. A screenshot is saved
+under the test's tmp dir. (`make test` installs chromium and chromium-driver
+where they are missing: this test never skips.)"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from scenarios import T0
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from vault_ray import Fact
+
+from .served import served
+
+CHROMIUM, DRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+HOSTILE = "<script>alert(1)</script>"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+@pytest.fixture
+def browser(tmp_path):
+    assert CHROMIUM.exists() and DRIVER.exists(), "run `make setup`: it installs chromium and chromium-driver"
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not look anything up
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=1100,1400"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def _sign_in(driver, url: str, token: str) -> None:
+    driver.delete_all_cookies()
+    driver.get(url + "/inbox")
+    field = driver.find_element(By.ID, "token")
+    field.send_keys(token)
+    field.send_keys(Keys.ENTER)
+
+
+def _card(driver, entity: str):
+    return next(c for c in driver.find_elements(By.CSS_SELECTOR, "li.card") if
+                c.find_element(By.TAG_NAME, "h2").text.startswith(entity))
+
+
+def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_path, browser):
+    with served(tmp_path, serve_port, event_poll_s=0.25) as store:
+        store.client("planner").add("My budget is 5000 dollars", observed_at=T0, session="trip-planning")
+        (budget,) = store.client("chat").add("My budget is 9000 dollars", observed_at=T0 + timedelta(hours=1),
+                                             session="chat-42").decisions
+        store.client("scraper").add_facts(Fact("user.budget.trip", HOSTILE, HOSTILE, source=HOSTILE))
+        store.client("planner").add_facts(Fact("user.budget.trip", "The trip budget is 300", "300"))
+        resolver, agent = store.token("dana", role="resolver"), store.token("chat-bot")
+
+        _sign_in(browser, store.url, agent)
+        assert "cannot open the inbox" in browser.find_element(By.ID, "refused").text
+        assert browser.find_elements(By.CSS_SELECTOR, "li.card") == []
+
+        _sign_in(browser, store.url, resolver)
+        WebDriverWait(browser, 30).until(lambda d: "live" in d.find_element(By.TAG_NAME, "body").get_attribute("class"))
+        card = _card(browser, "user.budget")
+        text = card.text
+        for seen in ("5000 dollars", "9000 dollars", "planner", "chat", "trip-planning", "chat-42",
+                     "My budget is 9000 dollars", "needs you", "0.50"):
+            assert seen in text, seen
+        assert card == browser.find_elements(By.CSS_SELECTOR, "li.card")[0] or "needs you" in text
+
+        hostile = _card(browser, "user.budget.trip")
+        assert HOSTILE in hostile.text  # shown as text, never run
+        assert browser.execute_script("return document.scripts.length") == 1
+        with pytest.raises(NoAlertPresentException):
+            browser.switch_to.alert.text  # noqa: B018
+
+        # a new dispute arrives while the page is open: it appears without a reload
+        store.client("billing").add("I pay with PayPal", observed_at=T0)
+        store.client("chat").add("Charge it to my Visa", observed_at=T0 + timedelta(hours=1))
+        WebDriverWait(browser, 20).until(lambda d: "user.payment" in d.find_element(By.ID, "cards").text)
+        browser.save_screenshot(str(tmp_path / "inbox.png"))
+        browser.set_window_size(412, 915)  # a phone: nothing wider than the screen
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        browser.save_screenshot(str(tmp_path / "inbox-phone.png"))
+
+        # settle the budget by keyboard: the current value wins, with a note
+        card = _card(browser, "user.budget")
+        choice = card.find_elements(By.CSS_SELECTOR, "input[type=radio]")[0]
+        choice.send_keys(Keys.SPACE)
+        assert choice.is_selected()
+        card.find_element(By.TAG_NAME, "textarea").send_keys("Confirmed with the user by phone")
+        card.find_element(By.CSS_SELECTOR, "button[type=submit]").send_keys(Keys.ENTER)
+        WebDriverWait(browser, 30).until(lambda d: f"Resolved {budget.dispute_id}" in d.find_element(By.TAG_NAME, "main").text)
+        assert budget.dispute_id not in browser.find_element(By.ID, "cards").get_attribute("innerHTML")
+
+        settled = store.vault.dispute(budget.dispute_id)
+        winner = settled.incumbents[0]
+        assert settled.status == "resolved" and settled.resolution.winner == winner
+        assert settled.resolution.decided_by == "dana" and settled.resolution.note == "Confirmed with the user by phone"
+        assert store.vault.claim(winner).status == "active" and store.vault.claim(budget.claim_id).status == "superseded"
+        browser.get("about:blank")  # close the page's event stream before the app goes
+    assert (tmp_path / "inbox.png").stat().st_size > 10_000

@@ -1,0 +1,127 @@
+"""Issue 12 in cluster mode: export, import, reindex and normalize through the shard
+owners (2 shards, 4 partitions, the session's Ray)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pyarrow.parquet as pq
+import pytest
+import ray
+from bulk_data import fill, reads
+from scenarios import authority_dispute, recency_supersede
+from typer.testing import CliRunner
+from vault_ray.storage.layout import partition_of
+
+from vault_ray import ClusterError, Fact, HashingEmbedder, StoreMismatch, Vault
+from vault_ray.cli import app
+
+
+def test_a_cluster_export_restores_into_a_cluster_and_into_an_embedded_store(cluster, tmp_path):
+    source = cluster("source")
+    fill(source, claims=400, seed=5)
+    expected = reads(source)
+    exported = source.export(tmp_path / "export")
+    assert exported.rows["claims"] == len(expected["claims"]) and exported.rows["disputes"] > 0
+    namespace = source.info().namespace
+    cli = CliRunner().invoke(app, ["export", "--address", "auto", "--namespace", namespace, "--out", str(tmp_path / "cli")])
+    assert cli.exit_code == 0, cli.output
+    assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["rows"] == exported.rows
+
+    copy = cluster("copy")
+    restored = copy.import_from(tmp_path / "export")
+    assert restored.mode == "restore" and restored.rows == exported.rows
+    assert reads(copy) == expected and all(copy.check().values())
+    again = copy.import_from(tmp_path / "export")
+    assert (again.mode, again.claims, again.skipped) == ("merge", 0, exported.rows["claims"])
+    assert reads(copy, explain=False)["events"] == expected["events"]
+
+    with Vault.open(tmp_path / "embedded", embedder=HashingEmbedder(), partitions=4) as vault:
+        vault.import_from(tmp_path / "export")
+        assert reads(vault) == expected
+
+
+def test_a_cluster_reindex_serves_reads_meanwhile_then_switches_every_shard(cluster):
+    from vault_ray.evals.reindex import reindex
+
+    vault = cluster("reindex")
+    authority_dispute(vault)
+    recency_supersede(vault)
+    fill(vault, claims=300, seed=9)
+    namespace = vault.info().namespace
+    seen = []
+
+    def progress(done: int, total: int) -> None:
+        # the old vectors answer while the new ones are staged
+        seen.append((done, total, vault.search("what timezone is the user in?", k=1)[0].claim.text))
+        if len(seen) == 2:  # written while the job runs: embedded by its catch-up before the switch
+            vault.agent("late").add_facts([Fact("user.pets", "The user has a cat named Tom", "cat")], resolve=False)
+
+    result = reindex("hashing", dim=64, address="auto", namespace=namespace, batch_size=32, on_progress=progress)
+    assert any(0 < done < total for done, total, _ in seen) and {text for *_, text in seen} == {"The user is in PST"}
+    assert (result.embedder, result.dim, result.caught_up) == ("hashing-64", 64, 1)
+
+    # a client still on the old embedder reads, but neither searches nor writes
+    assert vault.get("user.timezone").contested
+    with pytest.raises(StoreMismatch, match="reindexed"):
+        vault.search("what timezone is the user in?")
+    with pytest.raises(StoreMismatch, match="reindexed"):
+        vault.agent("old").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+    with pytest.raises(StoreMismatch, match="vault-ray reindex"):
+        Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder())
+
+    new = Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder(dim=64))
+    assert new.info().dim == 64 and all(new.check().values())
+    assert new.search("what timezone is the user in?", k=1)[0].claim.text == "The user is in PST"
+    assert new.search("the user has a cat named Tom", k=1)[0].claim.agent == "late"
+    # a restarted control actor takes the store's new embedder
+    ray.kill(ray.get_actor("vault-control", namespace=namespace), no_restart=False)
+    again = connect_when_back(namespace, HashingEmbedder(dim=64))
+    assert again.info().embedder == "hashing-64" and again.get("user.timezone").contested
+    assert again.search("what timezone is the user in?", k=1)[0].claim.text == "The user is in PST"
+
+
+def connect_when_back(namespace: str, embedder, timeout: float = 90.0) -> Vault:
+    """Join once the restarted control actor answers (joining does not wait for a restart)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return Vault.connect("auto", namespace=namespace, embedder=embedder)
+        except ClusterError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def test_cluster_normalize_merges_across_partitions_through_the_shards(cluster, tmp_path):
+    from vault_ray.evals.normalize import apply_plan, normalize
+
+    vault = cluster("normalize")
+    vault.set_strategy("user.location", "authority")
+    vault.set_authority("agent-a", "user.location", 0.9)
+    paris = vault.agent("agent-a").add_facts([Fact("user.location", "The user lives in Paris", "Paris")]).decisions[0]
+    # `user.home` is a registry alias of user.location; this write slipped past resolution
+    vault.agent("agent-b").add_facts([Fact("user.home", "The user's home is in Rome", "Rome")], resolve=False)
+    assert partition_of("user.home", 4) != partition_of("user.location", 4)
+    namespace = vault.info().namespace
+
+    planned = normalize(address="auto", namespace=namespace, out=tmp_path / "plan", embedder="hashing")
+    merges = [r for r in pq.read_table(planned.plan_path).to_pylist() if r["action"] == "merge"]
+    assert [(r["from_label"], r["to_label"], r["decided_by"]) for r in merges] == [
+        ("user.home", "user.location", "registry alias")]
+    applied = apply_plan(planned.plan_path, address="auto", namespace=namespace)
+    assert (applied.rekeyed, applied.retired, applied.outcomes) == (1, 1, {"disputed": 1})
+
+    view = vault.get("user.location")
+    assert view.contested and set(view.values) == {"Paris", "Rome"}
+    (dispute,) = vault.disputes()
+    assert dispute.incumbents == (paris.claim_id,)
+    rome = vault.claim(dispute.challenger)
+    assert (rome.aligned_from, rome.agent) == ("user.home", "agent-b")
+    assert "re-keyed from user.home" in vault.explain(rome.id).text()
+    (old,) = vault.history("user.home")
+    assert old.superseded_by == rome.id and vault.get("user.home").active == ()
+    events = len(vault.events())
+    assert apply_plan(planned.plan_path, address="auto", namespace=namespace).rekeyed == 0
+    assert len(vault.events()) == events and all(vault.check().values())

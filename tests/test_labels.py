@@ -1,0 +1,84 @@
+"""Entity resolution of a new label (reasoners/labels.py, RuleReasoner.disambiguate,
+engine/front.py): what the statement says and what the label means, never a merge of
+two different things."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import EntityRegistry, Fact, HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault
+from vault_ray.reasoners.clauses import first_person
+from vault_ray.reasoners.labels import LabelMatcher, label_phrase, label_texts
+
+
+def test_a_stored_rewrite_reads_in_the_first_person_again():
+    assert first_person("The user lives in Berlin") == "i live in Berlin"
+    assert first_person("The user goes to the gym on Mondays") == "i go to the gym on Mondays"
+    assert first_person("The user's diet is keto") == "my diet is keto"
+    assert first_person("The user is vegan") == "i'm vegan"
+    assert first_person("My time zone is PST") == "My time zone is PST"
+
+
+def test_label_words():
+    assert label_phrase("user.home_town") == "home town" and label_phrase("user.schedule.gym") == "schedule gym"
+    registry = list(EntityRegistry.builtin().entries.values())
+    texts = label_texts(["user.residence"], registry)
+    assert "residence" in texts and any(t.startswith("location: ") for t in texts)
+
+
+@pytest.mark.parametrize(("label", "text", "value", "expected"), [
+    ("user.residence", "The user lives in Berlin", "Berlin", "user.location"),
+    ("user.eating", "The user's diet is keto", "keto", "user.diet"),
+    ("user.pay_with", "The user pays with PayPal", "PayPal", "user.payment.method"),
+    ("user.workout", "The user goes to the gym on Mondays at 7am", "Mondays at 7am", "user.schedule.*"),
+])
+def test_the_statement_decides_when_it_reads_as_a_candidate_with_the_facts_value(label, text, value, expected):
+    candidates = ["user.timezone", "user.location", "user.diet", "user.payment.method", "user.schedule.*"]
+    chosen = RuleReasoner().disambiguate(Fact(label, text, value), candidates)
+    assert chosen == expected or (expected.endswith(".*") and chosen.startswith(expected[:-1]))
+
+
+def test_a_statement_about_another_slot_of_a_candidate_does_not_merge_labels():
+    # "cat" is what user.pets would hold; the fact's value is a name: a different thing
+    fact = Fact("user.pet_name", "The user's cat is called Tom", "Tom")
+    assert RuleReasoner().disambiguate(fact, ["user.pets", "user.name"]) is None
+
+
+@pytest.fixture(scope="module")
+def local():
+    embedder = LocalEmbedder()
+    embedder.embed(["warm up"])
+    return embedder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("label", "expected"), [
+    ("user.billing_method", "user.payment.method"), ("user.diet_type", "user.diet"), ("user.gym_time", None),
+    ("user.timezone_name", "user.timezone"), ("user.favourite_colour", None),
+])
+def test_what_the_label_means_decides_when_one_candidate_clearly_leads(local, label, expected):
+    registry = list(EntityRegistry.builtin().entries.values())
+    candidates = ["user.timezone", "user.location", "user.diet", "user.payment.method", "user.employer"]
+    assert LabelMatcher(local).choose(label, candidates, registry) == expected
+
+
+@pytest.mark.slow
+def test_a_drifted_label_joins_the_entity_it_names_and_a_new_thing_stays_apart(tmp_path, local):
+    with Vault.open(tmp_path / "s", embedder=local, policy=Policy(default_strategy="authority")) as vault:
+        vault.agent("a").add_facts(Fact("user.location", "My home city is Paris", "Paris"))
+        vault.agent("a").add_facts(Fact("user.diet", "The user is vegan", "vegan"))
+        # another agent's taxonomy: the statement shares little with "my home city is paris"
+        (moved,) = vault.agent("b").add_facts(Fact("user.residence", "The user lives in Berlin", "Berlin")).decisions
+        assert (moved.entity, moved.aligned_from, str(moved.outcome)) == ("user.location", "user.residence", "disputed")
+        # a thing the store does not have yet stays on its own label
+        (kept,) = vault.agent("b").add_facts(Fact("user.shoe_size", "The user wears size 44 shoes", "44")).decisions
+        assert (kept.entity, kept.aligned_from) == ("user.shoe_size", None)
+        (later,) = vault.agent("c").add_facts(Fact("user.eating", "My diet is keto", "keto")).decisions
+        assert later.entity == "user.diet"
+
+
+def test_without_an_embedder_labels_fall_back_to_shared_words(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts(Fact("user.location", "My home city is Paris", "Paris"))
+        (moved,) = vault.agent("b").add_facts(Fact("user.residence", "The user lives in Berlin", "Berlin")).decisions
+        assert moved.entity == "user.location"  # the statement reads as a location, with the fact's value

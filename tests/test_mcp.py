@@ -1,0 +1,220 @@
+"""The MCP server's tools, resources and prompt, through the SDK's own client (in memory)
+on an embedded store: what a model reads (a dispute cannot be missed, an empty answer
+says so), what an application reads (the library's models, decoded back), and
+errors as tool errors that change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+from mcp import Client
+from mcp_clients import call, refused, text_of
+
+from vault_ray import AddResult, Claim, Dispute, EntityView, HashingEmbedder, Vault
+from vault_ray.mcp import VaultMemory, build_server, may_resolve
+from vault_ray.mcp.text import Recall
+from vault_ray.tokens import Principal
+from vault_ray.wire import decode
+
+TOOLS = {"remember", "remember_fact", "recall", "get_entity", "history", "list_disputes", "explain", "resolve_dispute"}
+
+
+@dataclass
+class Caller:
+    """Who the next tool call is made as (stdio has one principal; HTTP one per request)."""
+
+    vault: Vault
+    principal: Principal = Principal("agent-a", "agent", "")
+
+    def as_(self, name: str, role: str = "agent") -> None:
+        self.principal = Principal(name, role, "")
+
+    def memory(self) -> VaultMemory:
+        return VaultMemory(self.vault, self.principal)
+
+
+@pytest.fixture
+def vault(tmp_path):
+    with Vault.open(tmp_path / "store", embedder=HashingEmbedder(), partitions=4) as v:
+        v.set_strategy("user.timezone", "authority")
+        v.set_authority("agent-a", "user.timezone", 0.9)
+        v.set_authority("agent-b", "user.timezone", 0.2)
+        yield v
+
+
+def snapshot(vault: Vault):
+    return (sorted((c.id, str(c.status), c.agent) for c in vault.claims()),
+            sorted((d.id, str(d.status)) for d in vault.disputes(None)), len(vault.events()))
+
+
+def session(vault: Vault, scenario):
+    caller = Caller(vault)
+
+    async def run():
+        async with Client(build_server(caller.memory), raise_exceptions=True) as client:
+            return await scenario(client, caller)
+
+    return asyncio.run(run())
+
+
+def test_every_tool_is_described_for_a_model_and_declares_its_output(vault):
+    async def scenario(client, caller):
+        return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in session(vault, scenario)}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert len(tool.description) > 80, tool.name  # when to call it and what comes back
+        assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+    assert tools["recall"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
+    assert tools["resolve_dispute"].annotations.destructive_hint
+    assert "CONTESTED" in tools["recall"].description
+
+
+def test_two_agents_disagree_and_every_read_says_so(vault):
+    async def scenario(client, caller):
+        first = await client.call_tool("remember", {"text": "I'm in PST"})
+        caller.as_("agent-b")
+        second = await client.call_tool("remember", {"text": "I'm in EST, and my sister is a nurse", "session": "s-1"})
+        reads = {name: await call(client, name, **args) for name, args in [
+            ("recall", {"query": "what timezone is the user in?", "k": 3}),
+            ("get_entity", {"entity": "user.timezone"}), ("history", {"entity": "user.timezone"}),
+            ("list_disputes", {})]}
+        recall = await client.call_tool("recall", {"query": "what timezone is the user in?", "k": 3})
+        return first, second, reads, recall
+
+    first, second, reads, recall = session(vault, scenario)
+    assert "stored: user.timezone = PST" in text_of(first)
+    said = text_of(second)
+    assert "DISPUTED: user.timezone = EST" in said
+    assert '"my sister is a nurse": about someone else' in said  # the unextracted part, with why
+    written = decode(AddResult, second.structured_content)
+    (decision,) = written.decisions
+    assert decision.outcome == "disputed" and decision.dispute_id and written.unextracted[0].text == "my sister is a nurse"
+    est = vault.claim(decision.claim_id)
+    assert est.agent == "agent-b" and est.session == "s-1"  # written as the caller, with the session given
+
+    (dispute,) = vault.disputes()
+    pst = vault.claim(dispute.incumbents[0])
+    both = ("PST (agent-a, weight 0.90", f"claim {pst.id}", "EST (agent-b, weight 0.20", f"claim {est.id}")
+    assert "CONTESTED" in reads["get_entity"] and reads["list_disputes"].startswith("1 open dispute(s)")
+    for name in ("recall", "get_entity", "list_disputes"):
+        assert dispute.id in reads[name], name
+    assert reads["recall"].startswith("WARNING: 1 of these memories is CONTESTED")
+    assert all(part in reads["recall"] for part in both) and all(part in reads["get_entity"] for part in both)
+    assert "2 agents disagree on user.timezone" in reads["recall"]
+    assert "agent-b (0.20) does not outweigh agent-a (0.90)" in reads["list_disputes"]
+    assert "disputed" in reads["history"] and "active" in reads["history"]
+    found = decode(Recall, recall.structured_content)
+    assert found.hits[0].contested and [a.id for a in found.hits[0].alternatives] == [est.id]
+    (view,) = found.contested
+    assert sorted((c.claim.value, c.weight) for c in view.candidates) == [("EST", 0.2), ("PST", 0.9)]
+
+
+def test_empty_answers_say_they_are_empty(vault):
+    async def scenario(client, caller):
+        return (await call(client, "recall", query="where does the user live?"),
+                await call(client, "list_disputes"), await call(client, "get_entity", entity="user.city"),
+                await call(client, "history", entity="user.city"),
+                await call(client, "remember", text="What a lovely day!"))
+
+    recall, disputes, view, history, remembered = session(vault, scenario)
+    assert recall == 'No memories match "where does the user live?": the store holds nothing relevant (0 results).'
+    assert disputes.startswith("No open disputes")
+    assert "user.city: no current value" in view and "no claim has ever been made" in history
+    assert remembered.startswith("Nothing was stored")
+
+
+def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
+    async def scenario(client, caller):
+        await call(client, "remember", text="I'm in PST")
+        caller.as_("agent-b")
+        await call(client, "remember", text="I'm in EST")
+        (d,) = vault.disputes()
+        denied = await refused(client, "resolve_dispute", dispute_id=d.id, winner=d.challenger)
+        still_open = vault.dispute(d.id).status
+        caller.as_("ops", "admin")
+        done = await client.call_tool("resolve_dispute", {"dispute_id": d.id, "winner": d.challenger,
+                                                          "note": "moved to New York"})
+        after = await call(client, "recall", query="what timezone is the user in?")
+        why = await call(client, "explain", claim_id=d.challenger)
+        return d, denied, still_open, done, after, why
+
+    d, denied, still_open, done, after, why = session(vault, scenario)
+    assert denied.endswith("Forbidden: 'agent-b' has the 'agent' role; this needs the 'resolver' role.")
+    assert still_open == "open"
+    assert f"claim {d.challenger} is now the value" in text_of(done) and "Decided by ops: moved to New York" in text_of(done)
+    settled = decode(Dispute, done.structured_content)
+    assert settled.status == "resolved" and settled.resolution.decided_by == "ops"
+    assert "CONTESTED" not in after and "EST" in after
+    assert "decided by ops: moved to New York" in why
+    assert vault.get("user.timezone").values == ("EST",)
+    assert not may_resolve(Principal("a", "agent", "")) and may_resolve(Principal("ops", "admin", ""))
+
+
+@pytest.mark.parametrize(("tool", "arguments", "error"), [
+    ("remember", {"text": ""}, "InvalidFact: no user message to extract from"),
+    ("remember", {"text": "   "}, "InvalidFact: no user message to extract from"),
+    ("remember", {"text": "I'm vegan. " * 2000}, "InvalidFact: message is 22000 characters"),
+    ("remember_fact", {"entity": "User Diet!", "value": "vegan", "text": "The user is vegan"}, "InvalidEntity"),
+    ("remember_fact", {"entity": "user.diet", "value": "vegan", "text": ""}, "InvalidFact: fact 0: text must be"),
+    ("remember_fact", {"entity": "user.diet", "value": "v", "text": "x" * 2001}, "InvalidFact: fact 0: text is 2001"),
+    ("get_entity", {"entity": "user..diet"}, "InvalidEntity"),
+    ("history", {"entity": "USER.DIET"}, "InvalidEntity"),
+    ("recall", {"query": ""}, "InvalidInput: query must be a non-empty string"),
+    ("recall", {"query": "diet", "k": 0}, "greater than or equal to 1"),
+    ("explain", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
+    ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "text\n  Field required"),
+])
+def test_bad_arguments_are_tool_errors_that_change_nothing(vault, tool, arguments, error):
+    vault.agent("agent-a").add("I'm in PST")
+    before = snapshot(vault)
+
+    async def scenario(client, caller):
+        return await refused(client, tool, **arguments)
+
+    said = session(vault, scenario)
+    assert said.startswith(f"Error executing tool {tool}: ") and error in said
+    if said.split(": ")[1].startswith("Invalid"):
+        assert said.endswith("Nothing was changed.")
+    assert snapshot(vault) == before
+
+
+def test_resources_and_the_summary_prompt_show_the_open_dispute(vault):
+    async def scenario(client, caller):
+        await call(client, "remember", text="I'm vegan and I'm in PST")
+        caller.as_("agent-b")
+        await call(client, "remember", text="I'm in EST")
+        templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+        listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        entity = (await client.read_resource("vault://entities/user.timezone")).contents[0].text
+        diet = (await client.read_resource("vault://entities/user.diet")).contents[0].text
+        disputes = (await client.read_resource("vault://disputes/open")).contents[0].text
+        prompts = [p.name for p in (await client.list_prompts()).prompts]
+        summary = (await client.get_prompt("memory_summary", {})).messages[0].content.text
+        focused = (await client.get_prompt("memory_summary", {"focus": "food"})).messages[0].content.text
+        return templates, listed, entity, diet, disputes, prompts, summary, focused
+
+    templates, listed, entity, diet, disputes, prompts, summary, focused = session(vault, scenario)
+    assert templates == ["vault://entities/{entity}"] and listed == ["vault://disputes/open"]
+    assert entity.startswith("user.timezone: CONTESTED") and "PST (agent-a" in entity and "EST (agent-b" in entity
+    assert diet.startswith("user.diet = vegan") and "agent-a" in diet
+    assert disputes.startswith("1 open dispute(s)") and "user.timezone" in disputes
+    assert prompts == ["memory_summary"]
+    assert "Summarize what the shared memory holds about the user" in summary
+    assert "user.diet = vegan" in summary and "CONTESTED" in summary and "## Open disputes\n1 open dispute(s)" in summary
+    assert 'about food' in focused and '"food"' in focused
+
+
+def test_structured_answers_read_back_as_the_library_models(vault):
+    async def scenario(client, caller):
+        await call(client, "remember_fact", entity="user.diet", value="vegan", text="The user is vegan")
+        view = await client.call_tool("get_entity", {"entity": "user.diet"})
+        history = await client.call_tool("history", {"entity": "user.diet"})
+        return view, history
+
+    view, history = session(vault, scenario)
+    assert decode(EntityView, view.structured_content) == vault.get("user.diet")
+    assert decode(list[Claim], history.structured_content["result"]) == vault.history("user.diet")

@@ -1,0 +1,84 @@
+"""The bulk jobs' calls (BulkBackend) in cluster mode: each goes to the shard owning
+the partitions it names, through `ClusterBackend._routed` (so a moved partition or a
+restarting shard is retried like any other call). Mixed into `ClusterBackend`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import ray
+
+from vault_ray.storage.layout import partition_of
+
+from ..engine.bulk import MergeRecord
+from ..models import Claim
+
+
+class ClusterBulk:
+    partitions: int
+
+    def _routed(self, partitions: Iterable[int], call: Callable[[Any, list[int]], Any]) -> list[Any]: ...
+    def _call_control(self, method: str, *args: Any) -> Any: ...
+
+    def _one(self, partition: int, call: Callable[[Any], Any]) -> Any:
+        (found,) = self._routed([partition], lambda s, ps: call(s))
+        return found
+
+    def dump_partition(self, partition: int) -> dict[str, pa.Table]:
+        return self._one(partition, lambda s: s.dump_partition.remote(partition))  # type: ignore[no-any-return]
+
+    def restore_partition(self, partition: int, tables: dict[str, pa.Table]) -> dict[str, int]:
+        ref = ray.put(tables)
+        return self._one(partition, lambda s: s.restore_partition.remote(partition, ref))  # type: ignore[no-any-return]
+
+    def row_counts(self) -> dict[int, dict[str, int]]:
+        out: dict[int, dict[str, int]] = {}
+        for found in self._routed(range(self.partitions), lambda s, ps: s.row_counts.remote(ps)):
+            out.update(found)
+        return dict(sorted(out.items()))
+
+    def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
+        return self._one(partition, lambda s: s.claim_columns.remote(partition, list(columns)))  # type: ignore[no-any-return]
+
+    def present_claims(self, ids: dict[int, list[str]]) -> set[str]:
+        found: set[str] = set()
+        for part in self._routed(ids, lambda s, ps: s.present_claims.remote({p: ids[p] for p in ps})):
+            found |= part
+        return found
+
+    def unstaged(self, partition: int, embedder: str, dim: int) -> pa.Table | None:
+        return self._one(partition, lambda s: s.unstaged.remote(partition, embedder, dim))  # type: ignore[no-any-return]
+
+    def stage_vectors(self, partition: int, embedder: str, dim: int, ids: Sequence[str], vectors: np.ndarray) -> int:
+        ids = list(ids)
+        return self._one(partition, lambda s: s.stage_vectors.remote(partition, embedder, dim, ids, vectors))  # type: ignore[no-any-return]
+
+    def drop_staged(self, keep: tuple[str, int] | None) -> int:
+        return sum(self._routed(range(self.partitions), lambda s, ps: s.drop_staged.remote(ps, keep)))
+
+    def commit_embedder(self, embedder: str, dim: int) -> dict[int, int]:
+        """The control actor freezes writes, checks every shard's staging, names the new
+        embedder in vault.json and has every shard reopen its partitions."""
+        return self._call_control("commit_embedder", embedder, dim)  # type: ignore[no-any-return]
+
+    def live_claims(self, entity: str) -> list[Claim]:
+        p = partition_of(entity, self.partitions)
+        return self._one(p, lambda s: s.live_claims.remote(entity))  # type: ignore[no-any-return]
+
+    def note_merged(self, records: Sequence[MergeRecord], now: datetime) -> int:
+        return self._merge_side("note_merged", records, lambda r: r.target_entity, now)
+
+    def retire_merged(self, records: Sequence[MergeRecord], now: datetime) -> int:
+        return self._merge_side("retire_merged", records, lambda r: r.source_entity, now)
+
+    def _merge_side(self, method: str, records: Sequence[MergeRecord], entity_of: Callable[[MergeRecord], str],
+                    now: datetime) -> int:
+        by_p: dict[int, list[MergeRecord]] = {}
+        for r in records:
+            by_p.setdefault(partition_of(entity_of(r), self.partitions), []).append(r)
+        mine = lambda ps: [r for p in ps for r in by_p[p]]  # noqa: E731
+        return sum(self._routed(by_p, lambda s, ps: getattr(s, method).remote(ps, mine(ps), now)))

@@ -1,0 +1,177 @@
+"""`vault-ray events` (the event stream, once or `--follow`ing it) and `vault-ray
+webhook add | list | remove | status` (webhook registrations, in the store's
+webhooks.json, like tokens)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+
+import typer
+from rich.table import Table
+
+from ..errors import InvalidInput
+from ..events import KINDS, NOW, START, VaultEvent
+from ..webhooks import WebhookStore
+from ..wire import encode
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
+
+POLL_S = 0.5
+KINDS_OPTION = typer.Option(None, "--kinds", help=f"Only these kinds, comma-separated: {', '.join(KINDS)}.")
+ENTITY_OPTION = typer.Option(None, "--entity", help="Only this entity key or pattern (e.g. user.budget.*).")
+webhook_app = typer.Typer(help="Webhooks told of events: add (prints its secret once), list, remove, status.",
+                          no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(help=events.__doc__)(handle_errors(events))
+    for command in (add, list_webhooks, remove, status):
+        webhook_app.command(name=command.__name__.replace("list_webhooks", "list"), help=command.__doc__)(
+            handle_errors(command))
+    app.add_typer(webhook_app, name="webhook")
+
+
+def _kinds(kinds: str | None) -> list[str] | None:
+    return [k.strip() for k in kinds.split(",") if k.strip()] if kinds else None
+
+
+def events(
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing events as they happen (Ctrl-C stops)."),
+    since: str = typer.Option(None, "--since", help="A cursor, 'start' or 'now' (default: start, or now with --follow)."),
+    kinds: str = KINDS_OPTION,
+    needs_user: bool = typer.Option(False, "--needs-user", help="Only events of disputes waiting for a person."),
+    entity: str = ENTITY_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per line (with its cursor)."),
+    url: str = typer.Option(None, "--url", help="Read from a running HTTP service (with --token)."),
+    token: str = typer.Option(None, "--token", envvar="VAULT_RAY_TOKEN", help="Bearer token for --url (or VAULT_RAY_TOKEN)."),
+    store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING,
+) -> None:
+    """Print the store's events (claims added and superseded, disputes opened, challenged
+    and resolved); --follow keeps printing new ones. Every event has a cursor: --since
+    CURSOR resumes right after it."""
+    start = since or (NOW if follow else START)
+    filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
+    if url:
+        if not token:
+            raise InvalidInput("--url needs --token (or VAULT_RAY_TOKEN)")
+        _print(_from_service(url, token, start, follow, filters), as_json)
+        return
+    with open_vault(store, address, namespace, hashing) as vault:
+        _print(_from_vault(vault, start, follow, filters), as_json)
+
+
+def _from_vault(vault, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:  # type: ignore[no-untyped-def]
+    cursor = start
+    while True:
+        page = vault.events(since=cursor, **filters)
+        yield from page
+        cursor = page.cursor
+        if not page.more:
+            if not follow:
+                return
+            time.sleep(POLL_S)
+
+
+def _from_service(url: str, token: str, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:
+    from ..client import VaultClient  # noqa: PLC0415
+
+    with VaultClient(url, token) as client:
+        if follow:
+            yield from client.follow(start, **filters)
+            return
+        cursor = start
+        while True:
+            page = client.events(cursor, **filters)
+            yield from page
+            cursor = page.cursor
+            if not page.more:
+                return
+
+
+def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
+    try:
+        for e in found:
+            if as_json:
+                typer.echo(json.dumps(encode(e)))
+            else:
+                who = f"by {e.decided_by} ({e.how})" if e.kind == "dispute_resolved" else e.agent or ""
+                flag = " NEEDS USER" if e.needs_user else ""
+                console.print(f"{e.ts:%Y-%m-%d %H:%M:%S} {e.kind:<18} {e.entity} {e.dispute_id or e.claim_id or ''} "
+                              f"{who}{flag}  [dim]{e.cursor}[/dim]", highlight=False)
+    except KeyboardInterrupt:
+        pass
+
+
+# -- webhooks ---------------------------------------------------------------------------------
+WEBHOOKS = typer.Option(None, "--webhooks", help="The webhook file (default: STORE/webhooks.json).")
+
+
+def _hooks(store: str | None, webhooks: str | None) -> WebhookStore:
+    if webhooks:
+        return WebhookStore(webhooks)
+    if store:
+        return WebhookStore.for_store(store)
+    raise InvalidInput("give --store PATH (its webhooks.json) or --webhooks FILE")
+
+
+def add(url: str = typer.Argument(..., help="Where to POST each event (http:// or https://)."),
+        kinds: str = KINDS_OPTION,
+        needs_user_only: bool = typer.Option(False, "--needs-user-only", help="Only disputes waiting for a person."),
+        entity: str = ENTITY_OPTION,
+        secret: str = typer.Option(None, "--secret", help="The signing secret (default: a new one, printed once)."),
+        since: str = typer.Option(NOW, "--since", help="'now' (events from now on) or 'start' (the whole history first)."),
+        store: str = STORE, webhooks: str = WEBHOOKS) -> None:
+    """Register URL to be told of events; prints its signing secret (once) and its id."""
+    hook = _hooks(store, webhooks).add(url, secret=secret, kinds=_kinds(kinds), needs_user_only=needs_user_only,
+                                       entity=entity, since=since)
+    typer.echo(hook.secret)
+    typer.echo(f"webhook {hook.id} -> {hook.url} (kinds: {', '.join(hook.kinds or ('all',))}"
+               f"{', needs the user only' if hook.needs_user_only else ''})", err=True)
+
+
+def _when(ts: float | None) -> str:
+    return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS) -> None:
+    """List the webhooks: id, URL, what they want, when made (never the secret)."""
+    t = Table(title="webhooks")
+    for col in ("id", "url", "kinds", "needs user", "entity", "created"):
+        t.add_column(col)
+    for h in _hooks(store, webhooks).list():
+        t.add_row(h.id, h.url, ", ".join(h.kinds or ("all",)), "yes" if h.needs_user_only else "",
+                  h.entity or "", _when(h.created_at))
+    console.print(t)
+
+
+def remove(hook_id: str = typer.Argument(..., help="The webhook's id."), store: str = STORE,
+           webhooks: str = WEBHOOKS) -> None:
+    """Remove a webhook; its deliveries stop."""
+    hook = _hooks(store, webhooks).remove(hook_id)
+    console.print(f"removed {hook.id} ({hook.url})", highlight=False)
+
+
+def status(store: str = typer.Option(..., "--store", "-s", help="The store directory."),
+           as_json: bool = typer.Option(False, "--json", help="As JSON.")) -> None:
+    """Delivery status of each webhook: delivered, failed (given up), the event being
+    retried, the last answer or error, and the recent failures."""
+    from ..delivery import delivery_status  # noqa: PLC0415
+
+    found = delivery_status(store)
+    if as_json:
+        typer.echo(json.dumps(found, indent=1))
+        return
+    t = Table(title="webhook deliveries")
+    for col in ("id", "url", "delivered", "failed", "retrying", "last answer", "last success"):
+        t.add_column(col)
+    for s in found:
+        retrying = f"{s['head']} (attempt {s['attempts']})" if s["head"] else ""
+        last = str(s["last_status"] or "") if s["last_error"] is None else s["last_error"]
+        t.add_row(s["id"], s["url"], str(s["delivered"]), str(s["failed"]), retrying, last, _when(s["last_success_at"]))
+    console.print(t)
+    for s in found:
+        for f in s["failures"]:
+            console.print(f"  {s['id']} gave up on {f['event']} ({f['kind']}) after {f['attempts']} attempts: "
+                          f"{f['error']}", highlight=False)

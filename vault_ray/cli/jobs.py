@@ -1,0 +1,197 @@
+"""`vault-ray export | import | reindex | normalize`: the bulk jobs (docs/jobs.md).
+
+Each takes `--store PATH` (an embedded store, which no other process may hold) or
+`--address ADDR` (the cluster-mode store served in `--namespace` there). With both,
+the store is the embedded one and the Ray Data stages run on the cluster at ADDR.
+The jobs open the store with its own embedder's name and size and never load a model
+they were not asked for. `vault_ray.evals` (and Ray) are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from ..errors import InvalidInput
+from .common import console, handle_errors
+
+STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
+ADDRESS = typer.Option(None, "--address",
+                       help="Ray address: of the cluster-mode store (without --store), or where the Ray Data stages "
+                            "run (with --store).")
+NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
+ACTORS = typer.Option(1, "--actors", min=1, help="Embedding actors in the Ray Data pool.")
+CPUS = typer.Option(None, "--cpus-per-actor", min=1, help="Ray CPUs (and torch threads) per embedding actor "
+                                                           "(default: Ray's CPUs shared out).")
+BATCH = typer.Option(256, "--batch-size", min=1, help="Texts per model call.")
+EXPORT_OUT = typer.Option(..., "--out", "-o", help="New (or empty) directory for the export.")
+EXPORTED = typer.Argument(..., help="A directory written by `vault-ray export`.")
+PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet and plan.md.")
+APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its directory) instead of planning.")
+SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
+ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
+ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export", help=export.__doc__)(handle_errors(export))
+    app.command("import", help=import_.__doc__)(handle_errors(import_))
+    app.command("reindex", help=reindex.__doc__)(handle_errors(reindex))
+    app.command("normalize", help=normalize.__doc__)(handle_errors(normalize))
+
+
+def _target(store: str | None, address: str | None) -> None:
+    if not store and not address:
+        raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
+
+
+def _quiet_ray() -> None:
+    import ray  # noqa: PLC0415
+
+    ray.data.DataContext.get_current().enable_progress_bars = False  # ours reports progress
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+
+
+def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE) -> None:
+    """Export a store to OUT: claims (with embeddings), disputes, events and receipts as Parquet
+    partitioned by partition number, the policy and registry, and a manifest with checksums."""
+    from vault_ray.evals.job_store import open_store  # noqa: PLC0415
+
+    _target(store, address)
+    with open_store(store, address=None if store else address, namespace=namespace) as job:
+        result = job.vault.export(out)
+    rows = ", ".join(f"{n:,} {table}" for table, n in result.rows.items())
+    console.print(f"exported {rows} from {result.partitions} partition(s) in {result.seconds:.1f} s -> {result.directory}")
+
+
+def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE) -> None:
+    """Import an export: restored verbatim into an empty (or new) store, merged by claim id into one
+    with claims (new claims go through the write path). A tampered export is refused whole."""
+    from vault_ray.evals.job_store import open_store  # noqa: PLC0415
+
+    _target(store, address)
+    if store and not (Path(store) / "vault.json").exists():
+        _create_like(store, directory)
+    with open_store(store, address=None if store else address, namespace=namespace) as job:
+        result = job.vault.import_from(directory)
+    if result.mode == "restore":
+        console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
+    else:
+        outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "none"
+        console.print(f"merged {result.claims:,} new claim(s) ({outcomes}); {result.skipped:,} already present; "
+                      f"{result.seconds:.1f} s")
+    if result.errors:
+        first = next(iter(result.errors.items()))
+        console.print(f"[yellow]{len(result.errors):,} claim(s) refused by the write path[/yellow], e.g. {first[0]}: "
+                      f"{first[1]}", highlight=False)
+        raise typer.Exit(1)
+
+
+def _create_like(store: str, directory: Path) -> None:
+    """A new store with the export's partition count, embedder name and dimension."""
+    from vault_ray.evals.from_store import StoredVectors  # noqa: PLC0415
+    from vault_ray.storage.archive import Archive  # noqa: PLC0415
+
+    from ..vault import Vault  # noqa: PLC0415
+
+    exported = Archive(directory, verify=False).store  # the import verifies every file
+    Vault.open(store, partitions=exported["partitions"],
+               embedder=StoredVectors(exported["dim"], exported["embedder"])).close()
+
+
+class Rate(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.0f} claims/s")
+
+
+def _bar(label: str) -> Progress:
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("claims"), Rate(),
+                    TimeElapsedColumn(), console=console)
+
+
+def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, hashing or openai:MODEL."),
+            dim: int = typer.Option(None, "--dim", help="Vector size (hashing: 384 by default; openai models)."),
+            store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, batch_size: int = BATCH,
+            actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
+    """Re-embed every claim (active and historical) with another embedder and switch the store to
+    it in one crash-safe step; an interrupted run resumes where it stopped."""
+    from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
+    from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
+
+    _target(store, address)
+    ensure_ray(address, store=store, namespace=namespace)
+    _quiet_ray()
+    with _bar("embedding") as bar:
+        task = bar.add_task("reindex", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = run(embedder, store=store, address=address, namespace=namespace, dim=dim, batch_size=batch_size,
+                     actors=actors, cpus_per_actor=cpus_per_actor, on_progress=progress)
+    resumed = result.claims - result.embedded - result.caught_up
+    console.print(
+        f"reindexed {result.claims:,} claims: {result.old_embedder} ({result.old_dim}) -> {result.embedder} "
+        f"({result.dim}); {result.texts:,} distinct texts embedded at {result.claims_per_s:,.1f} claims/s"
+        + (f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else "")
+        + (f", {resumed:,} staged by an earlier run" if resumed > 0 else "")
+        + (f", {result.caught_up:,} written meanwhile" if result.caught_up else "")
+        + f"; {result.seconds:.1f} s. Open it with the new embedder from now on.")
+
+
+def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
+              out: Path = PLAN_OUT, apply: Path = APPLY, embedder: str = SIMILARITY, accept: float = ACCEPT,
+              ask: float = ASK, actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
+    """Find entity labels that name one thing and write a reviewable merge plan (Parquet and
+    Markdown); with --apply PLAN, merge them through the partition owners."""
+    _target(store, address)
+    if apply is not None:
+        _apply(apply, store, address, namespace)
+        return
+    from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
+    from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
+    from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
+
+    given: dict[str, Any] = {k: v for k, v in (("accept", accept), ("ask", ask)) if v is not None}
+    th = Thresholds(**given)
+    if th.ask > th.accept:
+        raise InvalidInput(f"--ask ({th.ask}) must not be above --accept ({th.accept})")
+    ensure_ray(address, store=store, namespace=namespace)
+    _quiet_ray()
+    with console.status("profiling labels, embedding, scoring pairs"):
+        result = run(store=store, address=address, namespace=namespace, out=out, embedder=embedder, thresholds=th,
+                     actors=actors, cpus_per_actor=cpus_per_actor)
+    on = f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else ""
+    console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: {result.merges} merge(s) re-keying "
+                  f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
+    console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
+                  + (f"--store {store}" if store else f"--address {address}"))
+
+
+def _apply(plan: Path, store: str | None, address: str | None, namespace: str) -> None:
+    from vault_ray.evals.normalize import apply_plan  # noqa: PLC0415
+
+    result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace)
+    outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"
+    console.print(f"plan {result.plan_id}: {result.merges} merge(s), {result.aliases} alias(es) added, "
+                  f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired; "
+                  f"{result.seconds:.1f} s")
+    if result.errors:
+        first = next(iter(result.errors.items()))
+        console.print(f"[yellow]{len(result.errors):,} claim(s) stay on their label[/yellow], e.g. {first[0]}: "
+                      f"{first[1]}", highlight=False)
+        raise typer.Exit(1)

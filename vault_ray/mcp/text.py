@@ -1,0 +1,201 @@
+"""What the model reads: the store's answers as plain text for an LLM.
+
+Every read that touches an open dispute says so in capitals, with each competing
+value, who said it, its authority weight and when, so that a model cannot pass
+one value off as settled. Ids are written out in full: the model passes them back
+to `explain` and `resolve_dispute`. An empty answer says it is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Outcome
+
+SETTLE = ("Do not present either value as settled: tell the user both values (and who said them) or ask which is "
+          "right.")
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A recall's answer: the hits, and the view of each contested entity among them."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    contested: tuple[EntityView, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpenDispute:
+    """A dispute, and every value competing in it with its provenance."""
+
+    dispute: Dispute
+    candidates: tuple[Candidate, ...]
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def when(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def value_of(claim: Claim) -> str:
+    return claim.value if claim.value is not None else claim.text
+
+
+def said(claim: Claim, *, status: bool = False) -> str:
+    """`PST — "The user is in PST" (agent-a, 2026-01-01 10:00 UTC, claim 3f…)`"""
+    extra = f", {claim.status}" if status else ""
+    return f'{value_of(claim)} — "{claim.text}" ({claim.agent}, {when(claim.observed_at)}{extra}, claim {claim.id})'
+
+
+# -- writes -------------------------------------------------------------------------------
+def decision_line(d: Decision, claim: Claim | None) -> str:
+    what = f"{d.entity} = {value_of(claim)}" if claim is not None else d.entity
+    if d.aligned_from:
+        what += f" (filed under {d.entity}, the existing key for {d.aligned_from})"
+    if d.outcome == Outcome.DISPUTED:
+        head = (f"- DISPUTED: {what}. It contradicts another agent's claim; dispute {d.dispute_id} is open, and reads "
+                f"show both values until someone settles it")
+    elif d.outcome == Outcome.NOOP:
+        head = f"- already known: {what} (nothing changed)"
+    elif d.outcome == Outcome.SUPERSEDED:
+        head = f"- stored but not current: {what}. A newer claim on {d.entity} wins"
+    else:
+        head = f"- stored: {what}" + (f", replacing {len(d.superseded)} older claim(s)" if d.superseded else "")
+    reason = f"; why: {d.reason}" if d.reason else ""
+    return f"{head}{reason}. claim {d.claim_id}"
+
+
+def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
+    agents = sorted({c.agent for c in claims.values()})
+    who = f" as {agents[0]}" if len(agents) == 1 else ""
+    if result.decisions:
+        lines = [f"Wrote {count(len(result.decisions), 'fact')}{who}:"]
+        lines += [decision_line(d, claims.get(d.claim_id)) for d in result.decisions]
+    else:
+        lines = ["Nothing was stored: no fact about the user could be read from this text."]
+    if result.unextracted:
+        lines.append("Not stored (they read as statements about the user, but no fact was extracted; use "
+                     "remember_fact with an explicit entity to keep one):")
+        lines += [f'- "{u.text}": {u.reason}' + (f" (kept as note {u.note_id})" if u.note_id else "")
+                  for u in result.unextracted]
+    disputed = sum(d.outcome == Outcome.DISPUTED for d in result.decisions)
+    if disputed:
+        lines.append(f"{disputed} write(s) opened or joined a dispute: agents disagree. {SETTLE}")
+    return "\n".join(lines)
+
+
+# -- reads --------------------------------------------------------------------------------
+def contest_line(view: EntityView) -> str:
+    """`CONTESTED: 2 agents disagree on user.timezone: PST (agent-a, weight 0.90, …) vs EST (agent-b, …)`"""
+    agents = {c.claim.agent for c in view.candidates}
+    values = " vs ".join(
+        f"{value_of(c.claim)} ({c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id})"
+        for c in view.candidates)
+    disputes = ", ".join(d.id for d in view.disputes)
+    return f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}. {SETTLE}"
+
+
+def recall_text(recall: Recall) -> str:
+    if not recall.hits:
+        return f'No memories match "{recall.query}": the store holds nothing relevant (0 results).'
+    views = {v.entity: v for v in recall.contested}
+    contested = [h for h in recall.hits if h.contested]
+    lines = [f'{count(len(recall.hits), "memory", "memories")} for "{recall.query}" (best first):']
+    if contested:
+        verb = "is" if len(contested) == 1 else "are"
+        lines.insert(0, f"WARNING: {len(contested)} of these memories {verb} CONTESTED: agents disagree on "
+                        f"{', '.join(sorted({h.claim.entity for h in contested}))}.")
+    for i, hit in enumerate(recall.hits, 1):
+        lines.append(f"{i}. {hit.claim.entity} = {said(hit.claim)}, score {hit.score:.3f}")
+        if hit.contested:
+            view = views.get(hit.claim.entity)
+            lines.append("   " + (contest_line(view) if view is not None and view.contested else
+                                  "CONTESTED: other agents claim " + "; ".join(said(a) for a in hit.alternatives)))
+    return "\n".join(lines)
+
+
+def view_text(view: EntityView) -> str:
+    if view.contested:
+        lines = [f"{view.entity}: {contest_line(view)}"]
+        lines += [f"- {said(c.claim, status=True)}, weight {c.weight:.2f}" for c in view.candidates]
+        return "\n".join(lines)
+    if not view.active:
+        return f"{view.entity}: no current value (nothing stored, or every claim was superseded; see history)."
+    if len(view.active) == 1:
+        return f"{view.entity} = {said(view.active[0])}"
+    agree = len({value_of(c) for c in view.active}) == 1
+    head = f"{view.entity}: {len(view.active)} active claims" + (" that agree" if agree else "")
+    return "\n".join([head + ":"] + [f"- {said(c)}" for c in view.active])
+
+
+def history_text(entity: str, claims: Sequence[Claim]) -> str:
+    if not claims:
+        return f"{entity}: no claim has ever been made on this entity."
+    lines = [f"{entity}: {len(claims)} claim(s) ever made, oldest first:"]
+    for c in claims:
+        line = f"- {said(c, status=True)}"
+        if c.superseded_by:
+            line += f", superseded by {c.superseded_by}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def dispute_text(case: OpenDispute, number: int | None = None) -> str:
+    d = case.dispute
+    head = f"{number}. " if number is not None else ""
+    head += f"{d.entity}: dispute {d.id} ({d.status} since {when(d.opened_at)}, {d.challenges} challenge(s)"
+    head += ", the user must decide)" if d.needs_user else ")"
+    lines = [head, f"   {d.challenger_agent or 'an agent'} challenges the current value: {d.reason}"]
+    roles = {d.challenger: "challenger", **{i: "incumbent" for i in d.incumbents},
+             **{s: "supporter" for s in d.supporters}}
+    for c in case.candidates:
+        lines.append(f"   - {said(c.claim)}, weight {c.weight:.2f}, {roles.get(c.claim.id, 'competing')}")
+    if not case.candidates:
+        lines.append(f"   - challenger claim {d.challenger} vs {', '.join(d.incumbents)}")
+    if d.resolution is not None:
+        r = d.resolution
+        won = "kept both" if r.keep_both else f"winner {r.winner}"
+        lines.append(f"   resolved by {r.decided_by} on {when(r.at)}: {won}" + (f" ({r.note})" if r.note else ""))
+    return "\n".join(lines)
+
+
+def disputes_text(cases: Sequence[OpenDispute]) -> str:
+    if not cases:
+        return "No open disputes: no agents disagree about anything in memory right now."
+    lines = [f"{len(cases)} open dispute(s): agents disagree. {SETTLE}"]
+    lines += [dispute_text(case, i) for i, case in enumerate(cases, 1)]
+    lines.append("To settle one (a person decides: needs a role that may resolve disputes): "
+                 "resolve_dispute(dispute_id, winner=<the claim id that is right>, note=<why>).")
+    return "\n".join(lines)
+
+
+def resolved_text(d: Dispute) -> str:
+    r = d.resolution
+    if r is None:  # not expected from a resolution, but never claim what did not happen
+        return f"Dispute {d.id} on {d.entity} is {d.status}."
+    won = "both values kept" if r.keep_both else f"claim {r.winner} is now the value; the others are superseded"
+    return f"Resolved dispute {d.id} on {d.entity}: {won}. Decided by {r.decided_by}" + (f": {r.note}" if r.note else ".")
+
+
+def summary_text(recall: Recall, cases: Sequence[OpenDispute], focus: str) -> str:
+    """The prompt that asks the model to summarize the user's memory, with its open disputes."""
+    about = f"about {focus}" if focus else "about the user"
+    lines = [f"Summarize what the shared memory holds {about}, for the user to read.",
+             "Group related facts; for each, say which agent said it. Where agents disagree (CONTESTED below), give "
+             "every competing value with who said it and do not pick one: say that it is unresolved and what "
+             "would settle it. End with the list of open disputes.",
+             "", "## Memories"]
+    lines.append(recall_text(recall))
+    if len(recall.hits) == MAX_SUMMARY_HITS:
+        lines.append(f"(the {MAX_SUMMARY_HITS} memories closest to the focus; the store may hold more)")
+    lines += ["", "## Open disputes", disputes_text(cases)]
+    return "\n".join(lines)
+
+
+MAX_SUMMARY_HITS = 100

@@ -1,0 +1,76 @@
+"""Label evidence for entity resolution: how close a new label's words are to a
+candidate entity's words and, for a registered entity, to its description.
+
+`user.residence` and `user.location` share no word, and their statements ("the user
+lives in Berlin", "my home city is Paris") may share little; but "residence" and
+"location: the city or country where the user lives" are close in meaning. The rule
+reasoner weighs this when it disambiguates a new label (with an embedder)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..embedders import Embedder
+from ..registry import RegistryEntry
+
+LABEL_FLOOR = 0.5
+"""Least similarity for a label to name the same thing as a candidate (MiniLM: true
+drift pairs 0.53-0.93, the closest wrong ones 0.45; docs/policies.md)."""
+LABEL_MARGIN = 0.05
+"""How far the best candidate must lead the next one."""
+
+
+def label_phrase(key: str) -> str:
+    """`user.home_town` -> "home town"; `user.schedule.gym` -> "schedule gym"."""
+    parts = key.split(".")
+    if parts[0] == "user" and len(parts) > 1:
+        parts = parts[1:]
+    return " ".join(parts).replace("_", " ").strip()
+
+
+def described(key: str, entry: RegistryEntry | None) -> str:
+    """A candidate's words with its registry description, when it has one."""
+    phrase = label_phrase(key)
+    return f"{phrase}: {entry.description}" if entry is not None and entry.description else phrase
+
+
+def label_texts(keys: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> list[str]:
+    """Every text `LabelMatcher` may embed for these labels and entries (precompute them
+    where the embedder cannot embed new text, as the evaluation's replays)."""
+    entries = {e.key: e for e in registry}
+    texts = [label_phrase(k) for k in keys] + [described(k, entries.get(k)) for k in keys]
+    texts += [described(e.key, e) for e in registry] + [label_phrase(e.key) for e in registry]
+    return list(dict.fromkeys(texts))
+
+
+class LabelMatcher:
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def _embed(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True))
+        return {t: self._vectors[t] for t in texts}
+
+    def rank(self, label: str, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> list[tuple[float, str]]:
+        """(similarity, candidate), best first: the better of the candidate's bare words and
+        its words with its registry description."""
+        entries = {e.key: e for e in registry}
+        mine = label_phrase(label)
+        texts = [mine] + [t for c in candidates for t in (label_phrase(c), described(c, entries.get(c)))]
+        vecs = self._embed(texts)
+        out = [(max(float(vecs[mine] @ vecs[label_phrase(c)]), float(vecs[mine] @ vecs[described(c, entries.get(c))])), c)
+               for c in candidates if label_phrase(c)]
+        return sorted(out, reverse=True)
+
+    def choose(self, label: str, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
+        ranked = self.rank(label, candidates, registry)
+        if not ranked or ranked[0][0] < LABEL_FLOOR:
+            return None
+        if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < LABEL_MARGIN:
+            return None
+        return ranked[0][1]

@@ -1,0 +1,212 @@
+"""Export and import: a store's contents out to the documented Parquet layout
+(`vault_ray.storage.archive`, docs/jobs.md) and back in, through the partition owners.
+
+- `export_store`: each owner dumps its partitions' tables under the partition lock;
+  this process writes the files, the policy and registry, and the manifest last.
+- `import_archive` first verifies the whole export (manifest, row counts, SHA-256),
+  so a truncated or tampered one changes nothing. Into an **empty** store it
+  restores every partition verbatim (ids, provenance, statuses, events, disputes,
+  receipts, policy, registry) through the owners' `restore`, which commits the
+  tables in one claim-log transaction and rebuilds the index. Into a store that
+  **holds claims** it merges by claim id: claims the store has are skipped, the
+  others are written through the normal write path (`Vault.write_batch`, with
+  their ids, provenance and stored vectors, entity resolution off), in the order
+  the source recorded them, so conflicts are detected by the target's policy.
+  Importing the same export twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from vault_ray.storage.archive import Archive, ArchiveWriter
+from vault_ray.storage.layout import partition_of
+
+from .backends.base import BulkBackend
+from .errors import ExportError, StoreMismatch, VaultError
+from .models import AddResult, Fact, WriteRequest, from_epoch
+from .policy import Policy
+from .registry import EntityRegistry
+
+MERGE_BATCH = 500
+"""Claims per `write_batch` call when merging."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    directory: str
+    manifest: str
+    partitions: int
+    """Partitions with data (each gets one file per table)."""
+    rows: dict[str, int]
+    paths: list[str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    source: str
+    mode: str
+    """"restore" (the store was empty) or "merge"."""
+    claims: int
+    """Claims restored, or written through the write path when merging."""
+    skipped: int = 0
+    """Claims the store already held (merge)."""
+    rows: dict[str, int] = field(default_factory=dict)
+    """Rows restored per table (restore)."""
+    outcomes: dict[str, int] = field(default_factory=dict)
+    """Decisions of the merged claims by outcome (active, disputed, superseded, noop)."""
+    errors: dict[str, str] = field(default_factory=dict)
+    """Claim id -> why the write path refused it (merge; the others were written)."""
+    seconds: float = 0.0
+
+
+class Transfers:
+    """`Vault.export` and `Vault.import_from` (mixed into `Vault`)."""
+
+    _backend: Any
+
+    def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
+        ...  # Vault's
+
+    def export(self, directory: str | Path) -> ExportResult:
+        """Write the store to `directory` (new or empty) in the documented Parquet layout:
+        every partition's claims (with embeddings), disputes, events and receipts, the
+        policy and registry, and a manifest with row counts and checksums (docs/jobs.md)."""
+        policy, registry = self._backend.control()
+        return export_store(as_bulk(self._backend), directory, policy, registry)
+
+    def import_from(self, directory: str | Path) -> ImportResult:
+        """Load an export. Into an empty store: restored verbatim (ids, statuses, events,
+        disputes, receipts, policy, registry). Into a store with claims: merged by claim
+        id, new claims going through the write path so conflicts are detected. The
+        export is verified first: a truncated or tampered one raises ExportError and
+        changes nothing. Importing the same export again changes nothing."""
+        return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
+
+
+def export_store(backend: BulkBackend, directory: str | Path, policy: Policy, registry: EntityRegistry) -> ExportResult:
+    started = time.perf_counter()
+    writer = ArchiveWriter(directory)
+    written = 0
+    for p in range(backend.partitions):
+        tables = backend.dump_partition(p)
+        if tables and any(t.num_rows for t in tables.values()):
+            writer.add_partition(p, tables)
+            written += 1
+    writer.add_json("policy.json", policy.to_dict())
+    writer.add_json("registry.json", registry.to_list())
+    info = backend.info()
+    manifest = writer.finish({"partitions": info.partitions, "dim": info.dim, "embedder": info.embedder})
+    root = Path(directory)
+    return ExportResult(str(root), str(root / "manifest.json"), written, manifest["rows"],
+                        [str(root / f.path) for f in writer.files] + [str(root / "manifest.json")],
+                        time.perf_counter() - started)
+
+
+def import_archive(backend: BulkBackend, directory: str | Path,
+                   write: Callable[[list[WriteRequest]], list[AddResult | VaultError]]) -> ImportResult:
+    """Restore into an empty store, else merge (see the module docstring). `write` is
+    the vault's write path for a batch of requests (rate limits off)."""
+    started = time.perf_counter()
+    archive = Archive(directory)
+    info = backend.info()
+    exported = archive.store
+    if (exported["embedder"], exported["dim"]) != (info.embedder, info.dim):
+        raise StoreMismatch(f"the export holds {exported['dim']}-dimensional {exported['embedder']!r} vectors; this "
+                            f"store uses {info.dim}-dimensional {info.embedder!r} ones. Import into a store with the "
+                            "export's embedder, then `vault-ray reindex` it", path=info.store)
+    empty = not any(n for counts in backend.row_counts().values() for n in counts.values())
+    if empty:
+        if exported["partitions"] != info.partitions:
+            raise StoreMismatch(f"the export has {exported['partitions']} partitions, this empty store "
+                                f"{info.partitions}: a restore keeps partitions as they are; create the store with "
+                                f"partitions={exported['partitions']}", path=info.store)
+        result = _restore(backend, archive)
+    else:
+        result = _merge(backend, archive, write)
+    return ImportResult(str(directory), **result, seconds=time.perf_counter() - started)
+
+
+def _restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]:
+    # both parsed (and refused if bad) before anything is set
+    policy, registry = archive.json("policy.json"), archive.json("registry.json")
+    try:
+        policy = Policy.from_dict(policy) if policy is not None else None
+        registry = EntityRegistry.from_list(registry) if registry is not None else None
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        if isinstance(exc, VaultError):
+            raise
+        raise ExportError(f"the export's policy.json or registry.json does not read ({exc!r}); nothing was imported",
+                          path=str(archive.root)) from None
+    if policy is not None:
+        backend.set_policy(policy)
+    if registry is not None:
+        backend.set_registry(registry)
+    rows: Counter[str] = Counter()
+    for p in archive.partitions:
+        rows.update(backend.restore_partition(p, archive.tables(p)))
+    return {"mode": "restore", "claims": rows["claims"], "rows": dict(rows)}
+
+
+def _merge(backend: BulkBackend, archive: Archive,
+           write: Callable[[list[WriteRequest]], list[AddResult | VaultError]]) -> dict[str, Any]:
+    claims = _claims_in_recording_order(archive)
+    written = skipped = 0
+    outcomes: Counter[str] = Counter()
+    errors: dict[str, str] = {}
+    for start in range(0, claims.num_rows, MERGE_BATCH):
+        rows = claims.slice(start, MERGE_BATCH).to_pylist()
+        by_partition: dict[int, list[str]] = {}
+        for r in rows:
+            by_partition.setdefault(partition_of(r["entity"], backend.partitions), []).append(r["id"])
+        present = backend.present_claims(by_partition)
+        todo = [r for r in rows if r["id"] not in present]
+        skipped += len(rows) - len(todo)
+        for r, result in zip(todo, write([_request(r) for r in todo]), strict=True):
+            if isinstance(result, VaultError):
+                errors[r["id"]] = str(result)
+                continue
+            written += 1
+            outcomes.update(str(d.outcome) for d in result.decisions)
+    return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors}
+
+
+def _claims_in_recording_order(archive: Archive) -> pa.Table:
+    parts = []
+    for p in archive.partitions:
+        table = archive.tables(p)["claims"]
+        parts.append(table.append_column("partition", pa.array([p] * table.num_rows, pa.int64())))
+    if not parts:
+        return pa.table({"id": pa.array([], pa.string())})
+    table = pa.concat_tables(parts)
+    order = pc.sort_indices(table, [("recorded_at", "ascending"), ("partition", "ascending"), ("rid", "ascending")])
+    return table.take(order)
+
+
+def _request(row: dict[str, Any]) -> WriteRequest:
+    fact = Fact(entity=row["entity"], text=row["text"], value=row["value"], kind=row["kind"],
+                observed_at=from_epoch(row["observed_at"]), claim_id=row["id"], confidence=row["confidence"],
+                meta=json.loads(row["meta"]) if row["meta"] else None, source=row.get("source"))
+    blob = row["embedding"]
+    # a vector of the wrong size is refused by the write path (InvalidEmbedding), per claim
+    vectors = None if blob is None else np.frombuffer(blob, dtype=np.float32).reshape(1, -1)
+    return WriteRequest(row["agent"], facts=[fact], session=row["session"], vectors=vectors, resolve=False)
+
+
+def as_bulk(backend: Any) -> BulkBackend:
+    """The backend, checked to answer the bulk jobs' calls."""
+    if not all(hasattr(backend, name) for name in ("dump_partition", "restore_partition", "present_claims")):
+        raise VaultError(f"{type(backend).__name__} does not support export and import")
+    return backend  # type: ignore[no-any-return]
+

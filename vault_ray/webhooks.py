@@ -1,0 +1,175 @@
+"""Webhooks: URLs an admin registers to be told of events, and how each delivery is
+signed (what a receiver checks with `verify`).
+
+Registrations live in the store, `STORE/webhooks.json` (rewritten atomically under a
+file lock, mode 0600: it holds the secrets, which signing needs in the clear), like
+the token file. `vault_ray.delivery.Dispatcher` delivers; its state is beside them.
+
+A delivery is one event, its JSON as the body (`VaultEvent`), with these headers:
+
+    Vault-Webhook-Id:         the registration's id
+    Vault-Event-Id:           the event's id (`<partition>-<seq>`)
+    Vault-Event-Kind:         its kind
+    Idempotency-Key:          `<webhook id>.<event id>`: the same on every retry of it
+    Vault-Delivery-Attempt:   1, 2, ...
+    Vault-Webhook-Timestamp:  unix seconds when this attempt was signed
+    Vault-Webhook-Signature:  v1=<hex HMAC-SHA256(secret, "<timestamp>." + body)>
+
+The timestamp is inside the signature, so a receiver that refuses old timestamps
+(`verify`'s `tolerance_s`) refuses replays too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .errors import InvalidInput, NotFound, StoreError
+from .events import NOW, START, EventFilter
+
+WEBHOOKS_FILE = "webhooks.json"
+SIGNATURE_HEADER = "Vault-Webhook-Signature"
+TIMESTAMP_HEADER = "Vault-Webhook-Timestamp"
+TOLERANCE_S = 300
+
+
+@dataclass(frozen=True)
+class Webhook:
+    id: str
+    url: str
+    secret: str
+    kinds: tuple[str, ...] | None = None
+    """None: every kind."""
+    needs_user_only: bool = False
+    entity: str | None = None
+    """An entity key or pattern (`user.budget.*`); None: every entity."""
+    since: str = NOW
+    """"now": events from its registration on; "start": the whole history first."""
+    created_at: float = 0.0
+
+    @property
+    def wanted(self) -> EventFilter:
+        return EventFilter.of(self.kinds, True if self.needs_user_only else None, self.entity)
+
+    def public(self) -> dict[str, object]:
+        """Everything but the secret."""
+        return {k: v for k, v in asdict(self).items() if k != "secret"}
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return f"v1={mac.hexdigest()}"
+
+
+def verify(secret: str, body: bytes, headers: Mapping[str, str], *, tolerance_s: float = TOLERANCE_S,
+           now: float | None = None) -> bool:
+    """Is this delivery from the store that knows `secret`, signed within `tolerance_s`?
+    `headers` as received (any mapping; names are matched without regard to case)."""
+    found = {k.lower(): v for k, v in headers.items()}
+    timestamp = found.get(TIMESTAMP_HEADER.lower(), "")
+    given = found.get(SIGNATURE_HEADER.lower(), "")
+    if not timestamp.isdigit() or abs((now if now is not None else time.time()) - int(timestamp)) > tolerance_s:
+        return False
+    return hmac.compare_digest(signature(secret, timestamp, body), given)
+
+
+def check_url(url: object) -> str:
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 2000:  # type: ignore[arg-type]
+        raise InvalidInput(f"a webhook URL is an http:// or https:// URL with a host, got {url!r}")
+    return url  # type: ignore[return-value]
+
+
+class WebhookStore:
+    """The registrations of one store, in one JSON file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._seen: tuple[int, int, int] | None = None
+        self._hooks: dict[str, Webhook] = {}
+
+    @classmethod
+    def for_store(cls, store: str | Path) -> WebhookStore:
+        return cls(Path(store) / WEBHOOKS_FILE)
+
+    def add(self, url: str, *, secret: str | None = None, kinds: list[str] | tuple[str, ...] | None = None,
+            needs_user_only: bool = False, entity: str | None = None, since: str = NOW) -> Webhook:
+        """Register `url`; the secret is generated unless given (at least 16 characters)."""
+        check_url(url)
+        if secret is not None and (not isinstance(secret, str) or len(secret) < 16):
+            raise InvalidInput("a webhook secret has at least 16 characters")
+        if since not in (NOW, START):
+            raise InvalidInput(f"since is '{NOW}' or '{START}', got {since!r}")
+        EventFilter.of(kinds, None, entity)  # the same checks the event stream makes
+        with self._editing() as hooks:
+            hook = Webhook(f"wh_{secrets.token_hex(6)}", url, secret or f"whsec_{secrets.token_urlsafe(32)}",
+                           tuple(kinds) if kinds else None, needs_user_only, entity, since, time.time())
+            hooks[hook.id] = hook
+        return hook
+
+    def remove(self, hook_id: str) -> Webhook:
+        with self._editing() as hooks:
+            if hook_id not in hooks:
+                raise NotFound(f"no webhook {hook_id!r} in {self.path}")
+            return hooks.pop(hook_id)
+
+    def list(self) -> list[Webhook]:
+        """The registrations, reread when the file changed."""
+        try:
+            st = os.stat(self.path)
+            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            seen = None
+        with self._lock:
+            if seen != self._seen:
+                self._hooks = self._read() if seen is not None else {}
+                self._seen = seen
+            return sorted(self._hooks.values(), key=lambda h: (h.created_at, h.id))
+
+    def _read(self) -> dict[str, Webhook]:
+        try:
+            data = json.loads(self.path.read_text())
+            return {h["id"]: Webhook(**{**h, "kinds": tuple(h["kinds"]) if h.get("kinds") else None})
+                    for h in data.get("webhooks", [])}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"cannot read the webhook file {self.path}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _editing(self) -> Iterator[dict[str, Webhook]]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            hooks = self._read()
+            yield hooks
+            write_private(self.path, {"version": 1, "webhooks": [asdict(h) for h in hooks.values()]})
+
+
+def write_private(path: Path, data: object) -> None:
+    """Replace `path` with `data` as JSON, atomically, readable by its owner only."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
