@@ -1,21 +1,30 @@
 """Two terminals, one store: `vault-ray up` starts a Ray head and the actors, two
 `vault-ray chat` processes (agent-a, then agent-b) reproduce the seed's authority
-dispute, `rebalance` works on it, `vault-ray down` stops the actors and
-the head, and embedded mode can open the store afterwards."""
+dispute, `rebalance` works on it, `vault-ray mcp --address` and `vault-ray serve
+--address` attach to the running cluster (an MCP agent and an HTTP client see the
+dispute; Ctrl-C stops the service and leaves the cluster up), `vault-ray down` stops
+the actors and the head, and embedded mode can open the store afterwards."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+from mcp import Client
+from mcp_clients import call, stdio
 
 from vault_ray import HashingEmbedder, Vault
 from vault_ray.cli.cluster import _is_ray_start
+from vault_ray.client import VaultClient
 
 VAULT_RAY = str(Path(sys.executable).with_name("vault-ray"))
 POLICY = {"strategies": {"user.timezone": "authority"},
@@ -57,6 +66,8 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         moved = run("rebalance", "--shards", "3", "--address", address, *cluster)
         assert moved.returncode == 0, moved.stdout + moved.stderr
         assert "epoch 2" in moved.stdout and "vault-shard-2" in moved.stdout
+        _mcp_attaches(join)
+        _serve_attaches(store, join)
     finally:
         down = run("down", "--address", address, *cluster)
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -71,3 +82,49 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert sorted(c.claim.value for c in vault.get("user.timezone").candidates) == ["EST", "PST"]
     again = run("down", "--address", address, *cluster, timeout=60)
     assert again.returncode == 4 and "nothing answers" in again.stdout  # a one-line cluster error, at once
+
+
+def _mcp_attaches(join: list[str]) -> None:
+    """An MCP agent process on the running cluster sees the dispute and writes as itself."""
+    async def scenario() -> tuple[str, str]:
+        async with Client(stdio("--agent", "agent-c", *join)) as agent:
+            return (await call(agent, "recall", query="what timezone is the user in?"),
+                    await call(agent, "remember", text="I'm vegetarian"))
+
+    recalled, wrote = asyncio.run(scenario())
+    assert "CONTESTED: 2 agents disagree on user.timezone" in recalled
+    assert "PST (agent-a" in recalled and "EST (agent-b" in recalled
+    assert wrote.startswith("Wrote 1 fact as agent-c") and "user.diet" in wrote
+
+
+def _serve_attaches(store: Path, join: list[str]) -> None:
+    """`serve --address` serves the cluster's store over HTTP until Ctrl-C, then leaves
+    the cluster's actors running."""
+    token = run("token", "add", "dashboard", "--store", str(store))
+    assert token.returncode == 0, token.stderr
+    port = free_port()
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.Popen([VAULT_RAY, "serve", *join, "--port", str(port), "--replica-cpus", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if "Ctrl-C stops it" in line:
+                break
+        out = "".join(lines)
+        assert "vault-ray serves" in out, out
+        url = next(w for line in lines if "vault-ray serves" in line for w in line.split() if w.startswith("http://"))
+        with VaultClient(url, token.stdout.strip()) as client:
+            view = client.get("user.timezone")
+            assert view.contested and sorted(c.claim.value for c in view.candidates) == ["EST", "PST"]
+            assert client.get("user.diet").values == ("vegetarian",)  # the MCP agent's write
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "stopped" in rest, "".join(lines) + rest
+    still = run("chat", "--agent", "agent-a", *join, stdin="/get user.timezone\n")  # the cluster stays up
+    assert still.returncode == 0 and "CONTESTED" in still.stdout, still.stdout + still.stderr
