@@ -58,8 +58,7 @@ class Vault(Transfers):
     def open(
         cls, path: str | Path, *, partitions: int | None = None, embedder: Embedder | None = None,
         reasoner: Reasoner | None = None, policy: Policy | None = None, registry: EntityRegistry | None = None,
-        index: str | None = None,
-    ) -> Vault:
+        index: str | None = None) -> Vault:
         """Open (or create) an embedded store at `path`; `partitions` is fixed at creation
         (16 by default); `index`: "flat" (exact, default) or "hnsw" (approximate), kept in
         the store's settings (another one switches it). StoreLocked if a process holds it."""
@@ -249,10 +248,9 @@ class Vault(Transfers):
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy
-        if at is None:  # filters go to the backend: a selective one is answered exactly
-            raw = self._backend.search(vector, k * 4, agent=agent, entity=entity)[0]
-        else:
-            raw = self._backend.search_as_of(vector, k * 4 if agent is None and entity is None else k * 50, at)[0]
+        fetch = k * 4 if at is None or (agent is None and entity is None) else k * 50  # filters: exact when selective
+        raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
+               else self._backend.search_as_of(vector, fetch, at))[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
         return self._hits(raw, k, policy, at)
 
