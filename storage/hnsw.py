@@ -5,7 +5,8 @@
   of 10k facts paid seconds for it. New vectors go to an exact buffer (`FlatIndex`)
   that every search scans beside the graph; `maintain()` (the host's background
   thread) moves them into the graph 16 at a time, so a search waits at most for one
-  such step. A saved index keeps its buffer as it is.
+  such step. Before the graph is saved (the host closing) the buffer is moved in whole,
+  so a reopened graph serves at full speed at once; a buffer left by a crash is kept.
 - **Removals are tombstones**: a bitmap of live graph positions that searches are
   filtered by. Once they pass `COMPACT_FRACTION` of the rows, `maintain()` rebuilds the
   graph from the live vectors without holding the lock, then replays the removals and
@@ -256,8 +257,18 @@ class HnswIndex:
         return True
 
     # -- saving -------------------------------------------------------------------------------
+    SETTLE_STEP = 4096
+    """Buffered vectors moved into the graph per step when it is saved (nobody waits then)."""
+
+    def settle(self) -> None:
+        """Move every buffered vector into the graph (before it is saved: a graph reopened
+        with a large buffer would scan that buffer exactly on every search until drained)."""
+        while self._fresh:
+            self._drain(self.SETTLE_STEP)
+
     def export(self) -> dict[str, np.ndarray]:
-        """The graph, the id at each position, and the buffered vectors with their tags."""
+        """The graph, the id at each position, and the buffered vectors with their tags
+        (none left once `settle` ran: the host settles the index before saving it)."""
         with self._lock:
             fresh = self._fresh.export()
             return {"faiss": faiss.serialize_index(self._index), "ids": self._slots.id_at[: self._index.ntotal].copy(),

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from vault_ray.storage import INDEX_KINDS, HnswIndex, restore_index
 
+from vault_ray.engine.vectors import HostIndex
+
 
 @pytest.fixture(params=sorted(INDEX_KINDS))
 def make_index(request):
@@ -112,6 +114,23 @@ def test_hnsw_buffers_new_vectors_and_moves_them_into_the_graph_in_the_backgroun
     np.testing.assert_array_equal(after[0][1], before[0][1])
     np.testing.assert_array_equal(after[1][1], before[1][1])
     assert set(after[1][1].ravel()) == {5, 7}
+
+
+def test_a_saved_hnsw_graph_holds_every_vector_in_the_graph_not_in_the_buffer(tmp_path):
+    """A host saves its graph settled: reopened, it searches the graph alone at once."""
+    vecs = unit_rows(300, 16)
+    host = HostIndex(HnswIndex(16), 2, tmp_path / "host.hnsw")
+    host.view(0).add(list(range(150)), vecs[:150])
+    host.view(1).add(list(range(150)), vecs[150:])
+    assert host.index.buffered() == 300  # nothing drained yet: no background thread here
+    before = host.search(vecs[:20], 3)
+    host.save({0: "a", 1: "b"})
+    again = HostIndex(HnswIndex(16), 2, tmp_path / "host.hnsw")
+    assert again.restore({0: "a", 1: "b"}) == {0, 1}
+    assert again.index.buffered() == 0 and len(again.index) == 300
+    after = again.search(vecs[:20], 3)
+    assert [[(p, r) for _, p, r in q] for q in after] == [[(p, r) for _, p, r in q] for q in before]
+    assert np.allclose([[s for s, _, _ in q] for q in after], [[s for s, _, _ in q] for q in before], atol=1e-5)
 
 
 def test_hnsw_compacts_its_tombstones_without_changing_answers():

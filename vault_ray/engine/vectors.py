@@ -103,6 +103,9 @@ class HostIndex:
             self.graph_path.unlink(missing_ok=True)
             return
         with self.lock:
+            settle = getattr(self.index, "settle", None)
+            if settle is not None:
+                settle()
             arrays = {f"graph.{k}": v for k, v in self.index.export().items()}
         header = {"format": GRAPH_FORMAT, "dim": self.dim, "partitions_total": self.partitions,
                   "partitions": {str(p): s for p, s in stamps.items()}}
