@@ -10,7 +10,9 @@ nothing about time: the "met" column compares with the issue's targets.
 
 Method: stores of 1k and 100k claims (10k with --quick) on 16 partitions are filled
 with 10k-fact bulk calls of generated sentences (hashing vectors, precomputed), then
-copied and converted to the HNSW index. Each measurement runs on its own copy:
+copied and converted to the HNSW index. Each measurement runs on its own copy, opened
+and closed once first (a copied store rebuilds its snapshots and HNSW graph on its first
+open; the measurements are of a store in service):
 single `add_facts` calls (new entities on new topics, precomputed hashing vectors:
 resolution searches but never aligns), one bulk call of 10k facts, single text writes and searches through
 the local model (all-MiniLM-L6-v2), reopen and RSS in a fresh process, text ingest
@@ -85,7 +87,7 @@ def measure_writes(s: Settings, stores: dict[tuple[str, int], Path], work: Path,
     rng = np.random.default_rng(7)
     out: dict[str, Any] = {}
     for (kind, level), src in stores.items():
-        with Vault.open(t.copy(src, work / "w"), embedder=t.ModelName(name)) as vault:
+        with Vault.open(t.settled_copy(src, work / "w", name), embedder=t.ModelName(name)) as vault:
             for resolve in (False, True):
                 out[f"single {kind} {level} {resolve}"] = t.single_writes(vault, s.single, resolve, rng,
                                                                            f"s{kind}{level}{int(resolve)}")
@@ -101,7 +103,7 @@ def measure_model_rows(s: Settings, stores: dict[tuple[str, int], Path], work: P
     queries = t.sentences(s.queries, seed=23)
     top = s.levels[1]
     for kind in ("flat", "hnsw"):
-        with Vault.open(t.copy(stores[(kind, top)], work / "m"), embedder=local) as vault:
+        with Vault.open(t.settled_copy(stores[(kind, top)], work / "m", local.name), embedder=local) as vault:
             out[f"text {kind}"] = t.text_writes(vault, local.model, s.text_single, f"t{kind}")
             out[f"search {kind}"] = t.searches(vault, local.model, queries)
             with t.Burners(2):

@@ -82,3 +82,50 @@ def test_without_an_embedder_labels_fall_back_to_shared_words(tmp_path):
         vault.agent("a").add_facts(Fact("user.location", "My home city is Paris", "Paris"))
         (moved,) = vault.agent("b").add_facts(Fact("user.residence", "The user lives in Berlin", "Berlin")).decisions
         assert moved.entity == "user.location"  # the statement reads as a location, with the fact's value
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting its calls and the texts it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+def test_a_text_write_with_a_new_label_embeds_the_label_in_the_same_call(tmp_path):
+    emb = CountingEmbedder()
+    with Vault.open(tmp_path / "s", embedder=emb, policy=Policy(default_strategy="recency")) as vault:
+        vault.agent("a").add_facts(Fact("user.diet", "The user's diet is keto", "keto"))
+        vault.agent("a").add_facts(Fact("user.hobby_main", "The user paints landscapes", "painting"))
+        emb.calls.clear()
+        (d,) = vault.agent("b").add_facts(Fact("user.food_style", "The user eats paleo food", "paleo")).decisions
+        texts = [t for call in emb.calls for t in call]
+        assert emb.calls and "The user eats paleo food" in emb.calls[0] and "food style" in emb.calls[0]
+        assert texts.count("food style") == 1  # embedded once, beside the fact's text
+        # the candidates' phrases were kept from the earlier writes' resolution: no call per candidate
+        assert "hobby main" not in texts and "diet" not in texts
+        assert d.entity in ("user.food_style", "user.diet")
+
+
+def test_precomputed_vectors_with_new_labels_embed_the_label_evidence_in_one_call(tmp_path):
+    emb = CountingEmbedder()
+    with Vault.open(tmp_path / "s", embedder=emb) as vault:
+        vault.agent("a").add_facts(Fact("user.diet", "The user's diet is keto", "keto"))
+        facts = [Fact(f"user.topic_{i}", f"The user collects item kind {i}", f"v{i}") for i in range(20)]
+        vectors = HashingEmbedder().embed([f.text for f in facts])
+        emb.calls.clear()
+        vault.agent("b").add_facts(facts, vectors=vectors)
+        label_calls = [c for c in emb.calls if any(t.startswith("topic ") for t in c)]
+        assert len(label_calls) == 1 and sum(t.startswith("topic ") for t in label_calls[0]) == 20
+
+
+def test_the_label_vectors_kept_are_bounded():
+    matcher = LabelMatcher(HashingEmbedder())
+    matcher.MAX_CACHED = 50
+    matcher.warm([f"label {i}" for i in range(120)])
+    assert len(matcher._vectors) == 50 and matcher.missing(["label 119", "label 0"]) == ["label 0"]
+    assert matcher.rank("label 119", ["user.label_119"])[0][0] > 0.99  # still answers after dropping old ones

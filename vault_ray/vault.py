@@ -12,7 +12,7 @@ from typing import Any, overload
 import numpy as np
 
 from .backends import Backend, EmbeddedBackend, StoreInfo
-from .embedders import Embedder, LocalEmbedder, check_vectors
+from .embedders import Embedder, LocalEmbedder
 from .engine import front
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
@@ -133,9 +133,9 @@ class Vault(Transfers):
 
     def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
         """Several agents' writes decided together, as if one by one in this order: one
-        embedding call and one commit per partition for the batch. Each request gets its
-        own result, or its own error (one bad request never fails its neighbours).
-        `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
+        embedding call and one commit per partition for the batch. Each request gets its own
+        result or error (one bad request never fails its neighbours). `rate_limit=False`:
+        no agent's budget is spent (bulk jobs replaying claims)."""
         requests = list(requests)
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
@@ -149,7 +149,8 @@ class Vault(Transfers):
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
         texts = [f.text for facts, vectors, *_ in pending.values() if vectors is None for f in facts]
-        embedded = iter(check_vectors(self.embedder.embed(texts), len(texts), self.embedder.dim)) if texts else iter(())
+        labels = [f.entity for i, (fs, vs, *_) in pending.items() if vs is None and requests[i].resolve for f in fs]
+        embedded = iter(front.embed_texts(self.embedder, self.reasoner, texts, labels, registry) if texts else ())
         calls, plans = [], []
         for i, (facts, vectors, *_) in pending.items():
             vecs = vectors if vectors is not None else np.stack([next(embedded) for _ in facts])
@@ -236,7 +237,6 @@ class Vault(Transfers):
                as_of: datetime | float | None = None) -> list[Hit]:
         """Semantic search over active claims, scored cosine x recency decay. Hits on an
         entity with an open dispute are `contested` and carry the competing claims.
-
         `as_of` (a datetime or epoch seconds) searches the claims active at that moment,
         replayed from the event log, with decay and dispute flags as they stood then."""
         if not isinstance(query, str) or not query.strip():

@@ -19,7 +19,7 @@ from ..errors import InvalidFact
 from ..models import ENTITY_RE, Fact, as_utc, check_fact, new_id
 from ..policy import Policy
 from ..reasoners.base import Reasoner
-from ..registry import NOTES_ENTITY, EntityRegistry
+from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .txn import WriteItem
 
 
@@ -57,6 +57,20 @@ def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | Non
     return check_vectors(embedder.embed([f.text for f in facts]), len(facts), embedder.dim)
 
 
+def embed_texts(embedder: Embedder, reasoner: Reasoner, texts: Sequence[str], labels: Iterable[str],
+                registry: EntityRegistry) -> np.ndarray:
+    """The texts' vectors. The same model call embeds the phrases of the unregistered
+    `labels` that a disambiguation would compare and the reasoner has none of yet (kept
+    by the reasoner): a write with a new label costs one call, not two."""
+    label_texts = getattr(reasoner, "label_texts", None)
+    new = {label for label in map(registry.canonical, labels) if label not in registry}
+    phrases = label_texts(new) if label_texts is not None and new else []
+    vectors = check_vectors(embedder.embed([*texts, *phrases]), len(texts) + len(phrases), embedder.dim)
+    if phrases:
+        reasoner.remember_labels(phrases, vectors[len(texts):])  # type: ignore[attr-defined]
+    return vectors[: len(texts)]
+
+
 def resolve_entities(
     facts: Sequence[Fact], vectors: np.ndarray, *, backend: Neighbours, reasoner: Reasoner, policy: Policy,
     registry: EntityRegistry, embedder: Embedder,
@@ -78,12 +92,35 @@ def resolve_entities(
             pending.append(i)
     if pending:
         neighbours = backend.nearest_entities(vectors[pending], NEIGHBOURS)
-        for i, hits in zip(pending, neighbours, strict=True):
-            out[i] = _align_one(facts[i], labels[i], hits, vectors[i], reasoner, policy, registry, embedder)
+        cases = {i: _align_one(facts[i], labels[i], hits, vectors[i], policy, registry, embedder)
+                 for i, hits in zip(pending, neighbours, strict=True)}
+        asks = {i: c for i, c in cases.items() if isinstance(c, _Ask)}
+        prepare = getattr(reasoner, "prepare", None)  # optional: one embedding call for the batch
+        if asks and prepare is not None:
+            prepare([(replace(facts[i], entity=c.label), c.candidates, c.entries) for i, c in asks.items()])
+        for i, case in cases.items():
+            out[i] = case.ask(facts[i], reasoner) if isinstance(case, _Ask) else case
     return [a for a in out if a is not None]
 
 
-def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) -> Alignment:  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class _Ask:
+    """A new label the reasoner chooses for among `candidates`."""
+
+    label: str
+    drift: str | None
+    best_score: float | None
+    candidates: list[str]
+    entries: list[RegistryEntry]
+
+    def ask(self, fact: Fact, reasoner: Reasoner) -> Alignment:
+        chosen = reasoner.disambiguate(replace(fact, entity=self.label), self.candidates, self.entries)
+        if offered(chosen, self.candidates):
+            return Alignment(chosen, fact.entity, self.best_score, asked=True)
+        return Alignment(self.label, self.drift, self.best_score, asked=True)
+
+
+def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignment | _Ask:  # type: ignore[no-untyped-def]
     """Bands on the nearest incumbent: >= align_threshold take its entity; otherwise
     ask the reasoner to choose among the entities in the ask band, the other entities
     of the nearest claims, and the registry keys relevant to the fact; else keep.
@@ -109,10 +146,7 @@ def _align_one(fact, label, hits, vector, reasoner, policy, registry, embedder) 
     if not candidates:
         return Alignment(label, drift, best_score)
     entries = list({e.key: e for e in [*relevant, *filter(None, map(registry.lookup, candidates))]}.values())
-    chosen = reasoner.disambiguate(replace(fact, entity=label), candidates, entries)
-    if offered(chosen, candidates):
-        return Alignment(chosen, fact.entity, best_score, asked=True)
-    return Alignment(label, drift, best_score, asked=True)
+    return _Ask(label, drift, best_score, candidates, entries)
 
 
 def _ancestor(key: str, label: str) -> bool:

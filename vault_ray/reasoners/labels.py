@@ -8,7 +8,8 @@ reasoner weighs this when it disambiguates a new label (with an embedder)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -46,15 +47,39 @@ def label_texts(keys: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> 
 
 
 class LabelMatcher:
+    MAX_CACHED = 65_536
+    """Label and description vectors kept (least recently used dropped first)."""
+
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def missing(self, texts: Iterable[str]) -> list[str]:
+        """The texts (distinct, in order) with no vector kept yet."""
+        return [t for t in dict.fromkeys(texts) if t not in self._vectors]
+
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Keep vectors embedded elsewhere (the vault embeds new label phrases together
+        with the facts' texts: one model call, not two)."""
+        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32), strict=True):
+            self._vectors[text] = vector
+            self._vectors.move_to_end(text)
+        while len(self._vectors) > self.MAX_CACHED:
+            self._vectors.popitem(last=False)
+
+    def warm(self, texts: Iterable[str]) -> None:
+        """Embed, in one call, every text not kept yet."""
+        missing = self.missing(texts)
+        if missing:
+            self.remember(missing, self.embedder.embed(missing))
 
     def _embed(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True))
-        return {t: self._vectors[t] for t in texts}
+        missing = self.missing(texts)
+        fresh = dict(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True)) if missing else {}
+        out = {t: fresh[t] if t in fresh else self._vectors[t] for t in texts}
+        if fresh:
+            self.remember(list(fresh), np.asarray(list(fresh.values())))
+        return out
 
     def rank(self, label: str, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> list[tuple[float, str]]:
         """(similarity, candidate), best first: the better of the candidate's bare words and

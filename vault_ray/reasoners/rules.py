@@ -5,7 +5,9 @@ contradiction by comparing canonical values (`vault_ray.values`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op
@@ -14,7 +16,7 @@ from ..values import canonical, split_stance
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
 from .extraction import extract_turn, read_clause
-from .labels import LabelMatcher
+from .labels import LabelMatcher, described, label_phrase
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -120,6 +122,30 @@ class RuleReasoner:
         new = normalized_value(incoming)
         return [c.id for c in others if contradicts(new, normalized_value(c), cardinality)]
 
+    # -- entity resolution ------------------------------------------------------------------
+    def label_texts(self, labels: Iterable[str]) -> list[str]:
+        """The phrases of these labels a disambiguation would embed and has no vector of
+        (none without an embedder): the vault embeds them with the facts' texts."""
+        return self.labels.missing(label_phrase(label) for label in labels) if self.labels is not None else []
+
+    def remember_labels(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        if self.labels is not None:
+            self.labels.remember(texts, vectors)
+
+    def prepare(self, cases: Sequence[tuple[Fact, Sequence[str], Sequence[RegistryEntry]]]) -> None:
+        """Before a batch of `disambiguate` calls: embed every label and candidate text the
+        label evidence will compare, in one call (cases the statement settles need none)."""
+        if self.labels is None:
+            return
+        texts = []
+        for fact, candidates, registry in cases:
+            if _read_statement(fact, candidates) is None:
+                entries = {e.key: e for e in registry}
+                texts.append(label_phrase(fact.entity))
+                texts += [t for c in candidates if not c.endswith(".*")
+                          for t in (label_phrase(c), described(c, entries.get(c)))]
+        self.labels.warm(texts)
+
     def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
         """Which candidate entity a new label's fact is about, or None to keep its label.
 
@@ -128,9 +154,9 @@ class RuleReasoner:
         2. With an embedder, what the label means: its words next to each candidate's
            words and registry description (labels.py), when one clearly leads.
         3. Without one, shared words of the text and the candidates (two at least)."""
-        for draft in read_clause(first_person(fact.text)):
-            if _offered(draft.entity, candidates) and (not fact.value or _same_value(draft.entity, draft.value, fact.value)):
-                return draft.entity
+        read = _read_statement(fact, candidates)
+        if read is not None:
+            return read
         concrete = [c for c in candidates if not c.endswith(".*")]
         if self.labels is not None:
             return self.labels.choose(fact.entity, concrete, registry)
@@ -161,3 +187,12 @@ class RuleReasoner:
 
     def close(self) -> None:
         pass
+
+
+def _read_statement(fact: Fact, candidates: Sequence[str]) -> str | None:
+    """The candidate the fact's statement, read again in the first person, is about
+    (with the fact's own value), if any."""
+    for draft in read_clause(first_person(fact.text)):
+        if _offered(draft.entity, candidates) and (not fact.value or _same_value(draft.entity, draft.value, fact.value)):
+            return draft.entity
+    return None
