@@ -264,7 +264,7 @@ def main() -> None:
 
     started, load_start = time.time(), os.getloadavg()[0]
     root = Path(tempfile.mkdtemp(prefix="vrbench"))
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
              _temp_dir=str(root / "ray"))
     try:
         opener = Opener(root)

@@ -129,7 +129,7 @@ def serve_everything(args: argparse.Namespace, store: Path) -> tuple[str, str, l
     from vault_ray import HashingEmbedder
     from vault_ray.tokens import TokenStore
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, namespace="bench")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, namespace="bench")
     embedder = "hashing" if args.embedder == "hashing" else "local"
     connect("auto", namespace="bench", store=store, shards=args.shards, partitions=16,
             embedder=HashingEmbedder() if args.embedder == "hashing" else None).close()

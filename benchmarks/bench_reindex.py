@@ -73,7 +73,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store"
         build(store, sentences)
-        ray.init(num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False, logging_level="ERROR",
+        ray.init(address="local", num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False, logging_level="ERROR",
                  log_to_driver=False)
         ray.data.DataContext.get_current().enable_progress_bars = False
         marks: list[tuple[float, int]] = []

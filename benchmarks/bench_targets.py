@@ -159,7 +159,7 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
     import ray
     from vault_ray.actors import connect, shutdown
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
              _temp_dir=str(work / "ray"))
     try:
         address = ray.get_runtime_context().gcs_address

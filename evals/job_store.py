@@ -78,5 +78,5 @@ def ensure_ray(address: str | None, *, store: str | Path | None = None, namespac
 
         join_ray(address or "auto", namespace)
         return
-    options = {"address": address} if address else {}
+    options = {"address": address} if address else {"address": "local"}
     ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **options)

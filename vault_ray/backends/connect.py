@@ -28,7 +28,7 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
     options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
     try:
         if address in (None, "local"):
-            ray.init(include_dashboard=False, **options)
+            ray.init(address="local", include_dashboard=False, **options)
         else:
             _check_reachable(address)
             if _is_loopback(address):

@@ -155,7 +155,7 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
 
     started_here = not ray.is_initialized()
     if started_here:
-        kwargs = {"address": address} if address else {"num_cpus": num_cpus}
+        kwargs = {"address": address} if address else {"address": "local", "num_cpus": num_cpus}
         ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
     try:
         ctx = ray.data.DataContext.get_current()

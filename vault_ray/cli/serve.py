@@ -68,7 +68,7 @@ def serve(
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
     own_ray = address is None
     if own_ray:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
                  log_to_driver=False)
     else:
         ensure_ray(address, namespace)
