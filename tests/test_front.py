@@ -107,6 +107,17 @@ def test_a_label_under_a_known_entity_is_a_part_of_it_and_stays(backend):
     assert other.entity == "user.budget"  # not an ancestor: the same words still align
 
 
+def test_a_nearest_entity_with_an_unrelated_statement_is_no_candidate(backend):
+    write(backend, Fact("user.diet", "the user eats no meat at all and no fish", "vegetarian"))
+    seen = []
+    reasoner = ScriptedReasoner(disambiguate=lambda fact, candidates, registry: seen.append(list(candidates)))
+    (far,) = resolve(backend, [Fact("user.car_colour", "red paint on a small hatchback", "red")], reasoner)
+    (near,) = resolve(backend, [Fact("user.food_rule", "the user eats no meat at all", "vegetarian")], reasoner,
+                      policy=Policy(align_threshold=0.99, ask_threshold=0.95))
+    assert far.entity == "user.car_colour" and not far.asked  # nothing near: no question asked
+    assert near.asked and seen == [["user.diet"]]  # below the ask band, above the floor: still a candidate
+
+
 def test_build_items_groups_by_partition_keeping_positions():
     facts = [Fact(f"user.k{i}", f"text {i}", f"v{i}") for i in range(12)]
     al = [front.Alignment(f.entity, None) for f in facts]

@@ -32,6 +32,10 @@ class Neighbours(Protocol):
         ...
 
 NEIGHBOURS = 5
+NEARBY_FLOOR = 0.3
+"""Least statement similarity for a nearest entity below the ask band to be a candidate
+(drifted statements of one entity measure 0.39 and up with the local model; unrelated
+ones near 0)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,7 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1], fact.entity, best_score)
     band = [e for s, e in others if s >= policy.ask_threshold]
-    nearby = [e for _, e in others]
+    nearby = [e for s, e in others if s >= NEARBY_FLOOR]
     relevant = registry.relevant(vector, embedder.embed)
     # a pattern (user.schedule.*) offers its subtree
     keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label)]
