@@ -28,7 +28,7 @@ from typing import Any
 import faiss
 import numpy as np
 
-from .vector_index import FlatIndex, _grown, _ids, _last_of_each, _Slots, _threads_for, _unit_rows
+from .vector_index import FlatIndex, _grown, _ids, _incoming, _Slots, _threads_for
 
 
 class HnswIndex:
@@ -99,9 +99,7 @@ class HnswIndex:
     def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
         if len(rids) == 0:
             return
-        ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), self.dim)
-        keep = _last_of_each(ids)
-        ids, vecs = ids[keep], vecs[keep]
+        ids, vecs = _incoming(rids, vectors, self.dim)
         with self._lock:
             tagged = ids[self._slots.tagged_ids(ids)]
             self._graph_remove(ids)

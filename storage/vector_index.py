@@ -91,6 +91,13 @@ def _ids(rids: np.ndarray | list[int]) -> np.ndarray:
     return ids
 
 
+def _incoming(rids: np.ndarray | list[int], vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ids and unit vectors of an add, an id given twice keeping its last vector."""
+    ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), dim)
+    keep = _last_of_each(ids)
+    return ids[keep], vecs[keep]
+
+
 def _last_of_each(ids: np.ndarray) -> np.ndarray:
     """Positions of the last occurrence of each distinct id (a repeated id: its last vector wins)."""
     _, first_from_end = np.unique(ids[::-1], return_index=True)
@@ -194,9 +201,7 @@ class FlatIndex:
     def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
         if len(rids) == 0:
             return
-        ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), self.dim)
-        keep = _last_of_each(ids)
-        ids, vecs = ids[keep], vecs[keep]
+        ids, vecs = _incoming(rids, vectors, self.dim)
         rows = self._slots.rows(ids)
         new = np.flatnonzero(rows < 0)
         reuse = min(len(new), len(self._free))

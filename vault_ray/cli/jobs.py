@@ -10,6 +10,7 @@ they were not asked for. `vault_ray.evals` (and Ray) are imported inside the com
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,11 +94,7 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
         outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "none"
         console.print(f"merged {result.claims:,} new claim(s) ({outcomes}); {result.skipped:,} already present; "
                       f"{result.seconds:.1f} s")
-    if result.errors:
-        first = next(iter(result.errors.items()))
-        console.print(f"[yellow]{len(result.errors):,} claim(s) refused by the write path[/yellow], e.g. {first[0]}: "
-                      f"{first[1]}", highlight=False)
-        raise typer.Exit(1)
+    _exit_on_errors(result.errors, "refused by the write path")
 
 
 def _create_like(store: str, directory: Path) -> None:
@@ -190,8 +187,12 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str) -
     console.print(f"plan {result.plan_id}: {result.merges} merge(s), {result.aliases} alias(es) added, "
                   f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired; "
                   f"{result.seconds:.1f} s")
-    if result.errors:
-        first = next(iter(result.errors.items()))
-        console.print(f"[yellow]{len(result.errors):,} claim(s) stay on their label[/yellow], e.g. {first[0]}: "
-                      f"{first[1]}", highlight=False)
+    _exit_on_errors(result.errors, "stay on their label")
+
+
+def _exit_on_errors(errors: Mapping[str, str], what: str) -> None:
+    """Exit 1 naming how many claims `what` and the first one's reason (the rest were done)."""
+    if errors:
+        claim, why = next(iter(errors.items()))
+        console.print(f"[yellow]{len(errors):,} claim(s) {what}[/yellow], e.g. {claim}: {why}", highlight=False)
         raise typer.Exit(1)
