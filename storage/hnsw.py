@@ -45,6 +45,10 @@ class HnswIndex:
     """Buffered vectors moved into the graph per hold of the lock."""
     DRAIN_BUDGET_S = 0.25
     """Time one `maintain()` spends moving buffered vectors into the graph."""
+    BUSY_DRAIN_S = 0.01
+    """The same while writes are under way (graph inserts hold the GIL: a full budget
+    would halve a bulk write's rate), unless the buffer passed `BUSY_BUFFER_CAP`."""
+    BUSY_BUFFER_CAP = 8192
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -193,13 +197,17 @@ class HnswIndex:
             return set(self._slots.live_ids().tolist()) | self._fresh.ids()
 
     # -- background work --------------------------------------------------------------------
-    def maintain(self) -> bool:
-        """Move buffered vectors into the graph (for DRAIN_BUDGET_S at most), then compact
-        if the tombstones are due. True if it did any work (call again soon)."""
-        deadline = time.monotonic() + self.DRAIN_BUDGET_S
+    def maintain(self, busy: bool = False) -> bool:
+        """Move buffered vectors into the graph (for DRAIN_BUDGET_S at most; BUSY_DRAIN_S
+        while writes are under way and the buffer is small), then compact if the
+        tombstones are due (not while busy). True if it did any work (call again soon)."""
+        light = busy and len(self._fresh) <= self.BUSY_BUFFER_CAP
+        deadline = time.monotonic() + (self.BUSY_DRAIN_S if light else self.DRAIN_BUDGET_S)
         moved = False
         while self._fresh and time.monotonic() < deadline:
             moved |= self._drain(self.DRAIN_STEP)
+        if light:
+            return False  # the next round comes after the host's pause
         return moved or self._compact()
 
     def _drain(self, limit: int) -> bool:

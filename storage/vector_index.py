@@ -73,8 +73,10 @@ class VectorIndex(Protocol):
     def tagged_count(self) -> int: ...
     def ids(self) -> set[int]: ...
     def reset(self) -> None: ...
-    def maintain(self) -> bool:
-        """Housekeeping that may take long (HNSW: compact tombstones); True if it did any."""
+    def maintain(self, busy: bool = False) -> bool:
+        """Housekeeping that may take long (HNSW: drain its insert buffer, compact
+        tombstones); True if there is more to do at once. `busy`: writes are under way,
+        so do only a little (the work holds the GIL and the index)."""
         ...
     def export(self) -> dict[str, np.ndarray]: ...
     def close(self) -> None: ...
@@ -259,7 +261,7 @@ class FlatIndex:
     def ids(self) -> set[int]:
         return set(self._slots.live_ids().tolist())
 
-    def maintain(self) -> bool:
+    def maintain(self, busy: bool = False) -> bool:
         return False
 
     def export(self) -> dict[str, np.ndarray]:

@@ -133,6 +133,18 @@ def test_a_saved_hnsw_graph_holds_every_vector_in_the_graph_not_in_the_buffer(tm
     assert np.allclose([[s for s, _, _ in q] for q in after], [[s for s, _, _ in q] for q in before], atol=1e-5)
 
 
+def test_hnsw_does_little_background_work_while_writes_come_unless_its_buffer_is_large():
+    vecs = unit_rows(2000, 16)
+    index = HnswIndex(16)
+    index.BUSY_DRAIN_S = 0.0  # one step at most per busy round
+    index.add(list(range(2000)), vecs)
+    assert index.maintain(busy=True) is False and index.buffered() >= 2000 - index.DRAIN_STEP
+    index.BUSY_BUFFER_CAP = 100  # past the cap the buffer is drained at the full budget
+    while index.maintain(busy=True):
+        pass
+    assert index.buffered() == 0 and len(index) == 2000
+
+
 def test_hnsw_compacts_its_tombstones_without_changing_answers():
     vecs = unit_rows(600, 16)
     index = HnswIndex(16)

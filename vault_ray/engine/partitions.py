@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from datetime import datetime, timedelta
@@ -54,6 +55,8 @@ FLUSH_AGE_S = 5.0
 """... or how long its oldest record may wait. A DuckDB transaction costs milliseconds whatever
 its size: applying a partition's journal every half second at a few writes per second cost
 more CPU than the writes themselves."""
+INDEX_QUIET_S = 0.2
+"""Writes this recent make the index's background work light (`VectorIndex.maintain`)."""
 log = logging.getLogger("vault_ray")
 
 
@@ -101,6 +104,8 @@ class PartitionSet:
         self.parts: dict[int, Partition] = {}
         self._opening = threading.Lock()
         self._wake = threading.Event()
+        self._last_write, self._writing = 0.0, 0
+        """When a write last ended, and how many are under way (a hint for the index's chores)."""
         self._stop = threading.Event()
         self._chores = threading.Thread(target=self._background, name=f"vault-{name}-flush", daemon=True)
         self._chores.start()
@@ -203,8 +208,9 @@ class PartitionSet:
                         part.state.compact()
             except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
                 log.exception("background work on partition %d failed; it will be retried", part.number)
-        try:
-            return self.host.maintain()
+        busy = self._writing > 0 or time.monotonic() - self._last_write < INDEX_QUIET_S
+        try:  # while writes come, the index does only a little (its inserts hold the GIL)
+            return self.host.maintain(busy=busy)
         except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving
             log.exception("compacting the vector index failed")
             return False
@@ -220,7 +226,9 @@ class PartitionSet:
         touched = sorted({p for call in calls for p in call})
         parts = {p: self.open(p, create=True) for p in touched}
         results: list[dict[int, list[Decision]] | VaultError] = []
+        self._writing += 1
         with ExitStack() as stack:
+            stack.callback(self._wrote)
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(nows[0]) for p in touched}  # type: ignore[union-attr]
@@ -244,6 +252,10 @@ class PartitionSet:
         if any(parts[p].log.backlog() >= FLUSH_BACKLOG for p in touched):  # type: ignore[union-attr]
             self._wake.set()
         return results
+
+    def _wrote(self) -> None:
+        self._writing -= 1
+        self._last_write = time.monotonic()
 
     def write(self, groups: Groups, policy: Policy, reasoner: Reasoner, now: datetime) -> dict[int, list[Decision]]:
         """One caller's write: every partition's share is decided before any is committed,

@@ -58,8 +58,8 @@ class HostIndex:
                        key=lambda h: (-h[0], h[1], h[2]))
                 for srow, grow in zip(scores.tolist(), ids.tolist(), strict=True)]
 
-    def maintain(self) -> bool:
-        return self.index.maintain()
+    def maintain(self, busy: bool = False) -> bool:
+        return self.index.maintain(busy)
 
     def detach(self, number: int) -> None:
         """Drop every row of a partition (it closed: another host may own it now)."""
@@ -176,7 +176,7 @@ class PartitionIndex:
     def reset(self) -> None:
         self.host.detach(self.number)
 
-    def maintain(self) -> bool:
+    def maintain(self, busy: bool = False) -> bool:
         return False
 
     def export(self) -> dict[str, np.ndarray]:
