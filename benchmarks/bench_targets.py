@@ -157,6 +157,7 @@ def measure_ingest(s: Settings, work: Path, local: LocalEmbedder) -> dict[str, f
 
 def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
     import ray
+
     from vault_ray.actors import connect, shutdown
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
