@@ -52,8 +52,8 @@ def test_the_delivery_actor_signs_each_event_and_a_hanging_receiver_slows_no_wri
             assert request["signed"] and request["event"]["dispute_id"] == opened.dispute_id
             assert request["key"] == f"{needs_user.id}.{request['event']['id']}"
             assert len(hanging.requests) == 1 and hanging.accepted == {}  # still the one request, unanswered
-            status = {s["id"]: s for s in delivery_status(root)}
-            assert status[needs_user.id]["delivered"] == 1
+            # the receiver answered before the actor records the delivery: wait for the record
+            wait_until(lambda: {s["id"]: s for s in delivery_status(root)}[needs_user.id]["delivered"] == 1)
             hanging.release.set()
             wait_until(lambda: len(hanging.accepted) == 34)  # 31 facts, 2 budget claims, the dispute
             namespace = store.vault.info().namespace
