@@ -7,7 +7,7 @@ import pytest
 
 from vault_ray import Fact, Op, RuleReasoner, ScriptedReasoner
 from vault_ray.models import Claim, Kind, Status, utcnow
-from vault_ray.registry import EntityRegistry
+from vault_ray.registry import EntityRegistry, RegistryEntry
 from vault_ray.values import canonical
 
 rules = RuleReasoner()
@@ -76,6 +76,17 @@ def test_registry_aliases_and_relevance():
     emb = HashingEmbedder()
     top = reg.relevant(emb.embed(["the user time zone is PST"])[0], emb.embed, k=3)
     assert len(top) <= 3 and top[0].key == "user.timezone"
+
+
+def test_a_registry_answers_with_entries_added_after_a_lookup():
+    reg = EntityRegistry.builtin()
+    assert reg.lookup("user.residence") is None and reg.canonical("user.gadget.phone") == "user.gadget.phone"
+    reg.add(RegistryEntry("user.location", "where the user lives", "one", ("user.residence",)))
+    reg.add(RegistryEntry("user.gadget.*", "the user's devices", "many", ()))
+    assert reg.lookup("user.residence").key == "user.location" and reg.canonical("user.residence") == "user.location"
+    assert reg.lookup("user.gadget.phone").key == "user.gadget.*"
+    reg.entries["user.pet_name"] = RegistryEntry("user.pet_name", "the pet's name", "one", ("user.pets_name",))
+    assert reg.lookup("user.pets_name").key == "user.pet_name"  # the dict itself changed, not through add
 
 
 def test_scripted_reasoner_answers_falls_back_and_counts():

@@ -146,6 +146,8 @@ class EntityRegistry:
     entries: dict[str, RegistryEntry] = field(default_factory=dict)
     _vectors: np.ndarray | None = field(default=None, repr=False)
     _keys: list[str] = field(default_factory=list, repr=False)
+    _found: dict[str, RegistryEntry | None] = field(default_factory=dict, repr=False, compare=False)
+    _found_size: int = field(default=-1, repr=False, compare=False)
 
     @classmethod
     def builtin(cls) -> EntityRegistry:
@@ -154,6 +156,7 @@ class EntityRegistry:
     def add(self, entry: RegistryEntry) -> None:
         self.entries[entry.key] = entry
         self._vectors = None
+        self._found = {}
 
     def __contains__(self, key: str) -> bool:
         return self.lookup(key) is not None
@@ -166,6 +169,15 @@ class EntityRegistry:
         everywhere patterns are used, also matches `prefix` itself)."""
         if key in self.entries:
             return self.entries[key]
+        # the scan of aliases and patterns is remembered (a bulk write asks it per fact);
+        # forgotten when an entry is added, or when the entries dict changes size under us
+        if self._found_size != len(self.entries) or len(self._found) >= 65_536:
+            self._found, self._found_size = {}, len(self.entries)
+        if key not in self._found:
+            self._found[key] = self._scan(key)
+        return self._found[key]
+
+    def _scan(self, key: str) -> RegistryEntry | None:
         for entry in self.entries.values():
             if key in entry.aliases:
                 return entry

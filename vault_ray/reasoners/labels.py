@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +24,7 @@ LABEL_MARGIN = 0.05
 """How far the best candidate must lead the next one."""
 
 
+@lru_cache(maxsize=65_536)
 def label_phrase(key: str) -> str:
     """`user.home_town` -> "home town"; `user.schedule.gym` -> "schedule gym"."""
     parts = key.split(".")
@@ -86,10 +88,10 @@ class LabelMatcher:
         its words with its registry description."""
         entries = {e.key: e for e in registry}
         mine = label_phrase(label)
-        texts = [mine] + [t for c in candidates for t in (label_phrase(c), described(c, entries.get(c)))]
-        vecs = self._embed(texts)
-        out = [(max(float(vecs[mine] @ vecs[label_phrase(c)]), float(vecs[mine] @ vecs[described(c, entries.get(c))])), c)
-               for c in candidates if label_phrase(c)]
+        pairs = [(c, label_phrase(c), described(c, entries.get(c))) for c in candidates]
+        vecs = self._embed([mine] + [t for _, bare, full in pairs for t in (bare, full)])
+        own = vecs[mine]
+        out = [(max(float(own @ vecs[bare]), float(own @ vecs[full])), c) for c, bare, full in pairs if bare]
         return sorted(out, reverse=True)
 
     def choose(self, label: str, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:

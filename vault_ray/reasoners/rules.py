@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_
 from .clauses import first_person
 from .extraction import extract_turn, read_clause
 from .labels import LabelMatcher, described, label_phrase
+from .lexicon import Draft
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -189,10 +191,17 @@ class RuleReasoner:
         pass
 
 
+@lru_cache(maxsize=16_384)
+def _statement_drafts(text: str) -> tuple[Draft, ...]:
+    """What the patterns read in a statement put in the first person (`prepare` and then
+    `disambiguate` read each new label's statement: once is enough)."""
+    return tuple(read_clause(first_person(text)))
+
+
 def _read_statement(fact: Fact, candidates: Sequence[str]) -> str | None:
     """The candidate the fact's statement, read again in the first person, is about
     (with the fact's own value), if any."""
-    for draft in read_clause(first_person(fact.text)):
+    for draft in _statement_drafts(fact.text):
         if _offered(draft.entity, candidates) and (not fact.value or _same_value(draft.entity, draft.value, fact.value)):
             return draft.entity
     return None
