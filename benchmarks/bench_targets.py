@@ -156,9 +156,22 @@ def measure_ingest(s: Settings, work: Path, local: LocalEmbedder) -> dict[str, f
 
 
 def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
+    """8 client processes against a 2-shard cluster, and (the raw part) the same clients
+    making as many bare calls to 2 echo actors that do nothing, in the same Ray session."""
     import ray
 
     from vault_ray.actors import connect, shutdown
+    from vault_ray.actors.control import SHARD_CALLS
+    from vault_ray.models import Decision, Op, Outcome
+
+    @ray.remote(num_cpus=0, max_concurrency=SHARD_CALLS)
+    class Echo:  # a shard's shape (threaded, answers a decision per item), none of its work
+        def write(self, calls: list[dict[int, list[Any]]], now: Any, embedder: str) -> tuple[int, list[Any]]:
+            return 0, [{p: [Decision(i.entity, Op.ADD, Outcome.ACTIVE, i.id) for i in items] for p, items in call.items()}
+                       for call in calls]
+
+        def pid(self) -> int:
+            return os.getpid()
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False,
              _temp_dir=str(work / "ray"))
@@ -167,33 +180,45 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
         vault = connect(address, namespace="targets", store=work / "cluster", shards=2, partitions=t.PARTITIONS,
                         embedder=HashingEmbedder())
         shard_pids = [i["pid"] for i in vault._backend.shard_infos()]  # type: ignore[attr-defined]
-        shard_cpu0 = sum(t.process_cpu(pid) for pid in shard_pids)
-        if os.environ.get("VAULT_PROFILE_SHARD"):  # py-spy on the first shard while the clients run
-            subprocess.Popen(["py-spy", "record", "-p", str(shard_pids[0]), "-d", "40", "-r", "50", "-f", "raw",
-                              "-o", os.environ["VAULT_PROFILE_SHARD"]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        start = time.time() + 25
-        procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("targets_client.py")), address,
-                                   "targets", str(c), str(s.cluster_calls), str(start)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in range(8)]
-        results = []
-        for p in procs:
-            out, err = p.communicate(timeout=900)
-            if p.returncode:
-                raise RuntimeError(f"a cluster client failed: {err[-2000:]}")
-            results.append(json.loads(out.strip().splitlines()[-1]))
-        shard_cpu = sum(t.process_cpu(pid) for pid in shard_pids) - shard_cpu0
+        out = _clients(s, address, shard_pids, profile=os.environ.get("VAULT_PROFILE_SHARD"))
         groups = sum(i["commit_groups"] for i in vault._backend.shard_infos())  # type: ignore[attr-defined]
         calls = sum(i["commit_calls"] for i in vault._backend.shard_infos())  # type: ignore[attr-defined]
         shutdown(namespace="targets")
+        echoes = [Echo.options(name=f"echo-{i}", namespace="targets").remote() for i in range(2)]  # type: ignore[attr-defined]
+        bare = _clients(s, address, ray.get([e.pid.remote() for e in echoes]), echo=True)
     finally:
         ray.shutdown()
+    return {**out, "calls per commit": calls / max(1, groups),
+            "echo calls/s": bare["claims/s"], "echo p50": bare["p50"], "echo client CPU ms/call": bare["client CPU ms/claim"],
+            "echo actor CPU ms/call": bare["shard CPU ms/claim"]}
+
+
+def _clients(s: Settings, address: str, actor_pids: list[int], *, echo: bool = False,
+             profile: str | None = None) -> dict[str, float]:
+    """Start 8 client processes, let them begin together, and sum what they report."""
+    start = time.time() + 25
+    procs = [subprocess.Popen([sys.executable, str(Path(__file__).with_name("targets_client.py")), address,
+                               "targets", str(c), str(s.cluster_calls), str(start), *(["echo"] if echo else [])],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in range(8)]
+    # the actors' CPU from the clients' common start: not their idle wait, nor the clients joining
+    time.sleep(max(0.0, start - time.time()))
+    cpu0 = sum(t.process_cpu(pid) for pid in actor_pids)
+    if profile:  # py-spy on the first shard while the clients run
+        subprocess.Popen(["py-spy", "record", "-p", str(actor_pids[0]), "-d", "40", "-r", "50", "-f", "raw",
+                          "-o", profile], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=900)
+        if p.returncode:
+            raise RuntimeError(f"a cluster client failed: {err[-2000:]}")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    actor_cpu = sum(t.process_cpu(pid) for pid in actor_pids) - cpu0
     began, ended = min(r["began"] for r in results), max(r["ended"] for r in results)
     total = sum(r["calls"] for r in results)
     lat = [x for r in results for x in r["latencies"]]
-    client_cpu = sum(r["cpu"] for r in results)
     return {"claims/s": total / (ended - began), "p50": t.pct(lat, 50) * 1e3, "p99": t.pct(lat, 99) * 1e3,
-            "calls per commit": calls / max(1, groups), "client CPU ms/claim": client_cpu / total * 1e3,
-            "shard CPU ms/claim": shard_cpu / total * 1e3}
+            "client CPU ms/claim": sum(r["cpu"] for r in results) / total * 1e3,
+            "shard CPU ms/claim": actor_cpu / total * 1e3}
 
 
 def main(argv: list[str] | None = None) -> int:

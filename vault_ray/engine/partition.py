@@ -113,7 +113,8 @@ class Partition:
         conflicting = [c for c in others if c.id in set(conflicting_ids)]
         pass_detail = {"pass": 1 if op != Op.ADD else 2, "op": str(op), "own_reason": own_verdict.reason}
         if not conflicting:
-            txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)), **pass_detail, reason=own_verdict.reason)
+            txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
+                    reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
             return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id,
                             superseded=tuple(t.id for t in targets), reason=own_verdict.reason, **base)
