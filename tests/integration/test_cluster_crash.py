@@ -42,7 +42,7 @@ def pids(vault) -> dict[str, int]:
 def test_killed_actors_lose_no_acknowledged_write(cluster):
     vault = cluster(shards=2, partitions=4)
     before = pids(vault)
-    with Stream(vault) as stream:
+    with Stream.of(vault) as stream:
         stream.wait_for(15)
         ray.kill(shard(vault, 0), no_restart=False)  # Ray kills the worker; max_restarts brings it back
         stream.wait_for(len(stream.acked) + 15)
@@ -65,8 +65,8 @@ def test_killed_actors_lose_no_acknowledged_write(cluster):
     for e in range(8):
         assert len(vault.get(f"user.k{e}").active) == 1
     # a client that retries writes it sent before the crashes gets the original decisions
-    for cid, (agent, fact, decision) in list(stream.acked.items())[:12]:
-        (again,) = vault.agent(agent).add_facts([fact], resolve=False).decisions  # the very same claim id
+    for cid, (who, fact, decision) in list(stream.acked.items())[:12]:
+        (again,) = stream.writers[who].add_facts([fact], resolve=False).decisions  # the very same claim id
         assert again == decision, cid
     assert len(vault.claims()) == len(claims)  # applied once
 

@@ -22,7 +22,7 @@ def test_two_to_three_to_two_under_a_write_stream(cluster):
     namespace = admin.info().namespace
     # the writer is a separate client: its routes go stale when the partitions move
     writer = Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder())
-    with Stream(writer, entities=32) as stream:
+    with Stream.of(writer, entities=32) as stream:
         stream.wait_for(20)
         grown = admin._backend.rebalance(3)
         stream.wait_for(len(stream.acked) + 30)

@@ -5,55 +5,12 @@ the decisions of the first time."""
 
 from __future__ import annotations
 
-import threading
-import time
-import uuid
 from collections import Counter
 
 import ray
 
-from vault_ray import Fact
-
 from .served import served
-
-
-class HttpStream:
-    """Three agents' clients writing distinct facts back to back; records what was acknowledged."""
-
-    def __init__(self, clients, entities: int = 8) -> None:
-        self.clients, self.entities = clients, entities
-        self.acked: dict[str, tuple[int, Fact, object]] = {}
-        self.errors: list[BaseException] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        i = 0
-        while not self._stop.is_set():
-            who = i % len(self.clients)
-            fact = Fact(f"user.k{i % self.entities}", f"the value is v{i}", f"v{i}", claim_id=uuid.uuid4().hex)
-            try:
-                (decision,) = self.clients[who].add_facts([fact], resolve=False).decisions
-            except BaseException as exc:  # noqa: BLE001 (the test reports it)
-                self.errors.append(exc)
-                return
-            self.acked[fact.claim_id] = (who, fact, decision)
-            i += 1
-
-    def wait_for(self, count: int, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.acked) < count and not self.errors:
-            assert time.monotonic() < deadline, f"only {len(self.acked)} writes acknowledged"
-            time.sleep(0.05)
-        assert not self.errors, self.errors
-
-    def __enter__(self) -> HttpStream:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=180)
+from .stream import Stream
 
 
 def test_a_shard_killed_mid_stream_loses_no_acknowledged_write(serve_port, tmp_path):
@@ -61,7 +18,7 @@ def test_a_shard_killed_mid_stream_loses_no_acknowledged_write(serve_port, tmp_p
         clients = [store.client(agent, timeout=120) for agent in ("a", "b", "c")]
         namespace = store.vault.info().namespace
         pids = {i["name"]: i["pid"] for i in store.vault._backend.shard_infos()}
-        with HttpStream(clients) as stream:
+        with Stream(clients) as stream:
             stream.wait_for(20)
             ray.kill(ray.get_actor("vault-shard-0", namespace=namespace), no_restart=False)
             stream.wait_for(len(stream.acked) + 20)
