@@ -31,7 +31,8 @@ import httpx
 
 from .errors import StoreError
 from .events import START, EventPage, VaultEvent
-from .webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, Webhook, WebhookStore, signature, write_private
+from .jsonfile import write_private
+from .webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, Webhook, WebhookStore, signature
 from .wire import encode
 
 DELIVERY_FILE = "webhook-deliveries.json"

@@ -17,21 +17,16 @@ do (`Principal.allows`, the one check): `agent` < `resolver` (settles disputes) 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import hmac
-import json
-import os
 import secrets
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
+from .errors import InvalidInput, NotFound, UnknownAgent
+from .jsonfile import RecordFile
 
 ROLES: tuple[str, ...] = ("agent", "resolver", "admin")
 """Weakest first: an agent reads and writes as itself; a resolver may also settle
@@ -85,14 +80,13 @@ def check_name(agent: object) -> str:
     return agent
 
 
-class TokenStore:
-    """The tokens of one service, in one JSON file."""
+class TokenStore(RecordFile[TokenRecord]):
+    """The tokens of one service, in one JSON file (owner-only; hashes, never the tokens)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._seen: tuple[int, int, int] | None = None
-        self._by_id: dict[str, TokenRecord] = {}
+    key, what = "tokens", "token"
+
+    def _decode(self, row: dict[str, Any]) -> TokenRecord:
+        return TokenRecord(**row)
 
     @classmethod
     def for_store(cls, store: str | Path) -> TokenStore:
@@ -141,54 +135,6 @@ class TokenStore:
         if not record.active:
             raise UnknownAgent(record.id, "revoked")
         return Principal(record.agent, record.role, record.id)
-
-    def _current(self) -> dict[str, TokenRecord]:
-        """The table, reread when the file changed (atomic rewrites give it a new inode)."""
-        try:
-            st = os.stat(self.path)
-            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            seen = None
-        with self._lock:
-            if seen != self._seen:
-                self._by_id = self._read() if seen is not None else {}
-                self._seen = seen
-            return self._by_id
-
-    # -- the file ---------------------------------------------------------------------------
-    def _read(self) -> dict[str, TokenRecord]:
-        try:
-            data = json.loads(self.path.read_text())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"cannot read the token file {self.path}: {exc}") from exc
-        return {r["id"]: TokenRecord(**r) for r in data.get("tokens", [])}
-
-    @contextlib.contextmanager
-    def _editing(self) -> Iterator[dict[str, TokenRecord]]:
-        """Read, change and atomically rewrite the file under an exclusive lock."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            records = self._read()
-            yield records
-            self._write(records)
-
-    def _write(self, records: dict[str, TokenRecord]) -> None:
-        body = json.dumps({"version": 1, "tokens": [asdict(r) for r in records.values()]}, indent=1)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
 
 
 def _token_id(token: str) -> str | None:

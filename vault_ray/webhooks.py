@@ -21,23 +21,19 @@ The timestamp is inside the signature, so a receiver that refuses old timestamps
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import hmac
-import json
-import os
 import secrets
-import tempfile
-import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import InvalidInput, NotFound, StoreError
+from .errors import InvalidInput, NotFound
 from .events import NOW, START, EventFilter
+from .jsonfile import RecordFile
 
 WEBHOOKS_FILE = "webhooks.json"
 SIGNATURE_HEADER = "Vault-Webhook-Signature"
@@ -92,14 +88,13 @@ def check_url(url: object) -> str:
     return url  # type: ignore[return-value]
 
 
-class WebhookStore:
-    """The registrations of one store, in one JSON file."""
+class WebhookStore(RecordFile[Webhook]):
+    """The registrations of one store, in one JSON file (owner-only: it holds the secrets)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._seen: tuple[int, int, int] | None = None
-        self._hooks: dict[str, Webhook] = {}
+    key, what = "webhooks", "webhook"
+
+    def _decode(self, row: dict[str, Any]) -> Webhook:
+        return Webhook(**{**row, "kinds": tuple(row["kinds"]) if row.get("kinds") else None})
 
     @classmethod
     def for_store(cls, store: str | Path) -> WebhookStore:
@@ -128,48 +123,4 @@ class WebhookStore:
 
     def list(self) -> list[Webhook]:
         """The registrations, reread when the file changed."""
-        try:
-            st = os.stat(self.path)
-            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            seen = None
-        with self._lock:
-            if seen != self._seen:
-                self._hooks = self._read() if seen is not None else {}
-                self._seen = seen
-            return sorted(self._hooks.values(), key=lambda h: (h.created_at, h.id))
-
-    def _read(self) -> dict[str, Webhook]:
-        try:
-            data = json.loads(self.path.read_text())
-            return {h["id"]: Webhook(**{**h, "kinds": tuple(h["kinds"]) if h.get("kinds") else None})
-                    for h in data.get("webhooks", [])}
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise StoreError(f"cannot read the webhook file {self.path}: {exc}") from exc
-
-    @contextlib.contextmanager
-    def _editing(self) -> Iterator[dict[str, Webhook]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            hooks = self._read()
-            yield hooks
-            write_private(self.path, {"version": 1, "webhooks": [asdict(h) for h in hooks.values()]})
-
-
-def write_private(path: Path, data: object) -> None:
-    """Replace `path` with `data` as JSON, atomically, readable by its owner only."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        return sorted(self._current().values(), key=lambda h: (h.created_at, h.id))
