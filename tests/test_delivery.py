@@ -12,7 +12,7 @@ import pytest
 from receiver import Receiver
 from scenarios import T0
 
-from vault_ray import Fact, InvalidInput
+from vault_ray import Fact, InvalidInput, StoreError
 from vault_ray.delivery import DeliveryPolicy, Dispatcher, delivery_status
 from vault_ray.webhooks import WebhookStore, signature, verify
 
@@ -167,3 +167,15 @@ def test_bad_registrations_are_refused_and_change_nothing(vault, bad):
     with pytest.raises(InvalidInput):
         hooks.add(**{"url": "http://127.0.0.1:9/x", **bad})
     assert hooks.list() == []
+
+
+def test_the_webhook_file_is_owner_only_and_a_damaged_one_is_a_store_error(tmp_path):
+    hooks = WebhookStore.for_store(tmp_path)
+    hook = hooks.add("http://127.0.0.1:9/x", secret="a-secret-of-16-chars")
+    assert hooks.path.stat().st_mode & 0o777 == 0o600 and WebhookStore(hooks.path).list() == [hook]
+    hooks.path.write_text('{"webhooks": [{"no id": 1}]}')
+    with pytest.raises(StoreError, match="webhook file"):
+        WebhookStore(hooks.path).list()
+    with pytest.raises(StoreError, match="webhook file"):  # and nothing is written over it
+        hooks.add("http://127.0.0.1:9/y", secret="a-secret-of-16-chars")
+    assert hooks.path.read_text() == '{"webhooks": [{"no id": 1}]}'
