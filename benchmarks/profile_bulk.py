@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--fill", type=int, default=20_000, help="claims in the store before the measured calls")
     parser.add_argument("--size", type=int, default=10_000, help="facts per measured call")
     parser.add_argument("--top", type=int, default=40, help="rows of the profile to print")
+    parser.add_argument("--sort", default="cumulative", help="pstats order: cumulative, tottime, ...")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="vault-profile-"))
     embedder = HashingEmbedder()
@@ -53,7 +54,7 @@ def main() -> None:
                 seconds = time.perf_counter() - start
                 print(f"=== {args.index}, {args.fill:,} claims, resolve={resolve}: {args.size / seconds:,.0f} claims/s "
                       f"(profiled)", flush=True)
-                pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+                pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

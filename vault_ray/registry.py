@@ -148,6 +148,8 @@ class EntityRegistry:
     _keys: list[str] = field(default_factory=list, repr=False)
     _found: dict[str, RegistryEntry | None] = field(default_factory=dict, repr=False, compare=False)
     _found_size: int = field(default=-1, repr=False, compare=False)
+    _aliases: dict[str, RegistryEntry] = field(default_factory=dict, repr=False, compare=False)
+    _patterns: list[RegistryEntry] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def builtin(cls) -> EntityRegistry:
@@ -156,7 +158,7 @@ class EntityRegistry:
     def add(self, entry: RegistryEntry) -> None:
         self.entries[entry.key] = entry
         self._vectors = None
-        self._found = {}
+        self._found_size = -1  # the lookups are worked out again
 
     def __contains__(self, key: str) -> bool:
         return self.lookup(key) is not None
@@ -173,18 +175,14 @@ class EntityRegistry:
         # forgotten when an entry is added, or when the entries dict changes size under us
         if self._found_size != len(self.entries) or len(self._found) >= 65_536:
             self._found, self._found_size = {}, len(self.entries)
+            self._aliases = {}
+            for entry in reversed(self.entries.values()):  # the first entry naming an alias wins
+                self._aliases.update(dict.fromkeys(entry.aliases, entry))
+            self._patterns = [e for e in self.entries.values() if e.key.endswith(".*")]
         if key not in self._found:
-            self._found[key] = self._scan(key)
+            self._found[key] = self._aliases.get(key) or next(
+                (e for e in self._patterns if specificity(e.key, key) is not None), None)
         return self._found[key]
-
-    def _scan(self, key: str) -> RegistryEntry | None:
-        for entry in self.entries.values():
-            if key in entry.aliases:
-                return entry
-        for entry in self.entries.values():
-            if entry.key.endswith(".*") and specificity(entry.key, key) is not None:
-                return entry
-        return None
 
     def canonical(self, key: str) -> str:
         """Map an alias to its key (`user.tz` -> `user.timezone`); other keys unchanged."""

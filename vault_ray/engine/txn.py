@@ -130,7 +130,10 @@ class Txn:
         return cid in self.claims or cid in self.state.claims
 
     def live_on(self, entity: str) -> list[Claim]:
-        ids = set(self.state.live_ids(entity)) | self._on_entity.get(entity, set())
+        stored, mine = self.state.live_ids(entity), self._on_entity.get(entity)
+        if not stored and not mine:  # a new entity (most of a bulk load)
+            return []
+        ids = set(stored) | (mine or set())
         out = [self.claim(i) for i in ids]
         return sorted((c for c in out if c.status != Status.SUPERSEDED), key=lambda c: (c.observed_at, c.id))
 
