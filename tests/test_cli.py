@@ -18,6 +18,19 @@ def commands():
     return group, sorted(group.commands)
 
 
+def test_the_command_list_gives_each_command_one_flowing_summary():
+    group, names = commands()
+    for name in names:
+        summary = group.commands[name].get_short_help_str(limit=1000)
+        assert summary and "\n" not in summary and "  " not in summary, (name, summary)
+    # a long help is cut after its first sentence in the list; the command's own page keeps it all
+    def shown(*args: str) -> str:  # the text as read, without rich's box and line breaks
+        return " ".join(runner.invoke(app, list(args)).output.replace("│", " ").split())
+
+    assert "PNG charts to OUT. export" in shown("--help") and "bootstrap interval" not in shown("--help")
+    assert "bootstrap interval" in shown("eval", "--help")
+
+
 def test_every_command_has_help_text():
     group, names = commands()
     assert {"demo", "chat", "get", "history", "search", "disputes", "resolve", "authority"} <= set(names)

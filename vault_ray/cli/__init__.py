@@ -15,6 +15,20 @@ for group in (session, store, events, cluster, serve, mcp, eval, policy, jobs):
     group.register(app)
 
 
+def _summary(text: str) -> str:
+    """A command's line in the listing: its help's first paragraph as one line (the
+    docstrings wrap at the code's width), cut after the first sentence when long."""
+    first = " ".join(text.strip().split("\n\n")[0].split())
+    end = first.find(". ")
+    return first[: end + 1] if len(first) > 160 and end > 0 else first
+
+
+for _info in app.registered_commands:
+    _text = _info.help or (_info.callback.__doc__ if _info.callback else None)
+    if _info.short_help is None and _text:
+        _info.short_help = _summary(_text)
+
+
 def main() -> None:
     app(prog_name="vault-ray")
 
