@@ -90,6 +90,18 @@ def test_errors_become_one_line_and_exit_codes(store):
     assert nowhere.exit_code == 2 and "--store" in nowhere.output
 
 
+def test_a_read_of_a_path_with_no_store_says_so_and_creates_nothing(tmp_path):
+    typo = tmp_path / "sotre"
+    for args in (["get", "user.timezone"], ["search", "anything"], ["disputes"], ["events"], ["policy", "show"]):
+        result = invoke(*args, "--store", str(typo), "--hashing")
+        assert result.exit_code == 3 and "no vault-ray store at" in result.output, (args, result.output)
+    assert not typo.exists()
+    # commands that write create the store
+    made = invoke("authority", "agent-a", "user.*", "0.7", "--store", str(typo), "--hashing")
+    assert made.exit_code == 0 and (typo / "vault.json").exists()
+    assert invoke("get", "user.timezone", "--store", str(typo), "--hashing").exit_code == 0
+
+
 def test_chat_reads_statements_and_commands(store):
     result = runner.invoke(
         app, ["chat", "--agent", "agent-c", "--store", store, "--hashing"],

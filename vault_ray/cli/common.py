@@ -63,7 +63,13 @@ def handle_errors(fn: F) -> F:
 
 
 @contextmanager
-def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False) -> Iterator[Vault]:
+def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False, *,
+               create: bool = False) -> Iterator[Vault]:
+    """The store a command works on. Only commands that write (`create`) make a new one:
+    a read of a path that holds no store (a typo) is an error, not an empty store."""
+    if store and not address and not create and read_meta(store) is None:
+        raise NotFound(f"no vault-ray store at {store} (it has no vault.json). Commands that write, such as "
+                       f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
     embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)

@@ -71,7 +71,7 @@ def mcp(
     role_rank(role)
     from ..mcp import VaultMemory, build_server  # noqa: PLC0415  (the MCP SDK only when this command runs)
 
-    with open_vault(store, address, namespace, hashing) as vault:
+    with open_vault(store, address, namespace, hashing, create=True) as vault:
         memory = VaultMemory(vault, Principal(agent, role, token_id=""))
         server = build_server(lambda: memory)
         where = store or f"cluster {address} (namespace {namespace})"

@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         """Apply the policy in FILE to the store: it replaces the whole policy (strategies, authority
         weights, thresholds...). Every change is listed first; a bad file changes nothing."""
         new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
-        with open_vault(store, address, namespace, hashing) as vault:
+        with open_vault(store, address, namespace, hashing, create=not dry_run) as vault:
             old = vault.policy
             changes = policy_changes(old, new)
             console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",

@@ -20,7 +20,7 @@ def chat(agent: str = typer.Option(..., "--agent", "-a", help="This agent's name
     """Interactive agent: type statements, see decisions; /search, /get, /history, /disputes, /quit."""
     from ..chat import run_chat  # noqa: PLC0415
 
-    with open_vault(store, address, namespace, hashing) as vault:
+    with open_vault(store, address, namespace, hashing, create=True) as vault:
         run_chat(vault, agent, console, session=session)
 
 

@@ -74,7 +74,7 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
               weight: float = typer.Argument(None, help="Weight in [0, 1]."), store: str = STORE,
               address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
-    with open_vault(store, address, namespace, hashing) as vault:
+    with open_vault(store, address, namespace, hashing, create=agent is not None) as vault:
         if agent is not None:
             if pattern is None or weight is None:
                 raise InvalidInput("give AGENT PATTERN WEIGHT to set a weight")
