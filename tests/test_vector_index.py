@@ -165,3 +165,28 @@ def test_hnsw_compacts_its_tombstones_without_changing_answers():
 def test_negative_ids_are_refused(make_index):
     with pytest.raises(ValueError):
         make_index(4).add([-1], unit_rows(1, 4))
+
+
+def test_room_reserved_ahead_changes_no_answer(make_index):
+    vecs = unit_rows(300, 16, seed=3)
+    plain, reserved = make_index(16), make_index(16)
+    reserved.add(list(range(10)), vecs[:10])
+    reserved.reserve(300)  # after some rows: they stay
+    for start in range(0, 300, 100):
+        plain.add(list(range(start, start + 100)), vecs[start:start + 100])
+        reserved.add(list(range(start, start + 100)), vecs[start:start + 100])  # the first 10 again: replaced
+    assert len(reserved) == len(plain) == 300 and reserved.ids() == plain.ids()
+    for a, b in zip(plain.search(vecs[:20], 5), reserved.search(vecs[:20], 5), strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_a_reopened_store_holds_every_vector_it_was_told_of(tmp_path):
+    from vault_ray import Fact, HashingEmbedder, Vault
+
+    texts = [f"fact number {i} about topic {i % 7}" for i in range(500)]
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=4) as vault:
+        vault.agent("a").add_facts([Fact(f"user.k{i}", t) for i, t in enumerate(texts)], resolve=False)
+        before = vault.search("fact number 42 about topic 0", k=3)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:  # from the snapshots, room made at once
+        assert len(vault._backend.host.host.index) == 500
+        assert [h.claim.id for h in vault.search("fact number 42 about topic 0", k=3)] == [h.claim.id for h in before]

@@ -130,7 +130,9 @@ class PartitionSet:
         with self._opening:
             logs = {p: log for p in sorted(set(numbers)) if p not in self.parts and (log := self.open_log(p, False))}
             if not self.parts:
-                self.host.restore({p: getattr(log, "stamp", None) for p, log in logs.items()})
+                restored = self.host.restore({p: getattr(log, "stamp", None) for p, log in logs.items()})
+                if not restored:  # the vectors come from the logs: room for them all at once
+                    self.host.reserve(sum(getattr(log, "expected_vectors", lambda: 0)() for log in logs.values()))
             try:
                 for p, log in logs.items():
                     self.parts[p] = self._partition(p, log)

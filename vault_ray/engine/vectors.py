@@ -61,6 +61,10 @@ class HostIndex:
     def maintain(self, busy: bool = False) -> bool:
         return self.index.maintain(busy)
 
+    def reserve(self, rows: int) -> None:
+        with self.lock:
+            self.index.reserve(len(self.index) + rows)
+
     def detach(self, number: int) -> None:
         """Drop every row of a partition (it closed: another host may own it now)."""
         with self.lock:

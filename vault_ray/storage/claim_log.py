@@ -171,6 +171,13 @@ class DuckDBClaimLog(BulkSide):
         self.stamp: str | None = self._snapshot.header["stamp"] if self._snapshot is not None else None
         """The stamp of the snapshot this log opened from (None: it read DuckDB), then of the one it saved."""
 
+    def expected_vectors(self) -> int:
+        """How many active vectors `load` will hand over, when its snapshot says (else 0)."""
+        if self._snapshot is None:
+            return 0
+        kind = self._snapshot.header["sections"].get("active_vectors", ("float32;0,0",))[0]
+        return int(kind.split(";")[1].split(",")[0] or 0)
+
     # -- opening -------------------------------------------------------------------------
     def _connect(self) -> ClaimTables:  # lazily: a log opened from its snapshot may never need DuckDB
         if self._tables is None:

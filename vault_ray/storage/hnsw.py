@@ -72,6 +72,9 @@ class HnswIndex:
     def __len__(self) -> int:
         return self._live + len(self._fresh)
 
+    def reserve(self, rows: int) -> None:
+        """A graph grows by itself; a restored one needs no room (nothing to do)."""
+
     def tagged_count(self) -> int:
         return self._slots.tags + self._fresh.tagged_count()
 

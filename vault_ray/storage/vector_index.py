@@ -73,6 +73,9 @@ class VectorIndex(Protocol):
     def tagged_count(self) -> int: ...
     def ids(self) -> set[int]: ...
     def reset(self) -> None: ...
+    def reserve(self, rows: int) -> None:
+        """A hint: about `rows` rows are coming (an index may allocate for them at once)."""
+        ...
     def maintain(self, busy: bool = False) -> bool:
         """Housekeeping that may take long (HNSW: drain its insert buffer, compact
         tombstones); True if there is more to do at once. `busy`: writes are under way,
@@ -97,6 +100,8 @@ def _incoming(rids: np.ndarray | list[int], vectors: np.ndarray, dim: int) -> tu
     """Ids and unit vectors of an add, an id given twice keeping its last vector."""
     ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), dim)
     keep = _last_of_each(ids)
+    if len(keep) == len(ids):  # no id twice (the usual case): no copy of the vectors
+        return ids, vecs
     return ids[keep], vecs[keep]
 
 
@@ -228,6 +233,14 @@ class FlatIndex:
         self._data[rows, : self.dim] = vecs
         self._data[rows, self.dim] = 0.0
         self._data[rows, self.dim + 1] = tag
+
+    def reserve(self, rows: int) -> None:
+        """Room for `rows` rows in all, in one allocation: a reopen that knows how many
+        vectors are coming fills the array without growing (and copying) it on the way."""
+        if rows > len(self._data):
+            grown = np.zeros((rows, self.dim + 2), np.float32)
+            grown[: self._n] = self._data[: self._n]
+            self._data = grown
 
     def remove(self, rids: list[int]) -> None:
         if len(rids) == 0:
