@@ -41,7 +41,7 @@ def code_version() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vault_ray"], cwd=ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vault_ray", "storage", "actors", "evals"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
