@@ -89,6 +89,19 @@ def control_info(handle: Any) -> dict[str, Any]:
         raise ClusterError(f"the vault-ray control actor is not available: {exc}") from None
 
 
+def backend_of(namespace: str) -> ClusterBackend:
+    """The backend of the running cluster in `namespace`, without an embedder (operations
+    and the event stream only); ClusterError if none serves it, or the error its creation
+    stopped on."""
+    handle = find_control(namespace)
+    if handle is None:
+        raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}")
+    info = control_info(handle)
+    if info["error"] is not None:
+        raise info["error"]
+    return ClusterBackend(handle, info)
+
+
 def join(address: str | None = "auto", *, namespace: str = "vault", store: str | Path | None = None,
          partitions: int | None = None, embedder: Embedder, retry_timeout: float = RETRY_TIMEOUT_S) -> ClusterBackend:
     """The backend of the store served in `namespace`. Checks that `store`, `partitions`
