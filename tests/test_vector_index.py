@@ -190,3 +190,22 @@ def test_a_reopened_store_holds_every_vector_it_was_told_of(tmp_path):
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:  # from the snapshots, room made at once
         assert len(vault._backend.host.host.index) == 500
         assert [h.claim.id for h in vault.search("fact number 42 about topic 0", k=3)] == [h.claim.id for h in before]
+
+
+@pytest.mark.parametrize("queries", [1, 3, 4, 5, 16, 40])
+def test_exact_search_answers_as_brute_force_for_every_batch_size(queries):
+    """FAISS scans small batches with SIMD and runs larger ones through BLAS (the switch
+    sits at a few queries); both must give the brute-force answer, freed rows never found."""
+    from vault_ray.storage import FlatIndex
+
+    vecs = unit_rows(3_000, 384, seed=queries)
+    index = FlatIndex(384)
+    index.add(list(range(3_000)), vecs)
+    index.remove(list(range(0, 3_000, 7)))
+    index.tag(list(range(1, 3_000, 3)), True)
+    live = np.array(sorted(index.ids()))
+    tagged = np.array([i for i in live if i % 3 == 1])
+    asked = unit_rows(queries, 384, seed=99)
+    for found, among in ((index.search(asked, 5), live), (index.search_tagged(asked, 5), tagged)):
+        want = among[np.argsort(-(asked @ vecs[among].T), axis=1, kind="stable")[:, :5]]
+        assert (found[1] == want).all()
