@@ -13,7 +13,7 @@ import numpy as np
 
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder
-from .engine import front
+from .engine import front, gcpause
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
@@ -131,12 +131,11 @@ class Vault(Transfers):
     def agent(self, name: str) -> AgentMemory:
         return AgentMemory(self, check_agent(name))
 
+    @gcpause.for_bulk
     def write_batch(self, requests: Sequence[WriteRequest], *, rate_limit: bool = True) -> list[AddResult | VaultError]:
-        """Several agents' writes decided together, as if one by one in this order: one
-        embedding call and one commit per partition for the batch. Each request gets its own
-        result or error (one bad request never fails its neighbours). `rate_limit=False`:
-        no agent's budget is spent (bulk jobs replaying claims)."""
-        requests = list(requests)
+        """Several agents' writes decided together, as if one by one in this order: one embedding call and
+        one commit per partition for the batch. Each request gets its own result or error (one bad request
+        never fails its neighbours). `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
         if not all(isinstance(r, WriteRequest) for r in requests):
             raise InvalidInput("write_batch takes WriteRequest values")
         policy, registry = self._backend.control(fresh=False)

@@ -35,6 +35,7 @@ from ..errors import DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
 from ..policy import Policy
 from ..reasoners.base import Reasoner
+from . import gcpause
 from . import search as searching
 from .partition import Partition
 from .search import Neighbours
@@ -231,6 +232,7 @@ class PartitionSet:
         self._writing += 1
         with ExitStack() as stack:
             stack.callback(self._wrote)
+            stack.enter_context(gcpause.paused(sum(len(items) for call in calls for items in call.values())))
             for p in touched:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(nows[0]) for p in touched}  # type: ignore[union-attr]
