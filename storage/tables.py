@@ -11,6 +11,7 @@ Bulk paths insert Arrow tables, never row by row.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -69,8 +70,11 @@ Record = tuple[Any, ...]
 """One journal record: (seq, claim rows, status, supersedes, dispute rows, event rows, receipts)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def receipt_key(claim_id: str) -> int:
-    """A stable 64-bit key of a claim id (the in-memory receipts filter holds keys, not ids)."""
+    """A stable 64-bit key of a claim id (the in-memory receipts filter holds keys, not ids).
+    Cached: a write asks for each id's key four times (the receipts read, the refusal of a
+    stored id, the filter update)."""
     return int.from_bytes(hashlib.blake2b(claim_id.encode(), digest_size=8).digest(), "little")
 
 

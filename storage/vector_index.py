@@ -244,9 +244,12 @@ class FlatIndex:
 
     def reserve(self, rows: int) -> None:
         """Room for `rows` rows in all, in one allocation: a reopen that knows how many
-        vectors are coming fills the array without growing (and copying) it on the way."""
+        vectors are coming fills the array without growing (and copying) it on the way.
+        As much again is reserved for the writes that follow: untouched capacity is zero
+        pages that take no memory until rows land there, and the first growth would
+        otherwise copy the whole matrix (154 MB at 100k rows) inside some write."""
         if rows > len(self._data):
-            grown = np.zeros((rows, self.dim + 2), np.float32)
+            grown = np.zeros((2 * rows, self.dim + 2), np.float32)
             grown[: self._n] = self._data[: self._n]
             self._data = grown
 

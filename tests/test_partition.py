@@ -175,3 +175,19 @@ def test_a_partition_applies_a_claim_id_once_across_commits_and_reopens(tmp_path
     again = Partition(0, DuckDBClaimLog(tmp_path / "p.duckdb", dim=16), FlatIndex(16))
     assert again.active_count() == 1 and again.index_matches_log() and again.has_entity("user.diet")
     again.close()
+
+
+def test_a_first_claim_records_why_like_any_other_uncontested_add(vault):
+    """The first claim on an entity takes a short path (nothing to compare with); its
+    decision, receipt and event read like those of an uncontested add that did compare."""
+    from vault_ray import Fact
+
+    first = vault.agent("a").add_facts([Fact("user.tea", "I drink green tea", value="green")]).decisions[0]
+    other = vault.agent("b").add_facts([Fact("user.tea", "The user drinks green tea", value="green")]).decisions[0]
+    assert first.op == other.op == Op.ADD and first.reason == other.reason == "new for this agent"
+    assert not first.superseded and first.dispute_id is None and str(first.outcome) == str(other.outcome)
+    added = {e.claim_id: e.detail for e in vault.events(entity=first.entity) if e.kind == "claim_added"}
+    assert added[first.claim_id] == added[other.claim_id] == {
+        "pass": 2, "op": str(Op.ADD), "own_reason": "new for this agent", "reason": "new for this agent"}
+    again = vault.agent("a").add_facts([Fact("user.tea", "I drink green tea", value="green", claim_id=first.claim_id)])
+    assert again.decisions[0] == first  # a retried id answers from its receipt

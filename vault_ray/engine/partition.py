@@ -33,6 +33,11 @@ from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 from .views import Scored, entity_view
 
+_NEW = OwnVerdict(Op.ADD, (), "new for this agent")
+"""Pass 1 when the agent has no active claim on the entity."""
+_NEW_DETAIL = {"pass": 2, "op": str(Op.ADD), "own_reason": _NEW.reason, "reason": _NEW.reason}
+"""The `claim_added` event's detail for a claim on an entity with no live claim (pass 2 found nothing)."""
+
 
 class Partition:
     def __init__(self, number: int, log: ClaimLog, index: VectorIndex) -> None:
@@ -96,8 +101,12 @@ class Partition:
         )
         txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)
+        if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
+            txn.add(incoming, **_NEW_DETAIL)
+            return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
+                            entity=item.entity, aligned_from=item.aligned_from)
         own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]
-        own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else OwnVerdict(Op.ADD, (), "new for this agent")
+        own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else _NEW
         op = own_verdict.op
         base = {"entity": item.entity, "aligned_from": item.aligned_from}
         if op == Op.NOOP:
