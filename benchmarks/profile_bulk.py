@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000, help="facts per measured call")
     parser.add_argument("--top", type=int, default=40, help="rows of the profile to print")
     parser.add_argument("--sort", default="cumulative", help="pstats order: cumulative, tottime, ...")
+    parser.add_argument("--callers", default=None, help="also print who calls the functions matching this regex")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="vault-profile-"))
     embedder = HashingEmbedder()
@@ -54,7 +55,10 @@ def main() -> None:
                 seconds = time.perf_counter() - start
                 print(f"=== {args.index}, {args.fill:,} claims, resolve={resolve}: {args.size / seconds:,.0f} claims/s "
                       f"(profiled)", flush=True)
-                pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
+                stats = pstats.Stats(profile).sort_stats(args.sort)
+                stats.print_stats(args.top)
+                if args.callers:
+                    stats.print_callers(args.callers)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -4,6 +4,7 @@ PST"). No vocabulary of the world here: that is `gazetteer`'s."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
@@ -55,7 +56,10 @@ def clauses(sentence: str) -> list[str]:
     return [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_subject(clause: str) -> str:
+    """The clause with its subject normalized (cached: one clause is read by `about_user`,
+    `is_question` and `unhedged` in turn)."""
     out = clause.strip()
     for pattern, repl in _SUBJECT_FIXES:
         out = pattern.sub(repl, out)
