@@ -99,12 +99,13 @@ def resolve_entities(
         relevant = registry.relevant_many(vectors[pending], embedder.embed)
         cases = {i: _align_one(facts[i], labels[i], hits, rel, policy, registry)
                  for i, hits, rel in zip(pending, neighbours, relevant, strict=True)}
-        asks = {i: c for i, c in cases.items() if isinstance(c, _Ask)}
+        # the reasoner reads each asked fact under its canonical label
+        asked = {i: replace(facts[i], entity=c.label) for i, c in cases.items() if isinstance(c, _Ask)}
         prepare = getattr(reasoner, "prepare", None)  # optional: one embedding call for the batch
-        if asks and prepare is not None:
-            prepare([(replace(facts[i], entity=c.label), c.candidates, c.entries) for i, c in asks.items()])
+        if asked and prepare is not None:
+            prepare([(asked[i], cases[i].candidates, cases[i].entries) for i in asked])  # type: ignore[union-attr]
         for i, case in cases.items():
-            out[i] = case.ask(facts[i], reasoner) if isinstance(case, _Ask) else case
+            out[i] = case.ask(asked[i], facts[i].entity, reasoner) if isinstance(case, _Ask) else case
     return [a for a in out if a is not None]
 
 
@@ -118,10 +119,11 @@ class _Ask:
     candidates: list[str]
     entries: list[RegistryEntry]
 
-    def ask(self, fact: Fact, reasoner: Reasoner) -> Alignment:
-        chosen = reasoner.disambiguate(replace(fact, entity=self.label), self.candidates, self.entries)
+    def ask(self, fact: Fact, given: str, reasoner: Reasoner) -> Alignment:
+        """`fact` under `label`; `given`: the label the writer gave."""
+        chosen = reasoner.disambiguate(fact, self.candidates, self.entries)
         if offered(chosen, self.candidates):
-            return Alignment(chosen, fact.entity, self.best_score, asked=True)
+            return Alignment(chosen, given, self.best_score, asked=True)
         return Alignment(self.label, self.drift, self.best_score, asked=True)
 
 
