@@ -259,8 +259,8 @@ class DuckDBClaimLog(BulkSide):
     def _refuse_stored(self, changes: ChangeSet) -> None:
         new = [c.id for c in changes.new_claims]
         clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe_new = self._maybe_known(new)
-        maybe_receipts = self._maybe_known(list(changes.receipts))
+        maybe = set(self._maybe_known(list(dict.fromkeys([*new, *changes.receipts]))))  # one filter lookup
+        maybe_new, maybe_receipts = [i for i in new if i in maybe], [i for i in changes.receipts if i in maybe]
         if maybe_new or maybe_receipts:
             with self._reading() as tables:
                 clash |= tables.stored_ids(maybe_new, maybe_receipts)

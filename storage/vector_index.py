@@ -107,6 +107,8 @@ def _ids(rids: np.ndarray | list[int]) -> np.ndarray:
 def _incoming(rids: np.ndarray | list[int], vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """Ids and unit vectors of an add, an id given twice keeping its last vector."""
     ids, vecs = _ids(rids), _unit_rows(vectors, len(rids), dim)
+    if len(ids) < 2:  # a single write's row: nothing to deduplicate
+        return ids, vecs
     keep = _last_of_each(ids)
     if len(keep) == len(ids):  # no id twice (the usual case): no copy of the vectors
         return ids, vecs
@@ -172,8 +174,9 @@ class _Slots:
         """Set the tag of the present ids; returns (ids, rows) whose tag changed."""
         rows = self.rows(ids)
         ids, rows = ids[rows >= 0], rows[rows >= 0]
-        ids, first = np.unique(ids, return_index=True)
-        rows = rows[first]
+        if len(ids) > 1:
+            ids, first = np.unique(ids, return_index=True)
+            rows = rows[first]
         change = self.tagged[ids] != on
         ids, rows = ids[change], rows[change]
         self.tagged[ids] = on
@@ -236,7 +239,7 @@ class FlatIndex:
                 self._data = grown
         self._slots.put(ids[new], rows[new])
         tag = np.where(self._slots.tagged_ids(ids), 0.0, self._OFF)
-        if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+        if len(rows) == 1 or len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
             rows = slice(int(rows[0]), int(rows[-1]) + 1)  # appended in one run (a bulk load): no fancy indexing
         self._data[rows, : self.dim] = vecs
         self._data[rows, self.dim] = 0.0
