@@ -197,23 +197,14 @@ class EntityRegistry:
 
     def relevant(self, vector: np.ndarray, embed, *, k: int = 8, min_similarity: float = 0.2) -> list[RegistryEntry]:  # type: ignore[no-untyped-def]
         """At most `k` entries whose description is similar to the fact's vector."""
-        return self.relevant_many(np.asarray(vector, dtype=np.float32).reshape(1, -1), embed, k=k,
-                                  min_similarity=min_similarity)[0]
-
-    def relevant_many(self, vectors: np.ndarray, embed, *, k: int = 8,  # type: ignore[no-untyped-def]
-                      min_similarity: float = 0.2) -> list[list[RegistryEntry]]:
-        """`relevant` for each row of `vectors`, in one matrix product (a bulk write's labels)."""
-        vectors = np.asarray(vectors, dtype=np.float32)
         if not self.entries:
-            return [[] for _ in range(len(vectors))]
+            return []
         if self._vectors is None or len(self._keys) != len(self.entries):
             self._keys = list(self.entries)
             self._vectors = embed(self.description_texts())
-        scores = vectors @ np.asarray(self._vectors, dtype=np.float32).T
-        order = np.argsort(-scores, axis=1)[:, :k]
-        entries, keys = self.entries, self._keys
-        return [[entries[keys[i]] for i in row if srow[i] >= min_similarity]
-                for row, srow in zip(order.tolist(), scores.tolist(), strict=True)]
+        scores = self._vectors @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-scores)[:k]
+        return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
 
     def description_texts(self) -> list[str]:
         """What `relevant` embeds for each entry, in entry order ("user timezone: ... e.g. ...")."""

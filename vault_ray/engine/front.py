@@ -96,9 +96,8 @@ def resolve_entities(
             pending.append(i)
     if pending:
         neighbours = backend.nearest_entities(vectors[pending], NEIGHBOURS)
-        relevant = registry.relevant_many(vectors[pending], embedder.embed)
-        cases = {i: _align_one(facts[i], labels[i], hits, rel, policy, registry)
-                 for i, hits, rel in zip(pending, neighbours, relevant, strict=True)}
+        cases = {i: _align_one(facts[i], labels[i], hits, vectors[i], policy, registry, embedder)
+                 for i, hits in zip(pending, neighbours, strict=True)}
         # the reasoner reads each asked fact under its canonical label
         asked = {i: replace(facts[i], entity=c.label) for i, c in cases.items() if isinstance(c, _Ask)}
         prepare = getattr(reasoner, "prepare", None)  # optional: one embedding call for the batch
@@ -127,11 +126,10 @@ class _Ask:
         return Alignment(self.label, self.drift, self.best_score, asked=True)
 
 
-def _align_one(fact, label, hits, relevant, policy, registry) -> Alignment | _Ask:  # type: ignore[no-untyped-def]
+def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignment | _Ask:  # type: ignore[no-untyped-def]
     """Bands on the nearest incumbent: >= align_threshold take its entity; otherwise
     ask the reasoner to choose among the entities in the ask band, the other entities
-    of the nearest claims, and the registry keys relevant to the fact (`relevant`:
-    `EntityRegistry.relevant` of its vector); else keep.
+    of the nearest claims, and the registry keys relevant to the fact; else keep.
 
     Statement similarity alone cannot decide below the band: the local model rates
     "The user is in EST" vs "... PST" at 0.56, and "the user lives in Berlin" vs "my
@@ -147,6 +145,8 @@ def _align_one(fact, label, hits, relevant, policy, registry) -> Alignment | _As
         return Alignment(others[0][1], fact.entity, best_score)
     band = [e for s, e in others if s >= policy.ask_threshold]
     nearby = [e for s, e in others if s >= NEARBY_FLOOR]
+    # a registry subclass may answer per tenant (evals/namespace.py): asked one vector at a time
+    relevant = registry.relevant(vector, embedder.embed)
     # a pattern (user.schedule.*) offers its subtree
     keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label)]
     candidates = list(dict.fromkeys(band + nearby + keys))
