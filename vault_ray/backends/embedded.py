@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from vault_ray.storage import label_vectors
 from vault_ray.storage import new_index as make_index
 from vault_ray.storage.layout import StoreLock, init_store, set_embedder
 
@@ -23,6 +24,7 @@ from ..errors import ClaimNotFound, DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
 from ..policy import Policy
 from ..reasoners.base import Reasoner
+from ..reasoners.labels import LabelMatcher
 from ..registry import EntityRegistry
 from .base import StoreInfo
 
@@ -46,6 +48,7 @@ class EmbeddedBackend:
                                 new_index=new_index or (lambda: make_index(meta.index, dim)))
             host.open_many(range(meta.partitions))
             self.host = host
+            self._load_label_vectors()
         except BaseException:
             if host is not None:
                 host.close_all()
@@ -187,6 +190,25 @@ class EmbeddedBackend:
 
     def close(self) -> None:
         try:
+            self._save_label_vectors()
             self.host.close_all()
         finally:
             self._lock.release()
+
+    # -- the label vectors entity resolution compared (storage/label_vectors.py) --------
+    def _labels(self) -> LabelMatcher | None:
+        labels = getattr(self.reasoner, "labels", None)
+        return labels if isinstance(labels, LabelMatcher) and labels.embedder.dim == self.dim else None
+
+    def _load_label_vectors(self) -> None:
+        labels = self._labels()
+        found = label_vectors.load(self.root, self.embedder_name, self.dim) if labels is not None else None
+        if labels is not None and found is not None:
+            labels.remember(*found)
+            labels.changed = False
+
+    def _save_label_vectors(self) -> None:
+        labels = self._labels()
+        if labels is not None and labels.changed:
+            label_vectors.save(self.root, self.embedder_name, self.dim, *labels.kept())
+            labels.changed = False

@@ -55,6 +55,14 @@ class LabelMatcher:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.changed = False
+        """Vectors were added since `kept()` was last saved (the embedded store saves them at close)."""
+
+    def kept(self) -> tuple[list[str], np.ndarray]:
+        """Every kept (text, vector), least recently used first, as texts and one matrix."""
+        texts = list(self._vectors)
+        matrix = np.stack(list(self._vectors.values())) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        return texts, matrix
 
     def missing(self, texts: Iterable[str]) -> list[str]:
         """The texts (distinct, in order) with no vector kept yet."""
@@ -66,6 +74,7 @@ class LabelMatcher:
         for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32), strict=True):
             self._vectors[text] = vector
             self._vectors.move_to_end(text)
+            self.changed = True
         while len(self._vectors) > self.MAX_CACHED:
             self._vectors.popitem(last=False)
 
