@@ -56,7 +56,7 @@ bench-detail: setup
 # links vault_ray/storage, vault_ray/actors and vault_ray/evals show them to the import
 # graph of the checkout, so a plain `lint-imports` sees every module.
 lint: setup
-	$(BIN)/ruff check vault_ray storage actors evals tests benchmarks
+	$(BIN)/ruff check --no-cache vault_ray storage actors evals tests benchmarks
 	$(BIN)/lint-imports --no-cache
 
 clean:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import ray
-from vault_ray.storage.layout import check_index
 
 from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
 from vault_ray.backends.connect import backend_of, check_join, control_info, ensure_ray, find_control
@@ -26,6 +25,7 @@ from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
+from vault_ray.storage.layout import check_index
 from vault_ray.vault import Vault
 
 from .control import ClusterConfig, ControlActor

@@ -21,7 +21,6 @@ from typing import Any
 
 import ray
 from ray.exceptions import ActorDiedError, RayActorError
-from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
 
 from vault_ray.backends.routing import shard_name
 from vault_ray.engine.control import ControlFile
@@ -29,6 +28,7 @@ from vault_ray.errors import ClusterError, StoreMismatch, VaultError
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
+from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
 
 from .assignment import ClusterState, load_state, moves, plan, save_state
 from .shard import Shard

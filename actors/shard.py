@@ -32,8 +32,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from vault_ray.storage import new_index, vector_index
-from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
 
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
@@ -47,6 +45,8 @@ from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
+from vault_ray.storage import new_index, vector_index
+from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
 
 from .assignment import load_state
 from .ownership import Ownership, shared

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
 
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine import bulk
 from vault_ray.engine.partitions import PartitionSet
 from vault_ray.errors import StoreMismatch, VaultError
 from vault_ray.models import Claim
+from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
 
 from .ownership import Ownership, shared
 

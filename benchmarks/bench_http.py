@@ -123,10 +123,10 @@ def echo_deployment(max_ongoing: int) -> Any:
 def serve_everything(args: argparse.Namespace, store: Path) -> tuple[str, str, list[str]]:
     import ray
     from ray import serve
-    from vault_ray.actors import connect
-    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start
 
     from vault_ray import HashingEmbedder
+    from vault_ray.actors import connect
+    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start
     from vault_ray.tokens import TokenStore
 
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, namespace="bench")

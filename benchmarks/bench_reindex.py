@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     args = parser.parse_args()
     import ray
+
     from vault_ray.evals.reindex import reindex
 
     sentences = texts(args.claims)

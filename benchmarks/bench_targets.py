@@ -159,9 +159,9 @@ def measure_cluster(s: Settings, work: Path) -> dict[str, Any]:
     """8 client processes against a 2-shard cluster, and (the raw part) the same clients
     making as many bare calls to 2 echo actors that do nothing, in the same Ray session."""
     import ray
+
     from vault_ray.actors import connect, shutdown
     from vault_ray.actors.control import SHARD_CALLS
-
     from vault_ray.models import Decision, Op, Outcome
 
     @ray.remote(num_cpus=0, max_concurrency=SHARD_CALLS)

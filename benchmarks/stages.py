@@ -8,11 +8,10 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from vault_ray.storage import DuckDBClaimLog
-
 from vault_ray.backends import EmbeddedBackend
 from vault_ray.engine import front
 from vault_ray.engine.partition import Partition
+from vault_ray.storage import DuckDBClaimLog
 
 
 class Stages:

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from vault_ray.storage import StoreReader
 
 from vault_ray import DisputeCapExceeded, EntityRegistry, Fact, HashingEmbedder, Policy, RuleReasoner, Vault
 from vault_ray.engine.control import ControlFile
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
 from vault_ray.models import EntityView
+from vault_ray.storage import StoreReader
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vault_ray.storage.layout import read_meta
-
 from vault_ray import RuleReasoner, StoreError, Vault
 from vault_ray.backends import BulkBackend, EmbeddedBackend, StoreInfo
 from vault_ray.reasoners.base import Reasoner
+from vault_ray.storage.layout import read_meta
 
 from .from_store import StoredVectors
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from vault_ray.actors.assignment import ClusterState, load_state, moves, plan, save_state
 
+from vault_ray.actors.assignment import ClusterState, load_state, moves, plan, save_state
 from vault_ray.backends.routing import shard_name
 
 

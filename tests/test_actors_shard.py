@@ -7,15 +7,15 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from vault_ray.actors.assignment import ClusterState, plan, save_state
-from vault_ray.actors.shard import Shard
-from vault_ray.storage.layout import init_store, partition_of
 
 from vault_ray import HashingEmbedder, Policy
+from vault_ray.actors.assignment import ClusterState, plan, save_state
+from vault_ray.actors.shard import Shard
 from vault_ray.backends.routing import NotOwner, shard_name
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.txn import WriteItem
 from vault_ray.registry import EntityRegistry
+from vault_ray.storage.layout import init_store, partition_of
 
 EMB = HashingEmbedder(dim=32)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -118,9 +118,8 @@ def test_search_merges_the_shards_partitions(store):
 
 def test_a_shard_switching_embedders_freezes_writes_then_serves_the_new_vectors(store):
     """The shard's side of a cluster reindex (actors/shard_bulk.py), without Ray."""
-    from vault_ray.storage.layout import set_embedder
-
     from vault_ray import StoreMismatch
+    from vault_ray.storage.layout import set_embedder
 
     shard = Shard(str(store), shard_name(0))
     mine = entity_in(0)

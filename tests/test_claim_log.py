@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from vault_ray.storage import ChangeSet, DuckDBClaimLog
 
 from vault_ray import Fact, HashingEmbedder, StorageFailure
 from vault_ray.models import Claim, Event, Kind, Status, utcnow
+from vault_ray.storage import ChangeSet, DuckDBClaimLog
 
 
 def claim(cid: str, status: Status = Status.ACTIVE, dim: int = 8) -> Claim:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config, parse_mixed
 from vault_ray.evals.handmade import scenarios_table, three_write_examples
 from vault_ray.evals.policies import build_policy
 from vault_ray.evals.replay import replay_block
 from vault_ray.evals.scenario import scenarios_from_arrow
-
 from vault_ray.policy import DEFAULT_HIGH_STAKES
 
 GEN = GeneratorConfig()

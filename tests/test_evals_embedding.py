@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from vault_ray import HashingEmbedder, InvalidEmbedding
 from vault_ray.evals.config import EvalConfig, GeneratorConfig
 from vault_ray.evals.embedding import VECTORS, EmbedWrites, registry_texts, vectors_by_write
 from vault_ray.evals.generator import generate_table
@@ -14,8 +16,6 @@ from vault_ray.evals.namespace import SALT_DIM, TableEmbedder, TenantEmbedder, t
 from vault_ray.evals.policies import build_policies
 from vault_ray.evals.replay import replay_block, text_vectors
 from vault_ray.evals.scenario import scenarios_from_arrow
-
-from vault_ray import HashingEmbedder, InvalidEmbedding
 
 EV = EvalConfig(judge_accuracy=0.7)
 

@@ -10,11 +10,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
-from vault_ray.evals.from_store import StoredVectors, read_claim_log, what_if, whatif_report
 
 from vault_ray import Fact, HashingEmbedder, Policy, Vault
 from vault_ray.cli import app
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
+from vault_ray.evals.from_store import StoredVectors, read_claim_log, what_if, whatif_report
 
 T0 = 1_700_000_000.0
 POLICY = Policy(default_strategy="recency", authority={"scheduler": {"*": 0.9}, "chat": {"*": 0.4}})

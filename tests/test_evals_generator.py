@@ -10,12 +10,12 @@ from collections import Counter
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+
 from vault_ray.evals.catalog import BY_KEY, CATALOG
 from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config
 from vault_ray.evals.generator import SCENARIO_SCHEMA, generate_table, read_config, write_scenarios
 from vault_ray.evals.handmade import ground_truth
 from vault_ray.evals.scenario import scenarios_from_arrow
-
 from vault_ray.models import validate_entity
 from vault_ray.registry import EntityRegistry
 

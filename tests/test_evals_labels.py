@@ -7,11 +7,11 @@ import json
 
 import pytest
 from typer.testing import CliRunner
-from vault_ray.evals.from_store import read_claim_log
-from vault_ray.evals.labels import recommend_from_store, store_labels
 
 from vault_ray import Fact, HashingEmbedder, Policy, Vault
 from vault_ray.cli import app
+from vault_ray.evals.from_store import read_claim_log
+from vault_ray.evals.labels import recommend_from_store, store_labels
 from vault_ray.policy_file import read_policy_file
 
 T0 = 1_700_000_000.0

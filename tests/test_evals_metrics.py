@@ -6,6 +6,7 @@ import math
 
 import pyarrow as pa
 import pytest
+
 from vault_ray.evals.handmade import HandWrite, scenario_row, scenarios_table, three_write_examples
 from vault_ray.evals.metrics import (
     AMBIGUOUS,

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pyarrow.compute as pc
 import pytest
+
 from vault_ray.evals.catalog import BY_KEY
 from vault_ray.evals.config import EvalConfig, GeneratorConfig
 from vault_ray.evals.generator import generate_table

@@ -4,6 +4,8 @@ process): a world built for it, the choice rules, and applying the proposal."""
 from __future__ import annotations
 
 import pytest
+
+from vault_ray import Policy
 from vault_ray.evals.config import EvalConfig, GeneratorConfig
 from vault_ray.evals.generator import generate_table
 from vault_ray.evals.policies import custom_spec
@@ -12,8 +14,6 @@ from vault_ray.evals.replay import replay_block
 from vault_ray.evals.scenario import scenarios_from_arrow
 from vault_ray.evals.uncertainty import bootstrap
 from vault_ray.evals.weights import LearnedWeights, agreement, entity_pattern
-
-from vault_ray import Policy
 from vault_ray.policy_file import read_policy_file
 
 # Agent a knows schedules, agent b knows diets; each is a coin flip elsewhere.

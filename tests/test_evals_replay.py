@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+
+from vault_ray import Policy
 from vault_ray.evals.config import EvalConfig, GeneratorConfig
 from vault_ray.evals.generator import generate_table
 from vault_ray.evals.handmade import HandWrite, scenario_row, scenarios_table, three_write_examples
@@ -10,8 +12,6 @@ from vault_ray.evals.namespace import Namespace, NamespacedRegistry, split_tenan
 from vault_ray.evals.policies import POLICY_NAMES, OracleJudge, build_policies, build_policy
 from vault_ray.evals.replay import replay_block, text_vectors
 from vault_ray.evals.scenario import scenarios_from_arrow
-
-from vault_ray import Policy
 
 EV = EvalConfig(judge_accuracy=1.0)
 GEN = GeneratorConfig()

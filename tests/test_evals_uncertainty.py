@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+
 from vault_ray.evals.metrics import COUNT_COLUMNS, RESULTS_SCHEMA, Aggregator
 from vault_ray.evals.report import difference, findings, fmt_ci
 from vault_ray.evals.uncertainty import UnitCounts, bootstrap, comparisons, policy_intervals

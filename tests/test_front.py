@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from vault_ray.storage.layout import partition_of
 
 from vault_ray import (
     EntityRegistry,
@@ -22,6 +21,7 @@ from vault_ray import (
 )
 from vault_ray.backends import EmbeddedBackend
 from vault_ray.engine import front
+from vault_ray.storage.layout import partition_of
 
 EMB = HashingEmbedder(dim=64)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

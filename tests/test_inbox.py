@@ -15,10 +15,10 @@ from vault_ray import Fact, Policy
 
 fastapi = pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
+
 from vault_ray.actors.serve.app import create_app  # noqa: E402
 from vault_ray.actors.serve.inbox import COOKIE, csrf_token  # noqa: E402
 from vault_ray.actors.serve.service import local_service  # noqa: E402
-
 from vault_ray.tokens import TokenStore  # noqa: E402
 
 HOSTILE = "<script>alert(1)</script>"

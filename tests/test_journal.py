@@ -12,11 +12,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from vault_ray.storage import ChangeSet, DuckDBClaimLog
-from vault_ray.storage.layout import partition_path
 
 from vault_ray import Fact, HashingEmbedder, StorageFailure, StoreLocked, Vault
 from vault_ray.models import Claim, Kind, Status, utcnow
+from vault_ray.storage import ChangeSet, DuckDBClaimLog
+from vault_ray.storage.layout import partition_path
 
 WRITER = textwrap.dedent("""
     import json, os, signal, sys

@@ -8,9 +8,9 @@ import logging
 import shutil
 
 import numpy as np
-from vault_ray.storage import label_vectors
 
 from vault_ray import Fact, HashingEmbedder, Vault
+from vault_ray.storage import label_vectors
 
 
 class CountingEmbedder(HashingEmbedder):

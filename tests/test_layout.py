@@ -5,10 +5,10 @@ policy and registry saved and loaded in one place."""
 from __future__ import annotations
 
 import pytest
-from vault_ray.storage.layout import StoreLock, init_store, partition_number, partition_of, read_meta
 
 from vault_ray import EntityRegistry, Policy, RegistryEntry, StoreError, StoreLocked, StoreMismatch
 from vault_ray.engine.control import ControlFile
+from vault_ray.storage.layout import StoreLock, init_store, partition_number, partition_of, read_meta
 
 
 def test_partition_of_is_stable_and_spread():

@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+from vault_ray import EntityRegistry, InvalidInput, Policy, ScriptedReasoner
 from vault_ray.evals.embedder_spec import EmbedderSpec
 from vault_ray.evals.label_profiles import CLAIM_COLUMNS, build_profiles, mask_value
 from vault_ray.evals.merge_plan import Thresholds, build_plan, decide_pairs
 from vault_ray.evals.normalize import check_merges
 from vault_ray.evals.plan_report import approved_merges, read_plan, write_plan
 from vault_ray.evals.similarity import PAIR_SCHEMA, combine
-
-from vault_ray import EntityRegistry, InvalidInput, Policy, ScriptedReasoner
 
 T = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 

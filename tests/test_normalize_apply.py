@@ -9,12 +9,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from scenarios import T0
-from vault_ray.evals.normalize import apply_plan, rekeyed_id
-from vault_ray.evals.plan_report import PLAN_SCHEMA
-from vault_ray.storage.layout import partition_of
 
 from vault_ray import Fact, HashingEmbedder, InvalidInput, Policy, RateLimit, Status, Vault, WriteRequest
+from vault_ray.evals.normalize import apply_plan, rekeyed_id
+from vault_ray.evals.plan_report import PLAN_SCHEMA
 from vault_ray.registry import RegistryEntry
+from vault_ray.storage.layout import partition_of
 
 
 def write_plan(path, merges: list[tuple[str, str]]):  # type: ignore[no-untyped-def]

@@ -15,11 +15,11 @@ from scenarios import (
     late_arrival,
     recency_supersede,
 )
-from vault_ray.storage import DuckDBClaimLog, FlatIndex
 
 from vault_ray import HashingEmbedder, Op, Policy, RuleReasoner, ScriptedReasoner, Vault
 from vault_ray.engine.partition import Partition
 from vault_ray.engine.txn import WriteItem
+from vault_ray.storage import DuckDBClaimLog, FlatIndex
 
 
 def test_authority_dispute_with_label_drift(make_vault):

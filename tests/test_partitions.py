@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from vault_ray.storage import INDEX_KINDS as KINDS
-from vault_ray.storage import DuckDBClaimLog
-from vault_ray.storage.layout import partition_of, partition_path
 
 from vault_ray import DisputeCapExceeded, HashingEmbedder, Policy, RuleReasoner
 from vault_ray.engine.partitions import PartitionSet, duckdb_logs
 from vault_ray.engine.txn import WriteItem
+from vault_ray.storage import INDEX_KINDS as KINDS
+from vault_ray.storage import DuckDBClaimLog
+from vault_ray.storage.layout import partition_of, partition_path
 
 EMB = HashingEmbedder(dim=32)
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -4,9 +4,9 @@ evaluations and bulk jobs use — from a store directory, one partition file, or
 from __future__ import annotations
 
 import pytest
-from vault_ray.storage import StoreReader
 
 from vault_ray import Fact, HashingEmbedder, StoreError, Vault
+from vault_ray.storage import StoreReader
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import logging
 
 import duckdb
 import pytest
-from vault_ray.storage.layout import FORMAT, partition_path
 
 from vault_ray import Fact, HashingEmbedder, InvalidInput, StoreError, Vault
+from vault_ray.storage.layout import FORMAT, partition_path
 
 EMB = HashingEmbedder()
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scenarios import authority_dispute, recency_supersede
-from vault_ray.storage import StoreReader
-from vault_ray.storage.layout import read_meta, set_embedder
 
 from vault_ray import HashingEmbedder, StorageFailure, StoreMismatch, Vault
 from vault_ray.backends import EmbeddedBackend
 from vault_ray.reasoners.rules import RuleReasoner
+from vault_ray.storage import StoreReader
+from vault_ray.storage.layout import read_meta, set_embedder
 
 NEW = HashingEmbedder(dim=32)
 

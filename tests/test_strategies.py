@@ -8,7 +8,6 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from vault_ray.storage.layout import partition_of
 
 from vault_ray import (
     Claim,
@@ -20,6 +19,7 @@ from vault_ray import (
     ScriptedReasoner,
     Status,
 )
+from vault_ray.storage.layout import partition_of
 from vault_ray.strategies import Action, decide, support_by_value
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vault_ray.storage import INDEX_KINDS, HnswIndex, restore_index
 
 from vault_ray.engine.vectors import HostIndex
+from vault_ray.storage import INDEX_KINDS, HnswIndex, restore_index
 
 
 @pytest.fixture(params=sorted(INDEX_KINDS))

@@ -49,9 +49,8 @@ def cluster(ray_session, tmp_path):
     import contextlib
     import uuid
 
-    from vault_ray.actors import connect, shutdown
-
     from vault_ray import ClusterError, HashingEmbedder
+    from vault_ray.actors import connect, shutdown
 
     namespaces = []
 

@@ -16,13 +16,12 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from vault_ray.actors import shutdown
-from vault_ray.storage import DuckDBClaimLog, FlatIndex
-from vault_ray.storage.layout import partition_path
-
 from vault_ray import Fact, Policy, RuleReasoner
+from vault_ray.actors import shutdown
 from vault_ray.engine.partition import Partition
 from vault_ray.engine.txn import WriteItem
+from vault_ray.storage import DuckDBClaimLog, FlatIndex
+from vault_ray.storage.layout import partition_path
 
 from .parity import check_invariants
 

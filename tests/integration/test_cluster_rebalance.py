@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 import ray
-from vault_ray.actors import status
 
 from vault_ray import ClusterError, HashingEmbedder, Vault
+from vault_ray.actors import status
 
 from .stream import Stream
 

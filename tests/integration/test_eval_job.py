@@ -10,14 +10,14 @@ import matplotlib.image as mpimg
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
+
+from vault_ray.cli import app
 from vault_ray.evals.config import EvalConfig, GeneratorConfig
 from vault_ray.evals.handmade import scenarios_table, three_write_examples
 from vault_ray.evals.job import run_eval
 from vault_ray.evals.metrics import RESULTS_SCHEMA, SUMMARY_SCHEMA
 from vault_ray.evals.policies import POLICY_NAMES
 from vault_ray.evals.report import CHARTS, RECOMMENDATION_CHART, fmt, fmt_ci
-
-from vault_ray.cli import app
 from vault_ray.policy_file import read_policy_file
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -146,14 +146,14 @@ def test_local_model_vectors_are_what_the_job_replays(tmp_path):
     """The job's answer equals an in-process replay with the local model's vectors, and
     differs from the hashing embedder's on drifted labels (the vectors matter there)."""
     import numpy as np
+
+    from vault_ray import LocalEmbedder
     from vault_ray.evals.embedding import registry_texts
     from vault_ray.evals.generator import generate_table
     from vault_ray.evals.namespace import TableEmbedder, TenantEmbedder
     from vault_ray.evals.policies import build_policy
     from vault_ray.evals.replay import replay_block, text_vectors
     from vault_ray.evals.scenario import scenarios_from_arrow
-
-    from vault_ray import LocalEmbedder
 
     world = GeneratorConfig(seed=9, p_drift=0.6, drift_mix={"novel": 1.0}, entities_max=3)
     table = generate_table(60, world)

@@ -12,9 +12,9 @@ from datetime import timedelta
 import ray
 from receiver import Receiver
 from scenarios import T0
-from vault_ray.actors.delivery import DELIVERY_NAME
 
 from vault_ray import Fact
+from vault_ray.actors.delivery import DELIVERY_NAME
 from vault_ray.delivery import DeliveryPolicy, delivery_status
 from vault_ray.webhooks import WebhookStore
 

@@ -12,10 +12,10 @@ import ray
 from bulk_data import fill, reads
 from scenarios import authority_dispute, recency_supersede
 from typer.testing import CliRunner
-from vault_ray.storage.layout import partition_of
 
 from vault_ray import ClusterError, Fact, HashingEmbedder, StoreMismatch, Vault
 from vault_ray.cli import app
+from vault_ray.storage.layout import partition_of
 
 
 def test_a_cluster_export_restores_into_a_cluster_and_into_an_embedded_store(cluster, tmp_path):

@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytest
 from bulk_data import fill, reads
-from vault_ray.storage import StoreReader
 
 from vault_ray import HashingEmbedder, LocalEmbedder, StoreMismatch, Vault
+from vault_ray.storage import StoreReader
 
 pytestmark = pytest.mark.slow
 
