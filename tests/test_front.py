@@ -126,3 +126,19 @@ def test_build_items_groups_by_partition_keeping_positions():
     assert sorted(pos for items in groups.values() for pos, _ in items) == list(range(12))
     for p, items in groups.items():
         assert all(partition_of(item.entity, 4) == p and item.session == "s" for _, item in items)
+
+
+def test_build_items_gives_each_fact_without_an_id_a_fresh_uuid4_and_keeps_given_ids():
+    import uuid
+
+    facts = [Fact(f"user.k{i}", f"text {i}", claim_id="given-id-7" if i == 7 else None) for i in range(300)]
+    al = [front.Alignment(f.entity, None) for f in facts]
+    groups = front.build_items(facts, EMB.embed([f.text for f in facts]), al, agent="a", session=None,
+                               policy=Policy(), registry=EntityRegistry(), now=NOW, partitions=4)
+    ids = {pos: item.id for items in groups.values() for pos, item in items}
+    assert ids[7] == "given-id-7"
+    fresh = [ids[p] for p in range(300) if p != 7]
+    assert len(set(fresh)) == 299
+    for i in fresh:
+        parsed = uuid.UUID(hex=i)
+        assert parsed.hex == i and parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -16,7 +16,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
 from ..errors import InvalidFact
-from ..models import ENTITY_RE, Fact, as_utc, check_fact, new_id
+from ..models import ENTITY_RE, Fact, as_utc, check_fact, new_ids
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
@@ -175,9 +175,10 @@ def build_items(
 ) -> dict[int, list[tuple[int, WriteItem]]]:
     """Group write items by partition, each with its position in the batch."""
     groups: dict[int, list[tuple[int, WriteItem]]] = {}
+    fresh = iter(new_ids(sum(1 for f in facts if not f.claim_id)))
     for pos, (fact, vec, al) in enumerate(zip(facts, vectors, alignments, strict=True)):
         item = WriteItem(
-            id=fact.claim_id or new_id(), entity=al.entity, text=fact.text.strip(), value=fact.value,
+            id=fact.claim_id or next(fresh), entity=al.entity, text=fact.text.strip(), value=fact.value,
             kind=fact.kind, agent=agent, session=session, observed_at=as_utc(fact.observed_at) or now,
             confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
             cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),

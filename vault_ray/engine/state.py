@@ -12,8 +12,9 @@ which index rows leave and join; the partition then updates its index."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import fields
 
 import numpy as np
 import pyarrow as pa
@@ -25,6 +26,19 @@ from ..models import Claim, Dispute, DisputeStatus, Status
 
 COMPACT_AT = 20_000
 """Claims changed since open (kept as objects) that make the state fold them back into columns."""
+
+_CLAIM_VALUES = operator.attrgetter(*(f.name for f in fields(Claim)))
+_EMBEDDING = [f.name for f in fields(Claim)].index("embedding")
+
+
+def _with_embedding(claim: Claim, vector: object) -> Claim:
+    """`replace(claim, embedding=vector)` at half its cost (it runs once per claim a bulk
+    write keeps); the claim itself when it already holds that vector."""
+    if claim.embedding is vector:
+        return claim
+    values = list(_CLAIM_VALUES(claim))
+    values[_EMBEDDING] = vector
+    return Claim(*values)
 
 
 class PartitionState:
@@ -165,7 +179,7 @@ class PartitionState:
                 self._drop_from_entity(claim.entity, cid)
             else:
                 keep_vec = claim.status == Status.DISPUTED
-                self._changed[cid] = (replace(claim, embedding=vector if keep_vec else None), rid)
+                self._changed[cid] = (_with_embedding(claim, vector if keep_vec else None), rid)
                 if before is None:
                     self._by_entity.setdefault(claim.entity, []).append(cid)
                     self._gone.discard(claim.entity)
