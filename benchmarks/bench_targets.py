@@ -105,10 +105,12 @@ def measure_model_rows(s: Settings, stores: dict[tuple[str, int], Path], work: P
     for kind in ("flat", "hnsw"):
         with Vault.open(t.settled_copy(stores[(kind, top)], work / "m", local.name), embedder=local) as vault:
             out[f"text {kind}"] = t.text_writes(vault, local.model, s.text_single, f"t{kind}")
+            out[f"text update {kind}"] = t.text_updates(vault, local.model, s.text_single, f"u{kind}")
             out[f"search {kind}"] = t.searches(vault, local.model, queries)
             with t.Burners(2):
                 out[f"search {kind} loaded"] = t.searches(vault, local.model, queries[: max(20, s.queries // 3)])
-        say(f"  {kind}: text {out[f'text {kind}']}, search {out[f'search {kind}']}, "
+        say(f"  {kind}: text {out[f'text {kind}']}, text update {out[f'text update {kind}']}, "
+            f"search {out[f'search {kind}']}, "
             f"loaded {out[f'search {kind} loaded']}")
     return out
 

@@ -223,6 +223,17 @@ def text_writes(vault: Vault, model: Any, calls: int, tag: str) -> dict[str, flo
                   lambda c, text: mem.add_facts([Fact(f"user.{tag}_{c}", text)]))
 
 
+def text_updates(vault: Vault, model: Any, calls: int, tag: str) -> dict[str, float]:
+    """Single text writes to entities the store has: the same agent's new statement on each
+    of `calls` entities it wrote first (not timed). No new label, so no label phrase is
+    embedded beside the text, and no entity resolution runs."""
+    mem = vault.agent("texts")
+    first = sentences(calls + 3, seed=19)
+    mem.add_facts([Fact(f"user.{tag}_{c}", text) for c, text in enumerate(first)])
+    return paired(vault, model, sentences(calls + 3, seed=29),
+                  lambda c, text: mem.add_facts([Fact(f"user.{tag}_{c}", text)]))
+
+
 def searches(vault: Vault, model: Any, queries: list[str]) -> dict[str, float]:
     return paired(vault, model, queries, lambda c, q: vault.search(q, k=5))
 

@@ -51,6 +51,12 @@ def rows(s: Any, m: dict[str, Any]) -> list[list[str]]:
         out.append([f"single text write (LocalEmbedder), p50 ({kind})", "<= raw encode + 3 ms at 100k",
                     f"{ms(txt['p50'])} ms at {top:,} = raw + {ms(txt['over'])} ms (paired)",
                     f"raw encode {ms(txt['raw'])} ms (paired)", BEFORE["text"], yes(txt["over"] <= 3)])
+    for kind in ("flat", "hnsw"):  # a run recorded before this row existed has no such figure
+        upd = mod.get(f"text update {kind}")
+        if upd is not None:
+            out.append([f"(same, to an entity the store has: no new label, no resolution; {kind})",
+                        "<= raw encode + 3 ms at 100k", f"{ms(upd['p50'])} ms at {top:,} = raw + {ms(upd['over'])} ms "
+                        "(paired)", f"raw encode {ms(upd['raw'])} ms (paired)", "-", yes(upd["over"] <= 3)])
     for kind in ("flat", "hnsw"):
         off, on = w[f"bulk {kind} False"], w[f"bulk {kind} True"]
         out.append([f"bulk `add_facts`, {s.bulk:,} facts per call, at {top:,} ({kind})",
