@@ -102,9 +102,25 @@ _DETAIL_JSON = json.JSONEncoder(default=str).encode
 """`json.dumps(detail, default=str)` without building an encoder per event (one per claim written)."""
 
 
+_LAST_DETAIL: tuple[object, str] = (None, "")
+"""The detail last encoded and its JSON: the events of a bulk write's new entities share one
+detail dict (`Txn.add`), encoded once. Swapped as one tuple, so threads never mix two pairs;
+the reference it holds keeps that dict alive, so no other dict can take its identity."""
+
+
+def _detail_json(detail: dict[str, Any]) -> str:
+    global _LAST_DETAIL
+    last = _LAST_DETAIL
+    if last[0] is detail:
+        return last[1]
+    text = _DETAIL_JSON(detail)
+    _LAST_DETAIL = (detail, text)
+    return text
+
+
 def event_row(e: Event) -> EventRow:
     return (e.ts, e.entity, e.kind, e.claim_id, e.dispute_id, e.agent, e.status, e.superseded_by,
-            _DETAIL_JSON(e.detail) if e.detail else None)
+            _detail_json(e.detail) if e.detail else None)
 
 
 def events_table(rows: list[EventRow], first_seq: int) -> pa.Table:

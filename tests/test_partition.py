@@ -191,3 +191,22 @@ def test_a_first_claim_records_why_like_any_other_uncontested_add(vault):
         "pass": 2, "op": str(Op.ADD), "own_reason": "new for this agent", "reason": "new for this agent"}
     again = vault.agent("a").add_facts([Fact("user.tea", "I drink green tea", value="green", claim_id=first.claim_id)])
     assert again.decisions[0] == first  # a retried id answers from its receipt
+
+
+def test_a_bulk_write_of_new_entities_records_each_event_with_its_own_detail(vault):
+    """The first claims of a bulk write share one event detail (encoded once); events with
+    other details in between still read back as their own."""
+    from vault_ray import Fact
+
+    mem = vault.agent("a")
+    mem.add_facts([Fact(f"user.k{i}", f"the value of k{i} is {i}", value=str(i)) for i in range(300)])
+    mem.add_facts([Fact("user.k5", "the value of k5 is 50", value="50"),  # an update: another detail
+                   Fact("user.new1", "a new one", value="n"), Fact("user.k7", "the value of k7 is 70", value="70"),
+                   Fact("user.new2", "another new one", value="m")])
+    new_detail = {"pass": 2, "op": str(Op.ADD), "own_reason": "new for this agent", "reason": "new for this agent"}
+    for entity in ("user.k0", "user.k299", "user.new1", "user.new2"):
+        added = [e.detail for e in vault.events(entity=entity) if e.kind == "claim_added"]
+        assert added == [new_detail]
+    for entity in ("user.k5", "user.k7"):
+        added = [e.detail for e in vault.events(entity=entity) if e.kind == "claim_added"]
+        assert added[0] == new_detail and added[1]["pass"] == 1 and added[1] != new_detail

@@ -102,7 +102,7 @@ class Partition:
         txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
-            txn.add(incoming, **_NEW_DETAIL)
+            txn.add(incoming, _NEW_DETAIL)
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
                             entity=item.entity, aligned_from=item.aligned_from)
         own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]

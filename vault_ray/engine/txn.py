@@ -150,13 +150,16 @@ class Txn:
         return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id))
 
     # -- changes ----------------------------------------------------------------------
-    def add(self, claim: Claim, **detail: Any) -> None:
+    def add(self, claim: Claim, shared: dict[str, Any] | None = None, /, **detail: Any) -> None:
+        """Add a new claim and its `claim_added` event. `shared`: the event's detail as a
+        dict many events share (never changed afterwards), instead of `detail`: its JSON is
+        then encoded once for a run of such events (`storage.rows.event_row`)."""
         self.claims[claim.id] = claim
         self._on_entity.setdefault(claim.entity, set()).add(claim.id)
         self.new[claim.id] = claim
         self.rids[claim.id] = self.allocate_rid()
-        self.event(claim.entity, "claim_added", claim_id=claim.id, agent=claim.agent, status=str(claim.status),
-                   superseded_by=claim.superseded_by, **detail)
+        self.events.append(Event(self.ts, claim.entity, "claim_added", claim.id, None, claim.agent, str(claim.status),
+                                 claim.superseded_by, detail if shared is None else shared))
 
     def set_status(self, cid: str, status: Status, superseded_by: str | None, *, agent: str | None, **detail: Any) -> None:
         old = self.claim(cid)
