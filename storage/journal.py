@@ -11,6 +11,16 @@ crash (a length past the end, a checksum that does not match) is the tail of a w
 that was never acknowledged: reading stops there and the file is truncated to the
 last whole record before anything is appended.
 
+The file is grown ahead of its records: zeros are written past the last record
+(`PREALLOC` bytes at a time) and synced once, and each record then overwrites zeros in
+place. An fsync of an overwrite flushes data only; an append that grows the file must also
+commit the file system's metadata journal, and that commit waits for whatever else the disk
+is writing (DuckDB's files, Ray's logs). On the project's machine, 1,500 fsync'd 2 KB
+records: 0.14-0.25 ms at p50 appended, 0.10-0.13 ms overwriting zeros; beside another
+process that fsyncs, the slowest append took 10-490 ms, the slowest overwrite 3-4 ms.
+A zero length ends the records (no record is empty). A record larger than `PREALLOC`
+(a bulk write's) is simply written at the end, growing the file.
+
 Flushing rotates: the current file becomes `.1`, appends go to a fresh file, and
 once DuckDB has committed the rotated records (with their sequence number, in the
 same transaction) `.1` is deleted. Opening replays both files and skips what DuckDB
@@ -32,6 +42,8 @@ from vault_ray.errors import StorageFailure
 
 MAGIC = b"VRJOURNAL1\n"
 _FRAME = struct.Struct("<II")
+PREALLOC = 256 * 1024
+"""Bytes of zeros written ahead of the records at a time (about 100 single-claim records)."""
 
 
 class _PlainUnpickler(pickle.Unpickler):
@@ -52,6 +64,10 @@ class Journal:
         self.path = Path(path)
         self.rotated = self.path.with_name(self.path.name + ".1")
         self._fd = -1
+        self._end = 0
+        """Where the next record goes: the end of the last whole record."""
+        self._size = 0
+        """The file's size: zeros from `_end` to here."""
 
     # -- reading ---------------------------------------------------------------------
     def records(self) -> Iterator[Any]:
@@ -61,7 +77,7 @@ class Journal:
                 yield from (_loads(p) for p, _ in _read(file))
 
     def has_records(self) -> bool:
-        return any(f.exists() and f.stat().st_size > len(MAGIC) for f in (self.rotated, self.path))
+        return any(f.exists() and next(_read(f), None) is not None for f in (self.rotated, self.path))
 
     # -- writing ---------------------------------------------------------------------
     def open(self) -> None:
@@ -71,13 +87,13 @@ class Journal:
         if self.path.exists() and self.path.stat().st_size >= len(MAGIC):
             end = len(MAGIC) + sum(size for _, size in _read(self.path))
             fd = os.open(self.path, os.O_WRONLY)
-            if os.fstat(fd).st_size != end:
+            if os.fstat(fd).st_size != end:  # a torn tail, or zeros ahead: grown again at the next append
                 os.ftruncate(fd, end)
                 os.fsync(fd)
-            os.lseek(fd, 0, os.SEEK_END)
             self._fd = fd
         else:
-            self._fd = self._create(self.path)
+            self._fd, end = self._create(self.path), len(MAGIC)
+        self._end = self._size = end
 
     def append(self, record: Any) -> None:
         """Write one record and fsync it: when this returns, the record survives a crash."""
@@ -85,10 +101,20 @@ class Journal:
         payload = pickle.dumps(record, protocol=5)
         frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
         try:
-            os.write(self._fd, frame)
+            if self._end + len(frame) > self._size and len(frame) < PREALLOC:
+                self._grow(self._end + PREALLOC)
+            os.pwrite(self._fd, frame, self._end)
             os.fdatasync(self._fd)
         except OSError as exc:
             raise StorageFailure(f"cannot append to the journal {self.path}: {exc}") from exc
+        self._end += len(frame)
+        self._size = max(self._size, self._end)
+
+    def _grow(self, size: int) -> None:
+        """Zeros up to `size`, synced (the file's new size with them)."""
+        os.pwrite(self._fd, bytes(size - self._size), self._size)
+        os.fsync(self._fd)
+        self._size = size
 
     def rotate(self) -> None:
         """Move the current records aside (to `.1`, which must not exist) and start a new file."""
@@ -97,6 +123,7 @@ class Journal:
         if self.path.exists():
             os.replace(self.path, self.rotated)
         self._fd = self._create(self.path)
+        self._end = self._size = len(MAGIC)
 
     def drop_rotated(self) -> None:
         self.rotated.unlink(missing_ok=True)
@@ -132,6 +159,8 @@ def _read(file: Path) -> Iterator[tuple[bytes, int]]:
     pos = len(MAGIC)
     while pos + _FRAME.size <= len(data):
         length, crc = _FRAME.unpack_from(data, pos)
+        if length == 0:  # the zeros written ahead of the records
+            return
         payload = data[pos + _FRAME.size: pos + _FRAME.size + length]
         if len(payload) != length or zlib.crc32(payload) != crc:
             return

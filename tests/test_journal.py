@@ -123,3 +123,50 @@ def test_a_partition_log_has_one_owner_at_a_time(tmp_path):
         DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
     log.close()
     DuckDBClaimLog(tmp_path / "p.duckdb", dim=8).close()
+
+
+def test_records_overwrite_zeros_written_ahead_and_a_torn_record_there_is_dropped(tmp_path):
+    from vault_ray.storage.journal import PREALLOC, Journal
+
+    journal = Journal(tmp_path / "p.journal")
+    assert not journal.has_records()
+    journal.append((1, "first"))
+    journal.append((2, "second"))
+    size = journal.path.stat().st_size
+    assert size >= PREALLOC  # zeros ahead of the records: the next appends overwrite them in place
+    journal.append((3, "third"))
+    assert journal.path.stat().st_size == size
+    assert journal.has_records() and list(journal.records()) == [(1, "first"), (2, "second"), (3, "third")]
+    end = journal._end
+    journal.close()
+    with open(journal.path, "r+b") as f:  # a crash in the middle of the fourth record, over the zeros
+        f.seek(end)
+        f.write(b"\x40\x00\x00\x00\x01\x02\x03")
+    again = Journal(journal.path)
+    assert list(again.records()) == [(1, "first"), (2, "second"), (3, "third")]
+    again.append((4, "fourth"))  # the torn bytes are cut off before anything is written
+    assert list(Journal(journal.path).records()) == [(1, "first"), (2, "second"), (3, "third"), (4, "fourth")]
+    big = (5, "x" * (2 * PREALLOC))  # a record larger than the zeros ahead: written at the end
+    again.append(big)
+    again.append((6, "after"))
+    again.close()
+    assert list(Journal(journal.path).records())[-2:] == [big, (6, "after")]
+
+
+def test_a_journal_written_without_zeros_ahead_still_reads(tmp_path):
+    """A journal left by an earlier version (records up to the end of the file, no zeros)."""
+    import pickle
+    import struct
+    import zlib
+
+    from vault_ray.storage.journal import MAGIC, Journal
+
+    path = tmp_path / "p.journal"
+    frames = b"".join(struct.pack("<II", len(p), zlib.crc32(p)) + p
+                      for p in (pickle.dumps((i, f"r{i}"), protocol=5) for i in range(3)))
+    path.write_bytes(MAGIC + frames)
+    journal = Journal(path)
+    assert journal.has_records() and list(journal.records()) == [(0, "r0"), (1, "r1"), (2, "r2")]
+    journal.append((3, "r3"))
+    journal.close()
+    assert list(Journal(path).records()) == [(i, f"r{i}") for i in range(4)]
