@@ -4,21 +4,18 @@
 write-ahead journal (journal.py) in front of a DuckDB file (tables.py), and a
 snapshot of the partition's in-memory image beside them (snapshot.py).
 
-- `commit(changes)` appends the change set to the journal and fsyncs it: when it
-  returns, the write survives a crash (DESIGN §7.4). One fsync per commit, about a
-  tenth of a DuckDB transaction.
-- `flush()` applies the journal's records to DuckDB in one transaction; the
-  partition host calls it from a background thread, and every read that queries
-  DuckDB flushes first, so reads see every acknowledged write.
-- Opening replays the records DuckDB does not have yet. It reads the snapshot
-  instead of DuckDB when the snapshot is fresh (its stamp matches the DuckDB file the
-  log left at its last close, and the journal is empty); the active claims' vectors
-  are saved in the same file, so the index needs no DuckDB read either.
-- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the
-  log holds and reads DuckDB only for a key it holds (a retried write): deciding a
-  write reads no disk. `commit` checks its new ids against the same filter, so a
-  change DuckDB would refuse (a claim id stored twice) is refused before it reaches
-  the journal, and nothing is changed.
+- `commit(changes)` appends the change set to the journal and fsyncs it: when it returns,
+  the write survives a crash (DESIGN §7.4). One fsync per commit, a tenth of a DuckDB commit.
+- `flush()` applies the journal's records to DuckDB in one transaction; the partition host
+  calls it from a background thread, and every read that queries DuckDB flushes first.
+- Opening replays the records DuckDB does not have yet. It reads the snapshot instead of
+  DuckDB when the snapshot is fresh (its stamp matches the DuckDB file the log left at its
+  last close, and the journal is empty); the active claims' vectors are saved in the same
+  file, so the index needs no DuckDB read either.
+- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the log
+  holds and reads DuckDB only for a key it holds (a retried write): deciding a write reads
+  no disk. `commit` checks its new ids against the same filter, so a change DuckDB would
+  refuse (a claim id stored twice) is refused before it reaches the journal: nothing changes.
 """
 
 from __future__ import annotations
@@ -101,11 +98,11 @@ class ClaimLog(Protocol):
         """Apply committed changes to the tables (a background chore; reads do it themselves)."""
         ...
     def backlog(self) -> int:
-        """Committed change sets the tables do not have yet."""
+        """Committed change sets the tables do not have yet; `backlog_age`: seconds since the
+        oldest of them was committed (0 without one); `backlog_bytes`: about what they weigh."""
         ...
-    def backlog_age(self) -> float:
-        """Seconds since the oldest of them was committed (0 without a backlog)."""
-        ...
+    def backlog_age(self) -> float: ...
+    def backlog_bytes(self) -> int: ...
     def load(self, *, with_vectors: bool = True) -> PartitionImage: ...
     def active_vectors(self) -> tuple[np.ndarray, np.ndarray]: ...
     def receipts(self, ids: Iterable[str]) -> dict[str, str]: ...
@@ -272,6 +269,9 @@ class DuckDBClaimLog(BulkSide):
 
     def backlog_age(self) -> float:
         return time.monotonic() - self._since if self.backlog() else 0.0
+
+    def backlog_bytes(self) -> int:  # the records not being applied yet: the current journal file's
+        return self.journal.pending_bytes() if self._pending else 0
 
     def flush(self) -> None:
         with self._db:

@@ -76,6 +76,10 @@ class Journal:
             if file.exists():
                 yield from (_loads(p) for p, _ in _read(file))
 
+    def pending_bytes(self) -> int:
+        """Bytes of the records appended to the current file (since the last rotation)."""
+        return max(0, self._end - len(MAGIC))
+
     def has_records(self) -> bool:
         return any(f.exists() and next(_read(f), None) is not None for f in (self.rotated, self.path))
 

@@ -170,3 +170,25 @@ def test_a_journal_written_without_zeros_ahead_still_reads(tmp_path):
     journal.append((3, "r3"))
     journal.close()
     assert list(Journal(path).records()) == [(i, f"r{i}") for i in range(4)]
+
+
+def test_the_background_apply_waits_while_writes_come_unless_the_backlog_is_old_or_heavy(tmp_path, monkeypatch):
+    """A journal is applied to DuckDB after FLUSH_AGE_S when no write is under way, but only
+    after FLUSH_BUSY_AGE_S while writes keep coming (an apply competes with them), and at
+    once when its records weigh FLUSH_BYTES or more (they are held in memory until applied)."""
+    from vault_ray.engine import partitions
+
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    due = partitions.PartitionSet._flush_due
+    assert not due(log, True) and not due(log, False)  # nothing to apply
+    commit(log, "c1")
+    assert log.backlog() == 1 and log.backlog_bytes() > 0
+    monkeypatch.setattr(partitions, "FLUSH_AGE_S", 0.0)
+    monkeypatch.setattr(partitions, "FLUSH_BUSY_AGE_S", 3600.0)
+    assert due(log, True)  # quiet: applied once FLUSH_AGE_S has passed
+    assert not due(log, False)  # writes under way: it waits
+    monkeypatch.setattr(partitions, "FLUSH_BYTES", log.backlog_bytes())
+    assert due(log, False)  # heavy enough: applied anyway
+    log.flush()
+    assert log.backlog() == 0 and log.backlog_bytes() == 0 and not due(log, True)
+    log.close()

@@ -53,9 +53,17 @@ FLUSH_EVERY_S = 0.5
 FLUSH_BACKLOG = 256
 """Journal records a partition may hold before they are applied to DuckDB (and the thread woken)."""
 FLUSH_AGE_S = 5.0
-"""... or how long its oldest record may wait. A DuckDB transaction costs milliseconds whatever
-its size: applying a partition's journal every half second at a few writes per second cost
-more CPU than the writes themselves."""
+"""... or how long its oldest record may wait while no write is under way. A DuckDB transaction
+costs milliseconds whatever its size: applying a partition's journal every half second at a few
+writes per second cost more CPU than the writes themselves."""
+FLUSH_BUSY_AGE_S = 30.0
+"""... and while writes keep coming. An apply (Arrow rows built in Python, then DuckDB) competes
+with the writes for the GIL and the cores: a 10k-fact call ran at half speed, or less, when the
+five-second apply of the single writes just before it fell inside it. Reads apply the journal
+themselves, so a later apply delays nothing a reader sees."""
+FLUSH_BYTES = 64 * 2**20
+"""... or how much its records may weigh (they are held in memory until applied): a bulk load
+that never pauses is applied every 64 MiB (about 30k claims of 384 dimensions) at least."""
 INDEX_QUIET_S = 0.2
 """Writes this recent make the index's background work light (`VectorIndex.maintain`)."""
 log = logging.getLogger("vault_ray")
@@ -202,18 +210,18 @@ class PartitionSet:
     def chores(self) -> bool:
         """Apply every partition's journal to DuckDB, fold changed claims into columns, and
         let the vector index do its housekeeping; True if the index has more to do."""
+        quiet = not self._busy()
         for part in list(self.parts.values()):
             try:
-                if part.log.backlog() >= FLUSH_BACKLOG or part.log.backlog_age() >= FLUSH_AGE_S:
+                if self._flush_due(part.log, quiet):
                     part.log.flush()
                 if part.state.needs_compaction():
                     with part.lock:
                         part.state.compact()
             except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
                 log.exception("background work on partition %d failed; it will be retried", part.number)
-        busy = self._writing > 0 or time.monotonic() - self._last_write < INDEX_QUIET_S
         try:  # while writes come, the index does only a little (its inserts hold the GIL)
-            return self.host.maintain(busy=busy)
+            return self.host.maintain(busy=self._busy())
         except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving
             log.exception("compacting the vector index failed")
             return False
@@ -253,9 +261,19 @@ class PartitionSet:
                     results.append(exc)
             for p in touched:
                 parts[p].commit(txns[p])  # type: ignore[union-attr]
-        if any(parts[p].log.backlog() >= FLUSH_BACKLOG for p in touched):  # type: ignore[union-attr]
+        if any(self._flush_due(parts[p].log, False) for p in touched):  # type: ignore[union-attr, arg-type]
             self._wake.set()
         return results
+
+    def _busy(self) -> bool:
+        """Writes are under way, or one ended less than INDEX_QUIET_S ago."""
+        return self._writing > 0 or time.monotonic() - self._last_write < INDEX_QUIET_S
+
+    @staticmethod
+    def _flush_due(log: ClaimLog, quiet: bool) -> bool:
+        """Whether the background thread should apply this journal now (see FLUSH_*)."""
+        return log.backlog() > 0 and (log.backlog() >= FLUSH_BACKLOG or log.backlog_bytes() >= FLUSH_BYTES
+                                      or log.backlog_age() >= (FLUSH_AGE_S if quiet else FLUSH_BUSY_AGE_S))
 
     def _wrote(self) -> None:
         self._writing -= 1
