@@ -92,7 +92,7 @@ def validate_entity(entity: object) -> str:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    return new_ids(1)[0]
 
 
 def new_ids(n: int) -> list[str]:
