@@ -30,6 +30,7 @@ def test_serve_configs_are_valid(name):
     assert args.store and args.tokens and args.tokens.startswith(args.store)
     (ingress,) = app.deployments
     assert ingress.name == "VaultIngress" and ingress.max_ongoing_requests == 64
+    assert ingress.graceful_shutdown_timeout_s == deployment.Scaling().graceful_shutdown_s  # same as `vault-ray serve`
 
 
 def test_app_builder_refuses_unknown_args():

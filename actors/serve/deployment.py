@@ -14,6 +14,7 @@ Three ways to run it: `vault-ray serve` (the CLI calls `start`), a Serve config
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,7 +24,7 @@ from ray.serve import Application
 
 from vault_ray.delivery import DeliveryPolicy
 from vault_ray.embedders import Embedder, HashingEmbedder, LocalEmbedder
-from vault_ray.errors import ClusterError
+from vault_ray.errors import ClusterError, InvalidInput
 from vault_ray.models import WriteRequest
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.tokens import TokenStore
@@ -64,6 +65,9 @@ class ServeConfig:
     """Timeouts, backoff and attempts of webhook deliveries (default: `DeliveryPolicy()`)."""
 
 
+PRIVATE_OPTIONS = {"func_or_class", "_internal", "_init_args", "_init_kwargs"}
+
+
 @dataclass(frozen=True)
 class Scaling:
     """How many replicas, and how many requests each takes at once."""
@@ -73,15 +77,28 @@ class Scaling:
     """A Serve autoscaling_config (min_replicas, max_replicas, target_ongoing_requests, ...); replaces `replicas`."""
     max_ongoing_requests: int = 64
     ray_actor_options: dict[str, Any] = field(default_factory=lambda: {"num_cpus": 1})
+    graceful_shutdown_s: float = 5.0
+    """How long a replica that is stopping waits for its requests in flight. A write takes
+    milliseconds; an open event stream never ends by itself, so it is cut then and its
+    client resumes from its Last-Event-ID on another replica (Serve's own default, 20 s,
+    holds every redeploy and `serve.delete` that long behind one open stream)."""
+    deployment_options: dict[str, Any] = field(default_factory=dict)
+    """Any other Serve deployment option (`health_check_period_s`, `graceful_shutdown_wait_loop_s`,
+    ...), passed as given; they override the fields above."""
 
     def options(self) -> dict[str, Any]:
         found: dict[str, Any] = {"max_ongoing_requests": self.max_ongoing_requests,
-                                 "ray_actor_options": dict(self.ray_actor_options)}
+                                 "ray_actor_options": dict(self.ray_actor_options),
+                                 "graceful_shutdown_timeout_s": self.graceful_shutdown_s}
         if self.autoscaling:
             found["autoscaling_config"] = dict(self.autoscaling)
         else:
             found["num_replicas"] = self.replicas
-        return found
+        allowed = set(inspect.signature(VaultIngress.options).parameters) - PRIVATE_OPTIONS
+        unknown = sorted(set(self.deployment_options) - allowed)
+        if unknown:
+            raise InvalidInput(f"Scaling.deployment_options: {', '.join(unknown)} is not an option of a Serve deployment")
+        return found | self.deployment_options
 
 
 @serve.deployment(name="VaultIngress")

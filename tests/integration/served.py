@@ -16,6 +16,8 @@ from vault_ray import ClusterError, HashingEmbedder, Vault, VaultClient
 from vault_ray.tokens import TokenStore
 
 REPLICA = {"num_cpus": 0}  # the session's Ray has 2 CPUs; the replica must not wait for one
+# a replica being deleted checks for requests in flight every 0.2 s, not Serve's 2 s
+SCALING = {"ray_actor_options": REPLICA, "deployment_options": {"graceful_shutdown_wait_loop_s": 0.2}}
 
 
 def free_port() -> int:
@@ -55,7 +57,7 @@ def serve_store(vault: Vault, port: int, *, reasoner: Any = None, **config: Any)
     info = vault.info()
     name = f"vr-{uuid.uuid4().hex[:8]}"
     cfg = ServeConfig(namespace=info.namespace, embedder=vault.embedder, reasoner=reasoner, **config)
-    url = start(cfg, Scaling(ray_actor_options=REPLICA), port=port, name=name, route_prefix=f"/{name}")
+    url = start(cfg, Scaling(**SCALING), port=port, name=name, route_prefix=f"/{name}")
     return HttpStore(url, vault, TokenStore.for_store(info.store), name)
 
 
