@@ -38,3 +38,13 @@ def test_app_builder_refuses_unknown_args():
 
     with pytest.raises(ValidationError):
         deployment.ServeArgs(namespace="vault", replicas=3)  # scaling belongs to the deployments section
+
+
+def test_scaling_passes_serve_options_and_refuses_unknown_ones():
+    from vault_ray.errors import InvalidInput
+
+    options = deployment.Scaling(replicas=2, deployment_options={"health_check_period_s": 3}).options()
+    assert options["num_replicas"] == 2 and options["health_check_period_s"] == 3
+    assert options["graceful_shutdown_timeout_s"] == 5.0  # not Serve's 20 s: an open event stream is cut then
+    with pytest.raises(InvalidInput, match="graceful_shutdown_s"):
+        deployment.Scaling(deployment_options={"graceful_shutdown_s": 1}).options()  # ours, not Serve's name
