@@ -155,9 +155,10 @@ def start(config: ServeConfig, scaling: Scaling | None = None, *, host: str = "1
           name: str = APP_NAME, route_prefix: str = "/") -> str:
     """Start Serve on `host:port` (in the Ray this process is connected to) and run the
     app; returns its base URL once every replica is ready."""
+    app = build(config, scaling)  # bad options are the caller's InvalidInput, before anything starts
     try:
         serve.start(http_options={"host": host, "port": port})
-        serve.run(build(config, scaling), name=name, route_prefix=route_prefix)
+        serve.run(app, name=name, route_prefix=route_prefix)
     except ClusterError:
         raise
     except Exception as exc:  # Serve's own errors (a port in use, a replica that failed to start)
