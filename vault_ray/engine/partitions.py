@@ -210,10 +210,10 @@ class PartitionSet:
     def chores(self) -> bool:
         """Apply every partition's journal to DuckDB, fold changed claims into columns, and
         let the vector index do its housekeeping; True if the index has more to do."""
-        quiet = not self._busy()
+        busy = self._busy()
         for part in list(self.parts.values()):
             try:
-                if self._flush_due(part.log, quiet):
+                if self._flush_due(part.log, not busy):
                     part.log.flush()
                 if part.state.needs_compaction():
                     with part.lock:
@@ -221,7 +221,7 @@ class PartitionSet:
             except Exception:  # noqa: BLE001  the journal keeps the records; reads retry and raise
                 log.exception("background work on partition %d failed; it will be retried", part.number)
         try:  # while writes come, the index does only a little (its inserts hold the GIL)
-            return self.host.maintain(busy=self._busy())
+            return self.host.maintain(busy=busy)
         except Exception:  # noqa: BLE001  a failed compaction leaves the old index serving
             log.exception("compacting the vector index failed")
             return False
