@@ -29,6 +29,7 @@ already holds, so a crash at any step loses nothing and applies nothing twice.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import pickle
@@ -103,15 +104,18 @@ class Journal:
         """Write one record and fsync it: when this returns, the record survives a crash."""
         self.open()
         payload = pickle.dumps(record, protocol=5)
-        frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+        head = _FRAME.pack(len(payload), zlib.crc32(payload))
+        size = len(head) + len(payload)
         try:
-            if self._end + len(frame) > self._size and len(frame) < PREALLOC:
+            if self._end + size > self._size and size < PREALLOC:
                 self._grow(self._end + PREALLOC)
-            os.pwrite(self._fd, frame, self._end)
+            # header and payload in one call, without copying a bulk write's payload into a frame
+            if os.pwritev(self._fd, [head, payload], self._end) != size:
+                raise OSError(errno.EIO, "short write")
             os.fdatasync(self._fd)
         except OSError as exc:
             raise StorageFailure(f"cannot append to the journal {self.path}: {exc}") from exc
-        self._end += len(frame)
+        self._end += size
         self._size = max(self._size, self._end)
 
     def _grow(self, size: int) -> None:

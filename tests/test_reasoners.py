@@ -89,6 +89,17 @@ def test_a_registry_answers_with_entries_added_after_a_lookup():
     assert reg.lookup("user.pets_name").key == "user.pet_name"  # the dict itself changed, not through add
 
 
+def test_a_pattern_matches_its_root_and_below_and_the_first_entry_wins():
+    reg = EntityRegistry({})
+    for key in ("user.*", "user.work.*", "team.a.*"):
+        reg.add(RegistryEntry(key, key, "many", ()))
+    assert reg.lookup("user.work.hours").key == "user.*"  # both match: the first in entry order
+    assert reg.lookup("team.a").key == "team.a.*" and reg.lookup("team.a.b.c").key == "team.a.*"
+    assert reg.lookup("team.ab") is None and reg.lookup("team") is None and reg.lookup("users.x") is None
+    reg.entries.pop("user.*")
+    assert reg.lookup("user.work.hours").key == "user.work.*" and reg.lookup("user.home") is None
+
+
 def test_scripted_reasoner_answers_falls_back_and_counts():
     fact = Fact("user.wrong_label", "The user is in EST", "EST")
     r = ScriptedReasoner(extract={"I'm in EST": [fact]}, judge=lambda case: "incoming")

@@ -3,8 +3,12 @@ marks and rollback, status changes on new and stored claims, `supersedes`, recei
 
 from __future__ import annotations
 
+import json
+from dataclasses import fields
 from datetime import UTC, datetime
 from itertools import count
+
+import pytest
 
 from vault_ray.engine.state import PartitionState
 from vault_ray.engine.txn import Txn, decision_from_json, decision_to_json
@@ -76,3 +80,16 @@ def test_an_empty_txn_is_false_and_decisions_round_trip_as_receipts():
     d = Decision("user.diet", Op.REPLACE, Outcome.ACTIVE, "c2", aligned_from="user.food", superseded=("c1",),
                  strategy="recency", reason="newer")
     assert decision_from_json(decision_to_json(d)) == d
+
+
+@pytest.mark.parametrize("decision", [
+    Decision("user.diet", Op.REPLACE, Outcome.ACTIVE, "c2", aligned_from="user.food", superseded=("c1", "c0"),
+             strategy="recency", reason="newer"),
+    Decision("user.ort", Op.ADD, Outcome.DISPUTED, "c3", dispute_id="d1", reason='says "Zürich" \\ 東京\n'),
+    Decision("user.x", Op.NOOP, Outcome.NOOP, "c4"),
+])
+def test_a_receipt_is_json_dumps_of_every_decision_field(decision):
+    # receipts written before must still compare equal, and a new Decision field must not go missing
+    expected = json.dumps({f.name: getattr(decision, f.name) for f in fields(Decision)}
+                          | {"superseded": list(decision.superseded)})
+    assert decision_to_json(decision) == expected

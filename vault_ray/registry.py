@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import InvalidPolicy
 from .models import validate_entity
-from .policy import CARDINALITIES, specificity
+from .policy import CARDINALITIES
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class EntityRegistry:
     _found: dict[str, RegistryEntry | None] = field(default_factory=dict, repr=False, compare=False)
     _found_size: int = field(default=-1, repr=False, compare=False)
     _aliases: dict[str, RegistryEntry] = field(default_factory=dict, repr=False, compare=False)
-    _patterns: list[RegistryEntry] = field(default_factory=list, repr=False, compare=False)
+    _patterns: dict[str, tuple[int, RegistryEntry]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def builtin(cls) -> EntityRegistry:
@@ -178,11 +178,18 @@ class EntityRegistry:
             self._aliases = {}
             for entry in reversed(self.entries.values()):  # the first entry naming an alias wins
                 self._aliases.update(dict.fromkeys(entry.aliases, entry))
-            self._patterns = [e for e in self.entries.values() if e.key.endswith(".*")]
+            # a pattern `root.*` by its root, with its place: the first in entry order wins
+            self._patterns = {e.key[:-2]: (n, e) for n, e in enumerate(self.entries.values()) if e.key.endswith(".*")}
         if key not in self._found:
-            self._found[key] = self._aliases.get(key) or next(
-                (e for e in self._patterns if specificity(e.key, key) is not None), None)
+            self._found[key] = self._aliases.get(key) or self._pattern_for(key)
         return self._found[key]
+
+    def _pattern_for(self, key: str) -> RegistryEntry | None:
+        """The first `root.*` entry matching `key` (`key` is `root` or under it): one dict
+        probe per dotted prefix of `key`, not a scan of every pattern."""
+        roots = [key[:i] for i, ch in enumerate(key) if ch == "."] + [key]
+        found = [self._patterns[r] for r in roots if r in self._patterns]
+        return min(found, key=lambda f: f[0])[1] if found else None
 
     def canonical(self, key: str) -> str:
         """Map an alias to its key (`user.tz` -> `user.timezone`); other keys unchanged."""
