@@ -116,6 +116,26 @@ def test_hnsw_buffers_new_vectors_and_moves_them_into_the_graph_in_the_backgroun
     assert set(after[1][1].ravel()) == {5, 7}
 
 
+def test_hnsw_moves_its_buffer_into_the_graph_once_searches_have_scanned_it_enough():
+    """Entity resolution of bulk writes searches in batches: the exact scans of the buffer
+    would grow with every write before (quadratic), so past `SCANS_PER_INSERT` scans per
+    buffered vector the buffer goes into the graph first. The answers do not change."""
+    vecs = unit_rows(400, 16)
+    index = HnswIndex(16)
+    index.SCANS_PER_INSERT = 100
+    index.add(list(range(400)), vecs)
+    index.tag(list(range(0, 400, 2)), True)
+    small = index.search(vecs[:60], 3)  # 60 scans of each buffered vector: under 100
+    assert index.buffered() == 400
+    tagged = index.search_tagged(vecs[:60], 2)  # 120 in all: moved first, then searched
+    assert index.buffered() == 0 and len(index) == 400
+    np.testing.assert_array_equal(index.search(vecs[:60], 3)[1], small[1])
+    assert set(tagged[1].ravel()) <= set(range(0, 400, 2)) and (tagged[1][::2, 0] == np.arange(0, 60, 2)).all()
+    index.add([400], unit_rows(1, 16, seed=1))  # a new buffer counts afresh
+    index.search(vecs[:60], 3)
+    assert index.buffered() == 1
+
+
 def test_a_saved_hnsw_graph_holds_every_vector_in_the_graph_not_in_the_buffer(tmp_path):
     """A host saves its graph settled: reopened, it searches the graph alone at once."""
     vecs = unit_rows(300, 16)
