@@ -4,8 +4,8 @@
 write-ahead journal (journal.py) in front of a DuckDB file (tables.py), and a
 snapshot of the partition's in-memory image beside them (snapshot.py).
 
-- `commit(changes)` appends the change set to the journal and fsyncs it: when it returns,
-  the write survives a crash (DESIGN §7.4). One fsync per commit, a tenth of a DuckDB commit.
+- `commit(changes)` appends the change set to the journal and fsyncs it (one fsync, a tenth
+  of a DuckDB commit): when it returns, the write survives a crash (DESIGN §7.4).
 - `flush()` applies the journal's records to DuckDB in one transaction; the partition host
   calls it from a background thread, and every read that queries DuckDB flushes first.
 - Opening replays the records DuckDB does not have yet. It reads the snapshot instead of
@@ -59,16 +59,17 @@ class ChangeSet:
     disputes: dict[str, Dispute] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     receipts: dict[str, str] = field(default_factory=dict)
+    vectors: dict[str, Any] = field(default_factory=dict)
+    """claim id -> vector of a new claim whose object carries none (memory keeps no vectors)."""
 
     def __bool__(self) -> bool:
-        return bool(self.new_claims or self.status or self.supersedes or self.disputes or self.events
-                    or self.receipts)
+        return bool(self.new_claims or self.status or self.supersedes or self.disputes or self.events or self.receipts)
 
     def record(self, seq: int) -> Record:
         """The change set as plain values (a journal record)."""
-        return (seq, [claim_row(c, self.rids[c.id]) for c in self.new_claims], dict(self.status),
-                {k: list(v) for k, v in self.supersedes.items()}, [dispute_row(d) for d in self.disputes.values()],
-                [event_row(e) for e in self.events], dict(self.receipts))
+        claims = [claim_row(c, self.rids[c.id], self.vectors.get(c.id)) for c in self.new_claims]
+        return (seq, claims, dict(self.status), {k: list(v) for k, v in self.supersedes.items()},
+                [dispute_row(d) for d in self.disputes.values()], [event_row(e) for e in self.events], dict(self.receipts))
 
 
 @dataclass
@@ -122,8 +123,7 @@ class ClaimLog(Protocol):
     def entity_keys(self) -> set[str]: ...
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, str]: ...
     def close(self, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        """Flush, close, and save the partition's image, with the active claims' (rids,
-        vectors) as its index holds them, for a fast reopen."""
+        """Flush, close, and save the partition's image with the index's active (rids, vectors): a fast reopen."""
         ...
     # the bulk side (storage/bulk_log.py): export and import, staged vectors of a reindex
     def dump(self) -> dict[str, pa.Table]: ...

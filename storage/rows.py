@@ -49,10 +49,12 @@ ClaimRow = tuple[Any, ...]
 """One claim as plain values, in CLAIM_SCHEMA's column order (what the journal stores)."""
 
 
-def claim_row(c: Claim, rid: int) -> ClaimRow:
+def claim_row(c: Claim, rid: int, vector: Any = None) -> ClaimRow:
+    """`vector`: the claim's vector when the claim object carries none (a new claim's)."""
     return (c.id, rid, c.entity, c.text, c.value, str(c.kind), c.agent, c.session, to_epoch(c.observed_at),
             to_epoch(c.recorded_at), str(c.status), list(c.supersedes), c.superseded_by, float(c.confidence),
-            json.dumps(c.meta) if c.meta else None, c.aligned_from, vector_bytes(c.embedding), c.source)
+            json.dumps(c.meta) if c.meta else None, c.aligned_from,
+            vector_bytes(c.embedding if c.embedding is not None else vector), c.source)
 
 
 def rows_table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:

@@ -93,16 +93,16 @@ class Partition:
         return out
 
     def _write_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
+        txn.cardinality[item.entity] = item.cardinality
+        live = txn.live_on(item.entity)
         incoming = Claim(
             id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
-            confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from, embedding=item.vector,
-            source=item.source,
+            confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from,
+            embedding=item.vector if live else None, source=item.source,
         )
-        txn.cardinality[item.entity] = item.cardinality
-        live = txn.live_on(item.entity)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
-            txn.add(incoming, _NEW_DETAIL)
+            txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
                             entity=item.entity, aligned_from=item.aligned_from)
         own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]
@@ -213,7 +213,7 @@ class Partition:
         if not txn:
             return set()
         self.log.commit(txn.changes())
-        leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector)
+        leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
         self.index.remove(leaving)
         if joining:
             self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))

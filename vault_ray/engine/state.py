@@ -161,17 +161,25 @@ class PartitionState:
 
     # -- changes -----------------------------------------------------------------------
     def apply(self, claims: dict[str, Claim], rids: dict[str, int], disputes: dict[str, Dispute],
-              vector_of: Callable[[str], np.ndarray]) -> tuple[list[int], list[tuple[int, np.ndarray]]]:
+              vector_of: Callable[[str], np.ndarray], vectors: dict[str, np.ndarray] | None = None,
+              ) -> tuple[list[int], list[tuple[int, np.ndarray]]]:
         """Take a committed transaction's claims (their state after it) and disputes.
-        Returns the index rows leaving (no longer active) and joining (newly active)."""
+        `vectors`: the vectors of new claims whose objects carry none. Returns the index
+        rows leaving (no longer active) and joining (newly active)."""
         leaving: list[int] = []
         joining: list[tuple[int, np.ndarray]] = []
+        vectors = vectors or {}
         for cid, claim in claims.items():
+            if claim.embedding is None and claim.status == Status.ACTIVE and cid not in self._changed \
+                    and cid not in self._row:
+                self._join_new(cid, claim, rids[cid], vectors.get(cid), vector_of, joining)  # most of a bulk write
+                continue
             rid = self.rid_of(cid)
             rid = rids.get(cid) if rid is None else rid
             assert rid is not None, f"claim {cid} has no index row"
             before = self.get(cid)
-            vector = claim.embedding if claim.embedding is not None else (before.embedding if before else None)
+            vector = claim.embedding if claim.embedding is not None else vectors.get(cid)
+            vector = vector if vector is not None else (before.embedding if before else None)
             was_active = before is not None and before.status == Status.ACTIVE
             self._row.pop(cid, None)
             if claim.status == Status.SUPERSEDED:
@@ -188,16 +196,28 @@ class PartitionState:
                 self._cid_at[rid] = None
                 self._active -= 1
             elif not was_active and claim.status == Status.ACTIVE:
-                joining.append((rid, np.asarray(vector if vector is not None else vector_of(cid), dtype=np.float32)))
-                if rid >= len(self._cid_at):
-                    grown = np.full(max(rid + 1, 2 * len(self._cid_at)), None, object)
-                    grown[: len(self._cid_at)] = self._cid_at
-                    self._cid_at = grown
-                self._cid_at[rid] = cid
-                self._active += 1
+                self._join(cid, rid, vector, vector_of, joining)
         for d in disputes.values():
             self._put_dispute(d)
         return leaving, joining
+
+    def _join_new(self, cid: str, claim: Claim, rid: int, vector: np.ndarray | None,
+                  vector_of: Callable[[str], np.ndarray], joining: list[tuple[int, np.ndarray]]) -> None:
+        """`apply` for an active claim new to the partition, held as it came (no vector on it)."""
+        self._changed[cid] = (claim, rid)
+        self._by_entity.setdefault(claim.entity, []).append(cid)
+        self._gone.discard(claim.entity)
+        self._join(cid, rid, vector, vector_of, joining)
+
+    def _join(self, cid: str, rid: int, vector: np.ndarray | None, vector_of: Callable[[str], np.ndarray],
+              joining: list[tuple[int, np.ndarray]]) -> None:
+        joining.append((rid, np.asarray(vector if vector is not None else vector_of(cid), dtype=np.float32)))
+        if rid >= len(self._cid_at):
+            grown = np.full(max(rid + 1, 2 * len(self._cid_at)), None, object)
+            grown[: len(self._cid_at)] = self._cid_at
+            self._cid_at = grown
+        self._cid_at[rid] = cid
+        self._active += 1
 
     # -- compaction ----------------------------------------------------------------------
     def needs_compaction(self) -> bool:

@@ -65,7 +65,7 @@ def decision_from_json(text: str) -> Decision:
 
 
 _COPIED = ("claims", "disputes", "new", "rids", "status", "supersedes", "dispute_rows", "receipts", "decided",
-           "cardinality")
+           "cardinality", "vectors")
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,8 @@ class Txn:
         self.decided: dict[str, Decision] = {}
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
+        self.vectors: dict[str, np.ndarray] = {}
+        """claim id -> vector, for the new claims added without one on the object (`add`)."""
         self._on_entity: dict[str, set[str]] = {}
         """entity -> ids of the claims in `claims` (derived: rebuilt on rollback)."""
 
@@ -124,7 +126,7 @@ class Txn:
     def changes(self) -> ChangeSet:
         return ChangeSet(new_claims=list(self.new.values()), rids=dict(self.rids), status=dict(self.status),
                          supersedes=dict(self.supersedes), disputes=dict(self.dispute_rows), events=list(self.events),
-                         receipts=dict(self.receipts))
+                         receipts=dict(self.receipts), vectors=dict(self.vectors))
 
     def __bool__(self) -> bool:
         return bool(self.new or self.status or self.dispute_rows or self.events or self.receipts)
@@ -151,10 +153,15 @@ class Txn:
         return sorted((d for d in found if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id))
 
     # -- changes ----------------------------------------------------------------------
-    def add(self, claim: Claim, shared: dict[str, Any] | None = None, /, **detail: Any) -> None:
+    def add(self, claim: Claim, shared: dict[str, Any] | None = None, /, vector: np.ndarray | None = None,
+            **detail: Any) -> None:
         """Add a new claim and its `claim_added` event. `shared`: the event's detail as a
         dict many events share (never changed afterwards), instead of `detail`: its JSON is
-        then encoded once for a run of such events (`storage.rows.event_row`)."""
+        then encoded once for a run of such events (`storage.rows.event_row`). `vector`: the
+        claim's vector when the claim is made without one (the partition's memory keeps
+        claims without vectors: no copy of the claim is needed to drop it)."""
+        if vector is not None:
+            self.vectors[claim.id] = vector
         self.claims[claim.id] = claim
         self._on_entity.setdefault(claim.entity, set()).add(claim.id)
         self.new[claim.id] = claim
