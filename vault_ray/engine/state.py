@@ -136,7 +136,11 @@ class PartitionState:
         """Index rows of the entity's active claims, oldest first. The last one, its most
         recently added active claim, represents the entity in entity resolution (the
         one place that chooses what represents an entity)."""
-        rids = [self.rid_of(c) for c in self.live_ids(entity)]
+        ids = self.live_ids(entity)
+        if len(ids) == 1:  # most entities (every new one of a bulk write): nothing to sort
+            rid = self.rid_of(ids[0])
+            return [rid] if rid is not None and rid < len(self._cid_at) and self._cid_at[rid] is not None else []
+        rids = [self.rid_of(c) for c in ids]
         return sorted(r for r in rids if r is not None and r < len(self._cid_at) and self._cid_at[r] is not None)
 
     def has_entity(self, entity: str) -> bool:
