@@ -60,7 +60,7 @@ class HnswIndex:
     10k buffered vectors take 0.6-0.9 s, inserting those 10k vectors 1.3-1.4 s, so this is
     about half the break-even; the inserts are owed anyway (the background drain, or the
     save at close). Seven back-to-back 10k-fact calls with resolution on, on a 50k HNSW
-    store: 28.7 s in all with 10,000; 31.6 s with 20,000; 32.9 s without the rule, whose
+    store: 26.7 s in all with 10,000; 31.6 s with 20,000; 32.9 s without the rule, whose
     calls grew from 1.2 to 9.1 s as the buffer did (docs/performance.md)."""
 
     def __init__(self, dim: int) -> None:
