@@ -48,6 +48,33 @@ def test_acknowledged_writes_survive_kill_9(tmp_path):
     assert not any(p.with_suffix(".journal").exists() for p in (partition_path(store, n) for n in range(4)))
 
 
+BULK_WRITER = textwrap.dedent("""
+    import json, os, signal, sys
+    from vault_ray import Fact, HashingEmbedder, Vault
+    vault = Vault.open(sys.argv[1], embedder=HashingEmbedder(), partitions=4)
+    facts = [Fact(f"user.topic{i}", f"topic {i} note: {' '.join(str(i * j) for j in range(5))}") for i in range(300)]
+    result = vault.agent("loader").add_facts(facts, resolve=False)
+    print(json.dumps([[d.claim_id, f.text] for d, f in zip(result.decisions, facts)]), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_a_bulk_write_of_new_entities_keeps_every_vector_across_kill_9(tmp_path):
+    """New entities' claims reach the journal with their vectors beside them (not on the
+    claim objects): after kill -9 the replay rebuilds the index from those vectors, and
+    each text finds its own claim first."""
+    store = tmp_path / "store"
+    proc = subprocess.run([sys.executable, "-c", BULK_WRITER, str(store)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr
+    written = json.loads(proc.stdout.splitlines()[-1])
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.check() == {p: True for p in range(4)}
+        assert {c.id for c in vault.claims()} == {cid for cid, _ in written}
+        for cid, text in written[::15]:
+            top = vault.search(text, k=1)[0]
+            assert top.claim.id == cid and top.claim.text == text and top.score > 0.5
+
+
 def claim(cid: str, dim: int = 8) -> Claim:
     vec = np.zeros(dim, np.float32)
     vec[len(cid) % dim] = 1
