@@ -48,7 +48,7 @@ def test_scaling_passes_serve_options_and_refuses_unknown_ones():
     assert options["graceful_shutdown_timeout_s"] == 5.0  # not Serve's 20 s: an open event stream is cut then
     with pytest.raises(InvalidInput, match="graceful_shutdown_s"):
         deployment.Scaling(deployment_options={"graceful_shutdown_s": 1}).options()  # ours, not Serve's name
-    for bad in (-1, float("nan"), "5"):
+    for bad in (-1, float("nan"), "5", True):
         with pytest.raises(InvalidInput, match="graceful_shutdown_s"):
             deployment.Scaling(graceful_shutdown_s=bad).options()
     with pytest.raises(InvalidInput, match="bogus"):  # refused before Serve (or Ray) is started

@@ -87,7 +87,8 @@ class Scaling:
     ...), passed as given; they override the fields above."""
 
     def options(self) -> dict[str, Any]:
-        if not isinstance(self.graceful_shutdown_s, int | float) or not self.graceful_shutdown_s >= 0:
+        if isinstance(self.graceful_shutdown_s, bool) or not isinstance(self.graceful_shutdown_s, int | float) \
+                or not self.graceful_shutdown_s >= 0:
             raise InvalidInput(f"Scaling.graceful_shutdown_s must be a number of seconds >= 0, got {self.graceful_shutdown_s!r}")
         found: dict[str, Any] = {"max_ongoing_requests": self.max_ongoing_requests,
                                  "ray_actor_options": dict(self.ray_actor_options),
