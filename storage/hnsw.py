@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import faiss
 import numpy as np
 
-from .vector_index import FlatIndex, _grown, _ids, _incoming, _Slots, _threads_for
+from .flat import FlatIndex, merge
+from .vector_index import _grown, _ids, _incoming, _Slots, _threads_for
 
 
 class HnswIndex:
@@ -118,15 +120,15 @@ class HnswIndex:
             np.bitwise_and.at(bits, rows >> 3, ~masks)
 
     # -- changes ----------------------------------------------------------------------------
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray,
+            tagged: Iterable[int] | np.ndarray | None = None) -> None:
         if len(rids) == 0:
             return
         ids, vecs = _incoming(rids, vectors, self.dim)
         with self._lock:
-            tagged = ids[self._slots.tagged_ids(ids)]
+            kept = ids[self._slots.tagged_ids(ids)]  # a replaced vector keeps its tag
             self._graph_remove(ids)
-            self._fresh.add(ids, vecs)
-            self._fresh.tag(tagged, True)
+            self._fresh.add(ids, vecs, tagged=kept if tagged is None else np.concatenate([kept, _ids(tagged)]))
 
     def remove(self, rids: list[int] | np.ndarray) -> None:
         if len(rids) == 0:
@@ -174,7 +176,7 @@ class HnswIndex:
             self._scan_or_drain(np.size(queries) // self.dim)
             allowed = self._bits if self._live < self._index.ntotal else None
             graph = self._search(queries, min(k, self._live), allowed, self.EF_SEARCH)
-            return _merge(graph, self._fresh.search(queries, k), k)
+            return merge(graph, self._fresh.search(queries, k), k)
 
     def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """A filtered graph search, or exact when few rows are tagged: a beam through a graph
@@ -187,7 +189,7 @@ class HnswIndex:
             else:
                 ef = min(self.EF_TAGGED * max(1, -(-self._live // tags)), 4 * self.EF_SEARCH)
                 graph = self._search(queries, min(k, tags), self._tag_bits, ef)
-            return _merge(graph, self._fresh.search_tagged(queries, k), k)
+            return merge(graph, self._fresh.search_tagged(queries, k), k)
 
     def _exact_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
@@ -244,10 +246,10 @@ class HnswIndex:
 
     def _drain(self, limit: int) -> bool:
         with self._lock:
-            ids = np.sort(self._fresh._slots.live_ids())[:limit]
+            ids = np.sort(self._fresh.live_ids())[:limit]
             if not len(ids):
                 return False
-            vecs, tagged = self._fresh.vectors(ids), ids[self._fresh._slots.tagged_ids(ids)]
+            vecs, tagged = self._fresh.vectors(ids), ids[self._fresh.tagged_mask(ids)]
             self._fresh.remove(ids)
             start = int(self._index.ntotal)
             self._append(self._index, self._slots, ids, vecs)
@@ -311,7 +313,7 @@ class HnswIndex:
             fresh = self._fresh.export()
             return {"faiss": faiss.serialize_index(self._index), "ids": self._slots.id_at[: self._index.ntotal].copy(),
                     "fresh_ids": fresh["ids"], "fresh_vectors": fresh["vectors"],
-                    "fresh_tagged": fresh["ids"][self._fresh._slots.tagged_ids(fresh["ids"])]}
+                    "fresh_tagged": fresh["ids"][self._fresh.tagged_mask(fresh["ids"])]}
 
     @classmethod
     def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> HnswIndex:
@@ -325,24 +327,9 @@ class HnswIndex:
         index._grow_bits(len(ids))
         index._set(index._bits, live, True)
         if "fresh_ids" in arrays:
-            index._fresh.add(arrays["fresh_ids"], arrays["fresh_vectors"])
-            index._fresh.tag(arrays["fresh_tagged"], True)
+            index._fresh.add(arrays["fresh_ids"], arrays["fresh_vectors"], tagged=arrays["fresh_tagged"])
         return index
 
     def close(self) -> None:
         self.reset()
 
-
-def _merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The top k of two result sets of the same queries (rid -1 pads)."""
-    if not b[1].shape[1]:
-        return a
-    if not a[1].shape[1]:
-        return b
-    scores = np.concatenate([np.where(a[1] >= 0, a[0], -np.inf), np.where(b[1] >= 0, b[0], -np.inf)], axis=1)
-    ids = np.concatenate([a[1], b[1]], axis=1)
-    top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    picked = np.take_along_axis(ids, top, axis=1)
-    kept = np.take_along_axis(scores, top, axis=1)
-    count = min(k, int((ids >= 0).sum(axis=1).min()))
-    return kept[:, :count].astype(np.float32), picked[:, :count]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .flat import FlatIndex
 from .hnsw import HnswIndex
-from .vector_index import FlatIndex, VectorIndex
+from .vector_index import VectorIndex
 
 INDEX_KINDS: dict[str, type[FlatIndex] | type[HnswIndex]] = {"flat": FlatIndex, "hnsw": HnswIndex}
 

@@ -3,20 +3,14 @@ rid x partitions + partition): inner product is cosine.
 
 `VectorIndex` is the protocol the engine uses. Two kinds:
 
-- `FlatIndex` (kind "flat", the default): exact search (FAISS `knn` over a numpy
-  matrix this class owns, grown by doubling). A removed
-  id frees its row, which the next add reuses, so a remove costs O(1) instead of
-  compacting the whole matrix (FAISS's own `remove_ids` moves every later row).
-  Freed rows must never be found: each row carries one extra coordinate, 0 on live
-  rows and -1 on free ones, and each query carries 4 there, so a free row scores -4,
-  below any cosine, and the exact BLAS path stays intact.
+- `FlatIndex` (kind "flat", the default, flat.py): exact search (FAISS `knn`) over dense
+  matrices this index owns, the tagged subset in a matrix of its own.
 - `HnswIndex` (kind "hnsw", hnsw.py): approximate search on an HNSW graph.
 
 Both keep a tagged subset of their ids (`tag`, `search_tagged`): entity resolution
 searches the representative claim of each entity, a subset of the claims index,
-without a second copy of the vectors. The flat index gives each row a second extra
-coordinate (0 tagged, -1 not) that a tagged query weighs by 4; HNSW filters by a
-second bitmap.
+without a second copy of the vectors. The flat index keeps the tagged rows apart, so a
+tagged search scans one row per entity; HNSW filters its graph by a bitmap.
 
 Both export their contents as named arrays (`export()` / `restore(dim, arrays)`), so a
 host can save its HNSW graph beside the logs and reopen without rebuilding it.
@@ -28,6 +22,7 @@ second. Larger batches use up to `set_threads(n)` threads (every core by default
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 import faiss
@@ -62,8 +57,10 @@ class VectorIndex(Protocol):
     kind: str
 
     def __len__(self) -> int: ...
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
-        """Add (or replace) the vectors of these ids."""
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray,
+            tagged: Iterable[int] | np.ndarray | None = None) -> None:
+        """Add (or replace) the vectors of these ids; `tagged`: those of them that join the
+        tagged subset (as `tag(tagged, True)` after the add, in one step)."""
         ...
     def remove(self, rids: list[int]) -> None: ...
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,118 +188,3 @@ class _Slots:
         out = np.zeros(len(ids), bool)
         out[inside] = self.tagged[ids[inside]]
         return out
-
-
-class FlatIndex:
-    """Exact inner-product search with O(1) removal and a tagged subset (see the module docstring)."""
-
-    kind = "flat"
-    _OFF, _QUERY = -1.0, 4.0
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-        self.reset()
-
-    def reset(self) -> None:
-        self._data = np.zeros((0, self.dim + 2), np.float32)
-        """The rows: a vector, then 0 (live) or -1 (free), then 0 (tagged) or -1 (not)."""
-        self._n = 0
-        self._slots = _Slots()
-        self._free: list[int] = []
-
-    def __len__(self) -> int:
-        return self._n - len(self._free)
-
-    def tagged_count(self) -> int:
-        return self._slots.tags
-
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
-        if len(rids) == 0:
-            return
-        ids, vecs = _incoming(rids, vectors, self.dim)
-        rows = self._slots.rows(ids)
-        new = np.flatnonzero(rows < 0)
-        reuse = min(len(new), len(self._free))
-        if reuse:
-            rows[new[:reuse]] = self._free[-reuse:]
-            del self._free[-reuse:]
-        fresh = len(new) - reuse
-        if fresh:
-            rows[new[reuse:]] = np.arange(self._n, self._n + fresh)
-            self._n += fresh
-            if self._n > len(self._data):
-                # only the rows in use are copied: the spare capacity stays untouched zero pages
-                # (no page faults, no RSS until used), which halves a reopen's cost of filling
-                used = self._n - fresh
-                grown = np.zeros((max(self._n, 2 * len(self._data), 1024), self.dim + 2), np.float32)
-                grown[:used] = self._data[:used]
-                self._data = grown
-        self._slots.put(ids[new], rows[new])
-        tag = np.where(self._slots.tagged_ids(ids), 0.0, self._OFF)
-        if len(rows) == 1 or len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
-            rows = slice(int(rows[0]), int(rows[-1]) + 1)  # appended in one run (a bulk load): no fancy indexing
-        self._data[rows, : self.dim] = vecs
-        self._data[rows, self.dim] = 0.0
-        self._data[rows, self.dim + 1] = tag
-
-    def reserve(self, rows: int) -> None:
-        """Room for `rows` rows in all, in one allocation: a reopen that knows how many
-        vectors are coming fills the array without growing (and copying) it on the way.
-        As much again is reserved for the writes that follow: untouched capacity is zero
-        pages that take no memory until rows land there, and the first growth would
-        otherwise copy the whole matrix (154 MB at 100k rows) inside some write."""
-        if rows > len(self._data):
-            grown = np.zeros((2 * rows, self.dim + 2), np.float32)
-            grown[: self._n] = self._data[: self._n]
-            self._data = grown
-
-    def remove(self, rids: list[int]) -> None:
-        if len(rids) == 0:
-            return
-        _, rows = self._slots.drop(_ids(rids))
-        self._data[rows] = 0.0
-        self._data[rows, self.dim:] = self._OFF
-        self._free.extend(rows.tolist())
-
-    def tag(self, rids: list[int], on: bool) -> None:
-        if len(rids):
-            _, rows = self._slots.tag(_ids(rids), on)
-            self._data[rows, self.dim + 1] = 0.0 if on else self._OFF
-
-    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        return self._search(queries, min(k, len(self)), 0.0)
-
-    def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        return self._search(queries, min(k, self._slots.tags), self._QUERY)
-
-    def _search(self, queries: np.ndarray, k: int, tag_weight: float) -> tuple[np.ndarray, np.ndarray]:
-        q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
-        if k <= 0:
-            return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)
-        padded = np.empty((len(q), self.dim + 2), np.float32)
-        padded[:, : self.dim], padded[:, self.dim], padded[:, self.dim + 1] = q, self._QUERY, tag_weight
-        _threads_for(len(q))
-        scores, rows = faiss.knn(padded, self._data[: self._n], k, faiss.METRIC_INNER_PRODUCT)
-        return scores, np.where(rows >= 0, self._slots.id_at[np.maximum(rows, 0)], -1)
-
-    def vectors(self, rids: list[int]) -> np.ndarray:
-        return self._data[self._slots.present_rows(rids), : self.dim].copy()
-
-    def ids(self) -> set[int]:
-        return set(self._slots.live_ids().tolist())
-
-    def maintain(self, busy: bool = False) -> bool:
-        return False
-
-    def export(self) -> dict[str, np.ndarray]:
-        ids = self._slots.live_ids()
-        return {"ids": ids, "vectors": self.vectors(ids)}
-
-    @classmethod
-    def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> FlatIndex:
-        index = cls(dim)
-        index.add(arrays["ids"], arrays["vectors"])
-        return index
-
-    def close(self) -> None:
-        self.reset()

@@ -229,3 +229,63 @@ def test_exact_search_answers_as_brute_force_for_every_batch_size(queries):
     for found, among in ((index.search(asked, 5), live), (index.search_tagged(asked, 5), tagged)):
         want = among[np.argsort(-(asked @ vecs[among].T), axis=1, kind="stable")[:, :5]]
         assert (found[1] == want).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed):
+    """Adds (some tagged at once), replaced vectors, removals, tags on and off, in random
+    batches and single rows: after each step the exact index answers as brute force over
+    what a user put in, the tagged search over the tagged ids only."""
+    from vault_ray.storage import FlatIndex
+
+    rng = np.random.default_rng(seed)
+    dim, index = 24, FlatIndex(24)
+    vectors: dict[int, np.ndarray] = {}
+    tagged: set[int] = set()
+    for step in range(160):
+        size = int(rng.choice([1, 1, 2, 7, 300]))
+        ids = rng.integers(0, 2_000, size) * (1 + 49 * (seed % 2))  # dense ids, or spread out
+        op = rng.choice(["add", "add_tagged", "remove", "tag", "untag"])
+        if op in ("add", "add_tagged"):
+            vecs = unit_rows(size, dim, seed=1_000 * seed + step)
+            joining = ids[rng.random(size) < 0.5] if op == "add_tagged" else None
+            index.add(ids, vecs, tagged=joining)
+            for i, v in zip(ids.tolist(), vecs, strict=True):
+                vectors[i] = v
+            tagged |= set(joining.tolist()) if joining is not None else set()
+        elif op == "remove":
+            index.remove(ids)
+            for i in ids.tolist():
+                vectors.pop(i, None)
+                tagged.discard(i)
+        else:
+            index.tag(ids, op == "tag")
+            present = {i for i in ids.tolist() if i in vectors}
+            tagged = tagged | present if op == "tag" else tagged - present
+        assert index.ids() == set(vectors) and len(index) == len(vectors)
+        assert index.tagged_count() == len(tagged)
+        if step % 10 == 9 and vectors:
+            live = np.array(sorted(vectors))
+            assert np.array_equal(index.vectors(live), np.stack([vectors[i] for i in live.tolist()]))
+            asked = unit_rows(5, dim, seed=step)
+            for found, among in ((index.search(asked, 4), live), (index.search_tagged(asked, 4), np.array(sorted(tagged)))):
+                if not len(among):
+                    assert found[1].shape == (5, 0)
+                    continue
+                want = np.sort(-(asked @ np.stack([vectors[i] for i in among.tolist()]).T), axis=1)[:, :4]
+                assert np.allclose(-found[0], want, atol=1e-5)
+                assert set(found[1].ravel().tolist()) <= set(among.tolist())
+
+
+def test_flat_index_gives_back_the_room_of_removed_rows():
+    """Rows removed in bulk (a partition handed to another shard, entities forgotten) do not
+    stay allocated: what is left is scanned and held densely."""
+    from vault_ray.storage import FlatIndex
+
+    index, rows = FlatIndex(384), unit_rows(50_000, 384)
+    index.add(np.arange(50_000), rows, tagged=np.arange(0, 50_000, 2))
+    before = index._plain.data.nbytes + index._tagged.data.nbytes
+    index.remove(np.arange(1_000, 50_000))
+    assert len(index) == 1_000 and index.tagged_count() == 500
+    assert index._plain.data.nbytes + index._tagged.data.nbytes < before / 10
+    assert index.search(rows[7:8], 1)[1][0][0] == 7 and index.search_tagged(rows[7:8], 1)[1][0][0] != 7

@@ -48,13 +48,14 @@ class Partition:
         preloaded = len(index) > 0  # a host that restored its saved HNSW graph holds our rows already
         image = log.load(with_vectors=not preloaded)
         self.state = PartitionState(image)
+        representatives = self.state.representatives()  # straight into the tagged subset
         if image.vectors is not None:
-            index.add(*image.vectors)
+            index.add(*image.vectors, tagged=representatives)
         del image
         if len(index) != self.state.active_count():
             index.reset()
-            index.add(*log.active_vectors())
-        index.tag(self.state.representatives(), True)
+            index.add(*log.active_vectors(), tagged=representatives)
+        index.tag(representatives, True)  # a restored HNSW graph: its rows are in already
 
     def close(self) -> None:
         """Flush the log and save the partition's image (with its active vectors) beside it."""
@@ -214,15 +215,15 @@ class Partition:
             return set()
         self.log.commit(txn.changes())
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
-        self.index.remove(leaving)
-        if joining:
-            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]))
         touched = {c.entity for c in txn.claims.values()}
         off, on = [], []
         for entity in touched:
             rids = self.state.active_rids(entity)
             off += rids[:-1]
             on += rids[-1:]
+        self.index.remove(leaving)
+        if joining:  # an entity's new representative joins the tagged subset as it is added
+            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]), tagged=on)
         self.index.tag(off, False)
         self.index.tag(on, True)
         return touched

@@ -21,6 +21,7 @@ shard that receives a partition in a rebalance).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -139,9 +140,11 @@ class PartitionIndex:
             change(host.index)
             host.counts[self.number] = host.counts.get(self.number, 0) + len(host.index) - before
 
-    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray) -> None:
+    def add(self, rids: np.ndarray | list[int], vectors: np.ndarray,
+            tagged: Iterable[int] | np.ndarray | None = None) -> None:
         if len(rids):
-            self._changed(lambda index: index.add(self.host.gids(self.number, rids), vectors))
+            into = None if tagged is None else self.host.gids(self.number, list(tagged))
+            self._changed(lambda index: index.add(self.host.gids(self.number, rids), vectors, tagged=into))
 
     def remove(self, rids: list[int]) -> None:
         if rids:
