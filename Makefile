@@ -46,10 +46,11 @@ bench: setup
 bench-quick: setup
 	$(BIN)/python benchmarks/bench_targets.py --quick
 
-# the stage-by-stage ingest breakdown and the cluster-mode comparison (docs/benchmarks*.md)
+# the stage-by-stage ingest breakdown, the cluster-mode comparison and resolution by entity count (docs/benchmarks*.md)
 bench-detail: setup
 	$(BIN)/python benchmarks/bench_ingest.py
 	$(BIN)/python benchmarks/bench_cluster.py
+	$(BIN)/python benchmarks/bench_resolution.py
 
 # ruff, then the import-linter contracts of pyproject.toml. storage/, actors/ and evals/
 # live at the repository root (installed as vault_ray.storage, ... by package-dir); the
