@@ -29,12 +29,12 @@ import faiss
 import numpy as np
 
 # FAISS's exact search takes one of two paths: a SIMD scan (one query: 5.8 ms over 100k
-# vectors of 386 floats on the project's machine) or BLAS blocks (25 ms for that one query,
+# vectors on the project's machine) or BLAS blocks (25 ms for that one query,
 # but about 5x faster than the scan from 16 queries up). Since faiss 1.9 or so the switch
 # counts query *elements* (queries x dim, default 128,000: batches of up to 330 queries went
 # the slow way); before, it counted queries (default 20). 1,600 elements sends up to 4 queries
 # of 384 dims, or 1 of 1,536, to the scan, and every larger batch to BLAS (measured
-# crossover: 4 queries of 386 floats; docs/performance.md).
+# crossover: 4 queries of 386 floats, when rows carried two flag coordinates; docs/performance.md).
 _COUNTS_ELEMENTS = faiss.cvar.distance_compute_blas_threshold > 1_000
 SCAN_ELEMENTS = 1_600
 faiss.cvar.distance_compute_blas_threshold = SCAN_ELEMENTS if _COUNTS_ELEMENTS else 5
