@@ -64,3 +64,33 @@ def test_batched_resolution_matches_one_by_one(tmp_path):
     assert [[e for _, e in row] for row in batch] == [[e for _, e in row] for row in single]
     assert np.allclose([[s for s, _ in row] for row in batch], [[s for s, _ in row] for row in single], atol=1e-5)
     assert [row[0][1] for row in batch] == [f"user.activity{i}" for i in range(20)]
+
+
+@pytest.mark.parametrize("index", ["flat", "hnsw"])
+def test_resolution_sees_one_row_per_entity_and_search_every_claim_also_after_reopen(tmp_path, index):
+    """An entity with many active claims is one candidate for resolution (its latest claim),
+    while a search still finds each of its claims; a reopened store answers alike."""
+    emb = HashingEmbedder()
+    policy = Policy(default_cardinality="many")
+    likes = [f"the user likes dish number {i} from the menu" for i in range(40)]
+    others = [f"the user owns gadget number {i} at home" for i in range(10)]
+
+    def answers(vault):  # (hashing vectors tie the runners-up: only the leaders are compared)
+        near = vault._backend.nearest_entities(emb.embed([likes[5], likes[-1], others[3]]), 5)
+        assert all(len({e for _, e in row}) == len(row) == 5 for row in near)  # distinct entities, not claims
+        found = [h.claim.text for h in vault.search(likes[5], k=3)]
+        return [row[0][1] for row in near], [round(row[0][0], 5) for row in near], found[0]
+
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=4, policy=policy, index=index) as vault:
+        mem = vault.agent("a")
+        mem.add_facts([Fact("user.likes", t, f"dish {i}") for i, t in enumerate(likes)], resolve=False)
+        mem.add_facts([Fact(f"user.gadget{i}", t) for i, t in enumerate(others)], resolve=False)
+        assert len(vault.get("user.likes").active) == 40
+        before = answers(vault)
+    leaders, scores, found = before
+    assert leaders[1] == "user.likes" and scores[1] == pytest.approx(1.0)  # the latest claim stands for it
+    assert leaders[0] == "user.likes" and scores[0] < 0.99  # an older claim is not compared ...
+    assert leaders[2] == "user.gadget3"
+    assert found == likes[5]  # ... but a search finds it
+    with Vault.open(tmp_path / "s", embedder=emb, policy=policy, index=index) as vault:
+        assert answers(vault) == before
