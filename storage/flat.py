@@ -84,7 +84,7 @@ class _Pool:
             rows[new] = np.arange(self.n, self.n + fresh)
             self.slots.put(ids[new], rows[new])
             self.n += fresh
-        if len(rows) == 1 or rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+        if rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
             self.data[int(rows[0]): int(rows[-1]) + 1] = vecs  # one run (a bulk load): no fancy indexing
         else:
             self.data[rows] = vecs
@@ -110,8 +110,7 @@ class _Pool:
             self.slots.id_at[holes], self.slots.row_of[moved] = moved, holes
             self.slots.id_at[movers] = -1
         self.n = end
-        if len(self.data) > self.MIN_ROWS and 4 * self.n < len(self.data):
-            self._resize(max(2 * self.n, self.MIN_ROWS))
+        self._give_back()
         return gone
 
     def _remove_one(self, rid: int) -> np.ndarray:
@@ -128,9 +127,13 @@ class _Pool:
             slots.id_at[row], slots.row_of[moved] = moved, row
         slots.id_at[last], slots.row_of[rid] = -1, -1
         self.n = last
+        self._give_back()
+        return gone
+
+    def _give_back(self) -> None:
+        """A pool that fell to a quarter of its room keeps twice its rows."""
         if len(self.data) > self.MIN_ROWS and 4 * self.n < len(self.data):
             self._resize(max(2 * self.n, self.MIN_ROWS))
-        return gone
 
     def vectors_at(self, rows: np.ndarray) -> np.ndarray:
         return self.data[rows]

@@ -55,7 +55,8 @@ class Partition:
         if len(index) != self.state.active_count():
             index.reset()
             index.add(*log.active_vectors(), tagged=representatives)
-        index.tag(representatives, True)  # a restored HNSW graph: its rows are in already
+        if preloaded:  # a restored HNSW graph holds the rows already, untagged
+            index.tag(representatives, True)
 
     def close(self) -> None:
         """Flush the log and save the partition's image (with its active vectors) beside it."""
