@@ -73,6 +73,7 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         shutil.rmtree(temp_dir, ignore_errors=True)
     assert down.returncode == 0, down.stdout + down.stderr
     assert "stopped the Ray head" in down.stdout
+    assert "stopped Ray Serve" in down.stdout  # `serve --address` left it to the head: not to its grace period
     assert not _is_ray_start(head_pid)
     Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").unlink(missing_ok=True)
     # the store is free again, and holds what the two processes did

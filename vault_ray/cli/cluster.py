@@ -114,9 +114,26 @@ def down(
             return
         import ray  # noqa: PLC0415
 
+        if _stop_serve():
+            console.print("stopped Ray Serve on that head (left running by `vault-ray serve --address`)",
+                          highlight=False)
         ray.shutdown()
         _stop_head(head)
         console.print(f"stopped the Ray head at {head['address']}", highlight=False)
+
+
+def _stop_serve() -> bool:
+    """Shut down Ray Serve in the connected cluster, if it runs there. `serve --address`
+    removes only its app on Ctrl-C and leaves Serve's controller and HTTP proxy to the
+    cluster; stopping the head with them still alive waits out Ray's grace period (about
+    30 s) instead of about 2 s."""
+    from ray import serve  # noqa: PLC0415
+    from ray.serve.context import _get_global_client  # noqa: PLC0415
+
+    if _get_global_client(raise_if_no_controller_running=False) is None:  # no Serve controller there
+        return False
+    serve.shutdown()
+    return True
 
 
 def rebalance(
