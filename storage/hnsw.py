@@ -318,7 +318,7 @@ class HnswIndex:
     @classmethod
     def restore(cls, dim: int, arrays: dict[str, np.ndarray]) -> HnswIndex:
         index = cls(dim)
-        index._index = faiss.deserialize_index(np.ascontiguousarray(arrays["faiss"], dtype=np.uint8))
+        index._index = _read_faiss(arrays["faiss"])
         ids = np.asarray(arrays["ids"], dtype=np.int64)
         live = np.flatnonzero(ids >= 0)
         index._slots.put(ids[live], live)
@@ -333,3 +333,18 @@ class HnswIndex:
     def close(self) -> None:
         self.reset()
 
+
+def _read_faiss(data: np.ndarray) -> Any:
+    """A serialized FAISS index, read in 8 MB pieces. `faiss.deserialize_index` first
+    copies the whole buffer into a zero-filled one of its own: 0.24-0.28 s against 0.12 s
+    for the 175 MB graph of 100k claims, which `data` may be a view of (a mapped file)."""
+    flat = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    at = 0
+
+    def read(n: int) -> bytes:
+        nonlocal at
+        piece = flat[at: at + n].tobytes()
+        at += len(piece)
+        return piece
+
+    return faiss.read_index(faiss.PyCallbackIOReader(read, 8 << 20))

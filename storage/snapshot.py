@@ -18,6 +18,7 @@ the partition is loaded from DuckDB.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -88,18 +89,22 @@ class Snapshot:
         del data
         return pa.ipc.open_stream(pa.py_buffer(raw)).read_all()
 
-    def array(self, name: str) -> np.ndarray:
-        """A copy (the mapping is closed after loading)."""
+    def array(self, name: str, *, copy: bool = True) -> np.ndarray:
+        """A copy (the mapping is closed after loading), or with `copy=False` a read-only
+        view into the mapping, valid until `close`: drop it before."""
         kind, data = self._bytes(name)
         dtype, shape = kind.split(";")
         dims = tuple(int(x) for x in shape.split(",") if x)
-        return np.frombuffer(data, dtype=np.dtype(dtype)).reshape(dims).copy()
+        found = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(dims)
+        return found.copy() if copy else found
 
-    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
-        return {name[len(prefix):]: self.array(name) for name in self.header["sections"] if name.startswith(prefix)}
+    def arrays(self, prefix: str, *, copy: bool = True) -> dict[str, np.ndarray]:
+        return {name[len(prefix):]: self.array(name, copy=copy) for name in self.header["sections"]
+                if name.startswith(prefix)}
 
     def close(self) -> None:
-        self._map.close()
+        with contextlib.suppress(BufferError):  # a view still alive (an error's traceback may hold one): unmapped with it
+            self._map.close()
 
 
 def read(path: Path) -> Snapshot | None:

@@ -8,9 +8,11 @@ import json
 import logging
 
 import duckdb
+import numpy as np
 import pytest
 
 from vault_ray import Fact, HashingEmbedder, InvalidInput, StoreError, Vault
+from vault_ray.storage import hnsw, snapshot
 from vault_ray.storage.layout import FORMAT, partition_path
 
 EMB = HashingEmbedder()
@@ -101,6 +103,40 @@ def test_the_hnsw_index_is_a_store_setting_and_its_graph_is_saved(tmp_path):
         assert all(vault.check().values())
     with Vault.open(tmp_path / "s", embedder=EMB, index="flat") as vault:  # a switch rebuilds from the logs
         assert vault.info().index == "flat" and answers(vault) == before
+
+
+def test_a_reopened_hnsw_store_reads_its_saved_graph_and_keeps_it_current(tmp_path, monkeypatch):
+    graphs = []
+    read = hnsw._read_faiss
+    monkeypatch.setattr(hnsw, "_read_faiss", lambda data: graphs.append(len(data)) or read(data))
+    with Vault.open(tmp_path / "s", embedder=EMB, partitions=4, index="hnsw") as vault:
+        fill(vault, 60)
+        before, active = answers(vault), vault._backend.host.active_count()
+    assert not graphs and active > 1  # a new store builds its graph
+    graph = tmp_path / "s" / "partitions" / "embedded.hnsw"
+    saved = graph.stat()
+    with Vault.open(tmp_path / "s", embedder=EMB) as vault:
+        assert len(graphs) == 1 and graphs[0] > active * EMB.dim * 4  # the saved graph, read, not rebuilt
+        assert answers(vault) == before
+    assert (graph.stat().st_ino, graph.stat().st_mtime_ns) == (saved.st_ino, saved.st_mtime_ns)  # nothing to save again
+    with Vault.open(tmp_path / "s", embedder=EMB) as vault:
+        vault.agent("a9").add_facts([Fact("user.k3", "the value is now v99", "v99")])
+        after = answers(vault)
+    with Vault.open(tmp_path / "s", embedder=EMB) as vault:  # the graph saved at close holds the new write
+        assert len(graphs) == 3 and answers(vault) == after
+        assert [h.claim.value for h in vault.search("the value is now v99", k=1)] == ["v99"]
+
+
+def test_a_snapshot_array_is_a_copy_or_a_view_that_close_outlives(tmp_path):
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    snapshot.write(tmp_path / "x.snap", {}, {}, {"a.m": data})
+    snap = snapshot.read(tmp_path / "x.snap")
+    copied, viewed = snap.array("a.m"), snap.arrays("a.", copy=False)["m"]
+    assert (copied == data).all() and (viewed == data).all() and viewed.shape == (3, 4)
+    assert copied.flags.writeable and not viewed.flags.writeable  # a view of the mapping is read-only
+    snap.close()  # with a view alive: no error, the mapping goes with the view
+    del viewed
+    assert (copied == data).all()
 
 
 def test_an_unknown_index_kind_is_refused(tmp_path):

@@ -153,7 +153,8 @@ class PartitionSet:
 
     def _partition(self, number: int, log: ClaimLog) -> Partition:
         try:
-            return Partition(number, log, self.host.view(number))
+            with gcpause.loading():
+                return Partition(number, log, self.host.view(number))
         except BaseException:
             log.close()
             raise

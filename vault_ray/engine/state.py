@@ -41,6 +41,18 @@ def _with_embedding(claim: Claim, vector: object) -> Claim:
     return Claim(*values)
 
 
+def _group(keys: list[str], values: list[str]) -> dict[str, list[str]]:
+    """key -> its values in order. A reopen builds one per partition; when every key is
+    distinct (one live claim per entity, the common case) a comprehension does it at a
+    fifth of a loop's cost."""
+    if len(set(keys)) == len(keys):
+        return {k: [v] for k, v in zip(keys, values, strict=True)}
+    out: dict[str, list[str]] = {}
+    for k, v in zip(keys, values, strict=True):
+        out.setdefault(k, []).append(v)
+    return out
+
+
 class PartitionState:
     def __init__(self, image: PartitionImage) -> None:
         self._base = ClaimColumns(image.live)
@@ -48,18 +60,15 @@ class PartitionState:
         """claim id -> row of `_base`, for loaded claims not changed since."""
         self._changed: dict[str, tuple[Claim, int]] = {}
         """claim id -> (claim, rid), for live claims added or changed since the partition opened."""
-        self._by_entity: dict[str, list[str]] = {}
+        self._by_entity: dict[str, list[str]] = _group(self._base.entities, self._base.ids)
+        """entity -> its live claim ids, in rid order."""
         self._cid_at = np.full(int(self._base.rids.max(initial=-1)) + 1, None, object)
         """rid -> claim id, for active claims only (what the index holds)."""
-        self._active = 0
+        active = self._base.active
+        self._cid_at[self._base.rids[active]] = np.array(self._base.ids, object)[active] if len(active) else []
+        self._active = int(active.sum())
         self._vectors = dict(zip(image.disputed[0].tolist(), image.disputed[1], strict=True))
         """rid -> vector of the loaded disputed claims."""
-        for cid, entity, rid, active in zip(self._base.ids, self._base.entities, self._base.rids.tolist(),
-                                            self._base.active.tolist(), strict=True):
-            self._by_entity.setdefault(entity, []).append(cid)
-            if active:
-                self._cid_at[rid] = cid
-                self._active += 1
         self._gone: set[str] = set(image.gone)
         """Entities with claims, none of them live: `has_entity` must not read the log per new label."""
         self.open_disputes: dict[str, Dispute] = {}

@@ -40,6 +40,10 @@ class HostIndex:
         self.lock = threading.RLock()
         self.counts: dict[int, int] = {}
         """rows per partition."""
+        self.changes = 0
+        """Adds and removals so far (a saved graph still current needs no second save)."""
+        self._on_disk: tuple[dict[int, str | None], int] | None = None
+        """(manifest, changes) of the graph file when it was restored or saved."""
 
     def view(self, number: int) -> PartitionIndex:
         return PartitionIndex(self, number)
@@ -72,6 +76,7 @@ class HostIndex:
             mine = [g for g in self.index.ids() if g % self.partitions == number]
             self.index.remove(mine)
             self.counts.pop(number, None)
+            self.changes += 1
 
     # -- a saved HNSW graph -----------------------------------------------------------------
     def restore(self, stamps: dict[int, str | None]) -> set[int]:
@@ -88,7 +93,7 @@ class HostIndex:
             if (head.get("format") != GRAPH_FORMAT or head.get("dim") != self.dim
                     or head.get("partitions_total") != self.partitions or manifest != stamps):
                 return set()
-            index = restore_index(self.kind, self.dim, saved.arrays("graph."))
+            index = restore_index(self.kind, self.dim, saved.arrays("graph.", copy=False))  # read, not copied whole
         except (ValueError, KeyError, RuntimeError):  # unreadable: the partitions' vectors rebuild it
             return set()
         finally:
@@ -98,6 +103,7 @@ class HostIndex:
             ids = np.fromiter(index.ids(), np.int64)
             numbers, counts = np.unique(ids % self.partitions, return_counts=True)
             self.counts = dict(zip(numbers.tolist(), counts.tolist(), strict=True))
+            self._on_disk = (dict(stamps), self.changes)
         return set(stamps)
 
     def save(self, stamps: dict[int, str | None]) -> None:
@@ -107,6 +113,8 @@ class HostIndex:
         if not stamps or None in stamps.values():
             self.graph_path.unlink(missing_ok=True)
             return
+        if self._on_disk == (stamps, self.changes) and self.graph_path.exists():
+            return  # the file holds this graph already (a session that wrote nothing): not 175 MB again at 100k
         with self.lock:
             settle = getattr(self.index, "settle", None)
             if settle is not None:
@@ -115,6 +123,7 @@ class HostIndex:
         header = {"format": GRAPH_FORMAT, "dim": self.dim, "partitions_total": self.partitions,
                   "partitions": {str(p): s for p, s in stamps.items()}}
         snapshot.write(self.graph_path, header, {}, arrays)
+        self._on_disk = (dict(stamps), self.changes)
 
     def close(self) -> None:
         with self.lock:
@@ -138,6 +147,7 @@ class PartitionIndex:
         with host.lock:
             before = len(host.index)
             change(host.index)
+            host.changes += 1
             host.counts[self.number] = host.counts.get(self.number, 0) + len(host.index) - before
 
     def add(self, rids: np.ndarray | list[int], vectors: np.ndarray,
