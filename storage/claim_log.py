@@ -210,11 +210,11 @@ class DuckDBClaimLog(BulkSide):
         self.journal.reset()
 
     def load(self, *, with_vectors: bool = True) -> PartitionImage:
-        """The partition's image: from a fresh snapshot, else from DuckDB."""
+        """The partition's image: from a fresh snapshot (its active vectors a view of the mapped file), else DuckDB."""
         snap, self._snapshot = self._snapshot, None
         if snap is not None:
             try:
-                vectors = (snap.array("active_rids"), snap.array("active_vectors")) if with_vectors else None
+                vectors = (snap.array("active_rids"), snap.array("active_vectors", copy=False)) if with_vectors else None
                 return PartitionImage(snap.table("live"), disputes_from_arrow(snap.table("disputes")),
                                       (snap.array("disputed_rids"), snap.array("disputed_vectors")), snap.header["gone"],
                                       vectors)

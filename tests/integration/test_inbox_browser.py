@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from scenarios import T0
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -72,6 +72,11 @@ def _sign_in(driver, url: str, token: str) -> None:
     field.send_keys(Keys.ENTER)
 
 
+def _wait(driver, seconds: float, condition) -> None:
+    """Until `condition(driver)`; an element the page re-rendered between finding and reading it is looked up again."""
+    WebDriverWait(driver, seconds, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
 def _card(driver, entity: str):
     return next(c for c in driver.find_elements(By.CSS_SELECTOR, "li.card") if
                 c.find_element(By.TAG_NAME, "h2").text.startswith(entity))
@@ -91,7 +96,7 @@ def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_pa
         assert browser.find_elements(By.CSS_SELECTOR, "li.card") == []
 
         _sign_in(browser, store.url, resolver)
-        WebDriverWait(browser, 30).until(lambda d: "live" in d.find_element(By.TAG_NAME, "body").get_attribute("class"))
+        _wait(browser, 30, lambda d: "live" in d.find_element(By.TAG_NAME, "body").get_attribute("class"))
         card = _card(browser, "user.budget")
         text = card.text
         for seen in ("5000 dollars", "9000 dollars", "planner", "chat", "trip-planning", "chat-42",
@@ -108,7 +113,7 @@ def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_pa
         # a new dispute arrives while the page is open: it appears without a reload
         store.client("billing").add("I pay with PayPal", observed_at=T0)
         store.client("chat").add("Charge it to my Visa", observed_at=T0 + timedelta(hours=1))
-        WebDriverWait(browser, 20).until(lambda d: "user.payment" in d.find_element(By.ID, "cards").text)
+        _wait(browser, 20, lambda d: "user.payment" in d.find_element(By.ID, "cards").text)
         browser.save_screenshot(str(tmp_path / "inbox.png"))
         browser.set_window_size(412, 915)  # a phone: nothing wider than the screen
         assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
@@ -121,7 +126,7 @@ def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_pa
         assert choice.is_selected()
         card.find_element(By.TAG_NAME, "textarea").send_keys("Confirmed with the user by phone")
         card.find_element(By.CSS_SELECTOR, "button[type=submit]").send_keys(Keys.ENTER)
-        WebDriverWait(browser, 30).until(lambda d: f"Resolved {budget.dispute_id}" in d.find_element(By.TAG_NAME, "main").text)
+        _wait(browser, 30, lambda d: f"Resolved {budget.dispute_id}" in d.find_element(By.TAG_NAME, "main").text)
         assert budget.dispute_id not in browser.find_element(By.ID, "cards").get_attribute("innerHTML")
 
         settled = store.vault.dispute(budget.dispute_id)
