@@ -27,6 +27,19 @@ def test_local_embedder_is_offline_minilm(local_embedder):
     assert sims[0, 1] > sims[0, 2]  # meaning, not wording
 
 
+def test_small_and_large_calls_give_the_vectors_model_encode_gives(local_embedder):
+    """Up to `SMALL` texts go through the model's modules directly, more through
+    `encode`: the vectors are the same either way, whatever the lengths in one call."""
+    texts = ["Hi", "The user is vegetarian and cooks at home most evenings, usually pasta", "user diet",
+             "Ich wohne in Berlin", ""] * 5
+    model = local_embedder.model
+    expected = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    small = np.concatenate([local_embedder.embed(texts[i:i + 5]) for i in range(0, len(texts), 5)])
+    assert len(texts) > LocalEmbedder.SMALL >= 5
+    assert np.allclose(small, expected, atol=1e-5) and np.allclose(local_embedder.embed(texts), expected, atol=1e-5)
+    assert small.dtype == np.float32 and small.flags.c_contiguous
+
+
 def test_defaults_are_local_embedder_and_rule_reasoner(tmp_path):
     """`Vault.open(path)` with nothing else: the local model (offline) and the rule reasoner."""
     with Vault.open(tmp_path / "s") as vault:

@@ -105,13 +105,30 @@ class LocalEmbedder:
                 self._model = SentenceTransformer(str(path), device="cpu")
             return self._model
 
+    SMALL = 16
+    """Calls of up to this many texts (a write's text and label phrase, a search query)
+    run the model's modules directly: `encode`'s own bookkeeping (sorting by length,
+    batching, conversions) was about 0.9 ms of a 10-14 ms call, for the same vectors."""
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
-        )
+        texts = list(texts)
+        if len(texts) <= self.SMALL:
+            return self._forward(texts)
+        vectors = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True)
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def _forward(self, texts: list[str]) -> np.ndarray:
+        """One padded batch through the model's modules (tokenizer, transformer, pooling,
+        normalization), as `encode` runs them, without its bookkeeping."""
+        model = self.model
+        import torch  # noqa: PLC0415  (loaded with the model)
+
+        with torch.inference_mode():
+            out = model.forward(model.tokenize(texts))["sentence_embedding"]
+            out = torch.nn.functional.normalize(out, p=2, dim=1)
+        return np.ascontiguousarray(out.numpy(), dtype=np.float32)
 
     def close(self) -> None:
         self._model = None
