@@ -5,6 +5,10 @@ import os
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# pytest-xdist's workers start with COLUMNS=80 in their environment; the CLI's rich console,
+# made at import, would keep that width for good (the CLI tests give COLUMNS per call)
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 from vault_ray import HashingEmbedder, Policy, Vault  # noqa: E402
 
@@ -33,3 +37,13 @@ def vault(make_vault):
 @pytest.fixture
 def policy():
     return Policy()
+
+
+def pytest_collection_modifyitems(items):
+    """`make test` runs the suite on two workers (pytest-xdist, `--dist loadgroup`): every
+    test of tests/integration goes to one of them, in one group, so one Ray runtime and
+    one Serve proxy serve them all (session fixtures), while the other worker runs the
+    in-process tests."""
+    for item in items:
+        if "tests/integration" in str(item.fspath):
+            item.add_marker(pytest.mark.xdist_group("ray"))
