@@ -40,10 +40,11 @@ def policy():
 
 
 def pytest_collection_modifyitems(items):
-    """`make test` runs the suite on two workers (pytest-xdist, `--dist loadgroup`): every
-    test of tests/integration goes to one of them, in one group, so one Ray runtime and
-    one Serve proxy serve them all (session fixtures), while the other worker runs the
-    in-process tests."""
+    """`make test` runs the suite on two workers (pytest-xdist, `--dist loadgroup`). Every
+    test of tests/integration goes to one of them, in one group, so one Ray runtime and one
+    Serve proxy serve them all (session fixtures); every other file is a group of its own,
+    so a module's fixtures (a wheel built once, a store filled once) are made once, by one
+    worker."""
     for item in items:
-        if "tests/integration" in str(item.fspath):
-            item.add_marker(pytest.mark.xdist_group("ray"))
+        path = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group("ray" if path.startswith("tests/integration/") else path))
