@@ -29,11 +29,9 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Two
-# workers (pytest-xdist): tests/integration in one group on one of them (one Ray runtime),
-# the in-process tests beside it
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs
 test: lint browser
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

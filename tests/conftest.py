@@ -5,10 +5,6 @@ import os
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# pytest-xdist's workers start with COLUMNS=80 in their environment; the CLI's rich console,
-# made at import, would keep that width for good (the CLI tests give COLUMNS per call)
-for _name in ("COLUMNS", "LINES"):
-    os.environ.pop(_name, None)
 
 from vault_ray import HashingEmbedder, Policy, Vault  # noqa: E402
 
@@ -37,14 +33,3 @@ def vault(make_vault):
 @pytest.fixture
 def policy():
     return Policy()
-
-
-def pytest_collection_modifyitems(items):
-    """`make test` runs the suite on two workers (pytest-xdist, `--dist loadgroup`). Every
-    test of tests/integration goes to one of them, in one group, so one Ray runtime and one
-    Serve proxy serve them all (session fixtures); every other file is a group of its own,
-    so a module's fixtures (a wheel built once, a store filled once) are made once, by one
-    worker."""
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group("ray" if path.startswith("tests/integration/") else path))
