@@ -27,17 +27,37 @@ def test_local_embedder_is_offline_minilm(local_embedder):
     assert sims[0, 1] > sims[0, 2]  # meaning, not wording
 
 
-def test_small_and_large_calls_give_the_vectors_model_encode_gives(local_embedder):
-    """Up to `SMALL` texts go through the model's modules directly, more through
-    `encode`: the vectors are the same either way, whatever the lengths in one call."""
+def test_every_call_size_gives_the_vectors_model_encode_gives(local_embedder):
+    """Calls of several texts run packed (several texts to a row, each attending to
+    itself), single texts padded-free: the vectors are those of `encode`, whatever the
+    lengths in one call, including texts longer than a row and texts the model truncates."""
     texts = ["Hi", "The user is vegetarian and cooks at home most evenings, usually pasta", "user diet",
-             "Ich wohne in Berlin", ""] * 5
+             "Ich wohne in Berlin", "", "word " * 400, "日本語のテキスト 🎉", "the " * 40] * 5
     model = local_embedder.model
     expected = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
-    small = np.concatenate([local_embedder.embed(texts[i:i + 5]) for i in range(0, len(texts), 5)])
-    assert len(texts) > LocalEmbedder.SMALL >= 5
+    small = np.concatenate([local_embedder.embed(texts[i:i + 3]) for i in range(0, len(texts), 3)])
+    single = np.concatenate([local_embedder.embed([x]) for x in texts[:8]])
+    assert local_embedder._packs() and len(texts) > LocalEmbedder.SMALL
     assert np.allclose(small, expected, atol=1e-5) and np.allclose(local_embedder.embed(texts), expected, atol=1e-5)
+    assert np.allclose(single, expected[:8], atol=1e-5)
     assert small.dtype == np.float32 and small.flags.c_contiguous
+
+
+def test_a_model_packing_does_not_reproduce_keeps_the_padded_path(local_embedder):
+    """Packing reproduces BERT with mean pooling; a model pooled otherwise (here the same
+    encoder with CLS pooling) is embedded as `encode` embeds it."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling
+
+    cls_model = SentenceTransformer(modules=[local_embedder.model[0], Pooling(384, pooling_mode="cls"), Normalize()],
+                                    device="cpu")
+    embedder = LocalEmbedder()
+    embedder._model = cls_model
+    texts = ["Hi", "The user is vegetarian", "user diet", "word " * 40] * 6
+    assert not embedder._packs()
+    expected = cls_model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.allclose(embedder.embed(texts), expected, atol=1e-5)
+    assert np.allclose(embedder.embed(texts[:3]), expected[:3], atol=1e-5)
 
 
 def test_defaults_are_local_embedder_and_rule_reasoner(tmp_path):
