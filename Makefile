@@ -29,9 +29,17 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs.
+# tests/integration (one Ray runtime, servers and CLI processes it mostly waits on) and the
+# in-process tests run side by side, each in a pytest process of its own; the integration
+# run's output follows the other's. Either failing fails the target.
 test: lint browser
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	@log=$$(mktemp); echo "tests/integration: running beside the in-process tests (its output follows theirs)"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration > $$log 2>&1 & pid=$$!; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/integration; unit=$$?; \
+	wait $$pid; integration=$$?; echo "== tests/integration"; cat $$log; rm -f $$log; \
+	echo "in-process tests: exit $$unit; tests/integration: exit $$integration"; \
+	[ $$unit -eq 0 ] && [ $$integration -eq 0 ]
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"
