@@ -136,7 +136,7 @@ class LocalEmbedder:
         import torch  # noqa: PLC0415  (loaded with the model)
 
         with torch.inference_mode():
-            out = model.forward(model.tokenize(texts))["sentence_embedding"]
+            out = model.forward(_features(model, texts))["sentence_embedding"]
             out = torch.nn.functional.normalize(out, p=2, dim=1)
         return np.ascontiguousarray(out.numpy(), dtype=np.float32)
 
@@ -161,7 +161,7 @@ class LocalEmbedder:
         model = self.model
         import torch  # noqa: PLC0415  (loaded with the model)
 
-        features = model.tokenize(texts)
+        features = _features(model, texts)
         ids = features["input_ids"].numpy()
         lengths = features["attention_mask"].sum(1).numpy()
         width = max(self.ROW, int(lengths.max()))
@@ -225,3 +225,10 @@ def _pack_rows(lengths: np.ndarray, width: int) -> list[list[int]]:
 def _chunks(rows: list[list[int]], width: int, tokens: int) -> list[list[list[int]]]:
     per = max(1, tokens // width)
     return [rows[i:i + per] for i in range(0, len(rows), per)]
+
+
+def _features(model, texts: list[str]) -> dict:  # type: ignore[no-untyped-def]
+    """The model's padded input features: `preprocess` where the installed sentence-transformers
+    has it (its `tokenize` is deprecated there and says so), else `tokenize`."""
+    prepare = getattr(model, "preprocess", None) or model.tokenize
+    return prepare(texts)
