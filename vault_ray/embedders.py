@@ -166,7 +166,7 @@ class LocalEmbedder:
         lengths = features["attention_mask"].sum(1).numpy()
         width = max(self.ROW, int(lengths.max()))
         bert = model[0].auto_model
-        out = torch.zeros((len(texts), self.dim), dtype=torch.float32)
+        out = torch.zeros((len(texts), bert.config.hidden_size), dtype=torch.float32)
         with torch.inference_mode():
             for rows in _chunks(_pack_rows(lengths, width), width, self.ROW_TOKENS):
                 seg = np.full((len(rows), max(sum(int(lengths[i]) for i in r) for r in rows)), -1, dtype=np.int64)
