@@ -13,6 +13,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+            if "ray_session" in item.fixturenames:  # directly or through another fixture
+                item.add_marker(pytest.mark.session_ray)
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +25,7 @@ def ray_session(tmp_path_factory):
     os.environ["RAY_TMPDIR"] = str(tmp)
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
     ctx = ray.init(
+        address="local",  # a runtime of its own, never another process's `ray start` cluster
         num_cpus=2,
         include_dashboard=False,
         object_store_memory=256 * 1024 * 1024,
