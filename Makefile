@@ -30,17 +30,16 @@ demo: setup
 	$(BIN)/vault-ray demo
 
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs.
-# Two pytest processes side by side: the tests on the integration session's Ray runtime
-# (tests/integration/conftest.py marks them session_ray), and the rest (in-process tests, and
-# the integration tests that start Ray processes of their own). The session run's output
-# follows the other's; either failing fails the target.
+# tests/integration (one Ray runtime, servers and CLI processes it mostly waits on) and the
+# in-process tests run side by side, each in a pytest process of its own; the integration
+# run's output follows the other's. Either failing fails the target.
 test: lint browser
-	@log=$$(mktemp); echo "the session-Ray tests run beside the others (their output follows)"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration -m session_ray > $$log 2>&1 & pid=$$!; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not session_ray"; rest=$$?; \
-	wait $$pid; session=$$?; echo "== the tests on the session's Ray runtime"; cat $$log; rm -f $$log; \
-	echo "session-Ray tests: exit $$session; the others: exit $$rest"; \
-	[ $$rest -eq 0 ] && [ $$session -eq 0 ]
+	@log=$$(mktemp); echo "tests/integration: running beside the in-process tests (its output follows theirs)"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration > $$log 2>&1 & pid=$$!; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/integration; unit=$$?; \
+	wait $$pid; integration=$$?; echo "== tests/integration"; cat $$log; rm -f $$log; \
+	echo "in-process tests: exit $$unit; tests/integration: exit $$integration"; \
+	[ $$unit -eq 0 ] && [ $$integration -eq 0 ]
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

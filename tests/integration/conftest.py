@@ -13,8 +13,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
-            if "ray_session" in item.fixturenames:  # directly or through another fixture
-                item.add_marker(pytest.mark.session_ray)
 
 
 @pytest.fixture(scope="session")
