@@ -118,12 +118,16 @@ class LocalEmbedder:
     ROW_TOKENS = 8192
     """Tokens per packed forward pass (rows x row length)."""
 
+    PACK_TEXTS = 4096
+    """Texts tokenized (padded to their longest) and packed together, at most."""
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = list(texts)
-        if len(texts) > 1 and self._packs():
-            return self._packed(texts)
+        if len(texts) > 1 and self._packs():  # tokenized a slice at a time: the padded ids stay small
+            step = self.PACK_TEXTS
+            return np.concatenate([self._packed(texts[i:i + step]) for i in range(0, len(texts), step)])
         if len(texts) <= self.SMALL:
             return self._forward(texts)
         vectors = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True)
