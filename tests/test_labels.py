@@ -123,6 +123,30 @@ def test_precomputed_vectors_with_new_labels_embed_the_label_evidence_in_one_cal
         assert len(label_calls) == 1 and sum(t.startswith("topic ") for t in label_calls[0]) == 20
 
 
+def test_a_large_text_call_leaves_the_label_phrases_to_the_disambiguations_and_decides_the_same(tmp_path, monkeypatch):
+    from vault_ray.engine import front
+
+    facts = [Fact(f"user.topic_{i}", f"The user collects item kind {i}", f"v{i}") for i in range(12)]
+    facts += [Fact("user.eating", "My diet is paleo", "paleo"), Fact("user.shoe_size", "The user wears size 44", "44")]
+    texts = [f.text for f in facts]
+    runs, few = {}, front.SPECULATE_LABELS
+    for speculate in (few, len(facts)):  # the default, and every phrase in the texts' call
+        monkeypatch.setattr(front, "SPECULATE_LABELS", speculate)
+        emb = CountingEmbedder()
+        with Vault.open(tmp_path / f"s{speculate}", embedder=emb, policy=Policy(default_strategy="recency")) as vault:
+            vault.agent("a").add_facts(Fact("user.diet", "The user's diet is keto", "keto"))
+            emb.calls.clear()
+            decisions = vault.agent("b").add_facts(facts).decisions
+            runs[speculate] = ([(d.entity, d.aligned_from, str(d.outcome)) for d in decisions], emb.calls)
+    (default, calls), (eager, eager_calls) = runs[few], runs[len(facts)]
+    assert default == eager and ("user.diet", "user.eating", "active") in default
+    assert calls[0] == texts  # the texts' call carries no phrase
+    assert len(eager_calls[0]) > len(texts) and "shoe size" in eager_calls[0]
+    later = [t for call in calls[1:] for t in call]
+    assert "diet" not in later or "diet" not in eager_calls[0]  # what was kept is never embedded again
+    assert len(calls) <= len(eager_calls) + 1 and set(later) <= {t for call in eager_calls for t in call}
+
+
 def test_the_label_vectors_kept_are_bounded():
     matcher = LabelMatcher(HashingEmbedder())
     matcher.MAX_CACHED = 50

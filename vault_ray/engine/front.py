@@ -61,14 +61,22 @@ def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | Non
     return check_vectors(embedder.embed([f.text for f in facts]), len(facts), embedder.dim)
 
 
+# A call with at most this many new labels embeds their phrases with its texts, before
+# knowing whether a disambiguation will compare them: a single write with a new label costs
+# one model call, not two. A larger call leaves them to the disambiguations that do compare
+# them (`prepare`: one more call, for those only), since most new labels have no candidate
+# and their phrases would add a third to the call's tokens.
+SPECULATE_LABELS = 4
+
+
 def embed_texts(embedder: Embedder, reasoner: Reasoner, texts: Sequence[str], labels: Iterable[str],
                 registry: EntityRegistry) -> np.ndarray:
-    """The texts' vectors. The same model call embeds the phrases of the unregistered
-    `labels` that a disambiguation would compare and the reasoner has none of yet (kept
-    by the reasoner): a write with a new label costs one call, not two."""
+    """The texts' vectors. When the call has few new labels (`SPECULATE_LABELS`), the same
+    model call embeds the phrases of those a disambiguation would compare and the reasoner
+    has none of yet (kept by the reasoner): a write with a new label costs one call, not two."""
     label_texts = getattr(reasoner, "label_texts", None)
     new = {label for label in map(registry.canonical, labels) if label not in registry}
-    phrases = label_texts(new) if label_texts is not None and new else []
+    phrases = label_texts(new) if label_texts is not None and 0 < len(new) <= SPECULATE_LABELS else []
     vectors = check_vectors(embedder.embed([*texts, *phrases]), len(texts) + len(phrases), embedder.dim)
     if phrases:
         reasoner.remember_labels(phrases, vectors[len(texts):])  # type: ignore[attr-defined]
