@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 import pytest
 
 from vault_ray import DisputeCapExceeded, HashingEmbedder, Policy, RuleReasoner
-from vault_ray.engine.partitions import PartitionSet, duckdb_logs
+from vault_ray.engine.logs import duckdb_logs, open_logs
+from vault_ray.engine.partitions import PartitionSet
 from vault_ray.engine.txn import WriteItem
+from vault_ray.errors import StorageFailure
 from vault_ray.storage import INDEX_KINDS as KINDS
 from vault_ray.storage import DuckDBClaimLog
 from vault_ray.storage.layout import partition_of, partition_path
@@ -129,3 +131,41 @@ def test_duckdb_logs_creates_only_on_request(tmp_path):
     log = open_log(3, True)
     assert log is not None and partition_path(tmp_path, 3).exists()
     log.close()
+
+
+def test_several_logs_open_side_by_side_and_one_failing_closes_the_others(tmp_path):
+    base, closed = duckdb_logs(tmp_path, 8), []
+
+    def open_log(number, create):
+        if number == 3:
+            raise StorageFailure("partition 3: disk full")
+        log = base(number, create)
+        if log is not None:
+            real = log.close
+            log.close = lambda: (closed.append(number), real())
+        return log
+
+    logs = open_logs(open_log, [0, 1, 2], True)
+    assert sorted(logs) == [0, 1, 2] and all(partition_path(tmp_path, p).exists() for p in range(3))
+    for log in logs.values():
+        log.close()
+    found = open_logs(open_log, [0, 4, 5], False)
+    assert sorted(found) == [0] and not partition_path(tmp_path, 4).exists()  # no log for 4 or 5, and none made
+    found[0].close()
+    closed.clear()
+    with pytest.raises(StorageFailure, match="disk full"):
+        open_logs(open_log, [0, 1, 2, 3, 4], True)
+    assert sorted(closed) == [0, 1, 2, 4]  # nothing is left open
+
+
+def test_a_first_write_to_every_partition_of_a_new_store_opens_them_all(tmp_path):
+    host = PartitionSet(tmp_path, partitions=8, dim=EMB.dim)
+    try:
+        entities = {partition_of(f"user.e{i}", 8): f"user.e{i}" for i in range(200)}
+        assert len(entities) == 8
+        calls = [{p: [item(f"c{p}", entity, "set")] for p, entity in entities.items()}]
+        (decided,) = host.write_many(calls, POLICY, RuleReasoner(), NOW)
+        assert sorted(host.parts) == list(range(8)) and sum(len(d) for d in decided.values()) == 8
+        assert all(partition_path(tmp_path, p).exists() for p in range(8))
+    finally:
+        host.close_all()

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vault_ray.storage import ClaimLog, DuckDBClaimLog, FlatIndex, VectorIndex
-from vault_ray.storage.layout import partition_of, partition_path, read_meta
+from vault_ray.storage import ClaimLog, FlatIndex, VectorIndex
+from vault_ray.storage.layout import partition_of
 
 from ..errors import DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
@@ -37,6 +37,7 @@ from ..policy import Policy
 from ..reasoners.base import Reasoner
 from . import gcpause
 from . import search as searching
+from .logs import LogFactory, duckdb_logs, open_logs
 from .partition import Partition
 from .search import Neighbours
 from .timeline import partition_search_as_of
@@ -44,7 +45,6 @@ from .txn import WriteItem
 from .vectors import HostIndex
 from .views import Scored, empty_view, merge_top
 
-LogFactory = Callable[[int, bool], ClaimLog | None]
 IndexFactory = Callable[[], VectorIndex]
 Groups = dict[int, list[WriteItem]]
 """One caller's write: partition -> its items, in order."""
@@ -67,30 +67,6 @@ that never pauses is applied every 64 MiB (about 30k claims of 384 dimensions) a
 INDEX_QUIET_S = 0.2
 """Writes this recent make the index's background work light (`VectorIndex.maintain`)."""
 log = logging.getLogger("vault_ray")
-
-
-def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
-    """Claim logs as STORE/partitions/pNNNN.duckdb, created on first write. A log opened
-    after a reindex committed (vault.json names the new embedder) adopts the vectors
-    staged for it first (storage/bulk_log.py), if the switch had not reached it yet."""
-    meta = read_meta(root)
-
-    def open_log(number: int, create: bool) -> ClaimLog | None:
-        path = partition_path(root, number)
-        if not path.exists():
-            if not create:
-                return None
-            path.parent.mkdir(parents=True, exist_ok=True)
-        log = DuckDBClaimLog(path, dim=dim)
-        if meta is not None and meta.dim == dim:
-            try:
-                log.adopt_staged(meta.embedder, dim)
-            except BaseException:
-                log.close()
-                raise
-        return log
-
-    return open_log
 
 
 def dispute_partition(dispute_id: object) -> int | None:
@@ -133,11 +109,12 @@ class PartitionSet:
                     found = self.parts[number] = self._partition(number, log)
         return found
 
-    def open_many(self, numbers: Iterable[int]) -> None:
-        """Open these partitions (those with a log) at once: a saved HNSW graph built from
-        exactly their snapshots is restored instead of inserting their vectors again."""
+    def open_many(self, numbers: Iterable[int], *, create: bool = False) -> None:
+        """Open these partitions (those with a log, or all with `create`) at once, their logs side
+        by side: a saved HNSW graph built from exactly their snapshots is restored instead of
+        inserting their vectors again."""
         with self._opening:
-            logs = {p: log for p in sorted(set(numbers)) if p not in self.parts and (log := self.open_log(p, False))}
+            logs = open_logs(self.open_log, [p for p in sorted(set(numbers)) if p not in self.parts], create)
             if not self.parts:
                 restored = self.host.restore({p: getattr(log, "stamp", None) for p, log in logs.items()})
                 if not restored:  # the vectors come from the logs: room for them all at once
@@ -236,6 +213,8 @@ class PartitionSet:
         deciding) is rolled back alone and gets its error."""
         nows = [now + timedelta(microseconds=i) for i in range(len(calls))] if isinstance(now, datetime) else list(now)
         touched = sorted({p for call in calls for p in call})
+        if sum(p not in self.parts for p in touched) > 1:  # a new store's first writes: open the logs side by side
+            self.open_many(touched, create=True)
         parts = {p: self.open(p, create=True) for p in touched}
         results: list[dict[int, list[Decision]] | VaultError] = []
         self._writing += 1
