@@ -268,8 +268,12 @@ vault = Vault.open({store!r}, embedder=ModelName({name!r}))
 seconds = time.perf_counter() - t
 after = rss()
 active = vault._backend.host.active_count()
+import numpy as np
+query = np.ones((1, vault.embedder.dim), np.float32) / np.sqrt(vault.embedder.dim)
+vault._backend.search(query, 5)  # a search (both pools): what a store in service holds
+searched = rss()
 vault.close()
-print(json.dumps({{"seconds": seconds, "rss_mb": after - before, "active": active}}))
+print(json.dumps({{"seconds": seconds, "rss_mb": after - before, "rss_searched_mb": searched - before, "active": active}}))
 """
 
 

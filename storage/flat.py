@@ -21,19 +21,24 @@ from collections.abc import Iterable
 import faiss
 import numpy as np
 
-from .vector_index import _ids, _incoming, _Slots, _threads_for
+from .prescan import HalfCopy
+from .vector_index import SCAN_ELEMENTS, _ids, _incoming, _Slots, _threads_for
 
 
 class _Pool:
     """Dense rows [0, n) of unit vectors, each with its id."""
 
     MIN_ROWS = 1024
+    PRESCAN_ROWS = 16_384
+    """From this many rows, a search of a few queries scans a float16 copy first (prescan.py);
+    the copy is made at the first such search and dropped below half as many rows."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.data = np.zeros((0, dim), np.float32)
         self.n = 0
         self.slots = _Slots()
+        self.half: HalfCopy | None = None
 
     def rows(self, ids: np.ndarray) -> np.ndarray:
         return self.slots.rows(ids)
@@ -51,6 +56,8 @@ class _Pool:
         grown = np.zeros((capacity, self.dim), np.float32)
         grown[: self.n] = self.data[: self.n]
         self.data = grown
+        if self.half is not None:
+            self.half.resize(capacity)
 
     def row(self, rid: int) -> int:
         return int(self.slots.row_of[rid]) if rid < len(self.slots.row_of) else -1
@@ -69,6 +76,8 @@ class _Pool:
                 slots.put(np.array([rid], np.int64), np.array([row], np.int64))
             self.n += 1
         self.data[row] = vec
+        if self.half is not None:
+            self.half.put(row, self.data)
 
     def add(self, ids: np.ndarray, vecs: np.ndarray) -> None:
         """Add or replace (ids distinct)."""
@@ -85,9 +94,12 @@ class _Pool:
             self.slots.put(ids[new], rows[new])
             self.n += fresh
         if rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
-            self.data[int(rows[0]): int(rows[-1]) + 1] = vecs  # one run (a bulk load): no fancy indexing
+            run = slice(int(rows[0]), int(rows[-1]) + 1)
+            self.data[run] = vecs  # one run (a bulk load): no fancy indexing
         else:
-            self.data[rows] = vecs
+            run, self.data[rows] = rows, vecs
+        if self.half is not None:
+            self.half.put(run, self.data)
 
     def remove(self, ids: np.ndarray) -> np.ndarray:
         """Drop the present ones; returns their vectors (in the order of the ids dropped)."""
@@ -106,6 +118,8 @@ class _Pool:
             tail = np.arange(end, self.n)
             movers = tail[self.slots.id_at[tail] >= 0]
             self.data[holes] = self.data[movers]
+            if self.half is not None:
+                self.half.put(holes, self.data)
             moved = self.slots.id_at[movers]
             self.slots.id_at[holes], self.slots.row_of[moved] = moved, holes
             self.slots.id_at[movers] = -1
@@ -124,6 +138,8 @@ class _Pool:
         if row != last:
             moved = int(slots.id_at[last])
             self.data[row] = self.data[last]
+            if self.half is not None:
+                self.half.put(row, self.data)
             slots.id_at[row], slots.row_of[moved] = moved, row
         slots.id_at[last], slots.row_of[rid] = -1, -1
         self.n = last
@@ -132,6 +148,8 @@ class _Pool:
 
     def _give_back(self) -> None:
         """A pool that fell to a quarter of its room keeps twice its rows."""
+        if self.half is not None and 2 * self.n < self.PRESCAN_ROWS:
+            self.half = None
         if len(self.data) > self.MIN_ROWS and 4 * self.n < len(self.data):
             self._resize(max(2 * self.n, self.MIN_ROWS))
 
@@ -143,7 +161,12 @@ class _Pool:
         if k <= 0:
             return np.zeros((len(queries), 0), np.float32), np.zeros((len(queries), 0), np.int64)
         _threads_for(len(queries))
-        scores, rows = faiss.knn(queries, self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
+        if self.n >= self.PRESCAN_ROWS and queries.size <= SCAN_ELEMENTS:  # a few queries: the scan's path
+            if self.half is None:
+                self.half = HalfCopy(self.data, self.n)
+            scores, rows = self.half.search(queries, self.data, self.n, k)
+        else:
+            scores, rows = faiss.knn(queries, self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, self.slots.id_at[np.maximum(rows, 0)], -1)
 
 

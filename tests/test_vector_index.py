@@ -231,13 +231,18 @@ def test_exact_search_answers_as_brute_force_for_every_batch_size(queries):
         assert (found[1] == want).all()
 
 
+@pytest.mark.parametrize("prescan", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed):
+def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed, prescan, monkeypatch):
     """Adds (some tagged at once), replaced vectors, removals, tags on and off, in random
     batches and single rows: after each step the exact index answers as brute force over
-    what a user put in, the tagged search over the tagged ids only."""
+    what a user put in, the tagged search over the tagged ids only. `prescan`: from 8 rows
+    on, searches scan the pools' float16 copies first, which every change must keep in step."""
     from vault_ray.storage import FlatIndex
+    from vault_ray.storage.flat import _Pool
 
+    if prescan:
+        monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 8)
     rng = np.random.default_rng(seed)
     dim, index = 24, FlatIndex(24)
     vectors: dict[int, np.ndarray] = {}
@@ -275,6 +280,47 @@ def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed):
                 want = np.sort(-(asked @ np.stack([vectors[i] for i in among.tolist()]).T), axis=1)[:, :4]
                 assert np.allclose(-found[0], want, atol=1e-5)
                 assert set(found[1].ravel().tolist()) <= set(among.tolist())
+                true = np.array([[asked[q] @ vectors[i] for i in row] for q, row in enumerate(found[1].tolist())])
+                assert np.allclose(found[0], true, atol=1e-5)  # each score is its id's own
+        if prescan and step % 10 == 9:
+            assert any(pool.half is not None for pool in (index._plain, index._tagged)) or len(vectors) < 8
+
+
+@pytest.mark.parametrize("queries", [1, 2, 4])
+def test_a_large_flat_pool_scans_its_float16_copy_and_answers_exactly(queries):
+    """From 16,384 rows a search of a few queries scans a float16 copy first and scores its
+    best rows again in float32: the answer is brute force's, ids and scores."""
+    from vault_ray.storage import FlatIndex
+
+    vecs = unit_rows(20_000, 384, seed=queries)
+    index = FlatIndex(384)
+    index.add(np.arange(20_000), vecs)
+    index.remove(np.arange(0, 20_000, 9))
+    live = np.array(sorted(index.ids()))
+    asked = unit_rows(queries, 384, seed=7)
+    scores, ids = index.search(asked, 10)
+    exact = asked @ vecs[live].T
+    want = live[np.argsort(-exact, axis=1, kind="stable")[:, :10]]
+    assert index._plain.half is not None and (ids == want).all()
+    assert np.allclose(scores, np.take_along_axis(exact, np.argsort(-exact, axis=1, kind="stable")[:, :10], 1), atol=1e-6)
+
+
+def test_near_identical_rows_beyond_the_float16_candidates_fall_back_to_the_full_scan(monkeypatch):
+    """100 rows whose scores lie within float16's precision of each other: the float16 scan
+    cannot order them, the bound says so, and the query is scanned in float32 instead."""
+    from vault_ray.storage import FlatIndex
+    from vault_ray.storage.flat import _Pool
+
+    monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 64)
+    base, noise = unit_rows(1, 64, seed=1)[0], unit_rows(100, 64, seed=2) * 1e-2  # scores 1 - 5e-5 or so
+    close = (base + noise) / np.linalg.norm(base + noise, axis=1, keepdims=True)
+    vecs = np.concatenate([unit_rows(500, 64, seed=3), close])
+    index = FlatIndex(64)
+    index.add(np.arange(600), vecs)
+    scores, ids = index.search(base[None, :], 5)
+    exact = vecs.astype(np.float64) @ base
+    assert np.allclose(scores[0], np.sort(exact)[::-1][:5], atol=1e-6) and np.allclose(scores[0], exact[ids[0]], atol=1e-6)
+    assert index._plain.half.fallbacks == 1
 
 
 def test_flat_index_gives_back_the_room_of_removed_rows():
