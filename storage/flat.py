@@ -57,7 +57,7 @@ class _Pool:
         grown[: self.n] = self.data[: self.n]
         self.data = grown
         if self.half is not None:
-            self.half.resize(capacity)
+            self.half.shrink(self.n)
 
     def row(self, rid: int) -> int:
         return int(self.slots.row_of[rid]) if rid < len(self.slots.row_of) else -1

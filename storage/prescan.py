@@ -29,6 +29,11 @@ MIN_CANDIDATES = 32
 """The float16 scan keeps max(WIDEN * k, MIN_CANDIDATES) rows per query."""
 
 
+GROWTH = 1.25
+"""Room made ahead when the copy grows (FAISS's buffer is a std::vector, zero-filled and so
+resident as soon as it is made: the copy holds about the live rows, not the pool's room)."""
+
+
 class HalfCopy:
     """Rows [0, capacity) of a pool's float32 matrix in float16, in FAISS's own buffer (the
     pool writes each changed row here as it writes it there)."""
@@ -39,7 +44,7 @@ class HalfCopy:
         self.index.is_trained = True
         self.rows = np.zeros((0, self.dim), np.float16)
         self.fallbacks = 0
-        self.resize(len(data))
+        self.resize(n)
         self.rows[:n] = data[:n]
 
     def resize(self, capacity: int) -> None:
@@ -50,7 +55,15 @@ class HalfCopy:
         self.rows = raw.view(np.float16).reshape(capacity, self.dim)
 
     def put(self, rows: slice | np.ndarray | int, data: np.ndarray) -> None:
+        end = rows.stop if isinstance(rows, slice) else int(np.max(rows)) + 1
+        if end > len(self.rows):
+            self.resize(max(end, int(GROWTH * len(self.rows))))
         self.rows[rows] = data[rows]
+
+    def shrink(self, n: int) -> None:
+        """Give back the room past `GROWTH` times the pool's `n` rows."""
+        if len(self.rows) > GROWTH * n + 1024:
+            self.resize(int(GROWTH * n))
 
     def search(self, queries: np.ndarray, data: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The exact top k (scores, rows) of data[:n] per query; 0 < k <= n."""
