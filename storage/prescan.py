@@ -7,9 +7,10 @@ the `wide` best rows, the float32 rows of those are scored again exactly (FAISS'
 kernel, so the scores are the full scan's to the bit), and the result is exact whenever
 it can be proved so:
 
-- a stored row is a unit vector; float16 keeps each coordinate to a relative 2^-11, so
-  a float16 score is within 2^-11 * |q| (plus float32 rounding, far smaller) of the true
-  one. `BOUND` = 2^-10 * |q| allows twice that.
+- a stored row is a unit vector; float16 keeps each coordinate to a relative 2^-11 (an
+  absolute 2^-25 below its normal range), so a float16 score is within 2^-11 * |q| (plus
+  that and float32 rounding, both far smaller) of the true one. `BOUND` = 2^-10 * |q|
+  allows twice that.
 - every row left out of the `wide` scored at most the last of them in float16, so truly
   at most that plus the bound. When the k-th exact score of the candidates reaches it, no
   row left out can beat the result; when it does not (a query with more than `wide` rows

@@ -335,3 +335,33 @@ def test_flat_index_gives_back_the_room_of_removed_rows():
     assert len(index) == 1_000 and index.tagged_count() == 500
     assert index._plain.data.nbytes + index._tagged.data.nbytes < before / 10
     assert index.search(rows[7:8], 1)[1][0][0] == 7 and index.search_tagged(rows[7:8], 1)[1][0][0] != 7
+
+
+def test_the_float16_copy_is_made_by_the_housekeeping_while_no_write_comes(tmp_path, monkeypatch):
+    """A reopened large flat store gets its copies from the background thread, not from
+    the first search; `maintain(busy=True)` (writes under way) leaves them for later."""
+    import time
+
+    from vault_ray import Fact, HashingEmbedder, Vault
+    from vault_ray.storage import FlatIndex
+    from vault_ray.storage.flat import _Pool
+
+    monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 64)
+    index = FlatIndex(16)
+    index.add(np.arange(100), unit_rows(100, 16), tagged=np.arange(0, 100, 2))
+    index.maintain(busy=True)
+    assert index._plain.half is None and index._tagged.half is None
+    index.maintain()
+    assert index._plain.half is None and index._tagged.half is None  # 50 rows each: under the threshold
+    index.add(np.arange(100, 200), unit_rows(100, 16, seed=1))
+    index.maintain()
+    assert index._plain.half is not None and index._tagged.half is None
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact(f"user.topic_{i}", f"fact {i} about topic {i}") for i in range(150)], resolve=False)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        pools = vault._backend.host.host.index
+        deadline = time.monotonic() + 10
+        while pools._tagged.half is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pools._tagged.half is not None and pools._tagged.half.fallbacks == 0
+        assert vault.search("fact 7 about topic 7", k=1)[0].claim.entity == "user.topic_7"

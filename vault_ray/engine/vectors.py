@@ -64,7 +64,10 @@ class HostIndex:
                 for srow, grow in zip(scores.tolist(), ids.tolist(), strict=True)]
 
     def maintain(self, busy: bool = False) -> bool:
-        return self.index.maintain(busy)
+        if getattr(self.index, "MAINTAIN_LOCKED", False):  # short chores that change the index (flat)
+            with self.lock:
+                return self.index.maintain(busy)
+        return self.index.maintain(busy)  # HNSW locks its own steps: a compaction must not hold the host
 
     def reserve(self, rows: int) -> None:
         with self.lock:
