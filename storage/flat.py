@@ -146,13 +146,10 @@ class _Pool:
         self._give_back()
         return gone
 
-    def prepare_half(self) -> None:
-        """Make the float16 copy now if the pool is large enough to scan one."""
+    def prepare_half(self) -> HalfCopy | None:
+        """The float16 copy, made now if the pool is large enough to scan one."""
         if self.half is None and self.n >= self.PRESCAN_ROWS:
-            self._make_half()
-
-    def _make_half(self) -> HalfCopy:
-        self.half = HalfCopy(self.data, self.n)
+            self.half = HalfCopy(self.data, self.n)
         return self.half
 
     def _give_back(self) -> None:
@@ -170,8 +167,9 @@ class _Pool:
         if k <= 0:
             return np.zeros((len(queries), 0), np.float32), np.zeros((len(queries), 0), np.int64)
         _threads_for(len(queries))
-        if self.n >= self.PRESCAN_ROWS and queries.size <= SCAN_ELEMENTS:  # a few queries: the scan's path
-            scores, rows = (self.half or self._make_half()).search(queries, self.data, self.n, k)
+        half = self.prepare_half() if queries.size <= SCAN_ELEMENTS else None  # a few queries: the scan's path
+        if half is not None:
+            scores, rows = half.search(queries, self.data, self.n, k)
         else:
             scores, rows = faiss.knn(queries, self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, self.slots.id_at[np.maximum(rows, 0)], -1)
