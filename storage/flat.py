@@ -21,7 +21,7 @@ from collections.abc import Iterable
 import faiss
 import numpy as np
 
-from .prescan import HalfCopy
+from .prescan import copies_for
 from .vector_index import SCAN_ELEMENTS, _ids, _incoming, _Slots, _threads_for
 
 
@@ -30,15 +30,16 @@ class _Pool:
 
     MIN_ROWS = 1024
     PRESCAN_ROWS = 16_384
-    """From this many rows, a search of a few queries scans a float16 copy first (prescan.py);
-    the copy is made at the first such search and dropped below half as many rows."""
+    """From this many rows, a search of a few queries scans low-precision copies first
+    (prescan.py); they are made at the first such search (or by the housekeeping) and
+    dropped below half as many rows."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.data = np.zeros((0, dim), np.float32)
         self.n = 0
         self.slots = _Slots()
-        self.half: HalfCopy | None = None
+        self.copies: tuple = ()
 
     def rows(self, ids: np.ndarray) -> np.ndarray:
         return self.slots.rows(ids)
@@ -56,8 +57,8 @@ class _Pool:
         grown = np.zeros((capacity, self.dim), np.float32)
         grown[: self.n] = self.data[: self.n]
         self.data = grown
-        if self.half is not None:
-            self.half.shrink(self.n)
+        for copy in self.copies:
+            copy.shrink(self.n)
 
     def row(self, rid: int) -> int:
         return int(self.slots.row_of[rid]) if rid < len(self.slots.row_of) else -1
@@ -76,8 +77,8 @@ class _Pool:
                 slots.put(np.array([rid], np.int64), np.array([row], np.int64))
             self.n += 1
         self.data[row] = vec
-        if self.half is not None:
-            self.half.put(row, self.data)
+        for copy in self.copies:
+            copy.put(row, self.data)
 
     def add(self, ids: np.ndarray, vecs: np.ndarray) -> None:
         """Add or replace (ids distinct)."""
@@ -98,8 +99,8 @@ class _Pool:
             self.data[run] = vecs  # one run (a bulk load): no fancy indexing
         else:
             run, self.data[rows] = rows, vecs
-        if self.half is not None:
-            self.half.put(run, self.data)
+        for copy in self.copies:
+            copy.put(run, self.data)
 
     def remove(self, ids: np.ndarray) -> np.ndarray:
         """Drop the present ones; returns their vectors (in the order of the ids dropped)."""
@@ -118,8 +119,8 @@ class _Pool:
             tail = np.arange(end, self.n)
             movers = tail[self.slots.id_at[tail] >= 0]
             self.data[holes] = self.data[movers]
-            if self.half is not None:
-                self.half.put(holes, self.data)
+            for copy in self.copies:
+                copy.put(holes, self.data)
             moved = self.slots.id_at[movers]
             self.slots.id_at[holes], self.slots.row_of[moved] = moved, holes
             self.slots.id_at[movers] = -1
@@ -138,24 +139,24 @@ class _Pool:
         if row != last:
             moved = int(slots.id_at[last])
             self.data[row] = self.data[last]
-            if self.half is not None:
-                self.half.put(row, self.data)
+            for copy in self.copies:
+                copy.put(row, self.data)
             slots.id_at[row], slots.row_of[moved] = moved, row
         slots.id_at[last], slots.row_of[rid] = -1, -1
         self.n = last
         self._give_back()
         return gone
 
-    def prepare_half(self) -> HalfCopy | None:
-        """The float16 copy, made now if the pool is large enough to scan one."""
-        if self.half is None and self.n >= self.PRESCAN_ROWS:
-            self.half = HalfCopy(self.data, self.n)
-        return self.half
+    def prepare_copies(self) -> tuple:
+        """The low-precision copies, made now if the pool is large enough to scan them."""
+        if not self.copies and self.n >= self.PRESCAN_ROWS:
+            self.copies = copies_for(self.data, self.n)
+        return self.copies
 
     def _give_back(self) -> None:
         """A pool that fell to a quarter of its room keeps twice its rows."""
-        if self.half is not None and 2 * self.n < self.PRESCAN_ROWS:
-            self.half = None
+        if self.copies and 2 * self.n < self.PRESCAN_ROWS:
+            self.copies = ()
         if len(self.data) > self.MIN_ROWS and 4 * self.n < len(self.data):
             self._resize(max(2 * self.n, self.MIN_ROWS))
 
@@ -167,12 +168,27 @@ class _Pool:
         if k <= 0:
             return np.zeros((len(queries), 0), np.float32), np.zeros((len(queries), 0), np.int64)
         _threads_for(len(queries))
-        half = self.prepare_half() if queries.size <= SCAN_ELEMENTS else None  # a few queries: the scan's path
-        if half is not None:
-            scores, rows = half.search(queries, self.data, self.n, k)
+        copies = self.prepare_copies() if queries.size <= SCAN_ELEMENTS else ()  # a few queries: the scan's path
+        if copies:
+            scores, rows = self._prescan(copies, queries, k)
         else:
             scores, rows = faiss.knn(queries, self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, self.slots.id_at[np.maximum(rows, 0)], -1)
+
+    def _prescan(self, copies: tuple, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each copy in turn settles what it can prove; the float32 scan the rest."""
+        scores, rows = np.zeros((len(queries), k), np.float32), np.zeros((len(queries), k), np.int64)
+        todo = np.arange(len(queries))
+        for copy in copies:
+            if copy.resting():
+                continue
+            s, r, settled = copy.search(queries[todo], self.data, self.n, k)
+            scores[todo[settled]], rows[todo[settled]] = s[settled], r[settled]
+            todo = todo[~settled]
+            if not len(todo):
+                return scores, rows
+        scores[todo], rows[todo] = faiss.knn(queries[todo], self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
+        return scores, rows
 
 
 def _member(ids: np.ndarray, of: Iterable[int] | np.ndarray | None) -> np.ndarray:
@@ -303,11 +319,11 @@ class FlatIndex:
     """Its housekeeping is short and changes the pools: the host runs it under its lock."""
 
     def maintain(self, busy: bool = False) -> bool:
-        """While no write is under way, make the float16 copy of a pool that will scan one
-        (about 0.14 s per 100,000 rows), so that no search after an open pays for it."""
+        """While no write is under way, make the byte and float16 copies of a pool that will
+        scan them (about 0.2 s per 100,000 rows), so that no search after an open pays for it."""
         if not busy:
             for pool in (self._tagged, self._plain):
-                pool.prepare_half()
+                pool.prepare_copies()
         return False
 
     def export(self) -> dict[str, np.ndarray]:

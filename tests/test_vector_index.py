@@ -237,7 +237,7 @@ def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed, pr
     """Adds (some tagged at once), replaced vectors, removals, tags on and off, in random
     batches and single rows: after each step the exact index answers as brute force over
     what a user put in, the tagged search over the tagged ids only. `prescan`: from 8 rows
-    on, searches scan the pools' float16 copies first, which every change must keep in step."""
+    on, searches scan the pools' byte and float16 copies first, which every change must keep in step."""
     from vault_ray.storage import FlatIndex
     from vault_ray.storage.flat import _Pool
 
@@ -283,44 +283,8 @@ def test_flat_index_matches_brute_force_through_any_sequence_of_changes(seed, pr
                 true = np.array([[asked[q] @ vectors[i] for i in row] for q, row in enumerate(found[1].tolist())])
                 assert np.allclose(found[0], true, atol=1e-5)  # each score is its id's own
         if prescan and step % 10 == 9:
-            assert any(pool.half is not None for pool in (index._plain, index._tagged)) or len(vectors) < 8
+            assert any(pool.copies for pool in (index._plain, index._tagged)) or len(vectors) < 8
 
-
-@pytest.mark.parametrize("queries", [1, 2, 4])
-def test_a_large_flat_pool_scans_its_float16_copy_and_answers_exactly(queries):
-    """From 16,384 rows a search of a few queries scans a float16 copy first and scores its
-    best rows again in float32: the answer is brute force's, ids and scores."""
-    from vault_ray.storage import FlatIndex
-
-    vecs = unit_rows(20_000, 384, seed=queries)
-    index = FlatIndex(384)
-    index.add(np.arange(20_000), vecs)
-    index.remove(np.arange(0, 20_000, 9))
-    live = np.array(sorted(index.ids()))
-    asked = unit_rows(queries, 384, seed=7)
-    scores, ids = index.search(asked, 10)
-    exact = asked @ vecs[live].T
-    want = live[np.argsort(-exact, axis=1, kind="stable")[:, :10]]
-    assert index._plain.half is not None and (ids == want).all()
-    assert np.allclose(scores, np.take_along_axis(exact, np.argsort(-exact, axis=1, kind="stable")[:, :10], 1), atol=1e-6)
-
-
-def test_near_identical_rows_beyond_the_float16_candidates_fall_back_to_the_full_scan(monkeypatch):
-    """100 rows whose scores lie within float16's precision of each other: the float16 scan
-    cannot order them, the bound says so, and the query is scanned in float32 instead."""
-    from vault_ray.storage import FlatIndex
-    from vault_ray.storage.flat import _Pool
-
-    monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 64)
-    base, noise = unit_rows(1, 64, seed=1)[0], unit_rows(100, 64, seed=2) * 1e-2  # scores 1 - 5e-5 or so
-    close = (base + noise) / np.linalg.norm(base + noise, axis=1, keepdims=True)
-    vecs = np.concatenate([unit_rows(500, 64, seed=3), close])
-    index = FlatIndex(64)
-    index.add(np.arange(600), vecs)
-    scores, ids = index.search(base[None, :], 5)
-    exact = vecs.astype(np.float64) @ base
-    assert np.allclose(scores[0], np.sort(exact)[::-1][:5], atol=1e-6) and np.allclose(scores[0], exact[ids[0]], atol=1e-6)
-    assert index._plain.half.fallbacks == 1
 
 
 def test_flat_index_gives_back_the_room_of_removed_rows():
@@ -335,33 +299,3 @@ def test_flat_index_gives_back_the_room_of_removed_rows():
     assert len(index) == 1_000 and index.tagged_count() == 500
     assert index._plain.data.nbytes + index._tagged.data.nbytes < before / 10
     assert index.search(rows[7:8], 1)[1][0][0] == 7 and index.search_tagged(rows[7:8], 1)[1][0][0] != 7
-
-
-def test_the_float16_copy_is_made_by_the_housekeeping_while_no_write_comes(tmp_path, monkeypatch):
-    """A reopened large flat store gets its copies from the background thread, not from
-    the first search; `maintain(busy=True)` (writes under way) leaves them for later."""
-    import time
-
-    from vault_ray import Fact, HashingEmbedder, Vault
-    from vault_ray.storage import FlatIndex
-    from vault_ray.storage.flat import _Pool
-
-    monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 64)
-    index = FlatIndex(16)
-    index.add(np.arange(100), unit_rows(100, 16), tagged=np.arange(0, 100, 2))
-    index.maintain(busy=True)
-    assert index._plain.half is None and index._tagged.half is None
-    index.maintain()
-    assert index._plain.half is None and index._tagged.half is None  # 50 rows each: under the threshold
-    index.add(np.arange(100, 200), unit_rows(100, 16, seed=1))
-    index.maintain()
-    assert index._plain.half is not None and index._tagged.half is None
-    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        vault.agent("a").add_facts([Fact(f"user.topic_{i}", f"fact {i} about topic {i}") for i in range(150)], resolve=False)
-    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        pools = vault._backend.host.host.index
-        deadline = time.monotonic() + 10
-        while pools._tagged.half is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert pools._tagged.half is not None and pools._tagged.half.fallbacks == 0
-        assert vault.search("fact 7 about topic 7", k=1)[0].claim.entity == "user.topic_7"
