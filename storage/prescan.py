@@ -149,20 +149,31 @@ class ByteCopy(_Copy):
     """Past this many coordinates a byte score may be rounded in float32: no byte copy."""
 
     def __init__(self, data: np.ndarray, n: int) -> None:
-        largest = float(np.abs(data[:n]).max()) if n else 0.0
+        largest = max(float(data[:n].max()), -float(data[:n].min())) if n else 0.0
         self.scale = 127.0 / (self.HEADROOM * largest) if largest > 0 else 127.0
         self.l1 = 0.0
         self.stale = False
         super().__init__(data, n)
 
+    def put(self, rows: slice | np.ndarray | int, data: np.ndarray) -> None:
+        if isinstance(rows, slice) and rows.stop - rows.start > self.CHUNK:  # a whole pool: in cache-sized steps
+            for start in range(rows.start, rows.stop, self.CHUNK):
+                super().put(slice(start, min(start + self.CHUNK, rows.stop)), data)
+        else:
+            super().put(rows, data)
+
+    CHUNK = 4096
+
     def encode(self, block: np.ndarray) -> np.ndarray:
-        codes = np.rint(block * np.float32(self.scale))
+        codes = block * np.float32(self.scale)
+        np.rint(codes, out=codes)
         if codes.size:
-            if float(np.abs(codes).max()) > 127:
+            if float(codes.max()) > 127 or float(codes.min()) < -127:
                 self.stale = True  # kept clipped until the next search makes the copy again
                 np.clip(codes, -127, 127, out=codes)
             self.l1 = max(self.l1, float(np.abs(codes).sum(axis=-1).max()))
-        return (codes + 128).astype(np.uint8)
+            codes += 128
+        return codes.astype(np.uint8)
 
     def remake(self, data: np.ndarray, n: int) -> None:
         """A new scale from the rows [0, n), and every row again."""
