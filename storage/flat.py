@@ -320,7 +320,7 @@ class FlatIndex:
 
     def maintain(self, busy: bool = False) -> bool:
         """While no write is under way, make the byte and float16 copies of a pool that will
-        scan them (about 0.3 s per 100,000 rows), so that no search after an open pays for it."""
+        scan them (about 0.2 s per 100,000 rows), so that no search after an open pays for it."""
         if not busy:
             for pool in (self._tagged, self._plain):
                 pool.prepare_copies()

@@ -121,7 +121,8 @@ class HalfCopy(_Copy):
     BOUND = 2.0**-10
 
     def encode(self, block: np.ndarray) -> np.ndarray:
-        return block.astype(np.float16)
+        rows = np.ascontiguousarray(block, dtype=np.float32).reshape(-1, self.dim)
+        return self.index.sa_encode(rows).view(np.float16).reshape(block.shape)  # FAISS's: twice numpy's speed
 
     def scan(self, queries: np.ndarray, n: int, wide: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self.index.ntotal = n
@@ -156,24 +157,27 @@ class ByteCopy(_Copy):
         super().__init__(data, n)
 
     def put(self, rows: slice | np.ndarray | int, data: np.ndarray) -> None:
-        if isinstance(rows, slice) and rows.stop - rows.start > self.CHUNK:  # a whole pool: in cache-sized steps
+        if isinstance(rows, slice) and rows.stop - rows.start > self.CHUNK:  # many rows: in cache-sized steps
             for start in range(rows.start, rows.stop, self.CHUNK):
                 super().put(slice(start, min(start + self.CHUNK, rows.stop)), data)
         else:
             super().put(rows, data)
 
-    CHUNK = 4096
+    CHUNK = 1024
 
     def encode(self, block: np.ndarray) -> np.ndarray:
         codes = block * np.float32(self.scale)
         np.rint(codes, out=codes)
-        if codes.size:
-            if float(codes.max()) > 127 or float(codes.min()) < -127:
-                self.stale = True  # kept clipped until the next search makes the copy again
-                np.clip(codes, -127, 127, out=codes)
-            self.l1 = max(self.l1, float(np.abs(codes).sum(axis=-1).max()))
-            codes += 128
-        return codes.astype(np.uint8)
+        if not codes.size:
+            return codes.astype(np.uint8)
+        if float(codes.max()) > 127 or float(codes.min()) < -127:
+            self.stale = True  # kept clipped until the next search makes the copy again
+            np.clip(codes, -127, 127, out=codes)
+        signed = codes.astype(np.int8)
+        self.l1 = max(self.l1, int(np.abs(signed).sum(axis=-1, dtype=np.int32).max()))
+        unsigned = signed.view(np.uint8)
+        unsigned ^= 0x80  # c + 128: FAISS's byte for c
+        return unsigned
 
     def remake(self, data: np.ndarray, n: int) -> None:
         """A new scale from the rows [0, n), and every row again."""
