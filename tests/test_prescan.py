@@ -168,3 +168,22 @@ def test_a_copy_that_settles_nothing_sits_out_ever_longer_and_the_answers_stay_e
         copy.rest = 0
     index.search(far, 5)
     assert index._plain.copies[0].span == 0 and MAX_REST >= 15
+
+
+def test_a_pool_of_more_coordinates_than_a_byte_score_holds_keeps_the_float16_copy_only(monkeypatch):
+    """Past `ByteCopy.MAX_DIM` coordinates (an OpenAI-size embedding of 1,536) a byte score
+    could be rounded: such a pool scans its float16 copy alone, and answers exactly."""
+    from vault_ray.storage import FlatIndex
+    from vault_ray.storage.flat import _Pool
+    from vault_ray.storage.prescan import ByteCopy, HalfCopy
+
+    monkeypatch.setattr(_Pool, "PRESCAN_ROWS", 64)
+    dim = 1_536
+    assert dim > ByteCopy.MAX_DIM
+    rows = unit_rows(300, dim, seed=12)
+    index = FlatIndex(dim)
+    index.add(np.arange(300), rows)
+    queries = unit_rows(1, dim, seed=13)
+    scores, ids = index.search(queries, 5)
+    assert [type(copy) for copy in index._plain.copies] == [HalfCopy]
+    assert (ids[0] == np.argsort(-(rows @ queries[0]), kind="stable")[:5]).all()
