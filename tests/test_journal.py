@@ -219,3 +219,68 @@ def test_the_background_apply_waits_while_writes_come_unless_the_backlog_is_old_
     log.flush()
     assert log.backlog() == 0 and log.backlog_bytes() == 0 and not due(log, True)
     log.close()
+
+
+def test_searches_and_gets_hold_the_background_apply_back_as_writes_do(tmp_path, monkeypatch):
+    """An apply right after a burst of writes would land on the searches that follow (it takes
+    the cores for a fraction of a second): while searches or `get`s keep coming, a journal
+    waits as it does while writes come, and is applied once they pause."""
+    import time
+
+    from vault_ray.engine import partitions
+
+    monkeypatch.setattr(partitions, "FLUSH_AGE_S", 3600.0)
+    monkeypatch.setattr(partitions, "FLUSH_BUSY_AGE_S", 3600.0)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact("user.tea", "The user drinks green tea", value="green tea")])
+        host = vault._backend.host
+        (log,) = [part.log for part in host.parts.values()]
+        assert log.backlog() == 1
+        monkeypatch.setattr(partitions, "INDEX_QUIET_S", 0.0)  # the write is over
+        monkeypatch.setattr(partitions, "READ_QUIET_S", 3600.0)
+        monkeypatch.setattr(partitions, "FLUSH_AGE_S", 0.0)  # due at once, were it quiet
+        for read in (lambda: vault.search("what tea does the user drink", k=1), lambda: vault.get("user.tea")):
+            read()
+            host.chores()
+            time.sleep(0.6)  # a round of the background thread too
+            assert log.backlog() == 1
+        monkeypatch.setattr(partitions, "READ_QUIET_S", 0.0)  # the reads paused
+        host.chores()
+        assert log.backlog() == 0
+        assert vault.get("user.tea").active[0].value == "green tea"
+
+
+def test_a_read_that_comes_during_a_round_of_applies_stops_it_after_the_partition_at_hand(tmp_path, monkeypatch):
+    """The background thread asks before each partition: a search arriving while it applies
+    one journal leaves the others for the next quiet moment."""
+    import time
+
+    from vault_ray.engine import partitions
+
+    monkeypatch.setattr(partitions, "FLUSH_AGE_S", 3600.0)
+    monkeypatch.setattr(partitions, "FLUSH_BUSY_AGE_S", 3600.0)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact(f"user.topic_{i}", f"note number {i} on topic {i}") for i in range(40)],
+                                   resolve=False)
+        host = vault._backend.host
+        host._stop.set()  # this test runs the rounds itself
+        host._wake.set()
+        host._chores.join()
+        logs = [part.log for part in host.parts.values()]
+        assert len(logs) > 2 and all(log.backlog() for log in logs)
+        monkeypatch.setattr(partitions, "INDEX_QUIET_S", 0.0)
+        monkeypatch.setattr(partitions, "READ_QUIET_S", 5.0)
+        monkeypatch.setattr(partitions, "FLUSH_AGE_S", 0.0)
+        host._last_read = time.monotonic() - 10  # quiet when the round starts
+        applied = []
+        for log in logs:
+            def flush(log=log, inner=log.flush):
+                applied.append(log)
+                vault.search("note number 3", k=1)  # a reader arrives meanwhile
+                inner()
+            monkeypatch.setattr(log, "flush", flush)
+        host.chores()
+        assert len(applied) == 1 and sum(1 for log in logs if log.backlog()) == len(logs) - 1
+        monkeypatch.setattr(partitions, "READ_QUIET_S", 0.0)
+        host.chores()
+        assert not any(log.backlog() for log in logs)

@@ -53,19 +53,24 @@ FLUSH_EVERY_S = 0.5
 FLUSH_BACKLOG = 256
 """Journal records a partition may hold before they are applied to DuckDB (and the thread woken)."""
 FLUSH_AGE_S = 5.0
-"""... or how long its oldest record may wait while no write is under way. A DuckDB transaction
-costs milliseconds whatever its size: applying a partition's journal every half second at a few
-writes per second cost more CPU than the writes themselves."""
+"""... or how long its oldest record may wait while neither writes nor searches are under way. A
+DuckDB transaction costs milliseconds whatever its size: applying a partition's journal every
+half second at a few writes per second cost more CPU than the writes themselves."""
 FLUSH_BUSY_AGE_S = 30.0
 """... and while writes keep coming. An apply (Arrow rows built in Python, then DuckDB) competes
 with the writes for the GIL and the cores: a 10k-fact call ran at half speed, or less, when the
-five-second apply of the single writes just before it fell inside it. Reads apply the journal
-themselves, so a later apply delays nothing a reader sees."""
+five-second apply of the single writes just before it fell inside it. Searches and `get`s
+wait for it too (`READ_QUIET_S`): on a 2-core machine the first apply after 300 text writes
+(0.4-0.5 s) took the p99 of the searches that followed from 17-20 ms to 50-58 ms. Reads of the
+claim log apply the journal themselves, so a later apply delays nothing a reader sees."""
 FLUSH_BYTES = 64 * 2**20
 """... or how much its records may weigh (they are held in memory until applied): a bulk load
 that never pauses is applied every 64 MiB (about 30k claims of 384 dimensions) at least."""
 INDEX_QUIET_S = 0.2
 """Writes this recent make the index's background work light (`VectorIndex.maintain`)."""
+READ_QUIET_S = 0.2
+"""A search or `get` this recent makes the journals wait as writes do (`FLUSH_BUSY_AGE_S`); the
+index's background work goes on (an HNSW buffer left undrained would slow every search)."""
 log = logging.getLogger("vault_ray")
 
 
@@ -91,6 +96,8 @@ class PartitionSet:
         self._wake = threading.Event()
         self._last_write, self._writing = 0.0, 0
         """When a write last ended, and how many are under way (a hint for the index's chores)."""
+        self._last_read = 0.0
+        """When a search or `get` last began (a hint for the journals' apply)."""
         self._stop = threading.Event()
         self._chores = threading.Thread(target=self._background, name=f"vault-{name}-flush", daemon=True)
         self._chores.start()
@@ -190,8 +197,8 @@ class PartitionSet:
         let the vector index do its housekeeping; True if the index has more to do."""
         busy = self._busy()
         for part in list(self.parts.values()):
-            try:
-                if self._flush_due(part.log, not busy):
+            try:  # asked again before each partition: a read or write that came meanwhile stops the round
+                if self._flush_due(part.log, self._quiet()):
                     part.log.flush()
                 if part.state.needs_compaction():
                     with part.lock:
@@ -249,6 +256,10 @@ class PartitionSet:
         """Writes are under way, or one ended less than INDEX_QUIET_S ago."""
         return self._writing > 0 or time.monotonic() - self._last_write < INDEX_QUIET_S
 
+    def _quiet(self) -> bool:
+        """No write is busy and no search or `get` came in the last READ_QUIET_S."""
+        return not self._busy() and time.monotonic() - self._last_read >= READ_QUIET_S
+
     @staticmethod
     def _flush_due(log: ClaimLog, quiet: bool) -> bool:
         """Whether the background thread should apply this journal now (see FLUSH_*)."""
@@ -298,6 +309,7 @@ class PartitionSet:
     # -- reads ------------------------------------------------------------------------------
     def search(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None, *,
                agent: str | None = None, entity: str | None = None) -> list[Scored]:
+        self._last_read = time.monotonic()
         return searching.search(self, vectors, k, partitions, agent=agent, entity=entity)
 
     def nearest_entities(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None) -> list[Neighbours]:
@@ -305,6 +317,7 @@ class PartitionSet:
 
     def search_as_of(self, vectors: np.ndarray, k: int, at: datetime,
                      partitions: Iterable[int] | None = None) -> list[Scored]:
+        self._last_read = time.monotonic()
         per_part = [partition_search_as_of(part, vectors, k, at) for part in self.opened(partitions)]
         return merge_top(per_part, len(vectors), k)
 
@@ -312,6 +325,7 @@ class PartitionSet:
         return {e for e in entities if (part := self.owner(e)) is not None and part.has_entity(e)}
 
     def views(self, entities: Iterable[str], policy: Policy) -> dict[str, EntityView]:
+        self._last_read = time.monotonic()
         return {e: part.view(e, policy) if (part := self.owner(e)) is not None else empty_view(e) for e in entities}
 
     def history(self, entity: str) -> list[Claim]:
