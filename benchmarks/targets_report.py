@@ -104,7 +104,7 @@ def rows(s: Any, m: dict[str, Any]) -> list[list[str]]:
     for kind in ("flat", "hnsw"):
         r = re[kind]
         vectors = r["active"] * 384 * 4 / 2**20
-        held = max(r["rss_mb"], r.get("rss_searched_mb", 0.0))  # a flat store's float16 copy is made at its first search
+        held = max(r["rss_mb"], r.get("rss_searched_mb", 0.0))  # a flat store's low-precision copies are made at its first search
         out.append([f"RSS added by opening {top:,} claims, beyond the vectors ({kind})", "<= 250 MB",
                     f"{held - vectors:.0f} MB ({held:.0f} MB added, vectors {vectors:.0f} MB; "
                     f"{r['rss_mb']:.0f} MB before the first search)", "-",

@@ -32,8 +32,8 @@ import numpy as np
 WIDEN = 4
 MAX_REST = 64
 """A copy that settled none of a search's queries sits out the next 1, 3, 7, ... searches,
-up to this many (it settles again: none): where its bound is too loose for the data it
-costs a 64th of its scan, not a whole one per search."""
+up to this many (one that settles a query rests no more): where its bound is too loose for
+the data it costs a 64th of its scan, not a whole one per search."""
 GROWTH = 1.25
 """Room made ahead when a copy grows (FAISS's buffer is a std::vector, zero-filled and so
 resident as soon as it is made: a copy holds about the live rows, not the pool's room)."""
@@ -148,6 +148,8 @@ class ByteCopy(_Copy):
     HEADROOM = 1.25
     MAX_DIM = (1 << 24) // (127 * 127)
     """Past this many coordinates a byte score may be rounded in float32: no byte copy."""
+    CHUNK = 1024
+    """Rows encoded at a time when many are written (a whole pool): cache-sized steps."""
 
     def __init__(self, data: np.ndarray, n: int) -> None:
         largest = max(float(data[:n].max()), -float(data[:n].min())) if n else 0.0
@@ -157,13 +159,11 @@ class ByteCopy(_Copy):
         super().__init__(data, n)
 
     def put(self, rows: slice | np.ndarray | int, data: np.ndarray) -> None:
-        if isinstance(rows, slice) and rows.stop - rows.start > self.CHUNK:  # many rows: in cache-sized steps
+        if isinstance(rows, slice) and rows.stop - rows.start > self.CHUNK:
             for start in range(rows.start, rows.stop, self.CHUNK):
                 super().put(slice(start, min(start + self.CHUNK, rows.stop)), data)
         else:
             super().put(rows, data)
-
-    CHUNK = 1024
 
     def encode(self, block: np.ndarray) -> np.ndarray:
         codes = block * np.float32(self.scale)

@@ -61,7 +61,7 @@ FLUSH_BUSY_AGE_S = 30.0
 with the writes for the GIL and the cores: a 10k-fact call ran at half speed, or less, when the
 five-second apply of the single writes just before it fell inside it. Searches and `get`s
 wait for it too (`READ_QUIET_S`): on a 2-core machine the first apply after 300 text writes
-(0.4-0.5 s) took the p99 of the searches that followed from 17-20 ms to 50-58 ms. Reads of the
+(0.4-0.5 s) took the p99 of the searches that followed from 15-20 ms to 22-58 ms. Reads of the
 claim log apply the journal themselves, so a later apply delays nothing a reader sees."""
 FLUSH_BYTES = 64 * 2**20
 """... or how much its records may weigh (they are held in memory until applied): a bulk load
