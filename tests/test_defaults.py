@@ -3,11 +3,13 @@ and both seed scenarios end to end with it, no scripted help."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from scenarios import check_authority_dispute, check_recency_supersede, recency_supersede
 
-from vault_ray import Fact, HashingEmbedder, LocalEmbedder, RuleReasoner, StoreMismatch, Vault
+from vault_ray import Fact, HashingEmbedder, InvalidEmbedding, LocalEmbedder, RuleReasoner, StoreMismatch, Vault
 
 pytestmark = pytest.mark.slow
 
@@ -41,6 +43,52 @@ def test_every_call_size_gives_the_vectors_model_encode_gives(local_embedder):
     assert np.allclose(small, expected, atol=1e-5) and np.allclose(local_embedder.embed(texts), expected, atol=1e-5)
     assert np.allclose(single, expected[:8], atol=1e-5)
     assert small.dtype == np.float32 and small.flags.c_contiguous
+
+
+def test_small_calls_run_on_one_torch_thread_large_ones_on_threads(local_embedder):
+    """A write's text and label phrase, or a search query, run on one torch thread (a
+    second one stalls at every barrier on a busy host), larger calls on `threads`; each
+    calling thread gets its own torch setting back, concurrent calls included."""
+    import threading
+
+    import torch
+
+    embedder = LocalEmbedder(threads=2)
+    embedder._model = local_embedder.model  # the loaded model, shared
+    embedder.embed(["warm up"])  # its first call decides, once, whether the model packs
+    seen: list[tuple[int, int]] = []
+    encoder = embedder.model[0]  # single texts run through it, packed ones through its BERT
+    hooks = [m.register_forward_pre_hook(lambda module, args: seen.append((threading.get_ident(), torch.get_num_threads())))
+             for m in (encoder, encoder.auto_model)]
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)  # this thread's own setting, neither 1 nor `threads`
+    texts = [f"The user's meeting {i} moved to Thursday at {i % 12 + 1}pm" for i in range(40)]
+    expected = embedder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    try:
+        for n in (1, 2, LocalEmbedder.ONE_THREAD, LocalEmbedder.ONE_THREAD + 1, len(texts)):
+            seen.clear()
+            assert np.allclose(embedder.embed(texts[:n]), expected[:n], atol=1e-5)
+            assert seen and {threads for _, threads in seen} == {1 if n <= LocalEmbedder.ONE_THREAD else 2}, n
+            assert torch.get_num_threads() == 3
+
+        def small(i: int) -> np.ndarray:
+            return embedder.embed(texts[i % 37:i % 37 + 3])
+
+        seen.clear()
+        with ThreadPoolExecutor(4) as pool:
+            large = [pool.submit(embedder.embed, texts) for _ in range(3)]
+            got = list(pool.map(small, range(60)))
+        for i, vectors in enumerate(got):
+            assert np.allclose(vectors, expected[i % 37:i % 37 + 3], atol=1e-5)
+        assert all(np.allclose(f.result(), expected, atol=1e-5) for f in large)
+        assert {threads for _, threads in seen} == {1, 2} and torch.get_num_threads() == 3
+    finally:
+        for hook in hooks:
+            hook.remove()
+        torch.set_num_threads(before)
+    for bad in (0, -1, "2", True, 1.5):
+        with pytest.raises(InvalidEmbedding):
+            LocalEmbedder(threads=bad)
 
 
 def test_a_model_packing_does_not_reproduce_keeps_the_padded_path(local_embedder):

@@ -11,6 +11,8 @@ import hashlib
 import os
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,7 +43,10 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 
 def check_vectors(vectors: object, n: int, dim: int) -> np.ndarray:
     """Validate vectors handed in from outside: shape, finiteness; returns unit rows."""
-    arr = np.asarray(vectors, dtype=np.float32)
+    try:
+        arr = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise InvalidEmbedding(f"embeddings must be a ({n}, {dim}) array of numbers: {exc}", expected_dim=dim) from exc
     if arr.ndim != 2 or arr.shape != (n, dim):
         raise InvalidEmbedding(f"expected embeddings of shape ({n}, {dim}), got {arr.shape}", expected_dim=dim)
     if not np.isfinite(arr).all():
@@ -82,8 +87,13 @@ class LocalEmbedder:
 
     dim = 384
 
-    def __init__(self, *, batch_size: int = 256, model_path: str | None = None) -> None:
+    def __init__(self, *, batch_size: int = 256, model_path: str | None = None, threads: int | None = None) -> None:
+        """`threads`: torch threads for calls of more than `ONE_THREAD` texts; by default
+        the calling thread's torch setting (torch's default: the cores, or OMP_NUM_THREADS)."""
+        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
+            raise InvalidEmbedding(f"threads must be a positive integer or None, got {threads!r}")
         self.batch_size = batch_size
+        self._threads = threads
         self.name = "all-MiniLM-L6-v2"
         self._model_path = model_path
         self._model = None
@@ -121,10 +131,22 @@ class LocalEmbedder:
     PACK_TEXTS = 4096
     """Texts tokenized (padded to their longest) and packed together, at most."""
 
+    ONE_THREAD = 16
+    """Calls of up to this many texts (a write's text and label phrase, a search query) run
+    on one torch thread; larger ones on `threads`. A one-sentence forward is dozens of tiny
+    matrix products: a second OpenMP thread saves little on a quiet machine, and on a busy
+    one every product waits at a barrier for a thread the OS has not scheduled
+    (docs/performance.md, "Small calls run on one torch thread")."""
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = list(texts)
+        self._packs()  # decided once per model, with the model loaded
+        with _torch_threads(1 if len(texts) <= self.ONE_THREAD else self._threads):
+            return self._embed(texts)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) > 1 and self._packs():  # tokenized a slice at a time: the padded ids stay small
             step = self.PACK_TEXTS
             return np.concatenate([self._packed(texts[i:i + step]) for i in range(0, len(texts), step)])
@@ -194,6 +216,29 @@ class LocalEmbedder:
     def close(self) -> None:
         self._model = None
         self._packing = None
+
+
+@contextmanager
+def _torch_threads(n: int | None) -> Iterator[None]:
+    """Run torch on `n` threads in this thread (None: as set), then give it back its own setting.
+
+    `torch.set_num_threads` sets the calling thread's OpenMP count (and the count that
+    threads touching torch for the first time start with), so concurrent calls from
+    several threads each keep their own. One catch, a matter of speed only: a thread whose
+    first torch call lands while another thread is inside a small call starts at one
+    thread (give the embedder `threads` to have its large calls set their count anyway).
+    """
+    import torch  # noqa: PLC0415  (loaded with the model)
+
+    saved = torch.get_num_threads()
+    if n is None or saved == n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
 
 
 def _packable(model) -> bool:  # type: ignore[no-untyped-def]
