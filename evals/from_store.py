@@ -92,13 +92,25 @@ class StoredVectors:
         pass
 
 
+def _control(reader: StoreReader) -> tuple[Policy, EntityRegistry]:
+    """The policy and registry the log was written under: a store's control.json, or an
+    export's policy.json and registry.json (the defaults where there are none)."""
+    base = Path(reader.base)
+    if reader.kind != "archive" or (base / "control.json").exists():
+        return ControlFile(reader.base).load()
+    policy, registry = (json.loads((base / name).read_text()) if (base / name).exists() else None
+                        for name in ("policy.json", "registry.json"))
+    return (Policy.from_dict(policy) if policy is not None else Policy(),
+            EntityRegistry.from_list(registry) if registry is not None else EntityRegistry())
+
+
 def read_claim_log(path: str | Path) -> ClaimLog:
     """Read an export directory, a store directory or one partition's .duckdb file."""
     reader = StoreReader(path)
     claims = reader.claims(CLAIM_COLUMNS)
     disputes = reader.table("disputes", DISPUTE_COLUMNS).select(DISPUTE_COLUMNS).cast(DISPUTE_SCHEMA)
     open_ = disputes.filter(pc.equal(disputes.column("status"), "open")).select(["entity"])
-    policy, registry = ControlFile(reader.base).load()
+    policy, registry = _control(reader)
     dim, embedder = _embedding_meta(reader, claims.column("embedding"))
     return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes)
 

@@ -154,12 +154,28 @@ def read_json(path: Path) -> Any | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def make_store_dir(root: object) -> Path:
+    """`root` as a store directory, made if missing: InvalidInput for what is no path,
+    StoreError for a path that is a file, under a file, or that cannot be made."""
+    if not isinstance(root, str | os.PathLike) or not str(root).strip():
+        raise InvalidInput(f"a store path is a directory path (str or Path), got {root!r}")
+    path = Path(root)
+    if path.exists() and not path.is_dir():
+        raise StoreError(f"{str(path)!r} is a file, not a store directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (NotADirectoryError, FileExistsError) as exc:
+        raise StoreError(f"cannot make the store directory {str(path)!r}: a part of the path is a file") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot make the store directory {str(path)!r}: {exc.strerror}") from exc
+    return path
+
+
 class StoreLock:
     """An exclusive, non-blocking flock on STORE/.lock; released on close or exit."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = str(root)
-        Path(root).mkdir(parents=True, exist_ok=True)
+        self.root = str(make_store_dir(root))
         self._fd = os.open(Path(root) / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

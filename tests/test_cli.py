@@ -128,3 +128,53 @@ def test_chat_shows_what_it_could_not_extract(store):
     assert result.exit_code == 0, result.output
     assert "not extracted" in result.output and "learning to knit" in result.output
     assert "no statement about the user recognized" in result.output  # "Thanks!" is not a statement
+
+
+def test_serve_refuses_a_port_another_server_listens_on_even_with_so_reuseport():
+    """Ray Serve's proxies bind with SO_REUSEPORT: a second `serve` on a first one's port
+    used to start as well and take half of its connections. It is refused before Ray starts."""
+    import socket
+
+    from vault_ray import ClusterError
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)  # as Serve's proxy does
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    try:
+        result = runner.invoke(app, ["serve", "--store", "/nonexistent/never-created", "--port", str(port), "--hashing"])
+        assert result.exit_code != 0 and "in use" in result.output and str(port) in result.output
+    finally:
+        listener.close()
+    from vault_ray.cli.serve import _check_port
+
+    with pytest.raises(ClusterError), socket.create_server(("127.0.0.1", 0)) as plain:
+        _check_port("127.0.0.1", plain.getsockname()[1])
+    _check_port("127.0.0.1", port)  # free again once the listener closed
+
+
+def test_a_jobs_ctrl_c_is_one_line_and_exit_130_whatever_it_cut():
+    """DuckDB answers a Ctrl-C with its own errors ('Query interrupted', then an aborted
+    transaction), not KeyboardInterrupt: the job still ends with one line and 130."""
+    import os
+    import signal
+    import time
+
+    import typer
+
+    from vault_ray.cli.common import resumable
+
+    def staging() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, mid-query
+            time.sleep(5)  # (the handler runs at once)
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(typer.Exit) as stopped:
+        resumable(staging)()
+    assert stopped.value.exit_code == 130 and signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(ValueError):  # without a Ctrl-C an error is the job's own, unchanged
+        resumable(lambda: (_ for _ in ()).throw(ValueError("bad")))()

@@ -56,8 +56,11 @@ def test_export_directory_what_if(store, tmp_path):
     log = read_claim_log(tmp_path / "export")
     assert log.claims.num_rows == 5
     assert log.claims.column("recorded_at").to_pylist() == sorted(log.claims.column("recorded_at").to_pylist())
-    # no control.json in an export: the default policy, equal weights; authority still disputes
-    assert what_if(tmp_path / "export", ["authority"]).differences("authority") == ["user.timezone"]
+    # the export's policy.json is the store's policy: its replay answers as the store's does
+    assert log.policy.authority == POLICY.authority
+    exported = what_if(tmp_path / "export", ["store", "authority"])
+    assert exported.differences("store") == [] and exported.differences("authority") == ["user.timezone"]
+    assert exported.answers["authority"]["user.timezone"] == "pst (contested: cet)"
 
 
 def test_a_store_held_by_a_process_is_refused_with_a_hint(tmp_path):

@@ -135,6 +135,23 @@ def test_a_cursor_of_another_store_or_no_cursor_at_all_is_refused(vault, cursor)
         vault.events(since=cursor)
 
 
+def test_a_cursor_past_a_partitions_end_is_refused(vault):
+    """A cursor no read gave (one partition's count raised) would wait past events that
+    come later: refused, while the cursor the store gave still reads them."""
+    _budget_dispute(vault)
+    page = vault.events(since="start")
+    head, *pairs = page.cursor.split(".")
+    p, n = pairs[0].split("-")
+    inflated = ".".join([head, f"{p}-{int(n) + 1000}", *pairs[1:]])
+    with pytest.raises(InvalidInput, match="past the end of partition"):
+        vault.events(since=inflated)
+    unknown = next(q for q in range(vault.info().partitions) if f".{q}-" not in page.cursor)
+    with pytest.raises(InvalidInput):  # a partition that has no events yet
+        vault.events(since=f"v1.{unknown}-1")
+    vault.agent("a").add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False)
+    assert [e.entity for e in vault.events(since=page.cursor)] == ["user.pet"]
+
+
 @pytest.mark.parametrize("bad", [{"kinds": ["status_changed"]}, {"limit": 0}, {"limit": True}, {"entity": "User!"},
                                  {"needs_user": "yes"}, {"claim_id": "c1"}])
 def test_bad_filters_are_refused(vault, bad):

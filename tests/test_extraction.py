@@ -79,6 +79,20 @@ def test_what_no_rule_reads_is_reported_with_a_reason(vault):
     assert vault.get(NOTES_ENTITY).active == ()
 
 
+@pytest.mark.parametrize("said", ["Ich wohne in Berlin", "J'habite à Paris", "私は東京に住んでいます", "Ik woon in Amsterdam",
+                                  "Sono vegetariano"])
+def test_a_statement_in_another_language_is_reported_not_dropped(vault, said):
+    result = vault.agent("chat").add(said)
+    assert result.decisions == ()
+    (missed,) = result.unextracted
+    assert missed.text == said and "English" in missed.reason
+
+
+def test_english_that_looks_foreign_is_not_reported_as_foreign(vault):
+    for said in ("Mon meeting is at 5", "Ma said hi", "See you at the EU summit"):
+        assert all("English" not in u.reason for u in vault.agent("chat").add(said).unextracted)
+
+
 def test_small_talk_and_questions_are_not_reported(vault):
     result = vault.agent("chat").add("Thanks! Can you book a table for two?")
     assert result.decisions == () and result.unextracted == ()
@@ -145,3 +159,14 @@ def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vaul
     (note,) = first.unextracted
     assert vault.claim(note.note_id).text == "I'm learning to knit"
     assert [d.entity for d in second.decisions] == ["user.diet"] and second.unextracted == ()
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I'm 30 years old", [("user.age", "30")]), ("I turned 41 last week", [("user.age", "41")]),
+    ("My age is 25", [("user.age", "25")]), ("I'm 5 minutes away", []), ("I'll be 40 next week", []),
+    ("My email is Ana.Lopez@example.com", [("user.email", "ana.lopez@example.com")]),
+    ("My phone number is (555) 123-4567", [("user.phone", "5551234567")]),
+])
+def test_age_and_contact_details_are_read(said, facts):
+    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+    assert got == facts

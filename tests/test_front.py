@@ -107,6 +107,19 @@ def test_a_label_under_a_known_entity_is_a_part_of_it_and_stays(backend):
     assert other.entity == "user.budget"  # not an ancestor: the same words still align
 
 
+def test_another_subjects_entity_is_never_a_candidate(backend):
+    """`alice.employer` is not `user.employer`, however alike the statements: aligning it
+    there superseded the user's employer with Alice's. The same subject still aligns."""
+    write(backend, Fact("user.employer", "works at Google", "Google"))
+    registry = EntityRegistry({"user.employer": RegistryEntry("user.employer", "the user's employer")})
+    grab = ScriptedReasoner(disambiguate=lambda fact, candidates, registry: candidates[0] if candidates else None)
+    out = resolve(backend, [Fact("alice.employer", "works at Google", "Google"),
+                            Fact("team.employer", "works at Google", "Google"),
+                            Fact("user.job_company", "works at Google", "Google")], grab, registry)
+    assert [(a.entity, a.aligned_from) for a in out] == [
+        ("alice.employer", None), ("team.employer", None), ("user.employer", "user.job_company")]
+
+
 def test_a_nearest_entity_with_an_unrelated_statement_is_no_candidate(backend):
     write(backend, Fact("user.diet", "the user eats no meat at all and no fish", "vegetarian"))
     seen = []

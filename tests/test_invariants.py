@@ -45,8 +45,8 @@ policies = st.sampled_from(
 def to_fact(w: dict) -> Fact:
     values = VALUES[w["entity"]]
     value = values[w["choice"] % len(values)]
-    # a client id names one fact: retrying it resends that fact (same entity)
-    claim_id = f"{w['entity']}:{w['claim_id']}" if w["claim_id"] else None
+    # a client id names one fact of one agent: retrying it resends that fact (same agent, same entity)
+    claim_id = f"{w['agent']}:{w['entity']}:{w['claim_id']}" if w["claim_id"] else None
     fact = Fact(w["entity"], f"{w['entity']} is {value}", value=value, observed_at=T0 + timedelta(minutes=w["minute"]),
                 claim_id=claim_id)
     bad = w["bad"]
@@ -96,20 +96,22 @@ def test_invariants_hold_over_random_writes(writes, policy):
         with Vault.open(root, embedder=HashingEmbedder(64), policy=policy, partitions=4) as vault:
             first_decision: dict[str, object] = {}
             for batch in writes:
-                facts = [to_fact(w) for w in batch]
-                agent = batch[0]["agent"]
+                agent = batch[0]["agent"]  # the batch's writer (its ids are its own)
+                facts = [to_fact({**w, "agent": agent}) for w in batch]
                 vectors = None
                 if any(w["bad"] == "vector" for w in batch):
                     vectors = [[float("nan")] * 64 for _ in facts]
                 before = snapshot(vault)
+                ids = [f.claim_id for f in facts if f.claim_id is not None]
+                refused = any(w["bad"] for w in batch) or len(ids) != len(set(ids))  # one id twice in one call
                 try:
                     result = vault.agent(agent).add_facts(facts, vectors=vectors, resolve=False)
                 except VaultError:
                     # invariant 6: a batch with one bad fact is rejected whole, nothing changes
-                    assert any(w["bad"] for w in batch)
+                    assert refused
                     assert snapshot(vault) == before
                     continue
-                assert not any(w["bad"] for w in batch)
+                assert not refused
                 for fact, decision in zip(facts, result.decisions, strict=True):
                     if fact.claim_id is None:
                         continue

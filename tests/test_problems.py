@@ -36,6 +36,7 @@ SAMPLES: dict[str, errors.VaultError] = {
     "RateLimited": errors.RateLimited("agent-a", 2.25),
     "StoreError": errors.StoreError("cannot read the token file"),
     "StoreLocked": errors.StoreLocked("/data/store"),
+    "StoreClosed": errors.StoreClosed("this vault is closed"),
     "StoreMismatch": errors.StoreMismatch("16 partitions, not 4", path="/data/store"),
     "StorageFailure": errors.StorageFailure("disk full", partition=3),
     "ExportError": errors.ExportError("'/data/export' is not a valid vault-ray export: no manifest.json", path="/data/export"),

@@ -39,6 +39,12 @@ PARAPHRASED_CONTRADICTIONS = [
     ("I pay with my Visa card", "Charge it to my Amex", NEEDS_USER),
     ("I consent to marketing emails", "Stop sending me marketing emails", NEEDS_USER),
     ("I'm on Pacific Standard Time", "Actually I'm on Eastern time now", DISPUTE),  # under AUTHORITY, seed demo
+    ("I have two kids", "I have three kids", RECENCY),  # counts of one thing on a 'many' entity
+    ("I have one cat", "I have five cats", RECENCY),
+    ("My email is alice@example.com", "My email is bob@example.com", RECENCY),  # the address is the value
+    ("My budget is $5000 per month", "My budget is $5000 per year", NEEDS_USER),  # what qualifies an amount
+    ("My budget is between $3k and $5k", "My budget is $3k", NEEDS_USER),
+    ("My budget is under 5000 dollars", "My budget is at least 5000 dollars", NEEDS_USER),
 ]
 NEAR_EQUIVALENTS = [
     ("I'm in PST", "I'm on Pacific time"),
@@ -52,6 +58,9 @@ NEAR_EQUIVALENTS = [
     ("I pay with PayPal", "My payment method is Paypal"),
     ("I consent to marketing emails", "I agree to receive marketing emails"),
     ("I moved to Chicago last month", "I live in Chicago"),
+    ("My budget is $5000 a month", "My monthly budget is five thousand dollars"),
+    ("I have two cats", "I've got 2 cats"),
+    ("My phone number is 555-1234", "My phone number is 555 1234"),
 ]
 
 

@@ -191,6 +191,20 @@ def test_merging_into_a_store_with_claims_goes_through_the_write_path(tmp_path):
         assert vault.policy.strategy_for("user.timezone") == "authority"  # a merge keeps the target's policy
 
 
+def test_importing_again_counts_a_claim_that_repeated_one_as_present(tmp_path):
+    """A merged claim that repeated what its agent had said (a NOOP) keeps no claim of its
+    own, only its receipt: importing the export again writes nothing and says so."""
+    export = small_export(tmp_path)
+    with Vault.open(tmp_path / "target", embedder=HashingEmbedder(), partitions=8) as vault:
+        vault.agent("agent-a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+        merged = vault.import_from(export)
+        assert merged.outcomes == {"active": 1, "noop": 1}
+        claims, events = len(vault.claims()), len(vault.events())
+        again = vault.import_from(export)
+        assert (again.claims, again.skipped, again.outcomes) == (0, 2, {})
+        assert (len(vault.claims()), len(vault.events())) == (claims, events)
+
+
 def test_an_export_of_another_embedder_or_partition_count_is_refused(tmp_path):
     export = small_export(tmp_path)
     with Vault.open(tmp_path / "dim64", embedder=HashingEmbedder(dim=64)) as vault:
@@ -225,3 +239,6 @@ def test_the_cli_exports_and_imports_into_a_new_store(tmp_path):
     shutil.rmtree(tmp_path / "again" / "claims")
     result = runner.invoke(app, ["import", str(tmp_path / "again"), "--store", str(tmp_path / "new")])
     assert result.exit_code == 4 and "is missing" in result.output
+    # into a new store: refused whole, and no empty store is left behind
+    result = runner.invoke(app, ["import", str(tmp_path / "again"), "--store", str(tmp_path / "never")])
+    assert result.exit_code == 4 and "is missing" in result.output and not (tmp_path / "never").exists()

@@ -79,7 +79,9 @@ def test_an_empty_txn_is_false_and_decisions_round_trip_as_receipts():
     assert not txn_over(claim("x"))
     d = Decision("user.diet", Op.REPLACE, Outcome.ACTIVE, "c2", aligned_from="user.food", superseded=("c1",),
                  strategy="recency", reason="newer")
-    assert decision_from_json(decision_to_json(d)) == d
+    assert decision_from_json(decision_to_json(d, "chat")) == (d, "chat")
+    old = json.dumps({f.name: getattr(d, f.name) for f in fields(Decision)} | {"superseded": list(d.superseded)})
+    assert decision_from_json(old) == (d, None)  # a receipt written before receipts named the agent
 
 
 @pytest.mark.parametrize("decision", [
@@ -91,5 +93,5 @@ def test_an_empty_txn_is_false_and_decisions_round_trip_as_receipts():
 def test_a_receipt_is_json_dumps_of_every_decision_field(decision):
     # receipts written before must still compare equal, and a new Decision field must not go missing
     expected = json.dumps({f.name: getattr(decision, f.name) for f in fields(Decision)}
-                          | {"superseded": list(decision.superseded)})
-    assert decision_to_json(decision) == expected
+                          | {"superseded": list(decision.superseded), "agent": 'a "quoted" ägent'})
+    assert decision_to_json(decision, 'a "quoted" ägent') == expected

@@ -26,6 +26,25 @@ def test_zone_names_and_offsets_have_one_canonical_zone(said, zone):
     assert canonical("user.timezone", said) == zone
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("CET", "Europe/Paris"), ("Paris time", "Central European Time"), ("Europe/Madrid", "Europe/Zurich"),
+     ("America/Toronto", "Eastern time"), ("America/Vancouver", "PST"), ("Australia/Melbourne", "Australia/Sydney")],
+)
+def test_zones_of_one_name_that_keep_one_clock_agree(a, b):
+    """Paris and Berlin are both Central European Time, the same clock all year: one zone."""
+    assert canonical("user.timezone", a) == canonical("user.timezone", b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("JST", "Asia/Seoul"), ("Europe/London", "Europe/Lisbon"), ("America/Phoenix", "Mountain time"),
+     ("PST", "EST"), ("America/Havana", "America/New_York")],
+)
+def test_zones_of_other_names_or_other_clocks_stay_apart(a, b):
+    assert canonical("user.timezone", a) != canonical("user.timezone", b)
+
+
 def test_a_zone_keeps_its_offset_for_display():
     assert gazetteer.zone_offset("America/Los_Angeles") == "UTC-08:00"
     assert gazetteer.zone_offset("UTC+05:30") == "UTC+05:30"
@@ -36,7 +55,9 @@ def test_a_zone_keeps_its_offset_for_display():
 @pytest.mark.parametrize(
     ("a", "b"),
     [("NYC", "New York City"), ("New York", "the Big Apple"), ("Chicago last month", "chicago"), ("LA", "Los Angeles"),
-     ("München", "Munich"), ("the UK", "United Kingdom"), ("Portland, Oregon", "Portland")],
+     ("München", "Munich"), ("the UK", "United Kingdom"), ("Portland, Oregon", "Portland"),
+     ("Deutschland", "Germany"), ("España", "Spain"), ("Holland", "the Netherlands"), ("Türkiye", "Turkey"),
+     ("Schweiz", "Switzerland"), ("Czech Republic", "Czechia")],
 )
 def test_place_aliases_and_time_words_fold(a, b):
     assert canonical("user.location", a) == canonical("user.location", b)
@@ -56,6 +77,28 @@ def test_different_places_stay_different():
 def test_amounts_carry_their_currency(said, amount):
     assert canonical("user.budget", said) == amount
     assert canonical("budget_authority", said) == amount
+
+
+@pytest.mark.parametrize(
+    ("said", "form"),
+    [("$5000 per month", "5000 USD/month"), ("5k a year", "5000 USD/year"), ("€50/hr", "50 EUR/hour"),
+     ("2.5k EUR monthly", "2500 EUR/month"), ("between $3k and $5k", "3000-5000 USD"), ("$3k-$5k", "3000-5000 USD"),
+     ("3 to 5 thousand euros", "3000-5000 EUR"), ("from 3000 to 5000 dollars a month", "3000-5000 USD/month"),
+     ("at least 5000 dollars", ">=5000 USD"), ("more than $5k", ">=5000 USD"), ("no more than $5k", "5000 USD"),
+     ("under 5000 dollars", "5000 USD")],
+)
+def test_amounts_keep_their_period_bound_and_range(said, form):
+    """What qualifies an amount is part of it: $5000 a month is not $5000 a year, a range
+    is not its low end, a floor is not a ceiling (an upper bound reads as the amount)."""
+    assert canonical("user.budget", said) == form
+
+
+def test_qualified_amounts_that_differ_compare_different():
+    budget = lambda said: canonical("user.budget", said)  # noqa: E731
+    assert budget("$5000 per month") != budget("$5000 per year") != budget("$5000")
+    assert budget("between $3k and $5k") != budget("$3k")
+    assert budget("under 5000 dollars") != budget("at least 5000 dollars")
+    assert budget("$5000 a month") == budget("5k dollars monthly") == budget("five thousand dollars per month")
 
 
 def test_different_currencies_are_different_amounts():

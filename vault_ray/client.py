@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -31,7 +31,7 @@ from urllib.parse import quote
 import httpx
 
 from .engine.explain import Explanation
-from .errors import ClusterError, InvalidFact
+from .errors import ClusterError, InvalidFact, InvalidInput
 from .events import DEFAULT_LIMIT, NOW, EventPage, VaultEvent
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
@@ -84,6 +84,9 @@ class _Operations:
         not given) makes the request idempotent: a retry gets the same claim ids."""
         body: dict[str, Any] = {"text": messages} if isinstance(messages, str) else {"messages": as_messages(messages)}
         body.update(session=session, observed_at=_time(observed_at, "observed_at"))
+        if key is not None and (not isinstance(key, str) or not key or len(key) > 128 or not key.isascii()
+                                or not key.isprintable()):
+            raise InvalidInput(f"key must be 1-128 printable ASCII characters (it travels as a header), got {key!r}")
         return self._send(Call("POST", "/v1/messages", _as(AddResult), body=body,
                                headers={"Idempotency-Key": key or new_id()}))
 
@@ -190,20 +193,42 @@ def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | No
 def sse_messages(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
     """(id, data) of each message of a Server-Sent Events stream; `id` is None when the
     message set none, `data` empty for a message that only moved the cursor."""
-    event_id: str | None = None
-    data: list[str] = []
+    parser = _SseParser()
     for line in lines:
+        message = parser.feed(line)
+        if message is not None:
+            yield message
+
+
+class _SseParser:
+    """Server-Sent Events, a line at a time: `feed` gives (id, data) when a message ends."""
+
+    def __init__(self) -> None:
+        self.event_id: str | None = None
+        self.data: list[str] = []
+
+    def feed(self, line: str) -> tuple[str | None, str] | None:
         if not line:
-            if event_id is not None or data:
-                yield event_id, "\n".join(data)
-            event_id, data = None, []
-            continue
+            done = (self.event_id, "\n".join(self.data)) if self.event_id is not None or self.data else None
+            self.event_id, self.data = None, []
+            return done
         name, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if name == "id":
-            event_id = value
+            self.event_id = value
         elif name == "data":
-            data.append(value)
+            self.data.append(value)
+        return None
+
+
+def _stream_request(http: httpx.Client | httpx.AsyncClient, cursor: str, kinds: Sequence[str] | None,
+                    needs_user: bool | None, entity: str | None) -> dict[str, Any]:
+    """The arguments of `stream(...)` that (re)opens the event stream after `cursor`."""
+    params = {k: v for k, v in _event_params(NOW, kinds, needs_user, entity, DEFAULT_LIMIT).items()
+              if k != "since" and v is not None}
+    return {"method": "GET", "url": "/v1/events", "params": params,
+            "timeout": httpx.Timeout(http.timeout.connect, read=None),
+            "headers": {"Accept": "text/event-stream", "Last-Event-ID": cursor}}
 
 
 class _Transport:
@@ -212,6 +237,8 @@ class _Transport:
     def _setup(self, url: str, token: str, timeout: float, retries: int, headers: dict[str, str] | None) -> dict[str, Any]:
         if not isinstance(token, str) or not token:
             raise InvalidFact("token must be a non-empty string", field="token")
+        if not token.isascii() or not token.isprintable():
+            raise InvalidFact("token must be printable ASCII (vault-ray tokens are; it travels as a header)", field="token")
         self.url, self.retries = url.rstrip("/"), retries
         return {"base_url": self.url, "timeout": timeout,
                 "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
@@ -274,13 +301,9 @@ class VaultClient(_Operations, _Transport):
         connection is reopened where it stood (`Last-Event-ID`): no event is missed or
         repeated. Stop by leaving the loop."""
         cursor = since
-        params = {k: v for k, v in _event_params(NOW, kinds, needs_user, entity, DEFAULT_LIMIT).items()
-                  if k != "since" and v is not None}
         while True:
             try:
-                with self._http.stream("GET", "/v1/events", params=params, timeout=httpx.Timeout(
-                        self._http.timeout.connect, read=None),
-                        headers={"Accept": "text/event-stream", "Last-Event-ID": cursor}) as answer:
+                with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
                     if not answer.is_success:
                         answer.read()
                         self._read(Call("GET", "/v1/events", dict), answer)
@@ -325,6 +348,31 @@ class AsyncVaultClient(_Operations, _Transport):
                 return self._read(call, outcome)
             await asyncio.sleep(wait)
             attempt += 1
+
+    async def follow(self, since: str = NOW, *, kinds: Sequence[str] | None = None, needs_user: bool | None = None,
+                     entity: str | None = None, reconnect: bool = True) -> AsyncIterator[VaultEvent]:
+        """`VaultClient.follow`, as an async iterator: `async for event in client.follow(...)`."""
+        cursor = since
+        while True:
+            try:
+                async with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
+                    if not answer.is_success:
+                        await answer.aread()
+                        self._read(Call("GET", "/v1/events", dict), answer)
+                    parser = _SseParser()
+                    async for line in answer.aiter_lines():
+                        message = parser.feed(line)
+                        if message is None:
+                            continue
+                        cursor = message[0] or cursor
+                        if message[1]:
+                            yield decode(VaultEvent, json.loads(message[1]))
+            except httpx.TransportError:
+                if not reconnect:
+                    raise
+            if not reconnect:
+                return
+            await asyncio.sleep(0.5)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -19,6 +19,7 @@
     ├── RateLimited               an agent exceeded its write budget (carries retry_after)
     ├── StoreError
     │   ├── StoreLocked           another process holds the store (use cluster mode)
+    │   ├── StoreClosed           a call on a vault after its close()
     │   ├── StoreMismatch         the store was created with other settings (partitions, dim, embedder)
     │   ├── StorageFailure        the claim log or the index failed; the write was not applied
     │   └── ExportError           an export that is incomplete, tampered or truncated, or a non-empty target
@@ -149,6 +150,10 @@ class StoreLocked(StoreError):
             "per store. Use cluster mode (`vault-ray up --store PATH` and "
             "`Vault.connect(...)`) to share a store between processes."
         )
+
+
+class StoreClosed(StoreError):
+    """A call on a vault after `close()`: open the store again."""
 
 
 class StoreMismatch(StoreError):

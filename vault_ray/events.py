@@ -197,7 +197,14 @@ class EventLog(Protocol):
 def start_positions(log: EventLog, since: str | None) -> dict[int, int]:
     if since == NOW:
         return {p: n for p, n in log.event_heads().items() if n > 0}
-    return parse_cursor(since or START, log.partitions)
+    positions = parse_cursor(since or START, log.partitions)
+    if positions:  # a cursor past a partition's end would wait there for events that already came
+        heads = log.event_heads()
+        ahead = sorted(p for p, n in positions.items() if n > heads.get(p, 0))
+        if ahead:
+            raise InvalidInput(f"not an event cursor of this store: {str(since)[:100]!r} is past the end of partition "
+                               f"{ahead[0]} ({positions[ahead[0]]} events read of {heads.get(ahead[0], 0)})")
+    return positions
 
 
 def read_events(log: EventLog, since: str | None, wanted: EventFilter | None = None,

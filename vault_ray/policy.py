@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import InvalidPolicy
-from .models import ENTITY_RE
+from .models import ENTITY_RE, storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
@@ -192,11 +192,15 @@ class Policy:
             validate_pattern(pattern)
             _choice(f"on_ambiguous for {pattern!r}", action, ON_AMBIGUOUS)
         for agent, table in self.authority.items():
-            if not isinstance(agent, str) or not agent:
-                raise InvalidPolicy("authority agents must be non-empty strings", value=agent)
+            if not isinstance(agent, str) or not agent.strip() or len(agent) > 128 or not storable(agent):
+                raise InvalidPolicy("authority agents must be agent names: non-empty strings of at most 128 "
+                                    "characters, without lone surrogates", value=agent)
             for pattern, weight in table.items():
                 validate_pattern(pattern)
                 _check_weight(weight)
+        if isinstance(self.high_stakes, str):
+            raise InvalidPolicy(f"high_stakes is a list of patterns, got one string: write ({self.high_stakes!r},)",
+                                value=self.high_stakes)
         for pattern in self.high_stakes:
             validate_pattern(pattern)
         _check_weight(self.default_weight)

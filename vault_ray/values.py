@@ -32,6 +32,8 @@ _ZONE_KEYS = {"timezone", "time_zone", "tz", "zone"}
 _PLACE_KEYS = {"location", "city", "home", "country", "hometown", "residence", "address"}
 _AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "limit"}
 _LANGUAGE_KEYS = {"language", "languages"}
+_PHONE_KEYS = {"phone", "phone_number", "mobile", "cell", "telephone"}
+_EMAIL_KEYS = {"email", "email_address", "e_mail"}
 _CONSENT = {
     "given": CONSENT_GIVEN, "granted": CONSENT_GIVEN, "yes": CONSENT_GIVEN, "opt-in": CONSENT_GIVEN,
     "opted in": CONSENT_GIVEN, "true": CONSENT_GIVEN, "agreed": CONSENT_GIVEN, "consent": CONSENT_GIVEN,
@@ -65,7 +67,8 @@ _SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|
 
 
 def value_kind(entity: str) -> str:
-    """What a value of `entity` is: 'zone', 'place', 'amount', 'language', 'consent' or 'text'."""
+    """What a value of `entity` is: 'zone', 'place', 'amount', 'language', 'consent', 'phone',
+    'email' or 'text'."""
     parts = entity.split(".")
     last = parts[-1]
     if last in _ZONE_KEYS:
@@ -78,6 +81,10 @@ def value_kind(entity: str) -> str:
         return "language"
     if "consent" in parts or last.endswith("_consent"):
         return "consent"
+    if last in _PHONE_KEYS:
+        return "phone"
+    if last in _EMAIL_KEYS:
+        return "email"
     return "text"
 
 
@@ -111,14 +118,19 @@ def _canonical(entity: str, value: str) -> str:
 def canonical_of_kind(kind: str, value: str) -> str:
     plain = strip_time_words(value)
     if kind == "zone":
-        return gazetteer.find_zone(plain, cities=True) or fold_text(plain)
+        zone = gazetteer.find_zone(plain, cities=True)
+        return gazetteer.same_clock(zone) if zone else fold_text(plain)
     if kind == "place":
         return gazetteer.find_place(plain) or fold_text(plain)
     if kind == "amount":
-        amount = parse_amount(plain)
-        return format_amount(*amount) if amount else fold_text(plain)
+        return amount_form(plain) or fold_text(plain)
     if kind == "language":
         return gazetteer.find_language(plain) or fold_text(plain)
+    if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number
+        digits = re.sub(r"\D", "", plain)
+        return ("+" if plain.strip().startswith("+") else "") + digits if digits else fold_text(plain)
+    if kind == "email":
+        return plain.strip().lower()
     return fold_text(plain)
 
 
@@ -171,6 +183,63 @@ def parse_amount(text: str) -> tuple[Decimal, str] | None:
     return amount, currency or DEFAULT_CURRENCY
 
 
+_PERIODS = {"hour": "hour", "hr": "hour", "hourly": "hour", "day": "day", "daily": "day", "week": "week", "wk": "week",
+            "weekly": "week", "fortnight": "fortnight", "fortnightly": "fortnight", "month": "month", "mo": "month",
+            "monthly": "month", "quarter": "quarter", "quarterly": "quarter", "year": "year", "yr": "year",
+            "annum": "year", "annual": "year", "annually": "year", "yearly": "year"}
+PERIOD = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>hour|hr|day|week|wk|fortnight|month|mo|quarter|year|yr"
+                    r"|annum)\b|\b(?P<adj>hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b",
+                    re.IGNORECASE)
+_AT_LEAST = re.compile(r"\b(?:at least|(?<!no )(?<!not )more than|over|above|minimum(?: of)?|min|no less than"
+                       r"|not less than|starting (?:at|from)|upwards of|north of)\b", re.IGNORECASE)
+_RANGE = re.compile(r"\bbetween\s+(?P<a>.*?\w.*?)\s+and\s+(?P<b>.*\w.*)$"
+                    r"|^(?P<c>\D*\d[^-–—]*?)\s*(?:-|–|—|\bto\b)\s*(?P<d>\D*\d.*)$", re.IGNORECASE)
+
+
+def amount_form(text: str) -> str | None:
+    """The comparison form of an amount with what qualifies it, or None if no amount:
+    '$5000 per month' -> '5000 USD/month'; 'between $3k and $5k' -> '3000-5000 USD';
+    'at least 5000 dollars' -> '>=5000 USD'. An upper bound ('up to', 'under', 'no more
+    than') reads as the amount: a budget is a ceiling."""
+    period = PERIOD.search(text)
+    per = f"/{_PERIODS[(period.group('unit') or period.group('adj')).lower()]}" if period else ""
+    plain = PERIOD.sub(" ", text) if period else text
+    ends = _range(plain)
+    if ends is not None:
+        (low, currency), (high, _) = ends
+        return f"{_number(low)}-{_number(high)} {currency}{per}"
+    amount = parse_amount(plain)
+    if amount is None:
+        return None
+    return (">=" if _AT_LEAST.search(plain) else "") + format_amount(*amount) + per
+
+
+def _range(text: str) -> tuple[tuple[Decimal, str], tuple[Decimal, str]] | None:
+    """Both ends of 'between $3k and $5k', '$3k-$5k' or '3 to 5 thousand euros' (a bare
+    first end takes the second's multiplier and currency), low end first."""
+    m = _RANGE.search(text.strip())
+    if not m:
+        return None
+    first, second = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+    high = parse_amount(second)
+    low = parse_amount(first)
+    if low is None or high is None:
+        return None
+    currency = high[1] if low[1] == DEFAULT_CURRENCY and not _currency_word(first) and "$" not in first else low[1]
+    mult = _NUMBER.search(second)
+    scale = _MULTIPLIERS.get((mult.group("mult") or "").lower(), 1) if mult else 1
+    low_amount = low[0]
+    if scale > 1 and not (_NUMBER.search(first) and _NUMBER.search(first).group("mult")) and low_amount * scale <= high[0]:
+        low_amount *= scale
+    if currency != high[1] or low_amount >= high[0]:
+        return None
+    return (low_amount, currency), (high[0], currency)
+
+
+def _number(amount: Decimal) -> str:
+    return f"{amount.normalize():f}"
+
+
 def _digits_amount(text: str) -> Decimal | None:
     m = _NUMBER.search(text)
     if not m:
@@ -206,6 +275,4 @@ def _currency_word(text: str) -> str | None:
 
 
 def format_amount(amount: Decimal, currency: str) -> str:
-    normal = amount.normalize()
-    text = f"{normal:f}"
-    return f"{text} {currency}"
+    return f"{_number(amount)} {currency}"

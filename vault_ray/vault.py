@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -17,9 +17,11 @@ from .engine import front, gcpause
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
-from .errors import InvalidFact, InvalidInput, VaultError
+from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
+    MAX_NOTE,
+    MAX_SESSION,
     AddResult,
     Claim,
     Decision,
@@ -31,6 +33,7 @@ from .models import (
     Unextracted,
     WriteRequest,
     as_utc,
+    check_string,
     keyed_id,
     utcnow,
     validate_entity,
@@ -48,7 +51,7 @@ class Vault(Transfers):
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
     def __init__(self, backend: Backend, embedder: Embedder, reasoner: Reasoner) -> None:
-        self._backend = backend
+        self._open_backend = backend
         self.embedder = embedder
         self.reasoner = reasoner
         self._limiter = RateLimiter()
@@ -83,10 +86,23 @@ class Vault(Transfers):
         return cls(backend, embedder, reasoner if reasoner is not None else RuleReasoner(embedder))
 
     # -- lifecycle ---------------------------------------------------------------
+    @property
+    def _backend(self) -> Backend:
+        """The store, while the vault is open: every call after `close()` raises StoreClosed
+        (a write would otherwise open the store's files again, and hold its lock)."""
+        if self._closed:
+            raise StoreClosed("this vault is closed; open the store again (Vault.open / Vault.connect)")
+        return self._open_backend
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
+        """Flush and release the store (idempotent)."""
         if not self._closed:
             self._closed = True
-            self._backend.close()
+            self._open_backend.close()
 
     def __enter__(self) -> Vault:
         return self
@@ -123,6 +139,8 @@ class Vault(Transfers):
 
     def register(self, entry: RegistryEntry) -> None:
         """Add or replace an entity registry entry."""
+        if not isinstance(entry, RegistryEntry):
+            raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
         registry = EntityRegistry(dict(self.registry.entries))
         registry.add(entry)
         self._backend.set_registry(registry)
@@ -173,6 +191,7 @@ class Vault(Transfers):
     def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
         check_agent(req.agent)
+        check_string(req.session, "session", limit=MAX_SESSION, optional=True)
         missed: tuple[Unextracted, ...] = ()
         notes: list[Fact] = []
         if req.facts is None:
@@ -181,12 +200,17 @@ class Vault(Transfers):
             facts, notes, missed = self._extract(req.messages, req.observed_at)
             if not facts and not notes:
                 return AddResult((), missed)
+        elif isinstance(req.facts, Fact):
+            facts = [req.facts]
+        elif isinstance(req.facts, str | bytes | Mapping) or not isinstance(req.facts, Iterable):
+            raise InvalidInput(f"facts must be a Fact or a list of Facts, got {type(req.facts).__name__}")
         else:
-            facts = [req.facts] if isinstance(req.facts, Fact) else list(req.facts)
+            facts = list(req.facts)
         facts = front.validate_batch(facts + notes, policy)
         if req.key is not None:
-            if not isinstance(req.key, str) or not 0 < len(req.key) <= 128:
-                raise InvalidInput(f"key must be a non-empty string of at most 128 characters, got {req.key!r}")
+            check_string(req.key, "key", limit=128, empty=True)
+            if not req.key:
+                raise InvalidInput("key must be a non-empty string of at most 128 characters, got ''")
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
         self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
@@ -289,7 +313,7 @@ class Vault(Transfers):
     def explain(self, claim_id: str) -> Explanation:
         """The chain of decisions behind a claim's status (pass, op, strategy, weights,
         judge rationale, dispute, resolution); `str()` of the answer reads as text."""
-        return explain_claim(self._backend, claim_id)
+        return explain_claim(self._backend, check_string(claim_id, "claim_id", limit=128))
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""
@@ -297,7 +321,7 @@ class Vault(Transfers):
         return self._backend.history(entity)
 
     def claim(self, claim_id: str) -> Claim:
-        return self._backend.claim(claim_id)
+        return self._backend.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]
 
     def claims(self) -> list[Claim]:
         """Every claim in the store, of every status (a full scan: for audits and tools)."""
@@ -336,6 +360,11 @@ class Vault(Transfers):
                         keep_both: bool = False) -> Dispute:
         """Settle a dispute: `winner` (a claim id in it) becomes active and the others are
         superseded, or `keep_both=True` on a 'many' entity keeps every value."""
+        check_string(dispute_id, "dispute_id", limit=128)
+        check_string(winner, "winner", limit=128, optional=True)
+        if isinstance(decided_by, str) and decided_by.strip():  # missing or not a string: DisputeError, below
+            check_string(decided_by, "decided_by", limit=128)
+        check_string(note, "note", limit=MAX_NOTE, empty=True)
         if winner is None and not keep_both:
             raise InvalidInput("name a winner claim id, or pass keep_both=True")
         return self._backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
@@ -343,7 +372,11 @@ class Vault(Transfers):
 
     def apply_rules(self, now: datetime | None = None) -> list[Dispute]:
         """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now."""
-        return self._backend.expire_disputes(as_utc(now) or utcnow())
+        try:
+            when = as_utc(now)
+        except InvalidFact as exc:
+            raise InvalidInput(f"now must be a datetime or epoch seconds, got {now!r}") from exc
+        return self._backend.expire_disputes(when or utcnow())
 
     def check(self) -> dict[int, bool]:
         """Per partition: does its vector index hold exactly its log's active claims
@@ -372,7 +405,6 @@ class AgentMemory:
     def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, vectors: object | None = None,
                   resolve: bool = True) -> AddResult:
         """Write facts directly (no extraction). `vectors` may carry precomputed embeddings."""
-        facts = [facts] if isinstance(facts, Fact) else list(facts)
         return self.vault._write_one(WriteRequest(self.name, facts=facts, session=session, vectors=vectors,
                                                   resolve=resolve))
 
@@ -381,9 +413,7 @@ class AgentMemory:
 
 
 def check_agent(name: object) -> str:
-    if not isinstance(name, str) or not name.strip() or len(name) > 128:
-        raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters, got {name!r}")
-    return name
+    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
 
 
 Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]

@@ -36,6 +36,27 @@ def invalid_request(exc: RequestValidationError) -> InvalidInput:
     return error
 
 
+def unauthenticated(request: Request) -> VaultError | None:
+    """The 401 of a request to a route that takes a token, when its token is missing,
+    unknown or revoked: FastAPI reads the body and the query before the route's
+    dependencies run, so without this a bad body from nobody would get a 422 (and the
+    route's parameters) instead."""
+    from .auth import principal, service  # noqa: PLC0415  (auth imports the app's service; errors is imported first)
+
+    def takes_token(dependant: Any) -> bool:
+        return any(sub.call is principal or takes_token(sub) for sub in getattr(dependant, "dependencies", ()))
+
+    route = request.scope.get("route")
+    if route is None or not takes_token(getattr(route, "dependant", None)):
+        return None
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    try:
+        service(request).tokens.authenticate(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
+    except VaultError as exc:
+        return exc
+    return None
+
+
 def install(app: FastAPI) -> None:
     async def vault_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, VaultError)
@@ -43,7 +64,8 @@ def install(app: FastAPI) -> None:
 
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return problem_response(invalid_request(exc), request.url.path)
+        unknown = unauthenticated(request)  # who is asking comes before what was asked
+        return problem_response(unknown or invalid_request(exc), request.url.path)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)

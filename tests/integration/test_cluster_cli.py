@@ -123,6 +123,11 @@ def _serve_attaches(store: Path, join: list[str]) -> None:
             view = client.get("user.timezone")
             assert view.contested and sorted(c.claim.value for c in view.candidates) == ["EST", "PST"]
             assert client.get("user.diet").values == ("vegetarian",)  # the MCP agent's write
+            # a second `serve --address` is refused: one app per cluster, and stopping it removed the first's
+            second = subprocess.run([VAULT_RAY, "serve", *join, "--port", str(free_port()), "--replica-cpus", "0"],
+                                    capture_output=True, text=True, env=env, timeout=180)
+            assert second.returncode != 0 and "already" in second.stdout + second.stderr, second.stdout + second.stderr
+            assert client.get("user.diet").values == ("vegetarian",)  # the first one still serves
     finally:
         proc.send_signal(signal.SIGINT)
         rest, _ = proc.communicate(timeout=120)

@@ -21,6 +21,8 @@ from vault_ray import (
     Fact,
     HashingEmbedder,
     InvalidEntity,
+    InvalidFact,
+    InvalidInput,
     Vault,
     VaultClient,
 )
@@ -126,3 +128,55 @@ def test_problem_details_without_ray(server):
     metrics = httpx.get(url + "/metrics").text
     assert 'vault_http_requests_total{method="GET",route="/v1/search",status="401"} 1.0' in metrics
     assert "vault_open_disputes 0.0" in metrics
+
+
+def test_the_async_client_follows_the_event_stream_and_has_every_method(server):
+    """`AsyncVaultClient` has each public method of `VaultClient` (awaited), `follow` as an
+    async iterator included: a write after the cursor reaches it."""
+    url, _, _, tokens = server
+    public = {name for name in dir(VaultClient) if not name.startswith("_")} - {"close"}
+    assert public <= {name for name in dir(AsyncVaultClient) if not name.startswith("_")}
+
+    async def session():  # type: ignore[no-untyped-def]
+        async with AsyncVaultClient(url, tokens.add("watcher")[0]) as watcher, \
+                AsyncVaultClient(url, tokens.add("scheduler")[0]) as writer:
+            start = (await watcher.events()).cursor
+            stream = watcher.follow(start, kinds=["claim_added"])
+            first = asyncio.ensure_future(stream.__anext__())
+            await asyncio.sleep(0.3)
+            added = await writer.add("I'm in CET")
+            event = await asyncio.wait_for(first, 30)
+            await stream.aclose()
+            return added, event
+
+    added, event = asyncio.run(session())
+    assert (event.kind, event.entity, event.claim_id, event.agent) == (
+        "claim_added", "user.timezone", added.decisions[0].claim_id, "scheduler")
+
+
+def test_the_client_refuses_what_cannot_travel_as_a_header(server):
+    url, _, vault, tokens = server
+    with pytest.raises(InvalidFact):
+        VaultClient(url, "tökén")
+    with VaultClient(url, tokens.add("scheduler")[0]) as client:
+        for key in ("ключ", "", "a\nb"):
+            with pytest.raises(InvalidInput):
+                client.add("I'm in CET", key=key)
+    assert vault.claims() == []
+
+
+def test_who_asks_comes_before_what_was_asked(server):
+    """A request without a valid token gets its 401, even when its body or query is also
+    bad (FastAPI reads them first): a stranger learns nothing of the route's parameters."""
+    url, _, vault, tokens = server
+    token = tokens.add("scheduler")[0]
+    for headers in ({}, {"Authorization": "Bearer vr_nope_nope"}, {"Authorization": "Basic abc"}):
+        bad_body = httpx.post(url + "/v1/facts", content=b'{"facts": ', headers={**headers, "Content-Type": "application/json"})
+        bad_query = httpx.get(url + "/v1/search", params={"entiy": "x"}, headers=headers)
+        assert (bad_body.status_code, bad_query.status_code) == (401, 401), (bad_body.text, bad_query.text)
+        assert "entiy" not in bad_query.text and bad_query.headers["content-type"] == "application/problem+json"
+    mine = {"Authorization": f"Bearer {token}"}
+    assert httpx.post(url + "/v1/facts", content=b'{"facts": ', headers={**mine, "Content-Type": "application/json"}
+                      ).status_code == 422
+    assert httpx.get(url + "/v1/search", params={"entiy": "x"}, headers=mine).status_code == 422
+    assert vault.claims() == []

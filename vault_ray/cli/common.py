@@ -5,9 +5,12 @@ opening a vault, and the mapping of the error tree to exit codes (2 bad input,
 from __future__ import annotations
 
 import functools
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -62,14 +65,49 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def resumable(fn: F) -> F:
+    """A long job's Ctrl-C: one line and exit code 130, not the traceback of whatever the
+    interrupt cut (DuckDB answers it with 'Query interrupted', then an aborted
+    transaction). The jobs are crash-safe: the store is whole, and the same command
+    resumes or starts again."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        asked = threading.Event()
+        previous = signal.getsignal(signal.SIGINT)
+
+        def on_sigint(signum: int, frame: Any) -> None:
+            asked.set()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise KeyboardInterrupt
+
+        in_main = threading.current_thread() is threading.main_thread()
+        if in_main:
+            signal.signal(signal.SIGINT, on_sigint)
+        try:
+            return fn(*args, **kwargs)
+        except (KeyboardInterrupt, Exception) as exc:
+            if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
+                raise
+            console.print("interrupted: the store is whole; run the same command again to resume or start over",
+                          highlight=False)
+            raise typer.Exit(130) from None
+        finally:
+            if in_main:
+                signal.signal(signal.SIGINT, previous)
+
+    return wrapper  # type: ignore[return-value]
+
+
 @contextmanager
 def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False, *,
                create: bool = False) -> Iterator[Vault]:
     """The store a command works on. Only commands that write (`create`) make a new one:
     a read of a path that holds no store (a typo) is an error, not an empty store."""
-    if store and not address and not create and read_meta(store) is None:
-        raise NotFound(f"no vault-ray store at {store} (it has no vault.json). Commands that write, such as "
-                       f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
+    if store and not address and not create:
+        require_store(store)
     embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
@@ -81,6 +119,16 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
         yield vault
     finally:
         vault.close()
+
+
+def require_store(store: str) -> None:
+    """A store that exists: a read of a path that holds none (a typo) is an error, not an
+    empty store, and neither is a token or webhook file in a directory that is no store."""
+    if Path(store).exists() and not Path(store).is_dir():
+        raise StoreError(f"{store!r} is a file, not a store directory")
+    if read_meta(store) is None:
+        raise NotFound(f"no vault-ray store at {store} (it has no vault.json). Commands that write, such as "
+                       f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
 
 
 def _hashing_dim(store: str | None) -> int:

@@ -16,7 +16,7 @@ from ..errors import InvalidInput
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, require_store
 
 POLL_S = 0.5
 KINDS_OPTION = typer.Option(None, "--kinds", help=f"Only these kinds, comma-separated: {', '.join(KINDS)}.")
@@ -112,6 +112,7 @@ def _hooks(store: str | None, webhooks: str | None) -> WebhookStore:
     if webhooks:
         return WebhookStore(webhooks)
     if store:
+        require_store(store)
         return WebhookStore.for_store(store)
     raise InvalidInput("give --store PATH (its webhooks.json) or --webhooks FILE")
 

@@ -10,6 +10,7 @@ they were not asked for. `vault_ray.evals` (and Ray) are imported inside the com
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..errors import InvalidInput
-from .common import console, handle_errors
+from ..errors import InvalidInput, VaultError
+from .common import console, handle_errors, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -48,10 +49,10 @@ ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides f
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export", help=export.__doc__)(handle_errors(export))
-    app.command("import", help=import_.__doc__)(handle_errors(import_))
-    app.command("reindex", help=reindex.__doc__)(handle_errors(reindex))
-    app.command("normalize", help=normalize.__doc__)(handle_errors(normalize))
+    app.command("export", help=export.__doc__)(resumable(handle_errors(export)))
+    app.command("import", help=import_.__doc__)(resumable(handle_errors(import_)))
+    app.command("reindex", help=reindex.__doc__)(resumable(handle_errors(reindex)))
+    app.command("normalize", help=normalize.__doc__)(resumable(handle_errors(normalize)))
 
 
 def _target(store: str | None, address: str | None) -> None:
@@ -84,10 +85,16 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
     _target(store, address)
+    made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
     if store and not (Path(store) / "vault.json").exists():
         _create_like(store, directory)
-    with open_store(store, address=None if store else address, namespace=namespace) as job:
-        result = job.vault.import_from(directory)
+    try:
+        with open_store(store, address=None if store else address, namespace=namespace) as job:
+            result = job.vault.import_from(directory)
+    except VaultError:
+        if made:
+            shutil.rmtree(store, ignore_errors=True)
+        raise
     if result.mode == "restore":
         console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import socket
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..tokens import TokenStore
-from .common import HASHING, NAMESPACE, console, handle_errors
+from .common import HASHING, NAMESPACE, console, handle_errors, require_store
 
 TOKENS = typer.Option(None, "--tokens", help="The token file (default: STORE/tokens.json).")
 STORE = typer.Option(None, "--store", "-s", help="The store whose tokens these are (its tokens.json).")
@@ -65,6 +66,7 @@ def serve(
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
     from vault_ray.backends.connect import ensure_ray, find_control  # noqa: PLC0415
 
+    _check_port(host, port)
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
     own_ray = address is None
     if own_ray:
@@ -72,6 +74,8 @@ def serve(
                  log_to_driver=False)
     else:
         ensure_ray(address, namespace)
+    if not own_ray:
+        _check_not_served()
     created = find_control(namespace) is None
     stop = _stop_on_signals()
     served = False
@@ -93,6 +97,36 @@ def serve(
     finally:
         _stop_what_was_started(own_ray=own_ray, served=served, created=created, namespace=namespace)
     console.print("stopped", highlight=False)
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse a port something listens on. Ray Serve's proxies bind with SO_REUSEPORT, so a
+    second `serve` on the port of a first one would start too, and the two would share
+    the port's connections (half the requests to each store); a plain bind fails."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ClusterError(f"{host}:{port} is in use ({exc.strerror}): another server listens there "
+                               "(choose --port, or stop it)") from exc
+
+
+def _check_not_served() -> None:
+    """Refuse a cluster whose Serve runs the vault-ray app already: Serve has one HTTP port
+    per cluster and one app of a name, so a second `serve --address` would print a URL
+    nothing listens on, and remove the first one's app when it stops."""
+    from ray import serve as ray_serve  # noqa: PLC0415
+
+    from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+
+    try:
+        running = ray_serve.status().applications
+    except Exception:  # noqa: BLE001  (Serve is not running in this cluster: nothing to clash with)
+        return
+    if APP_NAME in running:
+        raise ClusterError(f"this cluster serves the {APP_NAME!r} app already (one per cluster): "
+                           "use that service, or stop it first")
 
 
 def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namespace: str) -> None:
@@ -142,6 +176,7 @@ def _token_store(store: str | None, tokens: str | None) -> TokenStore:
     if tokens:
         return TokenStore(tokens)
     if store:
+        require_store(store)
         return TokenStore.for_store(store)
     raise InvalidInput("give --store PATH (its tokens.json) or --tokens FILE")
 

@@ -65,13 +65,15 @@ def restore_partition(host: PartitionSet, number: int, tables: dict[str, pa.Tabl
 
 
 def present_claims(host: PartitionSet, ids: dict[int, list[str]]) -> set[str]:
-    """Which of the claim ids (grouped by the partition their entity maps to) the store holds."""
+    """Which of the claim ids (grouped by the partition their entity maps to) the store holds,
+    or applied already without keeping a claim (a receipt: a claim that repeated one)."""
     found: set[str] = set()
     for p, wanted in ids.items():
         part = host.parts.get(p)
         if part is not None and wanted:
             with part.lock:
                 found.update(part.log.get_claims(wanted))
+                found.update(part.log.receipts([i for i in wanted if i not in found]))
     return found
 
 

@@ -52,7 +52,13 @@ def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
     facts = list(facts)
     if not facts:
         raise InvalidFact("no facts given")
-    return [check_fact(f, i, max_text=policy.max_text) for i, f in enumerate(facts)]
+    checked = [check_fact(f, i, max_text=policy.max_text) for i, f in enumerate(facts)]
+    first: dict[str, int] = {}
+    for i, f in enumerate(checked):
+        if f.claim_id is not None and first.setdefault(f.claim_id, i) != i:
+            raise InvalidFact(f"claim id {f.claim_id!r} is given to facts {first[f.claim_id]} and {i}: a claim id names one "
+                              "fact", index=i, field="claim_id")
+    return checked
 
 
 def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | None) -> np.ndarray:
@@ -147,7 +153,9 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     drift = fact.entity if label != fact.entity else None
     # free-text notes are never an entity to align to: they hold any subject; nor is an
     # ancestor of the label: `user.budget.trip` names a part of `user.budget` on purpose
-    others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY and not _ancestor(e, label)]
+    # nor another subject's: `alice.employer` is not `user.employer`, however alike the statements
+    others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY and not _ancestor(e, label)
+              and same_subject(e, label)]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1], fact.entity, best_score)
@@ -156,12 +164,19 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     # a registry subclass may answer per tenant (evals/namespace.py): asked one vector at a time
     relevant = registry.relevant(vector, embedder.embed)
     # a pattern (user.schedule.*) offers its subtree
-    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label)]
+    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label) and same_subject(e.key, label)]
     candidates = list(dict.fromkeys(band + nearby + keys))
     if not candidates:
         return Alignment(label, drift, best_score)
     entries = list({e.key: e for e in [*relevant, *filter(None, map(registry.lookup, candidates))]}.values())
     return _Ask(label, drift, best_score, candidates, entries)
+
+
+def same_subject(key: str, label: str) -> bool:
+    """Whether two keys are about the same subject, their first segment (`user`, `alice`,
+    `team`); a one-segment key names no subject and may align with any."""
+    a, b = key.partition(".")[0], label.partition(".")[0]
+    return a == b or "." not in key or "." not in label
 
 
 def _ancestor(key: str, label: str) -> bool:

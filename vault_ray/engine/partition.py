@@ -23,7 +23,7 @@ import numpy as np
 from vault_ray.storage import ClaimLog, VectorIndex
 
 from .. import strategies
-from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
+from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound, InvalidFact
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
@@ -82,15 +82,19 @@ class Partition:
         out = []
         for item in items:
             if item.id in receipts:
-                out.append(decision_from_json(receipts[item.id]))
+                decision, agent = decision_from_json(receipts[item.id])
+                _same_writer(item, agent)
+                out.append(decision)
             elif item.id in txn.decided:
+                _same_writer(item, txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
                 decision = self._write_one(txn, item, policy, reasoner)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
                 txn.decided[item.id] = decision
-                txn.receipts[item.id] = decision_to_json(decision)
+                txn.writers[item.id] = item.agent
+                txn.receipts[item.id] = decision_to_json(decision, item.agent)
                 out.append(decision)
         return out
 
@@ -323,3 +327,11 @@ class Partition:
             active = {c.id for c in self.log.all_claims() if c.status == Status.ACTIVE}
             indexed = self.state.indexed_ids(self.index.ids())
             return active == indexed and len(self.index) == len(active) == self.state.active_count()
+
+
+def _same_writer(item: WriteItem, agent: str | None) -> None:
+    """A claim id already applied answers a retry with the decision taken then; from
+    another agent it is no retry but a reused id, refused (the call changes nothing)."""
+    if agent is not None and agent != item.agent:
+        raise InvalidFact(f"claim id {item.id!r} was written by another agent: a claim id names one fact; "
+                          "leave it out to get a fresh one")

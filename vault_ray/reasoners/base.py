@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidFact
-from ..models import Claim, Fact, Op, Unextracted
+from ..models import Claim, Fact, Op, Unextracted, storable
 from ..registry import RegistryEntry
 
 Message = dict[str, str]
@@ -107,6 +107,8 @@ def as_messages(messages: Any) -> list[Message]:
     message must be a mapping with a non-empty string `role` and a string `content`
     (InvalidFact names the first that is not)."""
     if isinstance(messages, str):
+        if not storable(messages):
+            raise InvalidFact("the message has a lone surrogate character (no UTF-8 form)", field="messages")
         return [{"role": "user", "content": messages}]
     if isinstance(messages, Mapping | bytes) or not isinstance(messages, Iterable):
         raise InvalidFact("messages must be a string or a list of {role, content} messages", field="messages")
@@ -121,5 +123,7 @@ def as_messages(messages: Any) -> list[Message]:
         if not isinstance(content, str):
             raise InvalidFact(f"message {i}: content must be a string, got {type(content).__name__}",
                               field="content")
+        if not (storable(role) and storable(content)):
+            raise InvalidFact(f"message {i} has a lone surrogate character (no UTF-8 form)", field="content")
         out.append(dict(m))
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])(?![\w.%+-]*@)")  # not inside "Ana.Lopez@x.com"
 _SUBJECT = r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|please|call|email|text|reach|contact|charge|use|stop|don't)"
 _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b)"
@@ -77,6 +77,21 @@ def about_user(clause: str) -> bool:
     if not norm or _SMALL_TALK.match(norm) or is_question(norm):
         return False
     return bool(_FIRST_PERSON.search(norm) or _IMPERATIVE_ABOUT_ME.match(norm))
+
+
+_FOREIGN_FIRST_PERSON = re.compile(
+    r"(?:^|[\s,;.!?¿¡\"'(])(?:(?:ich|mein|meine|meinen|meiner|mir|mich|je|moi|soy|estoy|vivo|tengo|me llamo|sono"
+    r"|mi chiamo|sou|estou|meu|minha|ik|mijn|jag|mitt|jeg|minun|jestem|mieszkam)(?=$|[\s,;.!?\"')])|j'(?=\w))"
+    r"|[私我僕俺]|나는|저는|제가", re.IGNORECASE)
+_ENGLISH_WORDS = re.compile(r"\b(?:i|i'm|i've|my|me|the|is|am|are|was|and|to|of|a|an|it|that|this|we|you|at|on|for"
+                            r"|with|said|have|has)\b", re.IGNORECASE)
+
+
+def foreign_first_person(clause: str) -> bool:
+    """Whether a clause reads as a first-person statement in another language ("Ich wohne
+    in Berlin", "J'habite à Paris", "私は東京に住んでいます"): the patterns read English, so it
+    is reported as not read rather than dropped unseen."""
+    return bool(_FOREIGN_FIRST_PERSON.search(clause)) and not _ENGLISH_WORDS.search(clause)
 
 
 _SOMEONE_ELSE = re.compile(

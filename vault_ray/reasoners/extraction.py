@@ -58,6 +58,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                  registry: Sequence[RegistryEntry] = ()) -> Extraction:
     facts: list[Fact] = []
     missed: list[str] = []
+    foreign: list[str] = []
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
@@ -67,7 +68,10 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 facts += _facts(clause, drafts)
             elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
-    unextracted: list[Unextracted] = []
+            elif cl.foreign_first_person(clause):
+                foreign.append(clause)
+    unextracted = [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
+                                  "such as OpenAIReasoner, reads others)") for c in foreign]
     if missed:
         entries = _entries(registry)
         nearest = classifier.nearest(missed, entries) if classifier else [None] * len(missed)

@@ -177,7 +177,8 @@ def language_frame(n: str) -> list[Draft]:
 
 
 _NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
-                   r"you can call me)\s+(?P<v>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
+                   r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
+                   r"\s+(?P<v>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
 
 
 def name_frame(n: str) -> list[Draft]:
@@ -259,9 +260,12 @@ def _org(raw: str) -> str | None:
     return org
 
 
-_PET_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|own|got|adopted|rescued|just got|just adopted|bought|brought home|"
-                       rf"have got)\s+(?:(?:a|an|one|two|three|four|\d+|some|new|little|pet|rescue|another|baby)\s+)*"
+_PET_COUNT = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"
+_PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| got| adopted| rescued| just got| just adopted"
+                       rf"| bought| brought home)\s+(?P<n>(?:(?:{_PET_COUNT}|some|new|little|pet|rescue|another|baby)\s+)*)"
                        rf"(?P<v>{SPECIES_RE})\b", IC)
+_PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})$",
+                       IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called|named)?\s*[A-Z]", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
                        rf"|\bmy (?P<w>{SPECIES_RE}) (?:died|passed away|passed)\b"
@@ -272,10 +276,26 @@ def pets_frame(n: str) -> list[Draft]:
     m = _PET_GONE.search(n)
     if m:
         return [Draft("user.pets", f"not:{SPECIES[(m.group('v') or m.group('w') or m.group('x')).lower()]}")]
-    m = _PET_HAVE.search(n) or _PET_MY.search(n)
-    if m and not re.search(r"\ballerg", n, IC):
-        return [Draft("user.pets", SPECIES[m.group("v").lower()])]
-    return []
+    if re.search(r"\ballerg", n, IC):
+        return []
+    m = _PET_HAVE.search(n)
+    if m:  # "I have 2 cats and a dog": each species, with its count when more than one
+        counts = [w for w in m.group("n").split() if number_word(w)]
+        owned = m.group("verb").strip().lower() in ("have", "'ve got", "'ve", "own", "have got")  # not "adopted two"
+        first = _pet(counts[0] if counts and owned else None, m.group("v"))
+        tail = re.match(r"\s*(?:,\s*(?:and\s+)?|\s(?:and|as well as|plus)\s+)(?P<rest>.+)$", n[m.end("v"):], IC)
+        items = [_PET_ITEM.match(x) for x in split_list(tail.group("rest"))] if tail else []
+        return [first, *(_pet(x.group("n"), x.group("v")) for x in items if x)]
+    m = _PET_MY.search(n)
+    return [Draft("user.pets", SPECIES[m.group("v").lower()])] if m else []
+
+
+def _pet(count: str | None, species: str) -> Draft:
+    """'2', 'cats' -> '2 cats' (the pets the user has: a count of one is the bare species)."""
+    n = number_word(count) if count else None
+    name = SPECIES[species.lower()]
+    plural = name if name.endswith("fish") else name + ("es" if name.endswith(("s", "sh", "ch", "x")) else "s")
+    return Draft("user.pets", f"{n} {plural}" if n and n > 1 else name)
 
 
 _RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|twins|grandchildren|grandkids|" \
@@ -341,14 +361,16 @@ def allergies_frame(n: str) -> list[Draft]:
     return []
 
 
+_WHEN = r"(?P<when>(?:on|at(?! least| most| max)|every|each|in the|before|after)\s+.+)$"
+"""When a routine happens ("at 7am", "every Monday"; not "at least 5000 dollars")."""
 _SCHEDULE = re.compile(r"\bi (?:(?:usually|always|normally|often|also) )?(?:go to|go|do|have|attend|take|hit|play)\s+"
-                       r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", IC)
+                       r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+" + _WHEN, IC)
 _SCHEDULE_MY = re.compile(r"^my (?:weekly |daily |regular |usual )?(?P<thing>[a-z ]+?) (?:is|are|happens|happen|takes place) "
-                          r"(?:usually |always |now )?(?P<when>(?:on|at|every|each|in the)\s+.+)$", IC)
+                          r"(?:usually |always |now )?(?P<when>(?:on|at(?! least| most| max)|every|each|in the)\s+.+)$", IC)
 _SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usually |always )?(?:have|go to|do|attend|play)\s+"
                              r"(?:a |the |my )?(?P<thing>[a-z ]+)$", IC)
 _SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle)"
-                          r"\s+(?P<when>(?:on|at|every|each|in the|before|after)\s+.+)$", IC)
+                          r"\s+" + _WHEN, IC)
 
 
 def schedule_frame(n: str) -> list[Draft]:

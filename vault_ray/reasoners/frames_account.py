@@ -1,5 +1,5 @@
-"""Slot patterns for what an account needs: payment method, budget, consent,
-contact preference, and likes and dislikes (food or not)."""
+"""Slot patterns for what an account needs: payment method, budget, consent, e-mail
+address and phone number, contact preference, age, and likes and dislikes (food or not)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def _instrument(raw: str) -> str:
 
 
 _BUDGET = re.compile(
-    r"\bmy (?:total |monthly |weekly |yearly |annual |max(?:imum)? |overall |new |current |approved )?"
+    r"\bmy (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new |current "
+    r"|approved )?"
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
@@ -73,15 +74,22 @@ def budget_frame(n: str) -> list[Draft]:
     m = _BUDGET.search(n)
     if not m:
         return []
-    raw = next(g for k, g in m.groupdict().items() if g and k != "topic")
-    raw = re.split(r"\s+(?:for|on|per|a|each|every)\s+(?!thousand|million|hundred)", raw, maxsplit=1, flags=IC)[0]
+    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per"))
+    # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
+    raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|week|fortnight|month"
+                   r"|quarter|year|annum)", raw, maxsplit=1, flags=IC)[0]
+    raw = re.sub(r"((?:per|a|an|each|every)\s+(?:hour|day|week|fortnight|month|quarter|year|annum))\b.*$", r"\1", raw,
+                 flags=IC)
     if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
     if values.parse_amount(raw) is None:
         return []
     topic = m.group("topic")
     entity = "user.budget" if not topic else "user.budget." + _slug(topic)
-    return [Draft(entity, cut(raw) or raw.strip())]
+    value = cut(raw) or raw.strip()
+    if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's
+        value = f"{value} {m.group('per').strip()}"
+    return [Draft(entity, value)]
 
 
 _CONSENT_YES = re.compile(
@@ -159,6 +167,39 @@ _CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|
                           r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
 
 
+_EMAIL = re.compile(r"\b(?:my (?:work |personal |new )?e-?mail(?: address)?(?: is| is now|'s|:)\s*|(?:e-?mail|write to|reach|"
+                    r"contact) me at\s+)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
+_PHONE = re.compile(r"\b(?:my (?:work |personal |new |home )?(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?"
+                    r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+)(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
+
+
+def address_frame(n: str) -> list[Draft]:
+    """The user's e-mail address or phone number, as said ("my email is ana@example.com",
+    "call me at 555-1234": that also says how to reach them)."""
+    for pattern, entity, channel in ((_EMAIL, "user.email", "email"), (_PHONE, "user.phone", "phone")):
+        m = pattern.search(n)
+        if m:
+            said = [Draft(entity, m.group("v").strip(" .").rstrip("."))]
+            if not m.group(0).lower().startswith("my "):  # "call me at ...": the way to reach them too
+                said.append(Draft("user.contact_preference", channel))
+            return said
+    return []
+
+
+_AGE = re.compile(r"\b(?:i'm|i am|i turned|i just turned|i'll be|i will be)\s+(?P<v>\d{1,3})(?:\s+(?:years? old|yrs? old|yo)|"
+                  r"(?=\s*(?:$|[,.;!]|(?:and|but|last|this|since|today|yesterday|now|in|on)\b)))"
+                  r"|\bmy age is\s+(?P<w>\d{1,3})\b", IC)
+
+
+def age_frame(n: str) -> list[Draft]:
+    """"I'm 30 years old", "I turned 41", "my age is 25" (not "I'm 5 minutes away")."""
+    m = _AGE.search(n)
+    if not m or re.search(r"\bi'll be|\bi will be", m.group(0), IC):
+        return []
+    age = int(m.group("v") or m.group("w"))
+    return [Draft("user.age", str(age))] if 0 < age < 130 else []
+
+
 def contact_frame(n: str) -> list[Draft]:
     m = _CONTACT.search(n)
     if m:
@@ -221,5 +262,5 @@ def preference_frame(n: str) -> list[Draft]:
 
 PAY_ONLY = re.compile(r"^(?:paypal|visa|mastercard|amex|apple pay|google pay|venmo|cash|bank transfer|invoice)$", IC)
 
-ACCOUNT_FRAMES: tuple[Frame, ...] = (consent_frame, budget_frame, payment_frame, contact_frame)
+ACCOUNT_FRAMES: tuple[Frame, ...] = (consent_frame, budget_frame, payment_frame, address_frame, contact_frame, age_frame)
 PREFERENCE_FRAMES: tuple[Frame, ...] = (preference_frame,)

@@ -13,7 +13,7 @@ import numpy as np
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op
 from ..registry import RegistryEntry
-from ..values import canonical, split_stance
+from ..values import canonical, singular, split_stance
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
 from .extraction import extract_turn, read_clause
@@ -51,11 +51,32 @@ def refines(new: str, old: str) -> bool:
     return bool(old_words) and old_words < new_words
 
 
+_COUNTED = re.compile(r"^(?P<n>\d+)\s+(?P<noun>\D+)$")
+
+
+def counted(obj: str) -> tuple[int | None, str]:
+    """'2 child' -> (2, 'child'); 'child' -> (None, 'child'): a count said with the noun."""
+    m = _COUNTED.match(obj)
+    count, noun = (int(m.group("n")), m.group("noun").strip()) if m else (None, obj)
+    return count, _IRREGULAR.get(noun) or singular(noun)
+
+
+_IRREGULAR = {"children": "child", "grandchildren": "grandchild", "people": "person", "mice": "mouse", "geese": "goose"}
+
+
 def contradicts(a: str, b: str, cardinality: str) -> bool:
+    """'one': any two different values. 'many': a value and its retraction ('cat' /
+    'not:cat'), or two counts of the same thing ('2 children' / '3 children'; a bare
+    'child' counts one), while different things stand side by side ('cat' / 'dog')."""
     if cardinality == "many":
         pa_, oa = polarity_object(a)
         pb, ob = polarity_object(b)
-        return oa == ob and pa_ != pb
+        (na, thing_a), (nb, thing_b) = counted(oa), counted(ob)
+        if oa != ob and thing_a != thing_b:
+            return False
+        if pa_ != pb:
+            return True
+        return pa_ == "likes" and (na is not None or nb is not None) and (na or 1) != (nb or 1)
     return a != b
 
 

@@ -9,6 +9,7 @@ from fastapi import Request
 
 from vault_ray.errors import InvalidInput
 
+from ..errors import unauthenticated
 from ..schemas import Problem
 
 PROBLEM_TEXT = {
@@ -50,6 +51,9 @@ async def known_query_only(request: Request) -> None:
         allowed = _QUERY_NAMES[id(route)] = frozenset(_query_names(dependant))
     unknown = sorted(set(request.query_params) - allowed)
     if unknown:
+        stranger = unauthenticated(request)  # who asks comes first: a stranger learns no parameter names
+        if stranger is not None:
+            raise stranger
         raise InvalidInput(f"unknown query parameter(s) {unknown}; this route takes {sorted(allowed)}")
 
 
