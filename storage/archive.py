@@ -69,7 +69,9 @@ class ArchiveWriter:
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
-        if self.root.exists() and (not self.root.is_dir() or any(self.root.iterdir())):
+        if self.root.exists() and not self.root.is_dir():
+            raise ExportError(f"{str(self.root)!r} is a file; export into a new (or empty) directory", path=str(self.root))
+        if self.root.exists() and any(self.root.iterdir()):
             raise ExportError(f"{str(self.root)!r} is not an empty directory; export into a new one", path=str(self.root))
         self.root.mkdir(parents=True, exist_ok=True)
         self.files: list[ArchiveFile] = []

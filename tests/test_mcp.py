@@ -113,6 +113,18 @@ def test_two_agents_disagree_and_every_read_says_so(vault):
     assert sorted((c.claim.value, c.weight) for c in view.candidates) == [("EST", 0.2), ("PST", 0.9)]
 
 
+def test_agents_that_agree_share_one_side_of_a_contest(vault):
+    """Three agents, two values: the contest reads as two sides, not three."""
+    from vault_ray.mcp.text import contest_line
+
+    vault.agent("agent-a").add("I'm in PST")
+    vault.agent("agent-b").add("I'm in EST")
+    vault.agent("agent-c").add("I'm on Eastern time")
+    line = contest_line(vault.get("user.timezone"))
+    assert line.startswith("CONTESTED: 3 agents disagree on user.timezone") and line.count(" vs ") == 1
+    assert "PST (agent-a, weight 0.90" in line and "EST (agent-b, weight 0.20" in line and "; agent-c, weight" in line
+
+
 def test_empty_answers_say_they_are_empty(vault):
     async def scenario(client, caller):
         return (await call(client, "recall", query="where does the user live?"),

@@ -24,7 +24,7 @@ rules = RuleReasoner()
         ("I hate Italian food, I only eat Japanese",
          [("user.food_preferences", "dislikes:italian", "The user hates Italian food"),
           ("user.food_preferences", "likes:japanese", "The user only eats Japanese")]),
-        ("I go to the gym at 7am", [("user.schedule.gym", "at 7am", None)]),
+        ("I go to the gym at 7am", [("user.schedule.gym", "at 07:00", None)]),  # canonical clock time
         ("My name is Ana and I work at Acme", [("user.name", "ana", None), ("user.employer", "acme", None)]),
         ("my payment method is PayPal", [("user.payment.method", "paypal", None)]),
         ("What's the weather like?", []),

@@ -61,6 +61,7 @@ NEAR_EQUIVALENTS = [
     ("My budget is $5000 a month", "My monthly budget is five thousand dollars"),
     ("I have two cats", "I've got 2 cats"),
     ("My phone number is 555-1234", "My phone number is 555 1234"),
+    ("I go to the gym at 7pm", "I go to the gym at 19:00"),
 ]
 
 

@@ -63,6 +63,13 @@ def test_place_aliases_and_time_words_fold(a, b):
     assert canonical("user.location", a) == canonical("user.location", b)
 
 
+def test_a_region_names_which_city_is_meant():
+    """'Paris, Texas' is not Paris; 'Portland, Oregon' is the Portland the name alone means."""
+    place = lambda said: canonical("user.location", said)  # noqa: E731
+    assert place("Paris, Texas") == place("Paris, TX") != place("Paris") == place("Paris, France")
+    assert place("Portland, Oregon") == place("Portland") != place("Portland, Maine")
+
+
 def test_different_places_stay_different():
     assert canonical("user.location", "Paris") != canonical("user.location", "Berlin")
     assert canonical("user.location", "Smallville") == "smallville"  # unknown names still compare, folded
@@ -99,6 +106,22 @@ def test_qualified_amounts_that_differ_compare_different():
     assert budget("between $3k and $5k") != budget("$3k")
     assert budget("under 5000 dollars") != budget("at least 5000 dollars")
     assert budget("$5000 a month") == budget("5k dollars monthly") == budget("five thousand dollars per month")
+
+
+@pytest.mark.parametrize(
+    ("entity", "a", "b"),
+    [("user.schedule.gym", "at 7pm", "at 19:00"), ("user.schedule.gym", "7:00 a.m.", "7am"),
+     ("user.birthday", "March 5", "5 March"), ("user.birthday", "the 5th of March", "Mar. 5th")],
+)
+def test_dates_and_clock_times_said_differently_agree(entity, a, b):
+    assert canonical(entity, a) == canonical(entity, b)
+
+
+def test_other_dates_and_times_and_bare_numbers_stay_apart():
+    assert canonical("user.schedule.gym", "at 7pm") != canonical("user.schedule.gym", "at 7am")
+    assert canonical("user.birthday", "March 5") != canonical("user.birthday", "May 3")
+    assert canonical("user.schedule.gym", "every monday at 6") == "every monday at 6"  # a bare 6: maybe not a time
+    assert canonical("user.age", "30") == "30"
 
 
 def test_different_currencies_are_different_amounts():

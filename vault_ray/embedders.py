@@ -133,17 +133,18 @@ class LocalEmbedder:
 
     ONE_THREAD = 16
     """Calls of up to this many texts (a write's text and label phrase, a search query) run
-    on one torch thread; larger ones on `threads`. A one-sentence forward is dozens of tiny
-    matrix products: a second OpenMP thread saves little on a quiet machine, and on a busy
-    one every product waits at a barrier for a thread the OS has not scheduled
-    (docs/performance.md, "Small calls run on one torch thread")."""
+    on one torch thread while the cores are busy (`cores_busy`); otherwise, and for larger
+    calls, on `threads`. A one-sentence forward is dozens of tiny matrix products: on a
+    quiet machine a second OpenMP thread makes it a third faster, but on a busy one every
+    product waits at a barrier for a thread the OS has not scheduled (docs/performance.md,
+    "Small calls on a busy host run on one torch thread")."""
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = list(texts)
         self._packs()  # decided once per model, with the model loaded
-        with _torch_threads(1 if len(texts) <= self.ONE_THREAD else self._threads):
+        with _torch_threads(1 if len(texts) <= self.ONE_THREAD and cores_busy() else self._threads):
             return self._embed(texts)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
@@ -216,6 +217,23 @@ class LocalEmbedder:
     def close(self) -> None:
         self._model = None
         self._packing = None
+
+
+def cores_busy() -> bool:
+    """Whether another thread is runnable now for each core this process may use besides
+    the caller's: a second torch thread would then wait for a core. Read from the kernel's
+    count of runnable threads (/proc/loadavg, about 20 µs); False where there is none."""
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].partition("/")[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return busy_with(running, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def busy_with(running: int, cores: int) -> bool:
+    """`running` runnable threads (the caller's among them) leave no core free for a second one."""
+    return running >= cores
 
 
 @contextmanager

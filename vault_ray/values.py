@@ -139,10 +139,41 @@ def strip_time_words(text: str) -> str:
     return " ".join(TIME_WORDS.sub(" ", text).split()).strip(" ,.;")
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(?P<m{n}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?" \
+         r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DAY = r"(?P<d{n}>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_DATE = re.compile(rf"\b(?:{_MONTH.format(n=1)}\s+{_DAY.format(n=1)}|{_DAY.format(n=2)}\s+(?:of\s+)?{_MONTH.format(n=2)})\b",
+                   re.IGNORECASE)
+_CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3])(?::(?P<min>[0-5]\d))?\s*(?P<half>a\.?m\.?|p\.?m\.?)?(?=\W|$)", re.IGNORECASE)
+
+
+def _dates_and_times(text: str) -> str:
+    """'March 5th' = '5 March' = 'the 5th of March' -> 'march 5'; '7pm' = '7:00 p.m.' = '19:00'
+    -> '19:00' (a bare number is left alone: it need not be a time)."""
+    def date(m: re.Match[str]) -> str:
+        month = (m.group("m1") or m.group("m2")).lower()[:3]
+        day = int(m.group("d1") or m.group("d2"))
+        return f"{next(x for x in _MONTHS if x.startswith(month))} {day}"
+
+    def clock(m: re.Match[str]) -> str:
+        hour, minutes, half = int(m.group("h")), m.group("min"), (m.group("half") or "").lower()[:1]
+        if not half and minutes is None:
+            return m.group(0)
+        if half and not 1 <= hour <= 12:
+            return m.group(0)
+        hour = hour % 12 + (12 if half == "p" else 0) if half else hour
+        return f"{hour:02d}:{minutes or '00'}"
+
+    return _CLOCK.sub(clock, _DATE.sub(date, text))
+
+
 def fold_text(text: str) -> str:
-    """Lowercase ASCII, no leading article, time words or punctuation; the last word
-    without a plural 's' ('Peanuts' -> 'peanut', 'the cats' -> 'cat')."""
-    words = fold(strip_time_words(text)).replace("'", "").split()
+    """Lowercase ASCII, no leading article, time words or punctuation; dates and clock
+    times in one form; the last word without a plural 's' ('Peanuts' -> 'peanut', 'the
+    cats' -> 'cat')."""
+    words = fold(_dates_and_times(strip_time_words(text))).replace("'", "").split()
     out = _ARTICLES.sub("", " ".join(words)).split()
     if out:
         out[-1] = singular(out[-1])

@@ -366,7 +366,7 @@ class Vault(Transfers):
             check_string(decided_by, "decided_by", limit=128)
         check_string(note, "note", limit=MAX_NOTE, empty=True)
         if winner is None and not keep_both:
-            raise InvalidInput("name a winner claim id, or pass keep_both=True")
+            raise InvalidInput("name a winner claim id, or keep every value (keep_both=True; --keep-both in the CLI)")
         return self._backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
                                              keep_both=keep_both, now=utcnow())
 

@@ -51,7 +51,7 @@ def mcp(
     namespace: str = NAMESPACE,
     agent: str = typer.Option(None, "--agent", "-a", help="The agent name this server writes as (--store/--address)."),
     role: str = typer.Option("agent", "--role", help=f"The agent's role (--store/--address): one of {list(ROLES)}; "
-                                                     "'admin' may resolve disputes."),
+                                                     "'resolver' and 'admin' may resolve disputes."),
     url: str = typer.Option(None, "--url", help="Base URL of a vault-ray HTTP service (vault-ray serve)."),
     token: str = typer.Option(None, "--token", envvar="VAULT_RAY_TOKEN",
                               help="Bearer token for --url (or VAULT_RAY_TOKEN); it names the agent."),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Outcome
+from ..values import canonical
 
 SETTLE = ("Do not present either value as settled: tell the user both values (and who said them) or ask which is "
           "right.")
@@ -94,9 +95,14 @@ def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
 def contest_line(view: EntityView) -> str:
     """`CONTESTED: 2 agents disagree on user.timezone: PST (agent-a, weight 0.90, …) vs EST (agent-b, …)`"""
     agents = {c.claim.agent for c in view.candidates}
-    values = " vs ".join(
-        f"{value_of(c.claim)} ({c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id})"
-        for c in view.candidates)
+    sides: dict[str, list[str]] = {}  # agents that agree share one side: "EST (agent-b, ...; agent-c, ...)"
+    shown: dict[str, str] = {}
+    for c in view.candidates:
+        key = canonical(view.entity, c.claim.value or c.claim.text)
+        shown.setdefault(key, value_of(c.claim))
+        sides.setdefault(key, []).append(
+            f"{c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id}")
+    values = " vs ".join(f"{shown[key]} ({'; '.join(who)})" for key, who in sides.items())
     disputes = ", ".join(d.id for d in view.disputes)
     return f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}. {SETTLE}"
 
