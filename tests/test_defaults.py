@@ -10,7 +10,7 @@ import pytest
 from scenarios import check_authority_dispute, check_recency_supersede, recency_supersede
 
 from vault_ray import Fact, HashingEmbedder, InvalidEmbedding, LocalEmbedder, RuleReasoner, StoreMismatch, Vault
-from vault_ray.embedders import busy_with, cores_busy
+from vault_ray.embedders import free_cores, free_of
 
 pytestmark = pytest.mark.slow
 
@@ -46,9 +46,10 @@ def test_every_call_size_gives_the_vectors_model_encode_gives(local_embedder):
     assert small.dtype == np.float32 and small.flags.c_contiguous
 
 
-def test_busy_means_no_core_left_for_a_second_thread():
-    assert not busy_with(running=1, cores=2) and busy_with(running=2, cores=2) and busy_with(running=5, cores=2)
-    assert busy_with(running=1, cores=1)  # one core: a second thread only ever waits
+def test_the_free_cores_are_those_no_other_process_waits_for():
+    assert (free_of(0, cores=2), free_of(1, cores=2), free_of(2, cores=2), free_of(5, cores=2)) == (2, 1, 1, 1)
+    assert (free_of(0, cores=1), free_of(40, cores=64), free_of(-1, cores=2)) == (1, 24, 2)
+    assert 1 <= free_cores() <= len(__import__("os").sched_getaffinity(0))
 
 
 def test_on_busy_cores_small_calls_run_on_one_torch_thread_large_ones_on_threads(local_embedder):
@@ -78,7 +79,7 @@ def test_on_busy_cores_small_calls_run_on_one_torch_thread_large_ones_on_threads
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(len(os.sched_getaffinity(0)) + 1)]
     try:
         deadline = time.monotonic() + 10
-        while not cores_busy():
+        while free_cores() > 1:
             assert time.monotonic() < deadline, "the burners never showed as runnable"
             time.sleep(0.05)
         for n in (1, 2, LocalEmbedder.ONE_THREAD, LocalEmbedder.ONE_THREAD + 1, len(texts)):

@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
@@ -133,19 +134,27 @@ class LocalEmbedder:
 
     ONE_THREAD = 16
     """Calls of up to this many texts (a write's text and label phrase, a search query) run
-    on one torch thread while the cores are busy (`cores_busy`); otherwise, and for larger
-    calls, on `threads`. A one-sentence forward is dozens of tiny matrix products: on a
-    quiet machine a second OpenMP thread makes it a third faster, but on a busy one every
-    product waits at a barrier for a thread the OS has not scheduled (docs/performance.md,
-    "Small calls on a busy host run on one torch thread")."""
+    on no more torch threads than there are free cores (`free_cores`); larger calls on
+    `threads`. A one-sentence forward is dozens of tiny matrix products: on a quiet machine
+    a second OpenMP thread makes it a third faster, but on a busy one every product waits
+    at a barrier for a thread the OS has not scheduled (docs/performance.md, "Small calls
+    on a busy host run on one torch thread")."""
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = list(texts)
         self._packs()  # decided once per model, with the model loaded
-        with _torch_threads(1 if len(texts) <= self.ONE_THREAD and cores_busy() else self._threads):
+        with _torch_threads(self._small_threads() if len(texts) <= self.ONE_THREAD else self._threads):
             return self._embed(texts)
+
+    def _small_threads(self) -> int | None:
+        """A small call's torch threads: as set (or `threads`), but no more than the free cores."""
+        import torch  # noqa: PLC0415  (loaded with the model)
+
+        wanted = self._threads or torch.get_num_threads()
+        free = free_cores()
+        return None if free >= wanted and self._threads is None else min(wanted, free)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) > 1 and self._packs():  # tokenized a slice at a time: the padded ids stay small
@@ -219,21 +228,48 @@ class LocalEmbedder:
         self._packing = None
 
 
-def cores_busy() -> bool:
-    """Whether another thread is runnable now for each core this process may use besides
-    the caller's: a second torch thread would then wait for a core. Read from the kernel's
-    count of runnable threads (/proc/loadavg, about 20 µs); False where there is none."""
+FREE_CORES_TTL_S = 0.1
+"""How long one reading of the free cores stands (it costs 60-100 µs)."""
+_free_reading: list[float] = [float("-inf"), 0.0]  # when, how many
+
+
+def free_cores() -> int:
+    """Cores this process may use that no other process's thread is waiting for now (at
+    least 1): the kernel's count of runnable threads (/proc/loadavg) less this process's
+    own (its OpenMP workers spin for a while after a parallel region, and count there).
+    Where /proc is missing, every core is taken for free."""
+    now = time.monotonic()
+    when, found = _free_reading
+    if now - when < FREE_CORES_TTL_S:
+        return int(found)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     try:
         with open("/proc/loadavg") as f:
             running = int(f.read().split()[3].partition("/")[0])
+        free = free_of(running - _own_running(), cores)
     except (OSError, ValueError, IndexError):
-        return False
-    return busy_with(running, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        free = cores
+    _free_reading[:] = [now, float(free)]
+    return free
 
 
-def busy_with(running: int, cores: int) -> bool:
-    """`running` runnable threads (the caller's among them) leave no core free for a second one."""
-    return running >= cores
+def free_of(others: int, cores: int) -> int:
+    """The cores left when `others` threads of other processes are runnable (the caller's
+    own thread takes one of the cores either way)."""
+    return max(1, min(cores, cores - others))
+
+
+def _own_running() -> int:
+    running = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        end = stat.rfind(b")")
+        running += stat[end + 2:end + 3] == b"R"
+    return running
 
 
 @contextmanager
