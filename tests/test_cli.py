@@ -178,3 +178,19 @@ def test_a_jobs_ctrl_c_is_one_line_and_exit_130_whatever_it_cut():
     assert stopped.value.exit_code == 130 and signal.getsignal(signal.SIGINT) is before
     with pytest.raises(ValueError):  # without a Ctrl-C an error is the job's own, unchanged
         resumable(lambda: (_ for _ in ()).throw(ValueError("bad")))()
+
+
+def test_every_command_refuses_a_store_that_is_not_there_at_once_and_alike(tmp_path):
+    """A typo in --store is exit code 3 and one line for reads, tokens, webhooks and the
+    bulk jobs alike, before any Ray starts, and creates nothing; a file is exit code 4."""
+    missing, a_file = tmp_path / "nostore", tmp_path / "afile"
+    a_file.write_text("not a store")
+    for args in (["get", "user.timezone"], ["token", "add", "bob"], ["webhook", "list"], ["export", "--out", str(tmp_path / "o")],
+                 ["reindex", "--embedder", "hashing"], ["normalize"]):
+        result = runner.invoke(app, [*args, "--store", str(missing)])
+        said = " ".join(result.output.split())  # as read, without rich's line breaks
+        assert result.exit_code == 3 and "no vault-ray store" in said, (args, said)
+        result = runner.invoke(app, [*args, "--store", str(a_file)])
+        said = " ".join(result.output.split())
+        assert result.exit_code == 4 and "is a file" in said, (args, said)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -88,8 +88,8 @@ class UnknownAgent(InvalidInput):
 class PayloadTooLarge(InvalidInput):
     def __init__(self, limit: int, size: int | None = None) -> None:
         self.limit, self.size = limit, size
-        got = f"{size} bytes" if size is not None else "more"
-        super().__init__(f"request body is {got}; this server takes at most {limit} bytes")
+        got = f"request body is {size} bytes" if size is not None else f"request body is over {limit} bytes (streamed)"
+        super().__init__(f"{got}; this server takes at most {limit} bytes")
 
 
 class Forbidden(VaultError):

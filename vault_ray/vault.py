@@ -208,9 +208,7 @@ class Vault(Transfers):
             facts = list(req.facts)
         facts = front.validate_batch(facts + notes, policy)
         if req.key is not None:
-            check_string(req.key, "key", limit=128, empty=True)
-            if not req.key:
-                raise InvalidInput("key must be a non-empty string of at most 128 characters, got ''")
+            check_string(req.key, "key", limit=128)
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
         self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)

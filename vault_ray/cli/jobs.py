@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..errors import InvalidInput, VaultError
-from .common import console, handle_errors, resumable
+from .common import console, handle_errors, require_store, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -55,9 +55,13 @@ def register(app: typer.Typer) -> None:
     app.command("normalize", help=normalize.__doc__)(resumable(handle_errors(normalize)))
 
 
-def _target(store: str | None, address: str | None) -> None:
+def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
+    """--store or --address; a --store that must exist is checked before Ray starts (a typo
+    is an error at once, with the exit code every command gives it)."""
     if not store and not address:
         raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
+    if store and not address and existing:
+        require_store(store)
 
 
 def _quiet_ray() -> None:
@@ -84,7 +88,7 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     with claims (new claims go through the write path). A tampered export is refused whole."""
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
-    _target(store, address)
+    _target(store, address, existing=False)
     made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
     if store and not (Path(store) / "vault.json").exists():
         _create_like(store, directory)
