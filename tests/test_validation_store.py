@@ -58,6 +58,10 @@ POISON = {
     "meta object": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", meta={"a": object()})]),
     "meta int key": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", meta={1: 2})]),  # type: ignore[dict-item]
     "meta nan": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", meta={"a": math.nan})]),
+    "meta surrogate": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", meta={"k": ["ok", LONE]})]),
+    "meta key surrogate": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", meta={LONE: 1})]),
+    "search surrogate": lambda v: v.search("where " + LONE),
+    "search agent not a name": lambda v: v.search("where", agent=5),  # type: ignore[arg-type]
     "facts None": lambda v: v.agent("c").add_facts(None),  # type: ignore[arg-type]
     "facts a string": lambda v: v.agent("c").add_facts("I'm vegan"),  # type: ignore[arg-type]
     "vectors not numbers": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan")], vectors="abc"),

@@ -24,6 +24,8 @@ MAX_FUTURE = timedelta(days=1)
 time taken for UTC); a later one is refused, as it would outrank every write until then."""
 MAX_SESSION = 256
 """Characters of a write's session name (the HTTP schema's limit too)."""
+MAX_QUERY = 20_000
+"""Characters of a search query (the model reads its first 256 tokens)."""
 MAX_NOTE = 4096
 """Characters of a dispute resolution's note."""
 
@@ -382,9 +384,11 @@ def _check_meta(meta: dict[str, Any], index: int, max_text: int) -> None:
     if not all(isinstance(k, str) for k in meta):
         raise InvalidFact("meta keys must be strings", index=index, field="meta")
     try:
-        text = json.dumps(meta, allow_nan=False)
+        text = json.dumps(meta, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise InvalidFact(f"meta must be plain JSON (strings, numbers, booleans, None, lists, dicts): {exc}",
                           index=index, field="meta") from exc
+    if not storable(text):
+        raise InvalidFact("meta has a lone surrogate character (no UTF-8 form)", index=index, field="meta")
     if len(text) > max_text * 10:
         raise InvalidFact(f"meta is {len(text)} characters as JSON; at most {max_text * 10}", index=index, field="meta")

@@ -21,6 +21,7 @@ from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
     MAX_NOTE,
+    MAX_QUERY,
     MAX_SESSION,
     AddResult,
     Claim,
@@ -262,10 +263,13 @@ class Vault(Transfers):
         replayed from the event log, with decay and dispute flags as they stood then."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
+        check_string(query, "query", limit=MAX_QUERY)
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         if entity is not None:
             validate_entity(entity)
+        if agent is not None:
+            check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy
