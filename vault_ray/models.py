@@ -117,6 +117,10 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
     return value
 
 
+def check_agent(name: object) -> str:
+    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
+
+
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -335,8 +339,9 @@ class EntityView:
         )
 
 
-def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
-    """Validate one fact; raise InvalidFact/InvalidEntity naming its index."""
+def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None = None) -> Fact:
+    """Validate one fact; raise InvalidFact/InvalidEntity naming its index. `latest`: the
+    latest observed_at taken (now + MAX_FUTURE by default; a batch reads the clock once)."""
     if not isinstance(fact, Fact):
         raise InvalidFact(f"expected a Fact, got {type(fact).__name__}", index=index)
     try:
@@ -373,7 +378,7 @@ def check_fact(fact: Fact, index: int, *, max_text: int) -> Fact:
         when = as_utc(fact.observed_at)
     except InvalidFact as exc:
         raise InvalidFact(str(exc), index=index, field="observed_at") from exc
-    if when is not None and when > utcnow() + MAX_FUTURE:
+    if when is not None and when > (latest or utcnow() + MAX_FUTURE):
         raise InvalidFact(f"observed_at {when.isoformat()} is in the future (more than {MAX_FUTURE} ahead of this "
                           "clock): under recency it would outrank every later write", index=index, field="observed_at")
     return fact

@@ -27,6 +27,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound, UnknownAgent
 from .jsonfile import RecordFile
+from .models import check_agent
 
 ROLES: tuple[str, ...] = ("agent", "resolver", "admin")
 """Weakest first: an agent reads and writes as itself; a resolver may also settle
@@ -74,10 +75,10 @@ def digest(token: str) -> str:
 
 
 def check_name(agent: object) -> str:
-    if not isinstance(agent, str) or not agent.strip() or len(agent) > 128 or agent != agent.strip():
+    if not isinstance(agent, str) or agent != agent.strip():
         raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters without "
                            f"surrounding spaces, got {agent!r}")
-    return agent
+    return check_agent(agent)  # the name every write of the token carries: as `Vault.agent` takes it
 
 
 class TokenStore(RecordFile[TokenRecord]):

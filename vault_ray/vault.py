@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -14,18 +14,16 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder
 from .engine import front, gcpause
+from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
-    MAX_NOTE,
     MAX_QUERY,
-    MAX_SESSION,
     AddResult,
     Claim,
-    Decision,
     Dispute,
     EntityView,
     Event,
@@ -34,6 +32,7 @@ from .models import (
     Unextracted,
     WriteRequest,
     as_utc,
+    check_agent,
     check_string,
     keyed_id,
     utcnow,
@@ -159,7 +158,7 @@ class Vault(Transfers):
             raise InvalidInput("write_batch takes WriteRequest values")
         policy, registry = self._backend.control(fresh=False)
         now = utcnow()
-        staged: list[Staged | VaultError | AddResult] = []
+        staged: list[front.Staged | VaultError | AddResult] = []
         for req in requests:
             try:
                 staged.append(self._stage(req, policy, rate_limit))
@@ -186,30 +185,22 @@ class Vault(Transfers):
                 staged[i] = decided
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
-            staged[i] = _result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
+            staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
         return staged  # type: ignore[return-value]
 
-    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> Staged | AddResult:
+    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> front.Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
-        check_agent(req.agent)
-        check_string(req.session, "session", limit=MAX_SESSION, optional=True)
+        given = front.check_request(req)
         missed: tuple[Unextracted, ...] = ()
         notes: list[Fact] = []
-        if req.facts is None:
-            if req.messages is None:
-                raise InvalidInput("a write request needs facts or messages")
+        if given is None:
             facts, notes, missed = self._extract(req.messages, req.observed_at)
             if not facts and not notes:
                 return AddResult((), missed)
-        elif isinstance(req.facts, Fact):
-            facts = [req.facts]
-        elif isinstance(req.facts, str | bytes | Mapping) or not isinstance(req.facts, Iterable):
-            raise InvalidInput(f"facts must be a Fact or a list of Facts, got {type(req.facts).__name__}")
         else:
-            facts = list(req.facts)
+            facts = given
         facts = front.validate_batch(facts + notes, policy)
         if req.key is not None:
-            check_string(req.key, "key", limit=128)
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
         self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
@@ -362,29 +353,18 @@ class Vault(Transfers):
                         keep_both: bool = False) -> Dispute:
         """Settle a dispute: `winner` (a claim id in it) becomes active and the others are
         superseded, or `keep_both=True` on a 'many' entity keeps every value."""
-        check_string(dispute_id, "dispute_id", limit=128)
-        check_string(winner, "winner", limit=128, optional=True)
-        if isinstance(decided_by, str) and decided_by.strip():  # missing or not a string: DisputeError, below
-            check_string(decided_by, "decided_by", limit=128)
-        check_string(note, "note", limit=MAX_NOTE, empty=True)
-        if winner is None and not keep_both:
-            raise InvalidInput("name a winner claim id, or keep every value (keep_both=True; --keep-both in the CLI)")
+        check_resolution(dispute_id, winner, decided_by, note, keep_both)
         return self._backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
                                              keep_both=keep_both, now=utcnow())
 
     def apply_rules(self, now: datetime | None = None) -> list[Dispute]:
         """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now."""
-        try:
-            when = as_utc(now)
-        except InvalidFact as exc:
-            raise InvalidInput(f"now must be a datetime or epoch seconds, got {now!r}") from exc
-        return self._backend.expire_disputes(when or utcnow())
+        return self._backend.expire_disputes(as_utc(now, field_name="now") or utcnow())
 
     def check(self) -> dict[int, bool]:
         """Per partition: does its vector index hold exactly its log's active claims
         (DESIGN invariant 3)? A health check; every value should be True."""
         return self._backend.check()
-
 
 
 class AgentMemory:
@@ -412,20 +392,3 @@ class AgentMemory:
 
     def search(self, query: str, *, k: int = 5, mine: bool = False, **kw: Any) -> list[Hit]:
         return self.vault.search(query, k=k, agent=self.name if mine else None, **kw)
-
-
-def check_agent(name: object) -> str:
-    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
-
-
-Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
-"""A request ready to plan: its facts (notes last), their vectors if given, what was not
-extracted, and how many of the facts are notes."""
-
-
-def _result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
-    """Decisions of the extracted facts; the notes' decisions name the notes in `unextracted`."""
-    if not n_notes:
-        return AddResult(decisions, missed)
-    facts, notes = decisions[:-n_notes], decisions[-n_notes:]
-    return AddResult(facts, tuple(replace(u, note_id=d.claim_id) for u, d in zip(missed, notes, strict=True)))

@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from .. import strategies
-from ..models import Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
+from ..errors import InvalidInput
+from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status, check_string
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action
@@ -85,6 +86,19 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     if verdict.action != Action.WIN:
         return None
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
+
+
+def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:
+    """The arguments of `resolve_dispute`, before anything is read: strings the log can keep,
+    and a winner unless every value is kept. A missing `decided_by` is the partition's
+    DisputeError (it names the dispute)."""
+    check_string(dispute_id, "dispute_id", limit=128)
+    check_string(winner, "winner", limit=128, optional=True)
+    if isinstance(decided_by, str) and decided_by.strip():
+        check_string(decided_by, "decided_by", limit=128)
+    check_string(note, "note", limit=MAX_NOTE, empty=True)
+    if winner is None and not keep_both:
+        raise InvalidInput("name a winner claim id, or keep every value (keep_both=True; --keep-both in the CLI)")
 
 
 def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,

@@ -5,7 +5,7 @@ Stateless and parallel: it runs in the caller, in embedded and cluster mode alik
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
@@ -15,8 +15,23 @@ import numpy as np
 from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
-from ..errors import InvalidFact
-from ..models import ENTITY_RE, Fact, as_utc, check_fact, new_ids
+from ..errors import InvalidFact, InvalidInput
+from ..models import (
+    ENTITY_RE,
+    MAX_FUTURE,
+    MAX_SESSION,
+    AddResult,
+    Decision,
+    Fact,
+    Unextracted,
+    WriteRequest,
+    as_utc,
+    check_agent,
+    check_fact,
+    check_string,
+    new_ids,
+    utcnow,
+)
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
@@ -46,13 +61,45 @@ class Alignment:
     asked: bool = False
 
 
+def check_request(req: WriteRequest) -> list[Fact] | None:
+    """A write request's agent, session and idempotency key checked; its facts as a list
+    (None for a request of messages, extracted later)."""
+    check_agent(req.agent)
+    check_string(req.session, "session", limit=MAX_SESSION, optional=True)
+    if req.key is not None:
+        check_string(req.key, "key", limit=128)
+    if req.facts is None:
+        if req.messages is None:
+            raise InvalidInput("a write request needs facts or messages")
+        return None
+    if isinstance(req.facts, Fact):
+        return [req.facts]
+    if isinstance(req.facts, str | bytes | Mapping) or not isinstance(req.facts, Iterable):
+        raise InvalidInput(f"facts must be a Fact or a list of Facts, got {type(req.facts).__name__}")
+    return list(req.facts)
+
+
+Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
+"""A request ready to plan: its facts (notes last), their vectors if given, what was not
+extracted, and how many of the facts are notes."""
+
+
+def add_result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
+    """Decisions of the extracted facts; the notes' decisions name the notes in `unextracted`."""
+    if not n_notes:
+        return AddResult(decisions, missed)
+    facts, notes = decisions[:-n_notes], decisions[-n_notes:]
+    return AddResult(facts, tuple(replace(u, note_id=d.claim_id) for u, d in zip(missed, notes, strict=True)))
+
+
 def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
     if isinstance(facts, Fact):
         facts = [facts]
     facts = list(facts)
     if not facts:
         raise InvalidFact("no facts given")
-    checked = [check_fact(f, i, max_text=policy.max_text) for i, f in enumerate(facts)]
+    latest = utcnow() + MAX_FUTURE
+    checked = [check_fact(f, i, max_text=policy.max_text, latest=latest) for i, f in enumerate(facts)]
     first: dict[str, int] = {}
     for i, f in enumerate(checked):
         if f.claim_id is not None and first.setdefault(f.claim_id, i) != i:
