@@ -21,8 +21,9 @@ from collections.abc import Iterable
 import faiss
 import numpy as np
 
-from .prescan import copies_for
-from .vector_index import SCAN_ELEMENTS, _ids, _incoming, _Slots, _threads_for
+from ..cores import idle_cores
+from .prescan import SPLIT_ROWS, copies_for
+from .vector_index import SCAN_ELEMENTS, _ids, _incoming, _Slots, _threads_for, most_threads
 
 
 class _Pool:
@@ -179,16 +180,24 @@ class _Pool:
         """Each copy in turn settles what it can prove; the float32 scan the rest."""
         scores, rows = np.zeros((len(queries), k), np.float32), np.zeros((len(queries), k), np.int64)
         todo = np.arange(len(queries))
+        threads = scan_threads(self.n)
         for copy in copies:
             if copy.resting():
                 continue
-            s, r, settled = copy.search(queries[todo], self.data, self.n, k)
+            s, r, settled = copy.search(queries[todo], self.data, self.n, k, threads)
             scores[todo[settled]], rows[todo[settled]] = s[settled], r[settled]
             todo = todo[~settled]
             if not len(todo):
                 return scores, rows
         scores[todo], rows[todo] = faiss.knn(queries[todo], self.data[: self.n], k, faiss.METRIC_INNER_PRODUCT)
         return scores, rows
+
+
+def scan_threads(rows: int) -> int:
+    """2 when a scan of `rows` rows is worth two halves (`prescan.SPLIT_ROWS`), the process
+    may use two threads (a shard actor may not: `set_threads`) and no other thread, this
+    process's included, wants the second core now (`idle_cores`); else 1."""
+    return 2 if rows >= SPLIT_ROWS and most_threads() >= 2 and idle_cores() >= 2 else 1
 
 
 def _member(ids: np.ndarray, of: Iterable[int] | np.ndarray | None) -> np.ndarray:

@@ -48,6 +48,10 @@ def set_threads(n: int) -> None:
     _MAX_THREADS[0] = max(1, int(n))
 
 
+def most_threads() -> int:
+    return _MAX_THREADS[0]
+
+
 def _threads_for(queries: int) -> None:
     faiss.omp_set_num_threads(1 if queries < BATCH_QUERIES else _MAX_THREADS[0])
 

@@ -10,7 +10,8 @@ import pytest
 from scenarios import check_authority_dispute, check_recency_supersede, recency_supersede
 
 from vault_ray import Fact, HashingEmbedder, InvalidEmbedding, LocalEmbedder, RuleReasoner, StoreMismatch, Vault
-from vault_ray.embedders import free_cores, free_of
+from vault_ray.cores import free_cores, free_of, idle_cores
+from vault_ray.embedders import SPIN_COUNT
 
 pytestmark = pytest.mark.slow
 
@@ -109,6 +110,66 @@ def test_on_busy_cores_small_calls_run_on_one_torch_thread_large_ones_on_threads
     for bad in (0, -1, "2", True, 1.5):
         with pytest.raises(InvalidEmbedding):
             LocalEmbedder(threads=bad)
+
+
+def test_loading_the_model_shortens_torch_s_openmp_spin_unless_the_process_chose_one():
+    """Loading the model sets GOMP_SPINCOUNT (so torch's idle workers stop holding a core
+    a few ms after each call) only when the process set no spin count or wait policy and
+    had not loaded torch yet; in a fresh process each way, the model loaded for real."""
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import os, sys\n"
+             "if sys.argv[1] == 'torch-first': import torch\n"
+             "from vault_ray import LocalEmbedder\n"
+             "LocalEmbedder().embed(['warm up'])\n"
+             "print(os.environ.get('GOMP_SPINCOUNT'), 'torch' in sys.modules)")
+    base = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+
+    def run(how: str, **extra: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe, how], env={**base, **extra}, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    assert run("plain") == f"{SPIN_COUNT} True"
+    assert run("plain", GOMP_SPINCOUNT="123") == "123 True"
+    assert run("plain", OMP_WAIT_POLICY="active") == "None True"
+    assert run("torch-first") == "None True"
+
+
+def test_a_helper_thread_is_asked_for_only_while_a_core_is_idle():
+    """`idle_cores` counts this process's own runnable threads as busy (a spinning OpenMP
+    worker competes with a helper thread as any process does): with one more spinning
+    thread of its own than the cores, only one core is left."""
+    import hashlib
+    import os
+    import threading
+    import time
+
+    stop = threading.Event()
+    block = os.urandom(1 << 20)
+
+    def spin() -> None:  # hashing a large block runs without the GIL: each thread runs at once
+        while not stop.is_set():
+            hashlib.sha256(block).digest()
+
+    cores = len(os.sched_getaffinity(0))
+    spinners = [threading.Thread(target=spin, daemon=True) for _ in range(cores + 1)]
+    for s in spinners:
+        s.start()
+    try:
+        time.sleep(0.05)
+        seen = []
+        for _ in range(20):  # free_cores would say `cores` here, its reading cached for 0.1 s
+            seen.append(idle_cores())
+            time.sleep(0.05)
+        assert seen.count(1) >= 18, seen
+    finally:
+        stop.set()
+        for s in spinners:
+            s.join()
 
 
 def test_a_model_packing_does_not_reproduce_keeps_the_padded_path(local_embedder):

@@ -187,3 +187,54 @@ def test_a_pool_of_more_coordinates_than_a_byte_score_holds_keeps_the_float16_co
     scores, ids = index.search(queries, 5)
     assert [type(copy) for copy in index._plain.copies] == [HalfCopy]
     assert (ids[0] == np.argsort(-(rows @ queries[0]), kind="stable")[:5]).all()
+
+
+@pytest.mark.parametrize("kind", ["byte", "half"])
+def test_a_scan_split_in_two_halves_on_two_threads_finds_what_one_scan_finds(kind):
+    """From SPLIT_ROWS rows a copy's scan may run in two halves, the later on a helper
+    thread: the merged top `wide` holds the scores of one scan's top `wide`, and the exact
+    answer over the copy is brute force's (ties included: 50 rows repeated)."""
+    from vault_ray.storage.prescan import SPLIT_ROWS, ByteCopy, HalfCopy, scan
+
+    n = SPLIT_ROWS + 1001
+    vecs = unit_rows(n, 96, seed=11)
+    vecs[-50:] = vecs[:50]  # the same rows in both halves
+    copy = (ByteCopy if kind == "byte" else HalfCopy)(vecs, n)
+    asked = np.concatenate([unit_rows(3, 96, seed=12), vecs[:1]])
+    one, two = scan(copy.index, asked, n, 300, threads=1), scan(copy.index, asked, n, 300, threads=2)
+    assert np.array_equal(one[0], two[0]) and (two[1] >= 0).all() and (two[1] < n).all()
+    assert (two[1] >= n // 2).any(axis=1).all() and (two[1] < n // 2).any(axis=1).all()  # both halves answered
+    scores, rows, settled = copy.search(asked, vecs, n, 10, threads=2)
+    exact = asked @ vecs.T
+    want = np.argsort(-exact, axis=1, kind="stable")[:, :10]
+    assert np.allclose(scores[settled], np.take_along_axis(exact, want, 1)[settled], atol=1e-6)
+    assert settled[:3].all() and (rows[:3] == want[:3]).all()
+
+
+def test_a_forked_child_splits_its_scans_on_a_thread_of_its_own():
+    """The helper thread does not survive a fork; the child makes its own (a split scan in
+    the child used to wait forever on the parent's executor)."""
+    import os
+
+    from vault_ray.storage.prescan import SPLIT_ROWS, ByteCopy, scan
+
+    n = SPLIT_ROWS + 10
+    vecs = unit_rows(n, 32, seed=13)
+    copy = ByteCopy(vecs, n)
+    want = scan(copy.index, vecs[:2], n, 20, threads=2)  # the parent's helper exists now
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the same answer
+        try:
+            os._exit(0 if np.array_equal(scan(copy.index, vecs[:2], n, 20, threads=2)[0], want[0]) else 1)
+        except BaseException:
+            os._exit(2)
+    waited = 0
+    import time
+
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and waited < 300:
+        time.sleep(0.1)
+        waited += 1
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0

