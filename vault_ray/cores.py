@@ -1,9 +1,10 @@
 """How many cores this process may use now: the busy-host rule shared by the model's small
 calls (embedders.py) and the flat index's split scans (storage/flat.py).
 
-On a 2-core host, a second thread helps only while no other process's thread waits for
-the second core; when one does, the two threads take turns and a 10 ms call takes 300
-(docs/performance.md, "Small calls on a busy host run on one torch thread").
+On a 2-core host, a second thread helps only while no other thread waits for the second
+core; when one does, the call waits for its second thread at every barrier: one sentence
+under two CPU burners took p99 320 ms on two torch threads, 52 ms on one (docs/performance.md,
+"Small calls on a busy host run on one torch thread").
 """
 
 from __future__ import annotations
