@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 import vault_ray
 from vault_ray.errors import PayloadTooLarge
@@ -28,10 +29,15 @@ no body names one. Errors are RFC 9457 problem details (`application/problem+jso
 error class; see docs/http.md."""
 
 
+DOCS_ASSETS = "/docs-assets"
+
+
 def create_app(service: Service) -> FastAPI:
     mcp_route, mcp_lifespan = mcp_endpoint(service)
-    app = FastAPI(title=service.settings.title, version=vault_ray.__version__, description=DESCRIPTION,
-                  lifespan=mcp_lifespan)
+    # /docs (Swagger UI) and /redoc from files the package ships (fastapi-offline), not a CDN:
+    # the service runs where there is no network
+    app = FastAPIOffline(title=service.settings.title, version=vault_ray.__version__, description=DESCRIPTION,
+                         lifespan=mcp_lifespan, static_url=DOCS_ASSETS)
     app.state.service = service
     errors.install(app)
     for router in (health.router, writes.router, reads.router, events.router, admin.router, inbox.router):

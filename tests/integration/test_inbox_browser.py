@@ -136,3 +136,14 @@ def test_a_resolver_settles_the_budget_dispute_in_the_browser(serve_port, tmp_pa
         assert store.vault.claim(winner).status == "active" and store.vault.claim(budget.claim_id).status == "superseded"
         browser.get("about:blank")  # close the page's event stream before the app goes
     assert (tmp_path / "inbox.png").stat().st_size > 10_000
+
+
+def test_the_api_docs_render_in_the_browser_with_no_network(serve_port, tmp_path, browser):
+    """/docs of the Serve app draws every route from the service's own files: this
+    machine reaches no CDN, and the page used to stay blank."""
+    with served(tmp_path, serve_port) as store:
+        browser.get(store.url + "/docs")
+        _wait(browser, 60, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".opblock-summary-path")) >= 10)
+        paths = {e.get_attribute("data-path") or e.text for e in browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path")}
+        browser.save_screenshot(str(tmp_path / "docs.png"))
+        assert {"/v1/facts", "/v1/search"} <= paths, sorted(paths)
