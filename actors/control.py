@@ -25,7 +25,7 @@ from ray.exceptions import ActorDiedError, RayActorError
 from vault_ray.backends.routing import shard_name
 from vault_ray.engine.control import ControlFile
 from vault_ray.errors import ClusterError, StoreMismatch, VaultError
-from vault_ray.policy import Policy
+from vault_ray.policy import Policy, check_version
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
 from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
@@ -215,8 +215,10 @@ class ControlActor:
         v = self.state.control_version
         return (v, None, None) if v == known_version else (v, self.policy, self.registry)
 
-    def set_policy(self, policy: Policy) -> int:
-        return self._set_control(policy, self.registry)
+    def set_policy(self, policy: Policy, if_version: int | None = None) -> int:
+        with self._lock:  # the version checked is the one replaced (the lock is reentrant)
+            check_version(self.policy, if_version)
+            return self._set_control(policy, self.registry)
 
     def set_registry(self, registry: EntityRegistry) -> int:
         return self._set_control(self.policy, registry)

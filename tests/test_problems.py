@@ -33,6 +33,7 @@ SAMPLES: dict[str, errors.VaultError] = {
     "DisputeNotFound": errors.DisputeNotFound("dsp-0-x"),
     "DisputeError": errors.DisputeError("already resolved", dispute_id="dsp-1-y"),
     "DisputeCapExceeded": errors.DisputeCapExceeded("agent-b", "user.timezone", 3),
+    "PolicyConflict": errors.PolicyConflict(12, 14),
     "RateLimited": errors.RateLimited("agent-a", 2.25),
     "StoreError": errors.StoreError("cannot read the token file"),
     "StoreLocked": errors.StoreLocked("/data/store"),
@@ -65,7 +66,7 @@ def test_a_problem_rebuilds_the_same_error(name):
     ("name", "status"),
     [("InvalidEntity", 422), ("InvalidFact", 422), ("InvalidPolicy", 422), ("UnknownAgent", 401),
      ("PayloadTooLarge", 413), ("Forbidden", 403), ("ClaimNotFound", 404), ("DisputeNotFound", 404),
-     ("DisputeError", 409), ("DisputeCapExceeded", 409), ("RateLimited", 429), ("StoreLocked", 503),
+     ("DisputeError", 409), ("DisputeCapExceeded", 409), ("PolicyConflict", 409), ("RateLimited", 429), ("StoreLocked", 503),
      ("StorageFailure", 503), ("ClusterError", 503), ("ReasonerError", 503), ("VaultError", 500)],
 )
 def test_statuses(name, status):

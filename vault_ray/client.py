@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -154,7 +154,16 @@ class _Operations:
                                body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
 
     def set_policy(self, policy: Policy) -> Policy:
+        """Replace the whole policy (what `policy` leaves at its defaults is reset)."""
         return self._send(Call("PUT", "/v1/policy", _as(Policy), body=encode(policy)))
+
+    def patch_policy(self, patch: Mapping[str, Any], *, version: int | None = None) -> Policy:
+        """Change the fields `patch` names and keep the rest (`Vault.patch_policy`); with
+        `version`, only while the policy is at it (else PolicyConflict). The new policy."""
+        if not isinstance(patch, Mapping):
+            raise InvalidInput(f"a policy patch is a mapping of field: value, got {type(patch).__name__}")
+        body = {**encode(dict(patch)), **({} if version is None else {"version": version})}
+        return self._send(Call("PATCH", "/v1/policy", _as(Policy), body=body))
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> Policy:
         body = {"agent": agent, "pattern": pattern, "weight": weight}

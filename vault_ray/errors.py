@@ -17,6 +17,7 @@
     ├── DisputeError              resolving a resolved dispute, a winner outside it, ...
     │   └── DisputeCapExceeded    too many open disputes by one agent on one entity
     ├── RateLimited               an agent exceeded its write budget (carries retry_after)
+    ├── PolicyConflict            a policy change made against a version the policy has left
     ├── StoreError
     │   ├── StoreLocked           another process holds the store (use cluster mode)
     │   ├── StoreClosed           a call on a vault after its close()
@@ -129,6 +130,15 @@ class DisputeCapExceeded(DisputeError):
             f"agent {agent!r} already has {cap} open dispute(s) on {entity!r} "
             "(policy.max_open_disputes); resolve them first"
         )
+
+
+class PolicyConflict(VaultError):
+    """`set_policy(..., if_version=N)` (or `PATCH /v1/policy` with `version`) while the
+    store's policy is at another version: someone changed it meanwhile. Nothing changed."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        self.expected, self.current = expected, current
+        super().__init__(f"the policy is at version {current}, not {expected}: read it again and reapply the change")
 
 
 class RateLimited(VaultError):

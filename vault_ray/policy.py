@@ -14,7 +14,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .errors import InvalidPolicy
+from .errors import InvalidPolicy, PolicyConflict
 from .models import ENTITY_RE, storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
@@ -162,6 +162,41 @@ class Policy:
     def updated(self, **changes: Any) -> Policy:
         return replace(self, **changes, version=self.version + 1)
 
+    def patched(self, patch: Any) -> Policy:
+        """This policy with a JSON merge patch (RFC 7396) applied to `to_dict()`: each field
+        given replaces this one's; in the tables (`strategies`, `cardinality`,
+        `on_ambiguous`, `authority` and its agents' tables) and in `rules` and `rate_limit`
+        the keys given are set and a key given as None is removed (a rule removed is off,
+        as `AutoResolveRules` None; `rate_limit` None is no limit). `version` may not be
+        patched. Unknown fields, and a result `Policy` refuses, raise InvalidPolicy."""
+        if not isinstance(patch, dict):
+            raise InvalidPolicy(f"a policy patch is a JSON object, got {type(patch).__name__}", value=patch)
+        known = {f for f in self.to_dict() if f != "version"}
+        unknown = sorted(set(map(str, patch)) - known)
+        if unknown:
+            raise InvalidPolicy(f"unknown policy field(s) {unknown}; known: {sorted(known)}", value=unknown)
+        merged = _merge(self.to_dict(), patch)
+        merged["version"] = self.version + 1
+        for name in ("strategies", "cardinality", "on_ambiguous", "authority", "rules"):
+            merged[name] = {} if merged.get(name) is None else merged[name]
+            if not isinstance(merged[name], dict):
+                raise InvalidPolicy(f"{name} must be a JSON object, got {merged[name]!r}", value=merged[name])
+        for agent, table in merged["authority"].items():
+            if not isinstance(table, dict):
+                raise InvalidPolicy(f"authority of {agent!r} must be a JSON object of pattern: weight, got {table!r}",
+                                    value=table)
+        limit = merged.get("rate_limit")
+        if limit is not None and (not isinstance(limit, dict) or set(limit) != {"rate", "burst"}):
+            raise InvalidPolicy(f"rate_limit must be null or {{rate, burst}}, got {limit!r}", value=limit)
+        if not isinstance(merged.get("high_stakes"), list | tuple):
+            raise InvalidPolicy(f"high_stakes must be a list of patterns, got {merged.get('high_stakes')!r}")
+        try:
+            return Policy.from_dict(merged)
+        except InvalidPolicy:
+            raise
+        except (TypeError, ValueError, AttributeError) as exc:  # a member of the wrong shape
+            raise InvalidPolicy(f"not a policy: {exc}") from None
+
     # -- persistence ---------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -237,3 +272,23 @@ def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
         raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value)
+
+
+def check_version(current: Policy, expected: int | None) -> None:
+    """PolicyConflict unless `expected` is None or `current`'s version."""
+    if expected is not None and expected != current.version:
+        raise PolicyConflict(expected, current.version)
+
+
+def _merge(target: Any, patch: Any) -> Any:
+    """RFC 7396: a patch object merges into an object member by member (None removes
+    one); any other patch value replaces the target."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = _merge(out.get(key), value)
+    return out

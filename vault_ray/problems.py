@@ -27,6 +27,7 @@ from .errors import (
     InvalidInput,
     NotFound,
     PayloadTooLarge,
+    PolicyConflict,
     RateLimited,
     ReasonerError,
     StoreError,
@@ -45,6 +46,7 @@ STATUS: dict[type[VaultError], int] = {
     Forbidden: 403,
     NotFound: 404,
     DisputeError: 409,
+    PolicyConflict: 409,
     RateLimited: 429,
     ClusterError: 503,  # before StoreError: what a client assumes of an unknown 503
     StoreError: 503,

@@ -14,6 +14,7 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder
 from .engine import front, gcpause
+from .engine.control import change_policy
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
@@ -123,19 +124,23 @@ class Vault(Transfers):
     def registry(self) -> EntityRegistry:
         return self._backend.control()[1]
 
-    def set_policy(self, policy: Policy) -> None:
-        if not isinstance(policy, Policy):
-            raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")
-        self._backend.set_policy(policy)
+    def set_policy(self, policy: Policy, *, if_version: int | None = None) -> None:
+        """Replace the policy; `if_version`: only while it is at that version (else PolicyConflict)."""
+        change_policy(self._backend, lambda current: policy, if_version)
+
+    def patch_policy(self, patch: dict[str, Any], *, version: int | None = None) -> Policy:
+        """Change the fields `patch` names (a JSON merge patch: `Policy.patched`), keeping the
+        rest; `version`: only while the policy is at it (else PolicyConflict). The new policy."""
+        return change_policy(self._backend, lambda current: current.patched(patch), version)
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> None:
-        self.set_policy(self.policy.with_authority(agent, pattern, weight))
+        change_policy(self._backend, lambda current: current.with_authority(agent, pattern, weight))
 
     def set_strategy(self, pattern: str, strategy: str) -> None:
-        self.set_policy(self.policy.with_strategy(pattern, strategy))
+        change_policy(self._backend, lambda current: current.with_strategy(pattern, strategy))
 
     def set_cardinality(self, pattern: str, cardinality: str) -> None:
-        self.set_policy(self.policy.with_cardinality(pattern, cardinality))
+        change_policy(self._backend, lambda current: current.with_cardinality(pattern, cardinality))
 
     def register(self, entry: RegistryEntry) -> None:
         """Add or replace an entity registry entry."""

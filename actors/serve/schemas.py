@@ -104,6 +104,11 @@ class RateLimitBody(Strict):
     burst: Integer
 
 
+class RateLimitPatch(Strict):
+    rate: Number | None = None
+    burst: Integer | None = None
+
+
 class PolicyBody(Strict):
     """A whole policy (`Policy.to_dict()`); what is left out keeps `Policy()`'s default.
     `version` is set by the store."""
@@ -128,6 +133,37 @@ class PolicyBody(Strict):
     rate_limit: RateLimitBody | None = None
     unextracted_notes: Flag = _DEFAULT.unextracted_notes
     version: Integer = 0
+
+
+class PolicyPatch(Strict):
+    """A JSON merge patch of the policy (RFC 7396): the fields given replace the policy's,
+    the others keep their value. In the tables (`strategies`, `cardinality`, `on_ambiguous`,
+    `authority` and each agent's table), `rules` and `rate_limit`, the keys given are set and
+    a key given as null is removed (a rule removed is off; `rate_limit` null is no limit); any
+    other field given as null takes `Policy()`'s default. `version`: apply only while the
+    policy is at this version (409 PolicyConflict otherwise); without it, a change that
+    another change overtook is applied again to the newer policy."""
+
+    default_strategy: str | None = None
+    strategies: dict[str, str | None] | None = None
+    authority: dict[str, dict[str, Number | None] | None] | None = None
+    cardinality: dict[str, str | None] | None = None
+    on_ambiguous: dict[str, str | None] | None = None
+    default_on_ambiguous: str | None = None
+    high_stakes: list[str] | None = None
+    default_weight: Number | None = None
+    default_cardinality: str | None = None
+    near_simultaneous_s: Number | None = None
+    consensus_margin: Number | None = None
+    align_threshold: Number | None = None
+    ask_threshold: Number | None = None
+    half_life_days: Number | None = None
+    max_text: Integer | None = None
+    max_open_disputes: Integer | None = None
+    rules: RulesIn | None = None
+    rate_limit: RateLimitPatch | None = None
+    unextracted_notes: Flag | None = None
+    version: Integer | None = Field(None, description="The policy's version this change was made against")
 
 
 class RegistryEntryIn(Strict):

@@ -41,3 +41,31 @@ def test_embedded_mode_and_a_cluster_exclude_each_other(cluster, tmp_path):
     assert vault.policy.default_strategy == "authority"  # the store's policy, from control.json
     with pytest.raises(StoreLocked):
         Vault.open(store, embedder=HashingEmbedder())
+
+
+def test_policy_changes_from_two_clients_at_once_all_land(cluster):
+    """The control actor stores a change only against the version it was made on, so two
+    processes' clients changing the policy at once never undo each other's changes."""
+    import threading
+
+    from vault_ray import PolicyConflict
+
+    first = cluster(shards=1, partitions=2)
+    with Vault.connect("auto", namespace=first.info().namespace, embedder=HashingEmbedder()) as second:
+        def change(vault: Vault, name: str) -> None:
+            for i in range(12):
+                if i % 2:
+                    vault.set_authority(name, f"user.t{i}", 0.3)
+                else:
+                    vault.patch_policy({"strategies": {f"user.{name}{i}": "consensus"}})
+
+        threads = [threading.Thread(target=change, args=(v, n)) for v, n in ((first, "a"), (second, "b"), (first, "c"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        policy = second.policy
+        assert len(policy.strategies) == 18 and sum(len(t) for t in policy.authority.values()) == 18
+        with pytest.raises(PolicyConflict):
+            second.patch_policy({"max_text": 10}, version=policy.version - 1)
+        assert first.policy == policy

@@ -180,3 +180,28 @@ def test_who_asks_comes_before_what_was_asked(server):
                       ).status_code == 422
     assert httpx.get(url + "/v1/search", params={"entiy": "x"}, headers=mine).status_code == 422
     assert vault.claims() == []
+
+
+def test_the_clients_patch_the_policy_and_a_stale_version_is_a_conflict(server):
+    from vault_ray import InvalidPolicy, PolicyConflict
+
+    url, _, vault, tokens = server
+    vault.set_strategy("user.diet", "authority")
+    with VaultClient(url, tokens.add("ops", "admin")[0]) as client:
+        before = client.policy()
+        after = client.patch_policy({"half_life_days": 3.5, "authority": {"planner": {"user.*": 0.8}}})
+        assert after.half_life_days == 3.5 and after.strategies == {"user.diet": "authority"}
+        assert after.authority == {"planner": {"user.*": 0.8}} and after.version == before.version + 1
+        with pytest.raises(PolicyConflict):
+            client.patch_policy({"half_life_days": 9.0}, version=before.version)
+        with pytest.raises(InvalidPolicy):
+            client.patch_policy({"strategies": {"user.diet": "coin-flip"}})
+        with pytest.raises(InvalidInput):
+            client.patch_policy(["half_life_days"])
+    assert vault.policy == after
+
+    async def session():
+        async with AsyncVaultClient(url, tokens.add("ops2", "admin")[0]) as client:
+            return await client.patch_policy({"strategies": {"user.diet": None}}, version=after.version)
+
+    assert asyncio.run(session()).strategies == {} and vault.policy.half_life_days == 3.5

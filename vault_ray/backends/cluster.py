@@ -210,8 +210,8 @@ class ClusterBackend(ClusterBulk):
         assert self._control is not None
         return self._control[1], self._control[2]
 
-    def set_policy(self, policy: Policy) -> None:
-        self._call_control("set_policy", policy)
+    def set_policy(self, policy: Policy, if_version: int | None = None) -> None:
+        self._call_control("set_policy", policy, if_version)
         self._control_at = 0.0  # this client's next write reads the new version
 
     def set_registry(self, registry: EntityRegistry) -> None:

@@ -4,7 +4,8 @@ Concurrent writers (threads) share commits (`GroupCommit`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.views import Scored
 from ..errors import ClaimNotFound, DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
-from ..policy import Policy
+from ..policy import Policy, check_version
 from ..reasoners.base import Reasoner
 from ..reasoners.labels import LabelMatcher
 from ..registry import EntityRegistry
@@ -36,6 +37,7 @@ class EmbeddedBackend:
                  index: str | None = None) -> None:
         self.root = str(root)
         self._lock = StoreLock(root)
+        self._control_lock = threading.Lock()
         host = None
         try:
             meta = init_store(root, partitions=partitions, dim=dim, embedder=embedder_name, index=index)
@@ -63,9 +65,19 @@ class EmbeddedBackend:
     def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:
         return self.policy, self.registry
 
-    def set_policy(self, policy: Policy) -> None:
-        self._control.save(policy, self.registry)
-        self.policy = policy
+    def set_policy(self, policy: Policy, if_version: int | None = None) -> None:
+        with self._control_lock:
+            check_version(self.policy, if_version)
+            self._control.save(policy, self.registry)
+            self.policy = policy
+
+    def change_policy(self, change: Callable[[Policy], Policy]) -> Policy:
+        """`change` of the policy, read and stored under one lock (engine/control.py)."""
+        with self._control_lock:
+            new = change(self.policy)
+            self._control.save(new, self.registry)
+            self.policy = new
+            return new
 
     def set_registry(self, registry: EntityRegistry) -> None:
         self._control.save(self.policy, registry)

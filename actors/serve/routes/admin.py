@@ -22,6 +22,7 @@ from ..schemas import (
     HighStakesIn,
     PolicyBody,
     PolicyOut,
+    PolicyPatch,
     RegistryEntryIn,
     RegistryEntryOut,
     ResolveIn,
@@ -50,6 +51,15 @@ async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
         return vault.policy
 
     return encode(await svc.run(change, svc.vault))
+
+
+@router.patch("/policy", response_model=PolicyOut, responses=ADMIN)
+async def patch_policy(body: PolicyPatch, who: Admin, svc: Svc) -> Any:
+    """Change the fields the body names and keep the rest (a JSON merge patch, RFC 7396;
+    `application/json` or `application/merge-patch+json`)."""
+    changes = body.model_dump(exclude_unset=True)
+    version = changes.pop("version", None)
+    return encode(await svc.run(svc.vault.patch_policy, changes, version=version))
 
 
 @router.post("/policy/authority", response_model=PolicyOut, responses=ADMIN)

@@ -1,0 +1,128 @@
+"""Changing part of the policy: `Policy.patched` (a JSON merge patch, RFC 7396),
+`Vault.patch_policy` and `PATCH /v1/policy`, and changes made against a version
+(compare and set): a change never silently undoes another."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from vault_ray import InvalidInput, InvalidPolicy, Policy, PolicyConflict
+
+BASE = (Policy().with_strategy("user.diet", "authority").with_strategy("user.city", "consensus")
+        .with_authority("planner", "user.*", 0.9).with_authority("planner", "user.diet", 1.0)
+        .with_authority("chat", "user.*", 0.2).updated(align_threshold=0.9, rate_limit=None))
+
+
+def test_a_patch_changes_what_it_names_and_keeps_the_rest():
+    new = BASE.patched({"ask_threshold": 0.6, "strategies": {"user.city": None, "user.job": "recency"},
+                        "authority": {"planner": {"user.diet": None}, "chat": None, "ops": {"*": 1.0}},
+                        "rules": {"stale_after_s": 3600}, "rate_limit": {"rate": 5, "burst": 10}})
+    assert new.ask_threshold == 0.6 and new.align_threshold == 0.9  # named / kept
+    assert new.strategies == {"user.diet": "authority", "user.job": "recency"}
+    assert new.authority == {"planner": {"user.*": 0.9}, "ops": {"*": 1.0}}
+    assert (new.rules.stale_after_s, new.rules.reasserted_by) == (3600, None)
+    assert (new.rate_limit.rate, new.rate_limit.burst) == (5, 10) and new.version == BASE.version + 1
+    assert new.high_stakes == BASE.high_stakes and new.max_text == BASE.max_text
+    assert BASE.strategies == {"user.diet": "authority", "user.city": "consensus"}  # a value: unchanged
+    reset = new.patched({"align_threshold": None, "rate_limit": None, "rules": {"stale_after_s": None}})
+    assert reset.align_threshold == Policy().align_threshold and reset.rate_limit is None
+    assert reset.rules.stale_after_s is None and new.patched({}).to_dict() == {**new.to_dict(), "version": new.version + 1}
+
+
+@pytest.mark.parametrize("patch", [
+    {"nope": 1}, {"version": 7}, {"align_threshold": 2.0}, {"strategies": ["user.x"]}, {"strategies": {"user.x": "bogus"}},
+    {"strategies": {"Bad Key": "recency"}}, {"authority": {"chat": 5}}, {"authority": {"chat": {"user.*": 3}}},
+    {"high_stakes": "user.x"}, {"high_stakes": [5]}, {"rules": 5}, {"rules": {"zzz": 1}},
+    {"rate_limit": {"rate": 1}}, {"rate_limit": {"rate": -1, "burst": 1}}, {"max_text": "a"}, ["align_threshold"], None,
+])
+def test_a_patch_that_makes_no_policy_is_refused(patch):
+    with pytest.raises(InvalidPolicy):
+        BASE.patched(patch)
+
+
+def test_the_vault_patches_its_policy_and_keeps_it_across_a_reopen(make_vault, tmp_path):
+    vault = make_vault(policy=BASE)
+    new = vault.patch_policy({"strategies": {"user.city": None}, "half_life_days": 7.0})
+    assert vault.policy == new and vault.policy.half_life_days == 7.0 and vault.policy.align_threshold == 0.9
+    with pytest.raises(InvalidPolicy):
+        vault.patch_policy({"half_life_days": "soon"})
+    with pytest.raises(PolicyConflict) as stale:
+        vault.patch_policy({"half_life_days": 1.0}, version=new.version - 1)
+    assert (stale.value.expected, stale.value.current) == (new.version - 1, new.version)
+    with pytest.raises(PolicyConflict):
+        vault.set_policy(Policy(), if_version=new.version + 5)
+    with pytest.raises(InvalidInput):
+        vault.patch_policy({}, version="3")
+    assert vault.policy == new  # every refusal changed nothing
+    assert vault.patch_policy({"max_text": 500}, version=new.version).max_text == 500
+    vault.close()
+    from vault_ray import HashingEmbedder, Vault
+
+    with Vault.open(tmp_path / "store", embedder=HashingEmbedder()) as again:
+        assert again.policy.max_text == 500 and again.policy.half_life_days == 7.0 and "user.city" not in again.policy.strategies
+
+
+def test_concurrent_changes_from_many_threads_all_land(make_vault):
+    """Each change is read, applied and stored with a check that no other landed in
+    between; one that lost the race is applied again: none is lost."""
+    vault = make_vault()
+    barrier = threading.Barrier(8)
+
+    def change(n: int) -> None:
+        barrier.wait()
+        for i in range(15):
+            if i % 3 == 0:
+                vault.patch_policy({"strategies": {f"user.t{n}_{i}": "consensus"}})
+            elif i % 3 == 1:
+                vault.set_authority(f"agent-{n}", f"user.t{n}_{i}", 0.25)
+            else:
+                vault.set_strategy(f"user.t{n}_{i}", "authority")
+
+    threads = [threading.Thread(target=change, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    policy = vault.policy
+    assert len(policy.strategies) == 8 * 10 and sum(len(t) for t in policy.authority.values()) == 8 * 5
+
+
+def test_patch_over_http_changes_one_field_where_put_resets_the_rest(make_vault, tmp_path):
+    fastapi = pytest.importorskip("fastapi")  # noqa: F841  (the serve extra)
+    from fastapi.testclient import TestClient
+
+    from vault_ray.actors.serve.app import create_app
+    from vault_ray.actors.serve.service import local_service
+    from vault_ray.tokens import TokenStore
+
+    vault = make_vault(policy=BASE)
+    tokens = TokenStore(tmp_path / "tokens.json")
+    admin = {"Authorization": f"Bearer {tokens.add('ops', 'admin')[0]}"}
+    agent = {"Authorization": f"Bearer {tokens.add('chat', 'agent')[0]}"}
+    with TestClient(create_app(local_service(vault, tokens))) as http:
+        before = vault.policy
+        done = http.patch("/v1/policy", json={"ask_threshold": 0.65, "strategies": {"user.city": None}}, headers=admin)
+        assert done.status_code == 200, done.text
+        body = done.json()
+        assert body["ask_threshold"] == 0.65 and body["align_threshold"] == 0.9
+        assert body["strategies"] == {"user.diet": "authority"}
+        assert body["authority"] == before.authority and body["version"] == before.version + 1 == vault.policy.version
+        merge = http.patch("/v1/policy", content=b'{"max_open_disputes": 5}',
+                           headers={**admin, "Content-Type": "application/merge-patch+json"})
+        assert merge.status_code == 200 and vault.policy.max_open_disputes == 5
+        now = vault.policy
+        for body, headers, status, kind in [
+            ({"max_text": 100, "version": now.version - 1}, admin, 409, "PolicyConflict"),
+            ({"max_txt": 100}, admin, 422, None),
+            ({"align_threshold": 0.5}, admin, 422, "InvalidPolicy"),  # below ask_threshold
+            ({"max_text": 100}, agent, 403, "Forbidden"),
+            ({"max_text": 100}, {}, 401, "UnknownAgent"),
+        ]:
+            refused = http.patch("/v1/policy", json=body, headers=headers)
+            assert refused.status_code == status, (body, refused.text)
+            assert kind is None or refused.json()["type"].endswith(kind)
+        assert vault.policy == now  # nothing changed
+        put = http.put("/v1/policy", json={"ask_threshold": 0.65}, headers=admin)
+        assert put.status_code == 200 and put.json()["strategies"] == {}  # PUT replaces the whole policy
