@@ -32,8 +32,9 @@ def encode(obj: Any) -> Any:
                 if f.name not in HIDDEN_FIELDS and not f.name.startswith("_")}
     if isinstance(obj, Enum):
         return obj.value
-    if isinstance(obj, datetime):
-        return obj.isoformat()
+    if isinstance(obj, datetime):  # UTC as "Z", as the service's JSON pages write it
+        text = obj.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
     if isinstance(obj, list | tuple | set | frozenset):
         return [encode(v) for v in obj]
     if isinstance(obj, Mapping):
