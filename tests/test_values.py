@@ -92,7 +92,11 @@ def test_amounts_carry_their_currency(said, amount):
      ("2.5k EUR monthly", "2500 EUR/month"), ("between $3k and $5k", "3000-5000 USD"), ("$3k-$5k", "3000-5000 USD"),
      ("3 to 5 thousand euros", "3000-5000 EUR"), ("from 3000 to 5000 dollars a month", "3000-5000 USD/month"),
      ("at least 5000 dollars", ">=5000 USD"), ("more than $5k", ">=5000 USD"), ("no more than $5k", "5000 USD"),
-     ("under 5000 dollars", "5000 USD")],
+     ("under 5000 dollars", "5000 USD"),
+     # spelled out: the low end takes the high end's scale word
+     ("three to five thousand dollars", "3000-5000 USD"), ("between three and five thousand dollars", "3000-5000 USD"),
+     ("from two to three hundred euros a month", "200-300 EUR/month"), ("twenty to thirty dollars", "20-30 USD"),
+     ("five hundred to a thousand dollars", "500-1000 USD"), ("up to five thousand dollars", "5000 USD")],
 )
 def test_amounts_keep_their_period_bound_and_range(said, form):
     """What qualifies an amount is part of it: $5000 a month is not $5000 a year, a range

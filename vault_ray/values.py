@@ -56,6 +56,7 @@ _NUMBER = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)\s*(?P<mult>k|m|mm|bn|b|
                      re.IGNORECASE)
 _MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
                 "million": 1_000_000, "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _NUMBER_WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
@@ -227,6 +228,11 @@ _RANGE = re.compile(r"\bbetween\s+(?P<a>.*?\w.*?)\s+and\s+(?P<b>.*\w.*)$"
                     r"|^(?P<c>\D*\d[^-–—]*?)\s*(?:-|–|—|\bto\b)\s*(?P<d>\D*\d.*)$", re.IGNORECASE)
 
 
+_SPELLED_RANGE = re.compile(r"^(?:from\s+)?(?P<e>" + _SPELLED.pattern + r")\s*(?:\bto\b|\bthrough\b|-|–|—)\s*(?P<f>"
+                            + _SPELLED.pattern + r".*)$", re.IGNORECASE)
+"""'three to five thousand dollars', 'from two to three hundred euros': both ends spelled out."""
+
+
 def amount_form(text: str) -> str | None:
     """The comparison form of an amount with what qualifies it, or None if no amount:
     '$5000 per month' -> '5000 USD/month'; 'between $3k and $5k' -> '3000-5000 USD';
@@ -248,23 +254,31 @@ def amount_form(text: str) -> str | None:
 def _range(text: str) -> tuple[tuple[Decimal, str], tuple[Decimal, str]] | None:
     """Both ends of 'between $3k and $5k', '$3k-$5k' or '3 to 5 thousand euros' (a bare
     first end takes the second's multiplier and currency), low end first."""
-    m = _RANGE.search(text.strip())
+    m = _RANGE.search(text.strip()) or _SPELLED_RANGE.search(text.strip())
     if not m:
         return None
-    first, second = (m.group("a"), m.group("b")) if m.group("a") else (m.group("c"), m.group("d"))
+    first, second = next((m.group(a), m.group(b)) for a, b in ("ab", "cd", "ef") if m.groupdict().get(a))
     high = parse_amount(second)
     low = parse_amount(first)
     if low is None or high is None:
         return None
     currency = high[1] if low[1] == DEFAULT_CURRENCY and not _currency_word(first) and "$" not in first else low[1]
-    mult = _NUMBER.search(second)
-    scale = _MULTIPLIERS.get((mult.group("mult") or "").lower(), 1) if mult else 1
-    low_amount = low[0]
-    if scale > 1 and not (_NUMBER.search(first) and _NUMBER.search(first).group("mult")) and low_amount * scale <= high[0]:
+    scale, low_amount = _multiplier(second), low[0]
+    if scale > 1 and _multiplier(first) == 1 and low_amount * scale <= high[0]:
         low_amount *= scale
     if currency != high[1] or low_amount >= high[0]:
         return None
     return (low_amount, currency), (high[0], currency)
+
+
+def _multiplier(text: str) -> int:
+    """The scale word of an amount's number ('5k', 'five thousand', 'three hundred'), else 1."""
+    digits = _NUMBER.search(text)
+    if digits:
+        return _MULTIPLIERS.get((digits.group("mult") or "").lower(), 1)
+    spelled = _SPELLED.search(text)
+    words = re.findall(r"[a-z]+", spelled.group(0).lower()) if spelled else []
+    return next((_SCALES[w] for w in reversed(words) if w in _SCALES), 1)
 
 
 def _number(amount: Decimal) -> str:
