@@ -219,7 +219,11 @@ def _member(ids: np.ndarray, of: Iterable[int] | np.ndarray | None) -> np.ndarra
 
 
 class FlatIndex:
-    """Exact inner-product search, the tagged subset in a pool of its own (see the module docstring)."""
+    """Exact inner-product search, the tagged subset in a pool of its own (see the module docstring).
+
+    One caller at a time: a search may remake the low-precision copies, so concurrent
+    calls (even searches) must be serialized by the caller, as a vault does under its
+    host index's lock."""
 
     kind = "flat"
 

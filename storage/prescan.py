@@ -42,7 +42,7 @@ up to this many (one that settles a query rests no more): where its bound is too
 the data it costs a 64th of its scan, not a whole one per search."""
 SPLIT_ROWS = 32_768
 """From this many rows a scan may run in two halves, one on a helper thread: over 100,000
-rows of 384 the byte copy's scan of one query takes 0.97 ms so against 1.57 ms (the
+rows of 384 the byte copy's scan of one query takes 0.97 ms split, 1.57 ms whole (the
 project's machine, quiet), and a write to a new entity of a 100k-entity store 2.7 ms
 against 3.4-4.0 (docs/performance.md, "Two threads for a large scan")."""
 GROWTH = 1.25

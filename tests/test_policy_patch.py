@@ -29,6 +29,7 @@ def test_a_patch_changes_what_it_names_and_keeps_the_rest():
     reset = new.patched({"align_threshold": None, "rate_limit": None, "rules": {"stale_after_s": None}})
     assert reset.align_threshold == Policy().align_threshold and reset.rate_limit is None
     assert reset.rules.stale_after_s is None and new.patched({}).to_dict() == {**new.to_dict(), "version": new.version + 1}
+    assert new.patched({"high_stakes": []}).patched({"high_stakes": None}).high_stakes == Policy().high_stakes
 
 
 @pytest.mark.parametrize("patch", [
@@ -36,6 +37,12 @@ def test_a_patch_changes_what_it_names_and_keeps_the_rest():
     {"strategies": {"Bad Key": "recency"}}, {"authority": {"chat": 5}}, {"authority": {"chat": {"user.*": 3}}},
     {"high_stakes": "user.x"}, {"high_stakes": [5]}, {"rules": 5}, {"rules": {"zzz": 1}},
     {"rate_limit": {"rate": 1}}, {"rate_limit": {"rate": -1, "burst": 1}}, {"max_text": "a"}, ["align_threshold"], None,
+    # what the HTTP service could not send back, or what silently turned a rule off
+    {"rules": {"reasserted_by": 2.5}}, {"rules": {"reasserted_by": float("inf")}}, {"rules": {"reasserted_by": float("nan")}},
+    {"rate_limit": {"rate": 1, "burst": 2.5}}, {"rate_limit": {"rate": 1, "burst": True}},
+    {"rate_limit": {"rate": 1, "burst": float("nan")}}, {"max_text": True}, {"max_open_disputes": True},
+    {"align_threshold": True}, {"ask_threshold": False}, {"align_threshold": "0.9"}, {"unextracted_notes": "no"},
+    {"unextracted_notes": 1}, {"strategies": {"\ud800": "recency"}}, {"authority": {"\ud800": {"user.*": 1.0}}},
 ])
 def test_a_patch_that_makes_no_policy_is_refused(patch):
     with pytest.raises(InvalidPolicy):
@@ -56,6 +63,11 @@ def test_the_vault_patches_its_policy_and_keeps_it_across_a_reopen(make_vault, t
     with pytest.raises(InvalidInput):
         vault.patch_policy({}, version="3")
     assert vault.policy == new  # every refusal changed nothing
+    vault.set_policy(Policy(default_strategy="judge"))  # a whole policy is stored as the next version, never an old one
+    assert vault.policy.version == new.version + 1 and vault.policy.default_strategy == "judge"
+    vault.set_policy(new)
+    assert vault.policy.version == new.version + 2 and vault.policy.half_life_days == 7.0
+    new = vault.policy
     assert vault.patch_policy({"max_text": 500}, version=new.version).max_text == 500
     vault.close()
     from vault_ray import HashingEmbedder, Vault
@@ -123,6 +135,20 @@ def test_patch_over_http_changes_one_field_where_put_resets_the_rest(make_vault,
             refused = http.patch("/v1/policy", json=body, headers=headers)
             assert refused.status_code == status, (body, refused.text)
             assert kind is None or refused.json()["type"].endswith(kind)
+        for raw in ('{"authority": {"\\ud800": {"user.*": 1}}}', '{"strategies": {"user.x": "\\ud800"}}'):
+            refused = http.patch("/v1/policy", content=raw, headers={**admin, "Content-Type": "application/json"})
+            assert refused.status_code == 422 and refused.json()["type"].endswith("InvalidPolicy"), refused.text
+        assert http.get("/v1/policy", headers=agent).status_code == 200
         assert vault.policy == now  # nothing changed
         put = http.put("/v1/policy", json={"ask_threshold": 0.65}, headers=admin)
         assert put.status_code == 200 and put.json()["strategies"] == {}  # PUT replaces the whole policy
+
+
+def test_the_client_refuses_a_patch_that_cannot_travel_before_sending_it():
+    from vault_ray import VaultClient
+
+    with VaultClient("http://127.0.0.1:9", "t0ken") as client:  # nothing listens there: nothing is sent
+        with pytest.raises(InvalidInput, match="JSON"):
+            client.patch_policy({"align_threshold": float("nan")})
+        with pytest.raises(InvalidPolicy, match="version"):
+            client.patch_policy({"version": 3})

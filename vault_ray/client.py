@@ -31,7 +31,7 @@ from urllib.parse import quote
 import httpx
 
 from .engine.explain import Explanation
-from .errors import ClusterError, InvalidFact, InvalidInput
+from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, VaultEvent
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
@@ -160,8 +160,8 @@ class _Operations:
     def patch_policy(self, patch: Mapping[str, Any], *, version: int | None = None) -> Policy:
         """Change the fields `patch` names and keep the rest (`Vault.patch_policy`); with
         `version`, only while the policy is at it (else PolicyConflict). The new policy."""
-        if not isinstance(patch, Mapping):
-            raise InvalidInput(f"a policy patch is a mapping of field: value, got {type(patch).__name__}")
+        if not isinstance(patch, Mapping) or "version" in patch:  # as Vault.patch_policy: version is no field
+            raise InvalidPolicy(f"a policy patch is a mapping of field: value without 'version' (pass version=N), got {patch!r}")
         body = {**encode(dict(patch)), **({} if version is None else {"version": version})}
         return self._send(Call("PATCH", "/v1/policy", _as(Policy), body=body))
 
@@ -254,8 +254,14 @@ class _Transport:
 
     def _request(self, call: Call) -> dict[str, Any]:
         params = {k: v for k, v in (call.params or {}).items() if v is not None}
-        return {"method": call.method, "url": call.path, "params": params or None,
-                "json": call.body, "headers": call.headers or None}
+        headers, content = dict(call.headers or {}), None
+        try:  # as httpx's `json=`, with a clear error for what JSON cannot carry
+            content = None if call.body is None else json.dumps(call.body, ensure_ascii=False, allow_nan=False).encode()
+        except (ValueError, TypeError) as exc:
+            raise InvalidInput(f"the request cannot travel as JSON (NaN, infinity, a lone surrogate?): {exc}") from None
+        headers.update({"Content-Type": "application/json"} if content is not None else {})
+        return {"method": call.method, "url": call.path, "params": params or None, "content": content,
+                "headers": headers or None}
 
     def _retry_after(self, call: Call, attempt: int, outcome: httpx.Response | Exception) -> float | None:
         """Seconds to wait before sending again, or None to stop here."""

@@ -188,8 +188,8 @@ class Policy:
         limit = merged.get("rate_limit")
         if limit is not None and (not isinstance(limit, dict) or set(limit) != {"rate", "burst"}):
             raise InvalidPolicy(f"rate_limit must be null or {{rate, burst}}, got {limit!r}", value=limit)
-        if not isinstance(merged.get("high_stakes"), list | tuple):
-            raise InvalidPolicy(f"high_stakes must be a list of patterns, got {merged.get('high_stakes')!r}")
+        if "high_stakes" in merged and not isinstance(merged["high_stakes"], list | tuple):
+            raise InvalidPolicy(f"high_stakes must be a list of patterns, got {merged['high_stakes']!r}")
         try:
             return Policy.from_dict(merged)
         except InvalidPolicy:
@@ -242,20 +242,26 @@ class Policy:
         _positive("near_simultaneous_s", self.near_simultaneous_s, allow_zero=True)
         _positive("consensus_margin", self.consensus_margin, allow_zero=True)
         _positive("half_life_days", self.half_life_days)
+        _positive("ask_threshold", self.ask_threshold, allow_zero=True)
+        _positive("align_threshold", self.align_threshold, allow_zero=True)
         if not 0 <= self.ask_threshold <= self.align_threshold <= 1:
             raise InvalidPolicy("need 0 <= ask_threshold <= align_threshold <= 1", value=self.ask_threshold)
-        if not isinstance(self.max_text, int) or self.max_text < 1:
-            raise InvalidPolicy("max_text must be a positive integer", value=self.max_text)
-        if not isinstance(self.max_open_disputes, int) or self.max_open_disputes < 1:
-            raise InvalidPolicy("max_open_disputes must be a positive integer", value=self.max_open_disputes)
-        if self.rules.reasserted_by is not None and self.rules.reasserted_by < 2:
-            raise InvalidPolicy("rules.reasserted_by must be at least 2", value=self.rules.reasserted_by)
+        _whole("max_text", self.max_text, 1)
+        _whole("max_open_disputes", self.max_open_disputes, 1)
+        if not isinstance(self.unextracted_notes, bool):
+            raise InvalidPolicy(f"unextracted_notes must be true or false, got {self.unextracted_notes!r}",
+                                value=self.unextracted_notes)
+        if not isinstance(self.rules, AutoResolveRules):
+            raise InvalidPolicy(f"rules must be AutoResolveRules, got {self.rules!r}", value=self.rules)
+        if self.rules.reasserted_by is not None:
+            _whole("rules.reasserted_by", self.rules.reasserted_by, 2)
         if self.rules.stale_after_s is not None:
             _positive("rules.stale_after_s", self.rules.stale_after_s)
         if self.rate_limit is not None:
+            if not isinstance(self.rate_limit, RateLimit):
+                raise InvalidPolicy(f"rate_limit must be a RateLimit or None, got {self.rate_limit!r}", value=self.rate_limit)
             _positive("rate_limit.rate", self.rate_limit.rate)
-            if self.rate_limit.burst < 1:
-                raise InvalidPolicy("rate_limit.burst must be at least 1", value=self.rate_limit.burst)
+            _whole("rate_limit.burst", self.rate_limit.burst, 1)
 
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -272,6 +278,11 @@ def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
         raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value)
+
+
+def _whole(name: str, value: object, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InvalidPolicy(f"{name} must be an integer of at least {least}, got {value!r}", value=value)
 
 
 def check_version(current: Policy, expected: int | None) -> None:

@@ -136,7 +136,9 @@ def fallback_class(status: int) -> type[VaultError]:
 
 
 def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | str):
+    if isinstance(value, str):  # a lone surrogate (refused input) cannot travel as UTF-8: escaped
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)

@@ -14,7 +14,7 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder
 from .engine import front, gcpause
-from .engine.control import change_policy
+from .engine.control import a_policy, change_policy
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
@@ -125,8 +125,8 @@ class Vault(Transfers):
         return self._backend.control()[1]
 
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> None:
-        """Replace the policy; `if_version`: only while it is at that version (else PolicyConflict)."""
-        change_policy(self._backend, lambda current: policy, if_version)
+        """Replace the policy (stored as the next version); `if_version`: only while it is at that version."""
+        change_policy(self._backend, lambda current: replace(a_policy(policy), version=current.version + 1), if_version)
 
     def patch_policy(self, patch: dict[str, Any], *, version: int | None = None) -> Policy:
         """Change the fields `patch` names (a JSON merge patch: `Policy.patched`), keeping the

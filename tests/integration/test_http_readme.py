@@ -55,3 +55,5 @@ def test_the_readme_quickstart_runs_as_written(tmp_path):
         (current,) = vault.get("user.timezone").active
         assert (current.value, current.agent) == ("EST", "chat")
         assert {c.agent for c in vault.history("user.timezone")} == {"scheduler", "chat"}
+        assert vault.policy.strategy_for("user.timezone") == "authority"  # the admin's PATCH
+        assert vault.policy.weight("scheduler", "user.timezone") == 0.9 and vault.policy.high_stakes  # the rest kept

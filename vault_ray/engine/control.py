@@ -37,6 +37,13 @@ CHANGE_TRIES = 100
 landing between its read and its store (`change_policy`), with a growing random pause."""
 
 
+def a_policy(value: object) -> Policy:
+    """`value`, which must be a Policy (else InvalidInput)."""
+    if not isinstance(value, Policy):
+        raise InvalidInput(f"expected a Policy, got {type(value).__name__}")
+    return value
+
+
 def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int | None = None) -> Policy:
     """`change` applied to the store's policy, stored only if no other change landed in
     between, so threads, processes and the HTTP service's replicas never undo each
@@ -51,10 +58,7 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     def checked(current: Policy) -> Policy:
         if version is not None and version != current.version:
             raise PolicyConflict(version, current.version)
-        new = change(current)
-        if not isinstance(new, Policy):
-            raise InvalidInput(f"expected a Policy, got {type(new).__name__}")
-        return new
+        return a_policy(change(current))
 
     under_lock = getattr(backend, "change_policy", None)
     if under_lock is not None:
