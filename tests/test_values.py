@@ -96,7 +96,11 @@ def test_amounts_carry_their_currency(said, amount):
      # spelled out: the low end takes the high end's scale word
      ("three to five thousand dollars", "3000-5000 USD"), ("between three and five thousand dollars", "3000-5000 USD"),
      ("from two to three hundred euros a month", "200-300 EUR/month"), ("twenty to thirty dollars", "20-30 USD"),
-     ("five hundred to a thousand dollars", "500-1000 USD"), ("up to five thousand dollars", "5000 USD")],
+     ("five hundred to a thousand dollars", "500-1000 USD"), ("up to five thousand dollars", "5000 USD"),
+     ("twenty-five thousand dollars", "25000 USD"),  # one number, not a range
+     # European separators, and a sign
+     ("5.000 €", "5000 EUR"), ("5 000 €", "5000 EUR"), ("5.000,50 €", "5000.5 EUR"), ("1,5k €", "1500 EUR"),
+     ("$1,500.50", "1500.5 USD"), ("1,234,567 yen", "1234567 JPY"), ("-500 USD", "-500 USD"), ("3-5k", "3000-5000 USD")],
 )
 def test_amounts_keep_their_period_bound_and_range(said, form):
     """What qualifies an amount is part of it: $5000 a month is not $5000 a year, a range

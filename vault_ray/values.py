@@ -52,8 +52,10 @@ TIME_WORDS = re.compile(
     re.IGNORECASE,
 )
 _ARTICLES = re.compile(r"^(?:the|a|an|some|my|our)\s+")
-_NUMBER = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?|\.\d+)\s*(?P<mult>k|m|mm|bn|b|thousand|million|billion|grand)?\b",
-                     re.IGNORECASE)
+_NUMBER = re.compile(r"(?P<sign>-\s*)?(?P<num>\d{1,3}(?:[,. \u00a0\u202f']\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?|[.,]\d+)"
+                     r"\s*(?P<mult>k|m|mm|bn|b|thousand|million|billion|grand)?\b", re.IGNORECASE)
+"""A number as written in English or European style ('5,000.50', '5.000,50', '5 000', '1,5k'):
+its separators are read by price-parser's `parse_number`."""
 _MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
                 "million": 1_000_000, "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
@@ -228,9 +230,10 @@ _RANGE = re.compile(r"\bbetween\s+(?P<a>.*?\w.*?)\s+and\s+(?P<b>.*\w.*)$"
                     r"|^(?P<c>\D*\d[^-–—]*?)\s*(?:-|–|—|\bto\b)\s*(?P<d>\D*\d.*)$", re.IGNORECASE)
 
 
-_SPELLED_RANGE = re.compile(r"^(?:from\s+)?(?P<e>" + _SPELLED.pattern + r")\s*(?:\bto\b|\bthrough\b|-|–|—)\s*(?P<f>"
+_SPELLED_RANGE = re.compile(r"^(?:from\s+)?(?P<e>" + _SPELLED.pattern + r")\s*(?:\bto\b|\bthrough\b|–|—)\s*(?P<f>"
                             + _SPELLED.pattern + r".*)$", re.IGNORECASE)
-"""'three to five thousand dollars', 'from two to three hundred euros': both ends spelled out."""
+"""'three to five thousand dollars', 'from two to three hundred euros': both ends spelled out
+(not a hyphen: 'twenty-five thousand' is one number)."""
 
 
 def amount_form(text: str) -> str | None:
@@ -286,15 +289,19 @@ def _number(amount: Decimal) -> str:
 
 
 def _digits_amount(text: str) -> Decimal | None:
+    from price_parser.parser import parse_number
+
     m = _NUMBER.search(text)
     if not m:
         return None
     try:
-        number = Decimal(m.group("num").replace(",", ""))
-    except InvalidOperation:
+        number = parse_number(re.sub(r"[\s\u00a0\u202f']", "", m.group("num")))
+    except (InvalidOperation, ValueError):
         return None
-    mult = (m.group("mult") or "").lower()
-    return number * _MULTIPLIERS.get(mult, 1)
+    if number is None:
+        return None
+    sign = -1 if m.group("sign") and not re.search(r"\w\s*-\s*$", text[:m.end("sign")]) else 1
+    return sign * Decimal(number) * _MULTIPLIERS.get((m.group("mult") or "").lower(), 1)
 
 
 def _spelled_amount(text: str) -> Decimal | None:
