@@ -170,3 +170,18 @@ def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vaul
 def test_age_and_contact_details_are_read(said, facts):
     got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
     assert got == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I am not in PST", [("user.timezone", "not:America/Los_Angeles")]),
+    ("I'm not on Pacific time", [("user.timezone", "not:America/Los_Angeles")]),
+    ("I'm in PST, not EST", [("user.timezone", "America/Los_Angeles")]),
+    ("I'm not in PST anymore", [("user.timezone", "not:America/Los_Angeles")]),
+    ("My budget is no longer $5000", [("user.budget", "not:5000 USD")]),
+    ("My budget is not $5000", [("user.budget", "not:5000 USD")]),
+])
+def test_a_denied_value_is_never_stored_as_said(said, facts):
+    """A clause that denies a value gives `not:` the value (it was stored as the value, and
+    agreed with it: "I am not in PST" backed PST)."""
+    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+    assert got == facts

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import clauses as cl
 from .base import Extraction
-from .frames import PROFILE_FRAMES, zone_frame, zone_mentions
+from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
+from .frames_zone import zone_frame, zone_mentions
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
@@ -31,6 +33,9 @@ _TEMPLATES = {
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
 ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES)
+
+
+_DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
 
 
 def read_clause(clause: str) -> list[Draft]:
@@ -47,6 +52,8 @@ def read_clause(clause: str) -> list[Draft]:
     seen: set[tuple[str, str]] = set()
     unique = []
     for d in drafts:
+        denied = _DENIED.match(d.value)  # "my budget is no longer $5000": a value the clause denies
+        d = replace(d, value=f"not:{denied.group('v')}") if denied else d
         key = (d.entity, values.canonical(d.entity, d.value))
         if key not in seen:
             seen.add(key)

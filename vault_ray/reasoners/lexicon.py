@@ -73,6 +73,10 @@ OCCUPATIONS = re.compile(
 
 NEGATION = re.compile(r"\b(?:not|no longer|don't|doesn't|never|isn't|aren't|wasn't|won't|can't)\b|n't\b", re.I)
 ANYMORE = re.compile(r"\b(?:anymore|any more|any longer|no longer)\b", re.I)
+NOT_BEFORE = re.compile(r"\b(?:not|rather than|instead of)\s+$", re.I)
+"""Right before a value that is set aside: 'PST, not EST', 'EST rather than PST'."""
+NEGATED_BEFORE = re.compile(r"\b(?:not|no longer|never)\s+(?:(?:in|on|using|at)\s+)?(?:[a-z]+\s+){0,2}$", re.I)
+"""Before a value the clause denies: 'I am not in PST', "I'm not on Pacific time", 'not PST'."""
 VALUE_END = re.compile(
     r"\s+(?:since|because|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
     r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
