@@ -128,14 +128,14 @@ def test_agents_that_agree_share_one_side_of_a_contest(vault):
 def test_empty_answers_say_they_are_empty(vault):
     async def scenario(client, caller):
         return (await call(client, "recall", query="where does the user live?"),
-                await call(client, "list_disputes"), await call(client, "get_entity", entity="user.city"),
-                await call(client, "history", entity="user.city"),
+                await call(client, "list_disputes"), await call(client, "get_entity", entity="user.hobby"),
+                await call(client, "history", entity="user.hobby"),
                 await call(client, "remember", text="What a lovely day!"))
 
     recall, disputes, view, history, remembered = session(vault, scenario)
     assert recall == 'No memories match "where does the user live?": the store holds nothing relevant (0 results).'
     assert disputes.startswith("No open disputes")
-    assert "user.city: no current value" in view and "no claim has ever been made" in history
+    assert "user.hobby: no current value" in view and "no claim has ever been made" in history
     assert remembered.startswith("Nothing was stored")
 
 

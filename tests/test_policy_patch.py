@@ -152,3 +152,52 @@ def test_the_client_refuses_a_patch_that_cannot_travel_before_sending_it():
             client.patch_policy({"align_threshold": float("nan")})
         with pytest.raises(InvalidPolicy, match="version"):
             client.patch_policy({"version": 3})
+
+
+def test_put_with_the_version_read_overwrites_no_change_made_meanwhile(make_vault, tmp_path):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from vault_ray.actors.serve.app import create_app
+    from vault_ray.actors.serve.service import local_service
+    from vault_ray.tokens import TokenStore
+
+    vault = make_vault(policy=BASE)
+    tokens = TokenStore(tmp_path / "tokens.json")
+    admin = {"Authorization": f"Bearer {tokens.add('ops', 'admin')[0]}"}
+    with TestClient(create_app(local_service(vault, tokens))) as http:
+        read = http.get("/v1/policy", headers=admin).json()
+        vault.set_strategy("user.job", "consensus")  # someone else's change, after the read
+        stale = http.put("/v1/policy", json={**read, "max_text": 900}, headers=admin)
+        assert stale.status_code == 409 and stale.json()["type"].endswith("PolicyConflict")
+        assert vault.policy.strategies["user.job"] == "consensus" and vault.policy.max_text == BASE.max_text
+        fresh = http.get("/v1/policy", headers=admin).json()
+        done = http.put("/v1/policy", json={**fresh, "max_text": 900}, headers=admin)
+        assert done.status_code == 200 and done.json()["version"] == fresh["version"] + 1
+        unversioned = {k: v for k, v in fresh.items() if k != "version"}  # no version: replaces whatever is there
+        assert http.put("/v1/policy", json=unversioned, headers=admin).status_code == 200
+
+
+def test_a_key_the_policy_names_is_never_moved_onto_another_entity(make_vault):
+    vault = make_vault()
+    vault.set_strategy("user.home_city", "authority")
+    vault.set_authority("gps", "user.home_city", 0.9)
+    vault.agent("chat").add("I live in Berlin")  # user.location
+    from vault_ray import Fact
+
+    added = vault.agent("gps").add_facts(Fact("user.home_city", "The user lives in Munich", "Munich"))
+    assert [d.entity for d in added.decisions] == ["user.home_city"]
+    assert [c.value for c in vault.get("user.home_city").active] == ["Munich"]
+    assert Policy().names("user.budget") and not Policy().names("user.diet")  # user.budget.* is high stakes
+
+
+def test_reads_take_an_alias_as_its_key(make_vault):
+    from vault_ray import Fact, RegistryEntry
+
+    vault = make_vault()
+    vault.register(RegistryEntry("user.car", "the user's car", aliases=("user.vehicle",)))
+    vault.agent("a").add_facts([Fact("user.vehicle", "The user drives a Tesla", "Tesla")])
+    assert [c.value for c in vault.get("user.vehicle").active] == [c.value for c in vault.get("user.car").active] == ["Tesla"]
+    assert [h.claim.value for h in vault.search("car", entity="user.vehicle")] == ["Tesla"]
+    assert len(vault.history("user.vehicle")) == 1
+    assert set(vault.get_many(["user.vehicle", "user.car"])) == {"user.vehicle", "user.car"}

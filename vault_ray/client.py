@@ -153,9 +153,9 @@ class _Operations:
         return self._send(Call("POST", f"/v1/disputes/{_seg(dispute_id)}/resolve", _as(Dispute),
                                body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
 
-    def set_policy(self, policy: Policy) -> Policy:
-        """Replace the whole policy (what `policy` leaves at its defaults is reset)."""
-        return self._send(Call("PUT", "/v1/policy", _as(Policy), body=encode(policy)))
+    def set_policy(self, policy: Policy, *, if_version: int | None = None) -> Policy:  # as Vault.set_policy
+        body = {**encode(policy), "version": if_version} if isinstance(policy, Policy) else policy  # else: a 422
+        return self._send(Call("PUT", "/v1/policy", _as(Policy), body=body))
 
     def patch_policy(self, patch: Mapping[str, Any], *, version: int | None = None) -> Policy:
         """Change the fields `patch` names and keep the rest (`Vault.patch_policy`); with

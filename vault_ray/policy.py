@@ -134,6 +134,12 @@ class Policy:
         found = best_match(table, entity)
         return self.default_weight if found is None else float(found)
 
+    def names(self, entity: str) -> bool:
+        """Whether a table names this key itself (`entity` or `entity.*`), not only a wider
+        pattern: entity resolution never moves such a key onto another entity."""
+        tables = (self.strategies, self.cardinality, self.on_ambiguous, *self.authority.values())
+        return any(entity in t or f"{entity}.*" in t for t in (*tables, self.high_stakes))
+
     def is_high_stakes(self, entity: str) -> bool:
         return any(specificity(p, entity) is not None for p in self.high_stakes)
 

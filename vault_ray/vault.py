@@ -129,8 +129,7 @@ class Vault(Transfers):
         change_policy(self._backend, lambda current: replace(a_policy(policy), version=current.version + 1), if_version)
 
     def patch_policy(self, patch: dict[str, Any], *, version: int | None = None) -> Policy:
-        """Change the fields `patch` names (a JSON merge patch: `Policy.patched`), keeping the
-        rest; `version`: only while the policy is at it (else PolicyConflict). The new policy."""
+        """Change what `patch` names, keep the rest (`Policy.patched`); `version`: only while the policy is at it."""
         return change_policy(self._backend, lambda current: current.patched(patch), version)
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> None:
@@ -262,8 +261,7 @@ class Vault(Transfers):
         check_string(query, "query", limit=MAX_QUERY)
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
-        if entity is not None:
-            validate_entity(entity)
+        entity = None if entity is None else self._key(entity)
         if agent is not None:
             check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
@@ -301,12 +299,13 @@ class Vault(Transfers):
         """`get` for several entities at once (one call per partition owner)."""
         if isinstance(entities, str):
             raise InvalidInput("get_many takes a collection of entity keys, not one string")
-        wanted = [validate_entity(e) for e in entities]
+        wanted = front.read_keys(self._backend, entities)
         at = as_utc(as_of, field_name="as_of")
         if at is None:
-            return self._backend.views(wanted)
+            views = self._backend.views(set(wanted.values()))
+            return {e: views[key] for e, key in wanted.items()}
         policy = self.policy
-        return {e: view_as_of(self._backend, e, at, policy) for e in wanted}
+        return {e: view_as_of(self._backend, key, at, policy) for e, key in wanted.items()}
 
     def explain(self, claim_id: str) -> Explanation:
         """The chain of decisions behind a claim's status (pass, op, strategy, weights,
@@ -315,8 +314,10 @@ class Vault(Transfers):
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""
-        validate_entity(entity)
-        return self._backend.history(entity)
+        return self._backend.history(self._key(entity))
+
+    def _key(self, entity: str) -> str:
+        return front.read_keys(self._backend, [entity])[entity]
 
     def claim(self, claim_id: str) -> Claim:
         return self._backend.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]

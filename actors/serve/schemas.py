@@ -111,7 +111,8 @@ class RateLimitPatch(Strict):
 
 class PolicyBody(Strict):
     """A whole policy (`Policy.to_dict()`); what is left out keeps `Policy()`'s default.
-    `version` is set by the store."""
+    `version`: the version this policy was read at; when given, the store takes it only while
+    its policy is still at that version (409 otherwise). The store sets the new version."""
 
     default_strategy: str = _DEFAULT.default_strategy
     strategies: dict[str, str] = {}
@@ -132,7 +133,7 @@ class PolicyBody(Strict):
     rules: RulesIn = RulesIn()
     rate_limit: RateLimitBody | None = None
     unextracted_notes: Flag = _DEFAULT.unextracted_notes
-    version: Integer = 0
+    version: Integer | None = None
 
 
 class PolicyPatch(Strict):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from ..models import (
     check_string,
     new_ids,
     utcnow,
+    validate_entity,
 )
 from ..policy import Policy
 from ..reasoners.base import Reasoner
@@ -142,7 +143,8 @@ def resolve_entities(
 ) -> list[Alignment]:
     """Align new entity labels with the incumbents they duplicate (DESIGN §2.3).
 
-    Labels that already have claims or are in the registry are never moved; one
+    Labels that already have claims, are in the registry or are named by the policy
+    (`Policy.names`) are never moved; one
     batched search of the entities' representatives serves the whole batch."""
     labels = [registry.canonical(f.entity) for f in facts]
     # registered labels never move: only the others need the (per-partition) presence check
@@ -151,7 +153,7 @@ def resolve_entities(
     pending = []
     for i, (fact, label) in enumerate(zip(facts, labels, strict=True)):
         moved = label if label != fact.entity else None
-        if label in present or label in registry:
+        if label in present or label in registry or policy.names(label):
             out[i] = Alignment(label, fact.entity if moved else None)
         else:
             pending.append(i)
@@ -256,3 +258,14 @@ def build_items(
         )
         groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
     return groups
+
+
+def read_keys(backend: Any, entities: Iterable[str]) -> dict[str, str]:
+    """The key each asked entity reads: an alias reads its key (`user.tz` -> `user.timezone`),
+    as writes do, unless the alias holds claims of its own (written before it became an
+    alias, or a label `normalize` retired: its history stays readable by its name)."""
+    registry = backend.control(fresh=False)[1]
+    asked = {e: registry.canonical(validate_entity(e)) for e in entities}
+    aliased = {e for e, key in asked.items() if key != e}
+    own = backend.entities_present(aliased) if aliased else set()
+    return {e: e if e in own else key for e, key in asked.items()}

@@ -4,7 +4,6 @@ rules (an admin token)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -44,10 +43,13 @@ async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Resolver, svc: 
 
 @router.put("/policy", response_model=PolicyOut, responses=ADMIN)
 async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
-    """Replace the whole policy."""
+    """Replace the whole policy. With `version` (the policy's as read), only while the policy
+    is at it (409 PolicyConflict otherwise): a read, change and write back overwrites no
+    change made meanwhile."""
+    if_version = body.version if "version" in body.model_fields_set else None
+
     def change(vault: Vault) -> Policy:
-        policy = Policy.from_dict(body.model_dump())
-        vault.set_policy(replace(policy, version=vault.policy.version + 1))
+        vault.set_policy(Policy.from_dict({**body.model_dump(), "version": 0}), if_version=if_version)
         return vault.policy
 
     return encode(await svc.run(change, svc.vault))
