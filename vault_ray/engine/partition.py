@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ class Partition:
         self.number = number
         self.log = log
         self.lock = threading.RLock()
+        self.clock: datetime | None = None
+        """The recording time of the last change committed here: the next is later (`after`)."""
         self.index = index
         preloaded = len(index) > 0  # a host that restored its saved HNSW graph holds our rows already
         image = log.load(with_vectors=not preloaded)
@@ -70,7 +72,13 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        return Txn(self.state, self.log.allocate_rid, now, self._entity_log)
+        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log)
+
+    def after(self, now: datetime) -> datetime:
+        """`now`, or just after the last change committed here: a write whose clock was read
+        before another's (before embedding, outside the lock) still records after it, so the
+        partition's history, and an `as_of` view of it, is a sequence of states it was in."""
+        return now if self.clock is None or now > self.clock else self.clock + timedelta(microseconds=1)
 
     def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
         return self.log.claims_for_entity(entity), self.log.events(entity=entity)
@@ -219,6 +227,7 @@ class Partition:
         if not txn:
             return set()
         self.log.commit(txn.changes())
+        self.clock = txn.now if self.clock is None or txn.now > self.clock else self.clock
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
         touched = {c.entity for c in txn.claims.values()}
         off, on = [], []
