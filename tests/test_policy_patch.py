@@ -201,3 +201,15 @@ def test_reads_take_an_alias_as_its_key(make_vault):
     assert [h.claim.value for h in vault.search("car", entity="user.vehicle")] == ["Tesla"]
     assert len(vault.history("user.vehicle")) == 1
     assert set(vault.get_many(["user.vehicle", "user.car"])) == {"user.vehicle", "user.car"}
+
+
+def test_misshapen_batches_and_registry_aliases_are_refused_from_the_tree(make_vault):
+    from vault_ray import RegistryEntry, VaultError
+
+    vault = make_vault()
+    for bad in (None, 5, "x", [None]):
+        with pytest.raises(InvalidInput):
+            vault.write_batch(bad)
+    with pytest.raises(InvalidPolicy, match="one string"):
+        RegistryEntry("user.k", aliases="user.kk")
+    assert issubclass(InvalidPolicy, VaultError) and vault.claims() == []

@@ -29,6 +29,9 @@ class RegistryEntry:
         if isinstance(self.examples, str) or not all(isinstance(x, str) and x.strip() for x in self.examples):
             raise InvalidPolicy("examples must be a sequence of non-empty strings", value=self.examples)
         validate_entity(self.key[:-2] if self.key.endswith(".*") else self.key)
+        if isinstance(self.aliases, str):
+            raise InvalidPolicy(f"aliases is a sequence of keys, got one string: write ({self.aliases!r},)",
+                                value=self.aliases)
         for alias in self.aliases:
             validate_entity(alias)
         if self.cardinality not in CARDINALITIES:

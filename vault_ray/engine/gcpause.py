@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
+from ..errors import InvalidInput
+
 T = TypeVar("T")
 
 BULK = 256
@@ -75,6 +77,8 @@ def for_bulk(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     def wrapper(self: object, requests: Iterable[object], *args: Any, **kwargs: Any) -> T:
+        if isinstance(requests, str | bytes) or not isinstance(requests, Iterable):
+            raise InvalidInput(f"write_batch takes a sequence of WriteRequest values, got {type(requests).__name__}")
         requests = requests if isinstance(requests, list) else list(requests)
         with paused(fact_count(requests)):
             return method(self, requests, *args, **kwargs)
