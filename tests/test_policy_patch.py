@@ -213,3 +213,13 @@ def test_misshapen_batches_and_registry_aliases_are_refused_from_the_tree(make_v
     with pytest.raises(InvalidPolicy, match="one string"):
         RegistryEntry("user.k", aliases="user.kk")
     assert issubclass(InvalidPolicy, VaultError) and vault.claims() == []
+
+
+@pytest.mark.parametrize("bad", ["", " ", "a/b", ".", "..", None])
+def test_the_client_refuses_an_id_no_route_can_take_before_sending(bad):
+    from vault_ray import VaultClient
+
+    with VaultClient("http://127.0.0.1:9", "t0ken", retries=0) as client:  # nothing listens: nothing is sent
+        for call in (client.claim, client.explain, client.dispute):
+            with pytest.raises(InvalidInput, match="id"):
+                call(bad)

@@ -47,23 +47,23 @@ DEFAULT_RETRIES = 2
 @dataclass(frozen=True)
 class Call:
     """One request, and how to read its answer."""
-
     method: str
     path: str
     read: Callable[[Any], Any]
     params: dict[str, Any] | None = None
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
-    idempotent: bool = True
-    """Safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)."""
+    idempotent: bool = True  # safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)
 
 
 def _as(tp: Any) -> Callable[[Any], Any]:
     return lambda data: decode(tp, data)
 
 
-def _seg(value: str) -> str:
-    return quote(str(value), safe="")
+def _seg(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
+    if not isinstance(value, str) or not value.strip() or "/" in value or value in (".", ".."):
+        raise InvalidInput(f"an id must be a non-empty string without '/' (nor '.' or '..'), got {value!r}")
+    return quote(value, safe="")
 
 
 def _time(value: datetime | float | None, name: str) -> str | None:
