@@ -236,7 +236,7 @@ class PartitionSet:
                 # each call at its own time, and after the one before it (one microsecond at
                 # least): the group records like its calls one by one
                 clock = at if clock is None or at > clock else clock + timedelta(microseconds=1)
-                clock = max(parts[p].after(clock) for p in call)  # type: ignore[union-attr]
+                clock = max((parts[p].after(clock) for p in call), default=clock)  # type: ignore[union-attr]
                 for p in call:
                     txns[p].set_clock(clock)
                 marks = {p: txns[p].mark() for p in call}
