@@ -256,7 +256,7 @@ class DuckDBClaimLog(BulkSide):
     def _refuse_stored(self, changes: ChangeSet) -> None:
         new = [c.id for c in changes.new_claims]
         clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe = set(self._maybe_known(list(dict.fromkeys([*new, *changes.receipts]))))  # one filter lookup
+        maybe = set(self.may_hold(list(dict.fromkeys([*new, *changes.receipts]))))  # one filter lookup
         maybe_new, maybe_receipts = [i for i in new if i in maybe], [i for i in changes.receipts if i in maybe]
         if maybe_new or maybe_receipts:
             with self._reading() as tables:
@@ -297,13 +297,13 @@ class DuckDBClaimLog(BulkSide):
 
     # -- reads ---------------------------------------------------------------------------
     def receipts(self, ids: Iterable[str]) -> dict[str, str]:
-        maybe = self._maybe_known(list(ids))
+        maybe = self.may_hold(list(ids))
         if not maybe:
             return {}
         with self._reading() as tables:
             return tables.receipts(maybe)
 
-    def _maybe_known(self, ids: list[str]) -> list[str]:
+    def may_hold(self, ids: list[str]) -> list[str]:
         """The ids a claim or receipt may be stored for (the rest certainly have none)."""
         if not ids:
             return []

@@ -107,8 +107,8 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
         raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
     parts = 16 if partitions is None else partitions
-    if not isinstance(parts, int) or not 1 <= parts <= 4096:
-        raise StoreMismatch(f"partitions must be an integer in [1, 4096], got {parts!r}")
+    if not isinstance(parts, int) or isinstance(parts, bool) or not 1 <= parts <= 4096:
+        raise InvalidInput(f"partitions must be an integer in [1, 4096], got {parts!r}")
     (path / "partitions").mkdir(parents=True, exist_ok=True)
     meta = StoreMeta(parts, dim, embedder, index=index or "flat")
     write_json(meta_file, meta.__dict__)
@@ -174,19 +174,26 @@ def make_store_dir(root: object) -> Path:
 class StoreLock:
     """An exclusive, non-blocking flock on STORE/.lock; released on close or exit."""
 
+    HELD: dict[str, int] = {}
+    """The stores this process holds (real path -> pid; a forked child's copy is not its own):
+    a second open here is told so."""
+
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = str(make_store_dir(root))
         self._fd = os.open(Path(root) / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        self._real = os.path.realpath(self.root)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._fd)
-            raise StoreLocked(self.root) from exc
+            raise StoreLocked(self.root, here=StoreLock.HELD.get(self._real) == os.getpid()) from exc
+        StoreLock.HELD[self._real] = os.getpid()
         os.ftruncate(self._fd, 0)
         os.write(self._fd, str(os.getpid()).encode())
 
     def release(self) -> None:
         if self._fd >= 0:
+            StoreLock.HELD.pop(self._real, None)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1

@@ -256,6 +256,29 @@ def test_rate_limit_rejects_the_excess_write_and_writes_nothing(make_vault):
     assert say(vault, "quiet", "likes:jazz", 0, entity="user.likes").outcome == "active"  # per agent
 
 
+def test_a_write_larger_than_the_burst_is_bad_input_not_a_wait(make_vault):
+    """Waiting `retry_after` would never let it through: a client that obeys it looped."""
+    vault = make_vault(policy=Policy(rate_limit=RateLimit(rate=10, burst=2)))
+    facts = [Fact(f"user.topic_{i}", f"topic {i}", value=str(i)) for i in range(3)]
+    with pytest.raises(InvalidInput, match="burst of 2"):
+        vault.agent("bulk").add_facts(facts)
+    assert vault.claims() == []
+    assert len(vault.agent("bulk").add_facts(facts[:2]).decisions) == 2
+
+
+def test_a_refused_write_spends_no_rate_budget(make_vault):
+    vault = make_vault(policy=AUTHORITY.updated(max_open_disputes=1, rate_limit=RateLimit(rate=0.001, burst=3)))
+    say(vault, "owner", "vegan", 0)
+    say(vault, "chat", "vegetarian", 10)  # opens the one dispute chat may have on the entity (1 of 3 tokens)
+    for seconds in (20, 30, 40):
+        with pytest.raises(DisputeCapExceeded):
+            say(vault, "chat", "pescatarian", seconds)  # refused: nothing written, nothing spent
+    assert say(vault, "chat", "PST", 50, entity="user.timezone").outcome == "active"
+    assert say(vault, "chat", "likes:jazz", 60, entity="user.likes").outcome == "active"
+    with pytest.raises(RateLimited):
+        say(vault, "chat", "French", 70, entity="user.language")
+
+
 def test_rate_limit_is_off_by_default(vault):
     for i in range(30):
         say(vault, "chatty", f"v{i}", i)

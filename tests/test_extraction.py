@@ -165,7 +165,7 @@ def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vaul
     ("I'm 30 years old", [("user.age", "30")]), ("I turned 41 last week", [("user.age", "41")]),
     ("My age is 25", [("user.age", "25")]), ("I'm 5 minutes away", []), ("I'll be 40 next week", []),
     ("My email is Ana.Lopez@example.com", [("user.email", "ana.lopez@example.com")]),
-    ("My phone number is (555) 123-4567", [("user.phone", "5551234567")]),
+    ("My phone number is (555) 123-4567", [("user.phone", "551234567")]),
 ])
 def test_age_and_contact_details_are_read(said, facts):
     got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
@@ -185,3 +185,66 @@ def test_a_denied_value_is_never_stored_as_said(said, facts):
     agreed with it: "I am not in PST" backed PST)."""
     got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
     assert got == facts
+
+
+@pytest.mark.parametrize("said", ["My boss is in EST", "My colleague's timezone is CET", "My team is in IST",
+                                  "My wife is on Pacific time"])
+def test_someone_elses_time_zone_is_reported_not_stored_as_the_users(said):
+    from vault_ray.reasoners.extraction import extract_turn
+
+    extraction = extract_turn(said)
+    assert extraction.facts == ()
+    assert [u.reason for u in extraction.unextracted] == ["about someone else (the user's family, friends or colleagues)"]
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My dog's name is Rex", [("user.pets", "dog:rex")]), ("My cat is called Luna", [("user.pets", "cat:luna")]),
+    ("I have a dog named Rex and a cat", [("user.pets", "dog:rex"), ("user.pets", "cat")]),
+    ("I have a dog", [("user.pets", "dog")]), ("I have two cats", [("user.pets", "2 cat")]),
+    ("My wife is Sarah", [("user.family", "wife:sarah")]),
+])
+def test_a_pets_name_is_kept_as_a_familys_is(said, facts):
+    """"My dog's name is Rex" and "... Max" were both stored as "dog": two names agreed."""
+    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+    assert got == facts
+
+
+def test_a_fact_longer_than_the_policy_allows_is_reported_and_the_turn_still_writes(make_vault):
+    vault = make_vault(embedder=HashingEmbedder())
+    said = "I live in Paris. I love " + ", ".join(f"long walk number {i} on the beach at sunset" for i in range(60)) + "."
+    assert len(said) < vault.policy.max_text * 10  # within what `add` takes
+    result = vault.agent("a").add(said)
+    assert [(d.entity, vault.claim(d.claim_id).value) for d in result.decisions] == [("user.location", "Paris")]
+    (long,) = result.unextracted
+    assert "longer than the policy's max_text" in long.reason and long.reason.startswith("reads as user.likes")
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I'm a nurse at St. Mary's hospital", [("user.job", "nurse"), ("user.employer", "st marys hospital")]),
+    ("My company is in London", []),  # a place, not the employer's name
+    ("I'm in Berlin this week for a conference", []), ("I was living in Denver until 2020", []),
+    ("I live in Denver", [("user.location", "denver")]),
+    ("My number is (415) 555-0199", [("user.phone", "155550199")]),
+    ("My old email was a@b.com, my new one is c@d.com", [("user.email", "c@d.com")]),
+    ("I'm retired", [("user.job", "retired")]), ("I'm between jobs", [("user.job", "between jobs")]), ("I'm tired", []),
+])
+def test_everyday_sentences_give_the_values_they_say(said, facts):
+    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+    assert got == facts
+
+
+@pytest.mark.parametrize(("entity", "a", "b"), [
+    ("user.phone", "+1 415 555 0100", "415-555-0100"), ("user.phone", "+44 20 7946 0958", "020 7946 0958"),
+    ("user.employer", "Google", "Google LLC"), ("user.employer", "Acme, Inc.", "Acme"),
+    ("user.location", "SF", "San Francisco"), ("user.location", "DC", "Washington"),
+])
+def test_two_forms_of_one_value_agree(entity, a, b):
+    assert canonical(entity, a) == canonical(entity, b)
+
+
+@pytest.mark.parametrize(("entity", "a", "b"), [
+    ("user.phone", "415-555-0100", "415-555-0101"), ("user.employer", "Google", "Goodle"),
+    ("user.location", "SF", "Santa Fe"),
+])
+def test_two_values_still_differ(entity, a, b):
+    assert canonical(entity, a) != canonical(entity, b)

@@ -45,8 +45,8 @@ policies = st.sampled_from(
 def to_fact(w: dict) -> Fact:
     values = VALUES[w["entity"]]
     value = values[w["choice"] % len(values)]
-    # a client id names one fact of one agent: retrying it resends that fact (same agent, same entity)
-    claim_id = f"{w['agent']}:{w['entity']}:{w['claim_id']}" if w["claim_id"] else None
+    # a client id names one fact of one agent: retrying it resends that fact (same agent, entity, text and value)
+    claim_id = f"{w['agent']}:{w['entity']}:{value}:{w['claim_id']}" if w["claim_id"] else None
     fact = Fact(w["entity"], f"{w['entity']} is {value}", value=value, observed_at=T0 + timedelta(minutes=w["minute"]),
                 claim_id=claim_id)
     bad = w["bad"]

@@ -44,6 +44,18 @@ def test_a_statement_about_another_slot_of_a_candidate_does_not_merge_labels():
     assert RuleReasoner().disambiguate(fact, ["user.pets", "user.name"]) is None
 
 
+@pytest.mark.parametrize(("fact", "candidates"), [
+    (Fact("user.years", "The user is 34 years old", "34"), ["user.birthday"]),
+    (Fact("user.work_mail", "My work email is bob@acme.com", "bob@acme.com"), ["user.employer"]),
+    (Fact("user.home_zone", "I'm in PST", "PST"), ["user.location"]),
+])
+def test_a_statement_that_reads_as_another_slot_keeps_its_label(fact, candidates):
+    """What the statement says outweighs what the label's words resemble: an age is no
+    birthday, an email no employer (a label and candidates the words alone would join)."""
+    assert RuleReasoner(HashingEmbedder()).disambiguate(fact, candidates) is None
+    assert RuleReasoner().disambiguate(fact, candidates) is None
+
+
 @pytest.fixture(scope="module")
 def local():
     embedder = LocalEmbedder()
@@ -75,6 +87,16 @@ def test_a_drifted_label_joins_the_entity_it_names_and_a_new_thing_stays_apart(t
         assert (kept.entity, kept.aligned_from) == ("user.shoe_size", None)
         (later,) = vault.agent("c").add_facts(Fact("user.eating", "My diet is keto", "keto")).decisions
         assert later.entity == "user.diet"
+
+
+@pytest.mark.slow
+def test_an_age_from_another_agent_never_replaces_the_birthday(tmp_path, local):
+    """The extractor's own slots are registered: resolution never folds one into another."""
+    with Vault.open(tmp_path / "s", embedder=local) as vault:
+        vault.agent("a").add("My birthday is March 5th")
+        (age,) = vault.agent("b").add("I'm 34 years old").decisions
+        assert (age.entity, age.aligned_from, str(age.outcome)) == ("user.age", None, "active")
+        assert vault.get("user.birthday").values == ("March 5th",) and vault.get("user.age").values == ("34",)
 
 
 def test_without_an_embedder_labels_fall_back_to_shared_words(tmp_path):

@@ -34,8 +34,9 @@ def test_reopening_checks_the_settings(tmp_path):
 
 def test_the_lock_admits_one_holder(tmp_path):
     first = StoreLock(tmp_path)
-    with pytest.raises(StoreLocked, match="cluster mode"):
+    with pytest.raises(StoreLocked, match="already open in this process") as err:  # not "another process"
         StoreLock(tmp_path)
+    assert err.value.here
     first.release()
     StoreLock(tmp_path).release()
 

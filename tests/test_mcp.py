@@ -179,6 +179,11 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
     ("recall", {"query": "diet", "k": 0}, "greater than or equal to 1"),
     ("explain", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
     ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "text\n  Field required"),
+    # checked as REST checks a body: no argument the tool does not take, no value of another type
+    ("remember", {"text": "I'm in EST", "agent": "agent-b"}, "agent\n  Extra inputs are not permitted"),
+    ("recall", {"query": "diet", "k": True}, "k\n  Input should be a valid integer"),
+    ("recall", {"query": "diet", "k": 2.5}, "k\n  Input should be a valid integer"),
+    ("get_entity", {"entity": 5}, "entity\n  Input should be a valid string"),
 ])
 def test_bad_arguments_are_tool_errors_that_change_nothing(vault, tool, arguments, error):
     vault.agent("agent-a").add("I'm in PST")

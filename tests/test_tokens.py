@@ -101,3 +101,15 @@ def test_an_unreadable_token_file_is_a_store_error(tokens):
     tokens.path.write_text("{not json")
     with pytest.raises(StoreError):
         tokens.authenticate("vr_00000000_x")
+
+
+def test_a_corrupt_token_file_answers_callers_without_its_path(tokens, caplog):
+    """The server says the file is unreadable; where it lives and why goes to its log only."""
+    tokens.add("chat")
+    tokens.path.write_text("{not json")
+    with pytest.raises(StoreError) as err:
+        tokens.authenticate("vr_00000000_x")
+    assert str(tokens.path) not in str(err.value) and "token file" in str(err.value)
+    assert str(tokens.path) in caplog.text
+    with pytest.raises(StoreError, match=str(tokens.path)):  # the operator's CLI still names it
+        tokens.list()

@@ -79,9 +79,10 @@ def test_an_empty_txn_is_false_and_decisions_round_trip_as_receipts():
     assert not txn_over(claim("x"))
     d = Decision("user.diet", Op.REPLACE, Outcome.ACTIVE, "c2", aligned_from="user.food", superseded=("c1",),
                  strategy="recency", reason="newer")
-    assert decision_from_json(decision_to_json(d, "chat")) == (d, "chat")
+    assert decision_from_json(decision_to_json(d, "chat")) == (d, "chat", "")
+    assert decision_from_json(decision_to_json(d, "chat", "9f0a")) == (d, "chat", "9f0a")
     old = json.dumps({f.name: getattr(d, f.name) for f in fields(Decision)} | {"superseded": list(d.superseded)})
-    assert decision_from_json(old) == (d, None)  # a receipt written before receipts named the agent
+    assert decision_from_json(old) == (d, None, "")  # a receipt written before receipts named the agent
 
 
 @pytest.mark.parametrize("decision", [
@@ -95,3 +96,4 @@ def test_a_receipt_is_json_dumps_of_every_decision_field(decision):
     expected = json.dumps({f.name: getattr(decision, f.name) for f in fields(Decision)}
                           | {"superseded": list(decision.superseded), "agent": 'a "quoted" ägent'})
     assert decision_to_json(decision, 'a "quoted" ägent') == expected
+    assert decision_to_json(decision, "a", "ab12") == json.dumps(json.loads(expected) | {"agent": "a", "digest": "ab12"})

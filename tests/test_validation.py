@@ -139,7 +139,7 @@ def test_second_process_gets_store_locked_naming_cluster_mode(tmp_path):
         """)
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.startswith("LOCKED") and "cluster mode" in out
-        with pytest.raises(StoreLocked):  # a second open in this process too
+        with pytest.raises(StoreLocked, match="already open in this process"):  # a second open in this process too
             Vault.open(path, embedder=HashingEmbedder())
     with Vault.open(path, embedder=HashingEmbedder()) as vault:  # released on close
         assert vault.get("user.timezone").values == ("PST",)

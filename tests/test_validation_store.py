@@ -146,3 +146,17 @@ def test_a_claim_id_names_one_fact(tmp_path):
         assert _state(vault) == before
         (again,) = vault.agent("a").add_facts(Fact("user.diet", "The user is vegan", "vegan", claim_id="c-1")).decisions
         assert again == first and _state(vault) == before
+
+
+@pytest.mark.parametrize("settings", [{"partitions": 0}, {"partitions": -3}, {"partitions": True}, {"index": "bogus"}])
+def test_a_store_refused_at_creation_leaves_no_directory(tmp_path, settings):
+    path = tmp_path / "new" / "store"
+    with pytest.raises(InvalidInput):
+        Vault.open(path, embedder=HashingEmbedder(), **settings)
+    assert not path.exists()
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:  # the path is free for a good store
+        assert vault.info().partitions == 16
+    with pytest.raises(VaultError):  # an existing store refused another setting keeps its files
+        Vault.open(path, embedder=HashingEmbedder(), **settings)
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        assert vault.info().partitions == 16

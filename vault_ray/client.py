@@ -32,8 +32,8 @@ import httpx
 
 from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
-from .events import DEFAULT_LIMIT, NOW, EventPage, VaultEvent
-from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, new_id, validate_entity
+from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
+from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, check_fact, new_id, routable, validate_entity
 from .policy import AutoResolveRules, Policy
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages
@@ -61,7 +61,7 @@ def _as(tp: Any) -> Callable[[Any], Any]:
 
 
 def _seg(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
-    if not isinstance(value, str) or not value.strip() or "/" in value or value in (".", ".."):
+    if not routable(value):
         raise InvalidInput(f"an id must be a non-empty string without '/' (nor '.' or '..'), got {value!r}")
     return quote(value, safe="")
 
@@ -93,9 +93,8 @@ class _Operations:
     def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, resolve: bool = True) -> AddResult:
         """Write facts directly (no extraction). Facts without a claim id get one here."""
         facts = [facts] if isinstance(facts, Fact) else list(facts)
-        for i, f in enumerate(facts):
-            if not isinstance(f, Fact):
-                raise InvalidFact(f"expected a Fact, got {type(f).__name__}", index=i)
+        for i, f in enumerate(facts):  # as Vault.add_facts checks them (the server holds the policy's length limits)
+            check_fact(f, i, max_text=1 << 62)
         sent = [encode(replace(f, claim_id=f.claim_id or new_id(), observed_at=_time(f.observed_at, "observed_at")))
                 for f in facts]
         return self._send(Call("POST", "/v1/facts", _as(AddResult),
@@ -124,6 +123,8 @@ class _Operations:
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
         """Disputes by status: "open", "resolved", or None for all."""
+        if status not in (None, "open", "resolved"):  # as Vault.disputes ("all" is the wire's word for None)
+            raise InvalidInput(f"status must be 'open', 'resolved' or None, got {status!r}")
         return self._send(Call("GET", "/v1/disputes", _as(list[Dispute]), params={"status": status or "all"}))
 
     def dispute(self, dispute_id: str) -> Dispute:
@@ -154,7 +155,9 @@ class _Operations:
                                body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
 
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> Policy:  # as Vault.set_policy
-        body = {**encode(policy), "version": if_version} if isinstance(policy, Policy) else policy  # else: a 422
+        if not isinstance(policy, Policy):  # a dict would replace every field it leaves out with its default
+            raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")
+        body = {**encode(policy), "version": if_version}
         return self._send(Call("PUT", "/v1/policy", _as(Policy), body=body))
 
     def patch_policy(self, patch: Mapping[str, Any], *, version: int | None = None) -> Policy:
@@ -178,6 +181,8 @@ class _Operations:
         return self._send(Call("POST", "/v1/policy/cardinality", _as(Policy), body=body))
 
     def set_high_stakes(self, patterns: Sequence[str]) -> Policy:
+        if isinstance(patterns, str | bytes) or not isinstance(patterns, Iterable):  # "user" is no list of u, s, e, r
+            raise InvalidPolicy(f"high_stakes takes a list of patterns, got {patterns!r}")
         return self._send(Call("PUT", "/v1/policy/high-stakes", _as(Policy), body={"patterns": list(patterns)}))
 
     def set_rules(self, rules: AutoResolveRules) -> Policy:
@@ -197,37 +202,6 @@ def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | No
                   limit: int) -> dict[str, Any]:
     return {"since": since, "kinds": ",".join(kinds) if kinds else None,
             "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
-
-
-def sse_messages(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
-    """(id, data) of each message of a Server-Sent Events stream; `id` is None when the
-    message set none, `data` empty for a message that only moved the cursor."""
-    parser = _SseParser()
-    for line in lines:
-        message = parser.feed(line)
-        if message is not None:
-            yield message
-
-
-class _SseParser:
-    """Server-Sent Events, a line at a time: `feed` gives (id, data) when a message ends."""
-
-    def __init__(self) -> None:
-        self.event_id: str | None = None
-        self.data: list[str] = []
-
-    def feed(self, line: str) -> tuple[str | None, str] | None:
-        if not line:
-            done = (self.event_id, "\n".join(self.data)) if self.event_id is not None or self.data else None
-            self.event_id, self.data = None, []
-            return done
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "id":
-            self.event_id = value
-        elif name == "data":
-            self.data.append(value)
-        return None
 
 
 def _stream_request(http: httpx.Client | httpx.AsyncClient, cursor: str, kinds: Sequence[str] | None,
@@ -374,7 +348,7 @@ class AsyncVaultClient(_Operations, _Transport):
                     if not answer.is_success:
                         await answer.aread()
                         self._read(Call("GET", "/v1/events", dict), answer)
-                    parser = _SseParser()
+                    parser = SseParser()
                     async for line in answer.aiter_lines():
                         message = parser.feed(line)
                         if message is None:

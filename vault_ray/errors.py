@@ -153,8 +153,13 @@ class StoreError(VaultError):
 
 
 class StoreLocked(StoreError):
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, here: bool = False) -> None:
         self.path = path
+        self.here = here
+        if here:
+            super().__init__(f"store {path!r} is already open in this process: use that Vault (threads may share "
+                             "it), or close it before opening the store again")
+            return
         super().__init__(
             f"store {path!r} is held by another process; embedded mode allows one process "
             "per store. Use cluster mode (`vault-ray up --store PATH` and "

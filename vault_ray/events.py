@@ -234,3 +234,34 @@ def read_events(log: EventLog, since: str | None, wanted: EventFilter | None = N
             found.append(public)
     more = scanned < len(rows) or any(len(r) >= limit for r in per_part.values())
     return EventPage(tuple(found), encode_cursor(positions), more)
+
+
+def sse_messages(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
+    """(id, data) of each message of a Server-Sent Events stream; `id` is None when the
+    message set none, `data` empty for a message that only moved the cursor."""
+    parser = SseParser()
+    for line in lines:
+        message = parser.feed(line)
+        if message is not None:
+            yield message
+
+
+class SseParser:
+    """Server-Sent Events, a line at a time: `feed` gives (id, data) when a message ends."""
+
+    def __init__(self) -> None:
+        self.event_id: str | None = None
+        self.data: list[str] = []
+
+    def feed(self, line: str) -> tuple[str | None, str] | None:
+        if not line:
+            done = (self.event_id, "\n".join(self.data)) if self.event_id is not None or self.data else None
+            self.event_id, self.data = None, []
+            return done
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "id":
+            self.event_id = value
+        elif name == "data":
+            self.data.append(value)
+        return None

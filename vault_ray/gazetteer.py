@@ -223,7 +223,9 @@ def place_table() -> dict[str, str]:
         for code, name in Locale.parse(locale).territories.items():
             if code in country and fold(name).isascii() and len(fold(name)) >= 4:
                 table.setdefault(fold(name), country[code])
-    for alias, name in (("holland", "netherlands"), ("czech republic", "czechia"), ("usa", "united states"),
+    for alias, name in (("sf", "san francisco"), ("san fran", "san francisco"), ("dc", "washington"),
+                        ("d.c.", "washington"), ("holland", "netherlands"), ("czech republic", "czechia"),
+                        ("usa", "united states"),
                         ("u.s.", "united states"), ("the us", "united states"),
                         ("the states", "united states"), ("uk", "united kingdom"), ("the uk", "united kingdom"),
                         ("u.k.", "united kingdom"), ("britain", "united kingdom"), ("great britain", "united kingdom"),

@@ -26,8 +26,7 @@ MAX_SESSION = 256
 """Characters of a write's session name (the HTTP schema's limit too)."""
 MAX_QUERY = 20_000
 """Characters of a search query (the model reads its first 256 tokens)."""
-MAX_NOTE = 4096
-"""Characters of a dispute resolution's note."""
+MAX_NOTE = 4096  # characters of a dispute resolution's note
 
 
 class Kind(StrEnum):
@@ -94,10 +93,8 @@ def from_epoch(value: float) -> datetime:
 def storable(text: str) -> bool:
     """Whether a string can be stored: UTF-8 has no form for a lone surrogate ("\\ud800",
     which Python strings and JSON escapes can carry), and the claim log is UTF-8."""
-    if text.isascii():
-        return True
     try:
-        text.encode("utf-8")
+        text.isascii() or text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
@@ -118,12 +115,14 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
 
 
 def check_agent(name: object) -> str:
+    """An agent name: what a write carries, a policy's authority names and a token holds."""
+    if isinstance(name, str) and name != name.strip():
+        raise InvalidInput(f"agent name must have no surrounding spaces, got {_shown(name)}")
     return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text := repr(value)) <= 80 else text[:77] + "..."
 
 
 def validate_entity(entity: object) -> str:
@@ -134,6 +133,11 @@ def validate_entity(entity: object) -> str:
     if not ENTITY_RE.match(entity):
         raise InvalidEntity(entity)
     return entity
+
+
+def routable(value: object) -> bool:
+    """Whether an id can be one URL path segment: a non-blank string without '/', not '.' or '..'."""
+    return isinstance(value, str) and bool(value.strip()) and "/" not in value and value not in (".", "..")
 
 
 def new_id() -> str:
@@ -334,9 +338,8 @@ class EntityView:
 
     @property
     def values(self) -> tuple[str, ...]:
-        return tuple(c.claim.value or c.claim.text for c in self.candidates) if self.contested else tuple(
-            c.value or c.text for c in self.active
-        )
+        shown = (c.claim for c in self.candidates) if self.contested else self.active
+        return tuple(c.value or c.text for c in shown)
 
 
 def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None = None) -> Fact:
@@ -354,9 +357,7 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
         if isinstance(getattr(fact, name), str) and not storable(getattr(fact, name)):
             raise InvalidFact(f"{name} has a lone surrogate character (no UTF-8 form)", index=index, field=name)
     if len(fact.text) > max_text:
-        raise InvalidFact(
-            f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text"
-        )
+        raise InvalidFact(f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text")
     if fact.value is not None and (not isinstance(fact.value, str) or not fact.value.strip() or len(fact.value) > max_text):
         raise InvalidFact(f"value must be a non-empty string of at most {max_text} characters, or None",
                           index=index, field="value")
@@ -365,15 +366,15 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     conf = fact.confidence
     if isinstance(conf, bool) or not isinstance(conf, int | float) or not math.isfinite(conf) or not 0 <= conf <= 1:
         raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")
-    if fact.claim_id is not None and (not isinstance(fact.claim_id, str) or not 0 < len(fact.claim_id) <= 128):
-        raise InvalidFact("claim_id must be a non-empty string of at most 128 characters", index=index)
+    if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
+        raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",
+                          index=index, field="claim_id")
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
     if fact.meta:
         _check_meta(fact.meta, index, max_text)
     if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
-        raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index,
-                          field="source")
+        raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index, field="source")
     try:
         when = as_utc(fact.observed_at)
     except InvalidFact as exc:

@@ -233,9 +233,9 @@ class Policy:
             validate_pattern(pattern)
             _choice(f"on_ambiguous for {pattern!r}", action, ON_AMBIGUOUS)
         for agent, table in self.authority.items():
-            if not isinstance(agent, str) or not agent.strip() or len(agent) > 128 or not storable(agent):
+            if not isinstance(agent, str) or agent != agent.strip() or not agent or len(agent) > 128 or not storable(agent):
                 raise InvalidPolicy("authority agents must be agent names: non-empty strings of at most 128 "
-                                    "characters, without lone surrogates", value=agent)
+                                    "characters, without surrounding spaces or lone surrogates", value=agent)
             for pattern, weight in table.items():
                 validate_pattern(pattern)
                 _check_weight(weight)

@@ -115,6 +115,11 @@ BUILTIN_ENTRIES: tuple[RegistryEntry, ...] = (
     ),
     RegistryEntry("user.birthday", "the user's birthday", "one", ("user.birth_date",),
                   ("My birthday is on May 4", "I was born on 3 March 1990")),
+    # slots the patterns read that need no prototype statements: registered so that entity
+    # resolution never folds them into a look-alike (an age is no birthday)
+    RegistryEntry("user.age", "the user's age in years", "one", ()),
+    RegistryEntry("user.email", "the user's email address", "one", ("user.email_address",)),
+    RegistryEntry("user.phone", "the user's phone number", "one", ("user.phone_number",)),
     RegistryEntry(
         "user.payment.method", "how the user pays: card, PayPal, invoice", "one", ("user.payment_method",),
         ("I pay with my Visa card", "Charge it to my Amex", "My payment method is PayPal",

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, NotFound, UnknownAgent
+from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
 from .jsonfile import RecordFile
 from .models import check_agent
+
+log = logging.getLogger(__name__)
 
 ROLES: tuple[str, ...] = ("agent", "resolver", "admin")
 """Weakest first: an agent reads and writes as itself; a resolver may also settle
@@ -75,9 +78,6 @@ def digest(token: str) -> str:
 
 
 def check_name(agent: object) -> str:
-    if not isinstance(agent, str) or agent != agent.strip():
-        raise InvalidInput(f"agent name must be a non-empty string of at most 128 characters without "
-                           f"surrounding spaces, got {agent!r}")
     return check_agent(agent)  # the name every write of the token carries: as `Vault.agent` takes it
 
 
@@ -128,7 +128,13 @@ class TokenStore(RecordFile[TokenRecord]):
         if not token:
             raise UnknownAgent(why="no bearer token")
         token_id = _token_id(token)
-        record = self._current().get(token_id) if token_id else None
+        try:
+            records = self._current()
+        except StoreError as exc:  # the operator reads the file's path and the cause in the log; a caller, neither
+            log.error("%s", exc)
+            raise StoreError("the server cannot read its token file: an operator must repair it (the server log "
+                             "says why)") from None
+        record = records.get(token_id) if token_id else None
         # compare even when the id is unknown, so the answer takes the same time
         expected = record.sha256 if record is not None else "0" * 64
         if not hmac.compare_digest(digest(token), expected) or record is None:

@@ -34,6 +34,13 @@ _AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount
 _LANGUAGE_KEYS = {"language", "languages"}
 _PHONE_KEYS = {"phone", "phone_number", "mobile", "cell", "telephone"}
 _EMAIL_KEYS = {"email", "email_address", "e_mail"}
+_ORG_KEYS = {"employer", "company", "workplace", "organization", "organisation", "school", "university"}
+_LEGAL_FORM = re.compile(r"(?:,?\s+(?:inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|co|company|gmbh|ag|sa|s\.a|"
+                         r"plc|pty|bv|nv|srl|sas|oy|ab|as)\.?)+$", re.IGNORECASE)
+PHONE_DIGITS = 9
+"""Digits of a phone number compared: its national part without a trunk 0 or a country code
+is at least this long ("+1 415 555 0100" and "415-555-0100", "+44 20 7946 0958" and "020
+7946 0958" name one number)."""
 _CONSENT = {
     "given": CONSENT_GIVEN, "granted": CONSENT_GIVEN, "yes": CONSENT_GIVEN, "opt-in": CONSENT_GIVEN,
     "opted in": CONSENT_GIVEN, "true": CONSENT_GIVEN, "agreed": CONSENT_GIVEN, "consent": CONSENT_GIVEN,
@@ -71,7 +78,7 @@ _SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|
 
 def value_kind(entity: str) -> str:
     """What a value of `entity` is: 'zone', 'place', 'amount', 'language', 'consent', 'phone',
-    'email' or 'text'."""
+    'email', 'org' or 'text'."""
     parts = entity.split(".")
     last = parts[-1]
     if last in _ZONE_KEYS:
@@ -88,6 +95,8 @@ def value_kind(entity: str) -> str:
         return "phone"
     if last in _EMAIL_KEYS:
         return "email"
+    if last in _ORG_KEYS:
+        return "org"
     return "text"
 
 
@@ -129,9 +138,11 @@ def canonical_of_kind(kind: str, value: str) -> str:
         return amount_form(plain) or fold_text(plain)
     if kind == "language":
         return gazetteer.find_language(plain) or fold_text(plain)
-    if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number
+    if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number, and "+1 555 123 4567" too
         digits = re.sub(r"\D", "", plain)
-        return ("+" if plain.strip().startswith("+") else "") + digits if digits else fold_text(plain)
+        return digits[-PHONE_DIGITS:] if digits else fold_text(plain)
+    if kind == "org":  # "Google" and "Google LLC", "Acme, Inc." and "Acme"
+        return fold_text(_LEGAL_FORM.sub("", plain.strip()) or plain)
     if kind == "email":
         return plain.strip().lower()
     return fold_text(plain)

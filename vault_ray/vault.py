@@ -14,7 +14,7 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder
 from .engine import front, gcpause
-from .engine.control import a_policy, change_policy
+from .engine.control import a_policy, change_policy, registered
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.timeline import view_as_of
@@ -143,11 +143,7 @@ class Vault(Transfers):
 
     def register(self, entry: RegistryEntry) -> None:
         """Add or replace an entity registry entry."""
-        if not isinstance(entry, RegistryEntry):
-            raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
-        registry = EntityRegistry(dict(self.registry.entries))
-        registry.add(entry)
-        self._backend.set_registry(registry)
+        self._backend.set_registry(registered(self.registry, self.policy, entry))
 
     # -- writes ----------------------------------------------------------------------
     def agent(self, name: str) -> AgentMemory:
@@ -180,17 +176,21 @@ class Vault(Transfers):
                 at = now + timedelta(microseconds=len(calls))
                 groups = self._plan(requests[i], facts, vecs, policy, registry, at)
             except VaultError as exc:
-                staged[i] = exc
+                staged[i] = self._refused(requests[i], len(facts), exc, policy, rate_limit)
                 continue
             calls.append({p: [item for _, item in items] for p, items in groups.items()})
             plans.append((i, groups, len(facts)))
         for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
             if isinstance(decided, VaultError):
-                staged[i] = decided
+                staged[i] = self._refused(requests[i], n, decided, policy, rate_limit)
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
             staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
         return staged  # type: ignore[return-value]
+
+    def _refused(self, req: WriteRequest, n: int, exc: VaultError, policy: Policy, rate_limit: bool) -> VaultError:
+        self._limiter.give_back(req.agent, n, policy.rate_limit if rate_limit else None)  # nothing was written
+        return exc
 
     def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> front.Staged | AddResult:
         """Validate one request (extracting its facts from messages); spend its rate budget."""
@@ -234,14 +234,16 @@ class Vault(Transfers):
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
         extraction = extract_with_report(self.reasoner, msgs, relevant)
         # provenance keeps what was said, beside the reasoner's rewrite
-        facts = [f if f.source is not None else replace(f, source=user) for f in extraction.facts]
+        facts, long = front.too_long([f if f.source is not None else replace(f, source=user) for f in extraction.facts],
+                                     policy.max_text)
+        missed = (*extraction.unextracted, *long)
         notes = [Fact(NOTES_ENTITY, u.text[: policy.max_text], value=u.text[: policy.max_text], meta={"note": True},
-                      source=user) for u in extraction.unextracted] if policy.unextracted_notes else []
+                      source=user) for u in missed] if policy.unextracted_notes else []
         when = as_utc(observed_at)
         if when is not None:
             facts, notes = ([f if f.observed_at is not None else replace(f, observed_at=when) for f in group]
                             for group in (facts, notes))
-        return facts, notes, extraction.unextracted
+        return facts, notes, missed
 
     def _write_one(self, req: WriteRequest) -> AddResult:
         (result,) = self.write_batch([req])
@@ -262,8 +264,7 @@ class Vault(Transfers):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         entity = None if entity is None else self._key(entity)
-        if agent is not None:
-            check_agent(agent)
+        _ = agent is None or check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy
@@ -276,10 +277,8 @@ class Vault(Transfers):
     def _hits(self, raw: list[tuple[float, Claim]], k: int, policy: Policy, at: datetime | None = None) -> list[Hit]:
         now = at or utcnow()
         half_life = policy.half_life_days * 86400.0
-        scored = sorted(
-            ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw),
-            key=lambda h: h[0], reverse=True,
-        )[:k]
+        decayed = ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw)
+        scored = sorted(decayed, key=lambda h: h[0], reverse=True)[:k]
         views = self.get_many({c.entity for _, c in scored}, as_of=at)
         hits = []
         for score, claim in scored:

@@ -44,7 +44,10 @@ def create_app(service: Service) -> FastAPI:
         app.include_router(router)
     app.router.routes.append(mcp_route)  # MCP over streamable HTTP (docs/mcp.md)
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
-    app.add_middleware(CountRequests, metrics=service.metrics)  # outermost: it sees every answer
+    def templates() -> list[str]:
+        return [*app.openapi()["paths"], *(r.path for r in app.router.routes if isinstance(getattr(r, "path", None), str))]
+
+    app.add_middleware(CountRequests, metrics=service.metrics, templates=templates)  # outermost: it sees every answer
     return app
 
 

@@ -15,8 +15,9 @@ Counters are per replica: see docs/http.md for several replicas.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -80,8 +81,21 @@ class Metrics:
 class CountRequests:
     """ASGI middleware counting every HTTP request (those an error handler answered too)."""
 
-    def __init__(self, app: Any, metrics: Metrics) -> None:
-        self.app, self.metrics = app, metrics
+    def __init__(self, app: Any, metrics: Metrics, templates: Callable[[], Iterable[str]] = tuple) -> None:
+        self.app, self.metrics, self._templates = app, metrics, templates
+        self._patterns: list[tuple[re.Pattern[str], str]] | None = None
+
+    def _route(self, scope: dict[str, Any]) -> str:
+        """The template of the route that answered, or of the one the path names when a
+        middleware answered first (a 413 before routing), else "unmatched"."""
+        route = getattr(scope.get("route"), "path", None)
+        if route is not None:
+            return route  # type: ignore[no-any-return]
+        if self._patterns is None:  # the app's path templates, once: "/v1/claims/{claim_id}" -> ^/v1/claims/[^/]+$
+            self._patterns = [(re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(t)) + "$"), t)
+                              for t in dict.fromkeys(self._templates())]
+        path = scope.get("path", "")
+        return next((t for pattern, t in self._patterns if pattern.match(path)), "unmatched")
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -97,7 +111,7 @@ class CountRequests:
         try:
             await self.app(scope, receive, sending)
         finally:
-            route = getattr(scope.get("route"), "path", "unmatched")
+            route = self._route(scope)
             method = scope.get("method", "") if scope.get("method") in METHODS else "other"
             self.metrics.requests.labels(route, method, str(status[0])).inc()
             self.metrics.latency.labels(route, method).observe(time.perf_counter() - started)

@@ -4,6 +4,7 @@ Concurrent writers (threads) share commits (`GroupCommit`)."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -36,6 +37,7 @@ class EmbeddedBackend:
                  open_log: LogFactory | None = None, new_index: IndexFactory | None = None,
                  index: str | None = None) -> None:
         self.root = str(root)
+        fresh = not Path(root).exists()
         self._lock = StoreLock(root)
         self._control_lock = threading.Lock()
         host = None
@@ -55,6 +57,8 @@ class EmbeddedBackend:
             if host is not None:
                 host.close_all()
             self._lock.release()
+            if fresh:  # a store refused at creation (bad settings) leaves no directory behind
+                shutil.rmtree(root, ignore_errors=True)
             raise
         self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
 
@@ -75,8 +79,9 @@ class EmbeddedBackend:
         """`change` of the policy, read and stored under one lock (engine/control.py)."""
         with self._control_lock:
             new = change(self.policy)
-            self._control.save(new, self.registry)
-            self.policy = new
+            if new is not self.policy:
+                self._control.save(new, self.registry)
+                self.policy = new
             return new
 
     def set_registry(self, registry: EntityRegistry) -> None:

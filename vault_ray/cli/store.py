@@ -53,6 +53,8 @@ def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain
 def disputes(status: str = typer.Option("open", help="open, resolved or all."), store: str = STORE,
              address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """List disputes with both sides."""
+    if status not in ("open", "resolved", "all"):
+        raise typer.BadParameter(f"{status!r}: use open, resolved or all", param_hint="--status")
     with open_vault(store, address, namespace, hashing) as vault:
         found = vault.disputes(None if status == "all" else status)
         console.print(disputes_table(found, vault) if found else f"no {status} disputes")

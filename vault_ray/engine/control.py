@@ -4,17 +4,19 @@ the cluster's control actor and shards, and the bulk jobs."""
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from vault_ray.storage.layout import control_path, read_json, write_json
 
-from ..errors import InvalidInput, PolicyConflict
+from ..errors import InvalidInput, InvalidPolicy, PolicyConflict
 from ..policy import Policy
-from ..registry import EntityRegistry
+from ..registry import EntityRegistry, RegistryEntry
 
 
 class ControlFile:
@@ -32,6 +34,8 @@ class ControlFile:
         write_json(self.path, {"policy": policy.to_dict(), "registry": registry.to_list()})
 
 
+log = logging.getLogger(__name__)
+
 CHANGE_TRIES = 100
 """Times a policy change is read, applied and stored again when other changes keep
 landing between its read and its store (`change_policy`), with a growing random pause."""
@@ -42,6 +46,26 @@ def a_policy(value: object) -> Policy:
     if not isinstance(value, Policy):
         raise InvalidInput(f"expected a Policy, got {type(value).__name__}")
     return value
+
+
+def named(policy: Policy) -> set[str]:
+    """The keys and patterns a policy's tables name (`user.tz`, `user.budget.*`)."""
+    tables = (policy.strategies, policy.cardinality, policy.on_ambiguous, *policy.authority.values(), policy.high_stakes)
+    return {key for table in tables for key in table}
+
+
+def registered(registry: EntityRegistry, policy: Policy, entry: object) -> EntityRegistry:
+    """A copy of `registry` with `entry` added (InvalidInput for a non-entry). An alias the
+    policy names is said in the log: writes to it go to the key, so its rules stop applying
+    (a label `normalize` retires keeps them for its history)."""
+    if not isinstance(entry, RegistryEntry):
+        raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
+    for alias in sorted(set(entry.aliases) & named(policy)):
+        log.warning("vault-ray: %r is now an alias of %r: the policy's rules on %r no longer apply to new writes "
+                    "(name %r in the policy)", alias, entry.key, alias, entry.key)
+    new = EntityRegistry(dict(registry.entries))
+    new.add(entry)
+    return new
 
 
 def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int | None = None) -> Policy:
@@ -55,10 +79,17 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise InvalidInput(f"version must be an integer, got {version!r}")
 
+    registry = backend.control()[1]
+
     def checked(current: Policy) -> Policy:
         if version is not None and version != current.version:
             raise PolicyConflict(version, current.version)
-        return a_policy(change(current))
+        new = a_policy(change(current))  # a change that changes nothing keeps the version (and stores nothing)
+        for key in named(new) - named(current):
+            if registry.canonical(key) != key:
+                raise InvalidPolicy(f"{key!r} is an alias of {registry.canonical(key)!r}: writes to it are stored there, "
+                                    f"so a rule on the alias would never apply; name {registry.canonical(key)!r}", value=key)
+        return current if replace(new, version=current.version) == current else new
 
     under_lock = getattr(backend, "change_policy", None)
     if under_lock is not None:
@@ -66,6 +97,8 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     for attempt in range(CHANGE_TRIES):
         current = backend.control()[0]
         new = checked(current)
+        if new is current:
+            return current
         try:
             backend.set_policy(new, current.version)
             return new

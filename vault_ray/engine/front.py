@@ -36,7 +36,7 @@ from ..models import (
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
-from .txn import WriteItem
+from .txn import WriteItem, fact_digest
 
 
 class Neighbours(Protocol):
@@ -83,6 +83,15 @@ def check_request(req: WriteRequest) -> list[Fact] | None:
 Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
 """A request ready to plan: its facts (notes last), their vectors if given, what was not
 extracted, and how many of the facts are notes."""
+
+
+def too_long(facts: Sequence[Fact], max_text: int) -> tuple[list[Fact], tuple[Unextracted, ...]]:
+    """Extracted facts the policy can keep, and the rest as parts of the turn not kept (a
+    long list the user gave in one sentence): the turn's other facts are still written."""
+    kept = [f for f in facts if len(f.text) <= max_text and len(f.value or "") <= max_text]
+    return kept, tuple(Unextracted(f.text[:200] + ("..." if len(f.text) > 200 else ""),
+                                   f"reads as {f.entity}, but longer than the policy's max_text ({max_text} characters): "
+                                   "say it in shorter parts") for f in facts if f not in kept)
 
 
 def add_result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
@@ -255,6 +264,7 @@ def build_items(
             confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
             cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
             aligned_from=al.aligned_from, source=fact.source,
+            digest=fact_digest(fact.entity, fact.text.strip(), fact.value, fact.kind) if fact.claim_id else "",
         )
         groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
     return groups

@@ -13,7 +13,7 @@ actor (cluster mode); callers hold `lock` from `begin` to `commit`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -83,26 +83,29 @@ class Partition:
     def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
         return self.log.claims_for_entity(entity), self.log.events(entity=entity)
 
-    def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner) -> list[Decision]:
-        """Decide a batch into `txn`. A claim id already applied (a receipt, or earlier in
-        this txn) answers with the decision taken then: retries apply once."""
-        receipts = self.log.receipts([i.id for i in items if i.id not in txn.decided])
+    def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner,
+               elsewhere: Mapping[str, str] | None = None) -> list[Decision]:
+        """Decide a batch into `txn`. A claim id already applied (a receipt, here or in
+        `elsewhere`: another partition's, when a retry's label resolved otherwise, or earlier
+        in this txn) answers with the decision taken then: retries apply once. The same id
+        from another agent, or for a fact that says something else, is refused."""
+        receipts = {**(elsewhere or {}), **self.log.receipts([i.id for i in items if i.id not in txn.decided])}
         out = []
         for item in items:
             if item.id in receipts:
-                decision, agent = decision_from_json(receipts[item.id])
-                _same_writer(item, agent)
+                decision, agent, digest = decision_from_json(receipts[item.id])
+                _same_fact(item, agent, digest)
                 out.append(decision)
             elif item.id in txn.decided:
-                _same_writer(item, txn.writers[item.id])
+                _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
                 decision = self._write_one(txn, item, policy, reasoner)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
                 txn.decided[item.id] = decision
-                txn.writers[item.id] = item.agent
-                txn.receipts[item.id] = decision_to_json(decision, item.agent)
+                txn.writers[item.id] = (item.agent, item.digest)
+                txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
                 out.append(decision)
         return out
 
@@ -338,9 +341,30 @@ class Partition:
             return active == indexed and len(self.index) == len(active) == self.state.active_count()
 
 
-def _same_writer(item: WriteItem, agent: str | None) -> None:
+def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequence[WriteItem]]) -> dict[int, dict[str, str]]:
+    """For each partition of a call, the receipts other partitions hold for the ids given to
+    its items (by the caller or an idempotency key): the id of a retry whose label resolved
+    elsewhere this time, or an id reused for another entity. Taken before the call's locks
+    (one partition's at a time): the filter in memory answers almost every id "not here"."""
+    found: dict[int, dict[str, str]] = {}
+    for p, items in call.items():
+        given = [i.id for i in items if i.digest]
+        for q, part in list(parts.items()) if given else ():
+            maybe = part.log.may_hold(given) if q != p else None
+            if maybe:
+                with part.lock:
+                    found.setdefault(p, {}).update(part.log.receipts(maybe))
+    return found
+
+
+def _same_fact(item: WriteItem, agent: str | None, digest: str) -> None:
     """A claim id already applied answers a retry with the decision taken then; from
-    another agent it is no retry but a reused id, refused (the call changes nothing)."""
+    another agent, or for a fact that says something else (a reused id, or an idempotency
+    key sent again with another body), it is no retry: refused, the call changes nothing."""
     if agent is not None and agent != item.agent:
         raise InvalidFact(f"claim id {item.id!r} was written by another agent: a claim id names one fact; "
-                          "leave it out to get a fresh one")
+                          "leave it out to get a fresh one", field="claim_id")
+    if digest and item.digest and digest != item.digest:
+        raise InvalidFact(f"claim id {item.id!r} was already used for another fact (a retry must send the same "
+                          "entity, text, value and kind; an idempotency key, the same body): leave the id out to get "
+                          "a fresh one", field="claim_id")

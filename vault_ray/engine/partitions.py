@@ -38,7 +38,7 @@ from ..reasoners.base import Reasoner
 from . import gcpause
 from . import search as searching
 from .logs import LogFactory, duckdb_logs, open_logs
-from .partition import Partition
+from .partition import Partition, receipts_elsewhere
 from .search import Neighbours
 from .timeline import partition_search_as_of
 from .txn import WriteItem
@@ -223,6 +223,7 @@ class PartitionSet:
         if sum(p not in self.parts for p in touched) > 1:  # a new store's first writes: open the logs side by side
             self.open_many(touched, create=True)
         parts = {p: self.open(p, create=True) for p in touched}
+        elsewhere = [receipts_elsewhere(self.parts, call) for call in calls]
         results: list[dict[int, list[Decision]] | VaultError] = []
         self._writing += 1
         with ExitStack() as stack:
@@ -232,7 +233,7 @@ class PartitionSet:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(nows[0]) for p in touched}  # type: ignore[union-attr]
             clock = None
-            for call, at in zip(calls, nows, strict=True):
+            for call, at, foreign in zip(calls, nows, elsewhere, strict=True):
                 # each call at its own time, and after the one before it (one microsecond at
                 # least): the group records like its calls one by one
                 clock = at if clock is None or at > clock else clock + timedelta(microseconds=1)
@@ -241,7 +242,7 @@ class PartitionSet:
                     txns[p].set_clock(clock)
                 marks = {p: txns[p].mark() for p in call}
                 try:
-                    results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner)  # type: ignore[union-attr]
+                    results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner, foreign.get(p))  # type: ignore[union-attr]
                                     for p in sorted(call)})
                 except VaultError as exc:
                     for p, mark in marks.items():

@@ -8,6 +8,7 @@ caller whose write fails (a dispute cap, a reasoner error) is undone alone."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -40,6 +41,16 @@ class WriteItem(NamedTuple):
     cardinality: str
     aligned_from: str | None = None
     source: str | None = None
+    digest: str = ""
+    """What the fact said (`fact_digest`) when its claim id was given (by the caller or
+    an idempotency key): a retry says the same; a reused id says something else."""
+
+
+def fact_digest(entity: str, text: str, value: str | None, kind: str) -> str:
+    """A short fingerprint of a fact as given: its label (before entity resolution, which a
+    retry may answer otherwise), text, value and kind."""
+    data = "\x00".join((entity, text, "\x01" if value is None else value, kind)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 _STR = json.encoder.encode_basestring_ascii  # json.dumps's own (C) encoder of one string
@@ -49,24 +60,25 @@ def _opt(text: str | None) -> str:
     return "null" if text is None else _STR(text)
 
 
-def decision_to_json(d: Decision, agent: str) -> str:
-    """`json.dumps` of the decision's fields and the writing agent, byte for byte, written
-    out: a bulk write encodes one per fact, and a generic encoder of the dict took a tenth
-    of its time."""
+def decision_to_json(d: Decision, agent: str, digest: str = "") -> str:
+    """`json.dumps` of the decision's fields, the writing agent and (when the claim id was
+    given) the fact's digest, byte for byte, written out: a bulk write encodes one per fact,
+    and a generic encoder of the dict took a tenth of its time."""
     superseded = ", ".join(map(_STR, d.superseded))
+    tail = f', "digest": {_STR(digest)}' if digest else ""
     return (f'{{"entity": {_STR(d.entity)}, "op": {_STR(d.op)}, "outcome": {_STR(d.outcome)}, '
             f'"claim_id": {_STR(d.claim_id)}, "aligned_from": {_opt(d.aligned_from)}, "superseded": [{superseded}], '
             f'"dispute_id": {_opt(d.dispute_id)}, "strategy": {_opt(d.strategy)}, "reason": {_STR(d.reason)}, '
-            f'"agent": {_STR(agent)}}}')
+            f'"agent": {_STR(agent)}{tail}}}')
 
 
-def decision_from_json(text: str) -> tuple[Decision, str | None]:
-    """The decision of a receipt, and the agent that wrote it (None in a receipt written
-    before receipts named it)."""
+def decision_from_json(text: str) -> tuple[Decision, str | None, str]:
+    """The decision of a receipt, the agent that wrote it (None in a receipt written
+    before receipts named it) and the fact's digest ("" when not kept)."""
     data = json.loads(text)
-    agent = data.pop("agent", None)
+    agent, digest = data.pop("agent", None), data.pop("digest", "")
     fixed = {"op": Op(data["op"]), "outcome": Outcome(data["outcome"]), "superseded": tuple(data["superseded"])}
-    return Decision(**{**data, **fixed}), agent
+    return Decision(**{**data, **fixed}), agent, digest
 
 
 _COPIED = ("claims", "disputes", "new", "rids", "status", "supersedes", "dispute_rows", "receipts", "decided", "writers",
@@ -104,8 +116,8 @@ class Txn:
         self.events: list[Event] = []
         self.receipts: dict[str, str] = {}
         self.decided: dict[str, Decision] = {}
-        self.writers: dict[str, str] = {}
-        """The agent of each claim id decided in this txn."""
+        self.writers: dict[str, tuple[str, str]] = {}
+        """The agent and fact digest of each claim id decided in this txn."""
         self.cardinality: dict[str, str] = {}
         """entity -> cardinality, as the writes and resolutions of this txn gave it."""
         self.vectors: dict[str, np.ndarray] = {}

@@ -23,7 +23,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
@@ -125,7 +125,20 @@ def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: An
     _disputes(server, memory)
     _resources(server, memory)
     _prompts(server, memory)
+    for tool in server._tool_manager.list_tools():  # the SDK has no switch for it: its argument models, made strict
+        strict(tool)
     return server
+
+
+def strict(tool: Any) -> None:
+    """A tool's arguments checked as the REST API checks a body: an argument the tool does
+    not take is refused (it ignored `agent` in `remember`: the write went out under the
+    server's agent, unsaid), and so is a value of another type (`k=true` read as 1). The
+    SDK still reads a JSON-encoded string argument ("3") as its value."""
+    loose = tool.fn_metadata.arg_model
+    config = ConfigDict(**{**loose.model_config, "extra": "forbid", "strict": True})
+    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {"model_config": config, "__module__": loose.__module__})
+    tool.parameters["additionalProperties"] = False
 
 
 def _writes(server: MCPServer, memory: MemorySource) -> None:

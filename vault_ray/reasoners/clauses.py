@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 import re
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])(?![\w.%+-]*@)")  # not inside "Ana.Lopez@x.com"
+# not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
+_TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt", "Prof", "Ste"))
+_SENTENCE = re.compile(rf"(?<=[.!?;]){_TITLES}\s+|\n+|(?<=[.!?]){_TITLES}(?=[A-Z])(?![\w.%+-]*@)")
 _SUBJECT = r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|please|call|email|text|reach|contact|charge|use|stop|don't)"
 _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b)"
@@ -99,7 +101,8 @@ _SOMEONE_ELSE = re.compile(
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
     r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
-    r"(?!'s name|\s+(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule|budget|account))", re.IGNORECASE)
+    r"(?!'s name|(?:\s+|'s\s+)(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule|budget|account))",
+    re.IGNORECASE)
 _INTENTION = re.compile(
     r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
     r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon|next|moving|"
@@ -118,6 +121,20 @@ def unhedged(clause: str) -> str:
 def about_someone_else(clause: str) -> bool:
     """'My boss lives in Berlin': a statement whose subject is another person."""
     return bool(_SOMEONE_ELSE.match(normalize_subject(clause)))
+
+
+_NOT_NOW = re.compile(
+    r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|"
+    r"(?:was|were) (?:living|based|staying)|lived|formerly|previously|in the past|years ago|back then|"
+    r"this (?:week|weekend|month)|for (?:a|the|an) (?:conference|"
+    r"trip|visit|week|weekend|few days|meeting|wedding|holiday|vacation)|on (?:vacation|holiday|a trip|business)|visiting|"
+    r"travell?ing|temporarily|for now|for work this)\b", re.IGNORECASE)
+
+
+def not_now(clause: str) -> bool:
+    """'I was living in Denver until 2020', 'I'm in Berlin this week for a conference': a stay
+    that ended, or one for a while, not where the user lives."""
+    return bool(_NOT_NOW.search(clause))
 
 
 def intention(clause: str) -> bool:

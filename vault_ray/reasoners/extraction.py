@@ -66,18 +66,24 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     facts: list[Fact] = []
     missed: list[str] = []
     foreign: list[str] = []
+    unextracted: list[Unextracted] = []
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
         for clause in cl.clauses(sentence):
             drafts = read_clause(clause)
-            if drafts:
+            if drafts and cl.about_someone_else(clause) and not any(d.entity == "user.family" for d in drafts):
+                # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
+                unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+            elif drafts and _stay_not_home(clause, drafts):
+                unextracted.append(Unextracted(clause, _STAY))
+            elif drafts:
                 facts += _facts(clause, drafts)
             elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
             elif cl.foreign_first_person(clause):
                 foreign.append(clause)
-    unextracted = [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
+    unextracted += [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
                                   "such as OpenAIReasoner, reads others)") for c in foreign]
     if missed:
         entries = _entries(registry)
@@ -87,6 +93,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
             if cl.about_someone_else(clause):
                 unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+            elif near and near.entity == "user.location" and cl.not_now(clause):
+                unextracted.append(Unextracted(clause, _STAY))
             elif near and cl.intention(clause):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as a plan or wish, not a current fact"))
             elif drafts:
@@ -97,6 +105,13 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
     return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
+
+
+_STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
+
+
+def _stay_not_home(clause: str, drafts: list[Draft]) -> bool:
+    return all(d.entity == "user.location" for d in drafts) and cl.not_now(clause)
 
 
 def _entries(registry: Sequence[RegistryEntry]) -> list[RegistryEntry]:
@@ -114,6 +129,7 @@ def _facts(clause: str, drafts: list[Draft]) -> list[Fact]:
             text = own
         else:
             shown = values.split_stance(d.value)[1]
+            shown = " named ".join(shown.split(":", 1)) if d.entity == "user.pets" else shown  # dog:Rex -> dog named Rex
             template = _TEMPLATES.get(d.entity)
             text = template.format(shown) if template and not d.value.startswith("not:") else f"{own} ({d.entity}: {d.value})"
         out.append(Fact(entity=d.entity, text=text, value=d.value, kind=d.kind))

@@ -147,6 +147,11 @@ _JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:
                       r"|\bi (?:quit|left|stopped) (?:being|working as) (?:a|an|the) (?P<w>[\w\- ]+?)$", IC)
 
 
+_WORK_STATUS = {"retired", "unemployed", "self-employed", "self employed", "between jobs", "out of work", "a stay-at-home mom",
+                "stay-at-home mom", "stay-at-home dad", "stay-at-home parent", "a homemaker", "homemaker", "semi-retired"}
+"""What the user does for a living when it is no occupation ("I'm retired": no marital status)."""
+
+
 def job_frame(n: str) -> list[Draft]:
     m = _JOB_NOT.search(n)
     if m:
@@ -156,7 +161,7 @@ def job_frame(n: str) -> list[Draft]:
     if not m:
         return []
     job = cut(m.group("v"))
-    if not job or not OCCUPATIONS.search(job) or job.lower() in DIETS:
+    if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
         return []
     out = [Draft("user.job", job)]
     org = cut(m.group("org") or "")
@@ -176,7 +181,8 @@ _WORK_AT = re.compile(
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
                    r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?P<v>.+)$", IC)
 _NOT_EMPLOYERS = re.compile(r"^(?:home|night|nights|weekends?|the moment|remote(?:ly)?|part[- ]time|full[- ]time|"
-                            r"a (?:desk|computer)|myself|my own|it|this|that|them|him|her)\b", IC)
+                            r"a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
+                            r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
 
 
 def employer_frame(n: str) -> list[Draft]:
@@ -211,10 +217,10 @@ def _org(raw: str) -> str | None:
 _PET_COUNT = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"
 _PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| got| adopted| rescued| just got| just adopted"
                        rf"| bought| brought home)\s+(?P<n>(?:(?:{_PET_COUNT}|some|new|little|pet|rescue|another|baby)\s+)*)"
-                       rf"(?P<v>{SPECIES_RE})\b", IC)
+                       rf"(?P<v>{SPECIES_RE})\b(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?", IC)
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})$",
                        IC)
-_PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called|named)?\s*[A-Z]", IC)
+_PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
                        rf"|\bmy (?P<w>{SPECIES_RE}) (?:died|passed away|passed)\b"
                        rf"|\b(?:i|we) (?:gave away|rehomed|lost) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
@@ -230,20 +236,23 @@ def pets_frame(n: str) -> list[Draft]:
     if m:  # "I have 2 cats and a dog": each species, with its count when more than one
         counts = [w for w in m.group("n").split() if number_word(w)]
         owned = m.group("verb").strip().lower() in ("have", "'ve got", "'ve", "own", "have got")  # not "adopted two"
-        first = _pet(counts[0] if counts and owned else None, m.group("v"))
-        tail = re.match(r"\s*(?:,\s*(?:and\s+)?|\s(?:and|as well as|plus)\s+)(?P<rest>.+)$", n[m.end("v"):], IC)
+        first = _pet(counts[0] if counts and owned else None, m.group("v"), m.group("name"))
+        tail = re.match(r"\s*(?:,\s*(?:and\s+)?|\s(?:and|as well as|plus)\s+)(?P<rest>.+)$", n[m.end():], IC)
         items = [_PET_ITEM.match(x) for x in split_list(tail.group("rest"))] if tail else []
         return [first, *(_pet(x.group("n"), x.group("v")) for x in items if x)]
     m = _PET_MY.search(n)
-    return [Draft("user.pets", SPECIES[m.group("v").lower()])] if m else []
+    return [_pet(None, m.group("v"), m.group("name"))] if m else []
 
 
-def _pet(count: str | None, species: str) -> Draft:
-    """'2', 'cats' -> '2 cats' (the pets the user has: a count of one is the bare species)."""
+def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
+    """'2', 'cats' -> '2 cats' (the pets the user has: a count of one is the bare species);
+    a pet's name when said: 'dog', 'Rex' -> 'dog:Rex' (as the family's 'wife:Sarah')."""
     n = number_word(count) if count else None
     name = SPECIES[species.lower()]
     plural = name if name.endswith("fish") else name + ("es" if name.endswith(("s", "sh", "ch", "x")) else "s")
-    return Draft("user.pets", f"{n} {plural}" if n and n > 1 else name)
+    if n and n > 1:
+        return Draft("user.pets", f"{n} {plural}")
+    return Draft("user.pets", f"{name}:{called}" if called else name)
 
 
 _RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|twins|grandchildren|grandkids|" \

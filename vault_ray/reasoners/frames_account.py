@@ -167,9 +167,11 @@ _CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|
                           r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
 
 
-_EMAIL = re.compile(r"\b(?:my (?:work |personal |new )?e-?mail(?: address)?(?: is| is now|'s|:)\s*|(?:e-?mail|write to|reach|"
+_EMAIL = re.compile(r"\b(?:my (?:work |personal |new |current )?(?:e-?mail(?: address)?|address|one)(?: is| is now|'s|:)\s*|"
+                    r"(?:e-?mail|write to|reach|"
                     r"contact) me at\s+)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
-_PHONE = re.compile(r"\b(?:my (?:work |personal |new |home )?(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?"
+_PHONE = re.compile(r"\b(?:my (?:work |personal |new |home |current )?"
+                    r"(?:(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?|number)"
                     r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+)(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
 
 

@@ -90,7 +90,8 @@ def _same_value(entity: str, read: str, given: str) -> bool:
     if canonical(entity, read) == canonical(entity, given):
         return True
     a, b = set(_WORD.findall(read.lower())), set(_WORD.findall(given.lower()))
-    return bool(a and b) and (a <= b or b <= a)
+    labelled = ":" in read.removeprefix("not:")  # "cat:Tom", "wife:Sarah": the name alone ("Tom") is another thing
+    return bool(a and b) and (a <= b or (b <= a and not labelled))
 
 
 class RuleReasoner:
@@ -180,6 +181,8 @@ class RuleReasoner:
         read = _read_statement(fact, candidates)
         if read is not None:
             return read
+        if _reads_elsewhere(fact, candidates):
+            return None
         concrete = [c for c in candidates if not c.endswith(".*")]
         if self.labels is not None:
             return self.labels.choose(fact.entity, concrete, registry)
@@ -217,6 +220,14 @@ def _statement_drafts(text: str) -> tuple[Draft, ...]:
     """What the patterns read in a statement put in the first person (`prepare` and then
     `disambiguate` read each new label's statement: once is enough)."""
     return tuple(read_clause(first_person(text)))
+
+
+def _reads_elsewhere(fact: Fact, candidates: Sequence[str]) -> bool:
+    """Whether the statement reads as facts about other slots only: "the user is 34 years
+    old" is an age, not the birthday a label's words may resemble; "the user's work email
+    is bob@acme.com" an email, not the employer. The label stays its own entity."""
+    read = {draft.entity for draft in _statement_drafts(fact.text)}
+    return bool(read) and not any(_offered(entity, candidates) for entity in read)
 
 
 def _read_statement(fact: Fact, candidates: Sequence[str]) -> str | None:

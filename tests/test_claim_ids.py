@@ -1,0 +1,89 @@
+"""A claim id names one fact. A retry (the same agent sending the same fact again, however
+its label resolves this time) gets the decision taken the first time; the same id for a fact
+that says something else, for another entity in another partition, or an idempotency key
+sent again with another body, is refused and changes nothing, also after a reopen."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import Fact, HashingEmbedder, InvalidFact, RegistryEntry, Vault, WriteRequest
+from vault_ray.storage.layout import partition_of
+
+
+def _state(v: Vault) -> tuple:
+    claims = sorted((c.id, c.entity, c.status.value, c.text, c.value) for c in v.claims())
+    return claims, [(d.id, d.status.value) for d in v.disputes(None)]
+
+
+def _apart(partitions: int, near: str) -> str:
+    """An entity whose partition is not `near`'s."""
+    return next(e for e in (f"user.topic_{i}" for i in range(100))
+                if partition_of(e, partitions) != partition_of(near, partitions))
+
+
+def test_an_id_sent_again_with_another_fact_is_refused(tmp_path):
+    path = tmp_path / "s"
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        mem = vault.agent("planner")
+        (first,) = mem.add_facts(Fact("user.diet", "The user is vegan", "vegan", claim_id="c-1")).decisions
+        before = _state(vault)
+        for other in (Fact("user.diet", "The user eats fish", "pescatarian", claim_id="c-1"),
+                      Fact("user.diet", "The user is vegan", "vegetarian", claim_id="c-1"),
+                      Fact("user.diet", "The user is vegan", "vegan", kind="episodic", claim_id="c-1")):
+            with pytest.raises(InvalidFact, match="already used for another fact") as err:
+                mem.add_facts([Fact("user.pets", "The user has a cat", "cat"), other])
+            assert err.value.field == "claim_id"
+        assert _state(vault) == before
+        # the same fact again, spaces around its text aside, is a retry
+        (again,) = mem.add_facts(Fact("user.diet", " The user is vegan ", "vegan", claim_id="c-1")).decisions
+        assert again == first and _state(vault) == before
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:  # the receipt keeps what the fact said
+        with pytest.raises(InvalidFact, match="already used for another fact"):
+            vault.agent("planner").add_facts(Fact("user.diet", "The user eats fish", "pescatarian", claim_id="c-1"))
+        assert _state(vault) == before
+
+
+def test_an_id_reused_for_an_entity_of_another_partition_is_refused(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        other = _apart(vault.info().partitions, "user.diet")
+        mem = vault.agent("planner")
+        mem.add_facts(Fact("user.diet", "The user is vegan", "vegan", claim_id="c-1"))
+        before = _state(vault)
+        with pytest.raises(InvalidFact, match="already used for another fact"):
+            mem.add_facts(Fact(other, "The user likes chess", "chess", claim_id="c-1"))
+        with pytest.raises(InvalidFact, match="another agent"):
+            vault.agent("chat").add_facts(Fact(other, "The user likes chess", "chess", claim_id="c-1"))
+        assert _state(vault) == before
+        assert [c.id for c in vault.claims()].count("c-1") == 1
+
+
+def test_a_retry_whose_label_now_resolves_elsewhere_applies_once(tmp_path):
+    """The label was its own entity at the first write; an alias registered since sends the
+    retry to another entity (another partition): it still gets the first decision."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        target = _apart(vault.info().partitions, "user.tz")
+        fact = Fact("user.tz", "The user is in Berlin time", "Europe/Berlin", claim_id="tz-1")
+        (first,) = vault.agent("scheduler").add_facts(fact, resolve=False).decisions
+        vault.register(RegistryEntry(target, "the user's time zone", aliases=["user.tz"]))
+        before = _state(vault)
+        (again,) = vault.agent("scheduler").add_facts(fact).decisions
+        assert again == first and first.entity == "user.tz"
+        assert _state(vault) == before
+
+
+def test_an_idempotency_key_sent_again_with_another_body_is_refused(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        def send(**kw: object) -> object:
+            (result,) = vault.write_batch([WriteRequest("chat", key="turn-7", **kw)])
+            return result
+
+        first = send(messages="I'm vegan and I live in Lisbon")
+        assert len(first.decisions) == 2
+        before = _state(vault)
+        assert send(messages="I'm vegan and I live in Lisbon").decisions == first.decisions
+        refused = send(messages="I'm vegetarian and I live in Porto")
+        assert isinstance(refused, InvalidFact) and "already used for another fact" in str(refused)
+        assert _state(vault) == before
+        # the same fact under the same key and position, given as a fact this time, says the same: a retry
+        assert send(facts=[Fact("user.diet", "The user is vegan", "vegan")]).decisions == first.decisions[:1]
