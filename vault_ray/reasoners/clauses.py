@@ -38,6 +38,7 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're
 _IMPERATIVE_ABOUT_ME = re.compile(
     r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
     r"remember|note|don't|do not|never|always|keep)\b", re.IGNORECASE)
+_THE_BUDGET = re.compile(r"^(?:the|our) (?:[a-z]+ )?(?:budget|spending limit)\b", re.IGNORECASE)  # the user's plans
 _QUESTION = re.compile(
     r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
@@ -78,7 +79,7 @@ def about_user(clause: str) -> bool:
     norm = normalize_subject(clause)
     if not norm or _SMALL_TALK.match(norm) or is_question(norm):
         return False
-    return bool(_FIRST_PERSON.search(norm) or _IMPERATIVE_ABOUT_ME.match(norm))
+    return bool(_FIRST_PERSON.search(norm) or _IMPERATIVE_ABOUT_ME.match(norm) or _THE_BUDGET.match(norm))
 
 
 _FOREIGN_FIRST_PERSON = re.compile(

@@ -54,8 +54,8 @@ def _instrument(raw: str) -> str:
 
 
 _BUDGET = re.compile(
-    r"\bmy (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new |current "
-    r"|approved )?"
+    r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
+    r"|current |approved )?(?:(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
@@ -74,7 +74,7 @@ def budget_frame(n: str) -> list[Draft]:
     m = _BUDGET.search(n)
     if not m:
         return []
-    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per"))
+    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre"))
     # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
     raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|week|fortnight|month"
                    r"|quarter|year|annum)", raw, maxsplit=1, flags=IC)[0]
@@ -84,7 +84,7 @@ def budget_frame(n: str) -> list[Draft]:
         return []
     if values.parse_amount(raw) is None:
         return []
-    topic = m.group("topic")
+    topic = m.group("topic") or m.group("pre")  # "my budget for the trip", "the trip budget"
     entity = "user.budget" if not topic else "user.budget." + _slug(topic)
     value = cut(raw) or raw.strip()
     if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
 from ..embedders import Embedder
-from ..models import Claim, Fact, Op
+from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
 from ..values import canonical, singular, split_stance
+from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
 from .extraction import extract_turn, read_clause
@@ -116,7 +118,16 @@ class RuleReasoner:
     def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
         """The facts of the latest user turn and what reads as a statement but gave none."""
         user, _assistant = latest_turn(messages)
-        return extract_turn(user, classifier=self.classifier, registry=registry)
+        found = extract_turn(user, classifier=self.classifier, registry=registry)
+        question = None if found.facts else question_before(messages)
+        statement = as_statement(question, user) if question else None
+        if statement is None:
+            return found
+        pair = extract_turn(statement, classifier=self.classifier, registry=registry)  # "PST" to "what time zone...?"
+        if pair.facts:
+            return Extraction(tuple(replace(f, source=user) for f in pair.facts))
+        return Extraction((), found.unextracted or (Unextracted(
+            user, f"an answer to the question {question.strip()[-120:]!r} that no rule reads as {statement!r}"),))
 
     def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
         new = normalized_value(incoming)

@@ -1,0 +1,52 @@
+"""A short answer to the assistant's question is read as the statement the pair makes,
+or reported: "PST" after "What time zone are you in?" was dropped without a word."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import HashingEmbedder, RuleReasoner
+from vault_ray.values import canonical
+
+
+def turn(question: str, answer: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": "Hi, can you set up my calendar?"},
+            {"role": "assistant", "content": question}, {"role": "user", "content": answer}]
+
+
+@pytest.mark.parametrize(("question", "answer", "fact"), [
+    ("Sure. What time zone are you in?", "PST", ("user.timezone", "PST")),
+    ("What timezone are you in?", "Pacific, please", ("user.timezone", "Pacific")),
+    ("Where do you live these days?", "Berlin.", ("user.location", "Berlin")),
+    ("Which city?", "Not Paris, Lyon.", ("user.location", "Lyon")),
+    ("Where do you work?", "At Shopify", ("user.employer", "Shopify")),
+    ("How old are you?", "34", ("user.age", "34")),
+    ("What's your email?", "ana@example.com", ("user.email", "ana@example.com")),
+    ("Do you follow a particular diet?", "vegan", ("user.diet", "vegan")),
+])
+def test_a_short_answer_reads_as_the_statement_of_the_pair(question, answer, fact):
+    extraction = RuleReasoner().extract_turn(turn(question, answer))
+    (got,) = extraction.facts
+    assert (got.entity, canonical(got.entity, got.value)) == (fact[0], canonical(*fact)) and got.source == answer
+
+
+def test_an_answer_no_rule_reads_is_reported_with_its_question():
+    extraction = RuleReasoner().extract_turn(turn("What time zone are you in?", "no idea, honestly"))
+    (missed,) = extraction.unextracted
+    assert extraction.facts == () and "What time zone are you in?" in missed.reason
+
+
+@pytest.mark.parametrize(("question", "answer"), [("How are you?", "Good, thanks"), ("Anything else?", "No")])
+def test_small_talk_and_a_turn_without_a_question_stay_as_they_were(question, answer):
+    assert RuleReasoner().extract_turn(turn(question, answer)).facts == ()
+    assert RuleReasoner().extract_turn(turn(question, answer)).unextracted == ()
+    assert RuleReasoner().extract_turn("PST").facts == ()  # no question before it: no pair to read
+
+
+def test_a_statement_answer_is_read_as_itself(make_vault):
+    vault = make_vault(embedder=HashingEmbedder())
+    result = vault.agent("scheduler").add(turn("Where do you live?", "I moved to Madrid last month"))
+    assert [(d.entity, vault.claim(d.claim_id).value) for d in result.decisions] == [("user.location", "Madrid")]
+    paired = vault.agent("scheduler").add(turn("What time zone are you in?", "CET"))
+    assert [(d.entity, vault.claim(d.claim_id).value) for d in paired.decisions] == [("user.timezone", "CET")]
+    assert vault.claim(paired.decisions[0].claim_id).source == "CET"

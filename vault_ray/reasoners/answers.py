@@ -1,0 +1,71 @@
+"""A short answer to the assistant's question ("What time zone are you in?" -> "Pacific,
+please"): read as the statement the pair makes ("My time zone is Pacific"), or reported.
+
+Agents ask, users answer in a word. The latest user turn alone ("PST", "Berlin", "At
+Shopify") reads as no statement about the user, so it was dropped without a word. Here
+the question just before it picks a statement template by its topic; the answer fills
+it and goes through the same patterns as any turn. An answer no template reads is
+reported in `unextracted`, with the question, never dropped in silence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .base import Message, as_messages
+
+MAX_ANSWER_WORDS = 8
+"""Longer than this, a reply is a statement of its own, read as it is."""
+
+_TOPICS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(q, re.IGNORECASE), t) for q, t in (
+    (r"\btime ?zone\b", "My time zone is {}"),
+    (r"\bwhere (?:do|did) you (?:live|stay)\b|\b(?:which|what) (?:city|country|town)\b|\bwhere are you (?:based|located|"
+     r"living)\b|\bwhere(?:'s| is) home\b", "I live in {}"),
+    (r"\bwhere do you work\b|\bwho do you work for\b|\b(?:your|which) (?:employer|company)\b", "I work at {}"),
+    (r"\bwhat do you do\b|\byour (?:job|occupation|profession|role|job title)\b", "I work as {}"),
+    (r"\bhow old are you\b|\byour age\b", "I'm {} years old"),
+    (r"\b(?:when is |when's )?your birthday\b|\bwhen were you born\b", "My birthday is {}"),
+    (r"\byour (?:first |full )?name\b|\bwhat should i call you\b", "My name is {}"),
+    (r"\be-?mail\b", "My email is {}"),
+    (r"\bphone\b|\bnumber (?:can|should) (?:i|we)\b", "My phone number is {}"),
+    (r"\bbudget\b|\bhow much (?:can|do|would|are) you\b", "My budget is {}"),
+    (r"\ballerg", "I'm allergic to {}"),
+    (r"\blanguages?\b", "I speak {}"),
+    (r"\bdiet\b|\bdietary\b", "I'm {}"),
+    (r"\bhow (?:should|can|do you want|would you like) (?:we|i|us|me) to (?:contact|reach)|\bcontact you\b"
+     r"|\breach you\b", "Contact me by {}"),
+    (r"\bpets?\b", "I have {}"),
+))
+_POLITE = re.compile(r"^(?:(?:it's|it is|that's|that would be|i'd say|i think|probably|definitely|um+|uh+|well|oh|so|"
+                     r"sure|yes|yeah|ok|okay)\b[,\s]*)+|[,\s]*\b(?:please|thanks|thank you|i think|i guess)\b[.!\s]*$",
+                     re.IGNORECASE)
+
+
+_CORRECTED = re.compile(r"^not\s+[^,;]+[,;]\s*(?:but\s+|it's\s+)?(?P<a>.+)$|^(?P<b>[^,;]+?)[,;]?\s+not\s+[^,;]+$", re.IGNORECASE)
+
+
+def question_before(messages: Sequence[Message] | str) -> str | None:
+    """The assistant's last message before the latest user turn, when it asks something."""
+    if isinstance(messages, str):
+        return None
+    msgs = as_messages(messages)
+    users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+    if not users:
+        return None
+    before = [m["content"] for m in msgs[: users[-1]] if m["role"] == "assistant"]
+    return before[-1] if before and "?" in before[-1] else None
+
+
+def as_statement(question: str, answer: str) -> str | None:
+    """The statement a short answer makes to `question`, or None (no topic, or no answer)."""
+    said = _POLITE.sub("", answer.strip().rstrip(".!")).strip(" ,.!")
+    corrected = _CORRECTED.match(said)  # "Not Paris, Lyon", "Lyon, not Paris": the answer is Lyon
+    said = (corrected.group("a") or corrected.group("b")).strip() if corrected else said
+    if not said or len(said.split()) > MAX_ANSWER_WORDS or said.lower() in ("no", "nope", "none", "n/a"):
+        return None
+    asked = question.rsplit("?", 1)[0].rsplit(".", 1)[-1]  # the question itself, not the chat before it
+    for topic, template in _TOPICS:
+        if topic.search(asked):
+            return template.format(re.sub(r"^(?:at|in|from|by|as)\s+", "", said, flags=re.IGNORECASE))
+    return None
