@@ -303,11 +303,11 @@ class DuckDBClaimLog(BulkSide):
         with self._reading() as tables:
             return tables.receipts(maybe)
 
-    def may_hold(self, ids: list[str]) -> list[str]:
-        """The ids a claim or receipt may be stored for (the rest certainly have none)."""
+    def may_hold(self, ids: list[str], keys: list[int] | None = None) -> list[str]:
+        """The ids a claim or receipt may be stored for (the rest certainly have none); `keys`: their receipt keys."""
         if not ids:
             return []
-        keys = [receipt_key(i) for i in ids]
+        keys = [receipt_key(i) for i in ids] if keys is None else keys
         found = np.zeros(len(ids), bool)
         if len(self._keys):
             wanted = np.asarray(keys, np.uint64)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from vault_ray.storage import ClaimLog, VectorIndex
+from vault_ray.storage.tables import keys_of
 
 from .. import strategies
 from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound, InvalidFact
@@ -349,8 +350,9 @@ def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequen
     found: dict[int, dict[str, str]] = {}
     for p, items in call.items():
         given = [i.id for i in items if i.digest]
+        keys = keys_of(given)  # once for every partition's filter
         for q, part in list(parts.items()) if given else ():
-            maybe = part.log.may_hold(given) if q != p else None
+            maybe = part.log.may_hold(given, keys) if q != p else None
             if maybe:
                 with part.lock:
                     found.setdefault(p, {}).update(part.log.receipts(maybe))
