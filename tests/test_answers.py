@@ -31,9 +31,37 @@ def test_a_short_answer_reads_as_the_statement_of_the_pair(question, answer, fac
 
 
 def test_an_answer_no_rule_reads_is_reported_with_its_question():
-    extraction = RuleReasoner().extract_turn(turn("What time zone are you in?", "no idea, honestly"))
+    extraction = RuleReasoner().extract_turn(turn("What time zone are you in?", "the usual one"))
     (missed,) = extraction.unextracted
     assert extraction.facts == () and "What time zone are you in?" in missed.reason
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # someone else, a destination, an event, the past: not the user as they are
+    ("What's your manager's email?", "boss@acme.com"), ("What's your sister's time zone?", "CET"),
+    ("Which city are you flying to?", "Tokyo"), ("What time zone is the meeting in?", "EST"),
+    ("Where did you live before moving here?", "Denver"), ("What was your job before you retired?", "teacher"),
+    # a refusal or a sentence is no value
+    ("How old are you?", "Prefer not to say"), ("Are you allergic to anything?", "not that I know of"),
+    ("What should I call you?", "whatever"), ("What's your name?", "Same as my dad"),
+    ("Which company do you work for?", "I'd prefer not to share that"), ("What time zone are you in?", "no idea"),
+])
+def test_an_answer_to_a_question_not_about_the_user_now_gives_no_fact(question, answer):
+    assert RuleReasoner().extract_turn(turn(question, answer)).facts == ()
+
+
+def test_a_question_answered_already_asks_nothing_of_the_next_turn():
+    messages = [*turn("Where do you live?", "Berlin"), {"role": "user", "content": "Paris is lovely in spring"}]
+    assert RuleReasoner().extract_turn(messages).facts == ()
+
+
+@pytest.mark.parametrize(("question", "answer", "fact"), [
+    ("What's your budget for the trip?", "$3000", ("user.budget.trip", "$3000")),
+    ("How much do you want to spend on the gift?", "$50", ("user.budget.gift", "$50")),
+])
+def test_a_budget_answer_keeps_what_it_is_for(question, answer, fact):
+    (got,) = RuleReasoner().extract_turn(turn(question, answer)).facts
+    assert (got.entity, got.value) == fact
 
 
 @pytest.mark.parametrize(("question", "answer"), [("How are you?", "Good, thanks"), ("Anything else?", "No")])

@@ -87,3 +87,20 @@ def test_an_idempotency_key_sent_again_with_another_body_is_refused(tmp_path):
         assert _state(vault) == before
         # the same fact under the same key and position, given as a fact this time, says the same: a retry
         assert send(facts=[Fact("user.diet", "The user is vegan", "vegan")]).decisions == first.decisions[:1]
+
+
+def test_one_id_in_two_requests_of_one_batch_is_taken_once(tmp_path):
+    """Requests batched together (`@serve.batch` batches concurrent HTTP writes) with one id
+    for entities of two partitions: the second is refused, or answered as a retry."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        other = _apart(vault.info().partitions, "user.diet")
+        vegan = Fact("user.diet", "The user is vegan", "vegan", claim_id="c-1")
+        results = vault.write_batch([WriteRequest("planner", facts=[vegan]),
+                                     WriteRequest("planner", facts=[Fact(other, "The user likes chess", "chess",
+                                                                         claim_id="c-1")]),
+                                     WriteRequest("chat", facts=[Fact(other, "The user is vegan", "vegan", claim_id="c-1")]),
+                                     WriteRequest("planner", facts=[vegan])])
+        assert isinstance(results[1], InvalidFact) and "already used for another fact" in str(results[1])
+        assert isinstance(results[2], InvalidFact) and "another agent" in str(results[2])
+        assert results[3].decisions == results[0].decisions  # the same fact again: a retry
+        assert [(c.id, c.entity) for c in vault.claims()] == [("c-1", "user.diet")]

@@ -279,6 +279,12 @@ def test_a_refused_write_spends_no_rate_budget(make_vault):
         say(vault, "chat", "French", 70, entity="user.language")
 
 
+def test_a_pet_said_gone_retracts_the_named_pet(vault):
+    vault.agent("chat").add("My dog's name is Rex")
+    (gone,) = vault.agent("chat").add("My dog died").decisions
+    assert gone.op == "REPLACE" and vault.get("user.pets").values == ("not:dog",)
+
+
 def test_rate_limit_is_off_by_default(vault):
     for i in range(30):
         say(vault, "chatty", f"v{i}", i)

@@ -181,7 +181,7 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
     ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "text\n  Field required"),
     # checked as REST checks a body: no argument the tool does not take, no value of another type
     ("remember", {"text": "I'm in EST", "agent": "agent-b"}, "agent\n  Extra inputs are not permitted"),
-    ("recall", {"query": "diet", "k": True}, "k\n  Input should be a valid integer"),
+    ("recall", {"query": "diet", "k": True}, "k: true is no number"),
     ("recall", {"query": "diet", "k": 2.5}, "k\n  Input should be a valid integer"),
     ("get_entity", {"entity": 5}, "entity\n  Input should be a valid string"),
 ])
@@ -235,3 +235,13 @@ def test_structured_answers_read_back_as_the_library_models(vault):
     view, history = session(vault, scenario)
     assert decode(EntityView, view.structured_content) == vault.get("user.diet")
     assert decode(list[Claim], history.structured_content["result"]) == vault.history("user.diet")
+
+
+def test_a_number_sent_as_a_string_or_a_whole_float_is_still_read(vault):
+    """Models often send "3" or 3.0 for an integer: read as before (only true/false is refused)."""
+    vault.agent("agent-a").add("I'm vegan")
+
+    async def scenario(client, caller):
+        return [await call(client, "recall", query="diet", k=k) for k in ("3", 3.0, 3)]
+
+    assert all("vegan" in said for said in session(vault, scenario))

@@ -153,7 +153,7 @@ def test_a_store_refused_at_creation_leaves_no_directory(tmp_path, settings):
     path = tmp_path / "new" / "store"
     with pytest.raises(InvalidInput):
         Vault.open(path, embedder=HashingEmbedder(), **settings)
-    assert not path.exists()
+    assert not path.exists() and not path.parent.exists()  # nor the parent it made
     with Vault.open(path, embedder=HashingEmbedder()) as vault:  # the path is free for a good store
         assert vault.info().partitions == 16
     with pytest.raises(VaultError):  # an existing store refused another setting keeps its files

@@ -37,10 +37,26 @@ _EMAIL_KEYS = {"email", "email_address", "e_mail"}
 _ORG_KEYS = {"employer", "company", "workplace", "organization", "organisation", "school", "university"}
 _LEGAL_FORM = re.compile(r"(?:,?\s+(?:inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|co|company|gmbh|ag|sa|s\.a|"
                          r"plc|pty|bv|nv|srl|sas|oy|ab|as)\.?)+$", re.IGNORECASE)
-PHONE_DIGITS = 9
-"""Digits of a phone number compared: its national part without a trunk 0 or a country code
-is at least this long ("+1 415 555 0100" and "415-555-0100", "+44 20 7946 0958" and "020
-7946 0958" name one number)."""
+_CALLING_2 = frozenset(str(code) for code in (20, 27, 30, 31, 32, 33, 34, 36, 39, 40, 41, 43, 44, 45, 46, 47, 48, 49, 51, 52,
+                                               53, 54, 55, 56, 57, 58, 60, 61, 62, 63, 64, 65, 66, 81, 82, 84, 86, 90, 91,
+                                               92, 93, 94, 95, 98))
+"""The two-digit country calling codes (ITU E.164; 1 and 7 are one digit, every other is three,
+and no code begins another: a number's code is read off its first digits)."""
+
+
+def national_number(said: str) -> str:
+    """A phone number's digits without its country code or trunk prefix: "+1 415 555 0100",
+    "1-415-555-0100" and "415-555-0100" are 4155550100; "+44 20 7946 0958" and "020 7946
+    0958" are 2079460958 (numbers of two countries with the same national digits compare
+    equal: rare, and the alternative disputed every number written two ways)."""
+    digits = re.sub(r"\D", "", said)
+    if said.strip().startswith("+") or digits.startswith("00"):
+        digits = digits[2:] if digits.startswith("00") else digits
+        code = 1 if digits[:1] in ("1", "7") else 2 if digits[:2] in _CALLING_2 else 3
+        digits = digits[code:]
+    elif len(digits) == 11 and digits.startswith("1"):  # the North American trunk 1
+        digits = digits[1:]
+    return digits[1:] if digits.startswith("0") and len(digits) > 6 else digits
 _CONSENT = {
     "given": CONSENT_GIVEN, "granted": CONSENT_GIVEN, "yes": CONSENT_GIVEN, "opt-in": CONSENT_GIVEN,
     "opted in": CONSENT_GIVEN, "true": CONSENT_GIVEN, "agreed": CONSENT_GIVEN, "consent": CONSENT_GIVEN,
@@ -139,8 +155,7 @@ def canonical_of_kind(kind: str, value: str) -> str:
     if kind == "language":
         return gazetteer.find_language(plain) or fold_text(plain)
     if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number, and "+1 555 123 4567" too
-        digits = re.sub(r"\D", "", plain)
-        return digits[-PHONE_DIGITS:] if digits else fold_text(plain)
+        return national_number(plain) or fold_text(plain)
     if kind == "org":  # "Google" and "Google LLC", "Acme, Inc." and "Acme"
         return fold_text(_LEGAL_FORM.sub("", plain.strip()) or plain)
     if kind == "email":

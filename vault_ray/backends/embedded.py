@@ -37,7 +37,7 @@ class EmbeddedBackend:
                  open_log: LogFactory | None = None, new_index: IndexFactory | None = None,
                  index: str | None = None) -> None:
         self.root = str(root)
-        fresh = not Path(root).exists()
+        fresh = _created_by_us(Path(root))
         self._lock = StoreLock(root)
         self._control_lock = threading.Lock()
         host = None
@@ -57,8 +57,8 @@ class EmbeddedBackend:
             if host is not None:
                 host.close_all()
             self._lock.release()
-            if fresh:  # a store refused at creation (bad settings) leaves no directory behind
-                shutil.rmtree(root, ignore_errors=True)
+            if fresh is not None:  # a store refused at creation (bad settings) leaves no directory behind
+                shutil.rmtree(fresh, ignore_errors=True)
             raise
         self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
 
@@ -229,3 +229,13 @@ class EmbeddedBackend:
         if labels is not None and labels.changed:
             label_vectors.save(self.root, self.embedder_name, self.dim, *labels.kept())
             labels.changed = False
+
+
+def _created_by_us(root: Path) -> Path | None:
+    """The topmost directory opening `root` will create (None when `root` exists)."""
+    top = root.absolute()
+    if top.exists():
+        return None
+    while not top.parent.exists():
+        top = top.parent
+    return top

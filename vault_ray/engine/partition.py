@@ -359,6 +359,16 @@ def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequen
     return found
 
 
+def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[str, int], txns: Mapping[int, Txn],
+                      found: dict[int, dict[str, str]]) -> dict[int, dict[str, str]]:
+    """`found`, with the receipts an earlier call of the same group left in another partition's
+    txn for the ids given to this call's items (two requests of one batch with one id)."""
+    extra = {p: {i.id: txns[given[i.id]].receipts[i.id] for i in items
+                 if i.digest and given.get(i.id, p) != p and i.id in txns[given[i.id]].receipts}
+             for p, items in call.items()}
+    return {p: {**found.get(p, {}), **extra.get(p, {})} for p in {*found, *extra} if found.get(p) or extra.get(p)}
+
+
 def _same_fact(item: WriteItem, agent: str | None, digest: str) -> None:
     """A claim id already applied answers a retry with the decision taken then; from
     another agent, or for a fact that says something else (a reused id, or an idempotency

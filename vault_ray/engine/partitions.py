@@ -38,7 +38,7 @@ from ..reasoners.base import Reasoner
 from . import gcpause
 from . import search as searching
 from .logs import LogFactory, duckdb_logs, open_logs
-from .partition import Partition, receipts_elsewhere
+from .partition import Partition, decided_elsewhere, receipts_elsewhere
 from .search import Neighbours
 from .timeline import partition_search_as_of
 from .txn import WriteItem
@@ -233,7 +233,9 @@ class PartitionSet:
                 stack.enter_context(parts[p].lock)  # type: ignore[union-attr]
             txns = {p: parts[p].begin(nows[0]) for p in touched}  # type: ignore[union-attr]
             clock = None
+            given: dict[str, int] = {}  # an id given to an earlier call of this group -> the partition that took it
             for call, at, foreign in zip(calls, nows, elsewhere, strict=True):
+                foreign = decided_elsewhere(call, given, txns, foreign)
                 # each call at its own time, and after the one before it (one microsecond at
                 # least): the group records like its calls one by one
                 clock = at if clock is None or at > clock else clock + timedelta(microseconds=1)
@@ -244,6 +246,7 @@ class PartitionSet:
                 try:
                     results.append({p: parts[p].decide(txns[p], call[p], policy, reasoner, foreign.get(p))  # type: ignore[union-attr]
                                     for p in sorted(call)})
+                    given.update((i.id, p) for p, items in call.items() for i in items if i.digest and i.id not in given)
                 except VaultError as exc:
                     for p, mark in marks.items():
                         txns[p].rollback(mark)

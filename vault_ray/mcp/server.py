@@ -23,7 +23,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
@@ -133,11 +133,21 @@ def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: An
 def strict(tool: Any) -> None:
     """A tool's arguments checked as the REST API checks a body: an argument the tool does
     not take is refused (it ignored `agent` in `remember`: the write went out under the
-    server's agent, unsaid), and so is a value of another type (`k=true` read as 1). The
-    SDK still reads a JSON-encoded string argument ("3") as its value."""
+    server's agent, unsaid), and so is true or false for a number (`k=true` read as 1).
+    A number sent as a string ("3") or as 3.0 is still read, as models often send them."""
     loose = tool.fn_metadata.arg_model
-    config = ConfigDict(**{**loose.model_config, "extra": "forbid", "strict": True})
-    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {"model_config": config, "__module__": loose.__module__})
+    config = ConfigDict(**{**loose.model_config, "extra": "forbid"})
+    numbers = [name for name, f in loose.model_fields.items() if f.annotation in (int, float)]
+
+    def no_bool_numbers(cls: type, data: Any) -> Any:
+        for name in numbers:
+            if isinstance(data, dict) and isinstance(data.get(name), bool):
+                raise ValueError(f"{name}: {str(data[name]).lower()} is no number")
+        return data
+
+    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {
+        "model_config": config, "__module__": loose.__module__,
+        "_no_bool_numbers": model_validator(mode="before")(classmethod(no_bool_numbers))})
     tool.parameters["additionalProperties"] = False
 
 

@@ -45,16 +45,32 @@ _POLITE = re.compile(r"^(?:(?:it's|it is|that's|that would be|i'd say|i think|pr
 _CORRECTED = re.compile(r"^not\s+[^,;]+[,;]\s*(?:but\s+|it's\s+)?(?P<a>.+)$|^(?P<b>[^,;]+?)[,;]?\s+not\s+[^,;]+$", re.IGNORECASE)
 
 
+_NOT_ABOUT_THE_USER_NOW = re.compile(
+    r"\b(?:your (?:\w+ )?(?:boss|manager|partner|wife|husband|spouse|girlfriend|boyfriend|sister|brother|siblings?|mom|mum|"
+    r"mother|dad|father|parents?|son|daughter|kids?|child(?:ren)?|friends?|colleagues?|co-?workers?|team|family|"
+    r"assistant|client|customer)s?(?:'s)?|his|her|their|did you|were you|was your|were your|before|previous(?:ly)?|"
+    r"used to|last (?:year|time|job)|flying|heading|going to|travell?ing to|visit(?:ing)?|trip to|meeting|event|call is|"
+    r"appointment|would you like|should i|shall i)\b", re.IGNORECASE)
+"""A question about someone else, the past, a trip or an event, or an offer: its answer is
+not a statement about the user as they are."""
+_NO_VALUE = re.compile(
+    r"\b(?:i|i'm|i'd|i've|my|me|mine|we|our|us|you|your|not|no|nope|none|nothing|prefer|rather|secret|whatever|dunno|"
+    r"know|sure|idea|pass|skip|same|later|depends|maybe|unsure|n/a|is|are|was|were|am|be|been|have|has|had|do|does|"
+    r"did|don't|can't|won't|like|love|think|guess|say|share|tell)\b", re.IGNORECASE)
+"""Words of a sentence or a refusal ("prefer not to say", "same as my dad"), not of a value."""
+_FOR_WHAT = re.compile(r"\b(?:for|on) (?:the|a|an|your|this|that) (?P<w>[a-z]+)\b", re.IGNORECASE)
+
+
 def question_before(messages: Sequence[Message] | str) -> str | None:
     """The assistant's last message before the latest user turn, when it asks something."""
     if isinstance(messages, str):
         return None
     msgs = as_messages(messages)
     users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
-    if not users:
-        return None
-    before = [m["content"] for m in msgs[: users[-1]] if m["role"] == "assistant"]
-    return before[-1] if before and "?" in before[-1] else None
+    if not users or users[-1] == 0 or msgs[users[-1] - 1]["role"] != "assistant":
+        return None  # no question right before the turn (one answered already asks nothing of this one)
+    asked = msgs[users[-1] - 1]["content"]
+    return asked if "?" in asked else None
 
 
 def as_statement(question: str, answer: str) -> str | None:
@@ -62,10 +78,14 @@ def as_statement(question: str, answer: str) -> str | None:
     said = _POLITE.sub("", answer.strip().rstrip(".!")).strip(" ,.!")
     corrected = _CORRECTED.match(said)  # "Not Paris, Lyon", "Lyon, not Paris": the answer is Lyon
     said = (corrected.group("a") or corrected.group("b")).strip() if corrected else said
-    if not said or len(said.split()) > MAX_ANSWER_WORDS or said.lower() in ("no", "nope", "none", "n/a"):
+    if not said or len(said.split()) > MAX_ANSWER_WORDS or _NO_VALUE.search(said):
         return None
-    asked = question.rsplit("?", 1)[0].rsplit(".", 1)[-1]  # the question itself, not the chat before it
+    asked = re.split(r"(?<=[.!])\s+", question.rsplit("?", 1)[0])[-1]  # the question itself, not the chat before it
+    if _NOT_ABOUT_THE_USER_NOW.search(asked):
+        return None
+    value = re.sub(r"^(?:at|in|from|by|as)\s+", "", said, flags=re.IGNORECASE)
     for topic, template in _TOPICS:
         if topic.search(asked):
-            return template.format(re.sub(r"^(?:at|in|from|by|as)\s+", "", said, flags=re.IGNORECASE))
+            what = _FOR_WHAT.search(asked) if template.startswith("My budget") else None
+            return f"My budget for the {what.group('w')} is {value}" if what else template.format(value)
     return None

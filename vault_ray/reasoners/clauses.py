@@ -38,7 +38,11 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're
 _IMPERATIVE_ABOUT_ME = re.compile(
     r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
     r"remember|note|don't|do not|never|always|keep)\b", re.IGNORECASE)
-_THE_BUDGET = re.compile(r"^(?:the|our) (?:[a-z]+ )?(?:budget|spending limit)\b", re.IGNORECASE)  # the user's plans
+PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gift|gifts|renovation|house|home|apartment|"
+              r"rent|moving|move|car|food|grocery|groceries|dinner|hotel|flight|flights|shopping|christmas|event|monthly|"
+              r"weekly|yearly|annual")
+_THE_BUDGET = re.compile(rf"^(?:the|our) (?:total |overall |new |current |max(?:imum)? )?(?:[a-z]+ )?(?:{PLAN_WORDS}) "
+                         r"(?:budget|spending limit)\b", re.IGNORECASE)  # "the trip budget": the user's plans
 _QUESTION = re.compile(
     r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
@@ -124,18 +128,20 @@ def about_someone_else(clause: str) -> bool:
     return bool(_SOMEONE_ELSE.match(normalize_subject(clause)))
 
 
-_NOT_NOW = re.compile(
-    r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|"
-    r"(?:was|were) (?:living|based|staying)|lived|formerly|previously|in the past|years ago|back then|"
-    r"this (?:week|weekend|month)|for (?:a|the|an) (?:conference|"
-    r"trip|visit|week|weekend|few days|meeting|wedding|holiday|vacation)|on (?:vacation|holiday|a trip|business)|visiting|"
-    r"travell?ing|temporarily|for now|for work this)\b", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
+    r"staying)|lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
+    re.IGNORECASE)
+_PASSING = re.compile(
+    r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"
+    r"vacation)|on (?:vacation|holiday|a trip|business)|visiting|travell?ing|temporarily)\b", re.IGNORECASE)
+_SETTLED = re.compile(r"\b(?:moved|relocated|moving|settled|live|living|home|based|since)\b", re.IGNORECASE)
 
 
 def not_now(clause: str) -> bool:
     """'I was living in Denver until 2020', 'I'm in Berlin this week for a conference': a stay
     that ended, or one for a while, not where the user lives."""
-    return bool(_NOT_NOW.search(clause))
+    return bool(_PAST.search(clause)) or (bool(_PASSING.search(clause)) and not _SETTLED.search(clause))
 
 
 def intention(clause: str) -> bool:

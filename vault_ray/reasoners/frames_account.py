@@ -55,7 +55,7 @@ def _instrument(raw: str) -> str:
 
 _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
-    r"|current |approved )?(?:(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
+    r"|current |approved )?(?:(?:[a-z]+ )?(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"

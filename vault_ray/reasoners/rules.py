@@ -60,6 +60,7 @@ def counted(obj: str) -> tuple[int | None, str]:
     """'2 child' -> (2, 'child'); 'child' -> (None, 'child'): a count said with the noun."""
     m = _COUNTED.match(obj)
     count, noun = (int(m.group("n")), m.group("noun").strip()) if m else (None, obj)
+    noun = noun.partition(":")[0].strip() or noun  # 'dog:rex' is a dog: "my dog died" retracts it
     return count, _IRREGULAR.get(noun) or singular(noun)
 
 
