@@ -242,6 +242,7 @@ def test_everyday_sentences_give_the_values_they_say(said, facts):
     ("user.phone", "+33 6 12 34 56 78", "06 12 34 56 78"), ("user.phone", "1-415-555-0100", "(415) 555-0100"),
     ("user.employer", "Google", "Google LLC"), ("user.employer", "Acme, Inc.", "Acme"),
     ("user.location", "SF", "San Francisco"), ("user.location", "DC", "Washington"),
+    ("user.schedule.lunch", "noon", "12pm"), ("user.schedule.lunch", "Noon on Fridays", "12:00 on Friday"),
 ])
 def test_two_forms_of_one_value_agree(entity, a, b):
     assert canonical(entity, a) == canonical(entity, b)
@@ -250,7 +251,8 @@ def test_two_forms_of_one_value_agree(entity, a, b):
 @pytest.mark.parametrize(("entity", "a", "b"), [
     ("user.phone", "415-555-0100", "415-555-0101"), ("user.phone", "+1 212 555 0100", "+1 312 555 0100"),
     ("user.phone", "415-555-0100", "515-555-0100"), ("user.employer", "Google", "Goodle"),
-    ("user.location", "SF", "Santa Fe"),
+    ("user.location", "SF", "Santa Fe"), ("user.schedule.lunch", "noon", "midnight"),
+    ("user.schedule.lunch", "afternoon", "noon"),
 ])
 def test_two_values_still_differ(entity, a, b):
     assert canonical(entity, a) != canonical(entity, b)

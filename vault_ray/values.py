@@ -180,7 +180,7 @@ _CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3])(?::(?P<min>[0-5]\d))?\s*(?P<half>a
 
 def _dates_and_times(text: str) -> str:
     """'March 5th' = '5 March' = 'the 5th of March' -> 'march 5'; '7pm' = '7:00 p.m.' = '19:00'
-    -> '19:00' (a bare number is left alone: it need not be a time)."""
+    -> '19:00', 'noon' = '12pm' -> '12:00' (a bare number is left alone: it need not be a time)."""
     def date(m: re.Match[str]) -> str:
         month = (m.group("m1") or m.group("m2")).lower()[:3]
         day = int(m.group("d1") or m.group("d2"))
@@ -195,7 +195,10 @@ def _dates_and_times(text: str) -> str:
         hour = hour % 12 + (12 if half == "p" else 0) if half else hour
         return f"{hour:02d}:{minutes or '00'}"
 
-    return _CLOCK.sub(clock, _DATE.sub(date, text))
+    return _CLOCK.sub(clock, _DATE.sub(date, _NOON.sub(lambda m: "12:00" if m.group(0).lower() == "noon" else "00:00", text)))
+
+
+_NOON = re.compile(r"\b(?:noon|midnight)\b", re.IGNORECASE)
 
 
 def fold_text(text: str) -> str:
