@@ -268,3 +268,18 @@ def test_a_budget_said_of_a_plan_is_read(said, facts):
     """"The trip budget is $25,000" was dropped without a word (no first person)."""
     got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
     assert got == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I like sushi and jazz", [("user.food_preferences", "likes:sushi"), ("user.likes", "likes:jazz")]),
+    ("I like hiking and cycling", [("user.likes", "likes:hiking"), ("user.likes", "likes:cycling")]),
+    ("I love jazz, blues and hip hop", [("user.likes", "likes:jazz"), ("user.likes", "likes:blues"),
+                                        ("user.likes", "likes:hip hop")]),
+    ("I love mac and cheese", [("user.food_preferences", "likes:mac and cheese")]),  # one dish
+    ("I love rock and roll", [("user.likes", "likes:rock and roll")]),
+    ("I enjoy hiking when it is warm and sunny outside", [("user.likes", "likes:hiking")]),
+])
+def test_each_thing_a_list_names_is_a_preference_of_its_own(said, facts):
+    """"I like sushi and jazz" was one item, so "I don't like jazz" retracted nothing."""
+    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+    assert got == [(e, canonical(e, v)) for e, v in facts]

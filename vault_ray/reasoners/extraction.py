@@ -128,9 +128,9 @@ def _facts(clause: str, drafts: list[Draft]) -> list[Fact]:
         elif len(drafts) == 1:
             text = own
         else:
-            shown = values.split_stance(d.value)[1]
+            stance, shown = values.split_stance(d.value)
             shown = " named ".join(shown.split(":", 1)) if d.entity == "user.pets" else shown  # dog:Rex -> dog named Rex
-            template = _TEMPLATES.get(d.entity)
+            template = f"The user {stance} {{}}" if stance in ("likes", "dislikes") else _TEMPLATES.get(d.entity)
             text = template.format(shown) if template and not d.value.startswith("not:") else f"{own} ({d.entity}: {d.value})"
         out.append(Fact(entity=d.entity, text=text, value=d.value, kind=d.kind))
     return out

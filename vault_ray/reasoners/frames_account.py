@@ -7,7 +7,7 @@ import re
 
 from .. import gazetteer, values
 from .frames import Frame
-from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut
+from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
 
 IC = re.IGNORECASE
 
@@ -252,14 +252,27 @@ def preference_frame(n: str) -> list[Draft]:
     raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
     if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, IC):
         return []
-    words = set(re.findall(r"[a-z]+", raw.lower()))
-    food = bool(words & FOOD_WORDS) or bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
-    if CHANNELS.get(raw.lower()) or gazetteer.find_zone(raw) or PAY_ONLY.match(raw) or (
-            gazetteer.find_language(raw) and not food):
-        return []
-    obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", raw, flags=IC) if food else raw
     stance = "dislikes" if negative else "likes"
-    return [Draft("user.food_preferences" if food else "user.likes", f"{stance}:{obj}")]
+    eats = bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
+    items = [raw] if _COMPOUND.search(raw) else split_list(raw)  # "sushi and jazz": two things; "mac and cheese": one
+    if len(items) > 1 and any(len(item.split()) > 3 for item in items):
+        items = [raw]  # a clause, not a list ("hiking when it is warm and dry")
+    out = []
+    for item in items:
+        words = set(re.findall(r"[a-z]+", item.lower()))
+        food = bool(words & FOOD_WORDS) or eats
+        if CHANNELS.get(item.lower()) or gazetteer.find_zone(item) or PAY_ONLY.match(item) or (
+                gazetteer.find_language(item) and not food):
+            continue
+        obj = re.sub(r"\s+(?:food|cuisine|dishes)$", "", item, flags=IC) if food else item
+        out.append(Draft("user.food_preferences" if food else "user.likes", f"{stance}:{obj}"))
+    return out
+
+
+_COMPOUND = re.compile(r"\b(?:mac|macaroni|fish|rock|salt|bread|rhythm|drum|surf|sweet|peanut butter|pb|cheese|rice|"
+                       r"gin|rum|bacon|ham|spaghetti|chicken|strawberries|biscuits|pie|tea|milk|cookies|bed|arts|"
+                       r"black|hide|cops|dungeons|lord of the rings|pride|war|beauty) (?:and|n|&) \w+", IC)
+"""A dish, genre or title whose name holds "and": one thing, not a list."""
 
 
 PAY_ONLY = re.compile(r"^(?:paypal|visa|mastercard|amex|apple pay|google pay|venmo|cash|bank transfer|invoice)$", IC)
