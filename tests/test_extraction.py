@@ -202,6 +202,7 @@ def test_someone_elses_time_zone_is_reported_not_stored_as_the_users(said):
     ("I have a dog named Rex and a cat", [("user.pets", "dog:rex"), ("user.pets", "cat")]),
     ("I have a dog", [("user.pets", "dog")]), ("I have two cats", [("user.pets", "2 cat")]),
     ("My wife is Sarah", [("user.family", "wife:sarah")]),
+    ("I have a golden retriever named Max", [("user.pets", "dog:max")]), ("I have two beagles", [("user.pets", "2 dog")]),
 ])
 def test_a_pets_name_is_kept_as_a_familys_is(said, facts):
     """"My dog's name is Rex" and "... Max" were both stored as "dog": two names agreed."""

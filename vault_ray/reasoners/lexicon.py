@@ -38,6 +38,16 @@ SPECIES = {
     "rabbit": "rabbit", "rabbits": "rabbit", "bunny": "rabbit", "guinea pig": "guinea pig", "guinea pigs": "guinea pig",
     "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard", "gecko": "gecko",
     "horse": "horse", "horses": "horse", "pony": "horse", "ferret": "ferret", "chickens": "chicken", "hens": "chicken",
+    # a breed is its species ("a golden retriever named Max" is a dog)
+    **{form: "dog" for breed in ("retriever", "golden retriever", "labrador", "labrador retriever", "poodle", "beagle",
+                                  "bulldog", "french bulldog", "terrier", "husky", "corgi", "dachshund", "chihuahua", "pug",
+                                  "german shepherd", "collie", "border collie", "spaniel", "cocker spaniel", "rottweiler",
+                                  "doberman", "greyhound", "schnauzer", "shih tzu", "pomeranian", "labradoodle",
+                                  "goldendoodle", "whippet", "great dane", "bernese mountain dog", "shiba inu")
+       for form in (breed, breed[:-1] + "ies" if breed.endswith("y") else breed + "s")},
+    **{form: "cat" for breed in ("siamese cat", "persian cat", "tabby", "tabby cat", "maine coon", "ragdoll", "sphynx",
+                                 "bengal cat", "british shorthair")
+       for form in (breed, breed[:-1] + "ies" if breed.endswith("y") else breed + "s")},
 }
 SPECIES_RE = "|".join(sorted((re.escape(s) for s in SPECIES), key=len, reverse=True))
 CHANNELS = {
