@@ -85,8 +85,12 @@ def test_an_idempotency_key_sent_again_with_another_body_is_refused(tmp_path):
         refused = send(messages="I'm vegetarian and I live in Porto")
         assert isinstance(refused, InvalidFact) and "already used for another fact" in str(refused)
         assert _state(vault) == before
-        # the same fact under the same key and position, given as a fact this time, says the same: a retry
-        assert send(facts=[Fact("user.diet", "The user is vegan", "vegan")]).decisions == first.decisions[:1]
+        # the key sent again with a body of more (or fewer) facts is no retry either, the same fact first or not
+        for body in ([Fact("user.diet", "The user is vegan", "vegan"), Fact("user.city", "The user lives in Lisbon", "Lisbon"),
+                      Fact("user.pets", "The user has a cat", "cat")], [Fact("user.diet", "The user is vegan", "vegan")]):
+            refused = send(facts=body)
+            assert isinstance(refused, InvalidFact) and "already used for another fact" in str(refused)
+        assert _state(vault) == before
 
 
 def test_one_id_in_two_requests_of_one_batch_is_taken_once(tmp_path):

@@ -182,7 +182,8 @@ class Vault(Transfers):
             plans.append((i, groups, len(facts)))
         for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
             if isinstance(decided, VaultError):
-                staged[i] = self._refused(requests[i], n, decided, policy, rate_limit)
+                whole = getattr(self._backend, "atomic", True) or len(groups) == 1  # else maybe stored in part (shards)
+                staged[i] = self._refused(requests[i], n if whole else 0, decided, policy, rate_limit)
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
             staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
@@ -218,7 +219,7 @@ class Vault(Transfers):
         else:
             alignments = [front.Alignment(f.entity, None) for f in facts]
         return front.build_items(facts, vectors, alignments, agent=req.agent, session=req.session, policy=policy,
-                                 registry=registry, now=now, partitions=self._backend.partitions)
+                                 registry=registry, now=now, partitions=self._backend.partitions, key=req.key)
 
     def _extract(self, messages: Sequence[Message] | str,
                  observed_at: datetime | float | None) -> tuple[list[Fact], list[Fact], tuple[Unextracted, ...]]:

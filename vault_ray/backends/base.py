@@ -38,6 +38,9 @@ class StoreInfo:
 class Backend(Protocol):
     partitions: int
     dim: int
+    atomic: bool
+    """Whether a call that fails writes nothing (embedded); in cluster mode a call over
+    several shards is atomic per shard only."""
 
     def info(self) -> StoreInfo: ...
     def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:

@@ -81,6 +81,8 @@ def _get(ref: Any, timeout: float | None = None) -> Any:
 class ClusterBackend(ClusterBulk):
     """Reaches the partitions of a cluster-mode store through its shard actors."""
 
+    atomic = False  # a call over several shards is committed per shard
+
     def __init__(self, control: Any, info: dict[str, Any], *, retry_timeout: float = RETRY_TIMEOUT_S) -> None:
         self.control_actor = control
         self.namespace: str = info["namespace"]
@@ -197,7 +199,8 @@ class ClusterBackend(ClusterBulk):
         For the write path (`fresh=False`): the cached ones, unless a shard answered a
         write with a newer version than the cache, or the cache is older than
         CONTROL_TTL_S; so a policy changed by another client reaches this client's front
-        stage on its next write at the latest (the shards decide with the new one at once)."""
+        stage within CONTROL_TTL_S, or on the write after one a shard answered with the
+        newer version (the shards decide with the new one at once)."""
         cached = self._control
         if (not fresh and cached is not None and self._shard_control <= cached[0]
                 and time.monotonic() - self._control_at < CONTROL_TTL_S):

@@ -32,6 +32,7 @@ from .base import StoreInfo
 
 
 class EmbeddedBackend:
+    atomic = True  # a failed call is rolled back in every partition before any commits
     def __init__(self, root: str | Path, *, partitions: int | None, dim: int, embedder_name: str,
                  reasoner: Reasoner, policy: Policy | None, registry: EntityRegistry | None,
                  open_log: LogFactory | None = None, new_index: IndexFactory | None = None,

@@ -252,10 +252,13 @@ def offered(key: object, candidates: Sequence[str]) -> bool:
 
 def build_items(
     facts: Sequence[Fact], vectors: np.ndarray, alignments: Sequence[Alignment], *, agent: str, session: str | None,
-    policy: Policy, registry: EntityRegistry, now: datetime, partitions: int,
+    policy: Policy, registry: EntityRegistry, now: datetime, partitions: int, key: str | None = None,
 ) -> dict[int, list[tuple[int, WriteItem]]]:
-    """Group write items by partition, each with its position in the batch."""
+    """Group write items by partition, each with its position in the batch. Under an
+    idempotency `key` a fact's digest also holds how many facts the request had: the key
+    sent again with a longer or shorter body is no retry either."""
     groups: dict[int, list[tuple[int, WriteItem]]] = {}
+    salt = f"{len(facts)} facts" if key is not None else ""
     fresh = iter(new_ids(sum(1 for f in facts if not f.claim_id)))
     for pos, (fact, vec, al) in enumerate(zip(facts, vectors, alignments, strict=True)):
         item = WriteItem(
@@ -264,7 +267,7 @@ def build_items(
             confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
             cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
             aligned_from=al.aligned_from, source=fact.source,
-            digest=fact_digest(fact.entity, fact.text.strip(), fact.value, fact.kind) if fact.claim_id else "",
+            digest=fact_digest(fact.entity, fact.text.strip(), fact.value, fact.kind, salt) if fact.claim_id else "",
         )
         groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
     return groups

@@ -46,10 +46,11 @@ class WriteItem(NamedTuple):
     an idempotency key): a retry says the same; a reused id says something else."""
 
 
-def fact_digest(entity: str, text: str, value: str | None, kind: str) -> str:
+def fact_digest(entity: str, text: str, value: str | None, kind: str, salt: str = "") -> str:
     """A short fingerprint of a fact as given: its label (before entity resolution, which a
-    retry may answer otherwise), text, value and kind."""
-    data = "\x00".join((entity, text, "\x01" if value is None else value, kind)).encode("utf-8", "surrogatepass")
+    retry may answer otherwise), text, value and kind (and `salt`: what else a retry says
+    the same, e.g. the size of an idempotency key's request)."""
+    data = "\x00".join((entity, text, "\x01" if value is None else value, kind, salt)).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
