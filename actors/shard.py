@@ -27,7 +27,6 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +35,7 @@ import numpy as np
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
+from vault_ray.engine.partition import receipts_held
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
@@ -185,7 +185,7 @@ class Shard(ShardBulk):
 
     def _current(self, item: WriteItem) -> WriteItem:
         card = self._cardinality(item.entity)
-        return item if card == item.cardinality else replace(item, cardinality=card)
+        return item if card == item.cardinality else item._replace(cardinality=card)  # a NamedTuple
 
     @shared
     def resolve_dispute(self, partition: int, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
@@ -213,6 +213,12 @@ class Shard(ShardBulk):
     def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
         """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
         return self.host.search_as_of(vectors, k, at, self._serve(partitions))
+
+    @shared
+    def receipts_held(self, partitions: list[int], ids: list[str]) -> dict[str, tuple[int, str]]:
+        """The receipts of these ids its partitions hold (a write's question, cluster.py)."""
+        served = set(self._serve(partitions))
+        return receipts_held({p: part for p, part in self.host.parts.items() if p in served}, ids)
 
     @shared
     def entities_present(self, entities: list[str]) -> set[str]:

@@ -32,6 +32,7 @@ from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayEr
 
 from vault_ray.storage.layout import partition_of
 
+from ..engine.partition import with_known
 from ..engine.partitions import Groups, dispute_partition
 from ..engine.views import Scored, merge_top
 from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
@@ -230,6 +231,10 @@ class ClusterBackend(ClusterBulk):
         same claim ids: a partition that already applied one answers with the decision
         it took then."""
         touched = sorted({p for call in calls for p in call})
+        given = sorted({i.id for call in calls for items in call.values() for i in items if i.digest})
+        if given and len(set(self._assignment.values())) > 1:  # a given id's receipt may live on another shard
+            held = self._routed(self._all(), lambda s, ps: s.receipts_held.remote(ps, given))
+            calls = with_known(calls, {i: r for found in held for i, r in found.items()})
         out: list[dict[int, list[Decision]] | VaultError] = [{} for _ in calls]
 
         def send(shard: Any, ps: list[int]) -> Any:

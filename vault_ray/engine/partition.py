@@ -90,7 +90,8 @@ class Partition:
         `elsewhere`: another partition's, when a retry's label resolved otherwise, or earlier
         in this txn) answers with the decision taken then: retries apply once. The same id
         from another agent, or for a fact that says something else, is refused."""
-        receipts = {**(elsewhere or {}), **self.log.receipts([i.id for i in items if i.id not in txn.decided])}
+        receipts = {**(elsewhere or {}), **{i.id: i.known for i in items if i.known},
+                    **self.log.receipts([i.id for i in items if i.id not in txn.decided])}
         out = []
         for item in items:
             if item.id in receipts:
@@ -357,6 +358,25 @@ def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequen
                 with part.lock:
                     found.setdefault(p, {}).update(part.log.receipts(maybe))
     return found
+
+
+def receipts_held(parts: Mapping[int, Partition], ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+    """id -> (partition, receipt) for the ids these partitions hold a receipt of (a shard's
+    answer to `ClusterBackend.write_many`'s question before a write with given ids)."""
+    keys, found = keys_of(ids), {}
+    for p, part in list(parts.items()):
+        maybe = part.log.may_hold(list(ids), keys)
+        if maybe:
+            with part.lock:
+                found.update({i: (p, r) for i, r in part.log.receipts(maybe).items()})
+    return found
+
+
+def with_known(calls: Sequence[Mapping[int, Sequence[WriteItem]]], held: Mapping[str, tuple[int, str]]) -> list[Any]:
+    """The calls with each item whose id another partition holds a receipt of carrying it
+    (`WriteItem.known`): its own shard decides it as a retry, or refuses a reused id."""
+    return [{p: [i._replace(known=held[i.id][1]) if i.digest and held.get(i.id, (p,))[0] != p else i for i in items]
+             for p, items in call.items()} for call in calls]
 
 
 def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[str, int], txns: Mapping[int, Txn],

@@ -44,6 +44,8 @@ class WriteItem(NamedTuple):
     digest: str = ""
     """What the fact said (`fact_digest`) when its claim id was given (by the caller or
     an idempotency key): a retry says the same; a reused id says something else."""
+    known: str = ""
+    """The receipt of this id that another shard holds (cluster mode: `with_known`)."""
 
 
 def fact_digest(entity: str, text: str, value: str | None, kind: str, salt: str = "") -> str:
