@@ -142,3 +142,16 @@ def test_a_shard_switching_embedders_freezes_writes_then_serves_the_new_vectors(
     (hits,) = shard.search([0, 1], new.embed(["the value is x"]), 1, embedder=new.name)
     assert hits[0][1].id == "c1" and hits[0][0] == pytest.approx(1.0, abs=1e-5)
     assert shard.write_many([{0: []}], NOW, new.name) == [{0: []}]  # a client on the new embedder is served
+
+
+def test_a_shard_decides_with_its_own_cardinality_when_the_clients_is_older(store):
+    """The client's cached policy said "one"; the shard's newer one says "many": the item
+    takes the shard's (it failed with TypeError: a write item is a named tuple)."""
+    shard = Shard(str(store), shard_name(0))
+    mine = entity_in(0)
+    shard.set_control(5, Policy().with_cardinality(mine, "many"), EntityRegistry.builtin())
+    version, (result,) = shard.write([{0: [item("c1", mine, "x")]}], NOW, EMB.name)
+    version, (again,) = shard.write([{0: [item("c2", mine, "y")]}], NOW, EMB.name)
+    assert version == 5 and result[0][0].outcome == again[0][0].outcome == "active"
+    assert sorted(c.value for c in shard.views([mine])[mine].active) == ["x", "y"]  # both kept: many
+    shard.close_all()
