@@ -351,12 +351,9 @@ def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequen
     found: dict[int, dict[str, str]] = {}
     for p, items in call.items():
         given = [i.id for i in items if i.digest]
-        keys = keys_of(given)  # once for every partition's filter
-        for q, part in list(parts.items()) if given else ():
-            maybe = part.log.may_hold(given, keys) if q != p else None
-            if maybe:
-                with part.lock:
-                    found.setdefault(p, {}).update(part.log.receipts(maybe))
+        held = receipts_held({q: part for q, part in list(parts.items()) if q != p}, given) if given else {}
+        if held:
+            found[p] = {i: receipt for i, (_, receipt) in held.items()}
     return found
 
 
