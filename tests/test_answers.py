@@ -23,6 +23,7 @@ def turn(question: str, answer: str) -> list[dict[str, str]]:
     ("How old are you?", "34", ("user.age", "34")),
     ("What's your email?", "ana@example.com", ("user.email", "ana@example.com")),
     ("Do you follow a particular diet?", "vegan", ("user.diet", "vegan")),
+    ("Which country do you live in?", "The US", ("user.location", "US")),
 ])
 def test_a_short_answer_reads_as_the_statement_of_the_pair(question, answer, fact):
     extraction = RuleReasoner().extract_turn(turn(question, answer))

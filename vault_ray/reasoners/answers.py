@@ -54,10 +54,11 @@ _NOT_ABOUT_THE_USER_NOW = re.compile(
 """A question about someone else, the past, a trip or an event, or an offer: its answer is
 not a statement about the user as they are."""
 _NO_VALUE = re.compile(
-    r"\b(?:i|i'm|i'd|i've|my|me|mine|we|our|us|you|your|not|no|nope|none|nothing|prefer|rather|secret|whatever|dunno|"
+    r"\b(?:i|i'm|i'd|i've|my|mine|we|our|you|your|not|no|nope|none|nothing|prefer|rather|secret|whatever|dunno|"
     r"know|sure|idea|pass|skip|same|later|depends|maybe|unsure|n/a|is|are|was|were|am|be|been|have|has|had|do|does|"
     r"did|don't|can't|won't|like|love|think|guess|say|share|tell)\b", re.IGNORECASE)
-"""Words of a sentence or a refusal ("prefer not to say", "same as my dad"), not of a value."""
+"""Words of a sentence or a refusal ("prefer not to say", "same as my dad"), not of a value
+(not "us" or "me": "the US", "ME" are places)."""
 _FOR_WHAT = re.compile(r"\b(?:for|on) (?:the|a|an|your|this|that) (?P<w>[a-z]+)\b", re.IGNORECASE)
 
 
