@@ -22,6 +22,11 @@ SILENTLY_DROPPED = [  # issue 13: each returned an empty result with no warning
 ]
 
 
+def read(said: str) -> list[tuple[str, str]]:
+    """(entity, canonical value) of each fact the rule reasoner reads in a statement."""
+    return [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
+
+
 def corpus_scores(reasoner: RuleReasoner) -> tuple[float, float, list[tuple[str, set, set]]]:
     tp = got_n = want_n = 0
     misses = []
@@ -168,8 +173,7 @@ def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vaul
     ("My phone number is (555) 123-4567", [("user.phone", "5551234567")]),
 ])
 def test_age_and_contact_details_are_read(said, facts):
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == facts
+    assert read(said) == facts
 
 
 @pytest.mark.parametrize(("said", "facts"), [
@@ -183,8 +187,7 @@ def test_age_and_contact_details_are_read(said, facts):
 def test_a_denied_value_is_never_stored_as_said(said, facts):
     """A clause that denies a value gives `not:` the value (it was stored as the value, and
     agreed with it: "I am not in PST" backed PST)."""
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == facts
+    assert read(said) == facts
 
 
 @pytest.mark.parametrize("said", ["My boss is in EST", "My colleague's timezone is CET", "My team is in IST",
@@ -206,8 +209,7 @@ def test_someone_elses_time_zone_is_reported_not_stored_as_the_users(said):
 ])
 def test_a_pets_name_is_kept_as_a_familys_is(said, facts):
     """"My dog's name is Rex" and "... Max" were both stored as "dog": two names agreed."""
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == facts
+    assert read(said) == facts
 
 
 def test_a_fact_longer_than_the_policy_allows_is_reported_and_the_turn_still_writes(make_vault):
@@ -234,8 +236,7 @@ def test_a_fact_longer_than_the_policy_allows_is_reported_and_the_turn_still_wri
     ("I'm retired", [("user.job", "retired")]), ("I'm between jobs", [("user.job", "between job")]), ("I'm tired", []),
 ])
 def test_everyday_sentences_give_the_values_they_say(said, facts):
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == facts
+    assert read(said) == facts
 
 
 @pytest.mark.parametrize(("entity", "a", "b"), [
@@ -267,8 +268,7 @@ def test_two_values_still_differ(entity, a, b):
 ])
 def test_a_budget_said_of_a_plan_is_read(said, facts):
     """"The trip budget is $25,000" was dropped without a word (no first person)."""
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == facts
+    assert read(said) == facts
 
 
 @pytest.mark.parametrize(("said", "facts"), [
@@ -282,5 +282,4 @@ def test_a_budget_said_of_a_plan_is_read(said, facts):
 ])
 def test_each_thing_a_list_names_is_a_preference_of_its_own(said, facts):
     """"I like sushi and jazz" was one item, so "I don't like jazz" retracted nothing."""
-    got = [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract(said)]
-    assert got == [(e, canonical(e, v)) for e, v in facts]
+    assert read(said) == [(e, canonical(e, v)) for e, v in facts]

@@ -134,11 +134,15 @@ class Policy:
         found = best_match(table, entity)
         return self.default_weight if found is None else float(found)
 
+    def tables(self) -> tuple[Any, ...]:
+        """Every table that names keys or patterns (strategies, cardinality, on_ambiguous,
+        each agent's authority, high_stakes)."""
+        return (self.strategies, self.cardinality, self.on_ambiguous, *self.authority.values(), self.high_stakes)
+
     def names(self, entity: str) -> bool:
         """Whether a table names this key itself (`entity` or `entity.*`), not only a wider
         pattern: entity resolution never moves such a key onto another entity."""
-        tables = (self.strategies, self.cardinality, self.on_ambiguous, *self.authority.values())
-        return any(entity in t or f"{entity}.*" in t for t in (*tables, self.high_stakes))
+        return any(entity in t or f"{entity}.*" in t for t in self.tables())
 
     def is_high_stakes(self, entity: str) -> bool:
         return any(specificity(p, entity) is not None for p in self.high_stakes)

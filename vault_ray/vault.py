@@ -265,7 +265,7 @@ class Vault(Transfers):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         entity = None if entity is None else self._key(entity)
-        _ = agent is None or check_agent(agent)
+        agent = None if agent is None else check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
         policy = self.policy

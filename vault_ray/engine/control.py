@@ -50,8 +50,7 @@ def a_policy(value: object) -> Policy:
 
 def named(policy: Policy) -> set[str]:
     """The keys and patterns a policy's tables name (`user.tz`, `user.budget.*`)."""
-    tables = (policy.strategies, policy.cardinality, policy.on_ambiguous, *policy.authority.values(), policy.high_stakes)
-    return {key for table in tables for key in table}
+    return {key for table in policy.tables() for key in table}
 
 
 def registered(registry: EntityRegistry, policy: Policy, entry: object) -> EntityRegistry:

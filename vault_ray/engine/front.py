@@ -88,10 +88,13 @@ extracted, and how many of the facts are notes."""
 def too_long(facts: Sequence[Fact], max_text: int) -> tuple[list[Fact], tuple[Unextracted, ...]]:
     """Extracted facts the policy can keep, and the rest as parts of the turn not kept (a
     long list the user gave in one sentence): the turn's other facts are still written."""
-    kept = [f for f in facts if len(f.text) <= max_text and len(f.value or "") <= max_text]
+    kept: list[Fact] = []
+    long: list[Fact] = []
+    for f in facts:
+        (kept if len(f.text) <= max_text and len(f.value or "") <= max_text else long).append(f)
     return kept, tuple(Unextracted(f.text[:200] + ("..." if len(f.text) > 200 else ""),
                                    f"reads as {f.entity}, but longer than the policy's max_text ({max_text} characters): "
-                                   "say it in shorter parts") for f in facts if f not in kept)
+                                   "say it in shorter parts") for f in long)
 
 
 def add_result(decisions: tuple[Decision, ...], missed: tuple[Unextracted, ...], n_notes: int) -> AddResult:
