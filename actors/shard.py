@@ -221,6 +221,10 @@ class Shard(ShardBulk):
         return receipts_held({p: part for p, part in self.host.parts.items() if p in served}, ids)
 
     @shared
+    def aligned_to(self, partitions: list[int], labels: list[str]) -> dict[str, tuple[float, str]]:
+        return self.host.aligned_to(labels, self._serve(partitions))
+
+    @shared
     def entities_present(self, entities: list[str]) -> set[str]:
         self._entity_partitions(entities)
         return self.host.entities_present(entities)

@@ -232,5 +232,12 @@ class ClaimColumns:
             aligned_from=s["aligned_from"], embedding=embedding, source=s["source"],
         )
 
+    def aligned(self) -> list[tuple[str, str, str]]:
+        """(id, entity, label as written) of the claims the write path aligned, in row order."""
+        labels = self._s["aligned_from"]
+        if labels.null_count == len(labels):
+            return []
+        return [(self.ids[i], self.entities[i], label) for i, label in enumerate(labels.to_pylist()) if label is not None]
+
     def rows_of_agent(self, agent: str) -> np.ndarray:
         return np.fromiter((a == agent for a in self._s["agent"].to_pylist()), bool, len(self.ids))

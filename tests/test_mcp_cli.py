@@ -43,7 +43,8 @@ def test_bad_command_lines_fail_on_stderr_before_serving(tmp_path):
     for args, message in [(["--store", str(tmp_path)], "give --agent NAME"),
                           (["--url", "http://127.0.0.1:9"], "--url needs --token"),
                           (["--url", "http://127.0.0.1:9", "--token", "t", "--agent", "a"], "--url takes --token only"),
-                          (["--store", str(tmp_path), "--agent", "a", "--role", "boss"], "role must be one of")]:
+                          (["--store", str(tmp_path), "--agent", "a", "--role", "boss"], "role must be one of"),
+                          (["--url", "not-a-url", "--token", "t"], "url must be an http:// or https:// address")]:
         done = subprocess.run([VAULT_RAY, "mcp", *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
                               env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"})
         assert done.returncode == 2, (args, done.stderr)

@@ -130,6 +130,8 @@ def test_patch_over_http_changes_one_field_where_put_resets_the_rest(make_vault,
             ({"max_txt": 100}, admin, 422, None),
             ({"align_threshold": 0.5}, admin, 422, "InvalidPolicy"),  # below ask_threshold
             ({"max_text": 100}, agent, 403, "Forbidden"),
+            ({"max_txt": 100}, agent, 403, "Forbidden"),  # who asks comes before what: no schema for an agent
+            ({"max_text": "a lot"}, agent, 403, "Forbidden"),
             ({"max_text": 100}, {}, 401, "UnknownAgent"),
         ]:
             refused = http.patch("/v1/policy", json=body, headers=headers)
@@ -139,9 +141,21 @@ def test_patch_over_http_changes_one_field_where_put_resets_the_rest(make_vault,
             refused = http.patch("/v1/policy", content=raw, headers={**admin, "Content-Type": "application/json"})
             assert refused.status_code == 422 and refused.json()["type"].endswith("InvalidPolicy"), refused.text
         assert http.get("/v1/policy", headers=agent).status_code == 200
+        assert http.get("/v1/policy", params={"verbose": 1}, headers=agent).status_code == 422  # the agent may read it
+        refused = http.post("/v1/rules/apply", params={"verbose": 1}, headers=agent)
+        assert refused.status_code == 403 and refused.json()["needed"] == "admin", refused.text
         assert vault.policy == now  # nothing changed
         put = http.put("/v1/policy", json={"ask_threshold": 0.65}, headers=admin)
         assert put.status_code == 200 and put.json()["strategies"] == {}  # PUT replaces the whole policy
+
+
+@pytest.mark.parametrize("url", ["not-a-url", "127.0.0.1:8000", "http://", "ftp://host", None])
+def test_the_client_refuses_an_address_it_could_never_call(url):
+    from vault_ray import AsyncVaultClient, VaultClient
+
+    for make in (VaultClient, AsyncVaultClient):
+        with pytest.raises(InvalidInput, match="http:// or https://"):
+            make(url, "t0ken")
 
 
 def test_the_client_refuses_a_patch_that_cannot_travel_before_sending_it():

@@ -214,6 +214,18 @@ def _stream_request(http: httpx.Client | httpx.AsyncClient, cursor: str, kinds: 
             "headers": {"Accept": "text/event-stream", "Last-Event-ID": cursor}}
 
 
+def _base_url(url: object) -> str:
+    """The service's base URL, or InvalidInput before any request is made."""
+    try:
+        parsed = httpx.URL(url.strip()) if isinstance(url, str) else None
+    except httpx.InvalidURL:
+        parsed = None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        raise InvalidInput(f"url must be an http:// or https:// address with a host, e.g. http://127.0.0.1:8000; "
+                           f"got {str(url)[:100]!r}")
+    return str(url).strip().rstrip("/")
+
+
 class _Transport:
     """What both clients share: the httpx settings, the retry rule and reading an answer."""
 
@@ -222,7 +234,7 @@ class _Transport:
             raise InvalidFact("token must be a non-empty string", field="token")
         if not token.isascii() or not token.isprintable():
             raise InvalidFact("token must be printable ASCII (vault-ray tokens are; it travels as a header)", field="token")
-        self.url, self.retries = url.rstrip("/"), retries
+        self.url, self.retries = _base_url(url), retries
         return {"base_url": self.url, "timeout": timeout,
                 "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
 

@@ -17,7 +17,6 @@ from .engine import front, gcpause
 from .engine.control import a_policy, change_policy, registered
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
-from .engine.timeline import view_as_of
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
@@ -299,13 +298,8 @@ class Vault(Transfers):
         """`get` for several entities at once (one call per partition owner)."""
         if isinstance(entities, str):
             raise InvalidInput("get_many takes a collection of entity keys, not one string")
-        wanted = front.read_keys(self._backend, entities)
         at = as_utc(as_of, field_name="as_of")
-        if at is None:
-            views = self._backend.views(set(wanted.values()))
-            return {e: views[key] for e, key in wanted.items()}
-        policy = self.policy
-        return {e: view_as_of(self._backend, key, at, policy) for e, key in wanted.items()}
+        return front.read_views(self._backend, entities, at, self.policy if at is not None else None)
 
     def explain(self, claim_id: str) -> Explanation:
         """The chain of decisions behind a claim's status (pass, op, strategy, weights,
@@ -314,7 +308,7 @@ class Vault(Transfers):
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""
-        return self._backend.history(self._key(entity))
+        return front.read_history(self._backend, entity)
 
     def _key(self, entity: str) -> str:
         return front.read_keys(self._backend, [entity])[entity]

@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from vault_ray.errors import InvalidInput, VaultError
+from vault_ray.errors import Forbidden, InvalidInput, VaultError
 from vault_ray.problems import MEDIA_TYPE, headers_for, status_of, to_problem
 
 log = logging.getLogger("vault_ray.serve")
@@ -38,23 +38,30 @@ def invalid_request(exc: RequestValidationError) -> InvalidInput:
 
 def unauthenticated(request: Request) -> VaultError | None:
     """The 401 of a request to a route that takes a token, when its token is missing,
-    unknown or revoked: FastAPI reads the body and the query before the route's
-    dependencies run, so without this a bad body from nobody would get a 422 (and the
-    route's parameters) instead."""
+    unknown or revoked, or the 403 when its role is too weak for the route: FastAPI
+    reads the body and the query before the route's dependencies run, so without this
+    a bad body from nobody (or from an agent, on an admin route) would get a 422 (and
+    the route's parameters) instead."""
     from .auth import principal, service  # noqa: PLC0415  (auth imports the app's service; errors is imported first)
 
     def takes_token(dependant: Any) -> bool:
         return any(sub.call is principal or takes_token(sub) for sub in getattr(dependant, "dependencies", ()))
 
+    def roles(dependant: Any) -> list[str]:
+        subs = getattr(dependant, "dependencies", ())
+        return [r for sub in subs if (r := getattr(sub.call, "role", None)) is not None] + [r for sub in subs for r in roles(sub)]
+
     route = request.scope.get("route")
-    if route is None or not takes_token(getattr(route, "dependant", None)):
+    dependant = getattr(route, "dependant", None)
+    if route is None or not takes_token(dependant):
         return None
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     try:
-        service(request).tokens.authenticate(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
+        who = service(request).tokens.authenticate(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
     except VaultError as exc:
         return exc
-    return None
+    weak = [role for role in roles(dependant) if not who.allows(role)]
+    return Forbidden(who.name, who.role, weak[0]) if weak else None
 
 
 def install(app: FastAPI) -> None:

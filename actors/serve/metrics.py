@@ -5,7 +5,8 @@ share a process).
   `vault_http_request_duration_seconds{route, method}`: `route` is the route's
   template (`/v1/claims/{claim_id}`), or "unmatched", so random paths add no series;
 - `vault_writes_total{outcome}`: one per decision (active, disputed, superseded,
-  noop) and one per rejected write request (rejected);
+  noop) and one per write request the store refused (rejected; a body the
+  route's schema refuses is a 422 in `vault_http_requests_total` only);
 - `vault_write_batch_size`: requests decided together;
 - `vault_open_disputes` and `vault_store_up`: read from the store at scrape time,
   the same from every replica.

@@ -151,10 +151,14 @@ def normalize(obj: Any) -> Any:
 
 # -- the scenarios ---------------------------------------------------------------------------
 def seed_authority_dispute(mode: Mode) -> dict:
-    out = authority_dispute(mode.open(reasoner=drifting_reasoner()))
+    vault = mode.open(reasoner=drifting_reasoner())
+    out = authority_dispute(vault)
     (b,) = out["b"]
     assert b.aligned_from == "user.wrong_label"
     check_authority_dispute(out)
+    # the writer's own label reads the entity its claim joined (both modes)
+    out["wrong_label_view"] = vault.get("user.wrong_label")
+    assert out["wrong_label_view"] == vault.get("user.timezone") and out["wrong_label_view"].entity == "user.timezone"
     return out
 
 

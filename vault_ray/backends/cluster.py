@@ -34,7 +34,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..engine.partition import with_known
 from ..engine.partitions import Groups, dispute_partition
-from ..engine.views import Scored, merge_top
+from ..engine.views import Scored, merge_top, newest
 from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event
 from ..policy import Policy
@@ -303,6 +303,10 @@ class ClusterBackend(ClusterBulk):
         found = self._routed(groups, lambda s, ps: s.entities_present.remote([e for p in ps for e in groups[p]]))
         return set().union(*found)
 
+    def aligned_to(self, labels: Iterable[str]) -> dict[str, tuple[float, str]]:
+        labels = list(labels)
+        return newest(self._routed(self._all(), lambda s, ps: s.aligned_to.remote(ps, labels)))
+
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
         groups = self._by_partition(entities)
         out: dict[str, EntityView] = {}
@@ -351,20 +355,14 @@ class ClusterBackend(ClusterBulk):
         return [row for part in found for row in part]
 
     def event_heads(self) -> dict[int, int]:
-        heads: dict[int, int] = {}
-        for found in self._routed(self._all(), lambda s, ps: s.event_heads.remote(ps)):
-            heads.update(found)
-        return heads
+        return {p: h for found in self._routed(self._all(), lambda s, ps: s.event_heads.remote(ps)) for p, h in found.items()}
 
     def all_claims(self) -> list[Claim]:
         return [c for part in self._routed(self._all(), lambda s, ps: s.all_claims.remote(ps)) for c in part]
 
     def check(self) -> dict[int, bool]:
         """Per partition: does its vector index hold exactly its log's active claims?"""
-        out: dict[int, bool] = {}
-        for found in self._routed(self._all(), lambda s, ps: s.check.remote(ps)):
-            out.update(found)
-        return dict(sorted(out.items()))
+        return dict(sorted(kv for found in self._routed(self._all(), lambda s, ps: s.check.remote(ps)) for kv in found.items()))
 
     def export_parquet(self, directory: str) -> list[str]:
         found = self._routed(self._all(), lambda s, ps: s.export_parquet.remote(ps, directory))

@@ -118,6 +118,9 @@ class EmbeddedBackend:
     def entities_present(self, entities: Iterable[str]) -> set[str]:
         return self.host.entities_present(entities)
 
+    def aligned_to(self, labels: Iterable[str]) -> dict[str, tuple[float, str]]:
+        return self.host.aligned_to(labels)
+
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
         return self.host.views(entities, self.policy)
 

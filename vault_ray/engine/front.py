@@ -21,7 +21,9 @@ from ..models import (
     MAX_FUTURE,
     MAX_SESSION,
     AddResult,
+    Claim,
     Decision,
+    EntityView,
     Fact,
     Unextracted,
     WriteRequest,
@@ -36,6 +38,7 @@ from ..models import (
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
+from .timeline import view_as_of
 from .txn import WriteItem, fact_digest
 
 
@@ -285,3 +288,36 @@ def read_keys(backend: Any, entities: Iterable[str]) -> dict[str, str]:
     aliased = {e for e, key in asked.items() if key != e}
     own = backend.entities_present(aliased) if aliased else set()
     return {e: e if e in own else key for e, key in asked.items()}
+
+
+def read_views(backend: Any, entities: Iterable[str], at: datetime | None, policy: Policy | None) -> dict[str, EntityView]:
+    """`Vault.get_many`: each asked label's view, as of `at` (else now). A label that reads
+    nothing and is no alias, but that entity resolution aligned a live claim from, reads the
+    entity that claim went to, as its writes did: the view names that entity."""
+    wanted = read_keys(backend, entities)
+
+    def read(keys: set[str]) -> dict[str, EntityView]:
+        return backend.views(keys) if at is None else {k: view_as_of(backend, k, at, policy) for k in keys}
+
+    views = read(set(wanted.values()))
+    moved = aligned_keys(backend, [e for e, key in wanted.items() if key == e and _blank(views[key])])
+    views.update(read(set(moved.values()) - views.keys()))
+    return {e: views[moved.get(e, key)] for e, key in wanted.items()}
+
+
+def read_history(backend: Any, entity: str) -> list[Claim]:
+    """`Vault.history`: the claims of the key `entity` reads (an aligned label: see `read_views`)."""
+    key = read_keys(backend, [entity])[entity]
+    found = backend.history(key)
+    if not found and key == entity and (moved := aligned_keys(backend, [entity])):
+        found = backend.history(moved[entity])
+    return found  # type: ignore[no-any-return]
+
+
+def aligned_keys(backend: Any, labels: list[str]) -> dict[str, str]:
+    """label -> the entity entity resolution sent its newest live claim to, for those it moved."""
+    return {label: entity for label, (_, entity) in backend.aligned_to(labels).items()} if labels else {}
+
+
+def _blank(view: EntityView) -> bool:
+    return not (view.active or view.candidates or view.disputes)

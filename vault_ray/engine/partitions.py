@@ -329,6 +329,9 @@ class PartitionSet:
     def entities_present(self, entities: Iterable[str]) -> set[str]:
         return {e for e in entities if (part := self.owner(e)) is not None and part.has_entity(e)}
 
+    def aligned_to(self, labels: Iterable[str], partitions: Iterable[int] | None = None) -> dict[str, tuple[float, str]]:
+        return searching.aligned_to(self, labels, partitions)
+
     def views(self, entities: Iterable[str], policy: Policy) -> dict[str, EntityView]:
         self._last_read = time.monotonic()
         return {e: part.view(e, policy) if (part := self.owner(e)) is not None else empty_view(e) for e in entities}

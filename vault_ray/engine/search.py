@@ -17,7 +17,7 @@ import numpy as np
 
 from .partition import Partition
 from .vectors import HostIndex
-from .views import Scored, merge_top
+from .views import Scored, merge_top, newest
 
 
 class PartitionSet(Protocol):
@@ -76,6 +76,18 @@ def nearest_entities(host: PartitionSet, vectors: np.ndarray, k: int,
         named = [(s, e) for s, p, r in hits if p in wanted and (e := host.parts[p].entity_at(r)) is not None]
         out.append(heapq.nlargest(k, named, key=lambda h: h[0]))
     return out
+
+
+def aligned_to(host: PartitionSet, labels: Iterable[str],
+               partitions: Iterable[int] | None = None) -> dict[str, tuple[float, str]]:
+    """label -> (recorded_at, entity) of the newest live claim entity resolution aligned from
+    it: where a read of a label the store never kept goes (`Vault.get`)."""
+    labels = list(labels)
+    found = []
+    for part in host.opened(partitions):
+        with part.lock:
+            found.append({label: at for label in labels if (at := part.state.aligned_to(label)) is not None})
+    return newest(found)
 
 
 def _claims(host: PartitionSet, hits: list[tuple[float, int, int]]) -> Scored:

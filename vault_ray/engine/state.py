@@ -70,6 +70,10 @@ class PartitionState:
         """rid -> vector of the loaded disputed claims."""
         self._gone: set[str] = set(image.gone)
         """Entities with claims, none of them live: `has_entity` must not read the log per new label."""
+        self._aligned: dict[str, dict[str, str]] = {}
+        """label as written -> {claim id: entity} of the live claims aligned from it, oldest first."""
+        for cid, entity, label in self._base.aligned():
+            self._aligned.setdefault(label, {})[cid] = entity
         self.open_disputes: dict[str, Dispute] = {}
         self.disputes_by_entity: dict[str, set[str]] = {}
         for d in image.disputes:
@@ -182,6 +186,8 @@ class PartitionState:
         joining: list[tuple[int, np.ndarray]] = []
         vectors = vectors or {}
         for cid, claim in claims.items():
+            if claim.aligned_from is not None:
+                self._note_aligned(cid, claim)
             if claim.embedding is None and claim.status == Status.ACTIVE and cid not in self._changed \
                     and cid not in self._row:
                 self._join_new(cid, claim, rids[cid], vectors.get(cid), vector_of, joining)  # most of a bulk write
@@ -212,6 +218,24 @@ class PartitionState:
         for d in disputes.values():
             self._put_dispute(d)
         return leaving, joining
+
+    def _note_aligned(self, cid: str, claim: Claim) -> None:
+        held = self._aligned.setdefault(claim.aligned_from or "", {})
+        if claim.status == Status.SUPERSEDED:
+            held.pop(cid, None)
+            if not held:
+                del self._aligned[claim.aligned_from or ""]
+        else:
+            held[cid] = claim.entity
+
+    def aligned_to(self, label: str) -> tuple[float, str] | None:
+        """(recorded_at, entity) of the newest live claim the write path aligned from `label`."""
+        held = self._aligned.get(label)
+        if not held:
+            return None
+        cid, entity = next(reversed(held.items()))
+        claim = self.get(cid)
+        return (claim.recorded_at.timestamp() if claim is not None else 0.0), entity
 
     def _join_new(self, cid: str, claim: Claim, rid: int, vector: np.ndarray | None,
                   vector_of: Callable[[str], np.ndarray], joining: list[tuple[int, np.ndarray]]) -> None:

@@ -57,3 +57,12 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
         for c in active:
             offer(c.id, None)
     return EntityView(entity, active, bool(open_), tuple(candidates), open_)
+
+
+def newest(found: Iterable[dict[str, tuple[float, str]]]) -> dict[str, tuple[float, str]]:
+    """Per label, the newest of the (recorded_at, entity) answers of several partitions."""
+    out: dict[str, tuple[float, str]] = {}
+    for answer in found:
+        for label, at in answer.items():
+            out[label] = max(out.get(label, at), at)
+    return out
