@@ -170,7 +170,7 @@ def test_a_batch_of_turns_reports_each_turns_own_unextracted_and_notes(make_vaul
     ("I'm 30 years old", [("user.age", "30")]), ("I turned 41 last week", [("user.age", "41")]),
     ("My age is 25", [("user.age", "25")]), ("I'm 5 minutes away", []), ("I'll be 40 next week", []),
     ("My email is Ana.Lopez@example.com", [("user.email", "ana.lopez@example.com")]),
-    ("My phone number is (555) 123-4567", [("user.phone", "5551234567")]),
+    ("My phone number is (555) 123-4567", [("user.phone", "+1 5551234567")]),
 ])
 def test_age_and_contact_details_are_read(said, facts):
     assert read(said) == facts
@@ -231,7 +231,7 @@ def test_a_fact_longer_than_the_policy_allows_is_reported_and_the_turn_still_wri
     ("I live in Denver for now", [("user.location", "denver")]),
     ("The federal budget is $6 trillion", []), ("The marketing budget is $50k", []),
     ("The Japan trip budget is $8000", [("user.budget.trip", "8000 USD")]),
-    ("My number is (415) 555-0199", [("user.phone", "4155550199")]),
+    ("My number is (415) 555-0199", [("user.phone", "+1 4155550199")]),
     ("My old email was a@b.com, my new one is c@d.com", [("user.email", "c@d.com")]),
     ("I'm retired", [("user.job", "retired")]), ("I'm between jobs", [("user.job", "between job")]), ("I'm tired", []),
 ])
@@ -240,8 +240,8 @@ def test_everyday_sentences_give_the_values_they_say(said, facts):
 
 
 @pytest.mark.parametrize(("entity", "a", "b"), [
-    ("user.phone", "+1 415 555 0100", "415-555-0100"), ("user.phone", "+44 20 7946 0958", "020 7946 0958"),
-    ("user.phone", "+33 6 12 34 56 78", "06 12 34 56 78"), ("user.phone", "1-415-555-0100", "(415) 555-0100"),
+    ("user.phone", "+1 415 555 0100", "415-555-0100"), ("user.phone", "+44 20 7946 0958", "0044 20 7946 0958"),
+    ("user.phone", "020 7946 0958", "020-7946-0958"), ("user.phone", "1-415-555-0100", "(415) 555-0100"),
     ("user.employer", "Google", "Google LLC"), ("user.employer", "Acme, Inc.", "Acme"),
     ("user.location", "SF", "San Francisco"), ("user.location", "DC", "Washington"),
     ("user.schedule.lunch", "noon", "12pm"), ("user.schedule.lunch", "Noon on Fridays", "12:00 on Friday"),
@@ -253,6 +253,8 @@ def test_two_forms_of_one_value_agree(entity, a, b):
 @pytest.mark.parametrize(("entity", "a", "b"), [
     ("user.phone", "415-555-0100", "415-555-0101"), ("user.phone", "+1 212 555 0100", "+1 312 555 0100"),
     ("user.phone", "415-555-0100", "515-555-0100"), ("user.employer", "Google", "Goodle"),
+    # two countries' numbers with the same national digits are two numbers (one was silently kept)
+    ("user.phone", "+44 20 7946 0958", "+33 20 7946 0958"), ("user.phone", "+44 20 7946 0958", "+1 207 946 0958"),
     ("user.location", "SF", "Santa Fe"), ("user.schedule.lunch", "noon", "midnight"),
     ("user.schedule.lunch", "afternoon", "noon"),
 ])

@@ -44,19 +44,26 @@ _CALLING_2 = frozenset(str(code) for code in (20, 27, 30, 31, 32, 33, 34, 36, 39
 and no code begins another: a number's code is read off its first digits)."""
 
 
-def national_number(said: str) -> str:
-    """A phone number's digits without its country code or trunk prefix: "+1 415 555 0100",
-    "1-415-555-0100" and "415-555-0100" are 4155550100; "+44 20 7946 0958" and "020 7946
-    0958" are 2079460958 (numbers of two countries with the same national digits compare
-    equal: rare, and the alternative disputed every number written two ways)."""
+def phone_form(said: str) -> str:
+    """A phone number's comparison form: "+CC national-digits" when its country is known,
+    else its national digits. "+1 415 555 0100", "1-415-555-0100" and "(415) 555-0100" are
+    "+1 4155550100" (ten digits with an area code are North American); "+44 20 7946 0958" and
+    "0044 20 7946 0958" are "+44 2079460958", and "+33 20 7946 0958" is another number. A
+    national form with a trunk 0 ("020 7946 0958") names no country: "2079460958", which
+    does not claim to be the +44 number (two countries' numbers must never read as one)."""
     digits = re.sub(r"\D", "", said)
     if said.strip().startswith("+") or digits.startswith("00"):
         digits = digits[2:] if digits.startswith("00") else digits
         code = 1 if digits[:1] in ("1", "7") else 2 if digits[:2] in _CALLING_2 else 3
-        digits = digits[code:]
-    elif len(digits) == 11 and digits.startswith("1"):  # the North American trunk 1
-        digits = digits[1:]
+        national = digits[code:].removeprefix("0")  # "+44 (0)20 ...": the trunk 0 written in
+        return f"+{digits[:code]} {national}" if national else digits
+    if len(digits) == 11 and digits.startswith("1") and digits[1] in "23456789":  # the North American trunk 1
+        return f"+1 {digits[1:]}"
+    if len(digits) == 10 and digits[0] in "23456789" and not said.strip().startswith("0"):
+        return f"+1 {digits}"
     return digits[1:] if digits.startswith("0") and len(digits) > 6 else digits
+
+
 _CONSENT = {
     "given": CONSENT_GIVEN, "granted": CONSENT_GIVEN, "yes": CONSENT_GIVEN, "opt-in": CONSENT_GIVEN,
     "opted in": CONSENT_GIVEN, "true": CONSENT_GIVEN, "agreed": CONSENT_GIVEN, "consent": CONSENT_GIVEN,
@@ -155,7 +162,7 @@ def canonical_of_kind(kind: str, value: str) -> str:
     if kind == "language":
         return gazetteer.find_language(plain) or fold_text(plain)
     if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number, and "+1 555 123 4567" too
-        return national_number(plain) or fold_text(plain)
+        return phone_form(plain) or fold_text(plain)
     if kind == "org":  # "Google" and "Google LLC", "Acme, Inc." and "Acme"
         return fold_text(_LEGAL_FORM.sub("", plain.strip()) or plain)
     if kind == "email":
@@ -237,7 +244,9 @@ def parse_amount(text: str) -> tuple[Decimal, str] | None:
     from price_parser import Price
 
     price = Price.fromstring(text)
-    currency = gazetteer.find_currency(price.currency) or _currency_word(text)
+    dollar = _DOLLARS.search(text)  # "C$500" is Canadian: price-parser reads its currency as "$"
+    currency = (_DOLLAR_CODES[dollar.group(1).upper()] if dollar else None) or gazetteer.find_currency(price.currency) \
+        or _currency_word(text)
     amount = _digits_amount(text) if any(ch.isdigit() for ch in text) else _spelled_amount(text)
     if amount is None and price.amount is not None:
         amount = Decimal(price.amount)
@@ -246,6 +255,9 @@ def parse_amount(text: str) -> tuple[Decimal, str] | None:
     return amount, currency or DEFAULT_CURRENCY
 
 
+_DOLLAR_CODES = {"C": "CAD", "CA": "CAD", "CAN": "CAD", "A": "AUD", "AU": "AUD", "NZ": "NZD", "HK": "HKD", "S": "SGD",
+                 "SG": "SGD", "US": "USD", "U.S.": "USD", "MX": "MXN", "R": "BRL"}
+_DOLLARS = re.compile(r"(?<![\w$])(C|CA|CAN|A|AU|NZ|HK|S|SG|US|U\.S\.|MX|R)\$", re.IGNORECASE)
 _PERIODS = {"hour": "hour", "hr": "hour", "hourly": "hour", "day": "day", "daily": "day", "week": "week", "wk": "week",
             "weekly": "week", "fortnight": "fortnight", "fortnightly": "fortnight", "month": "month", "mo": "month",
             "monthly": "month", "quarter": "quarter", "quarterly": "quarter", "year": "year", "yr": "year",
@@ -336,14 +348,17 @@ def _digits_amount(text: str) -> Decimal | None:
 def _spelled_amount(text: str) -> Decimal | None:
     from word2number import w2n
 
+    text = re.sub(r"\ba couple(?: of)?\b", "two", text, flags=re.IGNORECASE)  # "a couple thousand"
     for m in _SPELLED.finditer(text):
         words = m.group(0).strip()
         if words.lower() in ("a", "and", "point", "a and"):
             continue
         try:
-            return Decimal(w2n.word_to_num(re.sub(r"^(?:a|and)\s+", "", words, flags=re.I)))
+            number = Decimal(w2n.word_to_num(re.sub(r"^(?:a|and)\s+", "", words, flags=re.I)))
         except ValueError:
             continue
+        scale = re.match(r"\s*(grand|k)\b", text[m.end():], re.IGNORECASE)  # "two grand"
+        return number * _MULTIPLIERS[scale.group(1).lower()] if scale else number
     return None
 
 

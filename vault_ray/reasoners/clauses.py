@@ -130,11 +130,13 @@ def about_someone_else(clause: str) -> bool:
 
 _PAST = re.compile(
     r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
-    r"staying)|lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
+    r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
+    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
     re.IGNORECASE)
 _PASSING = re.compile(
     r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"
-    r"vacation)|on (?:vacation|holiday|a trip|business)|visiting|travell?ing|temporarily)\b", re.IGNORECASE)
+    r"vacation)|on (?:vacation|holiday|a trip|business)|visiting|travell?ing|temporarily|"
+    r"at (?:my|a|our) [\w' ]*?(?:place|house|flat|apartment|parents|parents'))\b", re.IGNORECASE)
 _SETTLED = re.compile(r"\b(?:moved|relocated|moving|settled|live|living|home|based|since)\b", re.IGNORECASE)
 
 

@@ -18,6 +18,7 @@ from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import clauses as cl
+from . import framing
 from .base import Extraction
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
@@ -66,7 +67,9 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     facts: list[Fact] = []
     missed: list[str] = []
     foreign: list[str] = []
-    unextracted: list[Unextracted] = []
+    text, taken = framing.set_aside(text)
+    text = _corrected(text)
+    unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in taken]
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
@@ -77,6 +80,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
             elif drafts and _stay_not_home(clause, drafts):
                 unextracted.append(Unextracted(clause, _STAY))
+            elif drafts and (why := framing.unreal(clause)):
+                unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but as {why}"))
             elif drafts:
                 facts += _facts(clause, drafts)
             elif cl.about_user(cl.unhedged(clause)):
@@ -97,6 +102,9 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 unextracted.append(Unextracted(clause, _STAY))
             elif near and cl.intention(clause):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as a plan or wish, not a current fact"))
+            elif near and (why := framing.unreal(clause) or ("a denial the prototypes cannot read (no value "
+                                                                   "stored)" if framing.negated(clause) else None)):
+                unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as {why}"))
             elif drafts:
                 facts += _facts(clause, drafts)
             elif near:
@@ -105,6 +113,30 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
     return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
+
+
+_CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|"
+                         r"i\s+meant|make\s+(?:that|it)|scratch\s+that|correction)\b[,:]?\s+(?P<fix>[^.!?;\n]+)",
+                         re.IGNORECASE)
+
+
+def _corrected(text: str) -> str:
+    """A value corrected in passing takes the place of the one it corrects: "my birthday is
+    march 12... wait no, march 21" reads as "my birthday is march 21". A correction that is a
+    statement of its own ("wait no, I live in Munich") is read as said."""
+    start = 0
+    while m := _CORRECTION.search(text, start):
+        head, fix = text[:m.start()], m.group("fix").strip(" ,")
+        start = m.end()
+        if not head.strip() or len(fix.split()) > 5 or cl.about_user(fix):
+            continue
+        said = read_clause(cl.clauses(cl.sentences(head)[-1])[-1]) if cl.sentences(head) else []
+        at = head.lower().rfind(said[0].value.lower()) if len(said) == 1 else -1
+        if at >= 0:
+            text = head[:at] + fix + head[at + len(said[0].value):] + text[m.end():]
+            start = at + len(fix)
+    return text
 
 
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
@@ -196,7 +228,15 @@ def _find_language(n: str) -> list[Draft]:
     return [Draft("user.language", found[0])] if found else []
 
 
+_SPENDING = re.compile(r"\b(?:budget|spend|spending|afford|limit|cap|max|maximum|up to|no more than|at most|under|"
+                       r"willing to pay|can pay|ceiling|capped|over|above|more than|exceed)\b", re.IGNORECASE)
+
+
 def _find_amount(n: str) -> list[Draft]:
+    """An amount in a clause about what the user can spend ("I can spend up to $3,500"), not
+    any price said ("My rent is $2,400 a month" is no budget)."""
+    if not _SPENDING.search(n):
+        return []
     m = re.search(r"(?:[$€£¥]\s*)?\d[\d,.]*\s*(?:k|m|thousand|million|grand)?\s*(?:[A-Za-z]{3}\b|dollars|euros|pounds)?", n)
     if m and values.parse_amount(m.group(0)):
         return [Draft("user.budget", m.group(0).strip())]

@@ -126,15 +126,25 @@ def language_frame(n: str) -> list[Draft]:
 
 _NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
                    r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
-                   r"\s+(?P<v>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
+                   r"\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
+_NOT_A_NAME = frozenset({
+    "back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if", "maybe",
+    "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
+    "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around",
+    "every", "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with"})
+"""First words after "call me" that start no name ("call me before 9am", "call me maybe")."""
 
 
 def name_frame(n: str) -> list[Draft]:
+    """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob", "call me when you're free")."""
     m = _NAME.search(n)
-    if m and not re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
-        value = cut(m.group("v"))
-        if value and value.lower() not in {"back", "later", "anytime", "tomorrow", "now", "please"}:
-            return [Draft("user.name", value)]
+    if not m or re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
+        return []
+    if re.search(r"\b(?:don't|do not|never|stop|no need to|not)\s+(?:ever\s+)?call me\b", n, IC):
+        return []
+    value = cut(m.group("v"))
+    if value and value.split()[0].lower().rstrip(".") not in _NOT_A_NAME:
+        return [Draft("user.name", value)]
     return []
 
 
@@ -164,7 +174,7 @@ def job_frame(n: str) -> list[Draft]:
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
         return []
     out = [Draft("user.job", job)]
-    org = cut(m.group("org") or "")
+    org = cut(re.split(r"[,;(]", m.group("org") or "", maxsplit=1)[0])  # "a nurse in Toronto, on Eastern time"
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
     if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
         out.append(Draft("user.employer", org))
@@ -306,10 +316,16 @@ _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
 
 
+_BUT_ONLY = re.compile(r",?\s+(?:just|only|but(?: i am| i'm)?(?: allergic to)?|except)\s+", IC)
+
+
 def allergies_frame(n: str) -> list[Draft]:
     m = _NOT_ALLERGIC.search(n)
     if m and not re.search(r"\ballergic to (?:anything|nothing)\b", n, IC):
-        return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(m.group("v") or m.group("w")))]
+        # "not allergic to nuts, just shellfish": what follows "just" / "only" / "but" is an allergy
+        said, *only = _BUT_ONLY.split(m.group("v") or m.group("w"), maxsplit=1)
+        return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(said))] + \
+            [Draft("user.allergies", cut(x)) for x in split_list(cut(only[0] if only else "")) if cut(x)]
     m = _ALLERGIC.search(n)
     if m:
         raw = cut(m.group("v") or m.group("y") or m.group("w") or m.group("x"))

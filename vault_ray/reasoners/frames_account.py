@@ -163,7 +163,8 @@ _CONTACT = re.compile(
     rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
     rf"|\b(?:just |only |please )*(?P<z>email|text|call|message|whatsapp) me\s+(?:instead|only|from now on|rather)\b"
     rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", IC)
-_CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|email|message) me\b"
+_CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|email|message) me"
+                          r"(?:,?\s+(?:anymore|any more|again|ever|at all|please|thanks|thank you))*\s*[.!]*$"
                           r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
 
 

@@ -54,7 +54,8 @@ CHANNELS = {
     "email": "email", "e-mail": "email", "emails": "email", "mail": "email", "phone": "phone", "call": "phone",
     "calls": "phone", "calling": "phone", "phone calls": "phone", "phone call": "phone", "the phone": "phone",
     "text": "text", "texts": "text", "texting": "text", "sms": "text", "text message": "text",
-    "text messages": "text", "whatsapp": "whatsapp", "signal": "signal", "telegram": "telegram", "slack": "slack",
+    "message": "text", "messages": "text", "text messages": "text",
+    "whatsapp": "whatsapp", "signal": "signal", "telegram": "telegram", "slack": "slack",
     "teams": "teams", "linkedin": "linkedin", "post": "post", "letter": "post", "video call": "video call",
     "video calls": "video call", "zoom": "zoom",
 }

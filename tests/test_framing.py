@@ -1,0 +1,97 @@
+"""What is not the user's statement of how things are now is reported, never stored:
+quoted speech and pasted code, a past state, a hypothetical or pretence, a denial the
+prototype reading cannot carry. A value corrected in passing is read as corrected.
+Each case was a wrong fact stored by the default path (LocalEmbedder + RuleReasoner)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import LocalEmbedder, RuleReasoner
+from vault_ray.values import canonical
+
+
+@pytest.fixture(scope="module")
+def reasoner():
+    return RuleReasoner(LocalEmbedder())
+
+
+def turn(reasoner, said):
+    found = reasoner.extract_turn([{"role": "user", "content": said}])
+    return [(f.entity, canonical(f.entity, f.value)) for f in found.facts], [u.reason for u in found.unextracted]
+
+
+@pytest.mark.parametrize(("said", "why"), [
+    ('She texted "I work at Google"', "quoted words"),
+    ('Writing a story where the main character says "I live in Atlantis and I\'m vegan"', "quoted words"),
+    ('Translate to Spanish: "I am allergic to peanuts"', "quoted words"),
+    ('"I\'m allergic to penicillin" is what my dad always says', "quoted words"),
+    ('He asked me, "do you live in Berlin?"', "quoted words"),
+    ("```python\nuser_tz = 'PST'  # I'm in PST\n```", "code"),
+    ("print('I live in Berlin')", "code"),
+    ("<script>alert('I live in Berlin')</script>", "code"),
+    ("I used to be on central time before the move", "past state"),
+    ("Growing up we were on Mountain time", "past state"),
+    ("I was married for ten years", "past state"),
+    ("Last year I was vegetarian", "past state"),
+    ("I was vegetarian for 5 years in college", "past state"),
+    ("In college I spoke decent French", "past state"),
+    ("I had a dog growing up", "past state"),
+    ("According to LinkedIn I work at IBM, but that's outdated", "past state"),
+    ("if I moved to London I'd be on GMT", "hypothetical"),
+    ("I might switch to Eastern time next year", "hypothetical"),
+    ("Once I move to Berlin I'll be on CET", "hypothetical"),
+    ("Assume my budget is 10k for this exercise", "hypothetical"),
+    ("For the role play, pretend I live in London", "hypothetical"),
+    ("Ask me if I live in Berlin", "hypothetical"),
+    ("I'm either in PST or MST depending on the week", "hypothetical"),
+    ("I wouldn't say I'm vegan", "denies"),
+    ("I don't speak Spanish at all", "denial"),
+    ("It's not like I live in Paris or anything", "denies"),
+    ("Nobody in my family is vegan", "denial"),
+])
+def test_words_that_are_not_a_current_statement_are_reported_not_stored(reasoner, said, why):
+    facts, reasons = turn(reasoner, said)
+    assert facts == [] and any(why in r for r in reasons), (facts, reasons)
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I don't live in Chicago at all, I'm in Milwaukee", [("user.location", canonical("user.location", "Milwaukee"))]),
+    ("i'm not allergic to nuts, just shellfish", [("user.allergies", canonical("user.allergies", "not:nuts")),
+                                                 ("user.allergies", "shellfish")]),
+    ("My dog passed away last spring", [("user.pets", "not:dog")]),
+    ("I grew up speaking Arabic", [("user.language", canonical("user.language", "Arabic"))]),
+    ("I've lived in Berlin for 5 years", [("user.location", canonical("user.location", "Berlin"))]),
+    ("My favorite movie is \"Up\"", [("user.likes", "likes:up")]),
+    ("Don't go over 3000 dollars", [("user.budget", "3000 USD")]),
+    ("My budget is about two grand", [("user.budget", "2000 USD")]),
+    ("My rent is $2,400 a month", []),
+    ("my birthday is march 12... wait no, march 21", [("user.birthday", canonical("user.birthday", "march 21"))]),
+    ("I work at Shopify — sorry, I meant Spotify", [("user.employer", canonical("user.employer", "Spotify"))]),
+    ("call me Mike. Actually make it Michael", [("user.name", "michael")]),
+    ("I'm a nurse in Toronto, on Eastern time", [("user.timezone", canonical("user.timezone", "Eastern time")),
+                                                  ("user.job", "nurse")]),
+])
+def test_what_the_user_says_of_now_is_still_read(reasoner, said, facts):
+    assert turn(reasoner, said)[0] == facts
+
+
+@pytest.mark.parametrize("said", ["Don't call me before 9am", "please call me after lunch", "call me maybe",
+                                  "Call me when you're free", "Don't call me Bob"])
+def test_call_me_is_a_name_only_when_a_name_follows(reasoner, said):
+    assert "user.name" not in {e for e, _ in turn(reasoner, said)[0]}
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("Please call me Dr. Patel", [("user.name", "dr patel")]),
+    ("please don't message me", [("user.contact_preference", "not:text")]),
+    ("message me instead", [("user.contact_preference", "text")]),
+])
+def test_names_and_channels_read_as_said(reasoner, said, facts):
+    assert turn(reasoner, said)[0] == facts
+
+
+def test_a_dollar_of_another_country_is_its_own_currency():
+    assert canonical("user.budget", "C$500") == "500 CAD" != canonical("user.budget", "$500")
+    assert canonical("user.budget", "A$20") == "20 AUD"
+    assert canonical("user.budget", "a couple thousand") == "2000 USD"
