@@ -40,7 +40,8 @@ class HnswIndex:
     EF_SEARCH = 64
     EF_TAGGED = 32
     EXACT_TAGGED = 1024
-    """At most this many tagged rows: a tagged search scores them all, exactly."""
+    """At most this many tagged rows: a tagged search scores them all, exactly; and at most this
+    many live rows (or k a quarter of them or more): a search scores them all."""
     COMPACT_FRACTION = 0.2
     COMPACT_MIN = 256
     DRAIN_STEP = 16
@@ -174,8 +175,11 @@ class HnswIndex:
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             self._scan_or_drain(np.size(queries) // self.dim)
-            allowed = self._bits if self._live < self._index.ntotal else None
-            graph = self._search(queries, min(k, self._live), allowed, self.EF_SEARCH)
+            if self._live <= self.EXACT_TAGGED or 4 * k >= self._live:  # a small graph, or most of it asked for
+                graph = self._exact(queries, min(k, self._live), self._slots.live_ids())
+            else:
+                allowed = self._bits if self._live < self._index.ntotal else None
+                graph = self._search(queries, min(k, self._live), allowed, self.EF_SEARCH)
             return merge(graph, self._fresh.search(queries, k), k)
 
     def search_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -185,15 +189,17 @@ class HnswIndex:
             self._scan_or_drain(np.size(queries) // self.dim)
             tags = self._slots.tags
             if tags <= self.EXACT_TAGGED:
-                graph = self._exact_tagged(queries, min(k, tags))
+                graph = self._exact(queries, min(k, tags), np.flatnonzero(self._slots.tagged))
             else:
                 ef = min(self.EF_TAGGED * max(1, -(-self._live // tags)), 4 * self.EF_SEARCH)
                 graph = self._search(queries, min(k, tags), self._tag_bits, ef)
             return merge(graph, self._fresh.search_tagged(queries, k), k)
 
-    def _exact_tagged(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _exact(self, queries: np.ndarray, k: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every graph row among `ids` scored: what a beam can miss (HNSW links are pruned, so
+        a small or tombstone-heavy graph may leave rows unreachable) cannot be missed here."""
         q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
-        ids = np.flatnonzero(self._slots.tagged)
+        ids = np.asarray(ids, np.int64)
         ids = ids[self._slots.rows(ids) >= 0]
         if k <= 0 or not len(ids):
             return np.zeros((len(q), 0), np.float32), np.zeros((len(q), 0), np.int64)

@@ -94,3 +94,18 @@ def test_resolution_sees_one_row_per_entity_and_search_every_claim_also_after_re
     assert found == likes[5]  # ... but a search finds it
     with Vault.open(tmp_path / "s", embedder=emb, policy=policy, index=index) as vault:
         assert answers(vault) == before
+
+
+def test_a_search_asking_for_most_of_a_small_hnsw_store_misses_no_active_claim(tmp_path):
+    """HNSW links are pruned: in a small graph full of tombstones some rows are reachable by
+    no beam, and unfiltered searches missed active claims that `k` asked for (a QA run with 6
+    writer threads: 29 of 31). A small graph, or one most of which is asked for, is scored whole."""
+    emb = HashingEmbedder()
+    with Vault.open(tmp_path / "s", embedder=emb, partitions=4, index="hnsw") as vault:
+        for round_ in range(6):  # each round supersedes the last: five of six rows become tombstones
+            vault.agent("a").add_facts([Fact(f"user.color{i}", f"the user's color {i} is shade {round_}", f"shade {round_}")
+                                        for i in range(60)], resolve=False)
+        active = {c.id for c in vault.claims() if c.status == "active"}
+        assert len(active) == 60
+        assert {h.claim.id for h in vault.search("the user's color", k=1000)} == active
+        assert {h.claim.id for h in vault.search("the user's color", k=20)} <= active

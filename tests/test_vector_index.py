@@ -299,3 +299,21 @@ def test_flat_index_gives_back_the_room_of_removed_rows():
     assert len(index) == 1_000 and index.tagged_count() == 500
     assert index._plain.data.nbytes + index._tagged.data.nbytes < before / 10
     assert index.search(rows[7:8], 1)[1][0][0] == 7 and index.search_tagged(rows[7:8], 1)[1][0][0] != 7
+
+
+@pytest.mark.parametrize("removed", [0, 1200])
+def test_hnsw_answers_a_small_graph_or_a_large_k_exactly(removed):
+    """A beam misses rows of an HNSW graph (pruned links, tombstones): a graph of at most
+    `EXACT_TAGGED` live rows, or a search asking for a quarter of them or more, is scored
+    whole, so `k` covering the store returns every row, in the exact order."""
+    vecs = unit_rows(1000 + removed, 64, seed=3)
+    index = HnswIndex(64)
+    index.add(list(range(len(vecs))), vecs)
+    index.settle()
+    index.remove(list(range(1000, 1000 + removed)))
+    queries = unit_rows(8, 64, seed=4)
+    exact = queries @ vecs[:1000].T
+    for k in (300, 1000):
+        scores, rids = index.search(queries, k)
+        assert [set(row) for row in rids.tolist()] == [set(np.argsort(-row, kind="stable")[:k]) for row in exact]
+        assert np.allclose(scores, -np.sort(-exact, axis=1)[:, :k], atol=1e-5)
