@@ -29,7 +29,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vault_ray.errors import ExportError
+from vault_ray.errors import ExportError, InvalidInput
 
 from .bulk_log import LATER_COLUMNS, TABLE_SCHEMAS, _conform
 from .layout import write_json
@@ -64,11 +64,17 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _directory(directory: object) -> Path:
+    if not isinstance(directory, str | os.PathLike) or not str(directory).strip():
+        raise InvalidInput(f"an export is a directory path, got {directory!r}")
+    return Path(directory)
+
+
 class ArchiveWriter:
     """Writes an export into a new (or empty) directory; `finish` writes the manifest."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.root = Path(directory)
+        self.root = _directory(directory)
         if self.root.exists() and not self.root.is_dir():
             raise ExportError(f"{str(self.root)!r} is a file; export into a new (or empty) directory", path=str(self.root))
         if self.root.exists() and any(self.root.iterdir()):
@@ -115,7 +121,7 @@ class Archive:
     def __init__(self, directory: str | os.PathLike[str], *, verify: bool = True) -> None:
         """`verify=False` reads the manifest only (what an export says about its store),
         for a caller that verifies when it imports."""
-        self.root = Path(directory)
+        self.root = _directory(directory)
         self.manifest = self._read_manifest()
         if not verify:
             self.store = self.manifest["store"]

@@ -192,6 +192,11 @@ def test_stale_rule_keeps_the_incumbent(make_vault):
     assert d.resolution.winner == incumbent.claim_id
     assert vault.claim(challenger.claim_id).superseded_by == incumbent.claim_id
     assert vault.get("user.diet").values == ("vegan",)
+    # the later `now` measured the dispute's age only: the change is recorded at the clock, and so is what follows
+    assert d.resolution.at <= utcnow()
+    later = say(vault, "owner", "vegetarian", 2)
+    assert vault.claim(later.claim_id).recorded_at <= utcnow()
+    assert vault.get("user.diet", as_of=utcnow()).values == vault.get("user.diet").values == ("vegetarian",)
 
 
 def test_stale_rule_spares_re_asserted_challenges(make_vault):

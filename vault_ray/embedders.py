@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .cores import free_cores, free_of  # noqa: F401  (free_of: part of this module's face)
-from .errors import InvalidEmbedding
+from .errors import InvalidEmbedding, InvalidInput
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -34,6 +34,14 @@ class Embedder(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def an_embedder(value: object) -> Embedder:
+    """`value` if it can serve as an embedder (an `embed` method and an integer `dim`), else InvalidInput."""
+    if not callable(getattr(value, "embed", None)) or isinstance(getattr(value, "dim", None), bool) \
+            or not isinstance(getattr(value, "dim", None), int):
+        raise InvalidInput(f"embedder must be an Embedder (LocalEmbedder(), HashingEmbedder(), ...), got {type(value).__name__}")
+    return value  # type: ignore[return-value]
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:

@@ -68,18 +68,17 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     """Normalize a datetime or epoch seconds to an aware UTC datetime."""
     if value is None:
         return None
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float | datetime):
         raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            raise InvalidFact(f"{field_name} must be finite", field=field_name)
-        try:
-            return datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, OSError, ValueError):
-            raise InvalidFact(f"{field_name} {value!r} is outside the representable times", field=field_name) from None
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
+    if not isinstance(value, datetime) and not math.isfinite(value):
+        raise InvalidFact(f"{field_name} must be finite", field=field_name)
+    try:
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return datetime.fromtimestamp(float(value), UTC)
+    except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
+        shown = value.isoformat() if isinstance(value, datetime) else repr(value)
+        raise InvalidFact(f"{field_name} {shown} is outside the representable times", field=field_name) from None
 
 
 def to_epoch(value: datetime) -> float:

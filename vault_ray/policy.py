@@ -11,6 +11,7 @@ wildcard, a longer wildcard beats a shorter one.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -224,6 +225,13 @@ class Policy:
 
     # -- validation --------------------------------------------------------
     def _check(self) -> None:
+        for name in ("strategies", "cardinality", "on_ambiguous", "authority"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise InvalidPolicy(f"{name} must be a mapping of key patterns, got {type(getattr(self, name)).__name__}",
+                                    value=getattr(self, name))
+        if not isinstance(self.high_stakes, str | list | tuple | set | frozenset):
+            raise InvalidPolicy(f"high_stakes must be a list of key patterns, got {type(self.high_stakes).__name__}",
+                                value=self.high_stakes)
         _choice("default_strategy", self.default_strategy, STRATEGIES)
         _choice("default_cardinality", self.default_cardinality, CARDINALITIES)
         _choice("default_on_ambiguous", self.default_on_ambiguous, ON_AMBIGUOUS)
@@ -237,6 +245,8 @@ class Policy:
             validate_pattern(pattern)
             _choice(f"on_ambiguous for {pattern!r}", action, ON_AMBIGUOUS)
         for agent, table in self.authority.items():
+            if not isinstance(table, Mapping):
+                raise InvalidPolicy(f"authority of {agent!r} must be a mapping of key patterns to weights", value=table)
             if not isinstance(agent, str) or agent != agent.strip() or not agent or len(agent) > 128 or not storable(agent):
                 raise InvalidPolicy("authority agents must be agent names: non-empty strings of at most 128 "
                                     "characters, without surrounding spaces or lone surrogates", value=agent)

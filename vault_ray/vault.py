@@ -12,7 +12,7 @@ from typing import Any, overload
 import numpy as np
 
 from .backends import Backend, EmbeddedBackend, StoreInfo
-from .embedders import Embedder, LocalEmbedder
+from .embedders import Embedder, LocalEmbedder, an_embedder
 from .engine import front, gcpause
 from .engine.control import a_policy, change_policy, registered
 from .engine.disputes import check_resolution
@@ -36,11 +36,10 @@ from .models import (
     check_string,
     keyed_id,
     utcnow,
-    validate_entity,
 )
 from .policy import Policy
 from .ratelimit import RateLimiter
-from .reasoners.base import Message, Reasoner, as_messages, extract_with_report, latest_turn
+from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .transfer import Transfers
@@ -65,8 +64,8 @@ class Vault(Transfers):
         """Open (or create) an embedded store at `path`; `partitions` is fixed at creation
         (16 by default); `index`: "flat" (exact, default) or "hnsw" (approximate), kept in
         the store's settings (another one switches it). StoreLocked if a process holds it."""
-        embedder = embedder if embedder is not None else LocalEmbedder()
-        reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
+        embedder = an_embedder(embedder) if embedder is not None else LocalEmbedder()
+        reasoner = a_reasoner(reasoner) if reasoner is not None else RuleReasoner(embedder)
         backend = EmbeddedBackend(path, partitions=partitions, dim=embedder.dim, embedder_name=embedder.name,
                                   reasoner=reasoner, policy=policy, registry=registry, index=index)
         return cls(backend, embedder, reasoner)
@@ -80,7 +79,8 @@ class Vault(Transfers):
         are checked against the store's. Ray is imported only here: the core runs without it."""
         from .backends.connect import join  # noqa: PLC0415  (Ray is optional)
 
-        embedder = embedder if embedder is not None else LocalEmbedder()
+        embedder = an_embedder(embedder) if embedder is not None else LocalEmbedder()
+        reasoner = a_reasoner(reasoner) if reasoner is not None else None
         options = {} if retry_timeout is None else {"retry_timeout": retry_timeout}
         backend = join(address, namespace=namespace, store=store, partitions=partitions, embedder=embedder, **options)
         return cls(backend, embedder, reasoner if reasoner is not None else RuleReasoner(embedder))
@@ -153,8 +153,8 @@ class Vault(Transfers):
         """Several agents' writes decided together, as if one by one in this order: one embedding call and
         one commit per partition for the batch. Each request gets its own result or error (one bad request
         never fails its neighbours). `rate_limit=False`: no agent's budget is spent (bulk jobs replaying claims)."""
-        if not all(isinstance(r, WriteRequest) for r in requests):
-            raise InvalidInput("write_batch takes WriteRequest values")
+        if not all(isinstance(r, WriteRequest) for r in requests) or not isinstance(rate_limit, bool):
+            raise InvalidInput("write_batch takes WriteRequest values (and rate_limit True or False)")
         policy, registry = self._backend.control(fresh=False)
         now = utcnow()
         staged: list[front.Staged | VaultError | AddResult] = []
@@ -296,8 +296,8 @@ class Vault(Transfers):
 
     def get_many(self, entities: Sequence[str] | set[str], *, as_of: datetime | float | None = None) -> dict[str, EntityView]:
         """`get` for several entities at once (one call per partition owner)."""
-        if isinstance(entities, str):
-            raise InvalidInput("get_many takes a collection of entity keys, not one string")
+        if isinstance(entities, str) or not isinstance(entities, Iterable):
+            raise InvalidInput(f"get_many takes a collection of entity keys, got {type(entities).__name__}")
         at = as_utc(as_of, field_name="as_of")
         return front.read_views(self._backend, entities, at, self.policy if at is not None else None)
 
@@ -336,9 +336,11 @@ class Vault(Transfers):
         if since is None:
             if kinds is not None or needs_user is not None:
                 raise InvalidInput("kinds and needs_user filter the event stream: pass since= ('start', 'now' or a cursor)")
-            return self._backend.events(entity=None if entity is None else validate_entity(entity), claim_id=claim_id)
+            claim_id = None if claim_id is None else check_string(claim_id, "claim_id", limit=128)
+            return self._backend.events(entity=None if entity is None else self._key(entity), claim_id=claim_id)
         if claim_id is not None:
             raise InvalidInput("claim_id filters the change log, not the event stream: leave since= out")
+        entity = self._key(entity) if isinstance(entity, str) and "*" not in entity else entity  # an alias reads its key
         return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
@@ -358,7 +360,8 @@ class Vault(Transfers):
                                              keep_both=keep_both, now=utcnow())
 
     def apply_rules(self, now: datetime | None = None) -> list[Dispute]:
-        """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now."""
+        """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now. `now`, when
+        given, is the time disputes' ages are measured at; what closes is recorded at the clock."""
         return self._backend.expire_disputes(as_utc(now, field_name="now") or utcnow())
 
     def check(self) -> dict[int, bool]:

@@ -24,11 +24,21 @@ class ControlFile:
         self.path = control_path(root)
 
     def load(self, policy: Policy | None = None, registry: EntityRegistry | None = None) -> tuple[Policy, EntityRegistry]:
-        """The given policy and registry, else the saved ones, else the defaults."""
+        """The given policy and registry, else the saved ones, else the defaults. A policy
+        given for a store that has one is a change of it: checked as `set_policy` checks one
+        (no rule on an alias) and numbered after the saved version, so a version read before
+        still meets PolicyConflict; the same policy again keeps the saved version."""
+        if policy is not None:
+            a_policy(policy)
+        if registry is not None and not isinstance(registry, EntityRegistry):
+            raise InvalidInput(f"registry must be an EntityRegistry, got {type(registry).__name__}")
         data = read_json(self.path) or {}
         saved_policy = Policy.from_dict(data["policy"]) if "policy" in data else None
         saved_registry = EntityRegistry.from_list(data["registry"]) if "registry" in data else None
-        return (policy or saved_policy or Policy(), registry or saved_registry or EntityRegistry.builtin())
+        registry = registry or saved_registry or EntityRegistry.builtin()
+        if policy is None or saved_policy is None:
+            return policy or saved_policy or Policy(), registry
+        return changed_policy(saved_policy, policy, registry), registry
 
     def save(self, policy: Policy, registry: EntityRegistry) -> None:
         write_json(self.path, {"policy": policy.to_dict(), "registry": registry.to_list()})
@@ -67,6 +77,23 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     return new
 
 
+def check_rules(new: Policy, current: Policy, registry: EntityRegistry) -> None:
+    """InvalidPolicy for a rule `new` adds on a registered alias: it would never apply."""
+    for key in named(new) - named(current):
+        if registry.canonical(key) != key:
+            raise InvalidPolicy(f"{key!r} is an alias of {registry.canonical(key)!r}: writes to it are stored there, "
+                                f"so a rule on the alias would never apply; name {registry.canonical(key)!r}", value=key)
+
+
+def changed_policy(saved: Policy, given: Policy, registry: EntityRegistry) -> Policy:
+    """`given` as the store's next policy after `saved`: the same again keeps the saved version
+    (a change that changes nothing stores nothing), another is numbered after it."""
+    if replace(given, version=saved.version) == saved:
+        return saved
+    check_rules(given, saved, registry)
+    return replace(given, version=saved.version + 1)
+
+
 def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int | None = None) -> Policy:
     """`change` applied to the store's policy, stored only if no other change landed in
     between, so threads, processes and the HTTP service's replicas never undo each
@@ -83,11 +110,8 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     def checked(current: Policy) -> Policy:
         if version is not None and version != current.version:
             raise PolicyConflict(version, current.version)
-        new = a_policy(change(current))  # a change that changes nothing keeps the version (and stores nothing)
-        for key in named(new) - named(current):
-            if registry.canonical(key) != key:
-                raise InvalidPolicy(f"{key!r} is an alias of {registry.canonical(key)!r}: writes to it are stored there, "
-                                    f"so a rule on the alias would never apply; name {registry.canonical(key)!r}", value=key)
+        new = a_policy(change(current))
+        check_rules(new, current, registry)
         return current if replace(new, version=current.version) == current else new
 
     under_lock = getattr(backend, "change_policy", None)

@@ -97,6 +97,8 @@ def check_resolution(dispute_id: object, winner: object, decided_by: object, not
     if isinstance(decided_by, str) and decided_by.strip():
         check_string(decided_by, "decided_by", limit=128)
     check_string(note, "note", limit=MAX_NOTE, empty=True)
+    if not isinstance(keep_both, bool):
+        raise InvalidInput(f"keep_both must be True or False, got {keep_both!r}")
     if winner is None and not keep_both:
         raise InvalidInput("name a winner claim id, or keep every value (keep_both=True; --keep-both in the CLI)")
 

@@ -69,6 +69,8 @@ def check_request(req: WriteRequest) -> list[Fact] | None:
     """A write request's agent, session and idempotency key checked; its facts as a list
     (None for a request of messages, extracted later)."""
     check_agent(req.agent)
+    if not isinstance(req.resolve, bool):  # "no" is truthy: it would resolve
+        raise InvalidInput(f"resolve must be True or False, got {req.resolve!r}")
     check_string(req.session, "session", limit=MAX_SESSION, optional=True)
     if req.key is not None:
         check_string(req.key, "key", limit=128)

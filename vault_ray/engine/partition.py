@@ -223,8 +223,8 @@ class Partition:
         txn.cardinality[d.entity] = cardinality
         return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
 
-    def expire_disputes(self, txn: Txn, policy: Policy) -> list[Dispute]:
-        return disputes.expire(txn, list(self.state.open_disputes.values()), policy, txn.now)
+    def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
+        return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at)
 
     # -- commit: log first, then memory and index ----------------------------------
     def commit(self, txn: Txn) -> set[str]:

@@ -32,7 +32,7 @@ from vault_ray.storage import ClaimLog, FlatIndex, VectorIndex
 from vault_ray.storage.layout import partition_of
 
 from ..errors import DisputeNotFound, VaultError
-from ..models import Claim, Decision, Dispute, EntityView, Event
+from ..models import Claim, Decision, Dispute, EntityView, Event, utcnow
 from ..policy import Policy
 from ..reasoners.base import Reasoner
 from . import gcpause
@@ -298,9 +298,9 @@ class PartitionSet:
     def expire_disputes(self, policy: Policy, now: datetime, partitions: Iterable[int] | None = None) -> list[Dispute]:
         done: list[Dispute] = []
         for part in self.opened(partitions):
-            with part.lock:
-                txn = part.begin(now)
-                done += part.expire_disputes(txn, policy)
+            with part.lock:  # `now` is what a dispute's age is measured against; the change is recorded at the clock
+                txn = part.begin(utcnow())
+                done += part.expire_disputes(txn, policy, now)
                 part.commit(txn)
         return done
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import InvalidFact
+from ..errors import InvalidFact, InvalidInput
 from ..models import Claim, Fact, Op, Unextracted, storable
 from ..registry import RegistryEntry
 
@@ -74,6 +74,15 @@ class ReportingReasoner(Protocol):
     """A reasoner that also says what it could not extract (the rule and scripted ones)."""
 
     def extract_turn(self, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> Extraction: ...
+
+
+def a_reasoner(value: object) -> Reasoner:
+    """`value` if it can serve as a reasoner (the protocol's methods), else InvalidInput."""
+    missing = [m for m in ("extract", "classify", "conflicts", "disambiguate", "judge") if not callable(getattr(value, m, None))]
+    if missing:
+        raise InvalidInput(f"reasoner must be a Reasoner (RuleReasoner(), ...): {type(value).__name__} "
+                           f"has no {', '.join(missing)}")
+    return value  # type: ignore[return-value]
 
 
 def extract_with_report(reasoner: Reasoner, messages: Sequence[Message], registry: Sequence[RegistryEntry]) -> Extraction:

@@ -1,0 +1,108 @@
+"""Calls a QA pass found escaping the error tree, or taking a wrong value as a right one:
+each now raises a clear error of `vault_ray.errors` and changes nothing. And a policy
+given to `Vault.open` for a store that has one is a change of it, checked and numbered."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from vault_ray import (
+    Fact,
+    HashingEmbedder,
+    InvalidFact,
+    InvalidInput,
+    InvalidPolicy,
+    Policy,
+    PolicyConflict,
+    Vault,
+)
+from vault_ray.models import utcnow
+from vault_ray.policy import AutoResolveRules
+
+FAR_EAST_YEAR_ONE = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))
+
+
+def state(vault):
+    return ([(c.id, c.status) for c in vault.claims()], [d.id for d in vault.disputes(None)], len(vault.events()),
+            vault.policy)
+
+
+@pytest.mark.parametrize(("call", "error", "says"), [
+    (lambda v: v.get_many(None), InvalidInput, "collection of entity keys"),
+    (lambda v: v.export(None), InvalidInput, "directory path"),
+    (lambda v: v.import_from(None), InvalidInput, "directory path"),
+    (lambda v: v.events(claim_id=5), InvalidInput, "claim_id"),
+    (lambda v: v.get("user.diet", as_of=FAR_EAST_YEAR_ONE), InvalidFact, "outside the representable times"),
+    (lambda v: v.agent("a").add_facts([Fact("user.x", "x", observed_at=FAR_EAST_YEAR_ONE)]), InvalidFact, "representable"),
+    (lambda v: v.agent("a").add_facts([Fact("user.x", "x")], resolve="no"), InvalidInput, "resolve must be True or False"),
+    (lambda v: v.resolve_dispute("dsp-1-x", keep_both="no", decided_by="u"), InvalidInput, "keep_both"),
+    (lambda v: v.write_batch([], rate_limit="yes"), InvalidInput, "rate_limit"),
+])
+def test_bad_arguments_raise_from_the_tree_and_change_nothing(make_vault, call, error, says):
+    vault = make_vault()
+    vault.agent("a").add("I'm vegan")
+    before = state(vault)
+    with pytest.raises(error, match=says):
+        call(vault)
+    assert state(vault) == before
+
+
+@pytest.mark.parametrize(("fields", "says"), [
+    ({"strategies": None}, "strategies must be a mapping"), ({"authority": None}, "authority must be a mapping"),
+    ({"strategies": ["user.x"]}, "strategies must be a mapping"), ({"high_stakes": None}, "high_stakes must be a list"),
+    ({"authority": {"chat": None}}, "authority of 'chat'"),
+])
+def test_a_malformed_policy_is_invalid_policy(fields, says):
+    with pytest.raises(InvalidPolicy, match=says):
+        Policy(**fields)
+
+
+@pytest.mark.parametrize(("given", "says"), [
+    ({"policy": {"strategies": {}}}, "expected a Policy"), ({"registry": []}, "registry must be an EntityRegistry"),
+    ({"embedder": "local"}, "embedder must be an Embedder"), ({"reasoner": "rules"}, "reasoner must be a Reasoner"),
+])
+def test_open_refuses_parts_of_the_wrong_kind_before_making_the_store(tmp_path, given, says):
+    with pytest.raises(InvalidInput, match=says):
+        Vault.open(tmp_path / "s", **{"embedder": HashingEmbedder(), **given})
+    assert not (tmp_path / "s").exists()
+
+
+def test_events_of_an_alias_are_those_of_its_key(make_vault):
+    vault = make_vault()
+    vault.agent("a").add("I'm in PST")
+    assert vault.events(entity="user.tz") == vault.events(entity="user.timezone") != []
+    assert vault.events(since="start", entity="user.tz").events == vault.events(since="start", entity="user.timezone").events
+
+
+def test_a_policy_given_at_open_is_a_numbered_change_of_the_saved_one(tmp_path):
+    path = tmp_path / "s"
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        for _ in range(3):
+            vault.set_strategy(f"user.x{vault.policy.version}", "authority")
+        saved = vault.policy
+    assert saved.version == 3
+    with Vault.open(path, embedder=HashingEmbedder(), policy=saved) as vault:  # the same policy: nothing changes
+        assert vault.policy == saved
+    with Vault.open(path, embedder=HashingEmbedder(), policy=Policy(strategies={"user.diet": "authority"})) as vault:
+        assert vault.policy.version == 4 and vault.policy.strategies == {"user.diet": "authority"}
+        with pytest.raises(PolicyConflict):  # a version read before the open no longer passes
+            vault.patch_policy({"max_text": 100}, version=3)
+    with pytest.raises(InvalidPolicy, match="alias"):  # a rule on an alias is refused here as set_policy refuses it
+        Vault.open(path, embedder=HashingEmbedder(), policy=Policy(strategies={"user.tz": "authority"}))
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        assert vault.policy.version == 4
+
+
+def test_a_future_now_for_the_rules_records_nothing_in_the_future(make_vault):
+    vault = make_vault(policy=Policy(strategies={"user.hat": "authority"}, authority={"a": {"user.hat": 0.9}}).updated(
+        rules=AutoResolveRules(stale_after_s=60)))
+    vault.agent("a").add_facts([Fact("user.hat", "hat is fedora", "fedora")])
+    vault.agent("b").add_facts([Fact("user.hat", "hat is beanie", "beanie")])
+    (closed,) = vault.apply_rules(utcnow() + timedelta(hours=9))  # a naive local time read as UTC, 9 hours ahead
+    assert closed.resolution.at <= utcnow()
+    (d,) = vault.agent("c").add_facts([Fact("user.hat", "hat is cap", "cap")]).decisions
+    assert vault.claim(d.claim_id).recorded_at <= utcnow()
+    assert vault.get("user.hat", as_of=utcnow()).values == vault.get("user.hat").values
+
