@@ -4,7 +4,7 @@ disputes. Functions over a `Txn`; the partition calls them while deciding."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -154,9 +154,27 @@ def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) ->
                     "every incumbent was withdrawn and the current value agrees with the challenger", keep_both=False)
 
 
-def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: datetime) -> list[Dispute]:
+def successors(txn: Txn, lookup: Callable[[str], Claim | None], ids: Sequence[str]) -> set[str]:
+    """The live claims that took the place of the superseded ones among `ids` (following
+    `superseded_by`): a dispute whose incumbent a newer claim replaced is decided between
+    its challenger and that claim. `lookup` reads a claim that left the live state."""
+    out = set()
+    for cid in ids:
+        hops: str | None = cid
+        for _ in range(32):  # a chain of replacements, each superseding the one before
+            if hops is None or txn.known(hops):
+                break
+            gone = lookup(hops)
+            hops = gone.superseded_by if gone is not None else None
+        if hops is not None and hops not in ids and txn.known(hops) and txn.claim(hops).status == Status.ACTIVE:
+            out.add(hops)
+    return out
+
+
+def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: datetime,
+           lookup: Callable[[str], Claim | None]) -> list[Dispute]:
     """The stale rule: close disputes older than `rules.stale_after_s` that were never
-    re-asserted, keeping the incumbent."""
+    re-asserted, keeping the incumbent (or the claim that replaced it)."""
     limit = policy.rules.stale_after_s
     if limit is None:
         return []
@@ -166,6 +184,7 @@ def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: date
         if age < limit or d.challenges > 1 or d.supporters or policy.is_high_stakes(d.entity):
             continue
         keep = next((c for c in d.incumbents if c in txn.state.claims), None)
+        keep = keep or next(iter(sorted(successors(txn, lookup, d.incumbents))), None)  # the incumbent's place, if taken
         if keep is None:
             continue
         done.append(resolve(txn, d, keep, "rule:stale", f"open {age:.0f}s without re-assertion", keep_both=False))

@@ -211,20 +211,19 @@ class Partition:
             raise DisputeError(f"dispute {dispute_id!r} is already resolved", dispute_id=dispute_id)
         if keep_both and cardinality != "many":
             raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
-        if not keep_both and winner not in {d.challenger, *d.incumbents, *d.supporters}:
+        taken = disputes.successors(txn, self.find_claim, d.incumbents)  # newer claims in an incumbent's place
+        if not keep_both and winner not in {d.challenger, *d.incumbents, *d.supporters, *taken}:
             raise DisputeError(f"claim {winner!r} is not part of dispute {dispute_id!r}", dispute_id=dispute_id)
         if not keep_both and not txn.known(winner):  # type: ignore[arg-type]
-            # an incumbent its own agent replaced while the dispute was open
-            gone = self.log.get_claims([winner])[winner]  # type: ignore[list-item]
-            raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded by "
-                               f"{gone.superseded_by!r}; name a live claim of the dispute", dispute_id=dispute_id)
+            raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded; name a live claim of "
+                               f"the dispute, or {sorted(taken)} (in an incumbent's place now)", dispute_id=dispute_id)
         if not decided_by or not isinstance(decided_by, str):
             raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
         txn.cardinality[d.entity] = cardinality
         return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
 
     def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
-        return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at)
+        return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at, self.find_claim)
 
     # -- commit: log first, then memory and index ----------------------------------
     def commit(self, txn: Txn) -> set[str]:
