@@ -173,9 +173,10 @@ def register_aliases(job: JobStore, targets: dict[str, dict[str, dict[str, Any]]
         new = tuple(s for s in sorted(sources) if s not in entry.aliases)
         for other in registry.entries.values():  # an alias names one key only
             if other.key != target and set(other.aliases) & set(sources):
-                job.vault.register(_replace_aliases(other, tuple(a for a in other.aliases if a not in sources)))
+                job.vault.register(_replace_aliases(other, tuple(a for a in other.aliases if a not in sources)),
+                                   check_claims=False)
         if new or target not in registry.entries:
-            job.vault.register(_replace_aliases(entry, entry.aliases + new))
+            job.vault.register(_replace_aliases(entry, entry.aliases + new), check_claims=False)  # merged just after
             added += len(new)
         registry = job.vault.registry
     return added

@@ -16,6 +16,7 @@ from vault_ray import (
     InvalidPolicy,
     Policy,
     PolicyConflict,
+    RegistryEntry,
     Vault,
 )
 from vault_ray.models import utcnow
@@ -106,3 +107,17 @@ def test_a_future_now_for_the_rules_records_nothing_in_the_future(make_vault):
     assert vault.claim(d.claim_id).recorded_at <= utcnow()
     assert vault.get("user.hat", as_of=utcnow()).values == vault.get("user.hat").values
 
+
+
+def test_an_alias_that_holds_live_claims_is_refused_until_normalize_merges_it(make_vault):
+    """Registered as an alias, a label with live claims split one fact in two: the next
+    write under it went to the key, beside the old value, with no conflict found."""
+    vault = make_vault()
+    vault.agent("a").add_facts([Fact("user.pet_food", "the cat eats tuna", "tuna")], resolve=False)
+    entry = RegistryEntry("user.petfood", "what the pet eats", aliases=("user.pet_food",))
+    before = vault.registry
+    with pytest.raises(InvalidInput, match="'user.pet_food' holds live claims.*normalize"):
+        vault.register(entry)
+    assert vault.registry == before and vault.registry.canonical("user.pet_food") == "user.pet_food"
+    vault.register(RegistryEntry("user.petfood", "what the pet eats", aliases=("user.cat_food",)))  # no claims: fine
+    assert vault.registry.canonical("user.cat_food") == "user.petfood"

@@ -14,7 +14,7 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder, an_embedder
 from .engine import front, gcpause
-from .engine.control import a_policy, change_policy, registered
+from .engine.control import a_policy, change_policy, registered, unmerged_aliases
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.txn import WriteItem
@@ -140,9 +140,12 @@ class Vault(Transfers):
     def set_cardinality(self, pattern: str, cardinality: str) -> None:
         change_policy(self._backend, lambda current: current.with_cardinality(pattern, cardinality))
 
-    def register(self, entry: RegistryEntry) -> None:
-        """Add or replace an entity registry entry."""
-        self._backend.set_registry(registered(self.registry, self.policy, entry))
+    def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
+        """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
+        new = registered(self.registry, self.policy, entry)
+        if check_claims:
+            unmerged_aliases(self._backend, self.registry, entry)
+        self._backend.set_registry(new)
 
     # -- writes ----------------------------------------------------------------------
     def agent(self, name: str) -> AgentMemory:

@@ -77,6 +77,17 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     return new
 
 
+def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: RegistryEntry) -> None:
+    """InvalidInput for a new alias of `entry` that holds live claims: writes to the alias
+    would go to the key and never meet them (one fact on two keys, no conflict found)."""
+    new = [a for a in entry.aliases if isinstance(a, str) and registry.canonical(a) != entry.key]
+    views = backend.views(set(new)) if new else {}
+    held = sorted(a for a, view in views.items() if view.active or view.candidates)
+    if held:
+        raise InvalidInput(f"{held[0]!r} holds live claims: as an alias of {entry.key!r} its new writes would go there and "
+                           f"never meet them. Merge it with `vault-ray normalize` (it moves the claims, then adds the alias)")
+
+
 def check_rules(new: Policy, current: Policy, registry: EntityRegistry) -> None:
     """InvalidPolicy for a rule `new` adds on a registered alias: it would never apply."""
     for key in named(new) - named(current):
