@@ -94,6 +94,8 @@ def test_the_near_simultaneous_window_does_not_bypass_the_user(make_vault):
     vault.agent("web").add("My budget is 5000 dollars", observed_at=T0)
     (new,) = vault.agent("mobile").add("My budget is 9000 dollars", observed_at=T0 + timedelta(seconds=2)).decisions
     assert new.outcome == "disputed" and vault.dispute(new.dispute_id).needs_user and judge_calls == []
+    # the provenance says what decided: no strategy ran (it said "recency", the entity's strategy)
+    assert new.strategy == "high_stakes" and vault.explain(new.claim_id).steps[-1].strategy == "high_stakes"
     _still_waiting(vault, new.dispute_id)
 
 

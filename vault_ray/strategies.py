@@ -51,7 +51,7 @@ def decide(
     weights = weights_of([incoming, *conflicting], policy)
     if policy.is_high_stakes(incoming.entity):
         return Verdict(
-            Action.DISPUTE, strategy, "high-stakes entity: never auto-resolved, the user decides",
+            Action.DISPUTE, "high_stakes", "high-stakes entity: never auto-resolved, the user decides",
             needs_user=True, weights=weights,
         )
     if strategy == "recency":

@@ -44,7 +44,7 @@ JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
 BLOCK_SIZE = typer.Option(None, "--block-size", min=1,
                           help="Largest number of scenarios per Ray Data batch, replayed in one vault (default 1000).")
 CONFIG = typer.Option(None, "--config", exists=True, dir_okay=False,
-                      help="TOML or JSON file with [generator] and [eval] settings.")
+                      help="TOML or JSON file with \\[generator] and \\[eval] settings.")
 INPUT = typer.Option(None, "--input", exists=True, help="Replay existing scenario Parquet files instead of generating.")
 FROM_STORE = typer.Option(None, "--from-store", exists=True,
                           help="Replay this store's claim log (store dir, .duckdb file or Vault.export dir) "
