@@ -242,15 +242,23 @@ _NATIVE_LOCALES = ("de", "fr", "es", "it", "nl", "pt", "sv", "da", "nb", "fi", "
 def find_place(text: str) -> str | None:
     """The canonical place a phrase names ('NYC' -> 'new york city', 'Portland, Oregon'
     -> 'portland'), or None."""
-    head, _, rest = text.partition(",")
+    head, _, rest = place_words(text).partition(",")
     head = re.sub(r"^(?:the city of|downtown|central|the)\s+", "", fold(head).strip())
     table = place_table()
     if not rest:
-        return table.get(head) or table.get(f"the {head}")
+        found = table.get(head) or table.get(f"the {head}")
+        city, _, code = head.rpartition(" ")  # "Austin TX": a city and its state's code
+        return found or (find_place(f"{city}, {code}") if len(code) == 2 and city in table else None)
     rest = fold(rest)
+    rest = rest.replace(" ", "") if len(rest) <= 4 else rest  # "D.C." folds to "d c"
     if head in table and (rest in table or len(rest) == 2):
         return _in_region(table[head], rest)
     return None
+
+
+def place_words(text: str) -> str:
+    """One spelling of the words place names write two ways: "Saint Louis" is "St. Louis"."""
+    return re.sub(r"\b(?:saint|st\.)(?=\s)", "St", re.sub(r"\bsainte\b|\bste\.(?=\s)", "Ste", text, flags=re.I), flags=re.I)
 
 
 def _in_region(city: str, region: str) -> str:

@@ -34,6 +34,7 @@ _AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount
 _LANGUAGE_KEYS = {"language", "languages"}
 _PHONE_KEYS = {"phone", "phone_number", "mobile", "cell", "telephone"}
 _EMAIL_KEYS = {"email", "email_address", "e_mail"}
+_NAME_KEYS = {"name", "first_name", "last_name", "full_name", "nickname", "preferred_name", "surname"}
 _ORG_KEYS = {"employer", "company", "workplace", "organization", "organisation", "school", "university"}
 _LEGAL_FORM = re.compile(r"(?:,?\s+(?:inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|co|company|gmbh|ag|sa|s\.a|"
                          r"plc|pty|bv|nv|srl|sas|oy|ab|as)\.?)+$", re.IGNORECASE)
@@ -101,7 +102,7 @@ _SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|
 
 def value_kind(entity: str) -> str:
     """What a value of `entity` is: 'zone', 'place', 'amount', 'language', 'consent', 'phone',
-    'email', 'org' or 'text'."""
+    'email', 'org', 'name' or 'text'."""
     parts = entity.split(".")
     last = parts[-1]
     if last in _ZONE_KEYS:
@@ -120,6 +121,8 @@ def value_kind(entity: str) -> str:
         return "email"
     if last in _ORG_KEYS:
         return "org"
+    if last in _NAME_KEYS:
+        return "name"
     return "text"
 
 
@@ -156,7 +159,7 @@ def canonical_of_kind(kind: str, value: str) -> str:
         zone = gazetteer.find_zone(plain, cities=True)
         return gazetteer.same_clock(zone) if zone else fold_text(plain)
     if kind == "place":
-        return gazetteer.find_place(plain) or fold_text(plain)
+        return gazetteer.find_place(plain) or fold_text(gazetteer.place_words(plain))
     if kind == "amount":
         return amount_form(plain) or fold_text(plain)
     if kind == "language":
@@ -167,6 +170,8 @@ def canonical_of_kind(kind: str, value: str) -> str:
         return fold_text(_LEGAL_FORM.sub("", plain.strip()) or plain)
     if kind == "email":
         return plain.strip().lower()
+    if kind == "name":  # spelled as said: "Mary" and "Marie", "Daniel" and "Daniels" are other people
+        return " ".join(fold(value).replace("'", "").split())
     return fold_text(plain)
 
 
@@ -202,7 +207,30 @@ def _dates_and_times(text: str) -> str:
         hour = hour % 12 + (12 if half == "p" else 0) if half else hour
         return f"{hour:02d}:{minutes or '00'}"
 
+    text = _NUMERIC_DATE.sub(_numeric_date, _ORDINAL.sub(lambda m: f"{_ORDINALS.index(m.group(0).lower()) + 1}th", text))
     return _CLOCK.sub(clock, _DATE.sub(date, _NOON.sub(lambda m: "12:00" if m.group(0).lower() == "noon" else "00:00", text)))
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+             "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+             "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth",
+             "twenty-seventh", "twenty-eighth", "twenty-ninth", "thirtieth", "thirty-first")
+_ORDINAL = re.compile(r"\b(?:" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")\b(?=\s+of\s)", re.IGNORECASE)
+_NUMERIC_DATE = re.compile(r"\b(?:(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d\d?)[-/.](?P<d>\d\d?)|(?P<a>\d\d?)[/.](?P<b>\d\d?)[/.]"
+                           r"(?P<z>(?:19|20)\d\d))\b")
+
+
+def _numeric_date(m: re.Match[str]) -> str:
+    """'1990-03-05' -> 'March 5 1990'; '25/12/1990' -> 'December 25 1990' (a day past 12 says
+    which is which); '03/05/1990' is left alone: March 5 in the US, 3 May elsewhere."""
+    if m.group("y"):
+        year, month, day = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+    else:
+        a, b, year = int(m.group("a")), int(m.group("b")), int(m.group("z"))
+        if (a > 12) == (b > 12):
+            return m.group(0)
+        month, day = (b, a) if a > 12 else (a, b)
+    return f"{_MONTHS[month - 1].title()} {day} {year}" if 1 <= month <= 12 and 1 <= day <= 31 else m.group(0)
 
 
 _NOON = re.compile(r"\b(?:noon|midnight)\b", re.IGNORECASE)

@@ -206,7 +206,8 @@ def employer_frame(n: str) -> list[Draft]:
     if not m:
         return left
     org = _org(m.group("v") or m.group("w"))
-    if not org or gazetteer.find_place(org) or gazetteer.find_zone(org):
+    # "I work at Amazon", "for Orange": said with work, a place name is a company ("I'm now at Berlin" is not)
+    if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC):
         return []
     out = [Draft("user.employer", org)]
     role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)
@@ -221,6 +222,9 @@ def _org(raw: str) -> str | None:
     # "I quit being vegan", "I left smoking": an activity, not a company
     if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
         return None
+    if re.fullmatch(r"(?:a|an|the|some|my)\s+(?:\w+\s+)?(?:company|companies|startup|firm|business|place|organi[sz]ation|"
+                    r"employer|job|corporation|client|agency)", org, IC):
+        return None  # "a company in Berlin", "a small startup": no name said ("a bakery" is one)
     return org
 
 
