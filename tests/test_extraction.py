@@ -295,3 +295,20 @@ def test_a_budget_said_of_a_plan_is_read(said, facts):
 def test_each_thing_a_list_names_is_a_preference_of_its_own(said, facts):
     """"I like sushi and jazz" was one item, so "I don't like jazz" retracted nothing."""
     assert read(said) == [(e, canonical(e, v)) for e, v in facts]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("I consent to marketing emails", "stop sending me promotional emails"),
+    ("yes you can share my data with partners", "I withdraw my consent for data sharing"),
+    ("Please don't share my data with third parties", "you can share my data"),
+    ("My budget for the trip is $4000", "we cut the trip budget to 2500 dollars"),
+    ("my laptop budget is 3.5k", "I can spend up to $3,500 on the laptop"),
+    ("I go to the gym at 6am", "my gym session is at 7am now"),
+])
+def test_two_phrasings_of_one_thing_land_on_one_key(make_vault, first, second):
+    """Each pair put its facts on two keys (`email_marketing` / `email_promotional`, `budget.trip` /
+    `budget`, `schedule.gym` / `schedule.gym_session`): both stayed active, no conflict found."""
+    vault = make_vault()
+    (a,) = vault.agent("a").add(first).decisions
+    (b,) = vault.agent("b").add(second).decisions
+    assert a.entity == b.entity, (a.entity, b.entity)

@@ -239,8 +239,15 @@ def _find_amount(n: str) -> list[Draft]:
         return []
     m = re.search(r"(?:[$€£¥]\s*)?\d[\d,.]*\s*(?:k|m|thousand|million|grand)?\s*(?:[A-Za-z]{3}\b|dollars|euros|pounds)?", n)
     if m and values.parse_amount(m.group(0)):
-        return [Draft("user.budget", m.group(0).strip())]
+        # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
+        plan = _PLAN.search(n)
+        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on"))
+        return [Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", m.group(0).strip())]  # as _slug keys it
     return []
+
+
+_PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my|our|a) (?P<topic>{cl.PLAN_WORDS})\b"
+                   rf"|\b(?:spend|spending)\b.*\bon (?:the|my|our|a|a new) (?P<on>[a-z]+)\b", re.IGNORECASE)
 
 
 def _find_payment(n: str) -> list[Draft]:

@@ -354,7 +354,9 @@ def schedule_frame(n: str) -> list[Draft]:
     for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
         m = pattern.search(n)
         if m:
-            thing = re.sub(r"[^a-z0-9]+", "_", m.group("thing").lower()).strip("_")
+            # "my gym session", "my yoga class", "the gym": one routine, one key
+            thing = re.sub(r"\s+(?:session|sessions|class|classes|time|appointment)$", "", m.group("thing").lower().strip())
+            thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
             thing = {"work_out": "workout", "exercise": "workout", "train": "workout"}.get(thing, thing)
             when = " ".join(m.group("when").lower().split()).strip(" .")
             if thing and when and len(thing) <= 30 and thing not in ("time", "call", "birthday"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .. import gazetteer, values
+from .clauses import PLAN_WORDS
 from .frames import Frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
 
@@ -67,14 +68,18 @@ _BUDGET = re.compile(
     r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
     r"|\b(?:i have|i've got|i've)\s+(?P<z>.+?)\s+to spend\b"
     r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
-    r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$", IC)
+    r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$"
+    r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:cut|raised|lowered|increased|reduced|dropped|bumped|upped|set|moved)\s+"
+    r"(?:the|my|our)\s+(?:(?P<pre2>[a-z]+)\s+)?budget\s+(?:to|at|down to|up to)\s+(?P<s>.+)$", IC)
 
 
 def budget_frame(n: str) -> list[Draft]:
     m = _BUDGET.search(n)
     if not m:
         return []
-    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre"))
+    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre", "pre2"))
+    # "I can spend up to $3,500 on the laptop": what it is for, keyed as "my laptop budget" is
+    spent_on = re.search(rf"\s+on\s+(?:(?:the|my|our|an?)\s+(?:new\s+)?(?P<on>[a-z]+)|(?P<plan>{PLAN_WORDS}))\b", raw, IC)
     # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
     raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|week|fortnight|month"
                    r"|quarter|year|annum)", raw, maxsplit=1, flags=IC)[0]
@@ -84,7 +89,8 @@ def budget_frame(n: str) -> list[Draft]:
         return []
     if values.parse_amount(raw) is None:
         return []
-    topic = m.group("topic") or m.group("pre")  # "my budget for the trip", "the trip budget"
+    spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
+    topic = m.group("topic") or m.group("pre") or m.group("pre2") or spent_on  # "for the trip", "on the laptop"
     entity = "user.budget" if not topic else "user.budget." + _slug(topic)
     value = cut(raw) or raw.strip()
     if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's
@@ -114,11 +120,17 @@ _CONSENT_NO = re.compile(
     r"|(?P<z>(?:share|use|record|track|sell|process|store)\s+.+))$", IC)
 _TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
                "about", "further", "more", "receive", "receiving", "get", "getting", "send", "sending", "sent", "be",
-               "being", "by", "anymore", "please", "those", "these", "them", "that", "this", "it"}
+               "being", "by", "anymore", "please", "those", "these", "them", "that", "this", "it", "partner", "partners",
+               "third", "parties", "party", "affiliates", "affiliate", "others", "other", "companies"}
+"""Words a consent's topic is said with that do not change what it covers ("share my data with partners" is data
+sharing, as "I withdraw my consent for data sharing" is: one key, so the two meet)."""
 _GERUND = {"share": "sharing", "shared": "sharing", "record": "recording", "recorded": "recording", "track": "tracking",
            "tracked": "tracking", "process": "processing", "processed": "processing", "sell": "selling", "sold": "selling",
            "store": "storage", "storing": "storage", "use": "use", "using": "use", "used": "use", "contact": "contact",
-           "contacting": "contact", "emailing": "email", "texting": "text", "calling": "call", "spamming": "spam"}
+           "contacting": "contact", "emailing": "email", "texting": "text", "calling": "call", "spamming": "spam",
+           "promotional": "marketing", "promo": "marketing", "promos": "marketing", "promotions": "marketing",
+           "advertising": "marketing", "ads": "marketing", "ad": "marketing", "advertisement": "marketing",
+           "advertisements": "marketing", "emails": "email"}
 
 
 def consent_frame(n: str) -> list[Draft]:
