@@ -95,3 +95,16 @@ def test_a_dollar_of_another_country_is_its_own_currency():
     assert canonical("user.budget", "C$500") == "500 CAD" != canonical("user.budget", "$500")
     assert canonical("user.budget", "A$20") == "20 AUD"
     assert canonical("user.budget", "a couple thousand") == "2000 USD"
+
+
+@pytest.mark.parametrize(("said", "entities"), [
+    ("hey so quick update — i moved to denver last month, new job at REI, still vegetarian",
+     ["user.location", "user.employer", "user.diet"]),
+    ("I'm 41, originally from Naples, now in Chicago", ["user.age", "user.hometown", "user.location"]),
+    ("Born July 4 1990 in Cleveland, now living in Phoenix", ["user.birthday", "user.location"]),
+    ("Work at Stripe, on the payments team", ["user.employer"]),
+    ("Currently interning at NASA JPL this summer", ["user.employer"]),
+])
+def test_parts_whose_subject_was_left_out_are_read(reasoner, said, entities):
+    """Each fact after the first was dropped without a word: "now in Chicago" has no "I"."""
+    assert [e for e, _ in turn(reasoner, said)[0]] == entities

@@ -11,8 +11,12 @@ import re
 _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt", "Prof", "Ste"))
 _SENTENCE = re.compile(rf"(?<=[.!?;]){_TITLES}\s+|\n+|(?<=[.!?]){_TITLES}(?=[A-Z])(?![\w.%+-]*@)")
 _SUBJECT = r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|please|call|email|text|reach|contact|charge|use|stop|don't)"
+_DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|working|interning)|originally from|based in|born\s|" \
+           r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is)"
+"""A part of a sentence whose subject ("I") was left out after a statement of the user's:
+"I'm 41, originally from Naples, now in Chicago"."""
 _CLAUSE_SPLIT = re.compile(
-    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b)"
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b|{_DROPPED}\b)"
     rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_SUBJECT}\b)"
     r"|\s+[-–—]+\s+",
     re.IGNORECASE,
@@ -26,6 +30,11 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
+    (re.compile(r"^(?=(?:now|currently|still|originally|based)\s)", re.I), "i'm "),
+    (re.compile(r"^born\s", re.I), "i was born "),
+    (re.compile(r"^(?:a )?new job (at|with)\b", re.I), r"i got a job \1"),
+    (re.compile(r"^home base is\b", re.I), "my home base is"),
+    (re.compile(r"^(?:work|working) (at|for)\b", re.I), r"i work \1"),
     # a dropped subject: "Just relocated to Berlin", "Moved to Denver last week"
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),

@@ -182,7 +182,8 @@ def job_frame(n: str) -> list[Draft]:
 
 
 _WORK_AT = re.compile(
-    r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed)|i've been working|"
+    r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
+    r"|i've been working|"
     r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
     r"started working at|started working for|"
@@ -217,7 +218,8 @@ def employer_frame(n: str) -> list[Draft]:
 
 
 def _org(raw: str) -> str | None:
-    org = re.split(r"\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time)\b", cut(raw), maxsplit=1, flags=IC)[0]
+    org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time)\b", cut(raw), maxsplit=1,
+                   flags=IC)[0]
     org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
     # "I quit being vegan", "I left smoking": an activity, not a company
     if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
@@ -364,12 +366,15 @@ def schedule_frame(n: str) -> list[Draft]:
     return []
 
 
-_BIRTHDAY = re.compile(r"\b(?:my birthday is|my birthday's|i was born on)\s+(?:on\s+)?(?P<v>.+)$", IC)
+_BIRTHDAY = re.compile(r"\b(?:my birthday is|my birthday's|i was born on)\s+(?:on\s+)?(?P<v>.+)$"
+                       r"|\bi was born\s+(?P<w>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d).+)$", IC)
 
 
 def birthday_frame(n: str) -> list[Draft]:
+    """"My birthday is March 5th", "I was born on 5 March 1990", "born July 4 1990 in Cleveland"."""
     m = _BIRTHDAY.search(n)
-    return [Draft("user.birthday", cut(m.group("v")))] if m and cut(m.group("v")) else []
+    said = cut(re.split(r"\s+(?:in|at|near)\s+[A-Z]", m.group("v") or m.group("w"), maxsplit=1)[0]) if m else ""
+    return [Draft("user.birthday", said)] if said else []
 
 
 PROFILE_FRAMES: tuple[Frame, ...] = (
