@@ -108,3 +108,12 @@ def test_a_dollar_of_another_country_is_its_own_currency():
 def test_parts_whose_subject_was_left_out_are_read(reasoner, said, entities):
     """Each fact after the first was dropped without a word: "now in Chicago" has no "I"."""
     assert [e for e, _ in turn(reasoner, said)[0]] == entities
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I have two dogs and a cat named Luna", [("user.pets", "2 dog"), ("user.pets", "cat:luna")]),
+    ("you can reach me at dana.r@proton.me or 617-555-0142",
+     [("user.email", "dana.r@proton.me"), ("user.contact_preference", "email"), ("user.phone", "+1 6175550142")]),
+])
+def test_every_thing_a_list_names_is_kept(reasoner, said, facts):
+    assert turn(reasoner, said)[0] == facts

@@ -234,8 +234,8 @@ _PET_COUNT = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"
 _PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| got| adopted| rescued| just got| just adopted"
                        rf"| bought| brought home)\s+(?P<n>(?:(?:{_PET_COUNT}|some|new|little|pet|rescue|another|baby)\s+)*)"
                        rf"(?P<v>{SPECIES_RE})\b(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?", IC)
-_PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})$",
-                       IC)
+_PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
+                       rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
                        rf"|\bmy (?P<w>{SPECIES_RE}) (?:died|passed away|passed)\b"
@@ -255,7 +255,7 @@ def pets_frame(n: str) -> list[Draft]:
         first = _pet(counts[0] if counts and owned else None, m.group("v"), m.group("name"))
         tail = re.match(r"\s*(?:,\s*(?:and\s+)?|\s(?:and|as well as|plus)\s+)(?P<rest>.+)$", n[m.end():], IC)
         items = [_PET_ITEM.match(x) for x in split_list(tail.group("rest"))] if tail else []
-        return [first, *(_pet(x.group("n"), x.group("v")) for x in items if x)]
+        return [first, *(_pet(x.group("n"), x.group("v"), x.group("name")) for x in items if x)]
     m = _PET_MY.search(n)
     return [_pet(None, m.group("v"), m.group("name"))] if m else []
 

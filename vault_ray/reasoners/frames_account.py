@@ -191,14 +191,21 @@ _PHONE = re.compile(r"\b(?:my (?:work |personal |new |home |current )?"
 def address_frame(n: str) -> list[Draft]:
     """The user's e-mail address or phone number, as said ("my email is ana@example.com",
     "call me at 555-1234": that also says how to reach them)."""
+    said: list[Draft] = []
     for pattern, entity, channel in ((_EMAIL, "user.email", "email"), (_PHONE, "user.phone", "phone")):
         m = pattern.search(n)
         if m:
-            said = [Draft(entity, m.group("v").strip(" .").rstrip("."))]
-            if not m.group(0).lower().startswith("my "):  # "call me at ...": the way to reach them too
+            said.append(Draft(entity, m.group("v").strip(" .").rstrip(".")))
+            if not said[1:] and not m.group(0).lower().startswith("my "):  # "call me at ...": the way to reach them too
                 said.append(Draft("user.contact_preference", channel))
-            return said
-    return []
+            # "reach me at ana@x.com or 617-555-0142": the number said beside the address
+            beside = _OR_NUMBER.match(n, m.end()) if entity == "user.email" else None
+            if beside and not _PHONE.search(n):
+                said.append(Draft("user.phone", beside.group("v").strip(" .")))
+    return said
+
+
+_OR_NUMBER = re.compile(r"\s*(?:,|or|and|/)\s*(?:at\s+|on\s+)?(?P<v>\+?\(?\d[\d ().-]{6,}\d)")
 
 
 _AGE = re.compile(r"\b(?:i'm|i am|i turned|i just turned|i'll be|i will be)\s+(?P<v>\d{1,3})(?:\s+(?:years? old|yrs? old|yo)|"
