@@ -117,3 +117,45 @@ def test_parts_whose_subject_was_left_out_are_read(reasoner, said, entities):
 ])
 def test_every_thing_a_list_names_is_kept(reasoner, said, facts):
     assert turn(reasoner, said)[0] == facts
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("I'm allergic to peanuts, so ask me if a dish has nuts", [("user.allergies", "peanut")]),
+    ("I live in Seattle, if I travel it's usually to Portland", [("user.location", "seattle")]),
+    ("I can spend up to $500, maybe $600 if I have to", [("user.budget", "500 USD")]),
+    ("I live in Paris, either Saturday or Sunday works for me", [("user.location", "paris")]),
+    ("My budget is $1000, assume taxes are included", [("user.budget", "1000 USD")]),
+    ("I live in Denver but might move to Boulder", [("user.location", "denver")]),
+    ("I speak Spanish and can help translate", [("user.language", "spanish")]),
+    ("I joined Google two years ago", [("user.employer", "Google")]),
+    ("I found out I'm allergic to penicillin years ago", [("user.allergies", "penicillin")]),
+    ("I have a dog I adopted when I was in college", [("user.pets", "dog")]),
+    ("I worked at Microsoft for 3 years and now I work at Google", [("user.employer", "Google")]),
+    ("I had a cat but now I have a dog", [("user.pets", "dog")]),
+    ("I'm in London, previously I was in Paris", [("user.location", "london")]),
+    ("I was promoted to manager last month", [("user.job", "manager")]),
+    ("Update (June): I moved to Denver", [("user.location", "denver")]),
+    ("// quick note, I have a dog", [("user.pets", "dog")]),
+    ("I live in Ohio 'cause it's cheap, and I'm a nurse at my kids' school", [("user.location", "ohio"), ("user.job", "nurse")]),
+    ('My favorite song is "I Will Always Love You"; I live in Nashville',
+     [("user.likes", "likes:i will always love you"), ("user.location", "nashville")]),
+    ("I don't think you have this yet: I live in Denver", [("user.location", "denver")]),
+    ("My budget is $500. Make it count!", [("user.budget", "500 USD")]),
+    ("I'm allergic to peanuts — make it nut-free", [("user.allergies", "peanut")]),
+])
+def test_a_current_statement_beside_a_gate_word_is_still_read(reasoner, said, facts):
+    """A QA pass after the gates landed: each of these lost its fact (the whole clause was
+    judged by a hypothetical said after it, a past verb inside it, a bracket, an apostrophe,
+    a quoted title, or an instruction read as a correction)."""
+    assert [(e, v) for e, v in turn(reasoner, said)[0]] == [(e, canonical(e, v)) for e, v in facts]
+
+
+@pytest.mark.parametrize("said", [
+    "I worked at Google until 2020", "I was at Google until last year", "In 2015 I lived in Berlin",
+    "I lived in Berlin from 2010 to 2015", "I spent five years in Berlin", "My old address was in Berlin",
+    "I was vegan during lockdown", "I was a vegetarian once", "Translate to French: I live in London and I'm a doctor",
+    "Role-play: you are my assistant and I live in Tokyo", "Back when I was at Google, I was on PST",
+    "Example sentence: I work at Google", "Once I'm in London I'll be on GMT",
+])
+def test_a_past_or_given_statement_is_not_stored(reasoner, said):
+    assert turn(reasoner, said)[0] == []

@@ -15,9 +15,11 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
            r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is)"
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
+_THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today),?\s+)?"
+"""A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
 _CLAUSE_SPLIT = re.compile(
-    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_SUBJECT}\b|{_DROPPED}\b)"
-    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_SUBJECT}\b)"
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b)"
+    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b)"
     r"|\s+[-–—]+\s+",
     re.IGNORECASE,
 )

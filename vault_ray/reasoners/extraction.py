@@ -73,14 +73,16 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
-        for clause in cl.clauses(sentence):
+        for said in cl.clauses(sentence):
+            real, why = framing.framed(said)  # the statement before a hypothetical said after it, or all of it
+            clause, why = (real, None) if real else (said, why)
             drafts = read_clause(clause)
             if drafts and cl.about_someone_else(clause) and not any(d.entity == "user.family" for d in drafts):
                 # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
                 unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
             elif drafts and _stay_not_home(clause, drafts):
                 unextracted.append(Unextracted(clause, _STAY))
-            elif drafts and (why := framing.unreal(clause)):
+            elif drafts and why:
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but as {why}"))
             elif drafts:
                 facts += _facts(clause, drafts)
@@ -116,8 +118,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
 
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|"
-                         r"i\s+meant|make\s+(?:that|it)|scratch\s+that|correction)\b[,:]?\s+(?P<fix>[^.!?;\n]+)",
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|"
+                         r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;\n]+)",
                          re.IGNORECASE)
 
 

@@ -4,6 +4,11 @@ a past state ("I was vegetarian for 5 years in college"), a hypothetical or a pr
 ("if I moved to London I'd be on GMT", "pretend I live in London"), and a negation the
 prototype reading cannot carry ("I don't speak Spanish at all"). Each is reported in
 `unextracted` with its reason, never stored as a fact.
+
+A clause is judged by its main statement: "I live in Seattle, if I travel it's usually to
+Portland" keeps Seattle (what follows the comma is the hypothetical), and a past verb
+marks a past state only as the clause's own verb ("I have a dog I adopted when I was in
+college" is about the dog the user has).
 """
 
 from __future__ import annotations
@@ -12,17 +17,25 @@ import re
 
 _FENCED = re.compile(r"```.*?(?:```|$)|`[^`\n]+`", re.DOTALL)
 _MARKUP = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)|</?[a-z][^<>]*>", re.IGNORECASE | re.DOTALL)
-_QUOTED = re.compile(r"\"[^\"\n]+\"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»|(?<![\w'])'(?:[^'\n]|'(?=\w))+'(?!\w)")
+_ELISIONS = r"(?:cause|cos|em|til|tis|twas|n|s|round|bout|nuff|ol)\b"
+_QUOTED = re.compile(r"\"[^\"\n]+\"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»"
+                     rf"|(?<![\w'])'(?!{_ELISIONS})(?:[^'\n]|'(?=\w))+(?<!s)'(?!\w)", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our)\b", re.IGNORECASE)
 _SPEECH = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our|you|you're|your)\b|\?\s*$", re.IGNORECASE)
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:translate|role-?play|example(?:\s+sentence)?|pretend|imagine|repeat after me|"
+                      r"rephrase|proofread|paraphrase|summari[sz]e|write|draft|here'?s my (?:\w+ )?draft|sample|"
+                      r"for (?:the|this|a) (?:role ?play|exercise|example|story|game|test))\b[^:\n]{0,60}:\s*(?P<rest>\S.*)$",
+                      re.IGNORECASE | re.MULTILINE)
 
 CODE = "code or markup, not a statement of the user's"
 QUOTED = "quoted words (someone's speech, a story, a text to translate), not a statement of the user's"
 
 
 def set_aside(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """The turn without its code, markup and quoted first-person words, and what was taken
-    out, each with its reason: 'She texted "I work at Google"' reads as 'She texted'."""
+    """The turn without its code, markup, quoted speech and text given to work on ("Translate
+    to French: ...", "Role-play: ..."), and what was taken out, each with its reason: 'She
+    texted "I work at Google"' reads as 'She texted'. A quoted title stays ("Up", "I Will
+    Always Love You")."""
     taken: list[tuple[str, str]] = []
 
     def code(m: re.Match[str]) -> str:
@@ -32,10 +45,14 @@ def set_aside(text: str) -> tuple[str, list[tuple[str, str]]]:
 
     def quoted(m: re.Match[str]) -> str:
         inner = m.group(0)[1:-1].strip()
-        if _SPEECH.search(inner):  # words someone says, asks or is told; a quoted title or term stays
+        if _SPEECH.search(inner) and not _title(inner):  # words someone says, asks or is told
             taken.append((inner, QUOTED))
             return " "
         return m.group(0)
+
+    def request(m: re.Match[str]) -> str:
+        taken.append((m.group("rest").strip(), QUOTED))
+        return m.group(0)[: m.start("rest") - m.start()]
 
     text = _MARKUP.sub(code, _FENCED.sub(code, text or ""))
     kept = []
@@ -45,55 +62,80 @@ def set_aside(text: str) -> tuple[str, list[tuple[str, str]]]:
                 taken.append((line.strip(), CODE))
             continue
         kept.append(line)
-    return _QUOTED.sub(quoted, "\n".join(kept)), taken
+    return _REQUEST.sub(request, _QUOTED.sub(quoted, "\n".join(kept))), taken
+
+
+def _title(words: str) -> bool:
+    """A title ("I Will Always Love You", "Don't Stop Me Now"), not speech: its words capitalized."""
+    long = [w for w in re.findall(r"[A-Za-z][\w']*", words) if len(w) > 3]
+    return len(words.split()) >= 2 and bool(long) and sum(w[0].isupper() for w in long) >= 0.75 * len(long)
 
 
 def _looks_like_code(line: str) -> bool:
-    """A line of a program, not prose that happens to hold '=' or brackets."""
+    """A line of a program, not prose that happens to hold '=' or brackets: a whole line that
+    is a call (`print('I live in Berlin')`), or an assignment of a literal (`tz = 'PST'  # ...`)."""
     s = line.strip()
-    return bool(re.match(r"^[\w.]+\s*\(", s) or re.match(r"^[\w.\[\]'\"]+\s*=\s*\S", s) or s.startswith(("#", "//"))
-                or re.match(r"^(?:def|class|import|from|return|const|let|var|function)\s", s))
+    return bool(re.fullmatch(r"[A-Za-z_][\w.]*\([^()]*\)\s*;?", s)
+                or re.fullmatch(r"[A-Za-z_][\w.\[\]'\"]*\s*=\s*(?:'[^']*'|\"[^\"]*\"|[\d.]+|True|False|None)\s*;?\s*"
+                                r"(?:(?:#|//).*)?", s)
+                or re.match(r"^(?:def|function)\s+\w+\s*\(|^(?:import|const|var)\s+[\w.]+\s*(?:=|;|$)", s))
 
 
-_PAST_STATE = re.compile(
-    r"\b(?:used to|growing up|as a (?:kid|child|teen|teenager|student)|when i was (?:a |an |young|little|in |at |"
-    r"still |younger)|back (?:then|in (?:the day|college|school|\d{4}))|"
-    r"(?:in|during|at) (?:college|high school|grad school|university|uni|my (?:twenties|thirties|teens|20s|30s|youth)),? "
-    r"(?:i|we) (?:was|were|had|lived|spoke|worked|did|used)\b|"
-    r"\b(?:was|were|had|lived|spoke|worked)\b[^,;]* (?:in|during|at) (?:college|high school|grad school|university|uni)\b|"
-    r"(?:last|previous|that) year,? i (?:was|had|lived|worked)|"
-    r"before (?:i had|the move|moving|we moved|i moved)|(?<!have )(?<!'ve )(?<!has )(?<!'s )"
-    r"(?:was|were|had been|lived|worked|spoke) [^,;]*\bfor "
-    r"(?:\d+|a few|several|many|two|three|four|five|six|seven|eight|nine|ten|a couple of) (?:years?|months?)\b|"
-    r"i had (?:a|an|two|three) [\w ]+? (?:but|that|who|until|when|as)\b|"
-    r"(?:that's|that is|it's|which is) (?:outdated|old news|no longer true|not true anymore|out of date)|"
-    r"formerly|previously|in the past|years ago|back then)",
-    re.IGNORECASE)
+_PAST_MARK = re.compile(
+    r"\bused to\b|\b(?:that's|that is|it's|which is) (?:outdated|old news|no longer true|not true anymore|out of date)\b|"
+    r"\b(?:formerly|previously)\b|^my (?:old|previous|former|last)\b|\buntil (?:\d{4}|last|recently|a (?:few|couple)|"
+    r"\w+ (?:years?|months?) ago)\b|\bfrom (?:19|20)\d\d (?:to|until|till) (?:19|20)\d\d\b", re.IGNORECASE)
+_PAST_VERB = re.compile(
+    r"^(?:[\w',-]+\s+){0,4}?(?:i|we)\s+(?:(?:also|still|just|really|even|only|once|briefly|actually)\s+)?"
+    r"(?P<verb>was|were|had|lived|worked|spoke|stayed|spent|studied)\b(?P<after>.*)$", re.IGNORECASE)
+_STILL_TRUE = re.compile(
+    r"^\s*(?:just\s+|recently\s+)?(?:born|diagnosed|promoted|hired|raised|relocated|transferred|moved|named|told|given|"
+    r"adopted|engaged|accepted|offered|assigned|elected|appointed|able|asked|invited|sent|a baby|twins|"
+    r"married(?![^,;]*\bfor\s))", re.IGNORECASE)
+"""What follows a past verb that leaves a current fact ("I was promoted to manager")."""
 _PRETEND = re.compile(
-    r"^if\b|\bif i\b|\bi'd be\b|\bi would be\b|\b(?:might|could|may) (?:switch|move|go|change|be|start|become|end up)\b|"
-    r"\bonce i (?:move|get|start|switch|have|am)\b|\b(?:assume|assuming|pretend|pretending|imagine|suppose|supposing|"
-    r"hypothetically|let's say)\b|\bfor (?:the|this|a) (?:role ?play|exercise|example|story|game|test|hypothetical)\b|"
-    r"\bask me (?:if|whether|about)\b|\btranslate\b|\beither\b.+\bor\b|\bwhat if\b",
+    r"^if\b|\bif (?:i|we)\b|\bi'd be\b|\bi would be\b|\b(?:might|could|may) (?:switch|move|go|change|be|start|become|end up)\b|"
+    r"\bonce (?:i|i'm|we|we're) (?:move|get|start|switch|have|am|in|at|on|moved)?\b|\b(?:assume|assuming|pretend|pretending|"
+    r"suppose|supposing|hypothetically|let's say)\b|\bimagine\b(?!\s+(?-i:[A-Z]))|"
+    r"\bfor (?:the|this|a) (?:role ?play|exercise|example|story|game|test|hypothetical)\b|"
+    r"\bask me (?:if|whether|about)\b|^(?:please\s+)?translate\b|\btranslate (?:this|that|the following|to|into)\b|"
+    r"\beither\b.+\bor\b|\bwhat if\b",
     re.IGNORECASE)
+_BOUNDARY = re.compile(r"\s*[,;:—–]\s*|\s+-+\s+|\s+(?:and|but|so|though|although|while)\s+", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:don't|do not|doesn't|didn't|not|never|no longer|nobody|no one|none|neither|nor|wouldn't say|isn't|aren't|"
     r"wasn't|can't|won't|hardly)\b", re.IGNORECASE)
-
-
 _DENYING = re.compile(r"^(?:i wouldn't say|i would not say|i'd not say|it's not like|it isn't like|not that|i never said|"
-                      r"i didn't say|i don't think)\b", re.IGNORECASE)
+                      r"i didn't say|i don't think)\b(?![^:]*:)", re.IGNORECASE)
+
+PAST = "a past state, not how things are now"
+PRETEND = "hypothetical, pretend or a request, not a current fact"
+
+
+def framed(clause: str) -> tuple[str, str | None]:
+    """(what of the clause states how things are now, why the rest does not). The statement
+    before a hypothetical said after it stays ("I'm allergic to peanuts, so ask me if a dish
+    has nuts"); a clause that is a hypothetical, a past state or its own denial is ("", why)."""
+    if _DENYING.search(clause.strip()):
+        return "", "a statement the user denies or doubts, not a fact"
+    masked = _QUOTED.sub(lambda m: '"' + "x" * (len(m.group(0)) - 2) + '"', clause)  # a title says nothing ("What If")
+    if _PAST_MARK.search(masked):
+        return "", PAST
+    verb = _PAST_VERB.search(masked)
+    if verb and not _STILL_TRUE.match(verb.group("after")):
+        return "", PAST
+    m = _PRETEND.search(masked)
+    if m is None:
+        return clause, None
+    before = [b for b in _BOUNDARY.finditer(masked[: m.start()]) if b.start() > 0]  # the last one before it
+    head = clause[: before[-1].start()].strip(" ,;:") if before else ""
+    return (head, PRETEND) if len(head.split()) >= 2 else ("", PRETEND)
 
 
 def unreal(clause: str) -> str | None:
-    """Why a clause is not a statement of how things are now, or None: a past state, a
-    hypothetical, or a statement the clause itself denies (reported, not stored)."""
-    if _DENYING.search(clause.strip()):
-        return "a statement the user denies or doubts, not a fact"
-    if _PAST_STATE.search(clause):
-        return "a past state, not how things are now"
-    if _PRETEND.search(clause):
-        return "hypothetical, pretend or a request, not a current fact"
-    return None
+    """Why no part of a clause states how things are now, or None (see `framed`)."""
+    head, why = framed(clause)
+    return why if not head else None
 
 
 _LIMIT = re.compile(r"\b(?:don't|do not|not|never|can't|cannot|won't)\s+(?:\w+\s+){0,2}?(?:over|above|more than|beyond|exceed)\b",

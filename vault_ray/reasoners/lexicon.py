@@ -89,7 +89,9 @@ NOT_BEFORE = re.compile(r"\b(?:not|rather than|instead of)\s+$", re.I)
 NEGATED_BEFORE = re.compile(r"\b(?:not|no longer|never)\s+(?:(?:in|on|using|at)\s+)?(?:[a-z]+\s+){0,2}$", re.I)
 """Before a value the clause denies: 'I am not in PST', "I'm not on Pacific time", 'not PST'."""
 VALUE_END = re.compile(
-    r"\s+(?:since|because|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
+    r"\s+(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|a couple of|several|many|some|\d+)\s+)?"
+    r"(?:years?|months?|weeks?|days?)\s+ago\b.*$"
+    r"|\s+(?:since|because|'?cause|cuz|cos|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
     r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
     r"many|a few|years|months|weeks)|which|who|where|when|if|unless|so that|so|and now|but|though|although|"
     r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you)\b.*$",
