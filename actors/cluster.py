@@ -20,6 +20,7 @@ from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _R
 from vault_ray.backends.connect import backend_of, check_join, control_info, ensure_ray, find_control
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
+from vault_ray.engine.control import a_policy, change_policy, changed_policy
 from vault_ray.errors import ClusterError
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
@@ -43,7 +44,8 @@ def connect(
     Creating needs `store` (a path every node of the cluster can read and write);
     `shards` (2 by default) and `partitions` (16) apply then, as do `reasoner`,
     `policy` and `registry`. Joining checks that `store`, `partitions` and the
-    embedder match; a `policy` or `registry` given on join replaces the cluster's
+    embedder match; a `policy` given on join is a change of the cluster's (checked and
+    numbered after it, as `set_policy`), and a `registry` given on join replaces the cluster's
     (like `Vault.open`). The reasoner of passes 1 and 2 is the one the cluster was
     created with; this process's reasoner extracts facts and disambiguates labels.
     Embedding runs in this process. `index` ("flat" or "hnsw") is the store's vector
@@ -84,8 +86,9 @@ def connect(
         raise ClusterError(f"namespace {namespace!r} serves its store with the {info.get('index')!r} index, not "
                            f"{index!r}; restart it (`vault-ray down`, then `vault-ray up --index {index}`) to switch")
     backend = ClusterBackend(handle, info, retry_timeout=retry_timeout)
-    if not created and policy is not None:
-        backend.set_policy(policy)
+    if not created and policy is not None:  # a change of the running store's policy, checked and numbered after it
+        registry_now = registry if registry is not None else backend.control()[1]
+        change_policy(backend, lambda current: changed_policy(current, a_policy(policy), registry_now))
     if not created and registry is not None:
         backend.set_registry(registry)
     return Vault(backend, embedder, reasoner)

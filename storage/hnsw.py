@@ -88,7 +88,8 @@ class HnswIndex:
         return index
 
     def __len__(self) -> int:
-        return self._live + len(self._fresh)
+        with self._lock:  # not between a drain step's removal from the buffer and its count in the graph
+            return self._live + len(self._fresh)
 
     def reserve(self, rows: int) -> None:
         """A graph grows by itself; a restored one needs no room (nothing to do)."""

@@ -58,3 +58,20 @@ def test_once_no_claim_written_under_the_label_is_live_it_reads_empty_again(tmp_
         assert view.entity == "user.residence_town" and not view.active
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), policy=POLICY) as vault:
         assert not vault.get("user.residence_town").active
+
+
+def test_as_of_follows_a_label_only_while_a_claim_written_under_it_is_there(tmp_path):
+    """Before any claim was written under the label, `get(label, as_of=...)` read the entity
+    its later claim joined (the aligned map is the current one)."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=4, policy=POLICY) as vault:
+        vault.agent("a").add_facts([Fact("user.home_city", TOKYO, "tokyo")], resolve=False)
+        before = utcnow()
+        (d,) = vault.agent("b").add_facts([Fact("user.residence_town", TOKYO, "tokyo")]).decisions
+        assert d.aligned_from == "user.residence_town"
+        assert vault.get("user.residence_town", as_of=before).entity == "user.residence_town"
+        assert not vault.get("user.residence_town", as_of=before).active
+        assert vault.get("user.residence_town", as_of=utcnow()).entity == "user.home_city"
+        # search and events with the label as their filter read the same entity
+        assert [h.claim.entity for h in vault.search("tokyo japan", entity="user.residence_town")] == ["user.home_city"] * 2
+        assert vault.events(entity="user.residence_town") == vault.events(entity="user.home_city")
+

@@ -110,3 +110,17 @@ def test_a_plan_that_would_alias_a_registry_key_changes_nothing(tmp_path):
         apply_plan(plan, store=tmp_path / "s")
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
         assert totals(vault) == before and vault.registry.to_list() == registry
+
+
+def test_an_old_label_reads_the_target_once_its_copies_are_superseded(tmp_path):
+    """A QA run: the old label's own claims are all superseded (re-keyed), so it read itself,
+    empty, as soon as the copies on the target were superseded in turn."""
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")])
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+    apply_plan(plan, store=tmp_path / "s")
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact("user.location", "The user lives in Oslo", "Oslo")], resolve=False)
+        assert vault.get("user.location").values == ("Oslo",)
+        assert vault.get("user.residence") == vault.get("user.location")
+        assert [c.entity for c in vault.history("user.residence")] == ["user.residence"] * 2  # its history, by name

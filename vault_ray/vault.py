@@ -142,9 +142,8 @@ class Vault(Transfers):
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
+        unmerged_aliases(self._backend, self.registry, entry, check_claims)
         new = registered(self.registry, self.policy, entry)
-        if check_claims:
-            unmerged_aliases(self._backend, self.registry, entry)
         self._backend.set_registry(new)
 
     # -- writes ----------------------------------------------------------------------
@@ -314,7 +313,7 @@ class Vault(Transfers):
         return front.read_history(self._backend, entity)
 
     def _key(self, entity: str) -> str:
-        return front.read_keys(self._backend, [entity])[entity]
+        return front.read_key(self._backend, entity)
 
     def claim(self, claim_id: str) -> Claim:
         return self._backend.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]

@@ -17,9 +17,19 @@ def test_a_second_client_joins_the_same_store(cluster, tmp_path):
     first.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
     with Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder()) as second:
         assert [c.value for c in second.get("user.diet").active] == ["vegan"]
-        # a policy given on join replaces the cluster's, for every client
         second.set_strategy("user.diet", "authority")
     assert first.policy.strategy_for("user.diet") == "authority"
+    # a policy given on join is a change of the cluster's: numbered after it, checked (no rule on an alias)
+    version = first.policy.version
+    from vault_ray import InvalidPolicy, PolicyConflict
+    from vault_ray.actors import connect
+    joined = connect("auto", namespace=namespace, embedder=HashingEmbedder(), policy=Policy(align_threshold=0.9))
+    assert joined.policy.version == first.policy.version == version + 1 and first.policy.align_threshold == 0.9
+    with pytest.raises(PolicyConflict):
+        first.patch_policy({"max_text": 100}, version=version)
+    with pytest.raises(InvalidPolicy, match="alias"):
+        connect("auto", namespace=namespace, embedder=HashingEmbedder(), policy=Policy(strategies={"user.tz": "authority"}))
+    assert first.policy.version == version + 1
     with pytest.raises(ClusterError, match="already serves"):
         Vault.connect("auto", namespace=namespace, store=tmp_path / "elsewhere", embedder=HashingEmbedder())
     with pytest.raises(StoreMismatch, match="embedder"):

@@ -4,6 +4,7 @@ Concurrent writers (threads) share commits (`GroupCommit`)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -22,7 +23,7 @@ from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.views import Scored
-from ..errors import ClaimNotFound, DisputeNotFound, VaultError
+from ..errors import ClaimNotFound, DisputeNotFound, InvalidInput, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event
 from ..policy import Policy, check_version
 from ..reasoners.base import Reasoner
@@ -37,6 +38,8 @@ class EmbeddedBackend:
                  reasoner: Reasoner, policy: Policy | None, registry: EntityRegistry | None,
                  open_log: LogFactory | None = None, new_index: IndexFactory | None = None,
                  index: str | None = None) -> None:
+        if not isinstance(root, str | os.PathLike) or not str(root).strip():
+            raise InvalidInput(f"a store is a directory path, got {root!r}")
         self.root = str(root)
         fresh = _created_by_us(Path(root))
         self._lock = StoreLock(root)

@@ -37,6 +37,8 @@ class ControlFile:
         saved_registry = EntityRegistry.from_list(data["registry"]) if "registry" in data else None
         registry = registry or saved_registry or EntityRegistry.builtin()
         if policy is None or saved_policy is None:
+            if policy is not None:
+                check_rules(policy, Policy(), registry)  # a new store's too: no rule on an alias
             return policy or saved_policy or Policy(), registry
         return changed_policy(saved_policy, policy, registry), registry
 
@@ -77,9 +79,13 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     return new
 
 
-def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: RegistryEntry) -> None:
+def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: object, check: object = True) -> None:
     """InvalidInput for a new alias of `entry` that holds live claims: writes to the alias
     would go to the key and never meet them (one fact on two keys, no conflict found)."""
+    if not isinstance(check, bool):
+        raise InvalidInput(f"check_claims must be True or False, got {check!r}")
+    if not check or not isinstance(entry, RegistryEntry):
+        return
     new = [a for a in entry.aliases if isinstance(a, str) and registry.canonical(a) != entry.key]
     views = backend.views(set(new)) if new else {}
     held = sorted(a for a, view in views.items() if view.active or view.candidates)

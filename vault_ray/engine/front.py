@@ -294,17 +294,31 @@ def read_keys(backend: Any, entities: Iterable[str]) -> dict[str, str]:
 
 def read_views(backend: Any, entities: Iterable[str], at: datetime | None, policy: Policy | None) -> dict[str, EntityView]:
     """`Vault.get_many`: each asked label's view, as of `at` (else now). A label that reads
-    nothing and is no alias, but that entity resolution aligned a live claim from, reads the
-    entity that claim went to, as its writes did: the view names that entity."""
+    nothing there reads where its writes go: an alias whose own claims are all gone (a label
+    `normalize` merged) reads its key; a label that is no alias, but that entity resolution
+    aligned a live claim from, reads the entity that claim went to (as of `at`, only while a
+    claim aligned from it is in that view). The view names the entity it reads."""
     wanted = read_keys(backend, entities)
+    registry = backend.control(fresh=False)[1]
 
     def read(keys: set[str]) -> dict[str, EntityView]:
         return backend.views(keys) if at is None else {k: view_as_of(backend, k, at, policy) for k in keys}
 
     views = read(set(wanted.values()))
-    moved = aligned_keys(backend, [e for e, key in wanted.items() if key == e and _blank(views[key])])
-    views.update(read(set(moved.values()) - views.keys()))
+    blank = [e for e, key in wanted.items() if key == e and _blank(views[key])]
+    moved = {e: registry.canonical(e) for e in blank if registry.canonical(e) != e}
+    aligned = aligned_keys(backend, [e for e in blank if e not in moved])
+    views.update(read((set(moved.values()) | set(aligned.values())) - views.keys()))
+    moved.update({e: key for e, key in aligned.items() if at is None or _written_as(views[key], e)})
     return {e: views[moved.get(e, key)] for e, key in wanted.items()}
+
+
+def read_key(backend: Any, entity: str) -> str:
+    """The one key a filter on `entity` reads (`search(entity=)`, `events(entity=)`): as `read_views`."""
+    key = read_keys(backend, [entity])[entity]
+    if key == entity and not backend.entities_present([entity]):
+        key = aligned_keys(backend, [entity]).get(entity, key)
+    return key
 
 
 def read_history(backend: Any, entity: str) -> list[Claim]:
@@ -319,6 +333,11 @@ def read_history(backend: Any, entity: str) -> list[Claim]:
 def aligned_keys(backend: Any, labels: list[str]) -> dict[str, str]:
     """label -> the entity entity resolution sent its newest live claim to, for those it moved."""
     return {label: entity for label, (_, entity) in backend.aligned_to(labels).items()} if labels else {}
+
+
+def _written_as(view: EntityView, label: str) -> bool:
+    """Whether a claim the view shows was written under `label` (and aligned to the view's entity)."""
+    return any(c.aligned_from == label for c in (*view.active, *(x.claim for x in view.candidates)))
 
 
 def _blank(view: EntityView) -> bool:
