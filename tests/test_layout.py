@@ -4,6 +4,8 @@ policy and registry saved and loaded in one place."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from vault_ray import EntityRegistry, Policy, RegistryEntry, StoreError, StoreLocked, StoreMismatch
@@ -55,4 +57,5 @@ def test_control_file_given_then_saved_then_defaults(tmp_path):
     control.save(mine, reg)
     assert control.load() == (mine, reg)
     other = Policy(default_strategy="consensus")
-    assert control.load(other)[0] == other and control.load(other)[1] == reg  # given beats saved
+    # given beats saved: a change of it, numbered after it (a version read before no longer passes)
+    assert control.load(other)[0] == replace(other, version=mine.version + 1) and control.load(other)[1] == reg

@@ -10,13 +10,13 @@ import pytest
 
 from vault_ray import InvalidInput, InvalidPolicy, Policy, PolicyConflict
 
-BASE = (Policy().with_strategy("user.diet", "authority").with_strategy("user.city", "consensus")
+BASE = (Policy().with_strategy("user.diet", "authority").with_strategy("user.hobby", "consensus")
         .with_authority("planner", "user.*", 0.9).with_authority("planner", "user.diet", 1.0)
         .with_authority("chat", "user.*", 0.2).updated(align_threshold=0.9, rate_limit=None))
 
 
 def test_a_patch_changes_what_it_names_and_keeps_the_rest():
-    new = BASE.patched({"ask_threshold": 0.6, "strategies": {"user.city": None, "user.job": "recency"},
+    new = BASE.patched({"ask_threshold": 0.6, "strategies": {"user.hobby": None, "user.job": "recency"},
                         "authority": {"planner": {"user.diet": None}, "chat": None, "ops": {"*": 1.0}},
                         "rules": {"stale_after_s": 3600}, "rate_limit": {"rate": 5, "burst": 10}})
     assert new.ask_threshold == 0.6 and new.align_threshold == 0.9  # named / kept
@@ -25,7 +25,7 @@ def test_a_patch_changes_what_it_names_and_keeps_the_rest():
     assert (new.rules.stale_after_s, new.rules.reasserted_by) == (3600, None)
     assert (new.rate_limit.rate, new.rate_limit.burst) == (5, 10) and new.version == BASE.version + 1
     assert new.high_stakes == BASE.high_stakes and new.max_text == BASE.max_text
-    assert BASE.strategies == {"user.diet": "authority", "user.city": "consensus"}  # a value: unchanged
+    assert BASE.strategies == {"user.diet": "authority", "user.hobby": "consensus"}  # a value: unchanged
     reset = new.patched({"align_threshold": None, "rate_limit": None, "rules": {"stale_after_s": None}})
     assert reset.align_threshold == Policy().align_threshold and reset.rate_limit is None
     assert reset.rules.stale_after_s is None and new.patched({}).to_dict() == {**new.to_dict(), "version": new.version + 1}
@@ -51,7 +51,7 @@ def test_a_patch_that_makes_no_policy_is_refused(patch):
 
 def test_the_vault_patches_its_policy_and_keeps_it_across_a_reopen(make_vault, tmp_path):
     vault = make_vault(policy=BASE)
-    new = vault.patch_policy({"strategies": {"user.city": None}, "half_life_days": 7.0})
+    new = vault.patch_policy({"strategies": {"user.hobby": None}, "half_life_days": 7.0})
     assert vault.policy == new and vault.policy.half_life_days == 7.0 and vault.policy.align_threshold == 0.9
     with pytest.raises(InvalidPolicy):
         vault.patch_policy({"half_life_days": "soon"})
@@ -73,7 +73,7 @@ def test_the_vault_patches_its_policy_and_keeps_it_across_a_reopen(make_vault, t
     from vault_ray import HashingEmbedder, Vault
 
     with Vault.open(tmp_path / "store", embedder=HashingEmbedder()) as again:
-        assert again.policy.max_text == 500 and again.policy.half_life_days == 7.0 and "user.city" not in again.policy.strategies
+        assert again.policy.max_text == 500 and again.policy.half_life_days == 7.0 and "user.hobby" not in again.policy.strategies
 
 
 def test_concurrent_changes_from_many_threads_all_land(make_vault):
@@ -115,7 +115,7 @@ def test_patch_over_http_changes_one_field_where_put_resets_the_rest(make_vault,
     agent = {"Authorization": f"Bearer {tokens.add('chat', 'agent')[0]}"}
     with TestClient(create_app(local_service(vault, tokens))) as http:
         before = vault.policy
-        done = http.patch("/v1/policy", json={"ask_threshold": 0.65, "strategies": {"user.city": None}}, headers=admin)
+        done = http.patch("/v1/policy", json={"ask_threshold": 0.65, "strategies": {"user.hobby": None}}, headers=admin)
         assert done.status_code == 200, done.text
         body = done.json()
         assert body["ask_threshold"] == 0.65 and body["align_threshold"] == 0.9
