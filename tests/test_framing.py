@@ -159,3 +159,35 @@ def test_a_current_statement_beside_a_gate_word_is_still_read(reasoner, said, fa
 ])
 def test_a_past_or_given_statement_is_not_stored(reasoner, said):
     assert turn(reasoner, said)[0] == []
+
+
+@pytest.mark.parametrize(("said", "facts"), [
+    ("My ex lived in Toronto", []),
+    ("I love hiking and bouldering, hate running tho",
+     [("user.likes", "likes:hiking"), ("user.likes", "likes:bouldering"), ("user.likes", "dislikes:running")]),
+    ("I love hiking but hate running", [("user.likes", "likes:hiking"), ("user.likes", "dislikes:running")]),
+    ("I'm 38. no wait, 39, just had my birthday", [("user.age", "39")]),
+    ("I work at Patagonia, new job at REI starting next week actually", [("user.employer", "Patagonia")]),
+    ("I live in Chicago and work at Rush", [("user.location", "Chicago"), ("user.employer", "Rush")]),
+    ("Hi, I'm Daniel Okafor. I live in Chicago", [("user.name", "Daniel Okafor"), ("user.location", "Chicago")]),
+    ("I'm Anna, nice to meet you", [("user.name", "Anna")]),
+    ("I'm Canadian", []),
+    ("I'm allergic to: peanuts, shellfish, latex",
+     [("user.allergies", "peanuts"), ("user.allergies", "shellfish"), ("user.allergies", "latex")]),
+    ("phone: +44 7700 900123, but i prefer email: tom.h@bbc.co.uk",
+     [("user.phone", "+44 7700 900123"), ("user.email", "tom.h@bbc.co.uk"), ("user.contact_preference", "email")]),
+    ("i'm vegan and allergic to tree nuts", [("user.diet", "vegan"), ("user.allergies", "tree nuts")]),
+    ("ok officially live in Austin now!!", [("user.location", "Austin")]),
+    ("if you need to reach me, telegram is best, never call", [("user.contact_preference", "telegram")]),
+    ("tokyo budget is now $5,000", [("user.budget.tokyo", "$5,000")]),
+    ("i'm 29, birthday is 1996-08-02", [("user.age", "29"), ("user.birthday", "1996-08-02")]),
+    ("ugh I'm allergic to penicillin too, forgot to mention", [("user.allergies", "penicillin")]),
+    ("I'm not allergic to peanuts, that was my brother", [("user.allergies", "not:peanuts")]),
+    ("my birthday is march 14 btw, turning 34 this year", [("user.birthday", "march 14")]),
+    ("I live in São Paulo 🇧🇷", [("user.location", "São Paulo")]),
+    ("vegan", []), ("Love this song", []), ("Prefer not to say", []),
+])
+def test_a_week_of_messages_reads_as_said(reasoner, said, facts):
+    """A third QA pass: whole messages as users write them (lists, introductions, fragments
+    without "I", tails such as "tho" or an emoji)."""
+    assert turn(reasoner, said)[0] == [(e, canonical(e, v)) for e, v in facts]

@@ -15,11 +15,15 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
            r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is)"
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
+_BARE = r"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|" \
+        r"pescatarian|married|single|divorced|retired|(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
+"""A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
+"I love hiking, hate running", "..., budget is 1500 euros"."""
 _THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today),?\s+)?"
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
 _CLAUSE_SPLIT = re.compile(
-    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b)"
-    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b)"
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
+    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     r"|\s+[-–—]+\s+",
     re.IGNORECASE,
 )
@@ -44,6 +48,12 @@ _SUBJECT_FIXES = [
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|no|yeah|hey|hi|hello|note)[,:!]?\s+)+", re.I), ""),
+    (re.compile(r"^(?:[-*•·]+|\d+[.)])\s+"), ""),  # a list's bullet
+    (re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?=(?:live in|work (?:at|for|as)|"
+                r"speak)\b)", re.I), "i "),
+    (re.compile(r"^(?=(?:budget|time ?zone|birthday|email|phone|number) is\b|budget for [\w ]+? is\b"
+                r"|(?!(?:my|our|the|your|a|this|that|his|her|their)\b)[a-z]+ budget is\b)", re.I), "my "),
+    (re.compile(r"^(e-?mail|phone|cell|mobile|number|time ?zone|birthday|allergies)\s*:\s*", re.I), r"my \1 is "),
 ]
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
 _IMPERATIVE_ABOUT_ME = re.compile(
@@ -71,7 +81,18 @@ def sentences(text: str) -> list[str]:
 
 
 def clauses(sentence: str) -> list[str]:
-    return [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
+    parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
+    return parts[:1] + [_LEFT_OUT.sub(_with_subject, p) for p in parts[1:]]
+
+
+_LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
+                       r"love|like|dislike|prefer|speak|own|can't stand|don't like)|(?P<state>allergic|vegan|vegetarian|"
+                       r"pescatarian|married|single|divorced|retired))\b", re.IGNORECASE)
+
+
+def _with_subject(m: re.Match[str]) -> str:
+    """A part after the first whose "I" was left out, with it: "hate running" -> "I hate running"."""
+    return ("I " if m.group("verb") else "I'm ") + m.group(0)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -113,7 +134,8 @@ def foreign_first_person(clause: str) -> bool:
 
 
 _SOMEONE_ELSE = re.compile(
-    r"^(?:my|our) (?:\w+ )?(?:boss|wife|husband|partner|spouse|son|daughter|kids?|children|child|mom|mum|mother|dad|"
+    r"^(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
+    r"son|daughter|kids?|children|child|mom|mum|mother|dad|"
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
     r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"

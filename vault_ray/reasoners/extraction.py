@@ -119,7 +119,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
                          r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|"
-                         r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;\n]+)",
+                         r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from .. import gazetteer
+from .introductions import introduced
 from .lexicon import (
     DIET_RE,
     DIETS,
@@ -136,7 +137,10 @@ _NOT_A_NAME = frozenset({
 
 
 def name_frame(n: str) -> list[Draft]:
-    """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob", "call me when you're free")."""
+    """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob"); "Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you"."""
+    intro = introduced(n)
+    if intro and not _NAME.search(n):
+        return [Draft("user.name", intro)]
     m = _NAME.search(n)
     if not m or re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
         return []
@@ -187,7 +191,7 @@ _WORK_AT = re.compile(
     r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
     r"started working at|started working for|"
-    r"got a job at|got a job with|got hired at|got hired by|was hired by|accepted an offer from|accepted a job at|signed with)|"
+    r"got a (?:new )?job (?:at|with)|got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
                    r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?P<v>.+)$", IC)
@@ -315,7 +319,8 @@ def family_frame(n: str) -> list[Draft]:
     return []
 
 
-_ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to (?P<v>.+)$"
+_ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
+                       r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
                        r"|\b(?P<x>[\w\- ]+?) (?:gives|give) me (?:a reaction|hives|an allergic reaction)", IC)
@@ -330,11 +335,12 @@ def allergies_frame(n: str) -> list[Draft]:
     if m and not re.search(r"\ballergic to (?:anything|nothing)\b", n, IC):
         # "not allergic to nuts, just shellfish": what follows "just" / "only" / "but" is an allergy
         said, *only = _BUT_ONLY.split(m.group("v") or m.group("w"), maxsplit=1)
+        said = re.split(r",\s*(?:that|it|which|this)\b", said, maxsplit=1, flags=IC)[0]  # "..., that was my brother"
         return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(said))] + \
             [Draft("user.allergies", cut(x)) for x in split_list(cut(only[0] if only else "")) if cut(x)]
     m = _ALLERGIC.search(n)
     if m:
-        raw = cut(m.group("v") or m.group("y") or m.group("w") or m.group("x"))
+        raw = cut(m.group("v") or m.group("u") or m.group("y") or m.group("w") or m.group("x"))
         items = [cut(x) for x in split_list(raw) if cut(x)]
         return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
     return []

@@ -171,7 +171,7 @@ _CONTACT = re.compile(
     rf"|\bi(?:\s+prefer|'d prefer|'d rather|\s+would rather|\s+would prefer|\s+like|\s+want)\s+"
     rf"(?:(?:to )?be (?:contacted|reached) (?:by|via|through|over|on)\s+)?"
     rf"(?P<w>{CHANNEL_RE})\b"
-    rf"|^(?P<x>{CHANNEL_RE}) (?:is|are|works?) (?:the )?(?:best|easiest|preferred|quickest|better)"
+    rf"|(?:^|,\s*)(?P<x>{CHANNEL_RE}) (?:is|are|works?) (?:the )?(?:best|easiest|preferred|quickest|better)"
     rf"|\bthe best way to (?:reach|contact|get hold of) me is (?:by |via |through |over |on )?(?P<y>{CHANNEL_RE})\b"
     rf"|\b(?:just |only |please )*(?P<z>email|text|call|message|whatsapp) me\s+(?:instead|only|from now on|rather)\b"
     rf"|\bmy (?:preferred )?(?:contact (?:method|channel|preference)|preferred channel) is (?P<u>{CHANNEL_RE})\b", IC)
@@ -182,16 +182,20 @@ _CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|
 
 _EMAIL = re.compile(r"\b(?:my (?:work |personal |new |current )?(?:e-?mail(?: address)?|address|one)(?: is| is now|'s|:)\s*|"
                     r"(?:e-?mail|write to|reach|"
-                    r"contact) me at\s+)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
+                    r"contact) me at\s+|\be-?mail(?: address)?\s*:\s*)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
 _PHONE = re.compile(r"\b(?:my (?:work |personal |new |home |current )?"
                     r"(?:(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?|number)"
-                    r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+)(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
+                    r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+|\b(?:phone|cell|mobile|tel)\s*:\s*)"
+                    r"(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
 
 
 def address_frame(n: str) -> list[Draft]:
     """The user's e-mail address or phone number, as said ("my email is ana@example.com",
     "call me at 555-1234": that also says how to reach them)."""
     said: list[Draft] = []
+    bare = _BARE_EMAIL.search(n) if _ASKED_BY_EMAIL.search(n) and not _EMAIL.search(n) else None
+    if bare:  # "pls email me instead of texting, maya.r@gmail.com works"
+        said.append(Draft("user.email", bare.group(0)))
     for pattern, entity, channel in ((_EMAIL, "user.email", "email"), (_PHONE, "user.phone", "phone")):
         m = pattern.search(n)
         if m:
@@ -205,6 +209,8 @@ def address_frame(n: str) -> list[Draft]:
     return said
 
 
+_BARE_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_ASKED_BY_EMAIL = re.compile(r"\b(?:e-?mail me|reach me|contact me|write (?:to )?me)\b(?!.*\b(?:his|her|their)\b)", IC)
 _OR_NUMBER = re.compile(r"\s*(?:,|or|and|/)\s*(?:at\s+|on\s+)?(?P<v>\+?\(?\d[\d ().-]{6,}\d)")
 
 

@@ -94,12 +94,14 @@ _STILL_TRUE = re.compile(
     r"married(?![^,;]*\bfor\s))", re.IGNORECASE)
 """What follows a past verb that leaves a current fact ("I was promoted to manager")."""
 _PRETEND = re.compile(
-    r"^if\b|\bif (?:i|we)\b|\bi'd be\b|\bi would be\b|\b(?:might|could|may) (?:switch|move|go|change|be|start|become|end up)\b|"
+    r"\bif (?:i|we|i'm|we're)\b|\bi'd be\b|\bi would be\b|"
+    r"\b(?:might|could|may) (?:switch|move|go|change|be|start|become|end up)\b|"
     r"\bonce (?:i|i'm|we|we're) (?:move|get|start|switch|have|am|in|at|on|moved)?\b|\b(?:assume|assuming|pretend|pretending|"
     r"suppose|supposing|hypothetically|let's say)\b|\bimagine\b(?!\s+(?-i:[A-Z]))|"
     r"\bfor (?:the|this|a) (?:role ?play|exercise|example|story|game|test|hypothetical)\b|"
     r"\bask me (?:if|whether|about)\b|^(?:please\s+)?translate\b|\btranslate (?:this|that|the following|to|into)\b|"
-    r"\beither\b.+\bor\b|\bwhat if\b",
+    r"\beither\b.+\bor\b|\bwhat if\b|"
+    r"\b(?:starting|beginning|from) (?:next|tomorrow|in a|in two|on (?:mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE)
 _BOUNDARY = re.compile(r"\s*[,;:—–]\s*|\s+-+\s+|\s+(?:and|but|so|though|although|while)\s+", re.IGNORECASE)
 _NEGATED = re.compile(

@@ -94,7 +94,8 @@ VALUE_END = re.compile(
     r"|\s+(?:since|because|'?cause|cuz|cos|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
     r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
     r"many|a few|years|months|weeks)|which|who|where|when|if|unless|so that|so|and now|but|though|although|"
-    r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you)\b.*$",
+    r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you|tho|though|btw|fwiw|haha|"
+    r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including)\b.*$",
     re.IGNORECASE)
 FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?[\w .'+\-/]+?\s+(?=to\b)", re.IGNORECASE)
 CLOCK_BEFORE = re.compile(r"(?:\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)?|noon|midnight)\s*$", re.IGNORECASE)
@@ -104,8 +105,12 @@ def cut(value: str) -> str:
     """A slot's text without what follows the value ('Chicago last month' -> 'Chicago')."""
     value = re.sub(r"\s*\([^)]*\)", "", value)
     value = VALUE_END.sub("", value.strip())
-    value = values.strip_time_words(value)
+    value = values.strip_time_words(_EMOJI.sub("", value))
+    value = re.sub(r"\s+(?:for|on|at|in|to|of|with|and|or|but)$", "", value.strip(" ,.;:!?\"'"), flags=re.I)
     return value.strip(" ,.;:!?\"'")
+
+
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\U0001F1E6-\U0001F1FF]+")
 
 
 def is_capitalized(text: str) -> bool:

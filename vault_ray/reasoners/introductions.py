@@ -1,0 +1,31 @@
+"""A name said as an introduction ("Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you",
+"I'm Sofia, 27"): "I'm <Capitalized>" is a name only where it cannot be a state, a people,
+a place or a language ("I'm Fine", "I'm Canadian", "I'm French")."""
+
+from __future__ import annotations
+
+import re
+
+from .. import gazetteer
+from .lexicon import DIETS, OCCUPATIONS
+
+_INTRO = re.compile(r"^(?P<hi>(?:hi|hey|hello|hiya)[,!.]*\s+)?i'm\s+(?P<v>(?-i:(?:Dr\.? |Mr\.? |Ms\.? )?[A-Z][a-z']+"
+                    r"(?:-[A-Z][a-z']+)?)(?P<last>\s+(?-i:[A-Z][a-z']+))?)\s*(?:$|[.!]|,\s*(?P<more>\d{1,3}\b|nice to meet|"
+                    r"pleased to meet)|,)", re.IGNORECASE)
+_NOT_NAMES = frozenset(("fine", "good", "great", "okay", "ok", "sorry", "back", "here", "home", "tired", "busy", "happy", "sad",
+                        "ready", "done", "sure", "single", "married", "divorced", "retired", "pregnant", "sick", "free", "new",
+                        "late", "early", "in", "at", "on", "from", "not", "also", "still", "just", "so", "out", "off", "up"))
+
+
+def introduced(n: str) -> str | None:
+    """The name a clause introduces the user by, or None."""
+    intro = _INTRO.match(n)
+    if not intro:
+        return None
+    first = intro.group("v").split()[-1].lower()
+    sure = intro.group("hi") or intro.group("last") or intro.group("more")  # said as an introduction
+    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first)
+    # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French")
+    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or gazetteer.find_place(first)
+                 or gazetteer.find_language(first))
+    return intro.group("v") if not word and (sure or plain) else None
