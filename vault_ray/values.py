@@ -213,23 +213,20 @@ def _dates_and_times(text: str) -> str:
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
              "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-             "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth",
-             "twenty-seventh", "twenty-eighth", "twenty-ninth", "thirtieth", "thirty-first")
+             "twentieth", *(f"twenty-{o}" for o in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                                                     "ninth")), "thirtieth", "thirty-first")
 _ORDINAL = re.compile(r"\b(?:" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")\b(?=\s+of\s)", re.IGNORECASE)
 _NUMERIC_DATE = re.compile(r"\b(?:(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d\d?)[-/.](?P<d>\d\d?)|(?P<a>\d\d?)[/.](?P<b>\d\d?)[/.]"
                            r"(?P<z>(?:19|20)\d\d))\b")
 
 
 def _numeric_date(m: re.Match[str]) -> str:
-    """'1990-03-05' -> 'March 5 1990'; '25/12/1990' -> 'December 25 1990' (a day past 12 says
-    which is which); '03/05/1990' is left alone: March 5 in the US, 3 May elsewhere."""
-    if m.group("y"):
-        year, month, day = int(m.group("y")), int(m.group("m")), int(m.group("d"))
-    else:
-        a, b, year = int(m.group("a")), int(m.group("b")), int(m.group("z"))
-        if (a > 12) == (b > 12):
-            return m.group(0)
-        month, day = (b, a) if a > 12 else (a, b)
+    """'1990-03-05', '25/12/1990' -> 'March 5 1990', 'December 25 1990'; '03/05/1990' stays (US and EU read it apart)."""
+    a, b, year = (int(m.group("m")), int(m.group("d")), int(m.group("y"))) if m.group("y") else \
+        (int(m.group("a")), int(m.group("b")), int(m.group("z")))
+    if not m.group("y") and (a > 12) == (b > 12):  # only a day past 12 says which is which
+        return m.group(0)
+    month, day = (b, a) if a > 12 and not m.group("y") else (a, b)
     return f"{_MONTHS[month - 1].title()} {day} {year}" if 1 <= month <= 12 and 1 <= day <= 31 else m.group(0)
 
 
