@@ -310,7 +310,7 @@ class Vault(Transfers):
 
     def history(self, entity: str) -> list[Claim]:
         """Every claim ever made on `entity`, with status and provenance."""
-        return front.read_history(self._backend, entity)
+        return self._backend.history(self._key(entity))
 
     def _key(self, entity: str) -> str:
         return front.read_key(self._backend, entity)

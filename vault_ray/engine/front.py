@@ -21,7 +21,6 @@ from ..models import (
     MAX_FUTURE,
     MAX_SESSION,
     AddResult,
-    Claim,
     Decision,
     EntityView,
     Fact,
@@ -314,20 +313,12 @@ def read_views(backend: Any, entities: Iterable[str], at: datetime | None, polic
 
 
 def read_key(backend: Any, entity: str) -> str:
-    """The one key a filter on `entity` reads (`search(entity=)`, `events(entity=)`): as `read_views`."""
+    """The one key `history`, `search(entity=)` and `events(entity=)` read for `entity`: an alias its
+    key (unless it has claims of its own), a label with no claims the entity it was aligned to."""
     key = read_keys(backend, [entity])[entity]
     if key == entity and not backend.entities_present([entity]):
         key = aligned_keys(backend, [entity]).get(entity, key)
     return key
-
-
-def read_history(backend: Any, entity: str) -> list[Claim]:
-    """`Vault.history`: the claims of the key `entity` reads (an aligned label: see `read_views`)."""
-    key = read_keys(backend, [entity])[entity]
-    found = backend.history(key)
-    if not found and key == entity and (moved := aligned_keys(backend, [entity])):
-        found = backend.history(moved[entity])
-    return found  # type: ignore[no-any-return]
 
 
 def aligned_keys(backend: Any, labels: list[str]) -> dict[str, str]:
