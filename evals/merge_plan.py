@@ -4,7 +4,9 @@ Per pair of labels (similarity.py scored them):
 
 1. **Guards** keep a pair apart whatever it scores: two registry keys (the registry
    says they are different things), different cardinalities (one value vs a set),
-   labels numbered differently (`user.child_1`, `user.child_2`: items of a list), or two
+   labels numbered differently (`user.child_1`, `user.child_2`: items of a list), labels
+   whose words name different things (`user.phone.home`, `user.phone.work`;
+   vault_ray/reasoners/contrast.py), or two
    or more agents that each keep a different active value on both labels (to them
    they are two things; an agent whose extractor drifted holds the same value).
 2. **Registry alias**: a label the registry lists as an alias of a key merges into it.
@@ -35,6 +37,7 @@ import pyarrow as pa
 from vault_ray import Claim, EntityRegistry, Fact, Kind, Policy, Status
 from vault_ray.models import from_epoch
 from vault_ray.reasoners.base import Reasoner
+from vault_ray.reasoners.contrast import contrasting
 
 from .label_profiles import LabelProfile
 
@@ -125,6 +128,9 @@ def _decide(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reas
     if numbers_a and numbers_b and numbers_a != numbers_b:
         return PairDecision(a.label, b.label, scores, False, "numbered differently",
                             f"{signals}; the labels carry different numbers ({a.label}, {b.label})")
+    if contrasting(a.label, b.label) or contrasting(b.label, a.label):
+        return PairDecision(a.label, b.label, scores, False, "labels contrast",
+                            f"{signals}; {a.label} and {b.label} name different things by their words")
     keepers = kept_apart_by(a, b)
     if len(keepers) >= 2:
         return PairDecision(a.label, b.label, scores, False, "agents keep both",

@@ -36,6 +36,7 @@ from ..models import (
 )
 from ..policy import Policy
 from ..reasoners.base import Reasoner
+from ..reasoners.contrast import contrasting
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .timeline import view_as_of
 from .txn import WriteItem, fact_digest
@@ -219,8 +220,10 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     # free-text notes are never an entity to align to: they hold any subject; nor is an
     # ancestor of the label: `user.budget.trip` names a part of `user.budget` on purpose
     # nor another subject's: `alice.employer` is not `user.employer`, however alike the statements
+    # nor a label that names a different thing by its words (a sibling: `user.phone.work`
+    # for `user.phone.home`), however alike the statements read (reasoners/contrast.py)
     others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY and not _ancestor(e, label)
-              and same_subject(e, label)]
+              and same_subject(e, label) and not _contrasting(label, e, registry)]
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1], fact.entity, best_score)
@@ -229,12 +232,18 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     # a registry subclass may answer per tenant (evals/namespace.py): asked one vector at a time
     relevant = registry.relevant(vector, embedder.embed)
     # a pattern (user.schedule.*) offers its subtree
-    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label) and same_subject(e.key, label)]
+    keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label) and same_subject(e.key, label)
+            and not _contrasting(label, e.key, registry)]
     candidates = list(dict.fromkeys(band + nearby + keys))
     if not candidates:
         return Alignment(label, drift, best_score)
     entries = list({e.key: e for e in [*relevant, *filter(None, map(registry.lookup, candidates))]}.values())
     return _Ask(label, drift, best_score, candidates, entries)
+
+
+def _contrasting(label: str, key: str, registry: EntityRegistry) -> bool:
+    entry = registry.lookup(key)
+    return contrasting(label, key, entry.aliases if entry is not None and entry.key == key else ())
 
 
 def same_subject(key: str, label: str) -> bool:

@@ -1,0 +1,89 @@
+"""Labels that name different things stay apart in entity resolution and normalization,
+however alike their statements read (reasoners/contrast.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import Fact, LocalEmbedder, Vault
+from vault_ray.reasoners.contrast import contrasting, words
+
+
+@pytest.fixture(scope="module")
+def local():
+    return LocalEmbedder()
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("user.phone.home", "user.phone.work"),
+    ("user.schedule.gym", "user.schedule.yoga"),
+    ("user.home_address", "user.work_address"),
+    ("user.mother_name", "user.father_name"),
+    ("user.first_name", "user.last_name"),
+    ("user.anniversary", "user.birthday"),
+    ("user.start_date", "user.end_date"),
+    ("user.cat_name", "user.dog_name"),
+    ("user.mother_name", "user.name"),
+    ("user.wife_birthday", "user.birthday"),
+    ("user.previous_employer", "user.employer"),
+    ("user.goal_weight", "user.weight"),
+    ("user.child_1", "user.child_2"),
+    ("user.max_budget", "user.min_budget"),
+])
+def test_labels_that_name_different_things_contrast_both_ways(a, b):
+    assert contrasting(a, b) and contrasting(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("user.tz", "user.timezone"),
+    ("user.home_city", "user.location"),
+    ("user.residence", "user.location"),
+    ("user.favourite_colour", "user.favorite_color"),
+    ("user.mobile", "user.phone"),
+    ("user.billing_method", "user.payment.method"),
+    ("user.workplace", "user.employer"),
+    ("user.kids_names", "user.children"),
+    ("user.mother_name", "user.family"),
+    ("user.gym", "user.schedule.gym"),
+    ("user.schedule.gym", "user.schedule.*"),
+])
+def test_drifted_labels_do_not_contrast(a, b):
+    assert not contrasting(a, b) and not contrasting(b, a)
+
+
+def test_a_registry_keys_aliases_count_as_its_words():
+    # user.location is also user.home in the builtin registry
+    assert contrasting("user.work_city", "user.location", ("user.city", "user.home"))
+    assert not contrasting("user.home_city", "user.location", ("user.city", "user.home"))
+
+
+def test_label_words_are_singular_and_below_the_subject():
+    assert words("user.kids_names") == {"kid", "name"}
+    assert words("alice.phone.home") == {"phone", "home"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("first", "second"), [
+    (Fact("user.phone.work", "Work phone 555-0100"), Fact("user.phone.home", "Home phone 555-0199")),
+    (Fact("user.birthday", "My birthday is March 5"), Fact("user.anniversary", "Our anniversary is June 3")),
+    (Fact("user.schedule.gym", "Gym on Monday at 7am"), Fact("user.schedule.yoga", "Yoga on Monday at 7am")),
+    (Fact("user.employer", "I work at Acme"), Fact("user.previous_employer", "I used to work at Initech")),
+])
+def test_a_sibling_label_never_supersedes_the_fact_it_resembles(tmp_path, local, first, second):
+    """The silent overwrite this library exists to prevent: before, the second label was
+    aligned with the first entity and its claim replaced the first."""
+    with Vault.open(tmp_path / "s", embedder=local) as vault:
+        mem = vault.agent("a")
+        mem.add_facts(first)
+        (d,) = mem.add_facts(second).decisions
+        assert (d.entity, d.aligned_from, d.op) == (second.entity, None, "ADD")
+        assert [c.text for c in vault.get(first.entity).active] == [first.text]
+        assert [c.text for c in vault.get(second.entity).active] == [second.text]
+
+
+@pytest.mark.slow
+def test_a_drifted_label_still_joins_its_entity(tmp_path, local):
+    with Vault.open(tmp_path / "s", embedder=local) as vault:
+        vault.agent("a").add_facts(Fact("user.location", "I live in Boston", "Boston"))
+        (d,) = vault.agent("b").add_facts(Fact("user.home_city", "My home city is Denver", "Denver")).decisions
+        assert (d.entity, d.aligned_from) == ("user.location", "user.home_city")

@@ -1,0 +1,105 @@
+"""Labels that name different things however alike their statements read.
+
+Entity resolution aligns a new label with an entity whose statements are near its own
+(DESIGN §2.3). Statement and label similarity cannot tell a drifted label from a
+sibling: the local model rates "Work phone 555-0100" against "Home phone 555-0199" at
+0.78, and the words "birthday" and "anniversary" at 0.53, above "residence" and
+"location" (a true drift pair). Aligning a sibling supersedes a different fact, the
+silent overwrite this library exists to prevent; keeping a drifted label apart only
+leaves two entities (normalization can merge them later). So a few structural signs
+keep two labels apart, whatever they score:
+
+- **Siblings under a namespace**: `user.phone.home` and `user.phone.work`,
+  `user.schedule.gym` and `user.schedule.yoga` (a parent path of two segments or more).
+- **Contrasting words**, one of each side of a closed set: home / work, mother /
+  father, first / last name, start / end, birthday / anniversary, cat / dog, ...
+- **A person or a past on one side only**: `user.mother_name` is not `user.name`,
+  `user.wife_birthday` not `user.birthday`, `user.previous_employer` not
+  `user.employer`, `user.goal_weight` not `user.weight`.
+- **Different numbers**: `user.child_1` and `user.child_2`.
+
+A registry key's words include its aliases' (`user.location` is also `user.home`), so
+`user.work_city` stays apart from it while `user.home_city` may join it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+_GROUPS: tuple[tuple[frozenset[str], ...], ...] = tuple(
+    tuple(frozenset(group.split()) for group in groups) for groups in (
+        # where or for what: a home phone is not a work phone
+        ("home house personal private", "work office business professional job corporate", "school university college campus"),
+        # who
+        ("mother mom mum mommy mama", "father dad daddy papa", "sister", "brother", "son", "daughter", "wife", "husband",
+         "grandmother grandma granny", "grandfather grandpa", "aunt", "uncle", "niece", "nephew", "cousin",
+         "boss manager supervisor", "friend", "roommate", "neighbor neighbour", "colleague coworker"),
+        # which part of a name
+        ("first given forename", "last surname", "middle", "maiden", "nick nickname"),
+        ("primary main", "secondary second backup alternate alternative"),
+        ("start begin beginning", "end finish"),
+        ("wake wakeup waking", "bed bedtime sleep"),
+        ("morning", "afternoon", "evening", "night"),
+        ("breakfast", "lunch", "dinner supper"),
+        ("weekday workday", "weekend"),
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        ("birthday birth born dob", "anniversary", "wedding", "graduation"),
+        ("cat kitten", "dog puppy", "bird", "fish", "horse", "rabbit bunny", "hamster"),
+        ("departure outbound origin", "arrival destination"),
+        ("min minimum lowest", "max maximum highest"),
+    )
+)
+_PERSON = frozenset().union(*_GROUPS[1], {"partner", "spouse", "child", "kid", "baby", "parent", "sibling"})
+"""Words that make a label about someone other than its subject."""
+_COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child"})
+"""Labels that hold many people: `user.mother_name` may join `user.family`."""
+_PAST = frozenset({"previous", "former", "old", "ex", "past", "prior"})
+_WANTED = frozenset({"dream", "ideal", "wish", "wished", "desired", "target", "goal"})
+_DIGITS = re.compile(r"\d+")
+
+
+def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
+    """Whether `label` and `key` name different things by their words alone (the module's
+    rules); `aliases`: other labels `key` is known by (the registry's), whose words count
+    as the key's. A pattern (`user.schedule.*`) contrasts with nothing."""
+    if key.endswith(".*") or label.endswith(".*") or label == key:
+        return False
+    a_parts, b_parts = label.split("."), key.split(".")
+    if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1]:
+        return True
+    numbers_a, numbers_b = _DIGITS.findall(label), _DIGITS.findall(key)
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return True
+    mine = words(label)
+    theirs = words(key).union(*map(words, aliases))
+    for groups in _GROUPS:
+        a = {g for g in groups if g & mine}
+        b = {g for g in groups if g & theirs}
+        if a - b and b - a:
+            return True
+    return (_one_sided(mine, theirs, _PERSON, _COLLECTIVE) or _one_sided(mine, theirs, _PAST)
+            or _one_sided(mine, theirs, _WANTED))
+
+
+def _one_sided(a: frozenset[str], b: frozenset[str], marks: frozenset[str], exempt: frozenset[str] = frozenset()) -> bool:
+    """One label carries a word of `marks` and the other none (nor a word of `exempt`)."""
+    has_a, has_b = bool(a & marks), bool(b & marks)
+    if has_a == has_b:
+        return False
+    return not ((b if has_a else a) & exempt)
+
+
+@lru_cache(maxsize=16_384)
+def words(label: str) -> frozenset[str]:
+    """A label's words below its subject, singular: `user.phone.home` -> {phone, home},
+    `user.kids_names` -> {kid, name}."""
+    parts = label.split(".")
+    below = parts[1:] if len(parts) > 1 else parts
+    out = set()
+    for part in below:
+        for word in re.split(r"[_\W\d]+", part.lower()):
+            if word:
+                out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word)
+    return frozenset(out)
