@@ -80,9 +80,12 @@ def test_the_guards_keep_look_alikes_apart_whatever_they_score():
                    ("b", "user.car", "The user drives a Kia", "Kia", "active"),
                    ("a", "user.bike", "The user rides a Trek", "Trek", "active"),
                    ("b", "user.bike", "The user rides a Giant", "Giant", "active"),
-                   ("a", "user.languages_spoken", "The user speaks Welsh", "Welsh", "active"))
+                   ("a", "user.languages_spoken", "The user speaks Welsh", "Welsh", "active"),
+                   ("a", "user.phone.work", "Work phone 555-0100", "555-0100", "active"),
+                   ("b", "user.phone.home", "Home phone 555-0199", "555-0199", "active"))
     scored = pairs(("user.job", "user.employer", 0.95), ("user.child_1", "user.child_2", 0.95),
-                   ("user.car", "user.bike", 0.95), ("user.languages_spoken", "user.job", 0.95))
+                   ("user.car", "user.bike", 0.95), ("user.languages_spoken", "user.job", 0.95),
+                   ("user.phone.work", "user.phone.home", 0.95))
     policy = Policy().with_cardinality("user.languages_spoken", "many")
     plan = plan_for(table, scored, policy=policy)
     assert plan.merges == []
@@ -90,7 +93,8 @@ def test_the_guards_keep_look_alikes_apart_whatever_they_score():
     assert why == {frozenset(("user.job", "user.employer")): "both registry keys",
                    frozenset(("user.child_1", "user.child_2")): "numbered differently",
                    frozenset(("user.car", "user.bike")): "agents keep both",
-                   frozenset(("user.languages_spoken", "user.job")): "cardinality differs"}
+                   frozenset(("user.languages_spoken", "user.job")): "cardinality differs",
+                   frozenset(("user.phone.work", "user.phone.home")): "labels contrast"}
 
 
 def test_the_ambiguous_band_is_the_reasoners_and_a_registry_alias_merges_unscored():
