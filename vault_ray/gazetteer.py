@@ -50,16 +50,31 @@ def _observes_dst(zone: str) -> bool:
     return info.utcoffset(datetime(year, 1, 15)) != info.utcoffset(datetime(year, 7, 15))
 
 
+_CONTINENTS = frozenset({"Africa", "America", "Asia", "Australia", "Europe"})
+"""CLDR names of a continent's time (not "Atlantic", an ocean's: Halifax's clock)."""
+DST_SHARE = 0.1
+"""A zone that keeps the daylight switch stands for its name only with at least this share
+of the largest one's people: Denver (0.7M) over Phoenix (1.6M) for "Mountain time", but
+not Adak (300 people) over Honolulu for "HST"."""
+
+
 def _representative(zones: set[str]) -> str:
-    """The zone to stand for several: the locale's territory first, then one that keeps
-    the daylight switch (Denver, not Phoenix, for "Mountain time"), then population."""
+    """The zone to stand for several: the locale's territory first; then one in the region
+    its CLDR name is of (Europe/Kyiv, not Africa/Cairo, for "EET", "Eastern European
+    Time"); then one that keeps the daylight switch and is not tiny (Denver, not Phoenix,
+    for "Mountain time"); then population."""
     from babel.core import get_global
 
-    territories = get_global("zone_territories")
+    territories, metazones = get_global("zone_territories"), get_global("meta_zones")
     pop = _zone_population()
-    def rank(zone: str) -> tuple[bool, bool, int]:
+    largest = max((pop.get(z, 0) for z in zones), default=0)
+
+    def rank(zone: str) -> tuple[bool, bool, bool, int]:
         home = territories.get(zone) == TERRITORY
-        return home, home and _observes_dst(zone), pop.get(zone, 0)
+        region = metazones.get(zone, "").split("_")[0]
+        named_for = region in _CONTINENTS and region == zone.split("/")[0]
+        switches = home and _observes_dst(zone) and pop.get(zone, 0) >= DST_SHARE * largest
+        return home, named_for, switches, pop.get(zone, 0)
 
     return max(sorted(zones), key=rank)
 
