@@ -28,6 +28,11 @@ rules = RuleReasoner()
         ("My name is Ana and I work at Acme", [("user.name", "ana", None), ("user.employer", "acme", None)]),
         ("my payment method is PayPal", [("user.payment.method", "paypal", None)]),
         ("What's the weather like?", []),
+        ("I speak only English", [("user.language", "english", None)]),
+        ("I speak English only", [("user.language", "english", None)]),
+        ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
+        ("I don't speak French, just English and Spanish",
+         [("user.language", "not:french", None), ("user.language", "english", None), ("user.language", "spanish", None)]),
     ],
 )
 def test_rule_extraction(said, expected):

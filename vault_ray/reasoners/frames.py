@@ -107,10 +107,12 @@ def diet_frame(n: str) -> list[Draft]:
 _SPEAK = re.compile(
     r"\b(?:i (?:(?:also|can|mostly|mainly|still|only) )*speak|i'm (?:fluent|native|conversational|bilingual|proficient) in|"
     r"i'm a native speaker of|my (?:native|first|mother|primary|second|main|home) (?:language|tongue) is|i grew up speaking)"
-    r"\s+(?P<v>.+)$", IC)
+    r"(?:\s+(?:only|just|mostly|mainly|fluent|fluently))?\s+(?P<v>.+)$", IC)
 _SPEAK_NOT = re.compile(r"\bi (?:don't|can't|no longer|cannot) speak\s+(?P<v>.+)$", IC)
 _LANG_FIRST = re.compile(r"^(?P<v>[A-Za-z]+(?: and [A-Za-z]+)?) (?:is|are) my (?:native|first|mother|second|main) "
                          r"(?:language|tongue)s?", IC)
+_TURN = re.compile(r"(?:,\s*|\s+)(?:but\s+)?(?:only|just|i (?:only |just )?speak)\s+", IC)
+_ONLY = re.compile(r"^(?:only|just)\s+|\s+only$", IC)
 _NATIVE = re.compile(r"\bi'm a native (?P<v>[A-Za-z]+) speaker", IC)
 
 
@@ -119,9 +121,16 @@ def language_frame(n: str) -> list[Draft]:
         m = pattern.search(n)
         if m:
             said = m.group("v").rsplit(":", 1)[-1]  # "three languages: English, French and German"
-            langs = [cut(p) for p in split_list(cut(said) if stance or pattern is not _LANG_FIRST else said)]
-            found = [x for x in langs if gazetteer.find_language(x)]
-            return [Draft("user.language", f"{stance}{x}") for x in found]
+            # "I don't speak French, only English": what follows "only" / "just" is spoken
+            turn = _TURN.search(said) if stance else None
+            parts = [(said[:turn.start()], stance), (said[turn.end():], "")] if turn else [(said, stance)]
+            out = []
+            for text, said_as in parts:
+                for part in split_list(cut(text) if said_as or pattern is not _LANG_FIRST else text):
+                    lang = _ONLY.sub("", cut(part))
+                    if gazetteer.find_language(lang):
+                        out.append(Draft("user.language", f"{said_as}{lang}"))
+            return out
     return []
 
 
