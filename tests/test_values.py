@@ -83,7 +83,12 @@ def test_different_places_stay_different():
     ("said", "amount"),
     [("$5k", "5000 USD"), ("up to 5,000 USD", "5000 USD"), ("five thousand dollars", "5000 USD"),
      ("5000", "5000 USD"), ("€3.5k", "3500 EUR"), ("2 million euros", "2000000 EUR"), ("£1,200", "1200 GBP"),
-     ("twelve hundred pounds", "1200 GBP"), ("10k", "10000 USD")],
+     ("twelve hundred pounds", "1200 GBP"), ("10k", "10000 USD"),
+     # a currency named by its full name (either way round), a unit word or a short form
+     ("5000 Canadian dollars", "5000 CAD"), ("5000 dollars australian", "5000 AUD"), ("5000 won", "5000 KRW"),
+     ("Rs 5000", "5000 INR"), ("5000 zł", "5000 PLN"), ("5000 Mexican pesos", "5000 MXN"),
+     # a unit several currencies share stays that unit: never the default dollar
+     ("5000 pesos", "5000 peso"), ("5000 kr", "5000 kr"), ("-$5", "-5 USD"), ("minus 5 dollars", "-5 USD")],
 )
 def test_amounts_carry_their_currency(said, amount):
     assert canonical("user.budget", said) == amount

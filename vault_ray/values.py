@@ -20,7 +20,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from . import gazetteer
+from . import currencies, gazetteer
 from .gazetteer import fold
 
 STANCES = ("likes", "dislikes", "not")
@@ -87,6 +87,7 @@ _NUMBER = re.compile(r"(?P<sign>-\s*)?(?P<num>\d{1,3}(?:[,. \u00a0\u202f']\d{3})
                      r"\s*(?P<mult>k|m|mm|bn|b|thousand|million|billion|grand)?\b", re.IGNORECASE)
 """A number as written in English or European style ('5,000.50', '5.000,50', '5 000', '1,5k'):
 its separators are read by price-parser's `parse_number`."""
+_MINUS = re.compile(r"^\s*(?:[-−]|minus\s)\s*(?:[A-Za-z]{0,3}[$€£¥₹₩])?\s*$", re.IGNORECASE)
 _MULTIPLIERS = {"k": 1_000, "thousand": 1_000, "grand": 1_000, "m": 1_000_000, "mm": 1_000_000,
                 "million": 1_000_000, "b": 1_000_000_000, "bn": 1_000_000_000, "billion": 1_000_000_000}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
@@ -367,6 +368,8 @@ def _digits_amount(text: str) -> Decimal | None:
     if number is None:
         return None
     sign = -1 if m.group("sign") and not re.search(r"\w\s*-\s*$", text[:m.end("sign")]) else 1
+    if _MINUS.match(text[:m.start()]):  # "-$5", "minus 5 dollars"
+        sign = -1
     return sign * Decimal(number) * _MULTIPLIERS.get((m.group("mult") or "").lower(), 1)
 
 
@@ -388,11 +391,7 @@ def _spelled_amount(text: str) -> Decimal | None:
 
 
 def _currency_word(text: str) -> str | None:
-    for token in re.findall(r"[a-z]+|[$€£¥]", text.lower()):
-        found = gazetteer.find_currency(token)
-        if found and (len(token) > 1 or not token.isalpha()):
-            return found
-    return None
+    return currencies.currency_in(text)
 
 
 def format_amount(amount: Decimal, currency: str) -> str:
