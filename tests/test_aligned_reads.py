@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from vault_ray import Fact, HashingEmbedder, Policy, Vault
 from vault_ray.models import utcnow
 
@@ -75,3 +77,19 @@ def test_as_of_follows_a_label_only_while_a_claim_written_under_it_is_there(tmp_
         assert [h.claim.entity for h in vault.search("tokyo japan", entity="user.residence_town")] == ["user.home_city"] * 2
         assert vault.events(entity="user.residence_town") == vault.events(entity="user.home_city")
 
+
+
+@pytest.mark.parametrize("resolve", [True, False])
+def test_a_write_to_an_alias_is_decided_on_its_key_with_or_without_resolution(tmp_path, resolve):
+    """`resolve=False` turns off the similarity search, not the registry: a low-authority
+    agent's write to `user.city` (an alias of `user.location`) meets the key's policy."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.location", "authority")
+        vault.set_authority("a", "user.location", 0.9)
+        vault.set_authority("b", "user.location", 0.1)
+        vault.agent("a").add_facts(Fact("user.location", "The user lives in Paris", "Paris"))
+        (d,) = vault.agent("b").add_facts(Fact("user.city", "The user lives in Berlin", "Berlin"), resolve=resolve).decisions
+        assert (d.entity, d.aligned_from, str(d.outcome)) == ("user.location", "user.city", "disputed")
+        assert vault.get("user.city").entity == "user.location"
+        assert [c.value for c in vault.get("user.location").active] == ["Paris"]
+        assert [c.entity for c in vault.claims()] == ["user.location", "user.location"]

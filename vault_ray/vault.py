@@ -218,7 +218,7 @@ class Vault(Transfers):
             alignments = front.resolve_entities(facts, vectors, backend=self._backend, reasoner=self.reasoner,
                                                 policy=policy, registry=registry, embedder=self.embedder)
         else:
-            alignments = [front.Alignment(f.entity, None) for f in facts]
+            alignments = front.aliases_only(facts, registry)
         return front.build_items(facts, vectors, alignments, agent=req.agent, session=req.session, policy=policy,
                                  registry=registry, now=now, partitions=self._backend.partitions, key=req.key)
 

@@ -188,6 +188,16 @@ def resolve_entities(
     return [a for a in out if a is not None]
 
 
+def aliases_only(facts: Sequence[Fact], registry: EntityRegistry) -> list[Alignment]:
+    """`resolve=False`: no similarity search, but a registry alias is still stored on its key
+    (policies.md), so the key's policy decides it."""
+    out = []
+    for fact in facts:
+        key = registry.canonical(fact.entity)
+        out.append(Alignment(key, fact.entity if key != fact.entity else None))
+    return out
+
+
 @dataclass(frozen=True)
 class _Ask:
     """A new label the reasoner chooses for among `candidates`."""
