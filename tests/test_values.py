@@ -33,7 +33,10 @@ def test_zone_names_and_offsets_have_one_canonical_zone(said, zone):
      # an abbreviation stands for the zone most who say it keep: Honolulu, not Adak (300 people);
      # the European zones for "EET" / "WET", not Cairo or Casablanca
      ("HST", "Hawaii time"), ("HST", "Honolulu time"), ("EET", "Athens time"), ("Eastern European Time", "Helsinki time"),
-     ("WET", "Lisbon time")],
+     ("WET", "Lisbon time"),
+     # tz's legacy names, a Unicode minus, and abbreviations tzdata no longer lists
+     ("US/Pacific", "PST"), ("US/Eastern", "EST"), ("Canada/Eastern", "Toronto time"), ("UTC\u221205:00", "UTC-5"),
+     ("SGT", "Singapore time"), ("MYT", "Kuala Lumpur time")],
 )
 def test_zones_of_one_name_that_keep_one_clock_agree(a, b):
     """Paris and Berlin are both Central European Time, the same clock all year: one zone."""

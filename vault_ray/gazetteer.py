@@ -26,12 +26,16 @@ _OFFSET = re.compile(r"^(?:utc|gmt|z)\s*([+\-−])\s*(\d{1,2})(?::?(\d\d))?$")
 _UTC_NAMES = {"utc", "gmt", "z", "zulu", "zulu time", "coordinated universal time", "universal time",
               "greenwich mean time", "greenwich time", "utc+0", "gmt+0", "utc-0", "gmt-0", "utc+00:00"}
 _REGIONS = {"Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific"}
+_UNLISTED = {"sgt": "Asia/Singapore", "pht": "Asia/Manila", "wib": "Asia/Jakarta", "myt": "Asia/Kuala_Lumpur",
+             "aet": "Australia/Sydney", "nzt": "Pacific/Auckland"}
+"""Abbreviations in common use that tzdata no longer lists (it writes "+08" for Singapore);
+not those that are words or other things first (ICT, GST, ART)."""
 _ZONE_SUFFIX = re.compile(r"\s+(?:standard |daylight |summer )?(?:time(?:\s*zone)?|timezone|tz|zone)$")
 
 
 def fold(text: str) -> str:
-    """Lowercase ASCII with single spaces: 'São  Paulo' -> 'sao paulo'."""
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """Lowercase ASCII with single spaces: 'São  Paulo' -> 'sao paulo'; a minus sign is a hyphen."""
+    text = unicodedata.normalize("NFKD", text.replace("\u2212", "-")).encode("ascii", "ignore").decode()
     return " ".join(re.sub(r"[^a-z0-9+\-:' ]+", " ", text.lower()).split())
 
 
@@ -109,6 +113,10 @@ def zone_table() -> dict[str, str]:
     table = {name: _representative(found) for name, found in names.items() if found}
     for zone in zones:
         table[fold(zone)] = zone
+    for legacy, zone in get_global("zone_aliases").items():  # US/Pacific, Canada/Eastern
+        table.setdefault(fold(legacy), zone)
+    for abbr, zone in _UNLISTED.items():
+        table.setdefault(abbr, zone)
     for meta, found in by_meta.items():
         table.setdefault(fold(meta.replace("_", " ")), _representative(found))
     for name in _UTC_NAMES:
