@@ -79,7 +79,10 @@ class ArchiveWriter:
             raise ExportError(f"{str(self.root)!r} is a file; export into a new (or empty) directory", path=str(self.root))
         if self.root.exists() and any(self.root.iterdir()):
             raise ExportError(f"{str(self.root)!r} is not an empty directory; export into a new one", path=str(self.root))
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ExportError(f"cannot create {str(self.root)!r}: {e.strerror or e}", path=str(self.root)) from e
         self.files: list[ArchiveFile] = []
 
     def _entry(self, rel: str, table: str | None, partition: int | None, rows: int | None) -> ArchiveFile:

@@ -99,15 +99,18 @@ def export_store(backend: BulkBackend, directory: str | Path, policy: Policy, re
     started = time.perf_counter()
     writer = ArchiveWriter(directory)
     written = 0
-    for p in range(backend.partitions):
-        tables = backend.dump_partition(p)
-        if tables and any(t.num_rows for t in tables.values()):
-            writer.add_partition(p, tables)
-            written += 1
-    writer.add_json("policy.json", policy.to_dict())
-    writer.add_json("registry.json", registry.to_list())
-    info = backend.info()
-    manifest = writer.finish({"partitions": info.partitions, "dim": info.dim, "embedder": info.embedder})
+    try:
+        for p in range(backend.partitions):
+            tables = backend.dump_partition(p)
+            if tables and any(t.num_rows for t in tables.values()):
+                writer.add_partition(p, tables)
+                written += 1
+        writer.add_json("policy.json", policy.to_dict())
+        writer.add_json("registry.json", registry.to_list())
+        info = backend.info()
+        manifest = writer.finish({"partitions": info.partitions, "dim": info.dim, "embedder": info.embedder})
+    except OSError as e:  # a full disk, a folder made read-only meanwhile: no manifest, so no import takes it
+        raise ExportError(f"writing the export to {str(directory)!r} failed: {e.strerror or e}", path=str(directory)) from e
     root = Path(directory)
     return ExportResult(str(root), str(root / "manifest.json"), written, manifest["rows"],
                         [str(root / f.path) for f in writer.files] + [str(root / "manifest.json")],
