@@ -227,9 +227,9 @@ def test_an_export_goes_into_a_new_or_empty_directory(tmp_path):
 
 def test_an_export_where_no_directory_can_be_made_is_an_export_error(tmp_path):
     (tmp_path / "a_file").write_text("x")
-    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        with pytest.raises(ExportError, match="cannot create .*Not a directory"):
-            vault.export(tmp_path / "a_file" / "sub")
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault, \
+            pytest.raises(ExportError, match="cannot create .*Not a directory"):
+        vault.export(tmp_path / "a_file" / "sub")
     result = CliRunner().invoke(app, ["export", "--store", str(tmp_path / "s"), "--out", str(tmp_path / "a_file" / "sub")])
     assert result.exit_code == 4 and "Traceback" not in result.output
 
