@@ -62,13 +62,13 @@ def test_a_retry_whose_label_now_resolves_elsewhere_applies_once(tmp_path):
     """The label was its own entity at the first write; an alias registered since sends the
     retry to another entity (another partition): it still gets the first decision."""
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
-        target = _apart(vault.info().partitions, "user.tz")
-        fact = Fact("user.tz", "The user is in Berlin time", "Europe/Berlin", claim_id="tz-1")
+        target = _apart(vault.info().partitions, "user.clock_zone")
+        fact = Fact("user.clock_zone", "The user is in Berlin time", "Europe/Berlin", claim_id="tz-1")
         (first,) = vault.agent("scheduler").add_facts(fact, resolve=False).decisions
-        vault.register(RegistryEntry(target, "the user's time zone", aliases=["user.tz"]), check_claims=False)  # as normalize
+        vault.register(RegistryEntry(target, "the user's time zone", aliases=["user.clock_zone"]), check_claims=False)
         before = _state(vault)
         (again,) = vault.agent("scheduler").add_facts(fact).decisions
-        assert again == first and first.entity == "user.tz"
+        assert again == first and first.entity == "user.clock_zone"
         assert _state(vault) == before
 
 

@@ -121,3 +121,21 @@ def test_an_alias_that_holds_live_claims_is_refused_until_normalize_merges_it(ma
     assert vault.registry == before and vault.registry.canonical("user.pet_food") == "user.pet_food"
     vault.register(RegistryEntry("user.petfood", "what the pet eats", aliases=("user.cat_food",)))  # no claims: fine
     assert vault.registry.canonical("user.cat_food") == "user.petfood"
+
+
+@pytest.mark.parametrize(("entry", "why"), [
+    (RegistryEntry("user.tz", "the user's work zone"), "'user.tz' is an alias of 'user.timezone'"),
+    (RegistryEntry("user.work_tz", "the work zone", aliases=("user.tz",)), "'user.tz' is already an alias of 'user.timezone'"),
+    (RegistryEntry("user.work_tz", "the work zone", aliases=("user.timezone",)), "'user.timezone' is a registry key"),
+    (RegistryEntry("user.work_tz", "the work zone", aliases=("user.work_tz",)), "the entry's own key"),
+])
+def test_an_entry_that_takes_another_entrys_name_is_refused(make_vault, entry, why):
+    """Registered, `user.tz` stopped reaching `user.timezone`: two agents then held two
+    active zones with nothing contested."""
+    vault = make_vault()
+    before = vault.registry
+    with pytest.raises(InvalidInput, match=why):
+        vault.register(entry)
+    assert vault.registry == before and vault.registry.canonical("user.tz") == "user.timezone"
+    vault.register(RegistryEntry("user.timezone", "the user's zone", aliases=("user.tz", "user.zone")))  # its own: fine
+    assert vault.registry.canonical("user.zone") == "user.timezone"

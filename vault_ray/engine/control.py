@@ -71,12 +71,30 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     (a label `normalize` retires keeps them for its history)."""
     if not isinstance(entry, RegistryEntry):
         raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
+    _no_clash(registry, entry)
     for alias in sorted(set(entry.aliases) & named(policy)):
         log.warning("vault-ray: %r is now an alias of %r: the policy's rules on %r no longer apply to new writes "
                     "(name %r in the policy)", alias, entry.key, alias, entry.key)
     new = EntityRegistry(dict(registry.entries))
     new.add(entry)
     return new
+
+
+def _no_clash(registry: EntityRegistry, entry: RegistryEntry) -> None:
+    """InvalidInput for an entry that would take a name from another: its key is another
+    entry's alias (writes to it go there), or an alias of it is another entry's key or
+    alias, or its own key (one name, two meanings: one of them silently stops applying)."""
+    owner = {alias: e.key for e in registry.entries.values() if e.key != entry.key for alias in e.aliases}
+    if entry.key in owner:
+        raise InvalidInput(f"{entry.key!r} is an alias of {owner[entry.key]!r}: writes to it are stored there. "
+                           f"Add aliases to {owner[entry.key]!r}, or remove {entry.key!r} from its aliases first")
+    for alias in entry.aliases:
+        if alias == entry.key:
+            raise InvalidInput(f"{alias!r} is the entry's own key; an alias names another label")
+        if alias in owner:
+            raise InvalidInput(f"{alias!r} is already an alias of {owner[alias]!r}; remove it there first")
+        if alias in registry.entries and alias != entry.key:
+            raise InvalidInput(f"{alias!r} is a registry key of its own; it cannot also be an alias of {entry.key!r}")
 
 
 def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: object, check: object = True) -> None:
