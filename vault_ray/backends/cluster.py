@@ -34,6 +34,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..engine.partition import with_known
 from ..engine.partitions import Groups, dispute_partition
+from ..engine.reuse import refused_reuse
 from ..engine.views import Scored, merge_top, newest
 from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event
@@ -224,19 +225,20 @@ class ClusterBackend(ClusterBulk):
 
     # -- writes --------------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        """Each shard decides and commits its share of every call in one step. A call
-        spanning shards is committed per shard: if one shard refuses it, the others'
-        shares stay applied and the call gets the error (a retry with the same claim
-        ids is safe). A retry (the shard restarted or the partition moved) resends the
-        same claim ids: a partition that already applied one answers with the decision
-        it took then."""
+        """Each shard decides and commits its share of every call in one step; a call spanning
+        shards, per shard: if one refuses it (a dispute cap), the others' shares stay applied
+        and the call gets the error. A reused claim id is found first and refuses the whole
+        call. A retry resends the same claim ids: a partition that applied one answers with
+        the decision it took then."""
         touched = sorted({p for call in calls for p in call})
         given = sorted({i.id for call in calls for items in call.values() for i in items if i.digest})
+        refused: list[VaultError | None] = [None] * len(calls)
         if given and len(set(self._assignment.values())) > 1:  # a given id's receipt may live on another shard
-            held = self._routed(self._all(), lambda s, ps: s.receipts_held.remote(ps, given))
-            calls = with_known(calls, {i: r for found in held for i, r in found.items()})
-        out: list[dict[int, list[Decision]] | VaultError] = [{} for _ in calls]
-
+            held = {i: r for found in self._routed(self._all(), lambda s, ps: s.receipts_held.remote(ps, given))
+                    for i, r in found.items()}
+            refused = refused_reuse(calls, held)  # a reused id refuses the whole call, before any shard writes
+            calls = with_known([{} if no else call for call, no in zip(calls, refused, strict=True)], held)
+        out: list[dict[int, list[Decision]] | VaultError] = [no or {} for no in refused]
         def send(shard: Any, ps: list[int]) -> Any:
             mine = set(ps)
             return shard.write.remote([{p: items for p, items in call.items() if p in mine} for call in calls], now,
