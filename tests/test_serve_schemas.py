@@ -50,3 +50,16 @@ def test_models_mirror_the_dataclasses(model, cls):
 
 def test_policy_body_defaults_are_the_policy_defaults():
     assert Policy.from_dict(schemas.PolicyBody().model_dump(exclude={"version"})) == Policy()
+
+
+@pytest.mark.parametrize("sent", [30_000_000_000, "30000000000", " 30000000000 ", 30_000_000_000.0])
+def test_epoch_seconds_are_seconds_however_sent(sent):
+    """A number above 2e10 sent as a string (every query value) was read as milliseconds:
+    `as_of=30000000000` meant 1970-12-14, not 2920-08-30."""
+    from pydantic import TypeAdapter
+
+    from vault_ray.actors.serve.schemas import FactIn, Time
+    from vault_ray.models import as_utc
+
+    assert as_utc(TypeAdapter(Time).validate_python(sent)).year == 2920
+    assert FactIn(entity="user.x", text="x", observed_at=sent).observed_at == 30_000_000_000.0

@@ -9,10 +9,11 @@ codec the client reads them back with.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
 from vault_ray.policy import Policy
@@ -27,7 +28,17 @@ _DEFAULT = Policy()
 Number = StrictFloat
 Integer = StrictInt
 Flag = StrictBool
-Time = datetime | StrictFloat
+def _seconds(value: Any) -> Any:
+    """Epoch seconds as a float, however sent (a JSON number or string, a query value):
+    pydantic would read a number above 2e10 as milliseconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", value):
+        return float(value)
+    return value
+
+
+Time = Annotated[datetime | StrictFloat, BeforeValidator(_seconds)]
 """ISO 8601, or epoch seconds."""
 
 
