@@ -83,6 +83,10 @@ def test_signatures_bind_the_body_and_the_time():
     assert not verify("another-secret-16chars", body, headers, now=now)
     assert not verify(secret, body, headers, now=now + 3600)  # a replay an hour later
     assert not verify(secret, body, {**headers, "Vault-Webhook-Timestamp": str(now + 1)}, now=now)
+    # junk anyone can send is no delivery, and no exception in the receiver
+    for junk in ({"Vault-Webhook-Timestamp": "\u00b2"}, {"Vault-Webhook-Timestamp": "9" * 5000},
+                 {"Vault-Webhook-Signature": "v1=\u00e9" * 10}, {"Vault-Webhook-Timestamp": None}):
+        assert not verify(secret, body, {**headers, **junk}, now=now)
 
 
 def test_a_receiver_failing_twice_accepts_each_event_once_under_one_key(vault, receivers, dispatchers):

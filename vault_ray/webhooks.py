@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -73,10 +74,13 @@ def verify(secret: str, body: bytes, headers: Mapping[str, str], *, tolerance_s:
            now: float | None = None) -> bool:
     """Is this delivery from the store that knows `secret`, signed within `tolerance_s`?
     `headers` as received (any mapping; names are matched without regard to case)."""
-    found = {k.lower(): v for k, v in headers.items()}
+    found = {str(k).lower(): v for k, v in headers.items()}
     timestamp = found.get(TIMESTAMP_HEADER.lower(), "")
     given = found.get(SIGNATURE_HEADER.lower(), "")
-    if not timestamp.isdigit() or abs((now if now is not None else time.time()) - int(timestamp)) > tolerance_s:
+    # anyone can send junk: only ASCII digits of a sane length are a time, only ASCII a signature
+    if not isinstance(timestamp, str) or not isinstance(given, str) or not re.fullmatch(r"[0-9]{1,12}", timestamp):
+        return False
+    if abs((now if now is not None else time.time()) - int(timestamp)) > tolerance_s or not given.isascii():
         return False
     return hmac.compare_digest(signature(secret, timestamp, body), given)
 
