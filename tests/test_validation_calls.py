@@ -139,3 +139,11 @@ def test_an_entry_that_takes_another_entrys_name_is_refused(make_vault, entry, w
     assert vault.registry == before and vault.registry.canonical("user.tz") == "user.timezone"
     vault.register(RegistryEntry("user.timezone", "the user's zone", aliases=("user.tz", "user.zone")))  # its own: fine
     assert vault.registry.canonical("user.zone") == "user.timezone"
+
+
+@pytest.mark.parametrize("name", ["a\nb", "x\x00y", "bob\x1b[31mred", "tab\there"])
+def test_an_agent_name_with_control_characters_is_refused(make_vault, name):
+    """They reached CLI tables and logs as written (a newline, an ANSI escape)."""
+    vault = make_vault()
+    with pytest.raises(InvalidInput, match="control characters"):
+        vault.agent(name)

@@ -115,8 +115,8 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
 
 def check_agent(name: object) -> str:
     """An agent name: what a write carries, a policy's authority names and a token holds."""
-    if isinstance(name, str) and name != name.strip():
-        raise InvalidInput(f"agent name must have no surrounding spaces, got {_shown(name)}")
+    if isinstance(name, str) and (name != name.strip() or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)):
+        raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {_shown(name)}")
     return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
 
 
