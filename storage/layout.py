@@ -31,8 +31,9 @@ from vault_ray.errors import InvalidInput, StoreError, StoreLocked, StoreMismatc
 FORMAT = 2
 INDEX_KINDS = ("flat", "hnsw")
 log = logging.getLogger("vault_ray")
-REINDEX_HINT = ("Open it with its own embedder, or move it to another one with `vault-ray reindex "
-                "--store PATH --embedder local|hashing|openai:MODEL` (`--address ADDR` for a cluster).")
+REINDEX_HINT = ("Open it with its own embedder (on the CLI, `--hashing` for a hashing store), or move it to another "
+                "one with `vault-ray reindex --store PATH --embedder local|hashing|openai:MODEL` (`--address ADDR` for "
+                "a cluster).")
 
 
 def partition_of(entity: str, partitions: int) -> int:
