@@ -1,20 +1,17 @@
 """`VaultClient`: the HTTP service's Python client (httpx), for one agent's token.
 
-It mirrors the agent and read API of `Vault` / `AgentMemory` (`add`, `add_facts`,
-`search`, `get`, `history`, `claim`, `explain`, `disputes`, `dispute`, `events`; the
-sync client also `follow`s the event stream), settling disputes (`resolve_dispute`)
-and the admin calls (policy, registry, rules), returns the same model
-types and raises the same `VaultError` subclasses, rebuilt from the server's
-problem details (`vault_ray.problems`). Who writes is the token's principal: no
-call names an agent.
+It mirrors the agent and read API of `Vault` / `AgentMemory` (`add`, `add_facts`, `search`,
+`get`, `history`, `claim`, `explain`, `disputes`, `dispute`, `events`, `follow`), settling
+disputes and the admin calls (policy, registry, rules), returns the same model types and
+raises the same `VaultError` subclasses, rebuilt from the server's problem details
+(`vault_ray.problems`). Who writes is the token's principal: no call names an agent.
 
 Retries are safe: `add_facts` gives every fact a claim id and `add` an idempotency
 key *before* the first attempt, so a request retried after a timeout or a 503
 resends the same ids and gets the original decisions back.
 
-`AsyncVaultClient` has the very same methods, awaited: each operation is written
-once (`_Operations` builds the request and names how to read the answer) and only
-`_send` differs between the two.
+`AsyncVaultClient` has the very same methods, awaited: each operation is written once
+(`_Operations` builds the request and how to read the answer); only `_send` differs.
 """
 
 from __future__ import annotations
@@ -204,6 +201,16 @@ def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | No
             "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
 
 
+def _unless_restarting(transport: _Transport, answer: httpx.Response, reconnect: bool) -> None:
+    """`follow`'s refused stream: the error, unless the service is between two lives (a
+    cluster that is not ready, a proxy with no app) and the caller asked to reconnect."""
+    try:
+        transport._read(Call("GET", "/v1/events", dict), answer)
+    except ClusterError:
+        if not reconnect:
+            raise
+
+
 def _stream_request(http: httpx.Client | httpx.AsyncClient, cursor: str, kinds: Sequence[str] | None,
                     needs_user: bool | None, entity: str | None) -> dict[str, Any]:
     """The arguments of `stream(...)` that (re)opens the event stream after `cursor`."""
@@ -272,6 +279,9 @@ class _Transport:
             body = outcome.json()
         except ValueError:
             body = {"detail": f"HTTP {outcome.status_code}: {outcome.text[:300]}"}
+            if outcome.status_code == 404:  # vault-ray answers JSON: this is a proxy with no app (a restart)
+                body = {"detail": f"no vault-ray app answers at {self.url} (the proxy answered {body['detail']})"}
+                raise from_problem(body, 503) from None
         raise from_problem(body, outcome.status_code)
 
 
@@ -307,7 +317,9 @@ class VaultClient(_Operations, _Transport):
                 with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
                     if not answer.is_success:
                         answer.read()
-                        self._read(Call("GET", "/v1/events", dict), answer)
+                        _unless_restarting(self, answer, reconnect)
+                        time.sleep(0.5)
+                        continue
                     for event_id, data in sse_messages(answer.iter_lines()):
                         cursor = event_id or cursor
                         if data:
@@ -359,7 +371,9 @@ class AsyncVaultClient(_Operations, _Transport):
                 async with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
                     if not answer.is_success:
                         await answer.aread()
-                        self._read(Call("GET", "/v1/events", dict), answer)
+                        _unless_restarting(self, answer, reconnect)
+                        await asyncio.sleep(0.5)
+                        continue
                     parser = SseParser()
                     async for line in answer.aiter_lines():
                         message = parser.feed(line)

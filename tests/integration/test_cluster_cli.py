@@ -73,7 +73,7 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         shutil.rmtree(temp_dir, ignore_errors=True)
     assert down.returncode == 0, down.stdout + down.stderr
     assert "stopped the Ray head" in down.stdout
-    assert "stopped Ray Serve" in down.stdout  # `serve --address` left it to the head: not to its grace period
+    assert "stopped Ray Serve" not in down.stdout  # `serve --address` stopped Serve itself: it held no other app
     assert not _is_ray_start(head_pid)
     Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").unlink(missing_ok=True)
     # the store is free again, and holds what the two processes did
@@ -100,25 +100,14 @@ def _mcp_attaches(join: list[str]) -> None:
 
 def _serve_attaches(store: Path, join: list[str]) -> None:
     """`serve --address` serves the cluster's store over HTTP until Ctrl-C, then leaves
-    the cluster's actors running."""
+    the cluster's actors running, and the port free: a restart on it serves again."""
     token = run("token", "add", "dashboard", "--store", str(store))
     assert token.returncode == 0, token.stderr
     port = free_port()
     env = {**os.environ, "COLUMNS": "200"}
     env.pop("RAY_ADDRESS", None)
-    proc = subprocess.Popen([VAULT_RAY, "serve", *join, "--port", str(port), "--replica-cpus", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    lines = []
+    proc, url = _serve(join, port, env)
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and proc.poll() is None:
-            line = proc.stdout.readline()
-            lines.append(line)
-            if "Ctrl-C stops it" in line:
-                break
-        out = "".join(lines)
-        assert "vault-ray serves" in out, out
-        url = next(w for line in lines if "vault-ray serves" in line for w in line.split() if w.startswith("http://"))
         with VaultClient(url, token.stdout.strip()) as client:
             view = client.get("user.timezone")
             assert view.contested and sorted(c.claim.value for c in view.candidates) == ["EST", "PST"]
@@ -129,8 +118,34 @@ def _serve_attaches(store: Path, join: list[str]) -> None:
             assert second.returncode != 0 and "already" in second.stdout + second.stderr, second.stdout + second.stderr
             assert client.get("user.diet").values == ("vegetarian",)  # the first one still serves
     finally:
-        proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 0 and "stopped" in rest, "".join(lines) + rest
+        _stop(proc)
+    proc, again = _serve(join, port, env)  # Serve held no other app: stopping freed the port
+    try:
+        with VaultClient(again, token.stdout.strip()) as client:
+            assert again == url and client.get("user.diet").values == ("vegetarian",)
+    finally:
+        _stop(proc)
     still = run("chat", "--agent", "agent-a", *join, stdin="/get user.timezone\n")  # the cluster stays up
     assert still.returncode == 0 and "CONTESTED" in still.stdout, still.stdout + still.stderr
+
+
+def _serve(join: list[str], port: int, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([VAULT_RAY, "serve", *join, "--port", str(port), "--replica-cpus", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        lines.append(proc.stdout.readline())
+        if "Ctrl-C stops it" in lines[-1]:
+            break
+    out = "".join(lines)
+    if "vault-ray serves" not in out:
+        _stop(proc)
+        raise AssertionError(out)
+    return proc, next(w for line in lines if "vault-ray serves" in line for w in line.split() if w.startswith("http://"))
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "stopped" in rest, rest

@@ -5,7 +5,8 @@
 the Ray Serve app on `--host:--port`, prints the base and docs URLs and runs until
 Ctrl-C (or SIGTERM), then stops what it started. `serve --address ADDR` attaches to
 a running cluster (and its store, started by `vault-ray up`) and, on exit, removes
-only its app. Ray and the Serve app are imported inside the command.
+its app (and Serve, when it holds no other app, so the port is free for a restart).
+Ray and the Serve app are imported inside the command.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def serve(
     else:
         ensure_ray(address, namespace)
     if not own_ray:
-        _check_not_served()
+        _check_not_served(host, port)
     created = find_control(namespace) is None
     stop = _stop_on_signals()
     served = False
@@ -112,10 +113,11 @@ def _check_port(host: str, port: int) -> None:
                                "(choose --port, or stop it)") from exc
 
 
-def _check_not_served() -> None:
+def _check_not_served(host: str, port: int) -> None:
     """Refuse a cluster whose Serve runs the vault-ray app already: Serve has one HTTP port
     per cluster and one app of a name, so a second `serve --address` would print a URL
-    nothing listens on, and remove the first one's app when it stops."""
+    nothing listens on, and remove the first one's app when it stops. Refuse another port
+    than the one a running Serve listens on, for the same reason."""
     from ray import serve as ray_serve  # noqa: PLC0415
 
     from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
@@ -127,6 +129,16 @@ def _check_not_served() -> None:
     if APP_NAME in running:
         raise ClusterError(f"this cluster serves the {APP_NAME!r} app already (one per cluster): "
                            "use that service, or stop it first")
+    try:
+        from ray.serve.context import _get_global_client  # noqa: PLC0415  (Serve's own client: its proxy's options)
+
+        http = _get_global_client().http_config
+        listening = (http.host, int(http.port))
+    except Exception:  # noqa: BLE001  (no such API in this Ray: Serve says so itself in its log)
+        return
+    if listening != (host, port):
+        raise ClusterError(f"Ray Serve in this cluster listens on {listening[0]}:{listening[1]} already (one HTTP "
+                           f"port per cluster): serve with --host {listening[0]} --port {listening[1]}")
 
 
 def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namespace: str) -> None:
@@ -143,6 +155,8 @@ def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namesp
     elif served:
         with contextlib.suppress(Exception):  # Serve's own error when it never started
             ray_serve.delete(APP_NAME)
+            if not ray_serve.status().applications:  # Serve holds no other app: its proxy would keep the port
+                ray_serve.shutdown()
     if created and ray.is_initialized():
         with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
             shutdown(namespace=namespace)
