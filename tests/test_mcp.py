@@ -176,6 +176,7 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
     ("get_entity", {"entity": "user..diet"}, "InvalidEntity"),
     ("history", {"entity": "USER.DIET"}, "InvalidEntity"),
     ("recall", {"query": ""}, "InvalidInput: query must be a non-empty string"),
+    ("recall", {"query": "x" * 1001}, "InvalidInput: query must be at most 1000 characters"),
     ("recall", {"query": "diet", "k": 0}, "greater than or equal to 1"),
     ("explain", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
     ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "text\n  Field required"),

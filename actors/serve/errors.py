@@ -64,6 +64,9 @@ def unauthenticated(request: Request) -> VaultError | None:
     return Forbidden(who.name, who.role, weak[0]) if weak else None
 
 
+_VERBS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def install(app: FastAPI) -> None:
     async def vault_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, VaultError)
@@ -72,7 +75,12 @@ def install(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         unknown = unauthenticated(request)  # who is asking comes before what was asked
-        return problem_response(unknown or invalid_request(exc), request.url.path)
+        error = unknown or invalid_request(exc)
+        sent = request.headers.get("content-type", "")
+        if unknown is None and "json" not in sent and any(e.get("loc", ("",))[0] == "body" for e in exc.errors()):
+            error.args = (f"{error} (the body is read as JSON: send it with Content-Type: application/json"
+                          f"{', not ' + sent if sent else ''})",)
+        return problem_response(error, request.url.path)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
@@ -80,7 +88,14 @@ def install(app: FastAPI) -> None:
             return problem_response(InvalidInput(f"invalid request: {exc.detail}"), request.url.path)
         body: dict[str, Any] = {"type": "about:blank", "title": HTTPStatus(exc.status_code).phrase,
                                 "status": exc.status_code, "detail": str(exc.detail), "instance": request.url.path}
-        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers, media_type=MEDIA_TYPE)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names the first route's methods only; one path has a route per method
+            template = getattr(request.scope.get("route"), "path", None)
+            documented = request.app.openapi().get("paths", {}).get(template, {})
+            allowed = {m.upper() for m in documented if m.upper() in _VERBS} | {
+                m.strip() for m in headers.get("Allow", "").split(",") if m.strip()}
+            headers["Allow"] = ", ".join(sorted(allowed))
+        return JSONResponse(body, status_code=exc.status_code, headers=headers, media_type=MEDIA_TYPE)
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)

@@ -162,6 +162,9 @@ def test_not_found_conflicts_and_invalid_input_change_nothing(store, tokens):
         ("GET", "/v1/search?q=x&k=0", None), ("GET", "/v1/search?q=x&k=101", None),
         ("GET", "/v1/disputes?status=pending", None), ("GET", "/v1/entities/Bad Entity", None),
         ("GET", "/v1/search?q=x&as_of=yesterday", None),
+        # a one-value parameter given twice, and a search naming itself and another agent
+        ("GET", "/v1/search?q=x&k=5&k=6", None), ("GET", "/v1/disputes?status=open&status=all", None),
+        ("GET", "/v1/search?q=x&mine=true&agent=agent-b", None),
     ]
     for method, path, body in raw_invalid:
         problem(call(store, method, path, tokens["a"], json=body), 422, InvalidInput if "Bad" not in path
@@ -169,6 +172,10 @@ def test_not_found_conflicts_and_invalid_input_change_nothing(store, tokens):
     not_json = call(store, "POST", "/v1/facts", tokens["a"], content=b"{not json",
                     headers={"Content-Type": "application/json"})
     problem(not_json, 422, InvalidInput)
+    assert call(store, "GET", "/v1/search?q=x&as_of=1700000000000", tokens["a"]).status_code == 422  # seconds: year 55,840
+    untyped = call(store, "POST", "/v1/facts", tokens["a"], content=b'{"facts": []}', headers={"Content-Type": "text/plain"})
+    assert "Content-Type: application/json" in problem(untyped, 422, InvalidInput)["detail"]
+    assert call(store, "GET", "/v1/events?kinds=claim_added&kinds=dispute_opened&limit=1", tokens["a"]).status_code == 200
     assert snapshot(store) == before
     answer = store.vault.dispute(challenge.dispute_id)
     assert answer.status == "open"  # the 409s resolved nothing
@@ -230,6 +237,8 @@ def test_unknown_routes_and_methods_are_problem_details_too(store, tokens):
         resp = call(store, method, path, tokens["a"])
         assert resp.status_code == status and resp.headers["content-type"].startswith(MEDIA_TYPE)
         assert resp.json()["type"] == "about:blank"
+        if status == 405:  # every method the path takes, not the first route's
+            assert set(resp.headers["allow"].split(", ")) == {"GET", "PUT", "PATCH"}
 
 
 def test_store_trouble_is_503(serve_port, tmp_path):

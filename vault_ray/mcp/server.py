@@ -56,6 +56,8 @@ INSTRUCTIONS = """vault-ray is a memory shared by several agents, each writing u
 - `history` and `explain` say who said what, when, and why memory holds what it holds."""
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+RECALL_CHARS = 1000
+"""The longest `recall` query: what `/v1/search` takes (it travels in the URL), on every transport alike."""
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 SETTLE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
@@ -204,6 +206,8 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
         agent that said it and when. A fact other agents contradict is marked CONTESTED with every competing
         value, its agent and authority weight: report the disagreement, do not pick a value. Says so
         explicitly when nothing matches."""
+        if isinstance(query, str) and len(query) > RECALL_CHARS:
+            raise InvalidInput(f"query must be at most {RECALL_CHARS} characters (what /v1/search takes), got {len(query)}")
         found = await recall_of(memory(), query, k)
         return answer(recall_text(found), encode(found))
 

@@ -3,7 +3,8 @@ a thin face: request model -> one `Vault` call (off the event loop) -> response 
 
 from __future__ import annotations
 
-from typing import Any
+import types
+from typing import Any, Union, get_args, get_origin
 
 from fastapi import Request
 
@@ -38,6 +39,7 @@ ADMIN = problems(401, 403, 404, 409, 413, 422, 503)
 
 
 _QUERY_NAMES: dict[int, frozenset[str]] = {}
+_LISTS: dict[int, frozenset[str]] = {}
 
 
 async def known_query_only(request: Request) -> None:
@@ -47,23 +49,38 @@ async def known_query_only(request: Request) -> None:
     dependant = getattr(route, "dependant", None)
     if dependant is None:
         return
-    allowed = _QUERY_NAMES.get(id(route))
-    if allowed is None:
-        allowed = _QUERY_NAMES[id(route)] = frozenset(_query_names(dependant))
+    if id(route) not in _QUERY_NAMES:
+        _QUERY_NAMES[id(route)] = frozenset(_query_names(dependant))
+        _LISTS[id(route)] = frozenset(_query_names(dependant, lists=True))
+    allowed, lists = _QUERY_NAMES[id(route)], _LISTS[id(route)]
     unknown = sorted(set(request.query_params) - allowed)
-    if unknown:
+    # a parameter that takes one value given twice (`k=5&k=6`) would be read as its last
+    repeated = sorted({name for name in request.query_params
+                       if len(request.query_params.getlist(name)) > 1} - set(unknown) - lists)
+    if unknown or repeated:
         stranger = unauthenticated(request)  # who asks comes first: a stranger learns no parameter names
         if stranger is not None:
             raise stranger
-        error = InvalidInput(f"unknown query parameter(s) {unknown}; this route takes {sorted(allowed)}")
+        error = InvalidInput(f"unknown query parameter(s) {unknown}; this route takes {sorted(allowed)}" if unknown
+                             else f"query parameter(s) {repeated} given more than once; each takes one value")
         error.errors = [{"loc": ["query", name], "msg": "unknown query parameter", "type": "extra_forbidden"}  # type: ignore[attr-defined]
-                        for name in unknown]  # as FastAPI's own 422s carry them
+                        for name in unknown] + [{"loc": ["query", name], "msg": "given more than once", "type": "repeated"}
+                                                for name in repeated]  # as FastAPI's own 422s carry them
         raise error
 
 
-def _query_names(dependant: Any) -> set[str]:
-    """The query parameters a route and its dependencies declare."""
-    names = {p.alias for p in dependant.query_params}
+def _many(annotation: Any) -> bool:
+    """Whether a parameter's type takes several values (`list[str] | None`)."""
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return any(_many(a) for a in get_args(annotation))
+    return origin in (list, tuple, set, frozenset)
+
+
+def _query_names(dependant: Any, *, lists: bool = False) -> set[str]:
+    """The query parameters a route and its dependencies declare (`lists`: those that take
+    several values)."""
+    names = {p.alias for p in dependant.query_params if not lists or _many(p.field_info.annotation)}
     for sub in dependant.dependencies:
-        names |= _query_names(sub)
+        names |= _query_names(sub, lists=lists)
     return names

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
+from vault_ray.errors import InvalidInput
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
@@ -36,6 +37,8 @@ async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max
                  k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: str | None = None, agent: str | None = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
     """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""
+    if mine and agent is not None and agent != who.name:
+        raise InvalidInput("mine=true searches the caller's own claims: give mine or agent, not both")
     hits = await svc.run(svc.vault.search, q, k=k, agent=who.name if mine else agent, entity=entity, as_of=as_of)
     return encode(hits)
 
