@@ -13,9 +13,10 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Path, Query
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
-from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
+from vault_ray.models import MAX_ENTITY_LEN, DisputeStatus, Kind, Op, Outcome, Status
 from vault_ray.policy import Policy
 
 MAX_K = 100
@@ -40,6 +41,15 @@ def _seconds(value: Any) -> Any:
 
 Time = Annotated[datetime | StrictFloat, BeforeValidator(_seconds)]
 """ISO 8601, or epoch seconds."""
+
+# What the core accepts, said in the schema (the core checks it, with the error tree's own
+# types: `json_schema_extra` documents without a second, different check)
+ENTITY_PATTERN = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"
+_ENTITY = {"pattern": ENTITY_PATTERN, "maxLength": MAX_ENTITY_LEN}
+EntityPath = Annotated[str, Path(description="An entity key, e.g. user.timezone", json_schema_extra=_ENTITY)]
+EntityFilter = Annotated[str | None, Query(description="Only this entity key", json_schema_extra=_ENTITY)]
+ClaimIdPath = Annotated[str, Path(description="A claim id", json_schema_extra={
+    "pattern": r"^(?!\.\.?$)[^/]*[^/\s][^/]*$", "maxLength": 128})]
 
 
 class Strict(BaseModel):

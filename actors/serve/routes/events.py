@@ -26,7 +26,8 @@ Kinds = Annotated[list[str] | None, Query(description=f"Only these kinds (repeat
 
 
 NeedsUser = Annotated[bool | None, Query(description="Only events of disputes that wait (or not) for a person")]
-Entity = Annotated[str | None, Query(max_length=130, description="An entity key or pattern, e.g. user.budget.*")]
+Entity = Annotated[str | None, Query(max_length=130, description="An entity key or pattern, e.g. user.budget.*",
+                                     json_schema_extra={"pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$"})]
 LastEventId = Annotated[str | None, Header(max_length=4000, description="The SSE resume point (a cursor)")]
 
 

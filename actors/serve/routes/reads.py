@@ -13,6 +13,9 @@ from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
 from ..schemas import (
+    ClaimIdPath,
+    EntityFilter,
+    EntityPath,
     MAX_K,
     MAX_QUERY,
     ClaimOut,
@@ -34,7 +37,7 @@ AsOf = Annotated[Time | None, Query(description="Answer as the store stood then 
 
 @router.get("/search", response_model=list[HitOut], responses=READ)
 async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
-                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: str | None = None, agent: str | None = None,
+                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None, agent: str | None = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
     """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""
     if mine and agent is not None and agent != who.name:
@@ -44,24 +47,24 @@ async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max
 
 
 @router.get("/entities/{entity}", response_model=EntityViewOut, responses=READ)
-async def get_entity(entity: str, who: Agent, svc: Svc, as_of: AsOf = None) -> Any:
+async def get_entity(entity: EntityPath, who: Agent, svc: Svc, as_of: AsOf = None) -> Any:
     """The current view of an entity: while a dispute is open, every competing value."""
     return encode(await svc.run(svc.vault.get, entity, as_of=as_of))
 
 
 @router.get("/entities/{entity}/history", response_model=list[ClaimOut], responses=READ)
-async def history(entity: str, who: Agent, svc: Svc) -> Any:
+async def history(entity: EntityPath, who: Agent, svc: Svc) -> Any:
     """Every claim ever made on the entity, with status and provenance."""
     return encode(await svc.run(svc.vault.history, entity))
 
 
 @router.get("/claims/{claim_id}", response_model=ClaimOut, responses=READ)
-async def claim(claim_id: str, who: Agent, svc: Svc) -> Any:
+async def claim(claim_id: ClaimIdPath, who: Agent, svc: Svc) -> Any:
     return encode(await svc.run(svc.vault.claim, claim_id))
 
 
 @router.get("/claims/{claim_id}/explain", response_model=ExplanationOut, responses=READ)
-async def explain(claim_id: str, who: Agent, svc: Svc) -> Any:
+async def explain(claim_id: ClaimIdPath, who: Agent, svc: Svc) -> Any:
     """The chain of decisions behind the claim's status."""
     return encode(await svc.run(svc.vault.explain, claim_id))
 
