@@ -25,17 +25,17 @@ def fact(entity: str, value: str, at: float) -> Fact:
 def test_labels_are_resolved_disputes_and_values_that_stood(tmp_path):
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder(64), policy=Policy(default_strategy="authority")) as v:
         a, b = v.agent("a"), v.agent("b")
-        a.add_facts([fact("user.diet", "vegan", T0), fact("user.city", "paris", T0), fact("user.tz", "cet", T0),
+        a.add_facts([fact("user.diet", "vegan", T0), fact("user.town", "paris", T0), fact("user.zone", "cet", T0),
                      fact("user.gym", "monday", T0)], resolve=False)
-        b.add_facts([fact("user.diet", "keto", T0 + 60), fact("user.tz", "pst", T0 + 60)], resolve=False)
+        b.add_facts([fact("user.diet", "keto", T0 + 60), fact("user.zone", "pst", T0 + 60)], resolve=False)
         b.add_facts([fact("user.gym", "monday", T0 + 9 * DAY)], resolve=False)  # agrees: no contradiction
-        diet, tz = (next(d for d in v.disputes() if d.entity == e) for e in ("user.diet", "user.tz"))
+        diet, tz = (next(d for d in v.disputes() if d.entity == e) for e in ("user.diet", "user.zone"))
         v.resolve_dispute(diet.id, diet.challenger, decided_by="user")  # keto, decided by a person
-        assert v.get("user.tz").contested  # tz stays open: no label
+        assert v.get("user.zone").contested  # tz stays open: no label
     labels = store_labels(read_claim_log(tmp_path / "s"))
     assert {e: (x.value, x.source, x.decided_by) for e, x in labels.items()} == {
         "user.diet": ("keto", "dispute", "user"),
-        "user.city": ("paris", "long-lived", ""),  # 9 days before the latest observation, never contradicted
+        "user.town": ("paris", "long-lived", ""),  # 9 days before the latest observation, never contradicted
         "user.gym": ("monday", "long-lived", ""),
     }
     assert set(store_labels(read_claim_log(tmp_path / "s"), min_age_s=10 * DAY)) == {"user.diet"}

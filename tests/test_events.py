@@ -114,9 +114,9 @@ def test_the_cursor_survives_a_restart(tmp_path):
         first = vault.events(since="start")
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
         assert vault.events(since=first.cursor).events == ()
-        vault.agent("b").add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False)
+        vault.agent("b").add_facts(Fact("user.pets", "The user has a cat", "cat"), resolve=False)
         (after,) = vault.events(since=first.cursor)
-        assert after.kind == "claim_added" and after.entity == "user.pet"
+        assert after.kind == "claim_added" and after.entity == "user.pets"
         assert [e.id for e in vault.events(since="start")] == [*(e.id for e in first), after.id]
 
 
@@ -148,8 +148,8 @@ def test_a_cursor_past_a_partitions_end_is_refused(vault):
     unknown = next(q for q in range(vault.info().partitions) if f".{q}-" not in page.cursor)
     with pytest.raises(InvalidInput):  # a partition that has no events yet
         vault.events(since=f"v1.{unknown}-1")
-    vault.agent("a").add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False)
-    assert [e.entity for e in vault.events(since=page.cursor)] == ["user.pet"]
+    vault.agent("a").add_facts(Fact("user.pets", "The user has a cat", "cat"), resolve=False)
+    assert [e.entity for e in vault.events(since=page.cursor)] == ["user.pets"]
 
 
 @pytest.mark.parametrize("bad", [{"kinds": ["status_changed"]}, {"limit": 0}, {"limit": True}, {"entity": "User!"},

@@ -116,7 +116,7 @@ def test_last_event_id_resumes_without_gaps_or_repeats_also_after_a_restart(serv
         store.client("other").add_facts(Fact("user.diet", "The user is vegan", "vegan"))  # while no one listens
         second = Listener(store.url, token, last_event_id=resume_at)
         second.wait_for(1)
-        store.client("other").add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False)
+        store.client("other").add_facts(Fact("user.pets", "The user has a cat", "cat"), resolve=False)
         second.wait_for(2)
         second.close()
         before_restart = first.events + second.events

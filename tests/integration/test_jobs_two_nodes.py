@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pyarrow.parquet as pq
 import pytest
@@ -35,8 +36,10 @@ def test_reindex_and_normalize_spread_their_actor_pools_over_both_nodes(two_node
     store = tmp_path / "store"
     with Vault.open(store, embedder=HashingEmbedder(dim=64), partitions=4) as vault:
         write_drifted(vault)
-        # `user.city` is a registry alias of user.location; this write slipped past resolution
-        vault.agent("agent-z").add_facts([Fact("user.city", "The user lives in Oslo", "Oslo")], resolve=False)
+        # written before the registry named `user.dwelling` an alias of user.location
+        vault.agent("agent-z").add_facts([Fact("user.dwelling", "The user lives in Oslo", "Oslo")], resolve=False)
+        entry = vault.registry.lookup("user.location")
+        vault.register(replace(entry, aliases=(*entry.aliases, "user.dwelling")), check_claims=False)
         configure(vault)
         vault.write_batch(generated_requests(300, seed=11))
     env = ray_env(tmp)
@@ -54,7 +57,7 @@ def test_reindex_and_normalize_spread_their_actor_pools_over_both_nodes(two_node
     print(out)
     assert "on 2 Ray nodes" in " ".join(out.split())
     merges = [r for r in pq.read_table(tmp_path / "plan" / "plan.parquet").to_pylist() if r["action"] == "merge"]
-    assert ("user.city", "user.location", "registry alias") in {(r["from_label"], r["to_label"], r["decided_by"])
+    assert ("user.dwelling", "user.location", "registry alias") in {(r["from_label"], r["to_label"], r["decided_by"])
                                                                  for r in merges}
     assert not any("user.work_schedule" in (r["from_label"], r["to_label"]) for r in merges)
 
