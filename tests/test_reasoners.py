@@ -29,6 +29,18 @@ rules = RuleReasoner()
         ("my payment method is PayPal", [("user.payment.method", "paypal", None)]),
         ("What's the weather like?", []),
         ("I speak only English", [("user.language", "english", None)]),
+        # a pet that died or was given away is retracted, not added
+        ("Our dog Rex passed away.", [("user.pets", "not:dog", None)]),
+        ("We had to give away our cat.", [("user.pets", "not:cat", None)]),
+        # a request to remove stored data is no statement of the value it names
+        ("Please remove my credit card.", []), ("Please delete my phone number", []),
+        # an intolerance sits with the allergies, not in place of the diet
+        ("I'm lactose intolerant", [("user.allergies", "lactose", None)]),
+        ("Shellfish makes me sick.", [("user.allergies", "shellfish", None)]),
+        ("New phone number: 206-555-0199.", [("user.phone", "+1 2065550199", None)]),
+        ("My email changed to maria@newmail.com.", [("user.email", "maria@newmail.com", None)]),
+        ("My full name is Maria Gonzalez.", [("user.name", "maria gonzalez", None)]),
+        ("I work for myself.", [("user.job", "self-employed", None)]),
         ("I speak English only", [("user.language", "english", None)]),
         ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
         ("I don't speak French, just English and Spanish",

@@ -114,3 +114,17 @@ def test_statements_that_mean_the_same_corroborate(text_vault, strategy, first, 
     view = vault.get(new.entity)
     assert not view.contested and {c.id for c in view.active} == {old.claim_id, new.claim_id}
     assert vault.disputes() == []
+
+
+@pytest.mark.parametrize("strategy", ["recency", "authority"])
+@pytest.mark.parametrize(("first", "second"), [("I'm vegetarian", "I stopped being vegan"),
+                                               ("I'm vegetarian", "I'm lactose intolerant"),
+                                               ("I have a dog", "My cat died last week")])
+def test_a_statement_that_denies_or_adds_something_else_leaves_the_fact_alone(text_vault, strategy, first, second):
+    """"not vegan" denies vegan only; an intolerance is no diet; a cat's death retracts no dog.
+    Before, the second superseded the first under recency, or disputed it under authority."""
+    vault = text_vault(Policy(default_strategy=strategy).with_authority("a", "*", 0.9).with_authority("b", "*", 0.1))
+    old = say(vault, "a", first, 0)
+    new = say(vault, "b", second, 60)
+    assert (new.outcome, new.superseded, new.dispute_id) == ("active", (), None)
+    assert old.claim_id in {c.id for c in vault.get(old.entity).active} and vault.disputes() == []

@@ -54,6 +54,13 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:budget|time ?zone|birthday|email|phone|number) is\b|budget for [\w ]+? is\b"
                 r"|(?!(?:my|our|the|your|a|this|that|his|her|their)\b)[a-z]+ budget is\b)", re.I), "my "),
     (re.compile(r"^(e-?mail|phone|cell|mobile|number|time ?zone|birthday|allergies)\s*:\s*", re.I), r"my \1 is "),
+    # "New phone number: 206-555-0199", "My email changed to x@y.z", "my number is now ..."
+    (re.compile(r"^(?:my )?(?:new|updated|current) ((?:e-?mail|phone|cell|mobile)(?: number| address)?|number|address)"
+                r"(?: is)?\s*:?\s+", re.I), r"my \1 is "),
+    (re.compile(r"^my ((?:e-?mail|phone|cell|mobile)(?: number| address)?|number|address|time ?zone|name) "
+                r"(?:has |just )?(?:changed|been changed|changed over|switched) to\s+", re.I), r"my \1 is "),
+    (re.compile(r"^i (?:work for myself|am self-employed|'m self-employed|run my own (?:business|company))\b", re.I),
+     "i'm self-employed"),
 ]
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
 _IMPERATIVE_ABOUT_ME = re.compile(

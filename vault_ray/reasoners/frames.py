@@ -134,7 +134,7 @@ def language_frame(n: str) -> list[Draft]:
     return []
 
 
-_NAME = re.compile(r"\b(?:my name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
+_NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
                    r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
                    r"\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
 _NOT_A_NAME = frozenset({
@@ -251,8 +251,8 @@ _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescu
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
-                       rf"|\bmy (?P<w>{SPECIES_RE}) (?:died|passed away|passed)\b"
-                       rf"|\b(?:i|we) (?:gave away|rehomed|lost) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
+                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? [A-Z][\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
+                       rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
 
 
 def pets_frame(n: str) -> list[Draft]:
@@ -316,11 +316,9 @@ def family_frame(n: str) -> list[Draft]:
     if m and number_word(m.group("n")):
         count = number_word(m.group("n")) or 1
         return [Draft("user.family", f"{count} children" if count > 1 else "child")]
-    m = _FAMILY_NAME.search(n)
-    if m:
+    if m := _FAMILY_NAME.search(n):
         return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v')}")]
-    m = _MARITAL_NOT.search(n)
-    if m:
+    if m := _MARITAL_NOT.search(n):
         return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
     m = _MARITAL.search(n)
     if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC):
@@ -332,7 +330,9 @@ _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
-                       r"|\b(?P<x>[\w\- ]+?) (?:gives|give) me (?:a reaction|hives|an allergic reaction)", IC)
+                       r"|\b(?P<x>[\w\- ]+?) (?:gives?|makes?) me (?:a reaction|hives|an allergic reaction|sick|ill)"
+                       r"|\bi'm (?P<z>\w+) intolerant\b|\bi have (?:an? )?(?P<t>\w+) intolerance\b"
+                       r"|\bi can't (?:eat|digest|tolerate) (?P<s>.+)$", IC)
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
 
 
@@ -349,7 +349,7 @@ def allergies_frame(n: str) -> list[Draft]:
             [Draft("user.allergies", cut(x)) for x in split_list(cut(only[0] if only else "")) if cut(x)]
     m = _ALLERGIC.search(n)
     if m:
-        raw = cut(m.group("v") or m.group("u") or m.group("y") or m.group("w") or m.group("x"))
+        raw = cut(next(g for g in m.groups() if g))  # an intolerance is kept with the allergies: "I'm lactose intolerant"
         items = [cut(x) for x in split_list(raw) if cut(x)]
         return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
     return []

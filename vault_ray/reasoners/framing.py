@@ -90,7 +90,7 @@ _PAST_VERB = re.compile(
     r"(?P<verb>was|were|had|lived|worked|spoke|stayed|spent|studied)\b(?P<after>.*)$", re.IGNORECASE)
 _STILL_TRUE = re.compile(
     r"^\s*(?:just\s+|recently\s+)?(?:born|diagnosed|promoted|hired|raised|relocated|transferred|moved|named|told|given|"
-    r"adopted|engaged|accepted|offered|assigned|elected|appointed|able|asked|invited|sent|a baby|twins|"
+    r"adopted|engaged|accepted|offered|assigned|elected|appointed|able|asked|invited|sent|a baby|twins|to\s|"
     r"married(?![^,;]*\bfor\s))", re.IGNORECASE)
 """What follows a past verb that leaves a current fact ("I was promoted to manager")."""
 _PRETEND = re.compile(
@@ -110,6 +110,9 @@ _NEGATED = re.compile(
 _DENYING = re.compile(r"^(?:i wouldn't say|i would not say|i'd not say|it's not like|it isn't like|not that|i never said|"
                       r"i didn't say|i don't think)\b(?![^:]*:)", re.IGNORECASE)
 
+_REMOVE = re.compile(r"^(?:(?:please|pls|kindly|can you|could you|would you)\s+)*(?:remove|delete|erase|forget|wipe|clear|"
+                     r"take off|get rid of)\s+(?:my|the|our|all)\b", re.IGNORECASE)
+REMOVE = "a request to remove what is stored, not a statement about the user (a person can retract a claim)"
 PAST = "a past state, not how things are now"
 PRETEND = "hypothetical, pretend or a request, not a current fact"
 
@@ -120,6 +123,8 @@ def framed(clause: str) -> tuple[str, str | None]:
     has nuts"); a clause that is a hypothetical, a past state or its own denial is ("", why)."""
     if _DENYING.search(clause.strip()):
         return "", "a statement the user denies or doubts, not a fact"
+    if _REMOVE.search(clause.strip()):
+        return "", REMOVE
     masked = _QUOTED.sub(lambda m: '"' + "x" * (len(m.group(0)) - 2) + '"', clause)  # a title says nothing ("What If")
     if _PAST_MARK.search(masked):
         return "", PAST

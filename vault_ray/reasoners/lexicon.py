@@ -27,7 +27,7 @@ DIETS = {
     "plant-based": "vegan", "plant based": "vegan", "pescatarian": "pescatarian", "pescetarian": "pescatarian",
     "omnivore": "omnivore", "omnivorous": "omnivore", "carnivore": "carnivore", "keto": "keto", "ketogenic": "keto",
     "paleo": "paleo", "halal": "halal", "kosher": "kosher", "gluten-free": "gluten-free", "gluten free": "gluten-free",
-    "lactose intolerant": "lactose intolerant", "flexitarian": "flexitarian", "low-carb": "low-carb",
+    "flexitarian": "flexitarian", "low-carb": "low-carb",
     "low carb": "low-carb", "dairy-free": "dairy-free", "dairy free": "dairy-free", "raw vegan": "raw vegan",
 }
 DIET_RE = "|".join(sorted((re.escape(d) for d in DIETS), key=len, reverse=True))

@@ -80,6 +80,9 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         if pa_ != pb:
             return True
         return pa_ == "likes" and (na is not None or nb is not None) and (na or 1) != (nb or 1)
+    (sa, oa), (sb, ob) = split_stance(a), split_stance(b)
+    if "not" in (sa, sb):  # "not:vegan" denies vegan only: it stands beside "vegetarian"
+        return sa != sb and oa.strip() == ob.strip()
     return a != b
 
 
@@ -146,7 +149,7 @@ class RuleReasoner:
                     refined.append(claim.id)
             elif refines(new, old):
                 refined.append(claim.id)
-            else:
+            elif contradicts(new, old, cardinality):
                 replaced.append(claim.id)
         if replaced:
             return OwnVerdict(Op.REPLACE, tuple(replaced + refined), "contradicts own earlier claim")
