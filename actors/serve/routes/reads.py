@@ -13,13 +13,13 @@ from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
 from ..schemas import (
-    ClaimIdPath,
-    EntityFilter,
-    EntityPath,
     MAX_K,
     MAX_QUERY,
+    ClaimIdPath,
     ClaimOut,
     DisputeOut,
+    EntityFilter,
+    EntityPath,
     EntityViewOut,
     ExplanationOut,
     HitOut,
