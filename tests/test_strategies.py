@@ -252,15 +252,29 @@ def test_consensus_three_against_one_wins_in_any_order(make_vault):
 
 def test_consensus_two_against_two_is_a_dispute(make_vault):
     vault = make_vault(policy=consensus_policy())
-    say(vault, "a", "user.diet", "vegan", 0)
+    first = say(vault, "a", "user.diet", "vegan", 0)
     challenger = say(vault, "c", "user.diet", "vegetarian", 1)
-    say(vault, "b", "user.diet", "vegan", 2)
-    fourth = say(vault, "d", "user.diet", "vegetarian", 3)
+    say(vault, "b", "user.diet", "vegan", 2)  # two against one: the incumbents' majority settles the dispute
+    (settled,) = vault.disputes("resolved")
+    assert (settled.id, settled.resolution.winner) == (challenger.dispute_id, first.claim_id)
+    assert settled.resolution.decided_by == "strategy:consensus" and vault.disputes() == []
+    fourth = say(vault, "d", "user.diet", "vegetarian", 3)  # the overruled agent's assertion still counts: two against two
     assert challenger.outcome == "disputed" and fourth.outcome == "disputed"
     (dispute,) = vault.disputes()
-    assert dispute.challenges == 2 and len(dispute.supporters) == 1
+    assert "no clear majority" in dispute.reason and dispute.challenger == fourth.claim_id
     view = vault.get("user.diet")
-    assert view.contested and sorted(view.values) == ["vegan", "vegan", "vegetarian", "vegetarian"]
+    assert view.contested and sorted(view.values) == ["vegan", "vegan", "vegetarian"]
+
+
+def test_consensus_support_for_the_incumbent_settles_an_open_dispute(make_vault):
+    """Only support for the challenger could close a dispute: one lost 3 to 1 stayed open."""
+    vault = make_vault(policy=Policy(default_strategy="consensus", default_weight=1.0, consensus_margin=0.5))
+    first = say(vault, "a", "user.diet", "vegan", 0)
+    challenger = say(vault, "b", "user.diet", "vegetarian", 1)
+    assert challenger.outcome == "disputed"
+    say(vault, "c", "user.diet", "vegan", 2)
+    assert vault.disputes() == [] and vault.claim(challenger.claim_id).superseded_by == first.claim_id
+    assert not vault.get("user.diet").contested and set(vault.get("user.diet").values) == {"vegan"}
 
 
 def test_consensus_a_heavy_agent_beats_two_light_ones_when_weights_say_so(make_vault):

@@ -88,6 +88,24 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> None:
+    """Under consensus, a claim that backs an open dispute's incumbents may give them the
+    clear majority: the dispute is settled for them, as a supporter settles it for the
+    challenger (`settle_repeat`). Before, only support for the challenger could close it,
+    and a dispute lost 3 to 1 stayed open."""
+    if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
+        return
+    for d in txn.open_disputes_on(entity):
+        standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
+        if not standing or not txn.known(d.challenger):
+            continue
+        pool = tally.assertions(txn, entity)
+        verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
+        if verdict.action == Action.WIN:
+            resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False, strategy="consensus",
+                    weights=verdict.weights)
+
+
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:
     """The arguments of `resolve_dispute`, before anything is read: strings the log can keep,
     and a winner unless every value is kept. A missing `decided_by` is the partition's

@@ -144,6 +144,7 @@ class Partition:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
+            disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
             return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id,
                             superseded=tuple(t.id for t in targets), reason=own_verdict.reason, **base)
         repeat = disputes.repeated_challenge(txn, incoming, conflicting)
