@@ -119,7 +119,12 @@ def test_statements_that_mean_the_same_corroborate(text_vault, strategy, first, 
 @pytest.mark.parametrize("strategy", ["recency", "authority"])
 @pytest.mark.parametrize(("first", "second"), [("I'm vegetarian", "I stopped being vegan"),
                                                ("I'm vegetarian", "I'm lactose intolerant"),
-                                               ("I have a dog", "My cat died last week")])
+                                               ("I have a dog", "My cat died last week"),
+                                               # another agent saying more (or less) of the same
+                                               ("My name is Maria", "My name is Maria Gonzalez"),
+                                               ("I'm a senior product manager", "I'm a product manager"),
+                                               ("My birthday is March 5", "I was born on 5 March 1990"),
+                                               ("I go to the gym at 7am", "I go to the gym at 7am on weekdays")])
 def test_a_statement_that_denies_or_adds_something_else_leaves_the_fact_alone(text_vault, strategy, first, second):
     """"not vegan" denies vegan only; an intolerance is no diet; a cat's death retracts no dog.
     Before, the second superseded the first under recency, or disputed it under authority."""
@@ -128,3 +133,14 @@ def test_a_statement_that_denies_or_adds_something_else_leaves_the_fact_alone(te
     new = say(vault, "b", second, 60)
     assert (new.outcome, new.superseded, new.dispute_id) == ("active", (), None)
     assert old.claim_id in {c.id for c in vault.get(old.entity).active} and vault.disputes() == []
+
+
+def test_more_detail_is_no_contradiction_but_a_change_word_or_another_kind_is():
+    from vault_ray.reasoners.rules import detail_of
+
+    assert detail_of("user.job", "product manager", "senior product manager")
+    assert detail_of("user.name", "maria gonzalez", "maria")
+    assert not detail_of("user.job", "manager", "former manager")  # a change, not a detail
+    assert not detail_of("user.meeting", "monday", "monday cancelled")
+    assert not detail_of("user.location", "york", "new york city")  # places compare whole
+    assert not detail_of("user.budget", "5000 USD", "5000 USD/month")

@@ -14,7 +14,7 @@ import numpy as np
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
-from ..values import canonical, singular, split_stance
+from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
@@ -51,6 +51,21 @@ def refines(new: str, old: str) -> bool:
     """`new` says everything `old` says and more ('7am' -> '7am on weekdays')."""
     new_words, old_words = set(_WORD.findall(new)), set(_WORD.findall(old))
     return bool(old_words) and old_words < new_words
+
+
+_CHANGE_WORDS = frozenset({"not", "no", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
+                           "quit", "without", "except", "anymore", "longer", "until", "formerly", "retired"})
+
+
+def detail_of(entity: str, a: str, b: str) -> bool:
+    """Whether one of two values says the other and more, in words that change nothing of it
+    (no "former", "not", "cancelled"): for names and free text; places, zones, amounts,
+    phones and the like compare whole ("York" is not part of "New York")."""
+    if value_kind(entity) not in ("name", "text") or split_stance(a)[0] or split_stance(b)[0]:
+        return False
+    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
+    small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return bool(small) and small < big and not (big - small) & _CHANGE_WORDS
 
 
 _COUNTED = re.compile(r"^(?P<n>\d+)\s+(?P<noun>\D+)$")
@@ -158,8 +173,16 @@ class RuleReasoner:
         return OwnVerdict(Op.ADD, (), "new for this agent")
 
     def conflicts(self, incoming: Claim, others: Sequence[Claim], cardinality: str) -> list[str]:
+        """Other agents' claims the incoming one contradicts. One that only says more or less
+        of the same ("Maria" / "Maria Gonzalez", "product manager" / "senior product manager",
+        "March 5" / "March 5, 1990") is no contradiction: both stand."""
         new = normalized_value(incoming)
-        return [c.id for c in others if contradicts(new, normalized_value(c), cardinality)]
+        out = []
+        for c in others:
+            old = normalized_value(c)
+            if contradicts(new, old, cardinality) and not (cardinality != "many" and detail_of(incoming.entity, new, old)):
+                out.append(c.id)
+        return out
 
     # -- entity resolution ------------------------------------------------------------------
     def label_texts(self, labels: Iterable[str]) -> list[str]:
