@@ -81,6 +81,20 @@ def test_store_commands(store):
         assert vault.policy.weight("agent-b", "user.diet") == 0.4
 
 
+def test_the_ids_the_tables_show_are_enough_to_explain_and_resolve(store):
+    """The tables show a claim id's first 12 characters: `explain` and `resolve --winner` take them."""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        (d,) = vault.disputes()
+        pst = next(c for c in vault.history("user.timezone") if c.value == "PST")
+    shown = invoke("disputes", "--store", store, "--hashing").output
+    assert pst.id[:12] in shown and d.id in shown
+    told = invoke("explain", pst.id[:12], "--store", store, "--hashing")
+    assert told.exit_code == 0 and "agent-a" in told.output
+    done = invoke("resolve", d.id, "--winner", pst.id[:12], "--note", "she said so", "--store", store, "--hashing")
+    assert done.exit_code == 0 and f"winner {pst.id}" in done.output
+    assert "CONTESTED" not in invoke("get", "user.timezone", "--store", store, "--hashing").output
+
+
 def test_errors_become_one_line_and_exit_codes(store):
     bad = invoke("get", "Not An Entity", "--store", store, "--hashing")
     assert bad.exit_code == 2 and bad.output.startswith("error:") and "Traceback" not in bad.output

@@ -44,10 +44,10 @@ def view_table(view: EntityView) -> Table:
         for cand in view.candidates:
             c = cand.claim
             t.add_row(c.value or c.text, c.agent, f"{cand.weight:.2f}", str(c.status),
-                      c.observed_at.strftime("%H:%M:%S"), c.session or "", cand.dispute_id or "")
+                      c.observed_at.strftime("%Y-%m-%d %H:%M:%S"), c.session or "", cand.dispute_id or "")
     else:
         for c in view.active:
-            t.add_row(c.value or c.text, c.agent, "", str(c.status), c.observed_at.strftime("%H:%M:%S"),
+            t.add_row(c.value or c.text, c.agent, "", str(c.status), c.observed_at.strftime("%Y-%m-%d %H:%M:%S"),
                       c.session or "", "")
     return t
 

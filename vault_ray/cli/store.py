@@ -9,8 +9,9 @@ from dataclasses import asdict
 import typer
 from rich.table import Table
 
-from ..errors import InvalidInput
+from ..errors import ClaimNotFound, InvalidInput
 from ..render import claims_table, disputes_table, hits_table, view_table
+from ..vault import Vault
 from .common import ADDRESS, AS_OF, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time
 
 
@@ -43,7 +44,7 @@ def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain
     """Explain CLAIM_ID: every decision behind its status (pass, op, strategy, weights,
     judge rationale, dispute and resolution)."""
     with open_vault(store, address, namespace, hashing) as vault:
-        found = vault.explain(claim_id)
+        found = vault.explain(_whole(claim_id, vault))
         if as_json:
             typer.echo(json.dumps(asdict(found), default=str, indent=2))
         else:
@@ -67,6 +68,10 @@ def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="
             namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Resolve DISPUTE_ID: the winner becomes active, the others superseded."""
     with open_vault(store, address, namespace, hashing) as vault:
+        dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes()], "open dispute")
+        if winner is not None:
+            d = vault.dispute(dispute_id)
+            winner = _whole(winner, vault, [d.challenger, *d.incumbents, *d.supporters], "claim of the dispute")
         d = vault.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both)
         console.print(f"resolved {d.id}: winner {d.resolution.winner if d.resolution else None}")
 
@@ -88,6 +93,24 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
             for p, w in sorted(table.items()):
                 t.add_row(a, p, f"{w:.2f}")
         console.print(t)
+
+
+def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str = "claim") -> str:
+    """The id `given` starts (the tables show the first 12 characters of a claim id), when
+    exactly one matches; `given` itself when it is whole or matches none (the call then
+    says what is missing)."""
+    if among is None:
+        try:
+            vault.claim(given)
+            return given
+        except ClaimNotFound:
+            among = [c.id for c in vault.claims()]
+    if given in among:
+        return given
+    found = [i for i in among if i.startswith(given)]
+    if len(found) > 1:
+        raise InvalidInput(f"{given!r} starts {len(found)} {what} ids ({', '.join(sorted(found)[:3])}, ...): give more of it")
+    return found[0] if found else given
 
 
 def register(app: typer.Typer) -> None:
