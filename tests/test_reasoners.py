@@ -41,6 +41,8 @@ rules = RuleReasoner()
         ("My email changed to maria@newmail.com.", [("user.email", "maria@newmail.com", None)]),
         ("My full name is Maria Gonzalez.", [("user.name", "maria gonzalez", None)]),
         ("I work for myself.", [("user.job", "self-employed", None)]),
+        # a cap on one thing, per night, is that thing's budget, not the user's whole budget
+        ("Keep the hotel under $200 a night.", [("user.budget.hotel", "200 USD/night", None)]),
         ("I speak English only", [("user.language", "english", None)]),
         ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
         ("I don't speak French, just English and Spanish",

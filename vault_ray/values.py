@@ -287,9 +287,9 @@ _DOLLARS = re.compile(r"(?<![\w$])(C|CA|CAN|A|AU|NZ|HK|S|SG|US|U\.S\.|MX|R)\$", 
 _PERIODS = {"hour": "hour", "hr": "hour", "hourly": "hour", "day": "day", "daily": "day", "week": "week", "wk": "week",
             "weekly": "week", "fortnight": "fortnight", "fortnightly": "fortnight", "month": "month", "mo": "month",
             "monthly": "month", "quarter": "quarter", "quarterly": "quarter", "year": "year", "yr": "year",
-            "annum": "year", "annual": "year", "annually": "year", "yearly": "year"}
-PERIOD = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>hour|hr|day|week|wk|fortnight|month|mo|quarter|year|yr"
-                    r"|annum)\b|\b(?P<adj>hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b",
+            "annum": "year", "annual": "year", "annually": "year", "yearly": "year", "night": "night", "nightly": "night"}
+PERIOD = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>hour|hr|day|night|week|wk|fortnight|month|mo|quarter|year"
+                    r"|yr|annum)\b|\b(?P<adj>hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
 _AT_LEAST = re.compile(r"\b(?:at least|(?<!no )(?<!not )more than|over|above|minimum(?: of)?|min|no less than"
                        r"|not less than|starting (?:at|from)|upwards of|north of)\b", re.IGNORECASE)

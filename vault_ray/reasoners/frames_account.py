@@ -65,6 +65,8 @@ _BUDGET = re.compile(
     r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
     r"|\b(?:keep (?:it|things|the (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within|at most|"
     r"around|about)\s+(?P<x>.+)$"
+    r"|\bkeep (?:the|my|our) (?P<pre3>[a-z]+)(?: (?:cost|price|bill|spend|spending))? (?:under|below|within|at most|around"
+    r"|about)\s+(?P<r>.+)$"
     r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
     r"|\b(?:i have|i've got|i've)\s+(?P<z>.+?)\s+to spend\b"
     r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
@@ -77,20 +79,20 @@ def budget_frame(n: str) -> list[Draft]:
     m = _BUDGET.search(n)
     if not m:
         return []
-    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre", "pre2"))
+    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre", "pre2", "pre3"))
     # "I can spend up to $3,500 on the laptop": what it is for, keyed as "my laptop budget" is
     spent_on = re.search(rf"\s+on\s+(?:(?:the|my|our|an?)\s+(?:new\s+)?(?P<on>[a-z]+)|(?P<plan>{PLAN_WORDS}))\b", raw, IC)
     # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
-    raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|week|fortnight|month"
+    raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|night|week|fortnight|month"
                    r"|quarter|year|annum)", raw, maxsplit=1, flags=IC)[0]
-    raw = re.sub(r"((?:per|a|an|each|every)\s+(?:hour|day|week|fortnight|month|quarter|year|annum))\b.*$", r"\1", raw,
+    raw = re.sub(r"((?:per|a|an|each|every)\s+(?:hour|day|night|week|fortnight|month|quarter|year|annum))\b.*$", r"\1", raw,
                  flags=IC)
     if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
     if values.parse_amount(raw) is None:
         return []
     spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
-    topic = m.group("topic") or m.group("pre") or m.group("pre2") or spent_on  # "for the trip", "on the laptop"
+    topic = m.group("topic") or m.group("pre") or m.group("pre2") or m.group("pre3") or spent_on  # "for the trip"
     entity = "user.budget" if not topic else "user.budget." + _slug(topic)
     value = cut(raw) or raw.strip()
     if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's
