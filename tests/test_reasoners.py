@@ -43,6 +43,13 @@ rules = RuleReasoner()
         ("I work for myself.", [("user.job", "self-employed", None)]),
         # a cap on one thing, per night, is that thing's budget, not the user's whole budget
         ("Keep the hotel under $200 a night.", [("user.budget.hotel", "200 USD/night", None)]),
+        # consent and the way to reach the user, as said
+        ("You can text me at 206 555 0199.", [("user.phone", "+1 2065550199", None), ("user.contact_preference", "text", None)]),
+        ("You can reach me at maria@example.com for receipts.", [("user.email", "maria@example.com", None)]),
+        ("I agree to the terms but no marketing emails please.",
+         [("user.consent.term", "given", None), ("user.consent.email_marketing", "withdrawn", None)]),
+        ("No marketing emails please", [("user.consent.email_marketing", "withdrawn", None)]),
+        ("You can text me anytime", [("user.consent.text", "given", None)]),
         ("I speak English only", [("user.language", "english", None)]),
         ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
         ("I don't speak French, just English and Spanish",

@@ -47,7 +47,9 @@ _SUBJECT_FIXES = [
     (re.compile(r"\bcannot\b", re.I), "can't"),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
-                r"update|correction|quick update|oh and|and|but|yes|no|yeah|hey|hi|hello|note)[,:!]?\s+)+", re.I), ""),
+                r"update|correction|quick update|oh and|and|but|yes|yeah|hey|hi|hello|note|"
+                r"no(?!\s+(?:more\s+)?(?:[\w-]+\s+)?(?:e-?mails?|newsletters?|texts?|calls|ads|offers|promotions|marketing|spam)\b)"
+                r")[,:!]?\s+)+", re.I), ""),
     (re.compile(r"^(?:[-*•·]+|\d+[.)])\s+"), ""),  # a list's bullet
     (re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?=(?:live in|work (?:at|for|as)|"
                 r"speak)\b)", re.I), "i "),
@@ -65,7 +67,8 @@ _SUBJECT_FIXES = [
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
 _IMPERATIVE_ABOUT_ME = re.compile(
     r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
-    r"remember|note|don't|do not|never|always|keep)\b", re.IGNORECASE)
+    r"remember|note|don't|do not|never|always|keep|no more|no marketing|no (?:e-?mails?|texts?|calls|newsletters?))\b",
+    re.IGNORECASE)
 PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gift|gifts|renovation|house|home|apartment|"
               r"rent|moving|move|car|food|grocery|groceries|dinner|hotel|flight|flights|shopping|christmas|event|monthly|"
               r"weekly|yearly|annual")

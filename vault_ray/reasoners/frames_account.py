@@ -106,14 +106,15 @@ _CONSENT_YES = re.compile(
     r"|(?:'m|\s+am) (?:okay|ok|fine|happy) (?:with|for|that you|to let you))"
     r"\s*(?P<t>.+)$"
     r"|\b(?:you (?:can|may|have my (?:permission|consent) to)|feel free to|go ahead and)\s+(?P<u>(?:share|use|record|"
-    r"send|email|text|call|contact|store|keep|process|track|sell).+)$"
+    r"send|email|text|call|contact|store|keep|process|track|sell)(?! me (?:at|on)\b).+)$"
     r"|\bsign me up (?:for|to) (?P<v>.+)$", IC)
 _CONSENT_NO = re.compile(
     r"\bi (?:hereby |now |want to |'d like to )?(?:withdraw|revoke|retract|take back|pull)\s+(?:my |the )?"
     r"(?:consent|permission|agreement|opt-in)\s*(?:to|for|from|on|regarding|about)?\s*(?P<t>.*)$"
     r"|\bi (?:no longer|don't|do not|won't|never) (?:consent|agree|give (?:my )?(?:consent|permission))\s+(?:to|for)\s+(?P<u>.+)$"
     r"|\b(?:stop|quit)\s+(?:sending|emailing|texting|calling|contacting|messaging|spamming)\s+me\s*(?P<v>.*)$"
-    r"|\bunsubscribe me\s*(?:from)?\s*(?P<w>.*)$"
+    r"|\bunsubscribe me\s*(?:from)?\s*(?P<w>.*)$|^no (?:more )?(?P<p>(?:[\w\-]+ )?(?:emails?|newsletters?|texts?|calls|ads"
+    r"|offers|promotions|marketing)\b.*)$"
     r"|\b(?:count me out of|take me off|remove me from|leave me off)\s+(?P<o>.+)$"
     r"|\bi (?:no longer|don't|do not) want (?:to (?:receive|get) )?(?:any (?:more )?)?(?P<q>(?:[\w\-]+ )?(?:emails?|newsletters?|"
     r"texts?|messages|offers|updates|ads|notifications|promotions)\b.*)$"
@@ -123,7 +124,8 @@ _CONSENT_NO = re.compile(
 _TOPIC_DROP = {"the", "my", "me", "you", "your", "our", "a", "an", "any", "all", "to", "for", "of", "with", "from",
                "about", "further", "more", "receive", "receiving", "get", "getting", "send", "sending", "sent", "be",
                "being", "by", "anymore", "please", "those", "these", "them", "that", "this", "it", "partner", "partners",
-               "third", "parties", "party", "affiliates", "affiliate", "others", "other", "companies"}
+               "third", "parties", "party", "affiliates", "affiliate", "others", "other", "companies", "anytime",
+               "whenever", "always", "ok", "okay", "fine"}
 """Words a consent's topic is said with that do not change what it covers ("share my data with partners" is data
 sharing, as "I withdraw my consent for data sharing" is: one key, so the two meet)."""
 _GERUND = {"share": "sharing", "shared": "sharing", "record": "recording", "recorded": "recording", "track": "tracking",
@@ -147,11 +149,14 @@ def consent_frame(n: str) -> list[Draft]:
     raw = next((g for g in m.groups() if g), "") or ""
     if verb and not raw.strip():
         raw = verb.group(1)
+    # "I agree to the terms but no marketing emails": the exception is withdrawn
+    raw, unless = (re.split(r"\s+(?:but|except)\s+(?:no|not)\s+", raw, maxsplit=1, flags=IC) + [""])[:2] \
+        if status == values.CONSENT_GIVEN else (raw, "")
     topic = _topic(raw)
     if status == values.CONSENT_GIVEN and not topic:
         return []
-    entity = "user.consent" + (f".{topic}" if topic else "")
-    return [Draft(entity, status)]
+    out = [Draft("user.consent" + (f".{topic}" if topic else ""), status)]
+    return out + ([Draft(f"user.consent.{_topic(unless)}", values.CONSENT_WITHDRAWN)] if _topic(unless) else [])
 
 
 def _topic(raw: str) -> str:
@@ -202,8 +207,10 @@ def address_frame(n: str) -> list[Draft]:
         m = pattern.search(n)
         if m:
             said.append(Draft(entity, m.group("v").strip(" .").rstrip(".")))
-            if not said[1:] and not m.group(0).lower().startswith("my "):  # "call me at ...": the way to reach them too
-                said.append(Draft("user.contact_preference", channel))
+            # "call me at ...": the way to reach them too ("text me at ...": by text), unless only for one
+            # purpose ("reach me at ana@x.com for receipts")
+            if not said[1:] and not m.group(0).lower().startswith("my ") and not _FOR_ONE.search(n, m.end()):
+                said.append(Draft("user.contact_preference", "text" if re.search(r"\btext me\b", m.group(0), IC) else channel))
             # "reach me at ana@x.com or 617-555-0142": the number said beside the address
             beside = _OR_NUMBER.match(n, m.end()) if entity == "user.email" else None
             if beside and not _PHONE.search(n):
@@ -211,6 +218,8 @@ def address_frame(n: str) -> list[Draft]:
     return said
 
 
+_FOR_ONE = re.compile(r"\bfor (?:the |my |any |all )?(?:receipts?|invoices?|billing|bills|statements?|confirmations?|"
+                      r"orders?|shipping|deliver(?:y|ies)|work|business|emergencies|urgent)\b", IC)
 _BARE_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _ASKED_BY_EMAIL = re.compile(r"\b(?:e-?mail me|reach me|contact me|write (?:to )?me)\b(?!.*\b(?:his|her|their)\b)", IC)
 _OR_NUMBER = re.compile(r"\s*(?:,|or|and|/)\s*(?:at\s+|on\s+)?(?P<v>\+?\(?\d[\d ().-]{6,}\d)")
