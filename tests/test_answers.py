@@ -24,6 +24,12 @@ def turn(question: str, answer: str) -> list[dict[str, str]]:
     ("What's your email?", "ana@example.com", ("user.email", "ana@example.com")),
     ("Do you follow a particular diet?", "vegan", ("user.diet", "vegan")),
     ("Which country do you live in?", "The US", ("user.location", "US")),
+    ("What should I call you?", "Mia is fine.", ("user.name", "Mia")),
+    # a yes or a no to a question about the user says what the question says, or its denial
+    ("Do you speak Spanish?", "Yes, fluently.", ("user.language", "Spanish")),
+    ("Are you still vegetarian?", "No, not anymore.", ("user.diet", "not:vegetarian")),
+    ("Are you allergic to nuts?", "yes", ("user.allergies", "nuts")),
+    ("Do you have a dog?", "Nope", ("user.pets", "not:dog")),
 ])
 def test_a_short_answer_reads_as_the_statement_of_the_pair(question, answer, fact):
     extraction = RuleReasoner().extract_turn(turn(question, answer))
@@ -46,6 +52,9 @@ def test_an_answer_no_rule_reads_is_reported_with_its_question():
     ("How old are you?", "Prefer not to say"), ("Are you allergic to anything?", "not that I know of"),
     ("What should I call you?", "whatever"), ("What's your name?", "Same as my dad"),
     ("Which company do you work for?", "I'd prefer not to share that"), ("What time zone are you in?", "no idea"),
+    # an offer, or a yes-no question about someone else
+    ("Do you want me to book it?", "Yes please"), ("Would you like a window seat?", "Yes"),
+    ("Is your sister coming?", "Yes"), ("Does your husband speak French?", "Yes"),
 ])
 def test_an_answer_to_a_question_not_about_the_user_now_gives_no_fact(question, answer):
     assert RuleReasoner().extract_turn(turn(question, answer)).facts == ()

@@ -50,7 +50,7 @@ _NOT_ABOUT_THE_USER_NOW = re.compile(
     r"mother|dad|father|parents?|son|daughter|kids?|child(?:ren)?|friends?|colleagues?|co-?workers?|team|family|"
     r"assistant|client|customer)s?(?:'s)?|his|her|their|did you|were you|was your|were your|before|previous(?:ly)?|"
     r"used to|last (?:year|time|job)|flying|heading|going to|travell?ing to|visit(?:ing)?|trip to|meeting|event|call is|"
-    r"appointment|would you like|should i|shall i)\b", re.IGNORECASE)
+    r"appointment|would you like|do you want (?:me|us) to|should i(?! call you)|shall i)\b", re.IGNORECASE)
 """A question about someone else, the past, a trip or an event, or an offer: its answer is
 not a statement about the user as they are."""
 _NO_VALUE = re.compile(
@@ -74,14 +74,36 @@ def question_before(messages: Sequence[Message] | str) -> str | None:
     return asked if "?" in asked else None
 
 
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|correct|right|i do|i am|i have|still)\b", re.I)
+_NO = re.compile(r"^(?:no|nope|nah|not (?:anymore|any more|really|now)|i don't|i'm not|i am not|i haven't|never)\b", re.I)
+_YES_NO = re.compile(r"^(?:so |and |also )?(?P<aux>do|are|have) you (?:still |currently |now |also |already )?"
+                     r"(?P<rest>[\w ,'-]+)$", re.IGNORECASE)
+_IS_FINE = re.compile(r"\s+(?:is|would be|works|will do)(?:\s+(?:fine|good|ok|okay|great|best|perfect))?$", re.IGNORECASE)
+
+
+def yes_no_statement(asked: str, answer: str) -> str | None:
+    """A yes or no to a question about the user ("Do you speak Spanish?" "Yes, fluently"; "Are
+    you still vegetarian?" "No, not anymore"): the statement it makes, or None."""
+    q = _YES_NO.match(asked.strip())
+    yes, no = _YES.match(answer.strip()), _NO.match(answer.strip())
+    if q is None or bool(yes) == bool(no) or _NOT_ABOUT_THE_USER_NOW.search(asked):
+        return None
+    aux, rest = q.group("aux").lower(), re.sub(r"^any\s+", "", q.group("rest").strip())
+    if yes:
+        return {"do": f"I {rest}", "are": f"I'm {rest}", "have": f"I have {rest}"}[aux]
+    return {"do": f"I don't {rest}", "are": f"I'm not {rest} anymore", "have": f"I don't have {rest}"}[aux]
+
+
 def as_statement(question: str, answer: str) -> str | None:
     """The statement a short answer makes to `question`, or None (no topic, or no answer)."""
-    said = _POLITE.sub("", answer.strip().rstrip(".!")).strip(" ,.!")
+    asked = re.split(r"(?<=[.!])\s+", question.rsplit("?", 1)[0])[-1]  # the question itself, not the chat before it
+    if (said := yes_no_statement(asked, answer)) is not None:
+        return said
+    said = _IS_FINE.sub("", _POLITE.sub("", answer.strip().rstrip(".!")).strip(" ,.!"))  # "Mia is fine": Mia
     corrected = _CORRECTED.match(said)  # "Not Paris, Lyon", "Lyon, not Paris": the answer is Lyon
     said = (corrected.group("a") or corrected.group("b")).strip() if corrected else said
     if not said or len(said.split()) > MAX_ANSWER_WORDS or _NO_VALUE.search(said):
         return None
-    asked = re.split(r"(?<=[.!])\s+", question.rsplit("?", 1)[0])[-1]  # the question itself, not the chat before it
     if _NOT_ABOUT_THE_USER_NOW.search(asked):
         return None
     value = re.sub(r"^(?:at|in|from|by|as)\s+", "", said, flags=re.IGNORECASE)
