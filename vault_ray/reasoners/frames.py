@@ -301,7 +301,8 @@ def _relative(m: re.Match[str]) -> Draft:
 
 
 _FAMILY_NAME = re.compile(r"^(?i:my) (?P<r>wife|husband|partner|spouse|son|daughter|mom|mother|dad|father|brother|sister|"
-                          r"fiancee?|boyfriend|girlfriend)(?:'s name)? is (?:called |named )?(?P<v>[A-Z][a-z]+)\b", re.UNICODE)
+                          r"fiancee?|boyfriend|girlfriend)(?:(?:'s name)? is (?:called |named )?|,? )"  # "my wife Anna is ..."
+                          r"(?P<v>[A-Z][a-z]+)\b(?! [A-Z])", re.UNICODE)
 _MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was| 've been|'ve just been)?\s+(?:now |happily |recently |"
                       r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated)\b", IC)
 _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
