@@ -124,7 +124,8 @@ def test_statements_that_mean_the_same_corroborate(text_vault, strategy, first, 
                                                ("My name is Maria", "My name is Maria Gonzalez"),
                                                ("I'm a senior product manager", "I'm a product manager"),
                                                ("My birthday is March 5", "I was born on 5 March 1990"),
-                                               ("I go to the gym at 7am", "I go to the gym at 7am on weekdays")])
+                                               ("I go to the gym at 7am", "I go to the gym at 7am on weekdays"),
+                                               ("I live in Portugal", "I live in Lisbon")])
 def test_a_statement_that_denies_or_adds_something_else_leaves_the_fact_alone(text_vault, strategy, first, second):
     """"not vegan" denies vegan only; an intolerance is no diet; a cat's death retracts no dog.
     Before, the second superseded the first under recency, or disputed it under authority."""
@@ -142,5 +143,7 @@ def test_more_detail_is_no_contradiction_but_a_change_word_or_another_kind_is():
     assert detail_of("user.name", "maria gonzalez", "maria")
     assert not detail_of("user.job", "manager", "former manager")  # a change, not a detail
     assert not detail_of("user.meeting", "monday", "monday cancelled")
-    assert not detail_of("user.location", "york", "new york city")  # places compare whole
+    assert not detail_of("user.location", "york", "new york city")  # places: only a city in its state or country
+    assert detail_of("user.location", "lisbon", "portugal") and detail_of("user.location", "texas", "austin")
+    assert not detail_of("user.location", "lisbon", "spain") and not detail_of("user.location", "paris", "united states")
     assert not detail_of("user.budget", "5000 USD", "5000 USD/month")

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import places
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
@@ -59,9 +60,14 @@ _CHANGE_WORDS = frozenset({"not", "no", "never", "cancelled", "canceled", "ex", 
 
 def detail_of(entity: str, a: str, b: str) -> bool:
     """Whether one of two values says the other and more, in words that change nothing of it
-    (no "former", "not", "cancelled"): for names and free text; places, zones, amounts,
-    phones and the like compare whole ("York" is not part of "New York")."""
-    if value_kind(entity) not in ("name", "text") or split_stance(a)[0] or split_stance(b)[0]:
+    (no "former", "not", "cancelled"): for names and free text; for places, a city in its
+    state or country; zones, amounts, phones and the like compare whole ("York" is no part
+    of "New York")."""
+    if split_stance(a)[0] or split_stance(b)[0]:
+        return False
+    if value_kind(entity) == "place":  # "lisbon" in "portugal": a city in its state or country
+        return places.within(a, b) or places.within(b, a)
+    if value_kind(entity) not in ("name", "text"):
         return False
     wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
     small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
