@@ -107,10 +107,13 @@ def test_without_an_embedder_labels_fall_back_to_shared_words(tmp_path):
 
 
 class CountingEmbedder(HashingEmbedder):
-    """The hashing embedder, counting its calls and the texts it was given."""
+    """The hashing embedder, counting its calls and the texts it was given; under another
+    name, so the rule reasoner weighs label evidence with it as with a model's vectors
+    (it does not with hashing vectors, whose few label words collide)."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.name = "counting-384"
         self.calls: list[list[str]] = []
 
     def embed(self, texts):

@@ -130,7 +130,11 @@ class RuleReasoner:
         """`embedder` (the vault's, passed by `Vault.open`) lets extraction classify what no
         pattern reads by the registry's prototype statements; without one, patterns only."""
         self.classifier = PrototypeClassifier(embedder, threshold=prototype_threshold) if embedder is not None else None
-        self.labels = LabelMatcher(embedder) if embedder is not None else None
+        # label evidence needs vectors of meaning: hashing vectors of two or three label words
+        # collide (user.pref.topic12 scored 0.67 against user.email and was re-keyed there);
+        # without them a label needs two words in common with a candidate
+        meaningful = embedder is not None and not str(getattr(embedder, "name", "")).startswith("hashing")
+        self.labels = LabelMatcher(embedder) if meaningful else None
 
     def __getstate__(self) -> dict[str, object]:
         # a copy sent to a shard actor leaves the embedder behind: shards never extract
