@@ -208,3 +208,16 @@ def test_every_command_refuses_a_store_that_is_not_there_at_once_and_alike(tmp_p
         said = " ".join(result.output.split())
         assert result.exit_code == 4 and "is a file" in said, (args, said)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_auto_fails_at_once_when_the_last_head_is_gone(monkeypatch):
+    """`vault-ray down` (or a crash) leaves Ray's record of the last head: "auto" then
+    reconnected for minutes; it fails with a one-line cluster error (exit 4)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # where Ray's "auto" looks first
+    result = invoke("status")
+    assert result.exit_code == 4 and "nothing answers" in result.output and "Traceback" not in result.output

@@ -30,9 +30,7 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
         if address in (None, "local"):
             ray.init(address="local", include_dashboard=False, **options)
         else:
-            _check_reachable(address)
-            if _is_loopback(address):
-                _use_local_token()
+            prepare_address(address)
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
         raise ClusterError(
@@ -41,10 +39,26 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
         ) from exc
 
 
+def prepare_address(address: str) -> None:
+    """Before `ray.init(address=...)`: fail in seconds when nothing answers, and send this
+    machine's token to a head on this machine (what `ensure_ray` does; the bulk jobs too)."""
+    _check_reachable(address)
+    if _is_loopback(address):
+        _use_local_token()
+
+
 def _check_reachable(address: str) -> None:
-    """Fail in a second, not after Ray's minute of reconnecting, when nothing listens."""
+    """Fail in a second, not after Ray's minutes of reconnecting, when nothing listens. For
+    "auto", at the address Ray would take: the last `ray start` here, whose file `vault-ray
+    down` (or a crash) leaves behind, pointing at a head that is gone."""
+    if address == "auto":
+        try:
+            from ray._private.services import get_ray_address_from_environment  # noqa: PLC0415
+        except ImportError:  # another Ray: it finds its cluster itself
+            return
+        address = get_ray_address_from_environment("auto", None) or ""  # ConnectionError when there is none
     host, _, port = address.rpartition(":")
-    if address == "auto" or address.startswith("ray://") or not host or not port.isdigit():
+    if address.startswith("ray://") or not host or not port.isdigit():
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()

@@ -189,6 +189,11 @@ def _ray_executable() -> str:
 
 def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[str, Any]:
     """`ray start --head --block` in its own session; returns once the head is up."""
+    with socket.socket() as probe:
+        probe.settimeout(2)
+        if probe.connect_ex(("127.0.0.1", port)) == 0:  # Ray would fail after a while, with a traceback
+            raise ClusterError(f"something listens on 127.0.0.1:{port} already (a Ray head?): join it with "
+                               f"`--address 127.0.0.1:{port}`, or start a head on another `--port`")
     cmd = [_ray_executable(), "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1",
            "--include-dashboard=false", "--disable-usage-stats"]
     if num_cpus is not None:

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import ClusterError
 from .common import console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
@@ -156,6 +157,13 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
     started_here = not ray.is_initialized()
     if started_here:
         kwargs = {"address": address} if address else {"address": "local", "num_cpus": num_cpus}
+        if address:
+            from vault_ray.backends.connect import prepare_address  # noqa: PLC0415
+
+            try:  # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
+                prepare_address(address)
+            except ConnectionError as exc:
+                raise ClusterError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
         ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
     try:
         ctx = ray.data.DataContext.get_current()

@@ -132,7 +132,7 @@ def _bar(label: str) -> Progress:
 
 
 def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, hashing or openai:MODEL."),
-            dim: int = typer.Option(None, "--dim", help="Vector size (hashing: 384 by default; openai models)."),
+            dim: int = typer.Option(None, "--dim", min=8, max=65_536, help="Vector size (hashing: 384 by default; openai)."),
             store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, batch_size: int = BATCH,
             actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
     """Re-embed every claim (active and historical) with another embedder and switch the store to
