@@ -43,9 +43,10 @@ class Backend(Protocol):
     several shards is atomic per shard only."""
 
     def info(self) -> StoreInfo: ...
-    def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:
+    def control(self, fresh: bool = True, reading: bool = False) -> tuple[Policy, EntityRegistry]:
         """The policy and registry. `fresh=False` (the write path) may answer from a cache
-        that a write's reply invalidates: see ClusterBackend.control."""
+        that a write's reply invalidates: see ClusterBackend.control. `reading`: for a read,
+        which a client on a store's former embedder may still do (docs/jobs.md)."""
         ...
     def set_policy(self, policy: Policy, if_version: int | None = None) -> None:
         """Store `policy`; with `if_version`, only while the stored one is at that version

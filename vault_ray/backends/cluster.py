@@ -196,7 +196,7 @@ class ClusterBackend(ClusterBulk):
                          self.index)
 
     # -- control ----------------------------------------------------------------------
-    def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:
+    def control(self, fresh: bool = True, reading: bool = False) -> tuple[Policy, EntityRegistry]:
         """The policy and registry. Fresh: asked of the control actor (one round trip).
         For the write path (`fresh=False`): the cached ones, unless a shard answered a
         write with a newer version than the cache, or the cache is older than
@@ -208,7 +208,7 @@ class ClusterBackend(ClusterBulk):
                 and time.monotonic() - self._control_at < CONTROL_TTL_S):
             return cached[1], cached[2]
         known = cached[0] if cached else -1
-        version, policy, registry = self._call_control("control", known, self.embedder_name)
+        version, policy, registry = self._call_control("control", known, None if reading else self.embedder_name)
         if policy is not None and registry is not None:
             self._control = (version, policy, registry)
         self._control_at = time.monotonic()

@@ -70,7 +70,7 @@ class EmbeddedBackend:
         return StoreInfo("embedded", self.root, self.partitions, self.dim, self.embedder_name, index=self.index)
 
     # -- control --------------------------------------------------------------------
-    def control(self, fresh: bool = True) -> tuple[Policy, EntityRegistry]:
+    def control(self, fresh: bool = True, reading: bool = False) -> tuple[Policy, EntityRegistry]:
         return self.policy, self.registry
 
     def set_policy(self, policy: Policy, if_version: int | None = None) -> None:

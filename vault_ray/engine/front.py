@@ -303,7 +303,7 @@ def read_keys(backend: Any, entities: Iterable[str]) -> dict[str, str]:
     """The key each asked entity reads: an alias reads its key (`user.tz` -> `user.timezone`),
     as writes do, unless the alias holds claims of its own (written before it became an
     alias, or a label `normalize` retired: its history stays readable by its name)."""
-    registry = backend.control(fresh=False)[1]
+    registry = backend.control(fresh=False, reading=True)[1]
     asked = {e: registry.canonical(validate_entity(e)) for e in entities}
     aliased = {e for e, key in asked.items() if key != e}
     own = backend.entities_present(aliased) if aliased else set()
@@ -317,7 +317,7 @@ def read_views(backend: Any, entities: Iterable[str], at: datetime | None, polic
     aligned a live claim from, reads the entity that claim went to (as of `at`, only while a
     claim aligned from it is in that view). The view names the entity it reads."""
     wanted = read_keys(backend, entities)
-    registry = backend.control(fresh=False)[1]
+    registry = backend.control(fresh=False, reading=True)[1]
 
     def read(keys: set[str]) -> dict[str, EntityView]:
         return backend.views(keys) if at is None else {k: view_as_of(backend, k, at, policy) for k in keys}
