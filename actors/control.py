@@ -263,18 +263,21 @@ class ControlActor:
             moved = moves(old.assignment, new_assignment)
             return {"epoch": self.state.epoch, "shards": names, "moved": moved, "retired": list(draining)}
 
-    def commit_embedder(self, embedder: str, dim: int, lease_s: float = SETTLE_TIMEOUT_S) -> dict[int, int]:
+    def commit_embedder(self, embedder: str, dim: int, lease_s: float = SETTLE_TIMEOUT_S,
+                        hold: bool = False) -> dict[int, int]:
         """Commit a reindex (docs/jobs.md): freeze writes on every shard (a lease, should
         this actor die), check that every claim has a vector staged for `embedder`, name
         it in vault.json (the commit point), then have every shard reopen its partitions,
         adopting the staged vectors (which thaws it). Returns the claims still without a
-        staged vector per partition, {} once committed."""
+        staged vector per partition, {} once committed. `hold`: with gaps, writes stay frozen
+        (until the next call, or the lease ends) while the caller embeds them: under steady
+        writes, each round would otherwise find new ones."""
         self._check()
+        gaps: dict[int, int] = {}
         with self._lock:
             names = list(self.state.shards)
             self._each(names, lambda s, n: s.freeze.remote(lease_s))
             try:
-                gaps: dict[int, int] = {}
                 for found in self._each(names, lambda s, n: s.staging_gaps.remote(embedder, dim)).values():
                     gaps.update({p: c for p, c in found.items() if c})
                 if gaps:
@@ -286,7 +289,8 @@ class ControlActor:
                 self._push_control()
                 return {}
             finally:
-                self._each(names, lambda s, n: s.thaw.remote())
+                if not (hold and gaps):
+                    self._each(names, lambda s, n: s.thaw.remote())
 
     def shard_infos(self) -> list[dict[str, Any]]:
         self._check()

@@ -155,8 +155,10 @@ class _Run:
         commit tried again. Returns how many claims that took."""
         caught_up = 0
         local = None
-        for _ in range(CATCH_UP_ROUNDS):
-            gaps = self.backend.commit_embedder(self.name, self.dim)
+        for attempt in range(CATCH_UP_ROUNDS):
+            # after the first catch-up, writes stay frozen while the (few) claims written
+            # meanwhile are embedded: each round found new ones while clients wrote
+            gaps = self.backend.commit_embedder(self.name, self.dim, hold=attempt > 0)
             if not gaps:
                 return caught_up
             work = self.worklist(sorted(gaps))

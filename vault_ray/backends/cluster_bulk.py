@@ -17,6 +17,9 @@ from vault_ray.storage.layout import partition_of
 from ..engine.bulk import MergeRecord
 from ..models import Claim
 
+SETTLE_LEASE_S = 60.0
+"""How long a reindex's commit keeps writes frozen at most (should its caller die)."""
+
 
 class ClusterBulk:
     partitions: int
@@ -60,10 +63,11 @@ class ClusterBulk:
     def drop_staged(self, keep: tuple[str, int] | None) -> int:
         return sum(self._routed(range(self.partitions), lambda s, ps: s.drop_staged.remote(ps, keep)))
 
-    def commit_embedder(self, embedder: str, dim: int) -> dict[int, int]:
+    def commit_embedder(self, embedder: str, dim: int, hold: bool = False) -> dict[int, int]:
         """The control actor freezes writes, checks every shard's staging, names the new
-        embedder in vault.json and has every shard reopen its partitions."""
-        return self._call_control("commit_embedder", embedder, dim)  # type: ignore[no-any-return]
+        embedder in vault.json and has every shard reopen its partitions (`hold`: gaps
+        found keep writes frozen, under the lease, while the caller embeds them)."""
+        return self._call_control("commit_embedder", embedder, dim, SETTLE_LEASE_S, hold)  # type: ignore[no-any-return]
 
     def live_claims(self, entity: str) -> list[Claim]:
         p = partition_of(entity, self.partitions)

@@ -188,7 +188,7 @@ class EmbeddedBackend:
     def drop_staged(self, keep: tuple[str, int] | None) -> int:
         return bulk.drop_staged(self.host, keep, range(self.partitions))
 
-    def commit_embedder(self, embedder: str, dim: int) -> dict[int, int]:
+    def commit_embedder(self, embedder: str, dim: int, hold: bool = False) -> dict[int, int]:
         """This process holds the store: no write can slip in between the check and the
         switch. vault.json is the commit point; the logs adopt their staged vectors
         as they reopen here (and on any later open, had this one crashed first)."""
