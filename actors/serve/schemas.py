@@ -9,15 +9,15 @@ codec the client reads them back with.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import Path, Query
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
-from vault_ray.models import MAX_ENTITY_LEN, DisputeStatus, Kind, Op, Outcome, Status
+from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
 from vault_ray.policy import Policy
+
+from .params import ClaimIdPath, EntityFilter, EntityPath, Time  # noqa: F401  (the routes' parameter types)
 
 MAX_K = 100
 """The most hits one search returns over HTTP."""
@@ -29,27 +29,6 @@ _DEFAULT = Policy()
 Number = StrictFloat
 Integer = StrictInt
 Flag = StrictBool
-def _seconds(value: Any) -> Any:
-    """Epoch seconds as a float, however sent (a JSON number or string, a query value):
-    pydantic would read a number above 2e10 as milliseconds."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", value):
-        return float(value)
-    return value
-
-
-Time = Annotated[datetime | StrictFloat, BeforeValidator(_seconds)]
-"""ISO 8601, or epoch seconds."""
-
-# What the core accepts, said in the schema (the core checks it, with the error tree's own
-# types: `json_schema_extra` documents without a second, different check)
-ENTITY_PATTERN = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"
-_ENTITY = {"pattern": ENTITY_PATTERN, "maxLength": MAX_ENTITY_LEN}
-EntityPath = Annotated[str, Path(description="An entity key, e.g. user.timezone", json_schema_extra=_ENTITY)]
-EntityFilter = Annotated[str | None, Query(description="Only this entity key", json_schema_extra=_ENTITY)]
-ClaimIdPath = Annotated[str, Path(description="A claim id", json_schema_extra={
-    "pattern": r"^(?!\.\.?$)[^/]*[^/\s][^/]*$", "maxLength": 128})]
 
 
 class Strict(BaseModel):
