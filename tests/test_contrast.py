@@ -29,6 +29,8 @@ def local():
     ("user.goal_weight", "user.weight"),
     ("user.child_1", "user.child_2"),
     ("user.max_budget", "user.min_budget"),
+    ("user.dog_name", "user.name"),  # a pet's name is not the user's
+    ("user.pet_name", "user.name"),
 ])
 def test_labels_that_name_different_things_contrast_both_ways(a, b):
     assert contrasting(a, b) and contrasting(b, a)
@@ -44,6 +46,8 @@ def test_labels_that_name_different_things_contrast_both_ways(a, b):
     ("user.workplace", "user.employer"),
     ("user.kids_names", "user.children"),
     ("user.mother_name", "user.family"),
+    ("user.dog_name", "user.pets"),
+    ("user.pet_name", "user.pets"),
     ("user.gym", "user.schedule.gym"),
     ("user.schedule.gym", "user.schedule.*"),
 ])

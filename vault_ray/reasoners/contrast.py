@@ -13,7 +13,8 @@ keep two labels apart, whatever they score:
   `user.schedule.gym` and `user.schedule.yoga` (a parent path of two segments or more).
 - **Contrasting words**, one of each side of a closed set: home / work, mother /
   father, first / last name, start / end, birthday / anniversary, cat / dog, ...
-- **A person or a past on one side only**: `user.mother_name` is not `user.name`,
+- **A person (or a pet) or a past on one side only**: `user.mother_name` is not `user.name`,
+  `user.dog_name` not `user.name`,
   `user.wife_birthday` not `user.birthday`, `user.previous_employer` not
   `user.employer`, `user.goal_weight` not `user.weight`.
 - **Different numbers**: `user.child_1` and `user.child_2`.
@@ -51,10 +52,10 @@ _GROUPS: tuple[tuple[frozenset[str], ...], ...] = tuple(
         ("min minimum lowest", "max maximum highest"),
     )
 )
-_PERSON = frozenset().union(*_GROUPS[1], {"partner", "spouse", "child", "kid", "baby", "parent", "sibling"})
-"""Words that make a label about someone other than its subject."""
-_COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child"})
-"""Labels that hold many people: `user.mother_name` may join `user.family`."""
+_PERSON = frozenset().union(*_GROUPS[1], *_GROUPS[11], {"partner", "spouse", "child", "kid", "baby", "parent", "sibling", "pet"})
+"""Words that make a label about someone (or some animal) other than its subject: `user.dog_name` is not `user.name`."""
+_COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child", "pet", "animal"})
+"""Labels that hold many people or pets: `user.mother_name` may join `user.family`, `user.dog_name` `user.pets`."""
 _PAST = frozenset({"previous", "former", "old", "ex", "past", "prior"})
 _WANTED = frozenset({"dream", "ideal", "wish", "wished", "desired", "target", "goal"})
 _DIGITS = re.compile(r"\d+")
