@@ -32,6 +32,7 @@ rules = RuleReasoner()
         # a pet that died or was given away is retracted, not added
         ("Our dog Rex passed away.", [("user.pets", "not:dog", None)]),
         ("We had to give away our cat.", [("user.pets", "not:cat", None)]),
+        ("I don't have pets.", [("user.pets", "not:pet", None)]),
         # a request to remove stored data is no statement of the value it names
         ("Please remove my credit card.", []), ("Please delete my phone number", []),
         # an intolerance sits with the allergies, not in place of the diet

@@ -147,3 +147,10 @@ def test_more_detail_is_no_contradiction_but_a_change_word_or_another_kind_is():
     assert detail_of("user.location", "lisbon", "portugal") and detail_of("user.location", "texas", "austin")
     assert not detail_of("user.location", "lisbon", "spain") and not detail_of("user.location", "paris", "united states")
     assert not detail_of("user.budget", "5000 USD", "5000 USD/month")
+
+
+def test_no_pets_retracts_every_pet_and_one_species_only_itself():
+    from vault_ray.reasoners.rules import contradicts
+
+    assert contradicts("not:pet", "dog", "many") and contradicts("not:pet", "2 cats", "many")
+    assert not contradicts("not:dog", "cat", "many") and contradicts("not:dog", "dog:rex", "many")

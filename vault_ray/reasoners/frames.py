@@ -250,7 +250,7 @@ _PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| g
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
-_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE})\b"
+_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE}|pets?)\b"
                        rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? [A-Z][\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
                        rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
 
@@ -258,7 +258,7 @@ _PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:
 def pets_frame(n: str) -> list[Draft]:
     m = _PET_GONE.search(n)
     if m:
-        return [Draft("user.pets", f"not:{SPECIES[(m.group('v') or m.group('w') or m.group('x')).lower()]}")]
+        return [Draft("user.pets", f"not:{SPECIES.get((m.group('v') or m.group('w') or m.group('x')).lower(), 'pet')}")]
     if re.search(r"\ballerg", n, IC):
         return []
     m = _PET_HAVE.search(n)

@@ -96,7 +96,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         pa_, oa = polarity_object(a)
         pb, ob = polarity_object(b)
         (na, thing_a), (nb, thing_b) = counted(oa), counted(ob)
-        if oa != ob and thing_a != thing_b:
+        # different things stand side by side; but "not:pet" ("I don't have pets") retracts every pet
+        if oa != ob and thing_a != thing_b and not (pa_ != pb and "pet" in (thing_a, thing_b)):
             return False
         if pa_ != pb:
             return True
