@@ -38,6 +38,7 @@ rules = RuleReasoner()
         # an intolerance sits with the allergies, not in place of the diet
         ("I'm lactose intolerant", [("user.allergies", "lactose", None)]),
         ("Shellfish makes me sick.", [("user.allergies", "shellfish", None)]),
+        ("I'm vegetarian and lactose intolerant", [("user.diet", "vegetarian", None), ("user.allergies", "lactose", None)]),
         ("New phone number: 206-555-0199.", [("user.phone", "+1 2065550199", None)]),
         ("My email changed to maria@newmail.com.", [("user.email", "maria@newmail.com", None)]),
         ("My full name is Maria Gonzalez.", [("user.name", "maria gonzalez", None)]),

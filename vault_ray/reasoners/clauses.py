@@ -16,7 +16,8 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
 _BARE = r"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|" \
-        r"pescatarian|married|single|divorced|retired|(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
+        r"pescatarian|married|single|divorced|retired|\w+ intolerant|(?:my |the )?(?:budget|time ?zone|birthday|email|phone|" \
+        r"number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
 _THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today),?\s+)?"
@@ -97,7 +98,7 @@ def clauses(sentence: str) -> list[str]:
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
                        r"love|like|dislike|prefer|speak|own|can't stand|don't like)|(?P<state>allergic|vegan|vegetarian|"
-                       r"pescatarian|married|single|divorced|retired))\b", re.IGNORECASE)
+                       r"pescatarian|married|single|divorced|retired|\w+ intolerant))\b", re.IGNORECASE)
 
 
 def _with_subject(m: re.Match[str]) -> str:
