@@ -54,6 +54,7 @@ rules = RuleReasoner()
         ("You can text me anytime", [("user.consent.text", "given", None)]),
         # a relative named in apposition is the user's family, whatever the rest says of them
         ("My wife Anna is a doctor.", [("user.family", "wife:anna", None)]),
+        ("I live in the Bay Area", [("user.location", "bay area", None)]),
         ("I speak English only", [("user.language", "english", None)]),
         ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
         ("I don't speak French, just English and Spanish",

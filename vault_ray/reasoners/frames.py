@@ -51,7 +51,8 @@ def location_frame(n: str) -> list[Draft]:
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
-            place = place_value(m.group("v"), strong=strong and is_capitalized(cut(m.group("v"))) or not strong)
+            said = re.sub(r"^the\s+", "", cut(m.group("v")))  # "the Bay Area"
+            place = place_value(m.group("v"), strong=strong and is_capitalized(said) or not strong)
             if place:
                 return [Draft("user.location", place)]
     return []
