@@ -145,11 +145,11 @@ def whatif_policy(name: str, base: Policy) -> Policy | None:
 def describe(active: set[str], contested: bool = False, challengers: Iterable[str] = ()) -> str:
     """An entity's answer as text: its active values ('-' for none); while a dispute is
     open, '(contested: ...)' with the values parked against them."""
-    text = " | ".join(sorted(active)) if active else "-"
+    text = " · ".join(sorted(active)) if active else "-"  # not "|": the answers go into Markdown tables
     if not contested:
         return text
     others = sorted(set(challengers) - active)
-    return f"{text} (contested: {' | '.join(others)})" if others else f"{text} (contested)"
+    return f"{text} (contested: {' · '.join(others)})" if others else f"{text} (contested)"
 
 
 def stored_answers(log: ClaimLog) -> dict[str, str]:

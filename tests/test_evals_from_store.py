@@ -210,3 +210,10 @@ def test_a_kept_replay_needs_a_fresh_directory(store64, tmp_path):
     (tmp_path / "replays" / "authority" / "vault.json").write_text("{}")
     with pytest.raises(StoreError, match="not empty"):
         what_if(store64, ["authority"], keep=tmp_path / "replays")
+
+
+def test_a_many_valued_answer_keeps_the_markdown_table_whole():
+    from vault_ray.evals.from_store import describe
+
+    assert "|" not in describe({"v0", "v1"}, contested=True, challengers=["v2", "v3"])
+    assert describe({"v0", "v1"}) == "v0 · v1"
