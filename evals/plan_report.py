@@ -107,7 +107,7 @@ def report(plan: MergePlan) -> str:
                       f"- {m.claims} live claim(s) of {m.claims_total} by {', '.join(m.agents) or 'nobody'}; "
                       f"`{m.target}` is '{m.cardinality}', decided by `{m.strategy}`"]
             for c in m.conflicts:
-                who = "its own earlier claim (pass 1 replaces it)" if c["same_agent"] else f"{c['against_agent']}"
+                who = "the same agent (pass 1: the newer of the two stands)" if c["same_agent"] else f"{c['against_agent']}"
                 lines.append(f"- conflict: {c['agent']} says {c['value']!r} ({c['claim']}); `{c['against_label']}` "
                              f"has {c['against_value']!r} ({c['against_claim']}) from {who}")
             lines.append("")
