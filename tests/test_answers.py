@@ -30,6 +30,8 @@ def turn(question: str, answer: str) -> list[dict[str, str]]:
     ("Are you still vegetarian?", "No, not anymore.", ("user.diet", "not:vegetarian")),
     ("Are you allergic to nuts?", "yes", ("user.allergies", "nuts")),
     ("Do you have a dog?", "Nope", ("user.pets", "not:dog")),
+    ("Do you speak French?", "Of course not", ("user.language", "not:French")),
+    ("Are you vegetarian?", "Definitely not", ("user.diet", "not:vegetarian")),
 ])
 def test_a_short_answer_reads_as_the_statement_of_the_pair(question, answer, fact):
     extraction = RuleReasoner().extract_turn(turn(question, answer))
@@ -55,6 +57,10 @@ def test_an_answer_no_rule_reads_is_reported_with_its_question():
     # an offer, or a yes-no question about someone else
     ("Do you want me to book it?", "Yes please"), ("Would you like a window seat?", "Yes"),
     ("Is your sister coming?", "Yes"), ("Does your husband speak French?", "Yes"),
+    # a yes-no question about tonight or an option, and an answer that is neither yes nor no
+    ("Are you okay with Italian food tonight?", "Sure"), ("Do you like the first option?", "Yes"),
+    ("Are you allergic to penicillin?", "I don't know"), ("Are you married?", "I'm not sure"),
+    ("Do you speak Spanish?", "Still learning"),
 ])
 def test_an_answer_to_a_question_not_about_the_user_now_gives_no_fact(question, answer):
     assert RuleReasoner().extract_turn(turn(question, answer)).facts == ()

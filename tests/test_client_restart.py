@@ -61,3 +61,15 @@ def test_a_call_meeting_a_proxy_with_no_app_is_a_cluster_error_not_not_found(pro
         client.get("user.timezone")
     with VaultClient(url, "a-token", retries=0) as client, pytest.raises(ClusterError):
         next(client.follow(reconnect=False))
+
+
+def test_follow_gives_up_on_a_proxy_that_stays_without_an_app(proxy, monkeypatch):
+    """A wrong base URL answers a plain 404 for good: `follow` waits out a restart, not forever."""
+    import vault_ray.client as client_module
+
+    url, seen, handler = proxy
+    handler.gap = 1000
+    monkeypatch.setattr(client_module, "RESTART_WAIT_S", 1.0)
+    with VaultClient(url, "a-token", retries=0) as client, pytest.raises(ClusterError, match="no vault-ray app answers"):
+        next(client.follow())
+    assert 2 <= len(seen) < 10

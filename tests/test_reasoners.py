@@ -55,6 +55,11 @@ rules = RuleReasoner()
         # a relative named in apposition is the user's family, whatever the rest says of them
         ("My wife Anna is a doctor.", [("user.family", "wife:anna", None)]),
         ("I live in the Bay Area", [("user.location", "bay area", None)]),
+        # what a review of those rules found read wrongly
+        ("I don't have pet insurance", []), ("My dog almost died last year", []), ("I'm in the Army", []),
+        ("My wife is Anna Smith", [("user.family", "wife:anna", None)]),
+        ("I can't tolerate rude people", []), ("My commute makes me sick", []),
+        ("No calls after 9pm please", []), ("Keep my spending under 50 a day", [("user.budget", "50 USD/day", None)]),
         ("I speak English only", [("user.language", "english", None)]),
         ("I don't speak French, only English", [("user.language", "not:french", None), ("user.language", "english", None)]),
         ("I don't speak French, just English and Spanish",

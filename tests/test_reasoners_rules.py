@@ -147,6 +147,10 @@ def test_more_detail_is_no_contradiction_but_a_change_word_or_another_kind_is():
     assert detail_of("user.location", "lisbon", "portugal") and detail_of("user.location", "texas", "austin")
     assert not detail_of("user.location", "lisbon", "spain") and not detail_of("user.location", "paris", "united states")
     assert not detail_of("user.budget", "5000 USD", "5000 USD/month")
+    # a word that turns the value, or a number said more exactly, is another value
+    assert not detail_of("user.diet", "vegetarian", "non vegetarian") and not detail_of("user.job", "lawyer", "aspiring lawyer")
+    assert not detail_of("user.shoe_size", "9", "9.5") and detail_of("user.birthday", "march 5", "march 5 1990")
+    assert not detail_of("user.location", "hyderabad, pakistan", "india")
 
 
 def test_no_pets_retracts_every_pet_and_one_species_only_itself():

@@ -6,9 +6,8 @@ disputes and the admin calls (policy, registry, rules), returns the same model t
 raises the same `VaultError` subclasses, rebuilt from the server's problem details
 (`vault_ray.problems`). Who writes is the token's principal: no call names an agent.
 
-Retries are safe: `add_facts` gives every fact a claim id and `add` an idempotency
-key *before* the first attempt, so a request retried after a timeout or a 503
-resends the same ids and gets the original decisions back.
+Retries are safe: `add_facts` gives every fact a claim id and `add` an idempotency key *before*
+the first attempt, so a request retried after a timeout or a 503 gets the original decisions back.
 
 `AsyncVaultClient` has the very same methods, awaited: each operation is written once
 (`_Operations` builds the request and how to read the answer); only `_send` differs.
@@ -39,6 +38,7 @@ from .wire import decode, encode
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_RETRIES = 2
+RESTART_WAIT_S = 120.0  # how long `follow` waits out a service with no app (a restart), then raises
 
 
 @dataclass(frozen=True)
@@ -201,13 +201,14 @@ def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | No
             "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
 
 
-def _unless_restarting(transport: _Transport, answer: httpx.Response, reconnect: bool) -> None:
-    """`follow`'s refused stream: the error, unless the service is between two lives (a
-    cluster that is not ready, a proxy with no app) and the caller asked to reconnect."""
+def _unless_restarting(transport: _Transport, answer: httpx.Response, reconnect: bool, gap: list[float]) -> None:
+    """`follow`'s refused stream: the error, unless the service is between two lives (a cluster not ready, a proxy
+    with no app), the caller asked to reconnect and the gap (since `gap[0]`) is under RESTART_WAIT_S."""
     try:
         transport._read(Call("GET", "/v1/events", dict), answer)
     except ClusterError:
-        if not reconnect:
+        gap[:] = gap or [time.monotonic()]
+        if not reconnect or time.monotonic() - gap[0] > RESTART_WAIT_S:
             raise
 
 
@@ -242,8 +243,7 @@ class _Transport:
         if not token.isascii() or not token.isprintable():
             raise InvalidFact("token must be printable ASCII (vault-ray tokens are; it travels as a header)", field="token")
         self.url, self.retries = _base_url(url), retries
-        return {"base_url": self.url, "timeout": timeout,
-                "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
+        return {"base_url": self.url, "timeout": timeout, "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
 
     def _request(self, call: Call) -> dict[str, Any]:
         params = {k: v for k, v in (call.params or {}).items() if v is not None}
@@ -253,8 +253,7 @@ class _Transport:
         except (ValueError, TypeError) as exc:
             raise InvalidInput(f"the request cannot travel as JSON (NaN, infinity, a lone surrogate?): {exc}") from None
         headers.update({"Content-Type": "application/json"} if content is not None else {})
-        return {"method": call.method, "url": call.path, "params": params or None, "content": content,
-                "headers": headers or None}
+        return {"method": call.method, "url": call.path, "params": params or None, "content": content, "headers": headers or None}
 
     def _retry_after(self, call: Call, attempt: int, outcome: httpx.Response | Exception) -> float | None:
         """Seconds to wait before sending again, or None to stop here."""
@@ -311,15 +310,16 @@ class VaultClient(_Operations, _Transport):
         """Stream events after `since` as they happen (Server-Sent Events). A dropped
         connection is reopened where it stood (`Last-Event-ID`): no event is missed or
         repeated. Stop by leaving the loop."""
-        cursor = since
+        cursor, gap = since, []
         while True:
             try:
                 with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
                     if not answer.is_success:
                         answer.read()
-                        _unless_restarting(self, answer, reconnect)
+                        _unless_restarting(self, answer, reconnect, gap)
                         time.sleep(0.5)
                         continue
+                    gap.clear()
                     for event_id, data in sse_messages(answer.iter_lines()):
                         cursor = event_id or cursor
                         if data:
@@ -365,16 +365,16 @@ class AsyncVaultClient(_Operations, _Transport):
     async def follow(self, since: str = NOW, *, kinds: Sequence[str] | None = None, needs_user: bool | None = None,
                      entity: str | None = None, reconnect: bool = True) -> AsyncIterator[VaultEvent]:
         """`VaultClient.follow`, as an async iterator: `async for event in client.follow(...)`."""
-        cursor = since
+        cursor, gap = since, []
         while True:
             try:
                 async with self._http.stream(**_stream_request(self._http, cursor, kinds, needs_user, entity)) as answer:
                     if not answer.is_success:
                         await answer.aread()
-                        _unless_restarting(self, answer, reconnect)
+                        _unless_restarting(self, answer, reconnect, gap)
                         await asyncio.sleep(0.5)
                         continue
-                    parser = SseParser()
+                    parser, gap[:] = SseParser(), []
                     async for line in answer.aiter_lines():
                         message = parser.feed(line)
                         if message is None:

@@ -28,7 +28,7 @@ _ENGLISH = frozenset({"account", "code", "currency", "day", "financial", "gold",
                       "yen"})
 """Last words of currency names that are English words first (or that the locale's table
 already reads: 'dollar' is the locale's own)."""
-_TOKEN = re.compile(r"[a-zà-ž]+\.?|[^\w\s\d.,'\-–—~()/]")
+_TOKEN = re.compile(r"[a-zà-ž]+(?:'[a-z]+)?\.?|[^\w\s\d.,'\-–—~()/]")  # "won't" is one word, not "won"
 
 
 @cache
@@ -65,5 +65,8 @@ def currency_in(text: str) -> str | None:
         found = table.get(token) or _EXTRA.get(token)
         if found and (len(token) > 1 or not token.isalpha()):
             return found
-    units = _units()
-    return next((units[t.rstrip(".")] for t in tokens if t.rstrip(".") in units), None)
+    units = _units()  # a unit word counts beside a number only ("5000 pesos"; not "500, won't budge")
+    said = text.lower()
+    return next((units[t.rstrip(".")] for t in tokens if t.rstrip(".") in units
+                 and re.search(rf"\d[\d.,]*\s*(?:k|m|thousand|million|grand)?\s*{re.escape(t)}|{re.escape(t)}\s*\d", said)),
+                None)

@@ -32,6 +32,8 @@ def within(inner: str, outer: str) -> bool:
     named = _cities_named(city)
     if region in states:
         named = [c for c in named if c["countrycode"] == "US" and c["admin1code"] == states[region]]
+    elif region:  # "hyderabad, pakistan": that country's city of the name, not the largest one
+        named = [c for c in named if c["countrycode"] == countries.get(place_table().get(region, region))]
     if not named:
         return False
     place = max(named, key=lambda c: int(c["population"]))

@@ -291,8 +291,8 @@ _PERIODS = {"hour": "hour", "hr": "hour", "hourly": "hour", "day": "day", "daily
 PERIOD = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>hour|hr|day|night|week|wk|fortnight|month|mo|quarter|year"
                     r"|yr|annum)\b|\b(?P<adj>hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
-_AT_LEAST = re.compile(r"\b(?:at least|(?<!no )(?<!not )more than|over|above|minimum(?: of)?|min|no less than"
-                       r"|not less than|starting (?:at|from)|upwards of|north of)\b", re.IGNORECASE)
+_AT_LEAST = re.compile(r"\b(?:at least|(?<!no )(?<!not )more than|(?<!'t go )(?<!not go )over|above|minimum(?: of)?|min"
+                       r"|no less than|not less than|starting (?:at|from)|upwards of|north of)\b", re.IGNORECASE)
 _RANGE = re.compile(r"\bbetween\s+(?P<a>.*?\w.*?)\s+and\s+(?P<b>.*\w.*)$"
                     r"|^(?P<c>\D*\d[^-–—]*?)\s*(?:-|–|—|\bto\b)\s*(?P<d>\D*\d.*)$", re.IGNORECASE)
 

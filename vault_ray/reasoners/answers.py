@@ -74,10 +74,18 @@ def question_before(messages: Sequence[Message] | str) -> str | None:
     return asked if "?" in asked else None
 
 
-_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|correct|right|i do|i am|i have|still)\b", re.I)
-_NO = re.compile(r"^(?:no|nope|nah|not (?:anymore|any more|really|now)|i don't|i'm not|i am not|i haven't|never)\b", re.I)
-_YES_NO = re.compile(r"^(?:so |and |also )?(?P<aux>do|are|have) you (?:still |currently |now |also |already )?"
-                     r"(?P<rest>[\w ,'-]+)$", re.IGNORECASE)
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|correct|i do|i am|i have|still)\b", re.I)
+_NO = re.compile(r"^(?:no|nope|nah|not (?:anymore|any more|really|now)|i don't|i'm not|i am not|i haven't|never)\b"
+                 r"|^(?:of course|definitely|absolutely|certainly|i do|i am|i have)\s+not\b", re.I)
+_UNSURE = re.compile(r"\b(?:know|sure|think so|remember|idea|maybe|perhaps|kind of|sort of|sometimes|learning|trying|"
+                     r"depends|not yet|a bit|a little)\b", re.I)
+"""An answer that says neither yes nor no ("I don't know", "I'm not sure", "still learning")."""
+_YES_NO = re.compile(r"^(?:so |and |also )?(?:(?P<aux>do) you (?:still |currently |now |also |already )?(?P<verb>speak|have|own|"
+                     r"live in|work (?:at|for|as)|eat|drink|smoke)|(?P<aux2>are) you (?:still |currently |now |also |already )?"
+                     r"(?P<state>allergic to|an? |vegetarian|vegan|pescatarian|married|single|divorced|engaged|based in|from))"
+                     r"(?P<rest>[\w ,'-]*)$", re.IGNORECASE)
+"""A question about the user's standing facts (not "Are you okay with Italian food tonight?")."""
+_THIS_TIME = re.compile(r"\b(?:tonight|today|tomorrow|this|these|that|those|next|option|one|right now|for the)\b", re.I)
 _IS_FINE = re.compile(r"\s+(?:is|would be|works|will do)(?:\s+(?:fine|good|ok|okay|great|best|perfect))?$", re.IGNORECASE)
 
 
@@ -85,10 +93,14 @@ def yes_no_statement(asked: str, answer: str) -> str | None:
     """A yes or no to a question about the user ("Do you speak Spanish?" "Yes, fluently"; "Are
     you still vegetarian?" "No, not anymore"): the statement it makes, or None."""
     q = _YES_NO.match(asked.strip())
-    yes, no = _YES.match(answer.strip()), _NO.match(answer.strip())
-    if q is None or bool(yes) == bool(no) or _NOT_ABOUT_THE_USER_NOW.search(asked):
+    said = answer.strip()
+    no = _NO.match(said)
+    yes = _YES.match(said) and not no
+    if q is None or not (yes or no) or _UNSURE.search(said) or _NOT_ABOUT_THE_USER_NOW.search(asked) \
+            or _THIS_TIME.search(asked):
         return None
-    aux, rest = q.group("aux").lower(), re.sub(r"^any\s+", "", q.group("rest").strip())
+    aux = (q.group("aux") or q.group("aux2")).lower()
+    rest = re.sub(r"^any\s+", "", f"{q.group('verb') or q.group('state')}{q.group('rest')}".strip())
     if yes:
         return {"do": f"I {rest}", "are": f"I'm {rest}", "have": f"I have {rest}"}[aux]
     return {"do": f"I don't {rest}", "are": f"I'm not {rest} anymore", "have": f"I don't have {rest}"}[aux]

@@ -56,7 +56,7 @@ _PERSON = frozenset().union(*_GROUPS[1], *_GROUPS[11], {"partner", "spouse", "ch
 """Words that make a label about someone (or some animal) other than its subject: `user.dog_name` is not `user.name`."""
 _COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child", "pet", "animal"})
 """Labels that hold many people or pets: `user.mother_name` may join `user.family`, `user.dog_name` `user.pets`."""
-_PAST = frozenset({"previous", "former", "old", "ex", "past", "prior"})
+_PAST = frozenset({"previous", "former", "ex", "past", "prior"})
 _WANTED = frozenset({"dream", "ideal", "wish", "wished", "desired", "target", "goal"})
 _DIGITS = re.compile(r"\d+")
 
@@ -68,7 +68,7 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
     if key.endswith(".*") or label.endswith(".*") or label == key:
         return False
     a_parts, b_parts = label.split("."), key.split(".")
-    if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1]:
+    if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1] and not _respelled(a_parts[-1], b_parts[-1]):
         return True
     numbers_a, numbers_b = _DIGITS.findall(label), _DIGITS.findall(key)
     if numbers_a and numbers_b and numbers_a != numbers_b:
@@ -82,6 +82,13 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
             return True
     return (_one_sided(mine, theirs, _PERSON, _COLLECTIVE) or _one_sided(mine, theirs, _PAST)
             or _one_sided(mine, theirs, _WANTED))
+
+
+def _respelled(a: str, b: str) -> bool:
+    """Two leaves that are one word said two ways: `seat` / `seating`, `diet` / `dietary`,
+    `email` / `email_address`."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 3 and long.startswith(short)
 
 
 def _one_sided(a: frozenset[str], b: frozenset[str], marks: frozenset[str], exempt: frozenset[str] = frozenset()) -> bool:

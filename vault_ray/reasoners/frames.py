@@ -51,8 +51,8 @@ def location_frame(n: str) -> list[Draft]:
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
-            said = re.sub(r"^the\s+", "", cut(m.group("v")))  # "the Bay Area"
-            place = place_value(m.group("v"), strong=strong and is_capitalized(said) or not strong)
+            said = re.sub(r"^the\s+(?=[A-Z])", "", cut(m.group("v"))) if strong else m.group("v")  # "the Bay Area"
+            place = place_value(said, strong=strong and is_capitalized(said) or not strong)
             if place:
                 return [Draft("user.location", place)]
     return []
@@ -88,8 +88,7 @@ _MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? me
 
 
 def diet_frame(n: str) -> list[Draft]:
-    m = _DIET_NOT.search(n)
-    if m:
+    if m := _DIET_NOT.search(n):
         return [Draft("user.diet", f"not:{DIETS[m.group('v').lower()]}")]
     m = _DIET_IS.search(n)
     if m:
@@ -97,8 +96,7 @@ def diet_frame(n: str) -> list[Draft]:
     if re.search(r"\bi (?:only )?eat (?:fish|seafood)(?:,)?(?: but| and)? (?:no|not|never) meat\b"
                  r"|\bi don't eat meat(?:,)? but (?:i )?(?:do )?eat (?:fish|seafood)\b", n, IC):
         return [Draft("user.diet", "pescatarian")]
-    m = _MEAT_FREE.search(n)
-    if m:
+    if m := _MEAT_FREE.search(n):
         return [Draft("user.diet", "vegan" if "animal" in m.group("v").lower() else "vegetarian")]
     if _MEAT.search(n) and not re.search(r"\b(?:no|don't|never|not)\b", n, IC):
         return [Draft("user.diet", "omnivore")]
@@ -251,14 +249,14 @@ _PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| g
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
-_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*(?P<v>{SPECIES_RE}|pets?)\b"
-                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? [A-Z][\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
+_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*"
+                       rf"(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
+                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?-i:[A-Z])[\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
                        rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
 
 
 def pets_frame(n: str) -> list[Draft]:
-    m = _PET_GONE.search(n)
-    if m:
+    if m := _PET_GONE.search(n):
         return [Draft("user.pets", f"not:{SPECIES.get((m.group('v') or m.group('w') or m.group('x')).lower(), 'pet')}")]
     if re.search(r"\ballerg", n, IC):
         return []
@@ -302,8 +300,8 @@ def _relative(m: re.Match[str]) -> Draft:
 
 
 _FAMILY_NAME = re.compile(r"^(?i:my) (?P<r>wife|husband|partner|spouse|son|daughter|mom|mother|dad|father|brother|sister|"
-                          r"fiancee?|boyfriend|girlfriend)(?:(?:'s name)? is (?:called |named )?|,? )"  # "my wife Anna is ..."
-                          r"(?P<v>[A-Z][a-z]+)\b(?! [A-Z])", re.UNICODE)
+                          r"fiancee?|boyfriend|girlfriend)(?:(?:'s name)? is (?:called |named )?(?P<v>[A-Z][a-z]+)\b"
+                          r"|,? (?P<w>[A-Z][a-z]+)\b(?! [A-Z]))", re.UNICODE)  # "my wife is Anna", "my wife Anna is ..."
 _MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was| 've been|'ve just been)?\s+(?:now |happily |recently |"
                       r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated)\b", IC)
 _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
@@ -319,7 +317,7 @@ def family_frame(n: str) -> list[Draft]:
         count = number_word(m.group("n")) or 1
         return [Draft("user.family", f"{count} children" if count > 1 else "child")]
     if m := _FAMILY_NAME.search(n):
-        return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v')}")]
+        return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v') or m.group('w')}")]
     if m := _MARITAL_NOT.search(n):
         return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
     m = _MARITAL.search(n)
@@ -332,9 +330,10 @@ _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
-                       r"|\b(?P<x>[\w\- ]+?) (?:gives?|makes?) me (?:a reaction|hives|an allergic reaction|sick|ill)"
-                       r"|\bi'm (?P<z>\w+) intolerant\b|\bi have (?:an? )?(?P<t>\w+) intolerance\b"
-                       r"|\bi can't (?:eat|digest|tolerate) (?P<s>.+)$", IC)
+                       r"|^(?P<x>(?!(?:my|the|this|that|it|work|people|everything|he|she|they)\b)[a-z\-]+(?: [a-z\-]+)?) "
+                       r"(?:gives?|makes?) me (?:a reaction|hives|an allergic reaction|sick|ill)|\bi'm (?P<z>\w+) intolerant\b"
+                       r"|\bi have (?:an? )?(?P<t>\w+) intolerance\b"
+                       r"|\bi can't (?:eat|digest) (?!before|after|late|much|anything)(?P<s>.+)$", IC)
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
 
 

@@ -130,7 +130,6 @@ def place_value(raw: str, *, strong: bool) -> str | None:
     head = value.split(",")[0].strip()
     if gazetteer.find_place(head):
         return head
-    value = re.sub(r"^the\s+(?=[A-Z])", "", value)  # "the Bay Area"
     words = value.split()
     if strong and is_capitalized(value) and len(words) <= 4 and all(is_capitalized(w) or w in ("de", "la", "of") for w in words):
         return value

@@ -54,8 +54,11 @@ def refines(new: str, old: str) -> bool:
     return bool(old_words) and old_words < new_words
 
 
-_CHANGE_WORDS = frozenset({"not", "no", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
-                           "quit", "without", "except", "anymore", "longer", "until", "formerly", "retired"})
+_CHANGE_WORDS = frozenset({"not", "no", "non", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
+                           "quit", "without", "except", "anymore", "longer", "until", "formerly", "retired", "anti", "aspiring",
+                           "wannabe", "would", "free", "less", "pre", "post", "semi", "almost", "nearly", "half", "part",
+                           "future", "soon", "trainee", "student", "junior", "acting", "interim", "fake", "mock"})
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 def detail_of(entity: str, a: str, b: str) -> bool:
@@ -71,7 +74,10 @@ def detail_of(entity: str, a: str, b: str) -> bool:
         return False
     wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
     small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    return bool(small) and small < big and not (big - small) & _CHANGE_WORDS
+    more = big - small
+    # a number said more exactly is another number ("9" / "9.5"), save a date's year ("march 5" / "march 5 1990")
+    numbers = {w for w in more if w.isdigit() and not _YEAR.match(w)}
+    return bool(small) and small < big and not more & _CHANGE_WORDS and not numbers
 
 
 _COUNTED = re.compile(r"^(?P<n>\d+)\s+(?P<noun>\D+)$")
