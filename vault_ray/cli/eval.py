@@ -39,7 +39,7 @@ POLICIES = typer.Option(None, "--policies", "-p",
                         help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES} (the default). "
                              "--from-store: lww,store,recency,authority,consensus,judge.")
 OUT = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts.")
-SEED = typer.Option(0, "--seed", help="Seed of the generator and of the scripted judge.")
+SEED = typer.Option(None, "--seed", help="Seed of the generator and of the scripted judge (default: --config's, else 0).")
 JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
                               help="Accuracy of the scripted judge (default 0.9).")
 BLOCK_SIZE = typer.Option(None, "--block-size", min=1,
@@ -73,7 +73,7 @@ PROPOSAL = "proposal.json"
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     @handle_errors
-    def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int = SEED,
+    def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int | None = SEED,
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
               num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS,
@@ -90,7 +90,7 @@ def register(app: typer.Typer) -> None:
             if from_store is not None:
                 if current is not None:
                     raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
-                _from_store(from_store, policies, out, recommend, min_age_days * 86_400.0, seed)
+                _from_store(from_store, policies, out, recommend, min_age_days * 86_400.0, seed or 0)
             else:
                 settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
                             "embed_actors": embed_actors, "mixed": mixed}
@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2) from None
 
 
-def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, object], config: Path | None,
+def _synthetic(n: int, policies: str, out: Path, seed: int | None, settings: dict[str, object], config: Path | None,
                input_dir: Path | None, address: str | None, num_cpus: int | None, current: Path | None = None,
                recommend: bool = False) -> None:
     """`settings`: EvalConfig fields given on the command line (None: keep the config's)."""
@@ -115,7 +115,8 @@ def _synthetic(n: int, policies: str, out: Path, seed: int, settings: dict[str, 
     from vault_ray.policy_file import read_policy_file  # noqa: PLC0415
 
     gen, ev = load_config(config) if config else (GeneratorConfig(), EvalConfig())
-    gen = replace(gen, seed=seed)
+    gen = replace(gen, seed=seed) if seed is not None else gen  # the command line's, else the config's
+    seed = gen.seed
     if settings.get("mixed") is not None:
         settings = {**settings, "mixed": parse_mixed(str(settings["mixed"]))}
     ev = replace(ev, **{k: v for k, v in settings.items() if v is not None})

@@ -68,7 +68,7 @@ def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="
             namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Resolve DISPUTE_ID: the winner becomes active, the others superseded."""
     with open_vault(store, address, namespace, hashing) as vault:
-        dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes()], "open dispute")
+        dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes(None)], "dispute")
         if winner is not None:
             d = vault.dispute(dispute_id)
             winner = _whole(winner, vault, [d.challenger, *d.incumbents, *d.supporters], "claim of the dispute")
