@@ -20,10 +20,17 @@ import sys
 import time
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """`n` different free ports: the sockets stay bound until all are taken (two calls that
+    each bind and close may get the same port back, and Ray refuses a port given twice)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def main() -> None:
@@ -40,8 +47,9 @@ def main() -> None:
     node = {"num_cpus": args.cpus, "num_gpus": 0, "object_store_memory": args.object_store_mb * 1024 * 1024,
             "node_ip_address": "127.0.0.1", "temp_dir": args.tmp, "include_dashboard": False}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    cluster = Cluster(initialize_head=True, head_node_args={**node, "dashboard_port": free_port(),
-                                                            "dashboard_agent_listen_port": free_port()})
+    dashboard, agent = free_ports(2)
+    cluster = Cluster(initialize_head=True, head_node_args={**node, "dashboard_port": dashboard,
+                                                            "dashboard_agent_listen_port": agent})
     try:
         cluster.add_node(**node)
         with open(args.ready + ".tmp", "w") as f:
