@@ -114,6 +114,21 @@ def test_registry_aliases_and_relevance():
     assert len(top) <= 3 and top[0].key == "user.timezone"
 
 
+def test_registry_relevance_of_many_vectors_is_each_vectors():
+    """A bulk write asks for every new label at once: the same entries, in the same order,
+    as one vector at a time, including vectors that find none."""
+    from vault_ray import HashingEmbedder
+
+    reg, emb = EntityRegistry.builtin(), HashingEmbedder()
+    texts = ["the user time zone is PST", "I'm allergic to peanuts", "my dog is called Rex",
+             "qwxz vbnm", "The user prefers window seats on flights", "call me on my work phone"]
+    vectors = emb.embed(texts)
+    many = reg.relevant_many(vectors, emb.embed, k=4, min_similarity=0.15)
+    one = [reg.relevant(v, emb.embed, k=4, min_similarity=0.15) for v in vectors]
+    assert [[e.key for e in row] for row in many] == [[e.key for e in row] for row in one]
+    assert many[0][0].key == "user.timezone" and many[3] == [] and any(len(row) > 1 for row in many)
+
+
 def test_a_registry_answers_with_entries_added_after_a_lookup():
     reg = EntityRegistry.builtin()
     assert reg.lookup("user.residence") is None and reg.canonical("user.gadget.phone") == "user.gadget.phone"

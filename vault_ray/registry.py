@@ -221,6 +221,20 @@ class EntityRegistry:
         order = np.argsort(-scores)[:k]
         return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
 
+    def relevant_many(self, vectors: np.ndarray, embed, *, k: int = 8,  # type: ignore[no-untyped-def]
+                      min_similarity: float = 0.2) -> list[list[RegistryEntry]]:
+        """`relevant` of each row of `vectors`, in one product (a bulk write asks it per new
+        label). A subclass that answers per vector (evals/namespace.py) is asked per vector."""
+        if type(self).relevant is not EntityRegistry.relevant or not self.entries or not len(vectors):
+            return [self.relevant(v, embed, k=k, min_similarity=min_similarity) for v in vectors]
+        self.relevant(vectors[0], embed)  # the descriptions' vectors, made once
+        scores = np.asarray(vectors, dtype=np.float32) @ self._vectors.T
+        order = np.argsort(-scores, axis=1)[:, :k]
+        best = np.take_along_axis(scores, order, axis=1) >= min_similarity
+        entries = [self.entries[key] for key in self._keys]
+        return [[entries[i] for i, ok in zip(row, keep, strict=True) if ok] for row, keep in
+                zip(order.tolist(), best.tolist(), strict=True)]
+
     def description_texts(self) -> list[str]:
         """What `relevant` embeds for each entry, in entry order ("user timezone: ... e.g. ...")."""
         return [f"{key.replace('.', ' ').replace('_', ' ')}: {entry.description}"

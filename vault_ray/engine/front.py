@@ -176,8 +176,9 @@ def resolve_entities(
             pending.append(i)
     if pending:
         neighbours = backend.nearest_entities(vectors[pending], NEIGHBOURS)
-        cases = {i: _align_one(facts[i], labels[i], hits, vectors[i], policy, registry, embedder)
-                 for i, hits in zip(pending, neighbours, strict=True)}
+        relevant = registry.relevant_many(vectors[pending], embedder.embed)
+        cases = {i: _align_one(facts[i], labels[i], hits, near, policy, registry)
+                 for i, hits, near in zip(pending, neighbours, relevant, strict=True)}
         # the reasoner reads each asked fact under its canonical label
         asked = {i: replace(facts[i], entity=c.label) for i, c in cases.items() if isinstance(c, _Ask)}
         prepare = getattr(reasoner, "prepare", None)  # optional: one embedding call for the batch
@@ -216,10 +217,11 @@ class _Ask:
         return Alignment(self.label, self.drift, self.best_score, asked=True)
 
 
-def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignment | _Ask:  # type: ignore[no-untyped-def]
+def _align_one(fact, label, hits, relevant, policy, registry) -> Alignment | _Ask:  # type: ignore[no-untyped-def]
     """Bands on the nearest incumbent: >= align_threshold take its entity; otherwise
     ask the reasoner to choose among the entities in the ask band, the other entities
-    of the nearest claims, and the registry keys relevant to the fact; else keep.
+    of the nearest claims, and the registry keys relevant to the fact (`relevant`:
+    `EntityRegistry.relevant` of its vector); else keep.
 
     Statement similarity alone cannot decide below the band: the local model rates
     "The user is in EST" vs "... PST" at 0.56, and "the user lives in Berlin" vs "my
@@ -232,15 +234,12 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
     # nor another subject's: `alice.employer` is not `user.employer`, however alike the statements
     # nor a label that names a different thing by its words (a sibling: `user.phone.work`
     # for `user.phone.home`), however alike the statements read (reasoners/contrast.py)
-    others = [(s, e) for s, e in hits if e != label and e != NOTES_ENTITY and not _ancestor(e, label)
-              and same_subject(e, label) and not _contrasting(label, e, registry)]
+    others = _others(label, hits, registry, min(NEARBY_FLOOR, policy.ask_threshold, policy.align_threshold))
     best_score = others[0][0] if others else None
     if others and others[0][0] >= policy.align_threshold:
         return Alignment(others[0][1], fact.entity, best_score)
     band = [e for s, e in others if s >= policy.ask_threshold]
     nearby = [e for s, e in others if s >= NEARBY_FLOOR]
-    # a registry subclass may answer per tenant (evals/namespace.py): asked one vector at a time
-    relevant = registry.relevant(vector, embedder.embed)
     # a pattern (user.schedule.*) offers its subtree
     keys = [e.key for e in relevant if e.key != label and not _ancestor(e.key, label) and same_subject(e.key, label)
             and not _contrasting(label, e.key, registry)]
@@ -249,6 +248,21 @@ def _align_one(fact, label, hits, vector, policy, registry, embedder) -> Alignme
         return Alignment(label, drift, best_score)
     entries = list({e.key: e for e in [*relevant, *filter(None, map(registry.lookup, candidates))]}.values())
     return _Ask(label, drift, best_score, candidates, entries)
+
+
+def _others(label: str, hits: Sequence[tuple[float, str]], registry: EntityRegistry,
+            floor: float) -> list[tuple[float, str]]:
+    """The hits (best first) that may be `label`'s entity; below `floor` (no band takes it)
+    only the best one, whose score is recorded: the word rules run on few hits per label."""
+    out: list[tuple[float, str]] = []
+    for s, e in hits:
+        if e in (label, NOTES_ENTITY) or _ancestor(e, label) or not same_subject(e, label):
+            continue
+        if out and s < floor:
+            break
+        if not _contrasting(label, e, registry):
+            out.append((s, e))
+    return out
 
 
 def _contrasting(label: str, key: str, registry: EntityRegistry) -> bool:
