@@ -222,27 +222,33 @@ def test_rules_never_touch_high_stakes_disputes(make_vault):
 
 # -- the cap on open disputes -------------------------------------------------------------------------
 def test_open_dispute_cap_per_agent_per_entity(make_vault):
+    # many-valued: on a one-valued entity a new value withdraws the parked one (test_disputes_withdrawn.py)
     vault = make_vault(policy=AUTHORITY.updated(max_open_disputes=1))
-    say(vault, "owner", "vegan", 0)
-    say(vault, "chat", "vegetarian", 1)
+    no_nuts_or_fish(vault)
+    say(vault, "chat", "peanuts", 1, entity="user.allergies")
     before = state(vault)
     with pytest.raises(DisputeCapExceeded) as info:
-        say(vault, "chat", "pescatarian", 2)
-    assert (info.value.agent, info.value.entity, info.value.cap) == ("chat", "user.diet", 1)
+        say(vault, "chat", "shellfish", 2, entity="user.allergies")
+    assert (info.value.agent, info.value.entity, info.value.cap) == ("chat", "user.allergies", 1)
     assert state(vault) == before
     # another agent, or another entity, is not capped
-    assert say(vault, "chat2", "pescatarian", 3).outcome == "disputed"
+    assert say(vault, "chat2", "shellfish", 3, entity="user.allergies").outcome == "disputed"
     say(vault, "owner", "PST", 0, entity="user.timezone")
     assert say(vault, "chat", "EST", 1, entity="user.timezone").outcome == "disputed"
 
 
+def no_nuts_or_fish(vault):
+    for food in ("peanuts", "shellfish"):
+        say(vault, "owner", f"not:{food}", 0, entity="user.allergies")
+
+
 def test_a_capped_batch_is_rejected_whole(make_vault):
     vault = make_vault(policy=AUTHORITY.updated(max_open_disputes=1))
-    say(vault, "owner", "vegan", 0)
-    say(vault, "chat", "vegetarian", 1)
+    no_nuts_or_fish(vault)
+    say(vault, "chat", "peanuts", 1, entity="user.allergies")
     before = state(vault)
     batch = [Fact("user.timezone", "The user is in PST", value="PST"),
-             Fact("user.diet", "The user is pescatarian", value="pescatarian")]
+             Fact("user.allergies", "The user is allergic to shellfish", value="shellfish")]
     with pytest.raises(DisputeCapExceeded):
         vault.agent("chat").add_facts(batch)
     assert state(vault) == before
@@ -273,21 +279,15 @@ def test_a_write_larger_than_the_burst_is_bad_input_not_a_wait(make_vault):
 
 def test_a_refused_write_spends_no_rate_budget(make_vault):
     vault = make_vault(policy=AUTHORITY.updated(max_open_disputes=1, rate_limit=RateLimit(rate=0.001, burst=3)))
-    say(vault, "owner", "vegan", 0)
-    say(vault, "chat", "vegetarian", 10)  # opens the one dispute chat may have on the entity (1 of 3 tokens)
+    no_nuts_or_fish(vault)
+    say(vault, "chat", "peanuts", 10, entity="user.allergies")  # the one dispute chat may have there (1 of 3 tokens)
     for seconds in (20, 30, 40):
         with pytest.raises(DisputeCapExceeded):
-            say(vault, "chat", "pescatarian", seconds)  # refused: nothing written, nothing spent
+            say(vault, "chat", "shellfish", seconds, entity="user.allergies")  # refused: nothing written, nothing spent
     assert say(vault, "chat", "PST", 50, entity="user.timezone").outcome == "active"
     assert say(vault, "chat", "likes:jazz", 60, entity="user.likes").outcome == "active"
     with pytest.raises(RateLimited):
         say(vault, "chat", "French", 70, entity="user.language")
-
-
-def test_a_pet_said_gone_retracts_the_named_pet(vault):
-    vault.agent("chat").add("My dog's name is Rex")
-    (gone,) = vault.agent("chat").add("My dog died").decisions
-    assert gone.op == "REPLACE" and vault.get("user.pets").values == ("not:dog",)
 
 
 def test_rate_limit_is_off_by_default(vault):

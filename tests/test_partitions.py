@@ -50,10 +50,10 @@ def host(request, tmp_path):
     found.close_all()
 
 
-def item(cid: str, entity: str, value: str, agent: str = "a") -> WriteItem:
+def item(cid: str, entity: str, value: str, agent: str = "a", cardinality: str = "one") -> WriteItem:
     text = f"the {entity.split('.')[-1]} is {value}"
     return WriteItem(id=cid, entity=entity, text=text, value=value, kind="semantic", agent=agent, session=None,
-                     observed_at=NOW, confidence=1.0, meta={}, vector=EMB.embed([text])[0], cardinality="one")
+                     observed_at=NOW, confidence=1.0, meta={}, vector=EMB.embed([text])[0], cardinality=cardinality)
 
 
 def call(*items: WriteItem) -> dict[int, list[WriteItem]]:
@@ -91,11 +91,12 @@ def test_a_group_commits_once_per_partition_and_decides_in_order(host):
 
 def test_a_failing_call_is_rolled_back_alone(host):
     reasoner = RuleReasoner()
-    host.write(call(item("inc", "user.diet", "vegan", agent="x")), POLICY, reasoner, NOW)
-    host.write(call(item("first", "user.diet", "keto", agent="b")), POLICY, reasoner, NOW)  # b's one open dispute
+    for n, food in enumerate(("peanuts", "shellfish")):
+        host.write(call(item(f"no{n}", "user.allergies", f"not:{food}", agent="x", cardinality="many")), POLICY, reasoner, NOW)
+    host.write(call(item("first", "user.allergies", "peanuts", "b", "many")), POLICY, reasoner, NOW)  # b's one open dispute
     calls = [
         call(item("ok1", "user.job", "pilot", agent="b")),
-        call(item("k", "user.pets", "cat", agent="b"), item("over", "user.diet", "paleo", agent="b")),  # over the cap
+        call(item("k", "user.pets", "cat", agent="b"), item("over", "user.allergies", "shellfish", "b", "many")),  # over the cap
         call(item("ok2", "user.name", "ann", agent="c")),
     ]
     results = host.write_many(calls, POLICY, reasoner, NOW)

@@ -153,6 +153,18 @@ def test_more_detail_is_no_contradiction_but_a_change_word_or_another_kind_is():
     assert not detail_of("user.location", "hyderabad, pakistan", "india")
 
 
+def test_a_region_whose_name_names_another_place_holds_no_city():
+    """"Washington D.C." reads as `washington`, the state's name too, and Georgia is a state
+    and a country: Seattle or Atlanta may be another place than the one meant."""
+    from vault_ray.reasoners.rules import detail_of
+    from vault_ray.values import canonical
+
+    assert canonical("user.location", "Washington DC") == canonical("user.location", "Washington")
+    assert not detail_of("user.location", "seattle", "washington") and not detail_of("user.location", "atlanta", "georgia")
+    assert not detail_of("user.location", "tbilisi", "georgia")
+    assert detail_of("user.location", "portland", "oregon") and detail_of("user.location", "kansas city", "missouri")
+
+
 def test_no_pets_retracts_every_pet_and_one_species_only_itself():
     from vault_ray.reasoners.rules import contradicts
 

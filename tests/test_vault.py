@@ -22,11 +22,11 @@ from vault_ray import (
 
 def test_write_batch_gives_each_request_its_own_result_or_error(make_vault):
     vault = make_vault(policy=Policy(default_strategy="authority", max_open_disputes=1))
-    vault.agent("a").add_facts(Fact("user.diet", "The user is vegan", "vegan"))
-    vault.agent("b").add_facts(Fact("user.diet", "The user is keto", "keto"))  # b's one open dispute
+    vault.agent("a").add_facts([Fact("user.allergies", f"The user is not allergic to {x}", f"not:{x}") for x in ("nuts", "fish")])
+    vault.agent("b").add_facts(Fact("user.allergies", "The user is allergic to nuts", "nuts"))  # b's one open dispute
     results = vault.write_batch([
         WriteRequest("c", messages="I'm in PST", session="s1"),
-        WriteRequest("b", facts=[Fact("user.diet", "The user is paleo", "paleo")]),  # over b's cap
+        WriteRequest("b", facts=[Fact("user.allergies", "The user is allergic to fish", "fish")]),  # over b's cap
         WriteRequest("d", facts=[Fact("user.pets", "   ")]),  # invalid
         WriteRequest("e", messages="nothing to see here"),  # no fact: an empty result
         WriteRequest("", facts=[Fact("user.x", "x")]),  # no agent
@@ -36,7 +36,8 @@ def test_write_batch_gives_each_request_its_own_result_or_error(make_vault):
     assert isinstance(results[2], InvalidFact) and isinstance(results[4], InvalidInput)
     assert results[3] == AddResult(())
     assert [c.session for c in vault.history("user.timezone")] == ["s1"]
-    assert [c.value for c in vault.history("user.diet")] == ["vegan", "keto"]  # the refused write left nothing
+    # the refused write left nothing
+    assert [c.value for c in vault.history("user.allergies")] == ["not:nuts", "not:fish", "nuts"]
 
 
 def test_write_batch_decides_as_the_same_writes_one_by_one(make_vault):

@@ -14,6 +14,8 @@ def within(inner: str, outer: str) -> bool:
     in "portugal", "austin" in "texas", "paris, texas" in "united states"): one place said
     more exactly, not another place."""
     states, countries = regions()
+    if _ambiguous(outer, states, countries):
+        return False
     city, _, region = inner.partition(", ")
     if region and region == outer:
         return True
@@ -28,3 +30,18 @@ def within(inner: str, outer: str) -> bool:
     if outer in states:
         return place["countrycode"] == "US" and place["admin1code"] == states[outer]
     return countries.get(place_table().get(outer, outer)) == place["countrycode"]
+
+
+AMBIGUOUS_CITY = 100_000
+"""A US state named as a US city of this many people or more names either (Washington:
+the state, or D.C., whose canonical form it is)."""
+
+
+def _ambiguous(outer: str, states: dict[str, str], countries: dict[str, str]) -> bool:
+    """Whether a region's name may name something else that holds none of its cities: a US
+    state that is also a country (Georgia) or a large US city (Washington). Seattle is in
+    Washington the state, not in Washington, D.C.: two agents saying them may disagree."""
+    if outer not in states:
+        return False
+    return outer in countries or any(c["countrycode"] == "US" and int(c["population"]) >= AMBIGUOUS_CITY
+                                     for c in _cities_named(outer))

@@ -65,15 +65,18 @@ def decide(
 
 def recency(incoming: Claim, conflicting: Sequence[Claim], policy: Policy, weights: dict[str, float]) -> Verdict:
     window = policy.near_simultaneous_s
-    close = [c for c in conflicting if abs((incoming.observed_at - c.observed_at).total_seconds()) < window]
+    # an exact tie is no "newer" either, whatever the window (the default is none): arrival order would decide
+    close = [c for c in conflicting if abs((incoming.observed_at - c.observed_at).total_seconds()) < window
+             or c.observed_at == incoming.observed_at]
     if close:
         gap = min(abs((incoming.observed_at - c.observed_at).total_seconds()) for c in close)
-        reason = f"near-simultaneous: observed {gap:.1f}s apart, inside the {window:g}s window"
+        reason = (f"near-simultaneous: observed {gap:.1f}s apart, inside the {window:g}s window" if gap
+                  else "observed at the same moment")
         if policy.on_ambiguous_for(incoming.entity) == "judge":
             return Verdict(Action.ASK_JUDGE, "recency", reason, weights=weights)
         return Verdict(Action.DISPUTE, "recency", reason + "; order not trusted", weights=weights)
     newest = max(conflicting, key=lambda c: c.observed_at)
-    if incoming.observed_at >= newest.observed_at:
+    if incoming.observed_at > newest.observed_at:
         return Verdict(Action.WIN, "recency", "newer observation wins", weights=weights)
     return Verdict(
         Action.LOSE, "recency",

@@ -32,9 +32,8 @@ from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayEr
 
 from vault_ray.storage.layout import partition_of
 
-from ..engine.partition import with_known
 from ..engine.partitions import Groups, dispute_partition
-from ..engine.reuse import refused_reuse
+from ..engine.reuse import refused_reuse, with_known
 from ..engine.views import Scored, merge_top, newest
 from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event

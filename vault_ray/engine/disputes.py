@@ -56,12 +56,16 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
     if settled is not None:
         decided_by, note, extra = settled
         beaten = [txn.claim(i) for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE]
+        standing = [c.id for c in txn.live_on(d.entity) if c.status == Status.ACTIVE]
         resolve(txn, updated, d.challenger, decided_by, note, keep_both=False, **extra)
         if extra.get("strategy") == "consensus":
             tally.flipped(txn, txn.claim(d.challenger), beaten, note)
-        return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id,
+        # what this write replaced: its agent's own claims, and the values the settlement superseded
+        gone = tuple(t.id for t in targets) + tuple(i for i in standing if txn.claim(i).status == Status.SUPERSEDED)
+        return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id, superseded=gone,
                         strategy=extra.get("strategy"), reason=f"dispute settled by {decided_by}: {note}", **base)
     return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
+                    superseded=tuple(t.id for t in targets),
                     reason=f"repeats an open challenge ({updated.challenges} so far)", **base)
 
 
@@ -88,13 +92,14 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
-def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> None:
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> Dispute | None:
     """Under consensus, a claim that backs an open dispute's incumbents may give them the
     clear majority: the dispute is settled for them, as a supporter settles it for the
     challenger (`settle_repeat`). Before, only support for the challenger could close it,
-    and a dispute lost 3 to 1 stayed open."""
+    and a dispute lost 3 to 1 stayed open. Returns the last dispute it settled."""
+    settled = None
     if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
-        return
+        return settled
     for d in txn.open_disputes_on(entity):
         standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
         if not standing or not txn.known(d.challenger):
@@ -102,8 +107,36 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> None:
         pool = tally.assertions(txn, entity)
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
         if verdict.action == Action.WIN:
-            resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False, strategy="consensus",
-                    weights=verdict.weights)
+            settled = resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
+                              strategy="consensus", weights=verdict.weights)
+    return settled
+
+
+WITHDRAWN = "rule:challenger_withdrawn"
+
+
+def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
+    """An agent that says something else on a 'one' entity while its own challenge there is
+    parked takes that challenge back, as its later claim replaces its own active one: the
+    parked claim is superseded by `item`'s, and its dispute closes for the incumbents
+    (decided_by WITHDRAWN). A challenge other agents back (its supporters) stays open for
+    them; an older `item` (a late arrival) withdraws nothing. Returns the withdrawn ids."""
+    value, out = normalized_value(item), []
+    for d in txn.open_disputes_on(item.entity):
+        if d.challenger_agent != item.agent or d.supporters or not txn.known(d.challenger):
+            continue
+        parked = txn.claim(d.challenger)
+        if parked.status != Status.DISPUTED or item.observed_at < parked.observed_at or normalized_value(parked) == value:
+            continue
+        txn.set_status(parked.id, Status.SUPERSEDED, item.id, agent=item.agent, dispute=d.id,
+                       reason="withdrawn by its agent: it said something else since")
+        kept = next((i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
+        note = f"its agent withdrew the challenge (claim {item.id} says something else)"
+        txn.put_dispute(replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(kept, WITHDRAWN, note, txn.now)),
+                        "dispute_resolved", agent=item.agent, claim_id=kept, decided_by=WITHDRAWN, note=note, winner=kept,
+                        keep_both=False)
+        out.append(parked.id)
+    return tuple(out)
 
 
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:

@@ -102,7 +102,10 @@ class Partition:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
+                withdrawn = disputes.withdraw_challenge(txn, item) if item.cardinality == "one" else ()
                 decision = self._write_one(txn, item, policy, reasoner)
+                if withdrawn:  # its own parked challenge, taken back
+                    decision = replace(decision, superseded=(*withdrawn, *decision.superseded))
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
                 txn.decided[item.id] = decision
@@ -144,9 +147,10 @@ class Partition:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
-            disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
-            return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id,
-                            superseded=tuple(t.id for t in targets), reason=own_verdict.reason, **base)
+            settled = disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
+            return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(t.id for t in targets)
+                            + ((settled.challenger,) if settled else ()), reason=own_verdict.reason, **base,
+                            **({"dispute_id": settled.id, "strategy": "consensus"} if settled else {}))
         repeat = disputes.repeated_challenge(txn, incoming, conflicting)
         if repeat is not None:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
@@ -218,7 +222,7 @@ class Partition:
         if not keep_both and not txn.known(winner):  # type: ignore[arg-type]
             raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded; name a live claim of "
                                f"the dispute, or {sorted(taken)} (in an incumbent's place now)", dispute_id=dispute_id)
-        if not decided_by or not isinstance(decided_by, str):
+        if not isinstance(decided_by, str) or not decided_by.strip():
             raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
         txn.cardinality[d.entity] = cardinality
         return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
@@ -367,13 +371,6 @@ def receipts_held(parts: Mapping[int, Partition], ids: Sequence[str]) -> dict[st
             with part.lock:
                 found.update({i: (p, r) for i, r in part.log.receipts(maybe).items()})
     return found
-
-
-def with_known(calls: Sequence[Mapping[int, Sequence[WriteItem]]], held: Mapping[str, tuple[int, str]]) -> list[Any]:
-    """The calls with each item whose id another partition holds a receipt of carrying it
-    (`WriteItem.known`): its own shard decides it as a retry, or refuses a reused id."""
-    return [{p: [i._replace(known=held[i.id][1]) if i.digest and held.get(i.id, (p,))[0] != p else i for i in items]
-             for p, items in call.items()} for call in calls]
 
 
 def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[str, int], txns: Mapping[int, Txn],

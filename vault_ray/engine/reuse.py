@@ -9,10 +9,11 @@ a call with a reused id (another fact, or another agent's) is refused whole."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..errors import VaultError
 from .partition import _same_fact
-from .txn import decision_from_json
+from .txn import WriteItem, decision_from_json
 
 
 def refused_reuse(calls: Sequence[Mapping[int, Sequence]], held: Mapping[str, tuple[int, str]]) -> list[VaultError | None]:  # type: ignore[type-arg]
@@ -30,3 +31,10 @@ def refused_reuse(calls: Sequence[Mapping[int, Sequence]], held: Mapping[str, tu
                 break
         out.append(error)
     return out
+
+
+def with_known(calls: Sequence[Mapping[int, Sequence[WriteItem]]], held: Mapping[str, tuple[int, str]]) -> list[Any]:
+    """The calls with each item whose id another partition holds a receipt of carrying it
+    (`WriteItem.known`): its own shard decides it as a retry, or refuses a reused id."""
+    return [{p: [i._replace(known=held[i.id][1]) if i.digest and held.get(i.id, (p,))[0] != p else i for i in items]
+             for p, items in call.items()} for call in calls]
