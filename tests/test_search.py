@@ -109,3 +109,28 @@ def test_a_search_asking_for_most_of_a_small_hnsw_store_misses_no_active_claim(t
         assert len(active) == 60
         assert {h.claim.id for h in vault.search("the user's color", k=1000)} == active
         assert {h.claim.id for h in vault.search("the user's color", k=20)} <= active
+
+
+def test_agreeing_claims_of_other_agents_are_one_hit(tmp_path):
+    """Four agents saying the user lives in NYC filled four of five results: now one hit,
+    the others listed as `agreeing`, and the k hits are k different facts."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        for agent, text in [("a", "NYC"), ("b", "New York City"), ("c", "New York"), ("d", "nyc")]:
+            vault.agent(agent).add_facts([Fact("user.location", f"The user lives in {text}", value=text)])
+        vault.agent("a").add_facts([Fact("user.home_town", "The user grew up in Boston", value="Boston"),
+                                    Fact("user.work_city", "The user works in Jersey City", value="Jersey City"),
+                                    Fact("user.dream_city", "The user wants to live in Lisbon", value="Lisbon")])
+        hits = vault.search("where does the user live", k=4)
+        assert len(hits) == 4 and len({(h.claim.entity, h.claim.value) for h in hits}) == 4
+        (nyc,) = [h for h in hits if h.claim.entity == "user.location"]
+        assert sorted(c.agent for c in (nyc.claim, *nyc.agreeing)) == ["a", "b", "c", "d"]
+        assert not nyc.contested and nyc.alternatives == ()
+        # a contested entity: a claim of the hit's value agrees, only other values compete
+        vault.set_strategy("user.diet", "authority")
+        vault.set_authority("a", "user.diet", 0.9)
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
+        vault.agent("b").add_facts([Fact("user.diet", "The user is keto", value="keto")])
+        vault.agent("c").add_facts([Fact("user.diet", "The user eats vegan", value="vegan")])
+        (diet,) = [h for h in vault.search("what does the user eat", k=5) if h.claim.entity == "user.diet"]
+        assert diet.contested and [c.value for c in diet.alternatives] == ["keto"]
+        assert [c.value for c in diet.agreeing] == ["vegan"]

@@ -1,7 +1,5 @@
 """Immutable values: facts in, claims and disputes stored, decisions and views out.
-
-Models do no I/O. Times are timezone-aware UTC datetimes.
-"""
+Models do no I/O. Times are timezone-aware UTC datetimes."""
 
 from __future__ import annotations
 
@@ -310,10 +308,12 @@ class AddResult:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """A search result: one value of an entity; other agents' claims of it are `agreeing`."""
     claim: Claim
     score: float
     contested: bool = False
     alternatives: tuple[Claim, ...] = ()
+    agreeing: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

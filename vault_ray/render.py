@@ -57,7 +57,8 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
     for col in ("score", "text", "agent", "entity", "contested", "alternatives"):
         t.add_column(col, overflow="fold")
     for h in hits:
-        t.add_row(f"{h.score:.3f}", h.claim.text, h.claim.agent, h.claim.entity, "yes" if h.contested else "",
+        also = f" (also {', '.join(sorted({c.agent for c in h.agreeing}))})" if h.agreeing else ""
+        t.add_row(f"{h.score:.3f}", h.claim.text, h.claim.agent + also, h.claim.entity, "yes" if h.contested else "",
                   "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives))
     return t
 

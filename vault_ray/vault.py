@@ -17,6 +17,7 @@ from .engine import front, gcpause
 from .engine.control import a_policy, change_policy, registered, unmerged_aliases
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
+from .engine.hits import ranked_hits
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
@@ -274,20 +275,7 @@ class Vault(Transfers):
         raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
                else self._backend.search_as_of(vector, fetch, at))[0]
         raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
-        return self._hits(raw, k, policy, at)
-
-    def _hits(self, raw: list[tuple[float, Claim]], k: int, policy: Policy, at: datetime | None = None) -> list[Hit]:
-        now = at or utcnow()
-        half_life = policy.half_life_days * 86400.0
-        decayed = ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw)
-        scored = sorted(decayed, key=lambda h: h[0], reverse=True)[:k]
-        views = self.get_many({c.entity for _, c in scored}, as_of=at)
-        hits = []
-        for score, claim in scored:
-            view = views[claim.entity]
-            alternatives = tuple(x.claim for x in view.candidates if x.claim.id != claim.id) if view.contested else ()
-            hits.append(Hit(claim, float(score), view.contested, alternatives))
-        return hits
+        return ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at))
 
     def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
         """The current view: active claim(s); with an open dispute, every competing value.

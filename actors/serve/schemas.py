@@ -222,6 +222,7 @@ class HitOut(BaseModel):
     score: float
     contested: bool = False
     alternatives: list[ClaimOut] = []
+    agreeing: list[ClaimOut] = Field(default=[], description="other agents' active claims of the same value")
 
 
 class ResolutionOut(BaseModel):

@@ -119,6 +119,8 @@ def recall_text(recall: Recall) -> str:
                         f"{', '.join(sorted({h.claim.entity for h in contested}))}.")
     for i, hit in enumerate(recall.hits, 1):
         lines.append(f"{i}. {hit.claim.entity} = {said(hit.claim)}, score {hit.score:.3f}")
+        if hit.agreeing:
+            lines.append("   also said by " + ", ".join(sorted({c.agent for c in hit.agreeing})))
         if hit.contested:
             view = views.get(hit.claim.entity)
             lines.append("   " + (contest_line(view) if view is not None and view.contested else

@@ -1,0 +1,37 @@
+"""Search results from scored claims: recency decay, one hit per value of an entity, and
+each hit's dispute and agreeing claims from the entities' views (`Vault.search`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from ..models import Claim, EntityView, Hit, utcnow
+from ..policy import Policy
+from ..reasoners.rules import normalized_value
+
+
+def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: datetime | None,
+                views_of: Callable[[set[str]], dict[str, EntityView]]) -> list[Hit]:
+    """The top `k` hits of `raw` (cosine, claim), each cosine decayed by the claim's age at
+    `at` (now by default). Another agent's active claim of the same value on the same
+    entity is no other hit: it is listed in the hit's `agreeing` (four agents saying the
+    user lives in NYC filled four of five results). A hit on a contested entity carries
+    the competing values in `alternatives`."""
+    now = at or utcnow()
+    half_life = policy.half_life_days * 86400.0
+    decayed = ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw)
+    scored, seen = [], set()
+    for score, claim in sorted(decayed, key=lambda h: h[0], reverse=True):
+        if (key := (claim.entity, normalized_value(claim))) not in seen and len(scored) < k:
+            seen.add(key)
+            scored.append((score, claim, key[1]))
+    views = views_of({c.entity for _, c, _ in scored})
+    hits = []
+    for score, claim, value in scored:
+        view = views[claim.entity]
+        alike = {c.id: c for c in [*view.active, *(x.claim for x in view.candidates)]
+                 if c.id != claim.id and normalized_value(c) == value}
+        alternatives = tuple(x.claim for x in view.candidates if x.claim.id != claim.id and x.claim.id not in alike)
+        hits.append(Hit(claim, float(score), view.contested, alternatives if view.contested else (), tuple(alike.values())))
+    return hits
