@@ -91,6 +91,7 @@ class GeneratorConfig:
         if unknown:
             raise ValueError(f"unknown generator settings: {sorted(unknown)}")
         data = {k: tuple(v) if k.endswith("_s") and isinstance(v, list) else v for k, v in data.items()}
+        _numbers(cls, data, "generator")
         return cls(**data)
 
 
@@ -156,7 +157,19 @@ class EvalConfig:
             raise ValueError(f"unknown eval settings: {sorted(unknown)}")
         if isinstance(data.get("mixed"), dict):
             data = {**data, "mixed": _flatten(data["mixed"])}
+        _numbers(cls, data, "eval")
         return cls(**data)
+
+
+def _numbers(cls: type, data: dict[str, Any], table: str) -> None:
+    """A setting declared `int` or `float` given as anything else (a string seed) is named, not
+    left for numpy or a comparison to fail on far from the file."""
+    for f in fields(cls):
+        if f.name in data and f.type in ("int", "float"):
+            value = data[f.name]
+            if isinstance(value, bool) or not isinstance(value, int if f.type == "int" else int | float):
+                kind = "a whole number" if f.type == "int" else "a number"
+                raise ValueError(f"[{table}] {f.name} must be {kind}, got {value!r}")
 
 
 def check_mixed(mixed: object) -> None:
@@ -210,8 +223,13 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def load_config(path: str | Path) -> tuple[GeneratorConfig, EvalConfig]:
     """Read `[generator]` and `[eval]` tables from a .toml or .json file."""
     path = Path(path)
-    text = path.read_text()
-    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    try:
+        text = path.read_text()
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"config {path}: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(data.get(t, {}), dict) for t in ("generator", "eval")):
+        raise ValueError(f"config {path}: expected [generator] and [eval] tables")
     gen = GeneratorConfig.from_dict(data.get("generator", {}))
     ev = EvalConfig.from_dict(data.get("eval", {}))
     return gen, ev

@@ -343,7 +343,8 @@ def test_cli_disputes_and_resolve(make_vault, tmp_path, monkeypatch):
     none_open = runner.invoke(app, ["disputes", *store])
     assert none_open.exit_code == 0 and "no open disputes" in none_open.output
     resolved = runner.invoke(app, ["disputes", "--status", "resolved", *store], terminal_width=250)
-    assert challenger.dispute_id in resolved.output and "resolved" in resolved.output
+    assert challenger.dispute_id in resolved.output and "resolved: won by vegetarian (chat)" in resolved.output
+    assert "decided by" in resolved.output
 
 
 def test_scripted_reasoner_counts_no_judge_calls_for_disputes(make_vault):

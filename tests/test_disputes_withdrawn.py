@@ -142,3 +142,27 @@ def test_a_pet_said_gone_retracts_the_named_pet(vault):
     vault.agent("chat").add("My dog's name is Rex")
     (gone,) = vault.agent("chat").add("My dog died").decisions
     assert gone.op == "REPLACE" and vault.get("user.pets").values == ("not:dog",)
+
+
+def test_all_lists_every_dispute_as_the_cli_and_http_say_it(authority):
+    vault = authority
+    say(vault, "scheduler", "PST")
+    est = say(vault, "chat", "EST", 60)
+    say(vault, "chat", "CET", 120)  # withdraws EST: one resolved, one open
+    everything = vault.disputes(None)
+    assert vault.disputes("all") == everything and len(everything) == 2
+    assert [d.id for d in vault.disputes("resolved")] == [est.dispute_id]
+
+
+def test_a_custom_judge_that_fails_is_a_reasoner_error_and_writes_nothing(make_vault):
+    from vault_ray import ReasonerError, RuleReasoner
+
+    class Broken(RuleReasoner):
+        def judge(self, case):
+            raise RuntimeError("model server down")
+
+    vault = make_vault(reasoner=Broken(), policy=Policy(default_strategy="judge"))
+    say(vault, "a", "PST")
+    with pytest.raises(ReasonerError, match="model server down"):
+        say(vault, "b", "EST", 60)
+    assert [c.value for c in vault.history("user.timezone")] == ["PST"] and vault.disputes(None) == []

@@ -183,3 +183,31 @@ def test_the_report_names_the_text_vectors_and_the_mixed_table():
     assert "`mixed`: `user.diet` judge, `*` authority; near-simultaneous writes under recency: judge." in text
     plain = "\n".join(settings_lines(EvalConfig().to_dict(), ["lww", "authority"]))
     assert "the hashing embedder (256 dims)" in plain and "mixed" not in plain
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ('[generator]\nseed = "x"\n', r"\[generator\] seed must be a whole number, got 'x'"),
+    ("[eval]\njudge_accuracy = \"high\"\n", r"\[eval\] judge_accuracy must be a number"),
+    ("[eval]\nblock_size = true\n", r"\[eval\] block_size must be a whole number"),
+    ("[eval\njudge_accuracy = 0.8\n", r"config .*world.toml: "),  # a syntax error names the file
+    ("generator = 3\n", "expected \\[generator\\] and \\[eval\\] tables"),
+])
+def test_a_config_value_of_the_wrong_kind_is_named(tmp_path, text, match):
+    path = tmp_path / "world.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        load_config(path)
+
+
+def test_a_failed_eval_leaves_no_empty_output_directory(tmp_path):
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[generator]\nseed = "x"\n')
+    for args in (["--config", str(bad)], ["--policies", " , "]):
+        out = tmp_path / "never"
+        result = CliRunner().invoke(app, ["eval", "-n", "4", "--out", str(out), *args])
+        assert result.exit_code == 2 and "error" in result.output and not out.exists(), result.output
+    assert "names no policy" in result.output

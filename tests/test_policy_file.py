@@ -109,3 +109,11 @@ def test_policy_apply_refuses_a_bad_file_and_changes_nothing(store, tmp_path):
     result = runner.invoke(app, ["policy", "apply", str(path), "--store", str(store), "--hashing"])
     assert result.exit_code == 2 and "default_strategy must be one of" in result.output
     assert stored_policy(store) == before
+
+
+def test_policy_apply_to_a_path_without_a_store_creates_none(tmp_path):
+    """A mistyped --store made a new store and applied the policy there (exit 0)."""
+    path = write_policy_file(tmp_path / "proposal.json", PROPOSED)
+    result = runner.invoke(app, ["policy", "apply", str(path), "--store", str(tmp_path / "typo"), "--hashing"])
+    assert result.exit_code != 0 and "no vault-ray store" in result.output
+    assert not (tmp_path / "typo").exists()

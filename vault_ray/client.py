@@ -119,9 +119,9 @@ class _Operations:
         return self._send(Call("GET", f"/v1/claims/{_seg(claim_id)}/explain", _as(Explanation)))
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
-        """Disputes by status: "open", "resolved", or None for all."""
-        if status not in (None, "open", "resolved"):  # as Vault.disputes ("all" is the wire's word for None)
-            raise InvalidInput(f"status must be 'open', 'resolved' or None, got {status!r}")
+        """Disputes by status: "open", "resolved", or None (or "all") for all."""
+        if status not in (None, "all", "open", "resolved"):  # as Vault.disputes ("all" is the wire's word for None)
+            raise InvalidInput(f"status must be 'open', 'resolved', 'all' or None, got {status!r}")
         return self._send(Call("GET", "/v1/disputes", _as(list[Dispute]), params={"status": status or "all"}))
 
     def dispute(self, dispute_id: str) -> Dispute:

@@ -72,5 +72,17 @@ def disputes_table(disputes: list[Dispute], vault: Vault) -> Table:
         inc = [vault.claim(i) for i in d.incumbents]
         t.add_row(d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
                   "\n".join(f"{c.value or c.text} ({c.agent}) {short(c.id)}" for c in inc), d.reason,
-                  str(d.status), "yes" if d.needs_user else "", str(d.challenges))
+                  _status(d, vault), "yes" if d.needs_user else "", str(d.challenges))
     return t
+
+
+def _status(d: Dispute, vault: Vault) -> str:
+    """"open", or how it ended: the winner's value (or every value kept) and who decided."""
+    r = d.resolution
+    if r is None:
+        return str(d.status)
+    won = "every value kept" if r.keep_both else "no winner"
+    if r.winner:
+        c = vault.claim(r.winner)
+        won = f"won by {c.value or c.text} ({c.agent}) {short(c.id)}"
+    return f"{d.status}: {won}, decided by {r.decided_by}"

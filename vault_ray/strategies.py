@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .errors import ReasonerError
+from .errors import ReasonerError, VaultError
 from .models import Claim
 from .policy import Policy
-from .reasoners.base import Judgement
+from .reasoners.base import JudgeCase, Judgement, Reasoner
 from .reasoners.rules import normalized_value
 
 
@@ -130,6 +130,17 @@ def consensus(
         return Verdict(Action.WIN, "consensus", f"majority for the incoming value ({table})", weights=all_weights)
     winner = max((c for c in conflicting if normalized_value(c) == best), key=lambda c: c.observed_at)
     return Verdict(Action.LOSE, "consensus", f"majority for {best!r} ({table})", winner=winner.id, weights=all_weights)
+
+
+def judged(reasoner: Reasoner, case: JudgeCase) -> Judgement:
+    """The reasoner's judgement. A custom reasoner that fails raises a ReasonerError (the
+    write's whole call changes nothing), not its own exception type."""
+    try:
+        return reasoner.judge(case)
+    except VaultError:
+        raise
+    except Exception as exc:
+        raise ReasonerError(f"the reasoner's judge failed: {type(exc).__name__}: {exc}") from exc
 
 
 def from_judgement(incoming: Claim, conflicting: Sequence[Claim], judgement: Judgement, prior: Verdict) -> Verdict:

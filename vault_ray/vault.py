@@ -334,9 +334,10 @@ class Vault(Transfers):
         return read_events(self._backend, since, EventFilter.of(kinds, needs_user, entity), limit)
 
     def disputes(self, status: str | None = "open") -> list[Dispute]:
-        if status not in (None, "open", "resolved"):
-            raise InvalidInput(f"status must be 'open', 'resolved' or None, got {status!r}")
-        return self._backend.disputes(status)
+        """Disputes by status: "open", "resolved", or None (or "all", the CLI's and HTTP's word) for all."""
+        if status not in (None, "all", "open", "resolved"):
+            raise InvalidInput(f"status must be 'open', 'resolved', 'all' or None, got {status!r}")
+        return self._backend.disputes(None if status == "all" else status)
 
     def dispute(self, dispute_id: str) -> Dispute:
         return self._backend.dispute(dispute_id)

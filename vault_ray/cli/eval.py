@@ -83,8 +83,11 @@ def register(app: typer.Typer) -> None:
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT.
         Every report adds the reliability oracle (the ceiling) and learned authority; every metric
         has a 95% bootstrap interval."""
+        made = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         try:
+            if policies is not None and not policies.replace(",", "").strip():
+                raise ValueError("--policies names no policy (leave it out for the defaults)")
             if current is not None and not recommend:
                 raise ValueError("--current names the policy --recommend improves on: give --recommend too")
             if from_store is not None:
@@ -99,6 +102,9 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             console.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
+        finally:  # a run that failed before writing anything leaves no empty OUT behind
+            if made and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()
 
 
 def _synthetic(n: int, policies: str, out: Path, seed: int | None, settings: dict[str, object], config: Path | None,

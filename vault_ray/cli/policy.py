@@ -37,9 +37,10 @@ def register(app: typer.Typer) -> None:
     def apply(file: Path = FILE, dry_run: bool = DRY_RUN, store: str = STORE, address: str = ADDRESS,
               namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
         """Apply the policy in FILE to the store: it replaces the whole policy (strategies, authority
-        weights, thresholds...). Every change is listed first; a bad file changes nothing."""
+        weights, thresholds...). Every change is listed first; a bad file changes nothing. The store
+        must exist: a policy applied to a mistyped path would leave the real store's unchanged."""
         new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
-        with open_vault(store, address, namespace, hashing, create=not dry_run) as vault:
+        with open_vault(store, address, namespace, hashing) as vault:
             old = vault.policy
             changes = policy_changes(old, new)
             console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",

@@ -159,7 +159,7 @@ class Partition:
         verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy))
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
-            verdict = strategies.from_judgement(incoming, conflicting, reasoner.judge(case), verdict)
+            verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
     @staticmethod
