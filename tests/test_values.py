@@ -131,7 +131,13 @@ def test_qualified_amounts_that_differ_compare_different():
 @pytest.mark.parametrize(
     ("entity", "a", "b"),
     [("user.schedule.gym", "at 7pm", "at 19:00"), ("user.schedule.gym", "7:00 a.m.", "7am"),
-     ("user.birthday", "March 5", "5 March"), ("user.birthday", "the 5th of March", "Mar. 5th")],
+     ("user.birthday", "March 5", "5 March"), ("user.birthday", "the 5th of March", "Mar. 5th"),
+     # said in words (clock_words.py)
+     ("user.schedule.gym", "6:30am", "half past six in the morning"), ("user.schedule.gym", "7pm", "7 in the evening"),
+     ("user.schedule.gym", "6:45pm", "a quarter to seven in the evening"), ("user.schedule.gym", "at 7pm", "at seven pm"),
+     ("user.schedule.gym", "19:00", "19h"), ("user.schedule.gym", "7:30 pm", "Seven-thirty p.m."),
+     ("user.schedule.gym", "6:30am", "6.30 am"), ("user.schedule.standup", "21:10", "ten past nine at night"),
+     ("user.schedule.gym", "7:35", "twenty-five to eight"), ("user.schedule.gym", "07:30", "7h30")],
 )
 def test_dates_and_clock_times_said_differently_agree(entity, a, b):
     assert canonical(entity, a) == canonical(entity, b)
@@ -142,6 +148,10 @@ def test_other_dates_and_times_and_bare_numbers_stay_apart():
     assert canonical("user.birthday", "March 5") != canonical("user.birthday", "May 3")
     assert canonical("user.schedule.gym", "every monday at 6") == "every monday at 6"  # a bare 6: maybe not a time
     assert canonical("user.age", "30") == "30"
+    # words that make no clock time stay words: a count, a duration, a room
+    assert canonical("user.pets", "seven cats") == "seven cat" and canonical("user.sleep", "3h of sleep") == "3h of sleep"
+    assert canonical("user.schedule.gym", "half past six in the morning") != canonical("user.schedule.gym", "6:30pm")
+    assert canonical("user.schedule.gym", "12 at night") == canonical("user.schedule.gym", "midnight")
 
 
 def test_different_currencies_are_different_amounts():

@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from . import currencies, gazetteer
+from .clock_words import spoken_times
 from .gazetteer import fold
 
 STANCES = ("likes", "dislikes", "not")
@@ -208,7 +209,8 @@ def _dates_and_times(text: str) -> str:
         hour = hour % 12 + (12 if half == "p" else 0) if half else hour
         return f"{hour:02d}:{minutes or '00'}"
 
-    text = _NUMERIC_DATE.sub(_numeric_date, _ORDINAL.sub(lambda m: f"{_ORDINALS.index(m.group(0).lower()) + 1}th", text))
+    text = _NUMERIC_DATE.sub(_numeric_date, _ORDINAL.sub(lambda m: f"{_ORDINALS.index(m.group(0).lower()) + 1}th",
+                                                         spoken_times(text)))
     return _CLOCK.sub(clock, _DATE.sub(date, _NOON.sub(lambda m: "12:00" if m.group(0).lower() == "noon" else "00:00", text)))
 
 
