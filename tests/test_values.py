@@ -143,6 +143,17 @@ def test_dates_and_clock_times_said_differently_agree(entity, a, b):
     assert canonical(entity, a) == canonical(entity, b)
 
 
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("London, Ontario", "London", False), ("London, Ontario", "London, Canada", True), ("London, England", "London", True),
+    ("Vancouver, BC", "Vancouver", True), ("Sydney, NSW", "Sydney", True), ("Sydney, Nova Scotia", "Sydney", False),
+    ("Perth, Scotland", "Perth", False), ("Toronto, ON", "Toronto", True),
+])
+def test_a_province_or_nation_after_a_city_says_which_city(a, b, same):
+    """A qualifier that is no US state nor country (pycountry's subdivisions) was dropped:
+    "London, Ontario" read as London."""
+    assert (canonical("user.location", a) == canonical("user.location", b)) is same
+
+
 def test_other_dates_and_times_and_bare_numbers_stay_apart():
     assert canonical("user.schedule.gym", "at 7pm") != canonical("user.schedule.gym", "at 7am")
     assert canonical("user.birthday", "March 5") != canonical("user.birthday", "May 3")

@@ -20,6 +20,8 @@ import zoneinfo
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
+from .subdivisions import countries_of
+
 LOCALE = "en_US"
 TERRITORY = "US"
 _OFFSET = re.compile(r"^(?:utc|gmt|z)\s*([+\-−])\s*(\d{1,2})(?::?(\d\d))?$")
@@ -274,7 +276,7 @@ def find_place(text: str) -> str | None:
         return found or (find_place(f"{city}, {code}") if len(code) == 2 and city in table else None)
     rest = fold(rest)
     rest = rest.replace(" ", "") if len(rest) <= 4 else rest  # "D.C." folds to "d c"
-    if head in table and (rest in table or len(rest) == 2):
+    if head in table and (rest in table or len(rest) == 2 or countries_of(rest)):
         return _in_region(table[head], rest)
     return None
 
@@ -296,12 +298,16 @@ def _in_region(city: str, region: str) -> str:
         inside = [c for c in _cities_named(city) if c["countrycode"] == "US" and c["admin1code"] == states[region]]
     elif place_table().get(region) in countries:
         inside = [c for c in _cities_named(city) if c["countrycode"] == countries[place_table()[region]]]
-    else:
-        return city
+    else:  # a province or nation ("London, Ontario"): its country's cities; a region unknown keeps its name
+        inside = [c for c in _cities_named(city) if c["countrycode"] in countries_of(region)]
+        if not inside:
+            return f"{city}, {region}"
     named = _cities_named(city)
     if not inside or not named or max(named, key=lambda c: int(c["population"])) in inside:
         return city
     label = fold(gc.get_us_states()[states[region]]["name"]) if region in states else place_table().get(region, region)
+    if region not in states and place_table().get(region) not in countries:  # a province: named by its country
+        label = next(name for name, code in countries.items() if code == inside[0]["countrycode"])
     return f"{city}, {label}"
 
 
