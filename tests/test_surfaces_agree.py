@@ -48,7 +48,7 @@ def test_the_client_refuses_what_the_vault_refuses_before_sending():
         with pytest.raises(InvalidPolicy, match="list of patterns"):  # not ['u', 's', 'e', 'r']
             client.set_high_stakes("user")
         with pytest.raises(InvalidInput, match="status"):
-            client.disputes("all")
+            client.disputes("closed")
 
 
 def test_the_server_refuses_a_claim_id_no_route_could_serve(make_vault, tmp_path):
