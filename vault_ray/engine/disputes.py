@@ -121,6 +121,8 @@ def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
     parked claim is superseded by `item`'s, and its dispute closes for the incumbents
     (decided_by WITHDRAWN). A challenge other agents back (its supporters) stays open for
     them; an older `item` (a late arrival) withdraws nothing. Returns the withdrawn ids."""
+    if not any(c.agent == item.agent and c.status == Status.DISPUTED for c in txn.live_on(item.entity)):
+        return ()  # nothing of its own parked here (most writes: no dispute to look through)
     value, out = normalized_value(item), []
     for d in txn.open_disputes_on(item.entity):
         if d.challenger_agent != item.agent or d.supporters or not txn.known(d.challenger):
