@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from vault_ray.errors import StorageFailure
+from vault_ray.errors import StorageFailure, StoreClosed
 from vault_ray.models import Claim, Dispute, Event
 
 from . import log_files, snapshot
@@ -124,8 +124,7 @@ class ClaimLog(Protocol):
 
 class DuckDBClaimLog(BulkSide):
     def __init__(self, path: str | os.PathLike[str], *, dim: int) -> None:
-        self.path = str(path)
-        self.dim = dim
+        self.path, self.dim = str(path), dim
         base = Path(path)
         self.journal = Journal(base.with_suffix(".journal"))
         self._snapshot_path = base.with_suffix(".snapshot")
@@ -137,14 +136,15 @@ class DuckDBClaimLog(BulkSide):
         self._recent: set[int] = set()
         self._since = 0.0
         self._snapshot: snapshot.Snapshot | None = None
+        self.closed, self._owner = False, -1
         created = not base.exists()
         log_files.refuse_orphaned(base)  # a journal or snapshot left without its DuckDB file: refused
-        self._owner = -1
         try:
             if created:
                 self._connect()  # creates the file and its tables
             self._owner = hold_log(self.path)
-            self._open(created)
+            with log_files.named(self.path):
+                self._open(created)
         except BaseException:
             self._abandon(created)
             raise
@@ -175,21 +175,25 @@ class DuckDBClaimLog(BulkSide):
         """The stamp of the snapshot this log opened from (None: it read DuckDB), then of the one it saved."""
 
     def _abandon(self, created: bool) -> None:
-        """Let go of everything a failed open took (a log created now is removed with it)."""
+        """Let go of every file (a failed open's, or at close); a log `created` now is removed."""
         if self._snapshot is not None:
-            self._snapshot.close()
+            self._snapshot, snap = None, self._snapshot
+            snap.close()
         if self._tables is not None:
             with contextlib.suppress(Exception):
                 self._tables.close()
             self._tables = None
         if self._owner >= 0:
-            os.close(self._owner)
+            self._owner, owner = -1, self._owner
+            os.close(owner)
         self.journal.close()
         if created:
             log_files.remove_created(self.path)
 
     def _connect(self) -> ClaimTables:  # lazily: a log opened from its snapshot may never need DuckDB
         if self._tables is None:
+            if self.closed:  # a call that raced close(): the file is no longer held
+                raise StoreClosed(f"the claim log {self.path} is closed")
             self._tables = ClaimTables(self.path, dim=self.dim)
         return self._tables
 
@@ -236,6 +240,8 @@ class DuckDBClaimLog(BulkSide):
         self._refuse_stored(changes)
         keys = [receipt_key(cid) for cid in {*changes.receipts, *(c.id for c in changes.new_claims)}]
         with self._append:
+            if self.closed:
+                raise StoreClosed(f"the claim log {self.path} is closed")
             record = changes.record(self._seq + 1)
             self.journal.append(record)
             self._seq += 1
@@ -284,7 +290,7 @@ class DuckDBClaimLog(BulkSide):
     @contextmanager
     def _reading(self) -> Iterator[ClaimTables]:
         self.flush()
-        with self._db:
+        with self._db, log_files.named(self.path):
             yield self._connect()
 
     # -- reads ---------------------------------------------------------------------------
@@ -358,27 +364,28 @@ class DuckDBClaimLog(BulkSide):
 
     # -- closing ---------------------------------------------------------------------------
     def close(self, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        """Apply the journal, close DuckDB and, given the active claims' vectors, save the
-        image (unless the snapshot on disk is still fresh)."""
-        self.flush()
-        with self._db:
-            fresh = not self._dirty and self._tables is None and self.stamp is not None
-            image = None if vectors is None or fresh else self._image_parts(self._connect(), vectors)
-            if self._tables is not None:
-                self._tables.close()
-                self._tables = None
-            self.journal.reset()
-            if self._snapshot is not None:
-                self._snapshot.close()
-            os.close(self._owner)  # releases the hold on the file
-            stamp = log_files.stamp(self.path)
-            if image is not None and stamp is not None:
-                tables, arrays, header = image
-                try:
-                    snapshot.write(self._snapshot_path, {**header, "stamp": stamp}, tables, arrays)
-                    self.stamp = stamp
-                except OSError as exc:  # the log is intact; the next open reads DuckDB instead
-                    raise StorageFailure(f"cannot save {self._snapshot_path}: {exc}") from exc
+        """Apply the journal, close DuckDB and, given the active claims' vectors, save the image (unless the
+        snapshot is still fresh). Whatever fails (a full disk), the log lets go of its files (the journal kept)."""
+        try:
+            self.flush()
+            with self._db, log_files.named(self.path):
+                fresh = not self._dirty and self._tables is None and self.stamp is not None
+                image = None if vectors is None or fresh else self._image_parts(self._connect(), vectors)
+                if self._tables is not None:
+                    tables, self._tables = self._tables, None
+                    tables.close()
+                self.journal.reset()
+        finally:
+            self.closed = True  # no lazy reconnect, no commit from now on
+            self._abandon(False)  # releases the hold on the file
+        stamp = log_files.stamp(self.path)
+        if image is not None and stamp is not None:
+            tables_, arrays, header = image
+            try:
+                snapshot.write(self._snapshot_path, {**header, "stamp": stamp}, tables_, arrays)
+                self.stamp = stamp
+            except OSError as exc:  # the log is intact; the next open reads DuckDB instead
+                raise StorageFailure(f"cannot save {self._snapshot_path}: {exc}") from exc
 
     def _image_parts(self, tables: ClaimTables, active: tuple[np.ndarray, np.ndarray]
                      ) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], dict[str, Any]]:

@@ -154,11 +154,20 @@ class Journal:
 
     @staticmethod
     def _create(path: Path) -> int:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.write(fd, MAGIC)
-        os.fsync(fd)
-        _sync_dir(path.parent)
-        return fd
+        """A new, empty journal file (StorageFailure, and no file left, if it cannot be made)."""
+        fd = -1
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            if os.write(fd, MAGIC) != len(MAGIC):
+                raise OSError(errno.ENOSPC, "short write")
+            os.fsync(fd)
+            _sync_dir(path.parent)
+            return fd
+        except OSError as exc:
+            if fd >= 0:
+                os.close(fd)
+                path.unlink(missing_ok=True)
+            raise StorageFailure(f"cannot create the journal {path}: {exc}") from exc
 
 
 def _read(file: Path) -> Iterator[tuple[bytes, int]]:

@@ -13,13 +13,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 
-from vault_ray.errors import StoreError
+from vault_ray.errors import StorageFailure, StoreError
 from vault_ray.models import Dispute
 
 from . import snapshot
@@ -104,3 +107,12 @@ def remove_created(path: str) -> None:
     for leftover in (path, path + ".wal"):
         with contextlib.suppress(OSError):
             os.unlink(leftover)
+
+
+@contextmanager
+def named(path: str) -> Iterator[None]:
+    """A DuckDB error (a damaged file: cut short, bytes changed) as StorageFailure naming the log."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        raise StorageFailure(f"cannot read the claim log {path}: {exc}") from exc

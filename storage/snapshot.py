@@ -67,13 +67,18 @@ def write(path: Path, header: dict[str, Any], tables: dict[str, pa.Table], array
         offset += len(data)
     head = json.dumps({**header, "sections": table_of_contents}).encode()
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        out.write(MAGIC + _LEN.pack(len(head)) + _CRC.pack(zlib.crc32(head)) + head)
-        for _, _, data in sections:
-            out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as out:
+            out.write(MAGIC + _LEN.pack(len(head)) + _CRC.pack(zlib.crc32(head)) + head)
+            for _, _, data in sections:
+                out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: no partial file left behind
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 class Snapshot:

@@ -29,6 +29,8 @@ import numpy as np
 
 from vault_ray.storage import VectorIndex, restore_index, snapshot
 
+from ..errors import StorageFailure
+
 log = logging.getLogger("vault_ray")
 
 GRAPH_FORMAT = 1
@@ -137,7 +139,11 @@ class HostIndex:
             arrays = {f"graph.{k}": v for k, v in self.index.export().items()}
         header = {"format": GRAPH_FORMAT, "dim": self.dim, "partitions_total": self.partitions,
                   "partitions": {str(p): s for p, s in stamps.items()}}
-        snapshot.write(self.graph_path, header, {}, arrays)
+        try:
+            snapshot.write(self.graph_path, header, {}, arrays)
+        except OSError as exc:  # derived: the next open rebuilds it from the partitions' snapshots
+            self.graph_path.unlink(missing_ok=True)
+            raise StorageFailure(f"cannot save {self.graph_path}: {exc.strerror or exc}") from exc
         self._on_disk = (dict(stamps), self.changes)
 
     def close(self) -> None:
