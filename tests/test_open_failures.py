@@ -157,3 +157,22 @@ def test_a_store_on_a_read_only_file_system_is_refused_with_a_store_error(tiny_d
     with pytest.raises(StoreError, match=r"\.lock.*[Rr]ead-only"):
         Vault.open(store, embedder=EMB)
     assert files(store) == before
+
+
+def test_a_call_cut_short_between_partition_commits_completes_exactly_once_on_retry(tmp_path):
+    """What a process killed between two partitions' commits leaves (docs/design.md, "Atomicity
+    across partitions"): one partition has its share of the call, the others not. A retry of
+    the whole call with the same ids applies the rest and answers the share with its decisions."""
+    from vault_ray.storage.layout import partition_of
+    store = tmp_path / "s"
+    facts = [Fact(f"user.e{i}", f"fact {i}", value=str(i), claim_id=f"c{i}") for i in range(40)]
+    share = [f for f in facts if partition_of(f.entity, 4) == 0]
+    assert 0 < len(share) < len(facts)
+    with Vault.open(store, embedder=EMB, partitions=4) as vault:
+        first = {d.claim_id: d for d in vault.agent("a").add_facts(share, resolve=False).decisions}
+    with Vault.open(store, embedder=EMB) as vault:
+        retried = vault.agent("a").add_facts(facts, resolve=False).decisions
+        assert len(vault.claims()) == len(facts)
+        assert all(d == first[d.claim_id] for d in retried if d.claim_id in first)
+        assert len(vault.agent("a").add_facts(facts, resolve=False).decisions) == len(facts)
+        assert len(vault.claims()) == len(facts)
