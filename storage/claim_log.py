@@ -20,6 +20,7 @@ snapshot of the partition's in-memory image beside them (snapshot.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -32,13 +33,14 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from vault_ray.errors import StorageFailure
+from vault_ray.errors import StorageFailure, StoreClosed
 from vault_ray.models import Claim, Dispute, Event
 
-from . import snapshot
+from . import log_files, snapshot
 from .bulk_log import BulkSide
 from .journal import Journal
 from .layout import hold_log
+from .log_files import PartitionImage
 from .rows import DISPUTE_SCHEMA, claim_row, dispute_row, disputes_from_arrow, event_row, rows_table
 from .tables import TABLES, ClaimTables, Record, receipt_key
 
@@ -70,22 +72,6 @@ class ChangeSet:
         claims = [claim_row(c, self.rids[c.id], self.vectors.get(c.id)) for c in self.new_claims]
         return (seq, claims, dict(self.status), {k: list(v) for k, v in self.supersedes.items()},
                 [dispute_row(d) for d in self.disputes.values()], [event_row(e) for e in self.events], dict(self.receipts))
-
-
-@dataclass
-class PartitionImage:
-    """What a partition holds in memory, as its log hands it over when it opens."""
-
-    live: pa.Table
-    """Active and disputed claims (no embeddings), in rid order."""
-    disputes: list[Dispute]
-    """Open disputes."""
-    disputed: tuple[np.ndarray, np.ndarray]
-    """(rids, vectors) of the disputed claims (a later win needs no read)."""
-    gone: list[str]
-    """Entities that have claims, none of them live."""
-    vectors: tuple[np.ndarray, np.ndarray] | None = None
-    """(rids, vectors) of the active claims, when asked for (from the snapshot, else DuckDB)."""
 
 
 class ClaimLog(Protocol):
@@ -138,8 +124,7 @@ class ClaimLog(Protocol):
 
 class DuckDBClaimLog(BulkSide):
     def __init__(self, path: str | os.PathLike[str], *, dim: int) -> None:
-        self.path = str(path)
-        self.dim = dim
+        self.path, self.dim = str(path), dim
         base = Path(path)
         self.journal = Journal(base.with_suffix(".journal"))
         self._snapshot_path = base.with_suffix(".snapshot")
@@ -150,10 +135,31 @@ class DuckDBClaimLog(BulkSide):
         self._flushing: list[Record] | None = None
         self._recent: set[int] = set()
         self._since = 0.0
-        if not base.exists():
-            self._connect()  # creates the file and its tables
-        self._owner = hold_log(self.path)
-        self._snapshot = self._fresh_snapshot()
+        self._snapshot: snapshot.Snapshot | None = None
+        self.closed, self._owner = False, -1
+        created = not base.exists()
+        log_files.refuse_orphaned(base)  # a journal or snapshot left without its DuckDB file: refused
+        try:
+            if created:
+                self._connect()  # creates the file and its tables
+            self._owner = hold_log(self.path)
+            with log_files.named(self.path):
+                self._open(created)
+        except BaseException:
+            self._abandon(created)
+            raise
+
+    def expected_vectors(self) -> int:
+        """How many active vectors `load` will hand over, when its snapshot says (else 0)."""
+        if self._snapshot is None:
+            return 0
+        kind = self._snapshot.header["sections"].get("active_vectors", ("float32;0,0",))[0]
+        return int(kind.split(";")[1].split(",")[0] or 0)
+
+    # -- opening -------------------------------------------------------------------------
+    def _open(self, created: bool) -> None:
+        self._snapshot = log_files.fresh_snapshot(self._snapshot_path, self.journal, db=self.path, dim=self.dim,
+                                                  fmt=SNAPSHOT_FORMAT, created=created)
         if self._snapshot is not None:
             head = self._snapshot.header
             self._next_rid, self._next_seq, self._seq = head["next_rid"], head["next_seq"], head["seq"]
@@ -168,38 +174,28 @@ class DuckDBClaimLog(BulkSide):
         self.stamp: str | None = self._snapshot.header["stamp"] if self._snapshot is not None else None
         """The stamp of the snapshot this log opened from (None: it read DuckDB), then of the one it saved."""
 
-    def expected_vectors(self) -> int:
-        """How many active vectors `load` will hand over, when its snapshot says (else 0)."""
-        if self._snapshot is None:
-            return 0
-        kind = self._snapshot.header["sections"].get("active_vectors", ("float32;0,0",))[0]
-        return int(kind.split(";")[1].split(",")[0] or 0)
+    def _abandon(self, created: bool) -> None:
+        """Let go of every file (a failed open's, or at close); a log `created` now is removed."""
+        if self._snapshot is not None:
+            self._snapshot, snap = None, self._snapshot
+            snap.close()
+        if self._tables is not None:
+            with contextlib.suppress(Exception):
+                self._tables.close()
+            self._tables = None
+        if self._owner >= 0:
+            self._owner, owner = -1, self._owner
+            os.close(owner)
+        self.journal.close()
+        if created:
+            log_files.remove_created(self.path)
 
-    # -- opening -------------------------------------------------------------------------
     def _connect(self) -> ClaimTables:  # lazily: a log opened from its snapshot may never need DuckDB
         if self._tables is None:
+            if self.closed:  # a call that raced close(): the file is no longer held
+                raise StoreClosed(f"the claim log {self.path} is closed")
             self._tables = ClaimTables(self.path, dim=self.dim)
         return self._tables
-
-    def _stamp(self) -> str | None:
-        """The DuckDB file as this log left it; None when DuckDB has a WAL of its own to replay."""
-        if os.path.exists(self.path + ".wal") or not os.path.exists(self.path):
-            return None
-        st = os.stat(self.path)
-        return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
-
-    def _fresh_snapshot(self) -> snapshot.Snapshot | None:
-        if self.journal.has_records():
-            return None
-        found = snapshot.read(self._snapshot_path)
-        if found is None:
-            return None
-        head = found.header
-        stamp = self._stamp()
-        if head.get("format") != SNAPSHOT_FORMAT or head.get("dim") != self.dim or stamp is None or head["stamp"] != stamp:
-            found.close()
-            return None
-        return found
 
     def _replay(self, tables: ClaimTables) -> None:
         """Apply the journal records DuckDB does not have yet, then start an empty journal."""
@@ -244,6 +240,8 @@ class DuckDBClaimLog(BulkSide):
         self._refuse_stored(changes)
         keys = [receipt_key(cid) for cid in {*changes.receipts, *(c.id for c in changes.new_claims)}]
         with self._append:
+            if self.closed:
+                raise StoreClosed(f"the claim log {self.path} is closed")
             record = changes.record(self._seq + 1)
             self.journal.append(record)
             self._seq += 1
@@ -292,7 +290,7 @@ class DuckDBClaimLog(BulkSide):
     @contextmanager
     def _reading(self) -> Iterator[ClaimTables]:
         self.flush()
-        with self._db:
+        with self._db, log_files.named(self.path):
             yield self._connect()
 
     # -- reads ---------------------------------------------------------------------------
@@ -366,27 +364,28 @@ class DuckDBClaimLog(BulkSide):
 
     # -- closing ---------------------------------------------------------------------------
     def close(self, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        """Apply the journal, close DuckDB and, given the active claims' vectors, save the
-        image (unless the snapshot on disk is still fresh)."""
-        self.flush()
-        with self._db:
-            fresh = not self._dirty and self._tables is None and self.stamp is not None
-            image = None if vectors is None or fresh else self._image_parts(self._connect(), vectors)
-            if self._tables is not None:
-                self._tables.close()
-                self._tables = None
-            self.journal.reset()
-            if self._snapshot is not None:
-                self._snapshot.close()
-            os.close(self._owner)  # releases the hold on the file
-            stamp = self._stamp()
-            if image is not None and stamp is not None:
-                tables, arrays, header = image
-                try:
-                    snapshot.write(self._snapshot_path, {**header, "stamp": stamp}, tables, arrays)
-                    self.stamp = stamp
-                except OSError as exc:  # the log is intact; the next open reads DuckDB instead
-                    raise StorageFailure(f"cannot save {self._snapshot_path}: {exc}") from exc
+        """Apply the journal, close DuckDB and, given the active claims' vectors, save the image (unless the
+        snapshot is still fresh). Whatever fails (a full disk), the log lets go of its files (the journal kept)."""
+        try:
+            self.flush()
+            with self._db, log_files.named(self.path):
+                fresh = not self._dirty and self._tables is None and self.stamp is not None
+                image = None if vectors is None or fresh else self._image_parts(self._connect(), vectors)
+                if self._tables is not None:
+                    tables, self._tables = self._tables, None
+                    tables.close()
+                self.journal.reset()
+        finally:
+            self.closed = True  # no lazy reconnect, no commit from now on
+            self._abandon(False)  # releases the hold on the file
+        stamp = log_files.stamp(self.path)
+        if image is not None and stamp is not None:
+            tables_, arrays, header = image
+            try:
+                snapshot.write(self._snapshot_path, {**header, "stamp": stamp}, tables_, arrays)
+                self.stamp = stamp
+            except OSError as exc:  # the log is intact; the next open reads DuckDB instead
+                raise StorageFailure(f"cannot save {self._snapshot_path}: {exc}") from exc
 
     def _image_parts(self, tables: ClaimTables, active: tuple[np.ndarray, np.ndarray]
                      ) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], dict[str, Any]]:

@@ -9,7 +9,10 @@ values only (tuples, lists, dicts, strings, numbers, bytes: `encode_changes`); a
 reader refuses anything else, so a journal can not run code. A record cut short by a
 crash (a length past the end, a checksum that does not match) is the tail of a write
 that was never acknowledged: reading stops there and the file is truncated to the
-last whole record before anything is appended.
+last whole record before anything is appended. A torn record is the last one: a record
+that fails its checksum with whole records after it is damage (bit rot, a stray
+write), not a crash, and reading it raises StorageFailure naming the file, so that
+no acknowledged record after it is dropped.
 
 The file is grown ahead of its records: zeros are written past the last record
 (`PREALLOC` bytes at a time) and synced once, and each record then overwrites zeros in
@@ -43,6 +46,7 @@ from vault_ray.errors import StorageFailure
 
 MAGIC = b"VRJOURNAL1\n"
 _FRAME = struct.Struct("<II")
+_PICKLE_START = b"\x80\x05"
 PREALLOC = 256 * 1024
 """Bytes of zeros written ahead of the records at a time (about 100 single-claim records)."""
 
@@ -150,11 +154,20 @@ class Journal:
 
     @staticmethod
     def _create(path: Path) -> int:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.write(fd, MAGIC)
-        os.fsync(fd)
-        _sync_dir(path.parent)
-        return fd
+        """A new, empty journal file (StorageFailure, and no file left, if it cannot be made)."""
+        fd = -1
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            if os.write(fd, MAGIC) != len(MAGIC):
+                raise OSError(errno.ENOSPC, "short write")
+            os.fsync(fd)
+            _sync_dir(path.parent)
+            return fd
+        except OSError as exc:
+            if fd >= 0:
+                os.close(fd)
+                path.unlink(missing_ok=True)
+            raise StorageFailure(f"cannot create the journal {path}: {exc}") from exc
 
 
 def _read(file: Path) -> Iterator[tuple[bytes, int]]:
@@ -167,13 +180,34 @@ def _read(file: Path) -> Iterator[tuple[bytes, int]]:
     pos = len(MAGIC)
     while pos + _FRAME.size <= len(data):
         length, crc = _FRAME.unpack_from(data, pos)
-        if length == 0:  # the zeros written ahead of the records
+        if length == 0:  # the zeros written ahead of the records (unless a damaged length ends them early)
+            if _whole_record_after(data, pos + 1):
+                raise StorageFailure(f"the journal {file} is damaged: the record at byte {pos} has a length of 0 and "
+                                     "whole records follow it (acknowledged writes); nothing was changed. Restore "
+                                     "the store from a backup or an export")
             return
         payload = data[pos + _FRAME.size: pos + _FRAME.size + length]
         if len(payload) != length or zlib.crc32(payload) != crc:
+            if _whole_record_after(data, pos + 1):  # not a torn tail: a damaged record with records after it
+                raise StorageFailure(f"the journal {file} is damaged: the record at byte {pos} fails its checksum and "
+                                     "whole records follow it (acknowledged writes); nothing was changed. Restore "
+                                     "the store from a backup or an export")
             return
         yield payload, _FRAME.size + length
         pos += _FRAME.size + length
+
+
+def _whole_record_after(data: bytes, start: int) -> bool:
+    """Whether a whole record (its checksum right) starts anywhere from `start`. Each payload
+    is a pickle of protocol 5, which begins with these two bytes: only where they are is a
+    record looked for."""
+    at = data.find(_PICKLE_START, start + _FRAME.size)
+    while at >= 0:
+        length, crc = _FRAME.unpack_from(data, at - _FRAME.size)
+        if 0 < length <= len(data) - at and zlib.crc32(data[at: at + length]) == crc:
+            return True
+        at = data.find(_PICKLE_START, at + 1)
+    return False
 
 
 def _sync_dir(directory: Path) -> None:

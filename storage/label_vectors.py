@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vault_ray.errors import StorageFailure
+
 FILE = "label_vectors.npz"
 log = logging.getLogger("vault_ray")
 
@@ -46,7 +48,11 @@ def save(root: str | os.PathLike[str], embedder: str, dim: int, texts: Sequence[
     """Replace the file atomically (a crash leaves the old one or the new one)."""
     path = Path(root) / FILE
     tmp = path.with_name(FILE + ".tmp")
-    with open(tmp, "wb") as out:
-        np.savez(out, embedder=np.array(embedder), dim=np.array(dim),
-                 texts=np.array(list(texts), dtype=str), vectors=np.asarray(vectors, dtype=np.float32).reshape(-1, dim))
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as out:
+            np.savez(out, embedder=np.array(embedder), dim=np.array(dim), texts=np.array(list(texts), dtype=str),
+                     vectors=np.asarray(vectors, dtype=np.float32).reshape(-1, dim))
+        os.replace(tmp, path)
+    except OSError as exc:  # a full disk: the old file (a cache) is kept, no temporary left
+        tmp.unlink(missing_ok=True)
+        raise StorageFailure(f"cannot save {path}: {exc.strerror or exc}") from exc

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vault_ray.errors import InvalidInput, StoreError, StoreLocked, StoreMismatch
+from vault_ray.errors import InvalidInput, StorageFailure, StoreError, StoreLocked, StoreMismatch
 
 FORMAT = 2
 INDEX_KINDS = ("flat", "hnsw")
@@ -52,8 +52,12 @@ class StoreMeta:
     """The vector index kind: "flat" (exact) or "hnsw" (approximate)."""
 
 
+def partitions_dir(root: str | os.PathLike[str]) -> Path:
+    return Path(root) / "partitions"
+
+
 def partition_path(root: str | os.PathLike[str], number: int) -> Path:
-    return Path(root) / "partitions" / f"p{number:04d}.duckdb"
+    return partitions_dir(root) / f"p{number:04d}.duckdb"
 
 
 def partition_number(path: str | os.PathLike[str]) -> int | None:
@@ -67,8 +71,14 @@ def control_path(root: str | os.PathLike[str]) -> Path:
 
 
 def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
-    data = read_json(Path(root) / "vault.json")
-    return StoreMeta(**data) if data else None
+    path = Path(root) / "vault.json"
+    data = read_json(path)
+    if not data:
+        return None
+    try:
+        return StoreMeta(**data)
+    except TypeError as exc:  # not the settings of a store (another tool's file, a hand edit)
+        raise StoreError(f"cannot read the store settings {path}: {exc}") from None
 
 
 def check_index(index: object) -> str:
@@ -87,8 +97,9 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
     if index is not None:
         check_index(index)
     if meta_file.exists():
-        data = json.loads(meta_file.read_text())
-        meta = StoreMeta(**data)
+        meta = read_meta(path)
+        if meta is None:
+            raise StoreError(f"cannot read the store settings {meta_file}: the file is empty")
         if partitions is not None and partitions != meta.partitions:
             raise StoreMismatch(
                 f"store {str(path)!r} has {meta.partitions} partitions, not {partitions} "
@@ -146,13 +157,25 @@ def set_embedder(root: str | os.PathLike[str], embedder: str, dim: int) -> Store
 
 
 def write_json(path: Path, data: Any) -> None:
+    """Replace `path` atomically; StorageFailure naming it (the old file kept, no temporary left) if it cannot be."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
+        os.replace(tmp, path)
+    except OSError as exc:  # a full disk, a read-only file system
+        tmp.unlink(missing_ok=True)
+        raise StorageFailure(f"cannot write {path}: {exc.strerror or exc}; the file was not changed") from exc
 
 
 def read_json(path: Path) -> Any | None:
-    return json.loads(path.read_text()) if path.exists() else None
+    """The JSON in `path`, None if there is no such file; StoreError naming it if it cannot be read."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # cut short or damaged (JSONDecodeError, UnicodeDecodeError), unreadable
+        raise StoreError(f"cannot read {path}: {exc}; nothing was changed (restore it from a backup, or fix it by "
+                         "hand)") from exc
 
 
 def make_store_dir(root: object) -> Path:
@@ -181,16 +204,24 @@ class StoreLock:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = str(make_store_dir(root))
-        self._fd = os.open(Path(root) / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        lock = Path(root) / ".lock"
+        try:
+            self._fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # a directory in its place, a read-only file system, no permission
+            raise StoreError(f"cannot open the store's lock file {lock}: {exc.strerror}; nothing was changed") from exc
         self._real = os.path.realpath(self.root)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._fd)
             raise StoreLocked(self.root, here=StoreLock.HELD.get(self._real) == os.getpid()) from exc
+        try:
+            os.ftruncate(self._fd, 0)
+            os.write(self._fd, str(os.getpid()).encode())
+        except OSError as exc:
+            os.close(self._fd)
+            raise StoreError(f"cannot write the store's lock file {lock}: {exc.strerror}; nothing was changed") from exc
         StoreLock.HELD[self._real] = os.getpid()
-        os.ftruncate(self._fd, 0)
-        os.write(self._fd, str(os.getpid()).encode())
 
     def release(self) -> None:
         if self._fd >= 0:

@@ -84,13 +84,16 @@ class ClaimTables(BulkLog):
         self.dim = dim
         try:
             self._con = duckdb.connect(path)
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
+        except duckdb.Error as exc:
+            if any(m in str(exc).lower() for m in ("could not set lock", "conflicting lock")):
                 raise StoreLocked(os.path.dirname(os.path.dirname(path))) from exc
-            raise StorageFailure(f"cannot open claim log {path}: {exc}") from exc
-        # one worker thread: a store has one DuckDB per partition, and the applies run in the background
-        self._run("SET threads = 1")
-        self._con.execute(SCHEMA).fetchall()
+            raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
+        try:  # one worker thread: a store has one DuckDB per partition, and the applies run in the background
+            self._run("SET threads = 1")
+            self._con.execute(SCHEMA).fetchall()
+        except duckdb.Error as exc:  # a damaged file (cut short, bytes changed)
+            self._con.close()
+            raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self._run(sql, params)

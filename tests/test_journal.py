@@ -285,3 +285,44 @@ def test_a_read_that_comes_during_a_round_of_applies_stops_it_after_the_partitio
         monkeypatch.setattr(partitions, "READ_QUIET_S", 0.0)
         host.chores()
         assert not any(log.backlog() for log in logs)
+
+
+def _journal_with(tmp_path, n: int):
+    from vault_ray.storage.journal import Journal
+    journal = Journal(tmp_path / "p0000.journal")
+    offsets = []
+    for i in range(n):
+        offsets.append(journal._end)
+        journal.append((i + 1, [f"claim {i}" * 20], {}, {}, [], [], {}))
+    journal.close()
+    return journal, offsets
+
+
+@pytest.mark.parametrize("where", ["payload", "length"])
+def test_a_damaged_record_with_records_after_it_is_refused_not_taken_for_a_torn_tail(tmp_path, where):
+    from vault_ray.storage.journal import Journal
+    journal, offsets = _journal_with(tmp_path, 3)
+    data = bytearray(journal.path.read_bytes())
+    if where == "payload":
+        data[offsets[1] + 20] ^= 0xFF
+    else:
+        data[offsets[1]: offsets[1] + 4] = bytes(4)  # a length of 0, as if the records ended there
+    journal.path.write_bytes(bytes(data))
+    with pytest.raises(StorageFailure, match=f"journal {journal.path} is damaged"):
+        list(Journal(journal.path).records())
+    with pytest.raises(StorageFailure, match="damaged"):
+        Journal(journal.path).open()  # not truncated to the damaged record: nothing is changed
+    assert journal.path.read_bytes() == bytes(data)
+
+
+def test_a_torn_last_record_is_still_a_torn_tail(tmp_path):
+    from vault_ray.storage.journal import Journal
+    journal, offsets = _journal_with(tmp_path, 3)
+    data = bytearray(journal.path.read_bytes())
+    data[offsets[2] + 20] ^= 0xFF
+    journal.path.write_bytes(bytes(data))
+    assert [r[0] for r in Journal(journal.path).records()] == [1, 2]
+    reopened = Journal(journal.path)
+    reopened.open()
+    reopened.close()
+    assert journal.path.stat().st_size == offsets[2]  # cut off before anything is appended

@@ -8,6 +8,7 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 
@@ -58,11 +59,13 @@ class EmbeddedBackend:
             self.host = host
             self._load_label_vectors()
         except BaseException:
-            if host is not None:
-                host.close_all()
-            self._lock.release()
-            if fresh is not None:  # a store refused at creation (bad settings) leaves no directory behind
-                shutil.rmtree(fresh, ignore_errors=True)
+            try:  # everything this open took is let go of: an open right after is not refused (StoreLocked)
+                if host is not None:
+                    host.close_all()
+            finally:
+                self._lock.release()
+                if fresh is not None:  # a store refused at creation (bad settings) leaves no directory behind
+                    shutil.rmtree(fresh, ignore_errors=True)
             raise
         self._commits = GroupCommit(lambda calls, nows: self.host.write_many(calls, self.policy, self.reasoner, nows))
 
@@ -214,8 +217,9 @@ class EmbeddedBackend:
 
     def close(self) -> None:
         try:
-            self._save_label_vectors()
-            self.host.close_all()
+            with ExitStack() as closing:  # each step runs even if one before it failed (a full disk)
+                closing.callback(self.host.close_all)
+                closing.callback(self._save_label_vectors)
         finally:
             self._lock.release()
 

@@ -12,9 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vault_ray.storage.layout import control_path, read_json, write_json
+from vault_ray.storage.layout import control_path, partitions_dir, read_json, write_json
 
-from ..errors import InvalidInput, InvalidPolicy, PolicyConflict
+from ..errors import InvalidInput, InvalidPolicy, PolicyConflict, StoreError
 from ..policy import Policy
 from ..registry import EntityRegistry, RegistryEntry
 
@@ -32,15 +32,31 @@ class ControlFile:
             a_policy(policy)
         if registry is not None and not isinstance(registry, EntityRegistry):
             raise InvalidInput(f"registry must be an EntityRegistry, got {type(registry).__name__}")
-        data = read_json(self.path) or {}
-        saved_policy = Policy.from_dict(data["policy"]) if "policy" in data else None
-        saved_registry = EntityRegistry.from_list(data["registry"]) if "registry" in data else None
+        saved_policy, saved_registry = self._saved()
         registry = registry or saved_registry or EntityRegistry.builtin()
         if policy is None or saved_policy is None:
             if policy is not None:
                 check_rules(policy, Policy(), registry)  # a new store's too: no rule on an alias
             return policy or saved_policy or Policy(), registry
         return changed_policy(saved_policy, policy, registry), registry
+
+    def _saved(self) -> tuple[Policy | None, EntityRegistry | None]:
+        """The saved policy and registry (None: not saved). A store that holds claims but has no
+        control.json (deleted, not restored with the rest) is opened with the default policy
+        and registry, and a warning says so: its decisions follow other rules from now on."""
+        data = read_json(self.path)
+        if data is None:
+            if any(partitions_dir(self.path.parent).glob("p*.duckdb")):
+                log.warning("vault-ray: %s is missing although the store holds claims: its policy and entity registry "
+                            "are the defaults (or those given) from now on. Restore the file from a backup, or set the "
+                            "policy again, if the store had its own", self.path)
+            return None, None
+        try:
+            return (Policy.from_dict(data["policy"]) if "policy" in data else None,
+                    EntityRegistry.from_list(data["registry"]) if "registry" in data else None)
+        except (InvalidInput, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}; nothing was changed (restore it from a backup, "
+                             "or fix it by hand)") from exc
 
     def save(self, policy: Policy, registry: EntityRegistry) -> None:
         write_json(self.path, {"policy": policy.to_dict(), "registry": registry.to_list()})

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vault_ray.storage import ClaimLog, DuckDBClaimLog
 from vault_ray.storage.layout import partition_path, read_meta
+from vault_ray.storage.log_files import refuse_orphaned
 
 LogFactory = Callable[[int, bool], ClaimLog | None]
 """`open_log(number, create)`: partition `number`'s claim log, None when it has none and not `create`."""
@@ -26,6 +27,7 @@ def duckdb_logs(root: str | Path, dim: int) -> LogFactory:
     def open_log(number: int, create: bool) -> ClaimLog | None:
         path = partition_path(root, number)
         if not path.exists():
+            refuse_orphaned(path)  # its journal or snapshot without it: the log was lost, not never made
             if not create:
                 return None
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -64,9 +64,11 @@ class Partition:
     def close(self) -> None:
         """Flush the log and save the partition's image (with its active vectors) beside it."""
         with self.lock:
-            rids = self.state.indexed_rids()
-            self.log.close((rids, self.index.vectors(rids)))
-            self.index.close()
+            try:
+                rids = self.state.indexed_rids()
+                self.log.close((rids, self.index.vectors(rids)))
+            finally:
+                self.index.close()
 
     def active_count(self) -> int:
         return self.state.active_count()

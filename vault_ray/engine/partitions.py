@@ -31,7 +31,7 @@ import numpy as np
 from vault_ray.storage import ClaimLog, FlatIndex, VectorIndex
 from vault_ray.storage.layout import partition_of
 
-from ..errors import DisputeNotFound, VaultError
+from ..errors import DisputeNotFound, StoreClosed, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event, utcnow
 from ..policy import Policy
 from ..reasoners.base import Reasoner
@@ -43,7 +43,7 @@ from .search import Neighbours
 from .timeline import partition_search_as_of
 from .txn import WriteItem
 from .vectors import HostIndex
-from .views import Scored, empty_view, merge_top
+from .views import Scored, dispute_partition, empty_view, merge_top
 
 IndexFactory = Callable[[], VectorIndex]
 Groups = dict[int, list[WriteItem]]
@@ -74,14 +74,6 @@ index's background work goes on (an HNSW buffer left undrained would slow every 
 log = logging.getLogger("vault_ray")
 
 
-def dispute_partition(dispute_id: object) -> int | None:
-    """The partition a dispute id names (`dsp-<partition>-<claim id>`)."""
-    parts = dispute_id.split("-", 2) if isinstance(dispute_id, str) else []
-    if len(parts) == 3 and parts[0] == "dsp" and parts[1].isdigit():
-        return int(parts[1])
-    return None
-
-
 class PartitionSet:
     def __init__(self, root: str | Path, *, partitions: int, dim: int, open_log: LogFactory | None = None,
                  new_index: IndexFactory | None = None, name: str = "embedded") -> None:
@@ -93,6 +85,7 @@ class PartitionSet:
         self.host = HostIndex(self.new_index(), partitions, Path(root) / "partitions" / f"{name}.hnsw")
         self.parts: dict[int, Partition] = {}
         self._opening = threading.Lock()
+        self.closed = False
         self._wake = threading.Event()
         self._last_write, self._writing = 0.0, 0
         """When a write last ended, and how many are under way (a hint for the index's chores)."""
@@ -110,6 +103,7 @@ class PartitionSet:
             with self._opening:  # two threads must not create one partition's log at once
                 found = self.parts.get(number)
                 if found is None:
+                    self._not_closed()
                     log = self.open_log(number, create)
                     if log is None:
                         return None
@@ -121,6 +115,7 @@ class PartitionSet:
         by side: a saved HNSW graph built from exactly their snapshots is restored instead of
         inserting their vectors again."""
         with self._opening:
+            self._not_closed()
             logs = open_logs(self.open_log, [p for p in sorted(set(numbers)) if p not in self.parts], create)
             if not self.parts:
                 restored = self.host.restore({p: getattr(log, "stamp", None) for p, log in logs.items()})
@@ -161,19 +156,26 @@ class PartitionSet:
                 self.host.detach(number)
 
     def close_all(self) -> None:
+        """Close every partition, each even if another fails (no log stays held), the host marked
+        closed first: a write still under way opens no partition again."""
+        with self._opening:
+            self.closed = True
         self._stop.set()
         self._wake.set()
         if self._chores.is_alive() and self._chores is not threading.current_thread():
             self._chores.join()
-        stamps: dict[int, str | None] = {}
+        parts = [self.parts.pop(number) for number in sorted(self.parts)]
         try:
-            for number in sorted(self.parts):
-                part = self.parts.pop(number)
-                part.close()
-                stamps[number] = getattr(part.log, "stamp", None)
-            self.host.save(stamps)
+            with ExitStack() as closing:  # the callbacks all run (last in, first out); an error is raised after
+                for part in reversed(parts):
+                    closing.callback(part.close)
+            self.host.save({part.number: getattr(part.log, "stamp", None) for part in parts})
         finally:
             self.host.close()
+
+    def _not_closed(self) -> None:
+        if self.closed:  # a write that raced close(): it must not take a partition's log again
+            raise StoreClosed("this vault is closed; open the store again (Vault.open / Vault.connect)")
 
     def opened(self, partitions: Iterable[int] | None = None) -> list[Partition]:
         """The open partitions (every partition that holds data), or those among `partitions`."""

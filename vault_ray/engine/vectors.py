@@ -20,6 +20,7 @@ shard that receives a partition in a rebalance).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from vault_ray.storage import VectorIndex, restore_index, snapshot
+
+from ..errors import StorageFailure
+
+log = logging.getLogger("vault_ray")
 
 GRAPH_FORMAT = 1
 
@@ -87,8 +92,16 @@ class HostIndex:
         returns the partitions whose rows it holds (none when it does not apply)."""
         if self.kind != "hnsw" or self.graph_path is None or not stamps or None in stamps.values():
             return set()
-        saved = snapshot.read(self.graph_path)
+        rebuilt = "the index is rebuilt from the partitions' claim logs"
+        try:
+            saved = snapshot.read(self.graph_path)
+        except snapshot.Damaged as exc:
+            (log.info if exc.old else log.warning)("vault-ray: the saved HNSW index %s is %s: ignored, %s",
+                                                   self.graph_path, "of an earlier format" if exc.old else
+                                                   f"damaged ({exc.why})", rebuilt)
+            return set()
         if saved is None:
+            log.warning("vault-ray: the saved HNSW index %s is missing: %s", self.graph_path, rebuilt)
             return set()
         try:
             head = saved.header
@@ -97,7 +110,8 @@ class HostIndex:
                     or head.get("partitions_total") != self.partitions or manifest != stamps):
                 return set()
             index = restore_index(self.kind, self.dim, saved.arrays("graph.", copy=False))  # read, not copied whole
-        except (ValueError, KeyError, RuntimeError):  # unreadable: the partitions' vectors rebuild it
+        except (ValueError, KeyError, RuntimeError) as exc:  # unreadable: the partitions' vectors rebuild it
+            log.warning("vault-ray: the saved HNSW index %s is unreadable (%s): %s", self.graph_path, exc, rebuilt)
             return set()
         finally:
             saved.close()
@@ -125,7 +139,11 @@ class HostIndex:
             arrays = {f"graph.{k}": v for k, v in self.index.export().items()}
         header = {"format": GRAPH_FORMAT, "dim": self.dim, "partitions_total": self.partitions,
                   "partitions": {str(p): s for p, s in stamps.items()}}
-        snapshot.write(self.graph_path, header, {}, arrays)
+        try:
+            snapshot.write(self.graph_path, header, {}, arrays)
+        except OSError as exc:  # derived: the next open rebuilds it from the partitions' snapshots
+            self.graph_path.unlink(missing_ok=True)
+            raise StorageFailure(f"cannot save {self.graph_path}: {exc.strerror or exc}") from exc
         self._on_disk = (dict(stamps), self.changes)
 
     def close(self) -> None:

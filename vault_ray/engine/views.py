@@ -66,3 +66,11 @@ def newest(found: Iterable[dict[str, tuple[float, str]]]) -> dict[str, tuple[flo
         for label, at in answer.items():
             out[label] = max(out.get(label, at), at)
     return out
+
+
+def dispute_partition(dispute_id: object) -> int | None:
+    """The partition a dispute id names (`dsp-<partition>-<claim id>`)."""
+    parts = dispute_id.split("-", 2) if isinstance(dispute_id, str) else []
+    if len(parts) == 3 and parts[0] == "dsp" and parts[1].isdigit():
+        return int(parts[1])
+    return None

@@ -1,0 +1,118 @@
+"""The files of one partition's claim log beside its DuckDB file (pNNNN.duckdb):
+its journal (pNNNN.journal, pNNNN.journal.1) and its snapshot (pNNNN.snapshot).
+
+The DuckDB file is canonical. A journal or snapshot without it means the log was
+lost (deleted, moved), not that the partition is new: opening refuses it
+(`refuse_orphaned`) instead of starting an empty log that the next close would save
+over the last copy. A snapshot that is missing or damaged is derived data: the
+partition is rebuilt from its log, and a warning names the file (`fresh_snapshot`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from vault_ray.errors import StorageFailure, StoreError
+from vault_ray.models import Dispute
+
+from . import snapshot
+from .journal import Journal
+
+log = logging.getLogger("vault_ray")
+
+
+@dataclass
+class PartitionImage:
+    """What a partition holds in memory, as its log hands it over when it opens."""
+
+    live: pa.Table
+    """Active and disputed claims (no embeddings), in rid order."""
+    disputes: list[Dispute]
+    """Open disputes."""
+    disputed: tuple[np.ndarray, np.ndarray]
+    """(rids, vectors) of the disputed claims (a later win needs no read)."""
+    gone: list[str]
+    """Entities that have claims, none of them live."""
+    vectors: tuple[np.ndarray, np.ndarray] | None = None
+    """(rids, vectors) of the active claims, when asked for (from the snapshot, else DuckDB)."""
+
+
+def companions(path: Path) -> list[Path]:
+    """The journal and snapshot files of the log at `path` that exist."""
+    found = [path.with_suffix(".journal"), path.with_name(path.with_suffix(".journal").name + ".1"),
+             path.with_suffix(".snapshot")]
+    return [p for p in found if p.exists()]
+
+
+def refuse_orphaned(path: Path) -> None:
+    """StoreError if the DuckDB file at `path` is missing while its journal or snapshot is
+    there: the partition's canonical log was lost, and nothing is opened or created."""
+    left = companions(path)
+    if left and not path.exists():
+        raise StoreError(f"the claim log {path} is missing, but {', '.join(p.name for p in left)} of it "
+                         f"{'is' if len(left) == 1 else 'are'} still there: restore {path.name} (from a backup, or "
+                         "`vault-ray import` of an export) before opening the store; nothing was changed")
+
+
+def stamp(path: str) -> str | None:
+    """The DuckDB file as a log left it; None when DuckDB has a WAL of its own to replay."""
+    if os.path.exists(path + ".wal") or not os.path.exists(path):
+        return None
+    st = os.stat(path)
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def fresh_snapshot(path: Path, journal: Journal, *, db: str, dim: int, fmt: int,
+                   created: bool) -> snapshot.Snapshot | None:
+    """The snapshot at `path` if it may be loaded instead of the DuckDB file `db`: whole, of
+    format `fmt` and `dim`, its stamp the file's, and no journal record newer. A missing
+    (for a log not `created` now) or damaged one is said in a warning."""
+    if journal.has_records():  # a crash left records to replay: the snapshot is older than the log
+        return None
+    rebuilt = "the partition is rebuilt from its claim log"
+    try:
+        found = snapshot.read(path)
+    except snapshot.Damaged as exc:
+        if exc.old:
+            log.info("vault-ray: the snapshot %s is of an earlier format: %s (once)", path, rebuilt)
+        else:
+            log.warning("vault-ray: the snapshot %s is damaged (%s): ignored, %s %s", path, exc.why, rebuilt, db)
+        return None
+    if found is None:
+        if not created:
+            log.warning("vault-ray: the snapshot %s is missing: %s %s", path, rebuilt, db)
+        return None
+    head = found.header
+    now = stamp(db)
+    if head.get("format") != fmt or head.get("dim") != dim or now is None or head.get("stamp") != now:
+        found.close()
+        log.info("vault-ray: the snapshot %s is older than its claim log: %s", path, rebuilt)
+        return None
+    return found
+
+
+def remove_created(path: str) -> None:
+    """Remove a DuckDB file (and its WAL) this process has just created, when creating the
+    log failed (a full disk): no empty log is left for the next open to trip over."""
+    for leftover in (path, path + ".wal"):
+        with contextlib.suppress(OSError):
+            os.unlink(leftover)
+
+
+@contextmanager
+def named(path: str) -> Iterator[None]:
+    """A DuckDB error (a damaged file: cut short, bytes changed) as StorageFailure naming the log."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        raise StorageFailure(f"cannot read the claim log {path}: {exc}") from exc
