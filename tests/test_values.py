@@ -120,6 +120,15 @@ def test_amounts_keep_their_period_bound_and_range(said, form):
     assert canonical("user.budget", said) == form
 
 
+@pytest.mark.parametrize(("said", "form"), [
+    ("twenty-five hundred bucks", "2500 USD"), ("twenty five hundred dollars", "2500 USD"),
+    ("ninety-nine hundred euros", "9900 EUR"), ("twenty hundred dollars", "2000 USD"), ("fifteen hundred dollars", "1500 USD"),
+])
+def test_hundreds_said_as_people_say_them(said, form):
+    """word2number read "twenty-five hundred" as 200: a $2,500 budget agreed with $200's."""
+    assert canonical("user.budget", said) == form
+
+
 def test_qualified_amounts_that_differ_compare_different():
     budget = lambda said: canonical("user.budget", said)  # noqa: E731
     assert budget("$5000 per month") != budget("$5000 per year") != budget("$5000")

@@ -8,11 +8,10 @@ stays on the claim for display. Pure functions; the name tables come from
     canonical("user.budget", "$5k") == canonical("user.budget", "five thousand dollars") == "5000 USD"
     canonical("user.location", "Chicago last month") == "chicago"
 
-A value may carry a stance prefix: `likes:` / `dislikes:` (preferences) or `not:`
-(a retraction, "I don't work at Acme anymore"); the prefix is kept and the rest is
-canonicalized. What the tables do not know is folded (lowercase ASCII, articles,
-time words and a plural `s` dropped), so unknown values still compare sensibly.
-"""
+A value may carry a stance prefix: `likes:` / `dislikes:` (preferences) or `not:` (a
+retraction, "I don't work at Acme anymore"); the prefix is kept and the rest is canonicalized.
+What the tables do not know is folded (lowercase ASCII, articles, time words and a plural
+`s` dropped), so unknown values still compare sensibly."""
 
 from __future__ import annotations
 
@@ -23,6 +22,7 @@ from functools import lru_cache
 from . import currencies, gazetteer
 from .clock_words import spoken_times
 from .gazetteer import fold
+from .number_words import hundreds
 
 STANCES = ("likes", "dislikes", "not")
 CONSENT_GIVEN = "given"
@@ -378,7 +378,7 @@ def _digits_amount(text: str) -> Decimal | None:
 def _spelled_amount(text: str) -> Decimal | None:
     from word2number import w2n
 
-    text = re.sub(r"\ba couple(?: of)?\b", "two", text, flags=re.IGNORECASE)  # "a couple thousand"
+    text = hundreds(re.sub(r"\ba couple(?: of)?\b", "two", text, flags=re.IGNORECASE))  # "a couple thousand"
     for m in _SPELLED.finditer(text):
         words = m.group(0).strip()
         if words.lower() in ("a", "and", "point", "a and"):
