@@ -84,9 +84,11 @@ def test_withdrawal_spares_repeats_late_arrivals_many_valued_entities_and_backed
     vault.set_strategy("user.location", "authority")
     vault.set_authority("scheduler", "user.location", 0.9)
     paris = say(vault, "chat", "Paris", 60, entity="user.location")
-    say(vault, "planner", "Paris", 70, entity="user.location")
+    backing = say(vault, "planner", "Paris", 70, entity="user.location")
     say(vault, "chat", "Rome", 80, entity="user.location")
-    assert dispute(vault, paris.dispute_id).status == "open"
+    held = dispute(vault, paris.dispute_id)  # planner now holds the challenge chat took back
+    assert held.status == "open" and held.challenger == backing.claim_id and held.challenger_agent == "planner"
+    assert vault.claim(paris.claim_id).status == Status.SUPERSEDED
     # a many-valued entity: another value is more, not a correction
     vault.set_strategy("user.allergies", "authority")
     vault.set_authority("scheduler", "user.allergies", 0.9)
@@ -166,3 +168,36 @@ def test_a_custom_judge_that_fails_is_a_reasoner_error_and_writes_nothing(make_v
     with pytest.raises(ReasonerError, match="model server down"):
         say(vault, "b", "EST", 60)
     assert [c.value for c in vault.history("user.timezone")] == ["PST"] and vault.disputes(None) == []
+
+
+def test_a_supporter_moving_on_takes_its_support_back(authority):
+    vault = authority
+    say(vault, "scheduler", "PST")
+    est = say(vault, "chat", "EST", 60)
+    backing = say(vault, "planner", "EST", 90)
+    moved = say(vault, "planner", "Mountain", 120)
+    assert moved.superseded == (backing.claim_id,) and dispute(vault, est.dispute_id).supporters == ()
+    say(vault, "chat", "Central", 150)  # the last backer moves on: the EST dispute closes
+    assert dispute(vault, est.dispute_id).status == "resolved"
+    assert sorted(vault.get("user.timezone").values) == ["Central", "Mountain", "PST"]
+
+
+def test_a_denial_withdraws_only_the_value_it_denies(authority):
+    vault = authority
+    vault.set_authority("scheduler", "user.location", 0.9)
+    vault.set_strategy("user.location", "authority")
+    say(vault, "scheduler", "New York", entity="user.location")
+    boston = say(vault, "chat", "Boston", 60, entity="user.location")
+    denial = say(vault, "chat", "not:New York", 120, entity="user.location")  # agrees with its challenge
+    assert boston.claim_id not in denial.superseded and dispute(vault, boston.dispute_id).status == "open"
+    gone = say(vault, "chat", "not:Boston", 180, entity="user.location")  # takes it back
+    assert boston.claim_id in gone.superseded and dispute(vault, boston.dispute_id).status == "resolved"
+
+
+def test_backing_that_settles_two_disputes_names_both(make_vault):
+    vault = make_vault(policy=Policy(default_strategy="consensus"))
+    say(vault, "a", "PST")
+    b, c = say(vault, "b", "EST", 60), say(vault, "c", "Central", 120)
+    settling = [say(vault, agent, "PST", 180 + n) for n, agent in enumerate("de")]
+    named = {i for d in settling for i in d.superseded}
+    assert {b.claim_id, c.claim_id} <= named and vault.disputes() == []

@@ -59,6 +59,16 @@ def test_an_unreadable_settings_file_is_a_store_error_naming_it(tmp_path, name, 
         Vault.open(store, embedder=EMB)
 
 
+@pytest.mark.parametrize("text", ["[]", '"x"', "null", "{}", '{"other": 1}', '{"policy": []}', '{"registry": {}}'])
+def test_a_control_file_of_the_wrong_shape_is_a_store_error(tmp_path, text):
+    """Valid JSON that is no policy-and-registry object opened silently with the defaults."""
+    store = tmp_path / "s"
+    make(store, 20)
+    (store / "control.json").write_text(text)
+    with pytest.raises(StoreError, match="control.json"):
+        Vault.open(store, embedder=EMB)
+
+
 def test_a_control_file_deleted_from_a_store_with_claims_is_said_in_a_warning(tmp_path, caplog):
     store = tmp_path / "s"
     with Vault.open(store, embedder=EMB) as vault:

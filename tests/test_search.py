@@ -134,3 +134,14 @@ def test_agreeing_claims_of_other_agents_are_one_hit(tmp_path):
         (diet,) = [h for h in vault.search("what does the user eat", k=5) if h.claim.entity == "user.diet"]
         assert diet.contested and [c.value for c in diet.alternatives] == ["keto"]
         assert [c.value for c in diet.agreeing] == ["vegan"]
+
+
+def test_many_agreeing_agents_do_not_crowd_out_the_other_hits(tmp_path):
+    """The index is asked for 4k candidates: twelve agents saying one value left one hit of k=3."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        for n in range(12):
+            vault.agent(f"agent{n}").add_facts([Fact("user.location", "The user lives in New York", value="New York")])
+        vault.agent("a").add_facts([Fact("user.home_town", "The user grew up in Boston", value="Boston"),
+                                    Fact("user.work_city", "The user works in Jersey City", value="Jersey City")])
+        hits = vault.search("the user lives in new york", k=3)
+        assert len(hits) == 3 and len(hits[0].agreeing) == 11

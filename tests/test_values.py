@@ -146,7 +146,8 @@ def test_qualified_amounts_that_differ_compare_different():
      ("user.schedule.gym", "6:45pm", "a quarter to seven in the evening"), ("user.schedule.gym", "at 7pm", "at seven pm"),
      ("user.schedule.gym", "19:00", "19h"), ("user.schedule.gym", "7:30 pm", "Seven-thirty p.m."),
      ("user.schedule.gym", "6:30am", "6.30 am"), ("user.schedule.standup", "21:10", "ten past nine at night"),
-     ("user.schedule.gym", "7:35", "twenty-five to eight"), ("user.schedule.gym", "07:30", "7h30")],
+     ("user.schedule.gym", "at 7:35", "at twenty-five to eight"), ("user.schedule.gym", "at 07:30", "at 7h30"),
+     ("user.schedule.gym", "00:30", "half past twelve at night"), ("user.schedule.gym", "9:55", "5 minutes to 10")],
 )
 def test_dates_and_clock_times_said_differently_agree(entity, a, b):
     assert canonical(entity, a) == canonical(entity, b)
@@ -172,6 +173,8 @@ def test_other_dates_and_times_and_bare_numbers_stay_apart():
     assert canonical("user.pets", "seven cats") == "seven cat" and canonical("user.sleep", "3h of sleep") == "3h of sleep"
     assert canonical("user.schedule.gym", "half past six in the morning") != canonical("user.schedule.gym", "6:30pm")
     assert canonical("user.schedule.gym", "12 at night") == canonical("user.schedule.gym", "midnight")
+    for said in ("5 to 10 people", "works 9 to 5", "ten to twelve guests", "a 2h15 flight"):  # ranges and durations
+        assert ":" not in canonical("user.note", said)
 
 
 def test_different_currencies_are_different_amounts():

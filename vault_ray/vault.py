@@ -45,6 +45,9 @@ from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .transfer import Transfers
 
+MAX_FETCH = 4096
+"""Most candidates a search asks the index for while agreeing claims fold into fewer than k hits."""
+
 
 class Vault(Transfers):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
@@ -272,10 +275,15 @@ class Vault(Transfers):
         vector = self.embedder.embed([query])
         policy = self.policy
         fetch = k * 4 if at is None or (agent is None and entity is None) else k * 50  # filters: exact when selective
-        raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
-               else self._backend.search_as_of(vector, fetch, at))[0]
-        raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
-        return ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at))
+        while True:  # agreeing claims fold into one hit: fetch more while they leave fewer than k values
+            raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
+                   else self._backend.search_as_of(vector, fetch, at))[0]
+            found = len(raw)
+            raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
+            hits = ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at))
+            if len(hits) >= k or found < fetch or fetch >= MAX_FETCH:
+                return hits
+            fetch = min(4 * fetch, MAX_FETCH)
 
     def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
         """The current view: active claim(s); with an open dispute, every competing value.

@@ -45,6 +45,11 @@ class ControlFile:
         control.json (deleted, not restored with the rest) is opened with the default policy
         and registry, and a warning says so: its decisions follow other rules from now on."""
         data = read_json(self.path)
+        if data is None and self.path.exists() or data is not None and (
+                not isinstance(data, dict) or not {"policy", "registry"} & set(data)
+                or not isinstance(data.get("policy", {}), dict) or not isinstance(data.get("registry", []), list)):
+            raise StoreError(f"cannot read {self.path}: expected an object with the policy and the registry, got "
+                             f"{type(data).__name__}; nothing was changed (restore it from a backup, or fix it by hand)")
         if data is None:
             if any(partitions_dir(self.path.parent).glob("p*.duckdb")):
                 log.warning("vault-ray: %s is missing although the store holds claims: its policy and entity registry "

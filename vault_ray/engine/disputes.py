@@ -61,7 +61,7 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
         if extra.get("strategy") == "consensus":
             tally.flipped(txn, txn.claim(d.challenger), beaten, note)
         # what this write replaced: its agent's own claims, and the values the settlement superseded
-        gone = tuple(t.id for t in targets) + tuple(i for i in standing if txn.claim(i).status == Status.SUPERSEDED)
+        gone = tuple(t.id for t in targets) + superseded_among(txn, standing)
         return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=claim_id, dispute_id=d.id, superseded=gone,
                         strategy=extra.get("strategy"), reason=f"dispute settled by {decided_by}: {note}", **base)
     return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=claim_id, dispute_id=d.id,
@@ -92,14 +92,16 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
-def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> Dispute | None:
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> tuple[list[Dispute], tuple[str, ...]]:
     """Under consensus, a claim that backs an open dispute's incumbents may give them the
     clear majority: the dispute is settled for them, as a supporter settles it for the
     challenger (`settle_repeat`). Before, only support for the challenger could close it,
-    and a dispute lost 3 to 1 stayed open. Returns the last dispute it settled."""
-    settled = None
+    and a dispute lost 3 to 1 stayed open. Returns the disputes it settled and the claims
+    their settlement superseded (challengers and supporters)."""
+    settled: list[Dispute] = []
     if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
-        return settled
+        return settled, ()
+    before = [c.id for c in txn.live_on(entity)]
     for d in txn.open_disputes_on(entity):
         standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
         if not standing or not txn.known(d.challenger):
@@ -107,38 +109,58 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> Dispute | No
         pool = tally.assertions(txn, entity)
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
         if verdict.action == Action.WIN:
-            settled = resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
-                              strategy="consensus", weights=verdict.weights)
-    return settled
+            settled.append(resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
+                                   strategy="consensus", weights=verdict.weights))
+    return settled, superseded_among(txn, before) if settled else ()
+
+
+def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:
+    """Those of `ids` (claims live before a step of the write) the step superseded."""
+    return tuple(i for i in ids if txn.claim(i).status == Status.SUPERSEDED)
 
 
 WITHDRAWN = "rule:challenger_withdrawn"
 
 
 def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
-    """An agent that says something else on a 'one' entity while its own challenge there is
-    parked takes that challenge back, as its later claim replaces its own active one: the
-    parked claim is superseded by `item`'s, and its dispute closes for the incumbents
-    (decided_by WITHDRAWN). A challenge other agents back (its supporters) stays open for
-    them; an older `item` (a late arrival) withdraws nothing. Returns the withdrawn ids."""
+    """An agent that says something else on a 'one' entity while a claim of its own is parked
+    in a dispute there (its challenge, or its support of another's) takes that claim back, as
+    its later claim replaces its own active one: the parked claim is superseded by `item`'s.
+    A dispute that loses its last backer closes for the incumbents (decided_by WITHDRAWN);
+    one that other agents still back stays open for them (a supporter takes the
+    challenger's place). A denial withdraws only the value it denies ("not:New York" is no
+    other value than Boston), and an older `item` (a late arrival) withdraws nothing.
+    Returns the withdrawn ids."""
     if not any(c.agent == item.agent and c.status == Status.DISPUTED for c in txn.live_on(item.entity)):
         return ()  # nothing of its own parked here (most writes: no dispute to look through)
     value, out = normalized_value(item), []
     for d in txn.open_disputes_on(item.entity):
-        if d.challenger_agent != item.agent or d.supporters or not txn.known(d.challenger):
+        backers = [txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)]
+        mine = [c for c in backers if c.agent == item.agent and c.status == Status.DISPUTED
+                and item.observed_at >= c.observed_at and _takes_back(value, normalized_value(c))]
+        if not mine:
             continue
-        parked = txn.claim(d.challenger)
-        if parked.status != Status.DISPUTED or item.observed_at < parked.observed_at or normalized_value(parked) == value:
+        for c in mine:
+            txn.set_status(c.id, Status.SUPERSEDED, item.id, agent=item.agent, dispute=d.id,
+                           reason="withdrawn by its agent: it said something else since")
+        out += [c.id for c in mine]
+        left = [c.id for c in backers if c not in mine]
+        if left:  # still backed: the first remaining backer holds the challenge
+            kept = replace(d, challenger=left[0], supporters=tuple(left[1:]), challenger_agent=txn.claim(left[0]).agent)
+            txn.put_dispute(kept, "dispute_challenged", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
+                            withdrawn=[c.id for c in mine])
             continue
-        txn.set_status(parked.id, Status.SUPERSEDED, item.id, agent=item.agent, dispute=d.id,
-                       reason="withdrawn by its agent: it said something else since")
-        kept = next((i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
+        standing = next((i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
         note = f"its agent withdrew the challenge (claim {item.id} says something else)"
-        txn.put_dispute(replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(kept, WITHDRAWN, note, txn.now)),
-                        "dispute_resolved", agent=item.agent, claim_id=kept, decided_by=WITHDRAWN, note=note, winner=kept,
-                        keep_both=False)
-        out.append(parked.id)
+        txn.put_dispute(replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(standing, WITHDRAWN, note, txn.now)),
+                        "dispute_resolved", agent=item.agent, claim_id=standing, decided_by=WITHDRAWN, note=note,
+                        winner=standing, keep_both=False)
     return tuple(out)
+
+
+def _takes_back(new: str, parked: str) -> bool:
+    """Whether a new value of an agent replaces its parked one: another value, or a denial of it."""
+    return new != parked and (not new.startswith("not:") or contradicts(new, parked, "one"))
 
 
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:

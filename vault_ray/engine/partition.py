@@ -149,10 +149,10 @@ class Partition:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
-            settled = disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
+            settled, gone = disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
             return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(t.id for t in targets)
-                            + ((settled.challenger,) if settled else ()), reason=own_verdict.reason, **base,
-                            **({"dispute_id": settled.id, "strategy": "consensus"} if settled else {}))
+                            + gone, reason=own_verdict.reason, **base,
+                            **({"dispute_id": settled[-1].id, "strategy": "consensus"} if settled else {}))
         repeat = disputes.repeated_challenge(txn, incoming, conflicting)
         if repeat is not None:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
