@@ -52,3 +52,36 @@ def test_first_person_reads_the_rewrite_back(text):
     assert first_person(text).startswith("i ")
     assert "lefts" not in third_person(first_person(text))
 
+
+# -- 2. a guess is set aside and reported ------------------------------------------------------
+@pytest.mark.parametrize("said", [
+    "Maybe I'm vegetarian now, not sure.", "I guess I work at Alphabet", "I think I'm allergic to shellfish.",
+    "I'm vegan, I think.", "I believe I'm on Central time", "I'm probably on Central time",
+    "Perhaps I live in Boulder now", "I'm allergic to latex, not sure though", "I'm not sure, but I think I live in Denver",
+    "Probably I work at Alphabet", "I speak German, I guess",
+])
+def test_a_guess_is_reported_not_stored(reasoner, said):
+    facts, reasons = read(reasoner, said)
+    assert facts == []
+    assert any("guess" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I'm pretty sure I'm allergic to latex", ("user.allergies", "latex")),
+    ("I'm sure I live in Denver", ("user.location", "Denver")),
+    ("I can spend up to $500, maybe $600 if I have to", ("user.budget", "$500")),
+    ("I think about food a lot. I'm vegan", ("user.diet", "vegan")),
+    ("I'm vegan, so I think vegan places are best", ("user.diet", "vegan")),
+    ("I live in Denver, not sure for how long", ("user.location", "Denver")),
+])
+def test_a_certain_statement_beside_hedge_words_still_reads(reasoner, said, fact):
+    assert fact in read(reasoner, said)[0]
+
+
+def test_a_guess_never_replaces_a_certain_fact(make_vault):
+    vault = make_vault()
+    vault.agent("scheduler").add("I'm vegan.")
+    result = vault.agent("chat").add("Maybe I'm vegetarian now, not sure.")
+    assert not result.decisions and result.unextracted
+    assert [c.value for c in vault.claims() if c.entity == "user.diet"] == ["vegan"]
+

@@ -73,7 +73,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
-        for said in cl.clauses(sentence):
+        for said in framing.with_hedges(cl.clauses(sentence)):
             real, why = framing.framed(said)  # the statement before a hypothetical said after it, or all of it
             clause, why = (real, None) if real else (said, why)
             drafts = read_clause(clause)
