@@ -85,3 +85,23 @@ def test_a_guess_never_replaces_a_certain_fact(make_vault):
     assert not result.decisions and result.unextracted
     assert [c.value for c in vault.claims() if c.entity == "user.diet"] == ["vegan"]
 
+
+# -- 3. filler after a list is no item ---------------------------------------------------------
+@pytest.mark.parametrize(("said", "entity", "items"), [
+    ("I'm allergic to peanuts, believe it or not.", "user.allergies", ["peanuts"]),
+    ("I'm allergic to cats, if you can believe it.", "user.allergies", ["cats"]),
+    ("I'm allergic to peanuts or something like that.", "user.allergies", ["peanuts"]),
+    ("I'm allergic to dust, pollen, etc.", "user.allergies", ["dust", "pollen"]),
+    ("I'm allergic to penicillin, whatever that's worth.", "user.allergies", ["penicillin"]),
+    ("I'm allergic to eggs and so on", "user.allergies", ["eggs"]),
+    ("I like hiking and stuff.", "user.likes", ["likes:hiking"]),
+    ("I like jazz, rock, you name it.", "user.likes", ["likes:jazz", "likes:rock"]),
+    ("I love cats and dogs and whatnot", "user.likes", ["likes:cats", "likes:dogs"]),
+    ("I speak English, Spanish and so on", "user.language", ["English", "Spanish"]),
+    ("I live in Denver, believe it or not", "user.location", ["Denver"]),
+    ("I work at Google, as a matter of fact.", "user.employer", ["Google"]),
+    ("I'm allergic to peanuts after all.", "user.allergies", ["peanuts"]),
+])
+def test_filler_is_no_list_item(reasoner, said, entity, items):
+    assert values_of(reasoner, said, entity) == items
+
