@@ -105,3 +105,34 @@ def test_a_guess_never_replaces_a_certain_fact(make_vault):
 def test_filler_is_no_list_item(reasoner, said, entity, items):
     assert values_of(reasoner, said, entity) == items
 
+
+# -- 4. retractions said another way -----------------------------------------------------------
+@pytest.mark.parametrize(("said", "value"), [
+    ("I quit my job at Google.", "not:Google"), ("I left my job at Google", "not:Google"),
+    ("I left my position at Acme Corp", "not:Acme Corp"), ("I resigned from my role at IBM", "not:IBM"),
+    ("I left my job with Deloitte last month", "not:Deloitte"),
+    ("I quit my job as a nurse at Mercy Hospital", "not:Mercy Hospital"),
+    ("I quit my job at Google to travel", "not:Google"), ("I left Google", "not:Google"),
+])
+def test_leaving_a_job_at_a_company_retracts_the_employer(reasoner, said, value):
+    assert values_of(reasoner, said, "user.employer") == [value]
+
+
+def test_leaving_a_job_for_another_keeps_the_new_one(reasoner):
+    assert values_of(reasoner, "I quit my job at Google and joined Stripe", "user.employer") == ["Stripe"]
+    assert values_of(reasoner, "I quit my job", "user.employer") == []
+
+
+@pytest.mark.parametrize("said", ["Turns out I'm not allergic to peanuts after all.", "I'm not allergic to peanuts after all",
+                                  "I'm not allergic to peanuts anymore, thankfully."])
+def test_a_denial_with_filler_denies_the_item(reasoner, said):
+    assert values_of(reasoner, said, "user.allergies") == ["not:peanuts"]
+
+
+def test_quitting_a_job_at_a_company_supersedes_it(make_vault):
+    vault = make_vault()
+    vault.agent("scheduler").add("I work at Google.")
+    vault.agent("chat").add("I quit my job at Google.")
+    active = [c.value for c in vault.claims() if c.entity == "user.employer" and c.status.value == "active"]
+    assert active == ["not:Google"]
+
