@@ -136,3 +136,102 @@ def test_quitting_a_job_at_a_company_supersedes_it(make_vault):
     active = [c.value for c in vault.claims() if c.entity == "user.employer" and c.status.value == "active"]
     assert active == ["not:Google"]
 
+
+# -- 5. a work, side or passing variant is not the main fact -------------------------------------
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My work phone is 415-555-0199.", ("user.phone.work", "415-555-0199")),
+    ("my office number is 212-555-0100", ("user.phone.work", "212-555-0100")),
+    ("My business phone: +1 415 555 0100", None),
+    ("My work email is ana@acme.com", ("user.email.work", "ana@acme.com")),
+    ("My business email is bob@corp.com", ("user.email.work", "bob@corp.com")),
+])
+def test_a_work_phone_or_email_is_its_own_entity(reasoner, said, fact):
+    facts = read(reasoner, said)[0]
+    assert not [f for f in facts if f[0] in ("user.phone", "user.email")]
+    if fact:
+        assert fact in facts
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("My email is ana@gmail.com", ("user.email", "ana@gmail.com")),
+    ("My phone number is 415-555-0100", ("user.phone", "415-555-0100")),
+    ("My personal email is ana@gmail.com", ("user.email", "ana@gmail.com")),
+])
+def test_the_users_own_phone_and_email_stay(reasoner, said, fact):
+    assert fact in read(reasoner, said)[0]
+
+
+@pytest.mark.parametrize(("before", "after", "entity", "kept"), [
+    ("My phone number is 415-555-0100.", "My work phone is 415-555-0199.", "user.phone", "415-555-0100"),
+    ("My email is ana@gmail.com.", "My work email is ana@acme.com.", "user.email", "ana@gmail.com"),
+])
+def test_a_work_variant_leaves_the_users_own(make_vault, before, after, entity, kept):
+    vault = make_vault()
+    vault.agent("scheduler").add(before)
+    vault.agent("chat").add(after)
+    assert [c.value for c in vault.claims() if c.entity == entity and c.status.value == "active"] == [kept]
+    assert [c.entity for c in vault.claims() if c.value != kept] == [f"{entity}.work"]
+
+
+@pytest.mark.parametrize("said", [
+    "My office is on Eastern time.", "Our headquarters is on Eastern time.", "Our HQ is on Central time",
+    "My flight lands at 5pm Eastern time.", "The meeting starts at 3pm Pacific time", "My office is in Berlin",
+])
+def test_a_things_zone_or_place_is_not_the_users(reasoner, said):
+    facts = read(reasoner, said)[0]
+    assert not [f for f in facts if f[0] in ("user.timezone", "user.location")], facts
+
+
+@pytest.mark.parametrize(("said", "entity"), [
+    ("I consult for Microsoft on the side.", "user.employer"), ("I work at Google and freelance on the side", "user.employer"),
+    ("I'm eating vegan this week for a challenge.", "user.diet"), ("I'm vegetarian for Lent", "user.diet"),
+    ("I'm doing keto this month", "user.diet"), ("I'm gluten-free for a challenge", "user.diet"),
+])
+def test_a_side_job_or_passing_diet_is_set_aside(reasoner, said, entity):
+    facts, reasons = read(reasoner, said)
+    assert not [f for f in facts if f[0] == entity] and reasons
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I switched to vegan this month", ("user.diet", "vegan")), ("I moved to Berlin this week", ("user.location", "Berlin")),
+    ("I'm on Mountain Time this month", ("user.timezone", "Mountain Time")),
+    ("I'm on Pacific time", ("user.timezone", "Pacific time")),
+    ("My company is Acme", ("user.employer", "Acme")), ("I started at Stripe this week", ("user.employer", "Stripe")),
+    ("Our trip budget is $3000", ("user.budget.trip", "$3000")), ("My team budget is $500", ("user.budget.team", "$500")),
+])
+def test_lasting_facts_with_time_words_still_read(reasoner, said, fact):
+    assert fact in read(reasoner, said)[0]
+
+
+# -- 6. a third party's fact is not the user's ---------------------------------------------------
+@pytest.mark.parametrize(("said", "entity"), [
+    ("My wife is vegan, so please book vegan-friendly places.", "user.diet"),
+    ("My husband is vegetarian so we need veggie options.", "user.diet"),
+    ("Book a table for my wife, she's vegan.", "user.diet"),
+    ("Reserve a spot for my son, he's gluten-free", "user.diet"),
+    ("she's vegan, by the way (my wife)", "user.diet"),
+    ("Our CEO is on Eastern time.", "user.timezone"),
+    ("Our founder lives in Denver", "user.location"),
+    ("My partner's budget is $500.", "user.budget"),
+    ("My wife's budget is $500.", "user.budget"),
+    ("My son's phone number is 415-555-0199.", "user.phone"),
+    ("My sister's diet is vegan.", "user.diet"),
+    ("My boss is on Eastern time, please schedule in ET.", "user.timezone"),
+    ("My sister is visiting. She lives in Austin.", "user.location"),
+])
+def test_a_third_partys_fact_is_not_the_users(reasoner, said, entity):
+    facts, reasons = read(reasoner, said)
+    assert not [f for f in facts if f[0].startswith(entity)], facts
+    assert reasons
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("I'm vegan, so please book vegan places", ("user.diet", "vegan")),
+    ("I told her I'm vegan", ("user.diet", "vegan")),
+    ("I'm on Pacific time, please schedule in PT", ("user.timezone", "PT")),
+    ("My family budget is $2000", ("user.budget.family", "$2000")),
+    ("My wife's name is Sarah", ("user.family", "wife:Sarah")),
+    ("I have a dog named Rex, he's three", ("user.pets", "dog:Rex")),
+])
+def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact):
+    assert fact in read(reasoner, said)[0]
