@@ -42,6 +42,17 @@ _SIDE = re.compile(r"\b(?:on the side|side (?:gig|hustle|job|project|business)|m
                    r"(?:a )?(?:few|some) hours a week)\b", IC)
 
 
+_NAMED_THEN_THEM = re.compile(r"\b(?:my|our) (?:\w+ )?\w+,?\s+(?:he|she|they)(?:'s|'re|\s+(?:is|are|has|have|lives|works|"
+                              r"speaks|eats|needs))\b", IC)
+
+
+def someone_else(clause: str, *, value_found: bool) -> bool:
+    """Whether a clause no pattern read is about another person: its subject ("Our CEO is
+    ..."), or, with no value of the user's found in it, one named before a pronoun ("for my
+    son, he's gluten-free"; "I live in Denver with my wife, she's a nurse" keeps Denver)."""
+    return bool(_CEO.match(clause.strip()) or (not value_found and _NAMED_THEN_THEM.search(clause)))
+
+
 def value_of_someone_else(clause: str, value: str) -> bool:
     """Whether the last subject before the value in the clause is a third person:
     "Book a table for my wife, she's vegan"; not "I told her I'm vegan"."""
@@ -58,7 +69,7 @@ def value_of_someone_else(clause: str, value: str) -> bool:
 def aside(clause: str, entities: set[str]) -> str | None:
     """Why a clause whose patterns read `entities` is no lasting fact about the user, or None."""
     norm = clause.strip()
-    if _CEO.match(norm):
+    if _CEO.match(norm):  # a pronoun after a name: `value_of_someone_else`, per value
         return OTHER
     if _THING.match(norm) and entities & {"user.timezone", "user.location"}:  # "my office number" is a work phone
         return THING

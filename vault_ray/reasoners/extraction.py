@@ -109,8 +109,9 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
         by_key = {e.key: e for e in entries}
         for clause, near in zip(missed, nearest, strict=True):
             drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
-            drafts = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
-            if cl.about_someone_else(clause) or (near and asides.follows_from(clause, {near.entity}, theirs[clause])):
+            kept = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
+            if (cl.about_someone_else(clause) or asides.someone_else(clause, value_found=bool(kept)) or (drafts and not kept)
+                    or (near and asides.follows_from(clause, {near.entity}, theirs[clause]))):
                 unextracted.append(Unextracted(clause, asides.OTHER))
             elif near and (reason := asides.aside(clause, {near.entity})):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but {reason}"))
@@ -121,8 +122,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             elif near and (why := framing.unreal(clause) or ("a denial the prototypes cannot read (no value "
                                                                    "stored)" if framing.negated(clause) else None)):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as {why}"))
-            elif drafts:
-                facts += _facts(clause, drafts)
+            elif kept:
+                facts += _facts(clause, kept)
             elif near:
                 unextracted.append(Unextracted(clause, f"reads as {near.entity} (similarity {near.similarity:.2f}) "
                                                        "but no value was found in it"))
