@@ -84,7 +84,16 @@ _VERB_S = {"have": "has", "do": "does", "go": "goes", "'m": "is", "am": "is"}
 _ADVERBS = {"never", "always", "usually", "only", "also", "really", "absolutely", "often", "sometimes", "now", "still",
             "just", "actually", "recently", "mostly", "currently", "finally", "no", "definitely", "generally"}
 _NO_S = {"is", "was", "has", "does", "can", "will", "would", "should", "could", "might", "must", "did", "don't",
-         "doesn't", "can't", "won't", "didn't", "longer", "had", "may"}
+         "doesn't", "can't", "won't", "didn't", "longer", "had", "may", "shall", "need", "ought", "used"}
+_IRREGULAR_PAST = frozenset(re.findall(
+    r"\w+",
+    "left quit got went came became began made took gave found bought sold lost won met ran saw said told kept spent sent "
+    "built felt heard held paid put set read wrote knew grew drove flew ate drank fell forgot broke chose spoke stood taught "
+    "thought brought caught sat slept swam understood wore woke rode sang shut split cut hit let lent led fed fought "
+    "forgave hid hung lay meant overslept rang rose sought shot sank stole stuck struck swore threw tore won wound"))
+"""Past forms without -ed: "I left Google" is "the user left Google", not "lefts"."""
+_PRONOUNS = {"my": "the user's", "our": "the user's", "mine": "the user's", "me": "the user", "myself": "the user",
+             "us": "the user"}
 
 
 def sentences(text: str) -> list[str]:
@@ -150,7 +159,8 @@ _SOMEONE_ELSE = re.compile(
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
     r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
-    r"(?!'s name|(?:\s+|'s\s+)(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule|budget|account))",
+    # "my family budget", "my team's standup" are the user's; "my wife's budget" is hers
+    r"(?!'s name|(?:\s+|'s\s+)(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule)|\s+(?:budget|account))",
     re.IGNORECASE)
 _INTENTION = re.compile(
     r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
@@ -214,15 +224,13 @@ def third_person(clause: str) -> str:
                 if nxt == "don't":
                     out.append("doesn't")
                     i += 1
-                elif nxt not in _NO_S and re.fullmatch(r"[a-z]+", nxt) and not nxt.endswith("ed"):
+                elif (nxt not in _NO_S and nxt not in _IRREGULAR_PAST and re.fullmatch(r"[a-z]+", nxt)
+                      and not nxt.endswith("ed")):
                     out.append(_VERB_S.get(nxt, nxt + ("es" if re.search(r"(s|sh|ch|x|o)$", nxt) else "s")))
                     i += 1
-        elif lw in ("my", "our"):
-            out.append("the user's")
-        elif lw in ("me", "myself", "us"):
-            out.append("the user")
-        elif lw in ("mine",):
-            out.append("the user's")
+        elif lw in _PRONOUNS and (w == lw or (i == 0 and w == lw.capitalize())):
+            # only the pronoun: "the US", "2,500 US dollars", "Meet Me Inc", "Our Lady of Lourdes" are names
+            out.append(_PRONOUNS[lw])
         elif lw in ("i've", "we've"):
             out += ["the", "user", "has"]
         elif lw in ("i'll",):

@@ -17,8 +17,8 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
+from . import asides, framing, lexicon
 from . import clauses as cl
-from . import framing
 from .base import Extraction
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
@@ -66,6 +66,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                  registry: Sequence[RegistryEntry] = ()) -> Extraction:
     facts: list[Fact] = []
     missed: list[str] = []
+    theirs: dict[str, set[str]] = {}  # a missed clause -> what its sentence said of someone else before it
     foreign: list[str] = []
     text, taken = framing.set_aside(text)
     text = _corrected(text)
@@ -73,21 +74,31 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
-        for said in cl.clauses(sentence):
+        others: set[str] = set()  # what the sentence said of someone else: a request that follows is theirs too
+        for said in framing.with_hedges(cl.clauses(sentence)):
             real, why = framing.framed(said)  # the statement before a hypothetical said after it, or all of it
             clause, why = (real, None) if real else (said, why)
             drafts = read_clause(clause)
-            if drafts and cl.about_someone_else(clause) and not any(d.entity == "user.family" for d in drafts):
+            entities = {d.entity for d in drafts}
+            mine = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
+            if drafts and ((cl.about_someone_else(clause) and "user.family" not in entities) or not mine
+                           or asides.follows_from(clause, entities, others)):
                 # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
-                unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+                unextracted.append(Unextracted(clause, asides.OTHER))
+                others |= entities
+            elif drafts and (reason := asides.aside(clause, entities)):
+                unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but {reason}"))
+                others |= entities if reason in (asides.OTHER, asides.THING) else set()
             elif drafts and _stay_not_home(clause, drafts):
                 unextracted.append(Unextracted(clause, _STAY))
             elif drafts and why:
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but as {why}"))
             elif drafts:
-                facts += _facts(clause, drafts)
+                facts += _facts(clause, mine)
             elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
+                theirs[clause] = set(others)
+                others |= {"*"} if cl.about_someone_else(clause) else set()  # "my wife loves ramen, so ..."
             elif cl.foreign_first_person(clause):
                 foreign.append(clause)
     unextracted += [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
@@ -98,8 +109,12 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
         by_key = {e.key: e for e in entries}
         for clause, near in zip(missed, nearest, strict=True):
             drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
-            if cl.about_someone_else(clause):
-                unextracted.append(Unextracted(clause, "about someone else (the user's family, friends or colleagues)"))
+            kept = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
+            if (cl.about_someone_else(clause) or asides.someone_else(clause, value_found=bool(kept)) or (drafts and not kept)
+                    or (near and asides.follows_from(clause, {near.entity}, theirs[clause]))):
+                unextracted.append(Unextracted(clause, asides.OTHER))
+            elif near and (reason := asides.aside(clause, {near.entity})):
+                unextracted.append(Unextracted(clause, f"reads as {near.entity}, but {reason}"))
             elif near and near.entity == "user.location" and cl.not_now(clause):
                 unextracted.append(Unextracted(clause, _STAY))
             elif near and cl.intention(clause):
@@ -107,8 +122,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             elif near and (why := framing.unreal(clause) or ("a denial the prototypes cannot read (no value "
                                                                    "stored)" if framing.negated(clause) else None)):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as {why}"))
-            elif drafts:
-                facts += _facts(clause, drafts)
+            elif kept:
+                facts += _facts(clause, kept)
             elif near:
                 unextracted.append(Unextracted(clause, f"reads as {near.entity} (similarity {near.similarity:.2f}) "
                                                        "but no value was found in it"))
@@ -184,7 +199,9 @@ def _windows(text: str, longest: int = 3) -> list[str]:
 
 
 def _find_zone(n: str) -> list[Draft]:
-    said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)]
+    # a zone right after a clock time ("lands at 5pm Eastern time") is that time's, not the user's
+    said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)
+                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])]
     return [Draft("user.timezone", said[0])] if said else []
 
 

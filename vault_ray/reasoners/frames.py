@@ -202,7 +202,8 @@ _WORK_AT = re.compile(
     r"got a (?:new )?job (?:at|with)|got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
-                   r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?P<v>.+)$", IC)
+                   r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?:(?:my|the|our) (?:old |current )?(?:job|"
+                   r"position|role|post|gig)(?: as (?:a|an) [\w\- ]+?)? (?:at|with|for)\s+)?(?P<v>.+)$", IC)  # "my job at Google"
 _NOT_EMPLOYERS = re.compile(r"^(?:home|night|nights|weekends?|the moment|remote(?:ly)?|part[- ]time|full[- ]time|"
                             r"a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
                             r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
@@ -230,8 +231,8 @@ def employer_frame(n: str) -> list[Draft]:
 
 
 def _org(raw: str) -> str | None:
-    org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time)\b", cut(raw), maxsplit=1,
-                   flags=IC)[0]
+    org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time|to(?= (?-i:[a-z])))\b",
+                   cut(raw), maxsplit=1, flags=IC)[0]
     org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
     # "I quit being vegan", "I left smoking": an activity, not a company
     if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):

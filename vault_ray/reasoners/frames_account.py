@@ -188,10 +188,11 @@ _CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|
                           r"|\bi (?:don't|do not) (?:want|like) (?P<w>phone calls|calls|texts|emails)\b", IC)
 
 
-_EMAIL = re.compile(r"\b(?:my (?:work |personal |new |current )?(?:e-?mail(?: address)?|address|one)(?: is| is now|'s|:)\s*|"
+_EMAIL = re.compile(r"\b(?:my (?:(?P<q>work|business|office|company|job) |personal |new |current )?"
+                    r"(?:e-?mail(?: address)?|address|one)(?: is| is now|'s|:)\s*|"
                     r"(?:e-?mail|write to|reach|"
                     r"contact) me at\s+|\be-?mail(?: address)?\s*:\s*)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
-_PHONE = re.compile(r"\b(?:my (?:work |personal |new |home |current )?"
+_PHONE = re.compile(r"\b(?:my (?:(?P<q>work|business|office|company|desk) |personal |new |home |current )?"
                     r"(?:(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?|number)"
                     r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+|\b(?:phone|cell|mobile|tel)\s*:\s*)"
                     r"(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
@@ -206,7 +207,9 @@ def address_frame(n: str) -> list[Draft]:
         said.append(Draft("user.email", bare.group(0)))
     for pattern, entity, channel in ((_EMAIL, "user.email", "email"), (_PHONE, "user.phone", "phone")):
         m = pattern.search(n)
-        if m:
+        if m and m.group("q"):  # "my work phone is ...": a sibling of the user's own (contrast.py: home / work)
+            said.append(Draft(f"{entity}.work", m.group("v").strip(" .").rstrip(".")))
+        elif m:
             said.append(Draft(entity, m.group("v").strip(" .").rstrip(".")))
             # "call me at ...": the way to reach them too ("text me at ...": by text), unless only for one
             # purpose ("reach me at ana@x.com for receipts")

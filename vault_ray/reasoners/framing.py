@@ -115,6 +115,41 @@ _REMOVE = re.compile(r"^(?:(?:please|pls|kindly|can you|could you|would you)\s+)
 REMOVE = "a request to remove what is stored, not a statement about the user (a person can retract a claim)"
 PAST = "a past state, not how things are now"
 PRETEND = "hypothetical, pretend or a request, not a current fact"
+HEDGED = "a guess the user is not sure of ('maybe', 'I think', 'not sure'...), not a certain fact"
+
+_HEDGE_WORDS = (r"(?:maybe|perhaps|probably|possibly|i (?:think|guess|believe|suppose|reckon|assume)(?! (?:so|not|of|about)\b)"
+                r"|(?:i'm |i am )?(?:not (?:100% |entirely |totally |quite )?(?:sure|certain)|unsure)|iirc"
+                r"|if i (?:remember|recall) (?:right|rightly|correctly))")
+_HEDGED = re.compile(
+    rf"^(?:(?:so|well|um+|hmm+|honestly|ok|okay),?\s+)?{_HEDGE_WORDS}\b(?:,?\s+(?:that|but|if|whether))?[,\s]+\S"
+    rf"|(?:^|[,;]|\s)\s*{_HEDGE_WORDS}(?:\s+(?:though|tbh|honestly))?\W*$"
+    r"|\b(?:i|i'm|i am|i've|i have)\s+(?:probably|maybe|possibly|perhaps)\b", re.IGNORECASE)
+"""A statement said as a guess: "Maybe I'm vegetarian now, not sure", "I guess I work at Alphabet",
+"I think I'm allergic to shellfish", "I'm probably on Central time". "I'm sure" and "I'm pretty sure" are
+said as known."""
+_HEDGE_ONLY = re.compile(rf"^(?:but\s+|and\s+)?{_HEDGE_WORDS}(?:\s+(?:though|tbh|honestly|lol))?\W*$", re.IGNORECASE)
+
+
+def hedged(clause: str) -> bool:
+    """Whether a clause is said as a guess (see `_HEDGED`)."""
+    return bool(_HEDGED.search(clause.strip()))
+
+
+def with_hedges(parts: list[str]) -> list[str]:
+    """Clauses with a hedge that stands alone ("I'm vegan, I think") joined to the one it
+    hedges: the one before it, or after it when it comes first."""
+    out: list[str] = []
+    pending = ""
+    for part in parts:
+        if _HEDGE_ONLY.match(part.strip()):
+            if out:
+                out[-1] = f"{out[-1]}, {part}"
+            else:
+                pending = f"{pending}{part}, "
+            continue
+        out.append(pending + part)
+        pending = ""
+    return out + ([pending.strip(" ,")] if pending else [])
 
 
 def framed(clause: str) -> tuple[str, str | None]:
@@ -123,6 +158,8 @@ def framed(clause: str) -> tuple[str, str | None]:
     has nuts"); a clause that is a hypothetical, a past state or its own denial is ("", why)."""
     if _DENYING.search(clause.strip()):
         return "", "a statement the user denies or doubts, not a fact"
+    if hedged(clause):
+        return "", HEDGED
     if _REMOVE.search(clause.strip()):
         return "", REMOVE
     masked = _QUOTED.sub(lambda m: '"' + "x" * (len(m.group(0)) - 2) + '"', clause)  # a title says nothing ("What If")

@@ -101,9 +101,21 @@ FROM_TO = re.compile(r"\bfrom\s+(?:the\s+)?[\w .'+\-/]+?\s+(?=to\b)", re.IGNOREC
 CLOCK_BEFORE = re.compile(r"(?:\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)?|noon|midnight)\s*$", re.IGNORECASE)
 
 
+_FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|anything|stuff|things|whatever|whatnot|"
+           r"so on|so forth|all that|the like|such|more)(?: (?:like that|along those lines|of that sort|jazz))?|etc\.?|et cetera|"
+           r"whatever (?:that's|that is|it's) worth|for what it's worth|you name it|among others|as you know|"
+           r"as i (?:said|mentioned)|as a matter of fact|to be honest|after all|thankfully|luckily|fortunately|"
+           r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently")
+FILLER_END = re.compile(rf"(?:\s*[,;]\s*|\s+)(?:{_FILLER})\b.*$", re.IGNORECASE)
+"""Words said after a value that are no part of it: "peanuts, believe it or not", "dust, pollen,
+etc.", "hiking and stuff", "peanuts after all"."""
+_FILLER_ITEM = re.compile(rf"^(?:{_FILLER}|stuff|things|etc|whatever|the like|so on|you name it)$", re.IGNORECASE)
+
+
 def cut(value: str) -> str:
     """A slot's text without what follows the value ('Chicago last month' -> 'Chicago')."""
     value = re.sub(r"\s*\([^)]*\)", "", value)
+    value = FILLER_END.sub("", value.strip())
     value = VALUE_END.sub("", value.strip())
     value = values.strip_time_words(_EMOJI.sub("", value))
     value = re.sub(r"\s+(?:for|on|at|in|to|of|with|and|or|but)$", "", value.strip(" ,.;:!?\"'"), flags=re.I)
@@ -138,8 +150,8 @@ def place_value(raw: str, *, strong: bool) -> str | None:
 
 def split_list(value: str) -> list[str]:
     """'peanuts, shellfish and eggs' -> ['peanuts', 'shellfish', 'eggs']."""
-    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", value)
-    return [p.strip() for p in parts if p and p.strip()]
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", FILLER_END.sub("", value))
+    return [p.strip() for p in parts if p and p.strip(" .") and not _FILLER_ITEM.match(p.strip(" ."))]
 
 
 def number_word(word: str) -> int | None:
