@@ -312,3 +312,11 @@ def test_two_phrasings_of_one_thing_land_on_one_key(make_vault, first, second):
     (a,) = vault.agent("a").add(first).decisions
     (b,) = vault.agent("b").add(second).decisions
     assert a.entity == b.entity, (a.entity, b.entity)
+
+
+@pytest.mark.parametrize("text", ["you can email me at ANA.LOPEZ@EXAMPLE.COM",
+                                  "My email is Ana.Lopez@Example.Com. I live in Paris."])
+def test_an_upper_case_address_ends_no_sentence(text):
+    """"EXAMPLE.COM" was cut at ".C" (a dot before a capital), and the address lost."""
+    facts = RuleReasoner().extract_turn(text).facts
+    assert [f.value.lower() for f in facts if f.entity == "user.email"] == ["ana.lopez@example.com"]

@@ -96,8 +96,14 @@ _PRONOUNS = {"my": "the user's", "our": "the user's", "mine": "the user's", "me"
              "us": "the user"}
 
 
+_ADDRESS = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?://|www\.)\S+", re.IGNORECASE)
+_DOT = "\x00"
+
+
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip(" .!?;")]
+    """The sentences of `text`; the dots of an e-mail address or a URL end none ("ANA@EXAMPLE.COM")."""
+    text = _ADDRESS.sub(lambda m: m.group(0).replace(".", _DOT), text or "")
+    return [s.strip().replace(_DOT, ".") for s in _SENTENCE.split(text) if s and s.strip(" .!?;")]
 
 
 def clauses(sentence: str) -> list[str]:
