@@ -183,17 +183,17 @@ def test_not_found_conflicts_and_invalid_input_change_nothing(store, tokens):
 
 def test_the_dispute_cap_is_409_and_the_rate_limit_429(store, tokens):
     admin, c = store.client("ops", admin=True), store.client("agent-c")
-    admin.set_strategy("auth.*", "authority")
-    admin.set_authority("agent-a", "auth.*", 0.9)
+    admin.set_strategy("user.allergies", "authority")  # many-valued: one agent may challenge two of its values
+    admin.set_authority("agent-a", "user.allergies", 0.9)
     policy = admin.policy()
     admin.set_policy(policy.updated(max_open_disputes=1))
-    store.client("agent-a").add_facts([Fact("auth.key", "the key is red", "red")])
-    (parked,) = c.add_facts([Fact("auth.key", "the key is blue", "blue")]).decisions
+    store.client("agent-a").add_facts([Fact("user.allergies", f"not allergic to {x}", f"not:{x}") for x in ("nuts", "fish")])
+    (parked,) = c.add_facts([Fact("user.allergies", "allergic to nuts", "nuts")]).decisions
     assert parked.outcome == "disputed"
     before = snapshot(store)
     with pytest.raises(DisputeCapExceeded) as err:
-        c.add_facts([Fact("auth.key", "the key is green", "green")])
-    assert (err.value.agent, err.value.entity, err.value.cap) == ("agent-c", "auth.key", 1)
+        c.add_facts([Fact("user.allergies", "allergic to fish", "fish")])
+    assert (err.value.agent, err.value.entity, err.value.cap) == ("agent-c", "user.allergies", 1)
     assert snapshot(store) == before
 
     admin.set_policy(admin.policy().updated(rate_limit=RateLimit(rate=0.01, burst=1), max_open_disputes=3))
