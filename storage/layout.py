@@ -73,12 +73,21 @@ def control_path(root: str | os.PathLike[str]) -> Path:
 def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
     path = Path(root) / "vault.json"
     data = read_json(path)
-    if not data:
+    if data is None:
         return None
     try:
-        return StoreMeta(**data)
+        meta = StoreMeta(**data)
     except TypeError as exc:  # not the settings of a store (another tool's file, a hand edit)
         raise StoreError(f"cannot read the store settings {path}: {exc}") from None
+    kinds = {"partitions": int, "dim": int, "embedder": str, "format": int, "index": str}
+    wrong = [k for k, kind in kinds.items() if not isinstance(getattr(meta, k), kind) or isinstance(getattr(meta, k), bool)]
+    if wrong or meta.partitions < 1 or meta.index not in INDEX_KINDS:
+        raise StoreError(f"cannot read the store settings {path}: {', '.join(wrong) or 'partitions or index'} "
+                         f"out of shape ({data})")
+    beyond = [f for f in partitions_dir(root).glob("p*.duckdb") if f.stem[1:].isdigit() and int(f.stem[1:]) >= meta.partitions]
+    if beyond:  # its claims would be out of reach, and new ones written beside them
+        raise StoreError(f"{path} says {meta.partitions} partitions, but {beyond[0].name} is there: restore the file")
+    return meta
 
 
 def check_index(index: object) -> str:

@@ -130,7 +130,7 @@ def test_recency_does_not_break_an_exact_tie_by_arrival_order(make_vault):
     assert later.outcome == Outcome.ACTIVE and later.reason == "newer observation wins"
 
 
-@pytest.mark.parametrize("who", ["   ", "\n\t"])
+@pytest.mark.parametrize("who", ["   ", "\n\t", "\u200b"])
 def test_a_resolution_must_name_who_decided(authority, who):
     vault = authority
     say(vault, "scheduler", "PST")

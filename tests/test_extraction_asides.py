@@ -235,3 +235,24 @@ def test_a_third_partys_fact_is_not_the_users(reasoner, said, entity):
 ])
 def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact):
     assert fact in read(reasoner, said)[0]
+
+
+# -- from the docs walk: a zone is no place, "no dog" is no dog, guesses after "actually" ------
+@pytest.mark.parametrize(("said", "entity", "values"), [
+    ("I'm in Central time", "user.location", []), ("I live in Central time", "user.location", []),
+    ("I'm in Central time", "user.timezone", ["Central time"]),
+    ("I'm in New York, on Eastern time", "user.location", ["New York"]),  # a place that shares its zone stays
+    ("I have no dog", "user.pets", ["not:dog"]), ("I've got no cats", "user.pets", ["not:cat"]),
+    ("I have zero dogs", "user.pets", ["not:dog"]), ("I have no pets", "user.pets", ["not:pet"]),
+    ("I have dogs", "user.pets", ["dog"]), ("I have no allergies", "user.allergies", []),
+    ("I have a peanut allergy", "user.allergies", ["peanut"]),
+])
+def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
+    assert values_of(reasoner, said, entity) == values
+
+
+@pytest.mark.parametrize("said", ["Actually I think I live in Porto", "Oh I think I'm allergic to cats",
+                                  "I'm vegan or maybe vegetarian", "And I guess I work at Alphabet"])
+def test_a_guess_after_an_opening_word_is_set_aside(reasoner, said):
+    facts, reasons = read(reasoner, said)
+    assert facts == [] and any("guess" in r for r in reasons)

@@ -186,3 +186,20 @@ def test_a_call_cut_short_between_partition_commits_completes_exactly_once_on_re
         assert all(d == first[d.claim_id] for d in retried if d.claim_id in first)
         assert len(vault.agent("a").add_facts(facts, resolve=False).decisions) == len(facts)
         assert len(vault.claims()) == len(facts)
+
+
+@pytest.mark.parametrize("change", [{"partitions": 1}, {"partitions": 0}, {"partitions": "4"}, {"partitions": None},
+                                    {"index": "ivf"}, {"format": "2"}, {"dim": True}])
+def test_store_settings_out_of_shape_are_a_store_error(tmp_path, change):
+    """partitions 1 on a 4-partition store opened with 3 partitions' claims out of reach (and
+    wrote new ones beside them); 0 divided by zero; a string was a raw TypeError."""
+    import json
+
+    store = tmp_path / "s"
+    make(store, 40)
+    meta = json.loads((store / "vault.json").read_text())
+    (store / "vault.json").write_text(json.dumps({**meta, **change}))
+    before = files(store)
+    with pytest.raises(StoreError, match="vault.json"):
+        Vault.open(store, embedder=EMB)
+    assert files(store) == before

@@ -237,3 +237,11 @@ def test_importing_vault_ray_does_not_import_openai():
     code = "import sys, vault_ray, vault_ray.openai_backend; print('openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_no_key_anywhere_is_a_reasoner_error(monkeypatch):
+    """The SDK's own OpenAIError ("Missing credentials") escaped the project's error tree."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    with pytest.raises(ReasonerError, match="OpenAI client"):
+        OpenAIReasoner()

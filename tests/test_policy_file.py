@@ -117,3 +117,12 @@ def test_policy_apply_to_a_path_without_a_store_creates_none(tmp_path):
     result = runner.invoke(app, ["policy", "apply", str(path), "--store", str(tmp_path / "typo"), "--hashing"])
     assert result.exit_code != 0 and "no vault-ray store" in result.output
     assert not (tmp_path / "typo").exists()
+
+
+def test_a_setting_beside_the_policy_is_refused_not_dropped(tmp_path):
+    """`policy show` output with "strategies" put beside "policy" applied "0 changes", exit 0."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"format": "vault-ray-policy", "version": 1, "policy": {},
+                                "strategies": {"user.timezone": "authority"}}))
+    with pytest.raises(InvalidPolicy, match="strategies"):
+        read_policy_file(path)

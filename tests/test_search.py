@@ -131,6 +131,7 @@ def test_agreeing_claims_of_other_agents_are_one_hit(tmp_path):
         vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
         vault.agent("b").add_facts([Fact("user.diet", "The user is keto", value="keto")])
         vault.agent("c").add_facts([Fact("user.diet", "The user eats vegan", value="vegan")])
+        vault.agent("d").add_facts([Fact("user.diet", "The user is on keto", value="keto")])  # keto twice: one alternative
         (diet,) = [h for h in vault.search("what does the user eat", k=5) if h.claim.entity == "user.diet"]
         assert diet.contested and [c.value for c in diet.alternatives] == ["keto"]
         assert [c.value for c in diet.agreeing] == ["vegan"]

@@ -298,10 +298,10 @@ def _in_region(city: str, region: str) -> str:
         inside = [c for c in _cities_named(city) if c["countrycode"] == "US" and c["admin1code"] == states[region]]
     elif place_table().get(region) in countries:
         inside = [c for c in _cities_named(city) if c["countrycode"] == countries[place_table()[region]]]
-    else:  # a province or nation ("London, Ontario"): its country's cities; a region unknown keeps its name
+    else:  # a province or nation ("London, Ontario"): its country's cities; a region we cannot place says nothing
         inside = [c for c in _cities_named(city) if c["countrycode"] in countries_of(region)]
         if not inside:
-            return f"{city}, {region}"
+            return city
     named = _cities_named(city)
     if not inside or not named or max(named, key=lambda c: int(c["population"])) in inside:
         return city

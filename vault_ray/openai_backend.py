@@ -39,7 +39,10 @@ def make_client(*, api_key: str | None, base_url: str | None, timeout: float, ma
         import openai  # noqa: PLC0415  (optional dependency)
     except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
         raise ReasonerError("the OpenAI backend needs the `openai` package: pip install 'vault-ray[openai]'") from exc
-    return openai.OpenAI(api_key=api_key or None, base_url=base_url, timeout=timeout, max_retries=max_retries)
+    try:
+        return openai.OpenAI(api_key=api_key or None, base_url=base_url, timeout=timeout, max_retries=max_retries)
+    except openai.OpenAIError as exc:  # no key given nor in OPENAI_API_KEY
+        raise ReasonerError(f"cannot make the OpenAI client: {exc}") from exc
 
 
 def _api_errors() -> tuple[type[BaseException], ...]:

@@ -62,6 +62,9 @@ def policy_from_file_data(data: object) -> Policy:
     if not isinstance(data, dict):
         raise InvalidPolicy(f"a policy file holds a JSON object, got {type(data).__name__}", value=data)
     if "policy" in data:
+        stray = sorted(set(data) - {"format", "version", "policy", "proposal"})
+        if stray:  # a setting put beside "policy" instead of in it would be dropped
+            raise InvalidPolicy(f"unknown keys beside \"policy\": {stray} (settings go inside \"policy\")", value=stray)
         if data.get("format", FORMAT) != FORMAT:
             raise InvalidPolicy(f"not a vault-ray policy file (format {data.get('format')!r})", value=data.get("format"))
         version = data.get("version", VERSION)

@@ -17,7 +17,7 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     `at` (now by default). Another agent's active claim of the same value on the same
     entity is no other hit: it is listed in the hit's `agreeing` (four agents saying the
     user lives in NYC filled four of five results). A hit on a contested entity carries
-    the competing values in `alternatives`."""
+    the competing values in `alternatives`, one claim per value."""
     now = at or utcnow()
     half_life = policy.half_life_days * 86400.0
     decayed = ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw)
@@ -32,6 +32,10 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
         view = views[claim.entity]
         alike = {c.id: c for c in [*view.active, *(x.claim for x in view.candidates)]
                  if c.id != claim.id and normalized_value(c) == value}
-        alternatives = tuple(x.claim for x in view.candidates if x.claim.id != claim.id and x.claim.id not in alike)
+        others: dict[str, Claim] = {}  # one claim per competing value: the first the view lists
+        for x in view.candidates:
+            if x.claim.id != claim.id and x.claim.id not in alike:
+                others.setdefault(normalized_value(x.claim), x.claim)
+        alternatives = tuple(others.values())
         hits.append(Hit(claim, float(score), view.contested, alternatives if view.contested else (), tuple(alike.values())))
     return hits

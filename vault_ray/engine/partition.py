@@ -224,7 +224,7 @@ class Partition:
         if not keep_both and not txn.known(winner):  # type: ignore[arg-type]
             raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded; name a live claim of "
                                f"the dispute, or {sorted(taken)} (in an incumbent's place now)", dispute_id=dispute_id)
-        if not isinstance(decided_by, str) or not decided_by.strip():
+        if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
             raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
         txn.cardinality[d.entity] = cardinality
         return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)

@@ -73,7 +73,8 @@ def nearest_entities(host: PartitionSet, vectors: np.ndarray, k: int,
         return [[] for _ in range(len(vectors))]
     out = []
     for hits in host.host.search(vectors, k * -(-len(host.parts) // len(wanted)), tagged=True):
-        named = [(s, e) for s, p, r in hits if p in wanted and (e := host.parts[p].entity_at(r)) is not None]
+        named = [(s, e) for s, p, r in hits  # a partition closed meanwhile (the store closing) answers nothing
+                 if p in wanted and (part := host.parts.get(p)) is not None and (e := part.entity_at(r)) is not None]
         out.append(heapq.nlargest(k, named, key=lambda h: h[0]))
     return out
 

@@ -52,7 +52,11 @@ def read_clause(clause: str) -> list[Draft]:
             drafts += frame(norm)
     seen: set[tuple[str, str]] = set()
     unique = []
+    zones = {values.canonical("user.timezone", d.value) for d in drafts if d.entity == "user.timezone"}
     for d in drafts:
+        if d.entity == "user.location" and values.canonical("user.timezone", d.value) in zones and \
+                (not gazetteer.find_place(d.value) or re.search(r"\b(?:time|zone)\b", d.value, re.IGNORECASE)):
+            continue  # "I'm in Central time" says a clock, not a place (New York is both)
         denied = _DENIED.match(d.value)  # "my budget is no longer $5000": a value the clause denies
         d = replace(d, value=f"not:{denied.group('v')}") if denied else d
         key = (d.entity, values.canonical(d.entity, d.value))
@@ -236,7 +240,8 @@ def _find_word(entity: str, pattern: str, table: dict[str, str]) -> Callable[[st
         if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE):
             return []
         value = table[m.group(1).lower()]
-        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b", n[:m.start()], re.IGNORECASE)
+        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b|\b(?:no|zero)\s+(?:\w+\s+)?$",
+                            n[:m.start()], re.IGNORECASE)  # "I have no dog": no dog
         return [Draft(entity, f"not:{value}" if negated else value)]
 
     return find

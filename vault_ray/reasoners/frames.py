@@ -250,8 +250,8 @@ _PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| g
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
-_PET_GONE = re.compile(rf"\b(?:i|we) (?:don't|no longer|do not) (?:have|own) (?:a|an|any)?\s*"
-                       rf"(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
+_PET_GONE = re.compile(rf"\b(?:i|we)(?: (?:do(?:n't| not)|no longer) (?:have|own) (?:an?|any)?|"
+                       rf"(?: have| own|'ve got) (?:no|zero))\s*(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
                        rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?-i:[A-Z])[\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
                        rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
 
@@ -330,7 +330,7 @@ def family_frame(n: str) -> list[Draft]:
 _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
-                       r"|\bi have (?:a |an )?(?:(?:severe|mild|serious|bad)\s+)?(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
+                       r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad) )?(?!(?:no|any)\b)(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
                        r"|^(?P<x>(?!(?:my|the|this|that|it|work|people|everything|he|she|they)\b)[a-z\-]+(?: [a-z\-]+)?) "
                        r"(?:gives?|makes?) me (?:a reaction|hives|an allergic reaction|sick|ill)|\bi'm (?P<z>\w+) intolerant\b"
                        r"|\bi have (?:an? )?(?P<t>\w+) intolerance\b"

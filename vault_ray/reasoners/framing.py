@@ -121,7 +121,8 @@ _HEDGE_WORDS = (r"(?:maybe|perhaps|probably|possibly|i (?:think|guess|believe|su
                 r"|(?:i'm |i am )?(?:not (?:100% |entirely |totally |quite )?(?:sure|certain)|unsure)|iirc"
                 r"|if i (?:remember|recall) (?:right|rightly|correctly))")
 _HEDGED = re.compile(
-    rf"^(?:(?:so|well|um+|hmm+|honestly|ok|okay),?\s+)?{_HEDGE_WORDS}\b(?:,?\s+(?:that|but|if|whether))?[,\s]+\S"
+    rf"^(?:(?:so|well|um+|hmm+|honestly|ok|okay|actually|oh|and|but),?\s+)*{_HEDGE_WORDS}\b(?:,?\s+(?:that|but|if|whether))?[,\s]+\S"
+    r"|\bor (?:maybe|perhaps|possibly|probably)\b"
     rf"|(?:^|[,;]|\s)\s*{_HEDGE_WORDS}(?:\s+(?:though|tbh|honestly))?\W*$"
     r"|\b(?:i|i'm|i am|i've|i have)\s+(?:probably|maybe|possibly|perhaps)\b", re.IGNORECASE)
 """A statement said as a guess: "Maybe I'm vegetarian now, not sure", "I guess I work at Alphabet",
