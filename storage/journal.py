@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import errno
 import io
+import logging
 import os
 import pickle
 import struct
@@ -192,6 +193,9 @@ def _read(file: Path) -> Iterator[tuple[bytes, int]]:
                 raise StorageFailure(f"the journal {file} is damaged: the record at byte {pos} fails its checksum and "
                                      "whole records follow it (acknowledged writes); nothing was changed. Restore "
                                      "the store from a backup or an export")
+            logging.getLogger(__name__).warning(
+                "vault-ray: the last record of the journal %s (at byte %d) is cut short or fails its checksum: dropped, as "
+                "a write a crash cut off before it was acknowledged (if the disk damaged it, that write is lost)", file, pos)
             return
         yield payload, _FRAME.size + length
         pos += _FRAME.size + length

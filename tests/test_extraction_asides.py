@@ -246,6 +246,10 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I have zero dogs", "user.pets", ["not:dog"]), ("I have no pets", "user.pets", ["not:pet"]),
     ("I have dogs", "user.pets", ["dog"]), ("I have no allergies", "user.allergies", []),
     ("I have a peanut allergy", "user.allergies", ["peanut"]),
+    ("I like jazz, rock, that kind of thing", "user.likes", ["likes:jazz", "likes:rock"]),
+    ("I'm doing keto for a couple of weeks", "user.diet", []), ("I've been vegan for 3 years", "user.diet", ["vegan"]),
+    ("Email me at ana@acme.com for work", "user.email.work", ["ana@acme.com"]),
+    ("Email me at ana@acme.com for work", "user.email", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
     assert values_of(reasoner, said, entity) == values

@@ -326,3 +326,25 @@ def test_a_torn_last_record_is_still_a_torn_tail(tmp_path):
     reopened.open()
     reopened.close()
     assert journal.path.stat().st_size == offsets[2]  # cut off before anything is appended
+
+
+def test_a_damaged_last_record_is_dropped_with_a_warning(tmp_path, caplog):
+    """The last record failing its checksum is taken for a torn tail (a crash before the write
+    was acknowledged); if the disk damaged it, the write is lost: the log says so."""
+    from vault_ray.storage.journal import _PICKLE_START
+
+    path = tmp_path / "p.duckdb"
+    log = DuckDBClaimLog(path, dim=8)
+    commit(log, "c1")
+    commit(log, "c2")
+    die(log)  # nothing flushed to DuckDB
+    journal = path.with_suffix(".journal")
+    data = bytearray(journal.read_bytes())
+    last = data.rfind(_PICKLE_START)
+    data[last + 5] ^= 0xFF
+    journal.write_bytes(bytes(data))
+    with caplog.at_level("WARNING"):
+        again = DuckDBClaimLog(path, dim=8)
+    assert sorted(c.id for c in again.all_claims()) == ["c1"]
+    assert any("last record of the journal" in r.getMessage() for r in caplog.records)
+    again.close()

@@ -82,7 +82,8 @@ def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
         lines = ["Nothing was stored: no fact about the user could be read from this text."]
     if result.unextracted:
         lines.append("Not stored (they read as statements about the user, but no fact was extracted; use "
-                     "remember_fact with an explicit entity to keep one):")
+                     "remember_fact with an explicit entity to keep one, but not a guess or someone else's fact: "
+                     "ask the user first):")
         lines += [f'- "{u.text}": {u.reason}' + (f" (kept as note {u.note_id})" if u.note_id else "")
                   for u in result.unextracted]
     disputed = sum(d.outcome == Outcome.DISPUTED for d in result.decisions)

@@ -33,7 +33,8 @@ _CEO = re.compile(
     r"niece|nephew|grandson|granddaughter|grandchildren|grandkids|stepson|stepdaughter|stepmom|stepdad|"
     r"client|customer|host|driver|contractor|investors?|new hire|hire|intern|assistant)\b(?!'s name)", IC)
 _PASSING = re.compile(
-    r"\b(?:this (?:week|weekend|month)|for (?:a|the|this) (?:challenge|bet|week|weekend|month|few (?:days|weeks)|"
+    r"\b(?:this (?:week|weekend|month)|for (?:a couple of|a few|two|three|\d+) (?:days|weeks)|"
+    r"for (?:a|the|this) (?:challenge|bet|week|weekend|month|few (?:days|weeks)|"
     r"detox|cleanse|fast)|for (?:lent|ramadan|veganuary|dry january|january)|temporarily|for the time being|"
     r"just for (?:now|today|the week|a while)|until (?:the )?(?:end of|next) (?:the )?(?:week|month))\b", IC)
 _CHANGED = re.compile(r"\b(?:moved|relocated|switched|started|joined|changed|became|become|new|since|from now on|"

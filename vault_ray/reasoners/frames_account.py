@@ -207,7 +207,8 @@ def address_frame(n: str) -> list[Draft]:
         said.append(Draft("user.email", bare.group(0)))
     for pattern, entity, channel in ((_EMAIL, "user.email", "email"), (_PHONE, "user.phone", "phone")):
         m = pattern.search(n)
-        if m and m.group("q"):  # "my work phone is ...": a sibling of the user's own (contrast.py: home / work)
+        # "my work phone is ...", "for work, email me at ...": a sibling of the user's own (contrast.py: home / work)
+        if m and (m.group("q") or _FOR_WORK.search(n)):
             said.append(Draft(f"{entity}.work", m.group("v").strip(" .").rstrip(".")))
         elif m:
             said.append(Draft(entity, m.group("v").strip(" .").rstrip(".")))
@@ -222,6 +223,8 @@ def address_frame(n: str) -> list[Draft]:
     return said
 
 
+_FOR_WORK = re.compile(r"\b(?:for|at) (?:work|business)(?: (?:things|stuff|matters|purposes))?\W*$", IC)
+"""An address given for work, said after it: "email me at ana@acme.com for work"."""
 _FOR_ONE = re.compile(r"\bfor (?:the |my |any |all )?(?:receipts?|invoices?|billing|bills|statements?|confirmations?|"
                       r"orders?|shipping|deliver(?:y|ies)|work|business|emergencies|urgent)\b", IC)
 _BARE_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")

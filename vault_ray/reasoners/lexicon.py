@@ -104,6 +104,7 @@ CLOCK_BEFORE = re.compile(r"(?:\d{1,2}(?::\d\d)?\s*(?:a\.?m\.?|p\.?m\.?)?|noon|m
 _FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|anything|stuff|things|whatever|whatnot|"
            r"so on|so forth|all that|the like|such|more)(?: (?:like that|along those lines|of that sort|jazz))?|etc\.?|et cetera|"
            r"whatever (?:that's|that is|it's) worth|for what it's worth|you name it|among others|as you know|"
+           r"(?:that|this|the) (?:kind|sort|type) of (?:thing|stuff)s?|"
            r"as i (?:said|mentioned)|as a matter of fact|to be honest|after all|thankfully|luckily|fortunately|"
            r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently")
 FILLER_END = re.compile(rf"(?:\s*[,;]\s*|\s+)(?:{_FILLER})\b.*$", re.IGNORECASE)
