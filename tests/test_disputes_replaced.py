@@ -39,3 +39,20 @@ def test_a_dispute_whose_incumbent_was_replaced_can_be_closed_for_the_claim_in_i
     view = vault.get("user.diet")
     assert view.values == ("pescatarian",) and not view.contested
     assert vault.claim(b.claim_id).superseded_by == c.claim_id
+
+
+def test_the_disputes_table_names_the_claim_in_a_replaced_incumbents_place(make_vault, tmp_path):
+    """The table showed the replaced incumbent alone, and resolving with its id failed."""
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    vault = make_vault("t", policy=Policy(near_simultaneous_s=30))
+    say(vault, "a", "vegan", 0)
+    b = say(vault, "b", "vegetarian", 10)
+    c = say(vault, "c", "pescatarian", 3600)
+    vault.close()
+    shown = CliRunner().invoke(app, ["disputes", "--store", str(tmp_path / "t"), "--hashing"], env={"COLUMNS": "250"})
+    assert shown.exit_code == 0 and b.dispute_id in shown.output
+    flat = " ".join(shown.output.split())
+    assert "replaced by" in flat and c.claim_id[:12] in flat

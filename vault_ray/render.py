@@ -71,9 +71,20 @@ def disputes_table(disputes: list[Dispute], vault: Vault) -> Table:
         ch = vault.claim(d.challenger)
         inc = [vault.claim(i) for i in d.incumbents]
         t.add_row(d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
-                  "\n".join(f"{c.value or c.text} ({c.agent}) {short(c.id)}" for c in inc), d.reason,
+                  "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
+                            for c in inc), d.reason,
                   _status(d, vault), "yes" if d.needs_user else "", str(d.challenges))
     return t
+
+
+def _incumbent(c: Claim, vault: Vault) -> str:
+    """An open dispute's incumbent, and the claim that replaced it if its agent has since
+    (resolve with that one: the replaced claim can no longer win)."""
+    said = f"{c.value or c.text} ({c.agent}) {short(c.id)}"
+    if c.superseded_by is None:
+        return said
+    new = vault.claim(c.superseded_by)
+    return f"{said}, replaced by {new.value or new.text} ({new.agent}) {short(new.id)}"
 
 
 def _status(d: Dispute, vault: Vault) -> str:
