@@ -201,3 +201,16 @@ def test_backing_that_settles_two_disputes_names_both(make_vault):
     settling = [say(vault, agent, "PST", 180 + n) for n, agent in enumerate("de")]
     named = {i for d in settling for i in d.superseded}
     assert {b.claim_id, c.claim_id} <= named and vault.disputes() == []
+
+
+def test_a_withdrawal_by_a_repeat_points_at_the_claim_that_stands(authority):
+    """A late value leaves the newer parked one in place; then repeating that newer value withdraws
+    the late one. The repeat is counted, not stored: the withdrawn claim pointed at no claim."""
+    vault = authority
+    say(vault, "scheduler", "PST")
+    est = say(vault, "chat", "EST", 120)
+    late = say(vault, "chat", "CET", 60)  # older than its parked EST: withdraws nothing, parks too
+    again = say(vault, "chat", "EST", 180)
+    assert again.claim_id == est.claim_id and late.claim_id in again.superseded
+    ids = {c.id for c in vault.history("user.timezone")}
+    assert vault.claim(late.claim_id).superseded_by in ids

@@ -158,6 +158,17 @@ def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def withdrawn_by(txn: Txn, withdrawn: tuple[str, ...], decision: Decision, item: Any) -> Decision:
+    """`decision` naming the withdrawn claims in `superseded`, each superseded by the claim that
+    stands for the write: its own, or the one it repeats (the same agent repeating its own open
+    challenge is counted, not stored: a claim superseded by the write's id would point at none)."""
+    if decision.claim_id != item.id:
+        for cid in withdrawn:
+            txn.set_status(cid, Status.SUPERSEDED, decision.claim_id, agent=item.agent,
+                           reason="withdrawn by its agent: it said something else since")
+    return replace(decision, superseded=(*withdrawn, *decision.superseded))
+
+
 def _takes_back(new: str, parked: str) -> bool:
     """Whether a new value of an agent replaces its parked one: another value, or a denial of it."""
     return new != parked and (not new.startswith("not:") or contradicts(new, parked, "one"))

@@ -106,8 +106,8 @@ class Partition:
             else:
                 withdrawn = disputes.withdraw_challenge(txn, item) if item.cardinality == "one" else ()
                 decision = self._write_one(txn, item, policy, reasoner)
-                if withdrawn:  # its own parked challenge, taken back
-                    decision = replace(decision, superseded=(*withdrawn, *decision.superseded))
+                if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
+                    decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
                 txn.decided[item.id] = decision
