@@ -152,12 +152,19 @@ def _corrected(text: str) -> str:
         start = m.end()
         if not head.strip() or len(fix.split()) > 5 or cl.about_user(fix):
             continue
-        said = read_clause(cl.clauses(cl.sentences(head)[-1])[-1]) if cl.sentences(head) else []
-        at = head.lower().rfind(said[0].value.lower()) if len(said) == 1 else -1
+        sentences = cl.sentences(head)
+        found = value_in(cl.clauses(sentences[-1])[-1]) if sentences else None
+        at = head.lower().rfind(found[1].lower()) if found else -1
         if at >= 0:
-            text = head[:at] + fix + head[at + len(said[0].value):] + text[m.end():]
+            text = head[:at] + fix + head[at + len(found[1]):] + text[m.end():]
             start = at + len(fix)
     return text
+
+
+def value_in(clause: str) -> tuple[str, str] | None:
+    """(entity, value) of a clause that reads as exactly one value, said as such in it."""
+    said = read_clause(clause)
+    return (said[0].entity, said[0].value) if len(said) == 1 and said[0].value.lower() in clause.lower() else None
 
 
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"

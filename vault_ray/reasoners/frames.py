@@ -30,9 +30,9 @@ from .lexicon import (
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
 _LIVE = re.compile(
-    r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)|'m (?:now |currently |still )?(?:living|staying|"
-    r"residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|'ve settled|\s+settled|"
-    r"\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", IC)
+    r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)(?: with(?: [\w']+){1,3}?)?|'m (?:now |currently |"
+    r"still )?(?:living|staying|residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|"
+    r"'ve settled|\s+settled|\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", IC)
 _MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|"
                     r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", IC)
 _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is"

@@ -19,6 +19,7 @@ from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
+from .corrections import corrected_statement
 from .extraction import extract_turn, read_clause
 from .labels import LabelMatcher, described, label_phrase
 from .lexicon import Draft
@@ -157,6 +158,12 @@ class RuleReasoner:
         found = extract_turn(user, classifier=self.classifier, registry=registry)
         question = None if found.facts else question_before(messages)
         statement = as_statement(question, user) if question else None
+        if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected
+            statement, missed = corrected_statement(messages, user)
+            if statement is None:
+                return Extraction((), (missed,)) if missed else found
+            pair = extract_turn(statement, classifier=self.classifier, registry=registry)
+            return Extraction(tuple(replace(f, source=user) for f in pair.facts), pair.unextracted) if pair.facts else found
         if statement is None:
             return found
         pair = extract_turn(statement, classifier=self.classifier, registry=registry)  # "PST" to "what time zone...?"

@@ -1,0 +1,79 @@
+"""A turn that only corrects a value ("Correction: Mountain time, not Pacific", "Oops, I
+meant Denver") reads as the user's previous statement with the value replaced; with no
+statement to correct, a zone is still the user's zone and any other value is reported,
+never dropped in silence."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import HashingEmbedder, RuleReasoner, Vault
+from vault_ray.values import canonical
+
+
+def chat(*turns: str, between: str = "Noted!") -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for i, t in enumerate(turns):
+        if i:
+            out.append({"role": "assistant", "content": between})
+        out.append({"role": "user", "content": t})
+    return out
+
+
+def read(messages) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(f.entity, canonical(f.entity, f.value)) for f in RuleReasoner().extract_turn(messages).facts]
+
+
+@pytest.mark.parametrize(("before", "fix", "fact"), [
+    ("I live in Boston and I love sushi", "Correction: Denver, not Boston", ("user.location", "Denver")),
+    ("I'm on Pacific time and I love sushi", "Oops, I meant Mountain time", ("user.timezone", "Mountain time")),
+    ("My budget is $500", "sorry, $700", ("user.budget", "$700")),
+    ("I work at Google", "Actually, Microsoft", ("user.employer", "Microsoft")),
+    ("I moved to Lisbon", "nope, Porto now", ("user.location", "Porto")),
+    ("I go to the gym on Mondays", "Scratch that - Tuesdays", ("user.schedule.gym", "on Tuesdays")),
+])
+def test_a_correction_reads_as_the_previous_statement_with_the_new_value(before, fix, fact):
+    assert read(chat(before, fix)) == [(fact[0], canonical(*fact))]
+
+
+@pytest.mark.parametrize("fix", ["Correction: Mountain time, not Pacific", "Actually, Mountain time",
+                                 "Make that Mountain time", "no, Mountain time instead"])
+def test_a_corrected_zone_with_nothing_before_it_is_the_users_zone(fix):
+    assert read(fix) == [("user.timezone", canonical("user.timezone", "Mountain time"))]
+
+
+@pytest.mark.parametrize("fix", ["nope, Denver now", "Oops, typo - I meant Denver", "Correction: $700"])
+def test_a_correction_with_nothing_to_correct_is_reported_not_dropped(fix):
+    extraction = RuleReasoner().extract_turn(fix)
+    assert extraction.facts == ()
+    (missed,) = extraction.unextracted
+    assert missed.text == fix and "correction" in missed.reason and "earlier" in missed.reason
+
+
+@pytest.mark.parametrize("turn", ["No thanks", "Sorry!", "No, that's wrong", "Actually, never mind", "Wait, what?"])
+def test_a_reply_with_no_value_is_no_correction(turn):
+    extraction = RuleReasoner().extract_turn(chat("I live in Boston", turn))
+    assert extraction.facts == () and not any("correction" in u.reason for u in extraction.unextracted)
+
+
+def test_an_answer_to_the_assistants_question_corrects_nothing_the_user_said():
+    # "Shall I book the Paris hotel?" "No, London": a booking, not where the user lives
+    messages = chat("I live in Boston", "No, London", between="Shall I book the Paris hotel for you?")
+    assert ("user.location", canonical("user.location", "London")) not in read(messages)
+
+
+def test_only_a_value_of_the_same_kind_is_replaced():
+    # the last clause reads a food, the zone before it is what "Mountain time" corrects
+    assert read(chat("I'm on Pacific time and I love sushi", "Correction: Mountain time")) == [
+        ("user.timezone", canonical("user.timezone", "Mountain time"))]
+
+
+def test_the_correction_replaces_the_agents_own_claim_in_the_store(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        agent = vault.agent("chat")
+        first = agent.add(chat("I live in Boston"))
+        result = agent.add(chat("I live in Boston", "Oops, I meant Denver"))
+        (decision,) = result.decisions
+        assert decision.op.value == "REPLACE" and decision.superseded == (first.decisions[0].claim_id,)
+        assert vault.get("user.location").values == ("Denver",)
+        assert vault.claim(decision.claim_id).source == "Oops, I meant Denver"
