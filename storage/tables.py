@@ -214,6 +214,11 @@ class ClaimTables(BulkLog):
         table = self._arrow(f"SELECT {cols} FROM claims WHERE list_contains($ids, id)", {"ids": ids})
         return {c.id: c for c in claims_from_arrow(table, self.dim, with_vectors=with_vectors)[0]}
 
+    def stored(self, ids: list[str]) -> dict[str, tuple[Claim, int]]:
+        table = self._arrow(f"SELECT {CLAIM_COLUMNS}, embedding FROM claims WHERE list_contains($ids, id)", {"ids": ids})
+        claims, rids, _ = claims_from_arrow(table, self.dim, with_vectors=True)
+        return {c.id: (c, int(r)) for c, r in zip(claims, rids, strict=True)}
+
     def all_claims(self, *, with_vectors: bool) -> list[Claim]:
         cols = CLAIM_COLUMNS + (", embedding" if with_vectors else "")
         return claims_from_arrow(self._arrow(f"SELECT {cols} FROM claims ORDER BY rid"), self.dim,

@@ -234,7 +234,8 @@ def test_a_third_partys_fact_is_not_the_users(reasoner, said, entity):
     ("I have a dog named Rex, he's three", ("user.pets", "dog:Rex")),
     ("I live in Denver with my wife, she's a nurse", ("user.location", "Denver")),
     ("We live in Denver with our kids", ("user.location", "Denver")),
-    ("I live with my parents in Ohio", ("user.location", "Ohio")), ("I live with roommates in Austin", ("user.location", "Austin")),
+    ("I live with my parents in Ohio", ("user.location", "Ohio")),
+    ("I live with roommates in Austin", ("user.location", "Austin")),
     ("I work at Acme with my brother", ("user.employer", "Acme")),
 ])
 def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact):

@@ -192,7 +192,8 @@ def check_resolution(dispute_id: object, winner: object, decided_by: object, not
 def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
             **extra: Any) -> Dispute:
     """Close `d`: every value stays (`keep_both`), or `winner`'s value becomes the only
-    active one and whatever contradicts it is superseded."""
+    active one (the claims consensus outvoted that say it too: `tally.restore_backers`)
+    and whatever contradicts it is superseded."""
     members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters) if txn.known(c)]
     detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both, **extra}
     status_detail = {**detail, "dispute": d.id}
@@ -217,6 +218,7 @@ def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str
                     txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
             elif c.id in member_ids or c.status == Status.ACTIVE:
                 txn.set_status(c.id, Status.SUPERSEDED, winner, agent=decided_by, **status_detail)
+        tally.restore_backers(txn, d.entity, win_value, agent=decided_by, **status_detail)
     resolved = replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(winner, decided_by, note, txn.now, keep_both))
     txn.put_dispute(resolved, "dispute_resolved", agent=decided_by, claim_id=winner, **detail)
     return resolved

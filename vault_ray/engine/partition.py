@@ -75,7 +75,7 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log)
+        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored)
 
     def after(self, now: datetime) -> datetime:
         """`now`, or just after the last change committed here: a write whose clock was read

@@ -10,7 +10,10 @@ verdict is ever revisited by a later count.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..models import Claim, Status
+from ..reasoners.rules import normalized_value
 from .txn import Txn
 
 CLAIM_EVENTS = ("claim_added", "status_changed")
@@ -34,6 +37,21 @@ def assertions(txn: Txn, entity: str) -> list[Claim]:
 
 def flipped(txn: Txn, winner: Claim, beaten: list[Claim], reason: str) -> None:
     """The majority turned against the current value: an event naming the new value's
-    claim, the claims it beat and the tally (`explain` shows it)."""
+    claim, the claims it beat and the tally (`explain` shows it); the outvoted claims of
+    the new value, which the tally counted, are active again."""
     txn.event(winner.entity, "consensus_flipped", claim_id=winner.id, agent=winner.agent, strategy="consensus",
               reason=reason, beaten=[c.id for c in beaten])
+    restore_backers(txn, winner.entity, normalized_value(winner), agent=winner.agent, strategy="consensus",
+                    reason=f"its value won: {reason}")
+
+
+def restore_backers(txn: Txn, entity: str, value: str, *, agent: str | None, **detail: Any) -> list[str]:
+    """The claims consensus outvoted that say `value` (the tally still counts them) become
+    active again now that `value` won: an agent that backed the winner is read as backing
+    it (`get`, the hits' `agreeing`), not as overruled. Returns their ids."""
+    back = []
+    for c in assertions(txn, entity):
+        if c.status == Status.SUPERSEDED and normalized_value(c) == value and txn.revive(c.id):
+            txn.set_status(c.id, Status.ACTIVE, None, agent=agent, **detail)
+            back.append(c.id)
+    return back

@@ -100,12 +100,15 @@ class Txn:
     """Copy-on-write view of a partition while a group of writes is decided."""
 
     def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime,
-                 entity_log: Callable[[str], tuple[list[Claim], list[Event]]] | None = None) -> None:
+                 entity_log: Callable[[str], tuple[list[Claim], list[Event]]] | None = None,
+                 stored: Callable[[list[str]], dict[str, tuple[Claim, int]]] | None = None) -> None:
         self.state = state
         self.allocate_rid = allocate_rid
         self.entity_log = entity_log or (lambda entity: ([], []))
         """entity -> (every stored claim on it, its events): the committed history, read
         only by the decisions that need more than the live claims (consensus)."""
+        self.stored = stored or (lambda ids: {})
+        """claim ids -> (claim, index row) as stored, whatever their status (`revive`)."""
         self.now = now
         self.ts = to_epoch(now)
         self.claims: dict[str, Claim] = {}
@@ -160,6 +163,18 @@ class Txn:
     def known(self, cid: str) -> bool:
         """Whether `cid` is live (not superseded before this txn), so `claim(cid)` answers."""
         return cid in self.claims or cid in self.state.claims
+
+    def revive(self, cid: str) -> bool:
+        """Bring a claim that left the live state (superseded before this txn) back into it,
+        with its vector and index row, so that `set_status` can make it active again."""
+        if self.known(cid):
+            return True
+        found = self.stored([cid]).get(cid)
+        if found is None:
+            return False
+        self._put(found[0])
+        self.rids[cid] = found[1]
+        return True
 
     def live_on(self, entity: str) -> list[Claim]:
         stored, mine = self.state.live_ids(entity), self._on_entity.get(entity)
