@@ -255,6 +255,13 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I'm doing keto for a couple of weeks", "user.diet", []), ("I've been vegan for 3 years", "user.diet", ["vegan"]),
     ("Email me at ana@acme.com for work", "user.email.work", ["ana@acme.com"]),
     ("Email me at ana@acme.com for work", "user.email", []),
+    # QA round 88: a spelled age, "originally", a change said after a past clause
+    ("I'm twenty-eight years old", "user.age", ["28"]), ("I just turned forty", "user.age", ["40"]),
+    ("I'm one of five kids", "user.age", []), ("I'm two minutes away", "user.age", []),
+    ("I'm from Osaka originally but I live in Kyoto", "user.hometown", ["Osaka"]),
+    ("I grew up in Lagos but moved to Toronto in 2015", "user.location", ["Toronto"]),
+    ("I'm pescatarian now, used to be vegetarian", "user.diet", ["pescatarian"]),
+    ("I used to live in Paris", "user.location", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
     assert values_of(reasoner, said, entity) == values

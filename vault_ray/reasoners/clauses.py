@@ -12,10 +12,11 @@ _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt"
 _SENTENCE = re.compile(rf"(?<=[.!?;]){_TITLES}\s+|\n+|(?<=[.!?]){_TITLES}(?=[A-Z])(?![\w.%+-]*@)")
 _SUBJECT = r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|please|call|email|text|reach|contact|charge|use|stop|don't)"
 _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|working|interning)|originally from|based in|born\s|" \
-           r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is)"
+           r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is|used to)"
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
-_BARE = r"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|" \
+_BARE = r"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
+        r"relocated|(?:just |recently )?(?:joined|started at)|" \
         r"pescatarian|married|single|divorced|retired|\w+ intolerant|(?:my |the )?(?:budget|time ?zone|birthday|email|phone|" \
         r"number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .. import gazetteer, values
+from .. import gazetteer, number_words, values
 from .clauses import PLAN_WORDS
 from .frames import Frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
@@ -239,7 +239,7 @@ _AGE = re.compile(r"\b(?:i'm|i am|i turned|i just turned|i'll be|i will be)\s+(?
 
 def age_frame(n: str) -> list[Draft]:
     """"I'm 30 years old", "I turned 41", "my age is 25" (not "I'm 5 minutes away")."""
-    m = _AGE.search(n)
+    m = _AGE.search(number_words.small_numbers(n))  # "I'm twenty-eight years old"
     if not m or re.search(r"\bi'll be|\bi will be", m.group(0), IC):
         return []
     age = int(m.group("v") or m.group("w"))

@@ -95,7 +95,7 @@ VALUE_END = re.compile(
     r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
     r"many|a few|years|months|weeks)|which|who|where|when|if|unless|so that|so|and now|but|though|although|"
     r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you|tho|though|btw|fwiw|haha|"
-    r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including|"
+    r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including|originally|"
     r"with (?:my|our|his|her|their|some|two|three|four|\d+|(?:a )?(?:roommates?|flatmates?|friends?|family|kids|parents|"
     r"partner|wife|husband|girlfriend|boyfriend)))\b.*$",
     re.IGNORECASE)
