@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import InvalidPolicy, PolicyConflict
-from .models import ENTITY_RE, storable
+from .models import ENTITY_RE
+from .texts import storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
