@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from .errors import InvalidEntity, InvalidFact
-from .texts import unstorable
+from .errors import InvalidEntity, InvalidFact, InvalidInput
+from .texts import shown, unstorable
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 MAX_ENTITY_LEN = 128
@@ -64,20 +64,25 @@ def utcnow() -> datetime:
 
 
 def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_at") -> datetime | None:
-    """Normalize a datetime or epoch seconds to an aware UTC datetime; a naive datetime is taken as UTC."""
+    """Normalize a datetime or epoch seconds to an aware UTC datetime; a naive datetime is taken as UTC.
+    A bad time is InvalidFact for a fact's observed_at, InvalidInput for a call's (as_of, now): no fact is in it."""
     if value is None:
         return None
+
+    def bad(message: str) -> InvalidInput:
+        return InvalidFact(message, field=field_name) if field_name == "observed_at" else InvalidInput(message)
+
     if isinstance(value, bool) or not isinstance(value, int | float | datetime):
-        raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
+        raise bad(f"{field_name} must be a datetime or epoch seconds, got {shown(value)}")
     if not isinstance(value, datetime) and not math.isfinite(value):
-        raise InvalidFact(f"{field_name} must be finite", field=field_name)
+        raise bad(f"{field_name} must be finite, got {value!r}")
     try:
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         return datetime.fromtimestamp(float(value), UTC)
     except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
-        shown = value.isoformat() if isinstance(value, datetime) else repr(value)
-        raise InvalidFact(f"{field_name} {shown} is outside the representable times", field=field_name) from None
+        said = value.isoformat() if isinstance(value, datetime) else repr(value)
+        raise bad(f"{field_name} {said} is outside the representable times") from None
 
 
 def to_epoch(value: datetime) -> float:
@@ -331,7 +336,9 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.kind not in Kind._value2member_map_:
         raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
     conf = fact.confidence
-    if isinstance(conf, bool) or not isinstance(conf, int | float) or not math.isfinite(conf) or not 0 <= conf <= 1:
+    if isinstance(conf, bool) or not isinstance(conf, int | float):
+        raise InvalidFact(f"confidence must be a number in [0, 1], got {shown(conf)}", index=index, field="confidence")
+    if not math.isfinite(conf) or not 0 <= conf <= 1:
         raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")
     if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
         raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",

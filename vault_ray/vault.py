@@ -347,7 +347,7 @@ class Vault(Transfers):
         return self._backend.disputes(None if status == "all" else status)
 
     def dispute(self, dispute_id: str) -> Dispute:
-        return self._backend.dispute(dispute_id)
+        return self._backend.dispute(check_string(dispute_id, "dispute_id", limit=128))  # type: ignore[arg-type]
 
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
                         keep_both: bool = False) -> Dispute:
