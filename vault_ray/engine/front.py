@@ -127,7 +127,7 @@ def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
 
 def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | None) -> np.ndarray:
     if vectors is not None:
-        return check_vectors(vectors, len(facts), embedder.dim)
+        return check_vectors(vectors, len(facts), embedder.dim, given=True)
     return check_vectors(embedder.embed([f.text for f in facts]), len(facts), embedder.dim)
 
 
