@@ -213,7 +213,8 @@ class StoreLock:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = str(make_store_dir(root))
-        lock = Path(root) / ".lock"
+        lock = self._path = Path(root) / ".lock"
+        self.made = not os.path.lexists(lock)  # a failed open takes it away again (`release(discard=True)`)
         try:
             self._fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:  # a directory in its place, a read-only file system, no permission
@@ -222,18 +223,22 @@ class StoreLock:
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            os.close(self._fd)
+            os.close(self._fd)  # held by another: a file this open made is theirs now, not removed
             raise StoreLocked(self.root, here=StoreLock.HELD.get(self._real) == os.getpid()) from exc
         try:
             os.ftruncate(self._fd, 0)
             os.write(self._fd, str(os.getpid()).encode())
         except OSError as exc:
-            os.close(self._fd)
+            self.release(discard=True)
             raise StoreError(f"cannot write the store's lock file {lock}: {exc.strerror}; nothing was changed") from exc
         StoreLock.HELD[self._real] = os.getpid()
 
-    def release(self) -> None:
+    def release(self, discard: bool = False) -> None:
+        """Let go of the store; `discard`: a failed open also removes the lock file it made
+        (removed while still held, so no other process locks the file being removed)."""
         if self._fd >= 0:
+            if discard and self.made:
+                self._path.unlink(missing_ok=True)
             StoreLock.HELD.pop(self._real, None)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)

@@ -81,6 +81,19 @@ def test_store_commands(store):
         assert vault.policy.weight("agent-b", "user.diet") == 0.4
 
 
+@pytest.mark.parametrize("weight", ["-0.1", "-1"])
+def test_a_negative_authority_weight_gets_the_librarys_error(store, weight):
+    """`authority chat user.timezone -0.1` said "No such option: -0" (click read the weight as an option)."""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        before = vault.policy
+    got = invoke("authority", "chat", "user.timezone", weight, "--store", store, "--hashing")
+    assert got.exit_code == 2 and "authority weight must be in [0, 1]" in got.output, got.output
+    typo = invoke("authority", "--stor", store)  # a mistyped option is still no agent
+    assert typo.exit_code == 2 and "no such option: --stor" in typo.output
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.policy == before
+
+
 def test_the_ids_the_tables_show_are_enough_to_explain_and_resolve(store):
     """The tables show a claim id's first 12 characters: `explain` and `resolve --winner` take them."""
     with Vault.open(store, embedder=HashingEmbedder()) as vault:

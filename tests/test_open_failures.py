@@ -203,3 +203,21 @@ def test_store_settings_out_of_shape_are_a_store_error(tmp_path, change):
     with pytest.raises(StoreError, match="vault.json"):
         Vault.open(store, embedder=EMB)
     assert files(store) == before
+
+
+def test_a_directory_that_is_no_store_is_left_as_it_was(tmp_path):
+    """A failed open of a directory holding only an empty data/ left a .lock behind."""
+    (tmp_path / "s" / "data").mkdir(parents=True)
+    for _ in range(2):
+        with pytest.raises(StoreError, match="not a vault-ray store"):
+            Vault.open(tmp_path / "s", embedder=EMB)
+        assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["data"]
+
+
+def test_a_failed_open_keeps_a_lock_file_it_did_not_make(tmp_path):
+    store = tmp_path / "s"
+    make(store, 5)
+    assert (store / ".lock").exists()
+    with pytest.raises(StoreError):
+        Vault.open(store, embedder=HashingEmbedder(64))  # another dimension: StoreMismatch
+    assert (store / ".lock").exists()

@@ -7,7 +7,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from vault_ray import AutoResolveRules, EntityRegistry, Fact, Judgement, Policy, RegistryEntry, ScriptedReasoner
+from vault_ray import (
+    AutoResolveRules,
+    EntityRegistry,
+    Fact,
+    InvalidPolicy,
+    Judgement,
+    Policy,
+    RateLimit,
+    RegistryEntry,
+    ScriptedReasoner,
+)
 from vault_ray.policy import best_match, specificity
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -108,3 +118,18 @@ def test_a_repeated_challenge_escalates_once_the_entity_is_high_stakes(make_vaul
     (again,) = vault.agent("c").add_facts(Fact("user.plan", "plan is pro", value="pro", observed_at=T0)).decisions
     assert again.dispute_id == first.dispute_id
     _still_waiting(vault, first.dispute_id)
+
+
+@pytest.mark.parametrize(("build", "says"), [
+    (lambda: AutoResolveRules(reasserted_by=1), "rules.reasserted_by must be an integer of at least 2"),
+    (lambda: AutoResolveRules(reasserted_by=2.5), "rules.reasserted_by"),
+    (lambda: AutoResolveRules(stale_after_s=0), "rules.stale_after_s must be a positive number"),
+    (lambda: RateLimit(rate=float("nan"), burst=1), "rate_limit.rate must be a positive number"),
+    (lambda: RateLimit(rate=1, burst=0), "rate_limit.burst must be an integer of at least 1"),
+    (lambda: RateLimit(rate="1", burst=1), "rate_limit.rate"),
+])
+def test_a_bad_policy_part_is_refused_when_built(build, says):
+    """AutoResolveRules(reasserted_by=1) or RateLimit(rate=nan, burst=1) was built, and failed only in set_policy."""
+    with pytest.raises(InvalidPolicy, match=says):
+        build()
+    assert RateLimit(rate=0.5, burst=1).burst == 1 and AutoResolveRules(reasserted_by=2).reasserted_by == 2

@@ -126,3 +126,16 @@ def test_a_setting_beside_the_policy_is_refused_not_dropped(tmp_path):
                                 "strategies": {"user.timezone": "authority"}}))
     with pytest.raises(InvalidPolicy, match="strategies"):
         read_policy_file(path)
+
+
+@pytest.mark.parametrize("dry_run", [["--dry-run"], []])
+def test_policy_apply_dry_run_refuses_what_the_apply_refuses(store, tmp_path, dry_run):
+    """A dry run approved a rule on an alias (user.tz) that the real apply then refused."""
+    shown = json.loads(runner.invoke(app, ["policy", "show", "--store", str(store), "--hashing"]).output)
+    shown["policy"]["strategies"] = {"user.tz": "authority"}
+    path = tmp_path / "alias.json"
+    path.write_text(json.dumps(shown))
+    before = stored_policy(store)
+    result = runner.invoke(app, ["policy", "apply", str(path), "--store", str(store), "--hashing", *dry_run])
+    assert result.exit_code == 2 and "'user.tz' is an alias of 'user.timezone'" in " ".join(result.output.split())
+    assert stored_policy(store) == before

@@ -75,6 +75,16 @@ def test_invalid_embeddings(vault, vectors):
     assert vault.claims() == []
 
 
+def test_an_all_zero_vector_is_refused(vault):
+    """vectors=[[0.0] * 384] was stored, and no search could ever find the fact."""
+    facts = [Fact("user.diet", "The user is vegan"), Fact("user.pets", "The user has a cat")]
+    with pytest.raises(InvalidEmbedding, match="embedding 1 is all zeros") as err:
+        vault.agent("a").add_facts(facts, vectors=[[0.1] * 384, [0.0] * 384])
+    assert err.value.expected_dim == 384 and vault.claims() == []
+    vault.agent("a").add_facts(facts, vectors=[[0.1] * 384, [0.0] * 383 + [1e-3]])  # any direction is one
+    assert len(vault.claims()) == 2
+
+
 def test_invalid_policy_values():
     with pytest.raises(InvalidPolicy):
         Policy(default_strategy="loudest")

@@ -35,7 +35,7 @@ def state(vault):
     (lambda v: v.export(None), InvalidInput, "directory path"),
     (lambda v: v.import_from(None), InvalidInput, "directory path"),
     (lambda v: v.events(claim_id=5), InvalidInput, "claim_id"),
-    (lambda v: v.get("user.diet", as_of=FAR_EAST_YEAR_ONE), InvalidFact, "outside the representable times"),
+    (lambda v: v.get("user.diet", as_of=FAR_EAST_YEAR_ONE), InvalidInput, "outside the representable times"),
     (lambda v: v.agent("a").add_facts([Fact("user.x", "x", observed_at=FAR_EAST_YEAR_ONE)]), InvalidFact, "representable"),
     (lambda v: v.agent("a").add_facts([Fact("user.x", "x")], resolve="no"), InvalidInput, "resolve must be True or False"),
     (lambda v: v.resolve_dispute("dsp-1-x", keep_both="no", decided_by="u"), InvalidInput, "keep_both"),
@@ -48,6 +48,32 @@ def test_bad_arguments_raise_from_the_tree_and_change_nothing(make_vault, call, 
     with pytest.raises(error, match=says):
         call(vault)
     assert state(vault) == before
+
+
+@pytest.mark.parametrize(("call", "says"), [
+    (lambda v: v.dispute(None), "dispute_id must be a non-empty string"),
+    (lambda v: v.dispute(5), "dispute_id must be a non-empty string"),
+    (lambda v: v.get("user.diet", as_of="2020"), "as_of must be a datetime or epoch seconds"),
+    (lambda v: v.get("user.diet", as_of=float("nan")), "as_of must be finite"),
+    (lambda v: v.search("diet", as_of="2020"), "as_of must be a datetime"),
+    (lambda v: v.apply_rules("2030"), "now must be a datetime or epoch seconds"),
+])
+def test_a_bad_read_argument_is_invalid_input_not_a_missing_dispute_or_a_bad_fact(make_vault, call, says):
+    """dispute(None) said "no dispute with id None" (DisputeNotFound); a bad as_of or now was InvalidFact."""
+    vault = make_vault()
+    vault.agent("a").add("I'm vegan")
+    before = state(vault)
+    with pytest.raises(InvalidInput, match=says) as err:
+        call(vault)
+    assert type(err.value) is InvalidInput and state(vault) == before
+
+
+@pytest.mark.parametrize("confidence", ["1", None, [1]])
+def test_a_confidence_that_is_no_number_is_said_so(make_vault, confidence):
+    """confidence="1" said "confidence '1' is outside [0, 1]"."""
+    with pytest.raises(InvalidFact, match="confidence must be a number in \\[0, 1\\], got") as err:
+        make_vault().agent("a").add_facts([Fact("user.x", "x", confidence=confidence)])
+    assert err.value.field == "confidence"
 
 
 @pytest.mark.parametrize(("fields", "says"), [

@@ -73,6 +73,11 @@ POISON = {
     "explain surrogate": lambda v: v.explain(LONE),
     "apply_rules a word": lambda v: v.apply_rules("now"),  # type: ignore[arg-type]
     "observed in the future": lambda v: v.agent("c").add("I'm in CET", observed_at=datetime.now(UTC) + timedelta(days=2)),
+    "message NUL": lambda v: v.agent("c").add("I'm in P\x00ST"),
+    "message list ESC": lambda v: v.agent("c").add([{"role": "user", "content": "I'm vegan\x1b"}]),
+    "fact text NUL": lambda v: v.agent("c").add_facts([Fact("user.x", "te\x00xt")]),
+    "value control": lambda v: v.agent("c").add_facts([Fact("user.diet", "vegan", value="veg\x07an")]),
+    "session NUL": lambda v: v.agent("c").add("I'm vegan", session="s\x00"),
     "fact observed in 2999": lambda v: v.agent("c").add_facts([Fact("user.timezone", "CET", observed_at=32503680000.0)]),
 }
 
@@ -160,3 +165,15 @@ def test_a_store_refused_at_creation_leaves_no_directory(tmp_path, settings):
         Vault.open(path, embedder=HashingEmbedder(), **settings)
     with Vault.open(path, embedder=HashingEmbedder()) as vault:
         assert vault.info().partitions == 16
+
+
+@pytest.mark.parametrize("write", [lambda m: m.add("I'm in P\x00ST"), lambda m: m.add_facts([Fact("user.x", "te\x00xt")]),
+                                   lambda m: m.add_facts([Fact("user.x", "text", value="P\x1fST")])])
+def test_a_control_character_is_refused_as_an_invalid_fact(tmp_path, write):
+    """A NUL was stored ("te\x00xt"), or read as another character ("P\x00ST" gave user.location 'P.ST')."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        with pytest.raises(InvalidFact, match="control character"):
+            write(vault.agent("a"))
+        assert vault.claims() == []
+        vault.agent("a").add_facts([Fact("user.notes", "line one\n\tline two\r\n")])  # tab and line breaks are text
+        assert len(vault.claims()) == 1

@@ -51,8 +51,9 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-def check_vectors(vectors: object, n: int, dim: int) -> np.ndarray:
-    """Validate vectors handed in from outside: shape, finiteness; returns unit rows."""
+def check_vectors(vectors: object, n: int, dim: int, *, given: bool = False) -> np.ndarray:
+    """Validate vectors handed in from outside: shape, finiteness; returns unit rows. `given`
+    (a caller's precomputed vectors): an all-zero row is refused too, as no search could find it."""
     try:
         arr = np.asarray(vectors, dtype=np.float32)
     except (TypeError, ValueError) as exc:
@@ -61,6 +62,9 @@ def check_vectors(vectors: object, n: int, dim: int) -> np.ndarray:
         raise InvalidEmbedding(f"expected embeddings of shape ({n}, {dim}), got {arr.shape}", expected_dim=dim)
     if not np.isfinite(arr).all():
         raise InvalidEmbedding("embeddings contain NaN or infinite values", expected_dim=dim)
+    if given and len(zero := np.flatnonzero(~arr.any(axis=1))):
+        raise InvalidEmbedding(f"embedding {int(zero[0])} is all zeros: it has no direction, so no search finds it",
+                               expected_dim=dim)
     return normalize_rows(arr)
 
 

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidEntity, InvalidFact, InvalidInput
+from .texts import shown, unstorable
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 MAX_ENTITY_LEN = 128
@@ -63,20 +64,25 @@ def utcnow() -> datetime:
 
 
 def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_at") -> datetime | None:
-    """Normalize a datetime or epoch seconds to an aware UTC datetime."""
+    """Normalize a datetime or epoch seconds to an aware UTC datetime; a naive datetime is taken as UTC.
+    A bad time is InvalidFact for a fact's observed_at, InvalidInput for a call's (as_of, now): no fact is in it."""
     if value is None:
         return None
+
+    def bad(message: str) -> InvalidInput:
+        return InvalidFact(message, field=field_name) if field_name == "observed_at" else InvalidInput(message)
+
     if isinstance(value, bool) or not isinstance(value, int | float | datetime):
-        raise InvalidFact(f"{field_name} must be a datetime or epoch seconds", field=field_name)
+        raise bad(f"{field_name} must be a datetime or epoch seconds, got {shown(value)}")
     if not isinstance(value, datetime) and not math.isfinite(value):
-        raise InvalidFact(f"{field_name} must be finite", field=field_name)
+        raise bad(f"{field_name} must be finite, got {value!r}")
     try:
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         return datetime.fromtimestamp(float(value), UTC)
     except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
-        shown = value.isoformat() if isinstance(value, datetime) else repr(value)
-        raise InvalidFact(f"{field_name} {shown} is outside the representable times", field=field_name) from None
+        said = value.isoformat() if isinstance(value, datetime) else repr(value)
+        raise bad(f"{field_name} {said} is outside the representable times") from None
 
 
 def to_epoch(value: datetime) -> float:
@@ -85,41 +91,6 @@ def to_epoch(value: datetime) -> float:
 
 def from_epoch(value: float) -> datetime:
     return datetime.fromtimestamp(value, UTC)
-
-
-def storable(text: str) -> bool:
-    """Whether a string can be stored: UTF-8 has no form for a lone surrogate ("\\ud800",
-    which Python strings and JSON escapes can carry), and the claim log is UTF-8."""
-    try:
-        text.isascii() or text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def check_string(value: object, what: str, *, limit: int, optional: bool = False, empty: bool = False) -> str | None:
-    """`value` as a storable string of at most `limit` characters (None passes when
-    `optional`; the empty string when `empty`), or InvalidInput naming `what`."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or (not empty and not value.strip()) or len(value) > limit:
-        kind = "a string" if empty else "a non-empty string"
-        raise InvalidInput(f"{what} must be {kind} of at most {limit} characters"
-                           f"{' or None' if optional else ''}, got {_shown(value)}")
-    if not storable(value):
-        raise InvalidInput(f"{what} has a lone surrogate character (no UTF-8 form): {_shown(value)}")
-    return value
-
-
-def check_agent(name: object) -> str:
-    """An agent name: what a write carries, a policy's authority names and a token holds."""
-    if isinstance(name, str) and (name != name.strip() or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)):
-        raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {_shown(name)}")
-    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
-
-
-def _shown(value: object) -> str:
-    return text if len(text := repr(value)) <= 80 else text[:77] + "..."
 
 
 def validate_entity(entity: object) -> str:
@@ -170,6 +141,8 @@ class Fact:
     value: str | None = None
     kind: str = "semantic"
     observed_at: datetime | float | None = None
+    """When it was true (said): a datetime or epoch seconds; a naive datetime is read as UTC
+    (`datetime.now()` is local time: pass `datetime.now(UTC)`); None: the write's time."""
     claim_id: str | None = None
     confidence: float = 1.0
     meta: dict[str, Any] | None = None
@@ -282,7 +255,7 @@ class WriteRequest:
     messages: Any = None
     session: str | None = None
     observed_at: datetime | float | None = None
-    """Default event time of extracted facts (messages only)."""
+    """Default event time of extracted facts (messages only); naive = UTC."""
     vectors: Any = None
     """Precomputed embeddings of `facts`, one row per fact."""
     resolve: bool = True
@@ -353,8 +326,8 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise InvalidFact("text must be a non-empty string", index=index, field="text")
     for name in ("text", "value", "claim_id", "source"):
-        if isinstance(getattr(fact, name), str) and not storable(getattr(fact, name)):
-            raise InvalidFact(f"{name} has a lone surrogate character (no UTF-8 form)", index=index, field=name)
+        if isinstance(getattr(fact, name), str) and (why := unstorable(getattr(fact, name))) is not None:
+            raise InvalidFact(f"{name} {why}", index=index, field=name)
     if len(fact.text) > max_text:
         raise InvalidFact(f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text")
     if fact.value is not None and (not isinstance(fact.value, str) or not fact.value.strip() or len(fact.value) > max_text):
@@ -363,7 +336,9 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.kind not in Kind._value2member_map_:
         raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
     conf = fact.confidence
-    if isinstance(conf, bool) or not isinstance(conf, int | float) or not math.isfinite(conf) or not 0 <= conf <= 1:
+    if isinstance(conf, bool) or not isinstance(conf, int | float):
+        raise InvalidFact(f"confidence must be a number in [0, 1], got {shown(conf)}", index=index, field="confidence")
+    if not math.isfinite(conf) or not 0 <= conf <= 1:
         raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")
     if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
         raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",
@@ -393,7 +368,7 @@ def _check_meta(meta: dict[str, Any], index: int, max_text: int) -> None:
     except (TypeError, ValueError) as exc:
         raise InvalidFact(f"meta must be plain JSON (strings, numbers, booleans, None, lists, dicts): {exc}",
                           index=index, field="meta") from exc
-    if not storable(text):
-        raise InvalidFact("meta has a lone surrogate character (no UTF-8 form)", index=index, field="meta")
+    if (why := unstorable(text)) is not None:  # JSON escapes control characters: only a lone surrogate is left
+        raise InvalidFact(f"meta {why}", index=index, field="meta")
     if len(text) > max_text * 10:
         raise InvalidFact(f"meta is {len(text)} characters as JSON; at most {max_text * 10}", index=index, field="meta")

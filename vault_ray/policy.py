@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import InvalidPolicy, PolicyConflict
-from .models import ENTITY_RE, storable
+from .models import ENTITY_RE
+from .texts import storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
@@ -78,6 +79,12 @@ class AutoResolveRules:
     reasserted_by: int | None = None
     stale_after_s: float | None = None
 
+    def __post_init__(self) -> None:  # checked when built, not first when a policy takes it
+        if self.reasserted_by is not None:
+            _whole("rules.reasserted_by", self.reasserted_by, 2)
+        if self.stale_after_s is not None:
+            _positive("rules.stale_after_s", self.stale_after_s)
+
 
 @dataclass(frozen=True)
 class RateLimit:
@@ -85,6 +92,10 @@ class RateLimit:
 
     rate: float
     burst: int
+
+    def __post_init__(self) -> None:  # checked when built, not first when a policy takes it
+        _positive("rate_limit.rate", self.rate)
+        _whole("rate_limit.burst", self.burst, 1)
 
 
 @dataclass(frozen=True)
@@ -273,15 +284,11 @@ class Policy:
                                 value=self.unextracted_notes)
         if not isinstance(self.rules, AutoResolveRules):
             raise InvalidPolicy(f"rules must be AutoResolveRules, got {self.rules!r}", value=self.rules)
-        if self.rules.reasserted_by is not None:
-            _whole("rules.reasserted_by", self.rules.reasserted_by, 2)
-        if self.rules.stale_after_s is not None:
-            _positive("rules.stale_after_s", self.rules.stale_after_s)
+        if self.rate_limit is not None and not isinstance(self.rate_limit, RateLimit):
+            raise InvalidPolicy(f"rate_limit must be a RateLimit or None, got {self.rate_limit!r}", value=self.rate_limit)
+        self.rules.__post_init__()  # again: one unpickled or copied was not built by __init__
         if self.rate_limit is not None:
-            if not isinstance(self.rate_limit, RateLimit):
-                raise InvalidPolicy(f"rate_limit must be a RateLimit or None, got {self.rate_limit!r}", value=self.rate_limit)
-            _positive("rate_limit.rate", self.rate_limit.rate)
-            _whole("rate_limit.burst", self.rate_limit.burst, 1)
+            self.rate_limit.__post_init__()
 
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:

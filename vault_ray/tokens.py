@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
 from .jsonfile import RecordFile
-from .models import check_agent
+from .texts import check_agent
 
 log = logging.getLogger(__name__)
 

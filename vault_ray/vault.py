@@ -33,8 +33,6 @@ from .models import (
     Unextracted,
     WriteRequest,
     as_utc,
-    check_agent,
-    check_string,
     keyed_id,
     utcnow,
 )
@@ -43,6 +41,7 @@ from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
+from .texts import check_agent, check_string
 from .transfer import Transfers
 
 MAX_FETCH = 4096
@@ -348,7 +347,7 @@ class Vault(Transfers):
         return self._backend.disputes(None if status == "all" else status)
 
     def dispute(self, dispute_id: str) -> Dispute:
-        return self._backend.dispute(dispute_id)
+        return self._backend.dispute(check_string(dispute_id, "dispute_id", limit=128))  # type: ignore[arg-type]
 
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
                         keep_both: bool = False) -> Dispute:
@@ -359,8 +358,8 @@ class Vault(Transfers):
                                              keep_both=keep_both, now=utcnow())
 
     def apply_rules(self, now: datetime | None = None) -> list[Dispute]:
-        """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now. `now`, when
-        given, is the time disputes' ages are measured at; what closes is recorded at the clock."""
+        """Run the time-based auto-resolve rule (policy.rules.stale_after_s) now. `now`, when given (a datetime,
+        naive = UTC, or epoch seconds), is the time disputes' ages are measured at; what closes is recorded at the clock."""
         return self._backend.expire_disputes(as_utc(now, field_name="now") or utcnow())
 
     def check(self) -> dict[int, bool]:
@@ -378,7 +377,7 @@ class AgentMemory:
 
     def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
             observed_at: datetime | float | None = None, resolve: bool = True) -> AddResult:
-        """Extract facts from the latest user turn and write them.
+        """Extract facts from the latest user turn and write them (`observed_at`: their time; naive = UTC).
 
         `AddResult.unextracted` lists each part of the turn that reads as a statement
         about the user but gave no fact, with the reason; with `Policy.unextracted_notes`

@@ -62,8 +62,8 @@ class EmbeddedBackend:
             try:  # everything this open took is let go of: an open right after is not refused (StoreLocked)
                 if host is not None:
                     host.close_all()
-            finally:
-                self._lock.release()
+            finally:  # and leaves the directory as it was: no lock file of its own
+                self._lock.release(discard=True)
                 if fresh is not None:  # a store refused at creation (bad settings) leaves no directory behind
                     shutil.rmtree(fresh, ignore_errors=True)
             raise

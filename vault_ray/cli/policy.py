@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..engine.control import check_rules
 from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
 
@@ -42,6 +43,7 @@ def register(app: typer.Typer) -> None:
         new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
         with open_vault(store, address, namespace, hashing) as vault:
             old = vault.policy
+            check_rules(new, old, vault.registry)  # as set_policy checks it: a dry run approves only what applies
             changes = policy_changes(old, new)
             console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",
                           highlight=False)

@@ -81,6 +81,8 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
               weight: float = typer.Argument(None, help="Weight in [0, 1]."), store: str = STORE,
               address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
+    if misread := next((a for a in (agent, pattern) if a is not None and a.startswith("-")), None):
+        raise InvalidInput(f"no such option: {misread}")  # unknown options reach here as arguments (see register)
     with open_vault(store, address, namespace, hashing, create=agent is not None) as vault:
         if agent is not None:
             if pattern is None or weight is None:
@@ -114,5 +116,7 @@ def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str =
 
 
 def register(app: typer.Typer) -> None:
-    for command in (get, history, search, explain, disputes, resolve, authority):
+    for command in (get, history, search, explain, disputes, resolve):
         app.command(help=command.__doc__)(handle_errors(command))
+    # a negative WEIGHT (-0.1) is the argument, so the library says what a weight must be: click read it as option -0
+    app.command(help=authority.__doc__, context_settings={"ignore_unknown_options": True})(handle_errors(authority))

@@ -11,10 +11,11 @@ from typing import Any
 
 from .. import strategies
 from ..errors import InvalidInput
-from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status, check_string
+from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action
+from ..texts import check_string
 from . import tally
 from .txn import Txn
 

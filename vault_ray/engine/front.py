@@ -27,9 +27,7 @@ from ..models import (
     Unextracted,
     WriteRequest,
     as_utc,
-    check_agent,
     check_fact,
-    check_string,
     new_ids,
     utcnow,
     validate_entity,
@@ -38,6 +36,7 @@ from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..reasoners.contrast import contrasting
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
+from ..texts import check_agent, check_string
 from .timeline import view_as_of
 from .txn import WriteItem, fact_digest
 
@@ -128,7 +127,7 @@ def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
 
 def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | None) -> np.ndarray:
     if vectors is not None:
-        return check_vectors(vectors, len(facts), embedder.dim)
+        return check_vectors(vectors, len(facts), embedder.dim, given=True)
     return check_vectors(embedder.embed([f.text for f in facts]), len(facts), embedder.dim)
 
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidFact, InvalidInput
-from ..models import Claim, Fact, Op, Unextracted, storable
+from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
+from ..texts import unstorable
 
 Message = dict[str, str]
 
@@ -116,8 +117,8 @@ def as_messages(messages: Any) -> list[Message]:
     message must be a mapping with a non-empty string `role` and a string `content`
     (InvalidFact names the first that is not)."""
     if isinstance(messages, str):
-        if not storable(messages):
-            raise InvalidFact("the message has a lone surrogate character (no UTF-8 form)", field="messages")
+        if (why := unstorable(messages)) is not None:
+            raise InvalidFact(f"the message {why}", field="messages")
         return [{"role": "user", "content": messages}]
     if isinstance(messages, Mapping | bytes) or not isinstance(messages, Iterable):
         raise InvalidFact("messages must be a string or a list of {role, content} messages", field="messages")
@@ -132,7 +133,7 @@ def as_messages(messages: Any) -> list[Message]:
         if not isinstance(content, str):
             raise InvalidFact(f"message {i}: content must be a string, got {type(content).__name__}",
                               field="content")
-        if not (storable(role) and storable(content)):
-            raise InvalidFact(f"message {i} has a lone surrogate character (no UTF-8 form)", field="content")
+        if (why := unstorable(role) or unstorable(content)) is not None:
+            raise InvalidFact(f"message {i} {why}", field="content")
         out.append(dict(m))
     return out

@@ -1,0 +1,57 @@
+"""What a stored string may hold: the checks of texts, values, messages, names and ids.
+The claim log is UTF-8 text that readers (DuckDB, exports, terminals, other languages)
+take as words, so a string that is no text there is refused before anything is written."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidInput
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""C0 control characters other than tab, newline and carriage return: a NUL ends the
+string for a C reader, and extraction read "P\\x00ST" as "P.ST"."""
+
+
+def storable(text: str) -> bool:
+    """Whether a string can be stored: UTF-8 has no form for a lone surrogate ("\\ud800",
+    which Python strings and JSON escapes can carry), and the claim log is UTF-8."""
+    try:
+        text.isascii() or text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unstorable(text: str) -> str | None:
+    """Why `text` is no storable text ("has ..."), None if it is: a lone surrogate, or a
+    control character (NUL, ESC, ...) other than tab, newline and carriage return."""
+    if (found := _CONTROL.search(text)) is not None:
+        return f"has a control character (U+{ord(found.group()):04X}; only tab, newline and carriage return are text)"
+    return None if storable(text) else "has a lone surrogate character (no UTF-8 form)"
+
+
+def check_string(value: object, what: str, *, limit: int, optional: bool = False, empty: bool = False) -> str | None:
+    """`value` as a storable string of at most `limit` characters (None passes when
+    `optional`; the empty string when `empty`), or InvalidInput naming `what`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or (not empty and not value.strip()) or len(value) > limit:
+        kind = "a string" if empty else "a non-empty string"
+        raise InvalidInput(f"{what} must be {kind} of at most {limit} characters"
+                           f"{' or None' if optional else ''}, got {shown(value)}")
+    if (why := unstorable(value)) is not None:
+        raise InvalidInput(f"{what} {why}: {shown(value)}")
+    return value
+
+
+def check_agent(name: object) -> str:
+    """An agent name: what a write carries, a policy's authority names and a token holds."""
+    if isinstance(name, str) and (name != name.strip() or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)):
+        raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {shown(name)}")
+    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
+
+
+def shown(value: object) -> str:
+    """`value` as an error message shows it: its repr, cut to 80 characters."""
+    return text if len(text := repr(value)) <= 80 else text[:77] + "..."
