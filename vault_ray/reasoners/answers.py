@@ -56,8 +56,10 @@ not a statement about the user as they are."""
 _NO_VALUE = re.compile(
     r"\b(?:i|i'm|i'd|i've|my|mine|we|our|you|your|not|no|nope|none|nothing|prefer|rather|secret|whatever|dunno|"
     r"know|sure|idea|pass|skip|same|later|depends|maybe|unsure|n/a|is|are|was|were|am|be|been|have|has|had|do|does|"
-    r"did|don't|can't|won't|like|love|think|guess|say|share|tell)\b", re.IGNORECASE)
-"""Words of a sentence or a refusal ("prefer not to say", "same as my dad"), not of a value
+    r"did|don't|can't|won't|like|love|think|guess|say|share|tell|nowhere|nobody|noone|unemployed|jobless|retired|"
+    r"between jobs|out of work|looking for work|job hunting|self-employed)\b", re.IGNORECASE)
+"""Words of a sentence, a refusal ("prefer not to say", "same as my dad") or of no value ("nowhere right
+now", "between jobs": no employer), not of a value
 (not "us" or "me": "the US", "ME" are places)."""
 _FOR_WHAT = re.compile(r"\b(?:for|on) (?:the|a|an|your|this|that) (?P<w>[a-z]+)\b", re.IGNORECASE)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .. import gazetteer
 from ..values import split_stance
 
 IC = re.IGNORECASE
@@ -20,6 +21,10 @@ OTHER = "about someone else (the user's family, friends or colleagues)"
 THING = "about the user's workplace, trip or another thing of theirs, not where the user is"
 PASSING = "a passing arrangement (this week, for a challenge...), not the user's lasting fact"
 SIDE = "a side job, not the user's main work"
+BELIEF = "what someone else thinks or says of the user, not the user's own statement"
+JOKE = "a joke (no one is allergic to a weekday, their job or people), not an allergy"
+LANDMARK = "a landmark the user lives near, not a place the user lives in"
+ONE_OFF = "a one-off event (on one day, or at one place), not a routine"
 
 _SUBJECTS = re.compile(r"\b(?P<first>i|i'm|i've|i'd|i'll|im|me|my|we|we're|we've|our)\b"
                        r"|\b(?P<third>he|she|they|he's|she's|they're|hes|shes|his|her|hers|their|theirs)\b", IC)
@@ -67,11 +72,38 @@ def value_of_someone_else(clause: str, value: str) -> bool:
     return bool(last and last.group("third"))
 
 
+_BELIEF = re.compile(r"^(?:(?:every|any|some|no)(?:one|body)|people|(?:a lot of|most|some) people|they|he|she|you|folks)"
+                     r"(?: \w+)? (?:thinks?|thought|assumes?|assumed|believes?|believed|says|said|figures?|figured|"
+                     r"guess(?:es|ed)?)"
+                     r"(?: that)? (?:i|i'm|i've|my)\b", IC)
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_JOKE = re.compile(rf"\ballergic to (?:my \w+|{_DAY}s?|mornings?|work|working|my job|jobs?|people|humans|life|adulting|"
+                   r"school|homework|exercise|cardio|effort|responsibilit(?:y|ies)|meetings?|deadlines?|emails?|taxes|bills|"
+                   r"nonsense|drama|stupidity|you|everyone|everybody|kids|children|commitment)\b", IC)
+_NEAR = re.compile(r"\b(?:near|by|close to|next to|opposite|across from|around the corner from) (?:the )?"
+                   r"(?P<v>(?-i:[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*))", IC)
+_ONE_DAY = re.compile(rf"\b(?:on|this|next) {_DAY}\b(?!s)|\b(?:today|tonight|tomorrow|next (?:week|month)|"
+                      r"this (?:afternoon|evening)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?\b|"
+                      r"on (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)"
+                      r"|\b(?:meeting|appointment|interview|flight|conference|dinner|lunch|event) (?:in|at) (?-i:[A-Z])", IC)
+_ROUTINE = re.compile(rf"\b(?:every|each|weekly|daily|monthly|nightly|usually|always|normally|often|regular(?:ly)?|routine|"
+                      rf"{_DAY}s|mornings|evenings|nights|weekends)\b", IC)
+
+
 def aside(clause: str, entities: set[str]) -> str | None:
     """Why a clause whose patterns read `entities` is no lasting fact about the user, or None."""
     norm = clause.strip()
     if _CEO.match(norm):  # a pronoun after a name: `value_of_someone_else`, per value
         return OTHER
+    if _BELIEF.match(norm):  # "Everyone thinks I'm from Texas (but I'm from Ohio)"
+        return BELIEF
+    if "user.allergies" in entities and _JOKE.search(norm):  # "I'm allergic to Mondays haha"
+        return JOKE
+    near = _NEAR.search(norm) if "user.location" in entities else None
+    if near and not gazetteer.find_place(near.group("v").strip(" .")):  # "I live near the Eiffel Tower" (not "near Boston")
+        return LANDMARK
+    if any(e.startswith("user.schedule") for e in entities) and _ONE_DAY.search(norm) and not _ROUTINE.search(norm):
+        return ONE_OFF  # "I have a meeting in Chicago on Monday" (not "My weekly team meeting is on Wednesday")
     if _THING.match(norm) and entities & {"user.timezone", "user.location"}:  # "my office number" is a work phone
         return THING
     if _SIDE.search(norm) and entities & {"user.employer", "user.job"}:

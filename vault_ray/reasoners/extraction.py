@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import asides, framing, lexicon
+from . import amends, asides, framing, lexicon
 from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES
@@ -73,13 +73,22 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     theirs: dict[str, set[str]] = {}  # a missed clause -> what its sentence said of someone else before it
     foreign: list[str] = []
     text, taken = framing.set_aside(text)
-    text = _corrected(text)
+    text = amends.amended(_corrected(text), value_in)  # "march 12... actually march 21", "well, technically pescatarian"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in taken]
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
         others: set[str] = set()  # what the sentence said of someone else: a request that follows is theirs too
+        said_before, before = len(facts), sentence  # where the facts of the clause before this one start
         for said in framing.with_hedges(cl.clauses(sentence)):
+            if amends.taken_back(said) and facts[said_before:]:  # "I told him I'm vegan but I'm actually not"
+                unextracted.append(Unextracted(f"{before} ... {said}", _TAKEN))
+                del facts[said_before:]
+                continue
+            said_before, before = len(facts), said
+            if amends.kidding(said) and read_clause(said):
+                unextracted.append(Unextracted(said, _TAKEN))
+                continue
             real, why = framing.framed(said)  # the statement before a hypothetical said after it, or all of it
             clause, why = (real, None) if real else (said, why)
             drafts = read_clause(clause)
@@ -167,6 +176,7 @@ def value_in(clause: str) -> tuple[str, str] | None:
     return (said[0].entity, said[0].value) if len(said) == 1 and said[0].value.lower() in clause.lower() else None
 
 
+_TAKEN = "said, then taken back by the user (\"but I'm actually not\", \"just kidding\")"
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
 
 
@@ -240,14 +250,18 @@ def _find_job(n: str) -> list[Draft]:
     return []
 
 
-def _find_word(entity: str, pattern: str, table: dict[str, str]) -> Callable[[str], list[Draft]]:
+_DISLIKED = r"|\b(?:hate|dislike|detest|loathe|can't stand|cannot stand|avoid|not a (?:big )?fan of|sick of|tired of)\b"
+"""A channel the user dislikes is not their preference ("I hate phone calls" is `not:phone`)."""
+
+
+def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = "") -> Callable[[str], list[Draft]]:
     def find(n: str) -> list[Draft]:
         m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
         # "a dog person", "a cat lover": a kind of person, not a pet or a diet
         if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE):
             return []
         value = table[m.group(1).lower()]
-        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b|\b(?:no|zero)\s+(?:\w+\s+)?$",
+        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b|\b(?:no|zero)\s+(?:\w+\s+)?$" + dislike,
                             n[:m.start()], re.IGNORECASE)  # "I have no dog": no dog
         return [Draft(entity, f"not:{value}" if negated else value)]
 
@@ -291,7 +305,7 @@ _TYPED: dict[str, Callable[[str], list[Draft]]] = {
     "user.location": _find_place,
     "user.diet": _find_word("user.diet", DIET_RE, DIETS),
     "user.pets": _find_word("user.pets", SPECIES_RE, SPECIES),
-    "user.contact_preference": _find_word("user.contact_preference", CHANNEL_RE, CHANNELS),
+    "user.contact_preference": _find_word("user.contact_preference", CHANNEL_RE, CHANNELS, _DISLIKED),
     "user.language": _find_language,
     "user.budget": _find_amount,
     "user.payment.method": _find_payment,

@@ -140,6 +140,9 @@ _GERUND = {"share": "sharing", "shared": "sharing", "record": "recording", "reco
 
 def consent_frame(n: str) -> list[Draft]:
     m = _CONSENT_NO.search(n)
+    if m and m.group("z") and re.search(r"\b(?:i|we)\s+(?:\w+ly\s+|just\s+)?$", n[:m.start()], IC) \
+            and not re.match(r"\w+\s+(?:my|our)\b", m.group("z"), IC):
+        return []  # "I don't use credit cards": what the user does ("I don't share my location" is of their data)
     status = values.CONSENT_WITHDRAWN
     if not m:
         m = _CONSENT_YES.search(n)
@@ -214,7 +217,8 @@ def address_frame(n: str) -> list[Draft]:
             said.append(Draft(entity, m.group("v").strip(" .").rstrip(".")))
             # "call me at ...": the way to reach them too ("text me at ...": by text), unless only for one
             # purpose ("reach me at ana@x.com for receipts")
-            if not said[1:] and not m.group(0).lower().startswith("my ") and not _FOR_ONE.search(n, m.end()):
+            # "you can reach me at +44 ...": an address given, not a way preferred
+            if not said[1:] and not re.match(r"my |reach|contact", m.group(0), IC) and not _FOR_ONE.search(n, m.end()):
                 said.append(Draft("user.contact_preference", "text" if re.search(r"\btext me\b", m.group(0), IC) else channel))
             # "reach me at ana@x.com or 617-555-0142": the number said beside the address
             beside = _OR_NUMBER.match(n, m.end()) if entity == "user.email" else None
@@ -294,8 +298,8 @@ def preference_frame(n: str) -> list[Draft]:
     raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
                  r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=IC)
     raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
-    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b", raw, IC):
-        return []
+    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b|^[$€£¥]?\d", raw, IC):
+        return []  # "..., like 200 max": a filler "like" before an amount, not a thing liked
     stance = "dislikes" if negative else "likes"
     eats = bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
     items = [raw] if _COMPOUND.search(raw) else split_list(raw)  # "sushi and jazz": two things; "mac and cheese": one

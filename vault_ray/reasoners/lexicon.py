@@ -108,7 +108,8 @@ _FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|any
            r"whatever (?:that's|that is|it's) worth|for what it's worth|you name it|among others|as you know|"
            r"(?:that|this|the) (?:kind|sort|type) of (?:thing|stuff)s?|"
            r"as i (?:said|mentioned)|as a matter of fact|to be honest|after all|thankfully|luckily|fortunately|"
-           r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently")
+           r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently|technically|"
+           r"strictly speaking|to be (?:exact|precise)")
 FILLER_END = re.compile(rf"(?:\s*[,;]\s*|\s+)(?:{_FILLER})\b.*$", re.IGNORECASE)
 """Words said after a value that are no part of it: "peanuts, believe it or not", "dust, pollen,
 etc.", "hiking and stuff", "peanuts after all"."""

@@ -1,0 +1,94 @@
+"""A value the user amends later in the same turn, softly: "My birthday is March 12...
+actually March 21", "I'm vegetarian. Well, technically pescatarian", "I'm a doctor — well,
+a med student really". The amended value takes the place of the one it amends, as
+`extraction._corrected` does for "wait no" and "I meant". A cue with no new value ("I'm
+vegetarian, actually") or a new statement of its own ("..., actually I moved to Denver")
+changes nothing, nor does a cue before an intensifier or a place near the value ("allergic to
+peanuts, actually quite badly"; "I live in Paris, actually near the Louvre").
+
+And a statement the user takes back in the same sentence ("I told him I'm vegan but I'm
+actually not", "..., just kidding") is no statement: `taken_back` tells it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .. import gazetteer
+from . import clauses as cl
+
+IC = re.IGNORECASE
+MAX_WORDS = 4
+
+_SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
+_TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
+                   r"(?:(?P<cue>actually|technically|or rather|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
+                   r"(?P<fix>[^.!?;,\n…]+?)(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
+                   r"\s*(?=$|[.!?;\n…])", IC)
+_NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
+                          r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|"
+                          r"though|too|also|still|now|yes|yeah|sometimes|usually|always|often|never|maybe|probably|"
+                          r"i|i'm|he|she|they|we|you|my|our|his|her|their)\b", IC)
+_ARTICLES = ("a", "an", "the")
+
+
+def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str:
+    """`text` with each softly amended value replaced by its amendment."""
+    start = 0
+    while m := _SEP.search(text, start):
+        start = m.end()
+        tail = _TAIL.match(text, m.end())
+        if not tail or not (tail.group("cue") or (tail.group("well") and tail.group("really"))):
+            continue
+        head, fix = text[:m.start()], tail.group("fix").strip(" ,")
+        sentences = cl.sentences(head)
+        found = value_in(cl.clauses(sentences[-1])[-1]) if head.strip() and sentences else None
+        at = head.lower().rfind(found[1].lower()) if found else -1
+        if at < 0:
+            continue
+        before = head[:at].rstrip().lower().split()
+        words = fix.split()
+        # "I'm a doctor — well, a med student": the words said before the value are not said twice
+        while words and before and (words[0].lower() == before[-1] or
+                                    (words[0].lower() in _ARTICLES and before[-1] in _ARTICLES)):
+            words = words[1:]
+        fix = " ".join(words)
+        if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
+                (len(words) == 1 and fix.islower() and fix.endswith("ly")) or _kind(fix) != _kind(found[1]):
+            continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
+        amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
+        now = value_in(amended_clause)
+        if now and (now[0] != found[0] or now[1].lower() not in fix.lower()):
+            continue  # the amendment reads as something else: the value stands as said
+        text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
+        start = at + len(fix)
+    return text
+
+
+def _kind(value: str) -> str:
+    if gazetteer.find_zone(value) and not gazetteer.find_place(value):
+        return "zone"
+    return "place" if gazetteer.find_place(value) else "other"
+
+
+_TAKEN_BACK = re.compile(r"^(?:but |though |although |and |well,? )?(?:(?:i'm|i am|im|that's|that is|it's|it is|which is|"
+                         r"i|i've)\s+(?:actually |really |honestly |in fact |totally |just )?"
+                         r"(?:not|isn't|lied|was lying|was joking|was kidding|never been)|(?:just )?kidding|jk|not really)"
+                         r"(?:\s+(?:really|actually|at all|true|anymore|any more|one|lol|haha|tbh))*\s*[.!]*$", IC)
+
+
+_KIDDING = re.compile(r"[,;]\s*(?:(?:just|only) )?(?:kidding|joking)(?:,? lol| haha)?\s*[.!]*$|[,;]?\s+(?:jk|j/k)\s*[.!]*$"
+                      r"|(?:[,;]\s*|\s+)but (?:that's|that is|it's|it is|that was|it was) (?:not|n't|a lie|a joke)"
+                      r"(?: true| really true)?\s*[.!]*$", IC)
+
+
+def taken_back(clause: str) -> bool:
+    """Whether a clause takes back what the user said before it: "(but) I'm actually not",
+    "that's not true", "just kidding"."""
+    return bool(_TAKEN_BACK.match(clause.strip()))
+
+
+def kidding(clause: str) -> bool:
+    """Whether a clause takes itself back: "I'm vegan, just kidding", "I said I'm vegan, but that's not true"."""
+    return bool(_KIDDING.search(clause.strip()))
