@@ -155,16 +155,21 @@ def rebalance(
 
 
 def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
-    """Show the store's shards: the partitions each owns, its process and the epoch."""
+    """Show the store's shards: the partitions each owns, its process and the epoch.
+
+    "policy version" is the policy's `version` as each shard holds it: what `GET /v1/policy`
+    and `vault-ray policy show` answer and `PATCH /v1/policy` expects. "control version" counts
+    every change of policy or entity registry pushed to the shards (internal: a registry
+    change bumps it too)."""
     from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
-    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version"):
+    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version", "control version"):
         t.add_column(col)
     for info in found["shards"]:
-        t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])),
-                  ",".join(map(str, info["pending"])), str(info["active"]), str(info["control_version"]))
+        t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])), ",".join(map(str, info["pending"])),
+                  str(info["active"]), str(info.get("policy_version", "?")), str(info["control_version"]))
     console.print(t)
 
 
