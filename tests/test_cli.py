@@ -240,3 +240,12 @@ def test_status_shows_the_policy_version_users_patch_against(monkeypatch):
                    if "shard" in line and ("│" in line or "┃" in line))
     shown = dict(zip(header, row, strict=True))
     assert (shown["policy version"], shown["control version"]) == ("4", "9")
+
+
+def test_up_and_serve_say_what_ray_exposes():
+    """`--host` covers the HTTP port only; Ray's ports listen on every interface (Ray
+    cannot bind them to loopback), and the Ray of `serve --store` cannot be joined."""
+    up = " ".join(invoke("up", "--help").output.split())
+    assert "every interface" in up and "firewall" in up and "Network exposure" in up
+    served = " ".join(invoke("serve", "--help").output.split())
+    assert "every interface" in served and "no other process can join it" in served

@@ -66,7 +66,13 @@ def up(
     policy_file: Path = POLICY_FILE,
     actor_options: str = ACTOR_OPTIONS,
 ) -> None:
-    """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
+    """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors.
+
+    Ray listens on every interface (its GCS on --port; raylet, workers: random ports).
+
+    Ray cannot keep them on 127.0.0.1: firewall them where others reach the machine.
+
+    See docs/cluster.md, "Network exposure"."""
     policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
@@ -157,10 +163,9 @@ def rebalance(
 def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
     """Show the store's shards: the partitions each owns, its process and the epoch.
 
-    "policy version" is the policy's `version` as each shard holds it: what `GET /v1/policy`
-    and `vault-ray policy show` answer and `PATCH /v1/policy` expects. "control version" counts
-    every change of policy or entity registry pushed to the shards (internal: a registry
-    change bumps it too)."""
+    policy version: the policy's own version, as GET /v1/policy answers and PATCH expects.
+
+    control version: internal, every policy or entity registry change pushed to the shards."""
     from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
