@@ -248,4 +248,4 @@ def test_up_and_serve_say_what_ray_exposes():
     up = " ".join(invoke("up", "--help").output.split())
     assert "every interface" in up and "firewall" in up and "Network exposure" in up
     served = " ".join(invoke("serve", "--help").output.split())
-    assert "every interface" in served and "no other process can join it" in served
+    assert "every interface" in served and "cannot join it with Vault.connect" in served

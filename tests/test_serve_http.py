@@ -46,6 +46,8 @@ def test_head_without_a_token_or_on_a_stream(http):
     refused = client.head("/v1/whoami")
     assert refused.status_code == 401 and refused.content == b"" and refused.headers["content-type"] == MEDIA_TYPE
     assert client.head("/v1/facts", headers=headers["chat"]).status_code == 405  # a POST route stays one
+    refused = client.delete("/v1/policy", headers=headers["chat"])
+    assert refused.status_code == 405 and set(refused.headers["allow"].split(", ")) == {"GET", "HEAD", "PUT", "PATCH"}
     started = time.monotonic()
     stream = client.head("/v1/events", headers={**headers["chat"], "Accept": "text/event-stream"})
     assert stream.status_code == 200 and stream.content == b"" and stream.headers["content-type"].startswith(

@@ -61,7 +61,7 @@ def serve(
 ) -> None:
     """Serve a store over HTTP for agent fleets (Ray Serve + FastAPI); Ctrl-C stops it.
 
-    With --store the Ray is this command's own: no other process can join it (Vault.connect).
+    With --store, Ray runs inside this command for it alone: other processes cannot join it with Vault.connect.
 
     To share the store: `vault-ray up --store PATH`, then `serve --address ADDR`."""
     if (store is None) == (address is None):
