@@ -285,6 +285,7 @@ class Shard(ShardBulk):
         return {
             "name": self.name, "pid": os.getpid(), "epoch": self.epoch, "owned": sorted(self.owned),
             "open": sorted(self.host.parts), "pending": dict(self.pending), "control_version": self.control_version,
+            "policy_version": self.policy.version,  # what GET /v1/policy answers (and PATCH expects)
             "active": self.host.active_count(), "torch_loaded": "torch" in sys.modules,
             "reasoner_calls": dict(calls) if isinstance(calls, Counter) else None,
             "writing": self.writing, "commit_groups": self._commits.groups, "commit_calls": self._commits.calls,

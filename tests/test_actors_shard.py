@@ -104,6 +104,8 @@ def test_policy_updates_apply_in_version_order(store):
     assert shard.set_control(5, newer, EntityRegistry.builtin()) == 5
     assert shard.set_control(4, Policy(), EntityRegistry.builtin()) == 5
     assert shard.policy.default_strategy == "authority"
+    # status shows the policy's own version (GET /v1/policy's), apart from the control version
+    assert (shard.info()["policy_version"], shard.info()["control_version"]) == (newer.version, 5)
     shard.close_all()
 
 

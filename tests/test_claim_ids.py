@@ -33,7 +33,8 @@ def test_an_id_sent_again_with_another_fact_is_refused(tmp_path):
                       Fact("user.diet", "The user is vegan", "vegan", kind="episodic", claim_id="c-1")):
             with pytest.raises(InvalidFact, match="already used for another fact") as err:
                 mem.add_facts([Fact("user.pets", "The user has a cat", "cat"), other])
-            assert err.value.field == "claim_id"
+            assert (err.value.field, err.value.index, err.value.claim_id) == ("claim_id", 1, "c-1")
+            assert str(err.value).startswith("fact 1: ")
         assert _state(vault) == before
         # the same fact again, spaces around its text aside, is a retry
         (again,) = mem.add_facts(Fact("user.diet", " The user is vegan ", "vegan", claim_id="c-1")).decisions
@@ -52,8 +53,10 @@ def test_an_id_reused_for_an_entity_of_another_partition_is_refused(tmp_path):
         before = _state(vault)
         with pytest.raises(InvalidFact, match="already used for another fact"):
             mem.add_facts(Fact(other, "The user likes chess", "chess", claim_id="c-1"))
-        with pytest.raises(InvalidFact, match="another agent"):
-            vault.agent("chat").add_facts(Fact(other, "The user likes chess", "chess", claim_id="c-1"))
+        with pytest.raises(InvalidFact, match="another agent") as err:
+            vault.agent("chat").add_facts([Fact("user.pets", "The user has a cat", "cat"),
+                                           Fact(other, "The user likes chess", "chess", claim_id="c-1")])
+        assert (err.value.index, err.value.field, err.value.claim_id) == (1, "claim_id", "c-1")
         assert _state(vault) == before
         assert [c.id for c in vault.claims()].count("c-1") == 1
 

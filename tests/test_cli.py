@@ -234,3 +234,31 @@ def test_auto_fails_at_once_when_the_last_head_is_gone(monkeypatch):
     monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # where Ray's "auto" looks first
     result = invoke("status")
     assert result.exit_code == 4 and "nothing answers" in result.output and "Traceback" not in result.output
+
+
+def test_status_shows_the_policy_version_users_patch_against(monkeypatch):
+    """The policy version is the policy's own `version` (what GET /v1/policy answers and
+    PATCH expects), not the shards' control version, which a registry change bumps too."""
+    import re
+
+    import vault_ray.actors
+
+    shard = {"name": "shard-0", "pid": 42, "owned": [0, 1], "pending": [], "active": 3,
+             "control_version": 9, "policy_version": 4}
+    monkeypatch.setattr(vault_ray.actors, "status", lambda address, namespace: {"store": "/s", "epoch": 1,
+                                                                                 "shards": [shard]})
+    result = invoke("status")
+    assert result.exit_code == 0, result.output
+    header, row = ([c.strip() for c in re.split("[│┃]", line)[1:-1]] for line in result.output.splitlines()
+                   if "shard" in line and ("│" in line or "┃" in line))
+    shown = dict(zip(header, row, strict=True))
+    assert (shown["policy version"], shown["control version"]) == ("4", "9")
+
+
+def test_up_and_serve_say_what_ray_exposes():
+    """`--host` covers the HTTP port only; Ray's ports listen on every interface (Ray
+    cannot bind them to loopback), and the Ray of `serve --store` cannot be joined."""
+    up = " ".join(invoke("up", "--help").output.split())
+    assert "every interface" in up and "firewall" in up and "Network exposure" in up
+    served = " ".join(invoke("serve", "--help").output.split())
+    assert "every interface" in served and "cannot join it with Vault.connect" in served

@@ -133,3 +133,33 @@ def test_the_resolver_role_settles_disputes_over_the_api_but_changes_no_policy(s
     assert client.post(f"/v1/disputes/{dispute.id}/resolve", headers=agent, json=body).status_code == 403
     done = client.post(f"/v1/disputes/{dispute.id}/resolve", headers=headers, json=body)
     assert done.status_code == 200 and done.json()["resolution"]["decided_by"] == "alice"
+
+
+@pytest.mark.parametrize("token", ["vr_nope_nope", "", "revoked"])
+def test_a_wrong_empty_or_revoked_token_is_told_so(site, token):
+    vault, tokens, client = site
+    if token == "revoked":
+        token = tokens.add("gone", "resolver")[0]
+        assert _sign_in(client, token).status_code == 303
+        tokens.revoke("gone")
+        page = client.get("/inbox")
+        assert page.status_code == 401 and "not recognised, or it was revoked" in page.text
+    refused = _sign_in(client, token)
+    assert refused.status_code == 401 and 'id="refused"' in refused.text
+    assert "This token is not recognised, or it was revoked" in refused.text and "set-cookie" not in refused.headers
+
+
+def test_a_note_longer_than_the_api_allows_is_refused_with_a_message_not_cut(site):
+    vault, tokens, client = site
+    (dispute,) = vault.disputes()
+    token = tokens.add("alice", "resolver")[0]
+    _sign_in(client, token)
+    assert 'maxlength="4096"' in client.get("/inbox").text
+    choice = f"claim:{dispute.incumbents[0]}"
+    too_long = client.post(f"/inbox/disputes/{dispute.id}/resolve", data={
+        "choice": choice, "note": "n" * 4097, "csrf": csrf_token(token)})
+    assert too_long.status_code == 422 and "the limit is 4096" in too_long.text and 'role="alert"' in too_long.text
+    assert vault.dispute(dispute.id).status == "open"
+    done = client.post(f"/inbox/disputes/{dispute.id}/resolve", follow_redirects=False, data={
+        "choice": choice, "note": "n" * 4096, "csrf": csrf_token(token)})
+    assert done.status_code == 303 and vault.dispute(dispute.id).resolution.note == "n" * 4096

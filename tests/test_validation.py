@@ -35,7 +35,10 @@ from vault_ray import (
 def test_invalid_entity(vault, entity):
     with pytest.raises(InvalidEntity) as err:
         vault.agent("a").add_facts([Fact(entity, "some text")])
-    assert err.value.entity == entity
+    assert err.value.entity == entity and err.value.index == 0
+    with pytest.raises(InvalidEntity) as err:
+        vault.agent("a").add_facts([Fact("user.ok", "fine"), Fact(entity, "some text")])
+    assert err.value.index == 1 and InvalidEntity("x").index is None
     assert vault.claims() == []
 
 

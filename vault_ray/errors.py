@@ -49,8 +49,13 @@ class InvalidInput(VaultError, ValueError):
 
 
 class InvalidEntity(InvalidInput):
-    def __init__(self, entity: object, why: str = "") -> None:
+    index: int | None = None
+    """The position of the fact that named it, in a write (None elsewhere: not in the problem then)."""
+
+    def __init__(self, entity: object, why: str = "", *, index: int | None = None) -> None:
         self.entity = entity
+        if index is not None:
+            self.index = index
         detail = f": {why}" if why else ""
         super().__init__(
             f"invalid entity {entity!r}{detail} "
@@ -59,9 +64,15 @@ class InvalidEntity(InvalidInput):
 
 
 class InvalidFact(InvalidInput):
-    def __init__(self, message: str, *, index: int | None = None, field: str | None = None) -> None:
+    claim_id: str | None = None
+    """The refused claim id, when a given id is what is wrong (another agent's, or reused)."""
+
+    def __init__(self, message: str, *, index: int | None = None, field: str | None = None,
+                 claim_id: str | None = None) -> None:
         self.index = index
         self.field = field
+        if claim_id is not None:
+            self.claim_id = claim_id
         where = f"fact {index}: " if index is not None else ""
         super().__init__(f"{where}{message}")
 

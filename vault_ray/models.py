@@ -322,7 +322,7 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     try:
         validate_entity(fact.entity)
     except InvalidEntity as exc:
-        raise InvalidEntity(fact.entity, f"fact {index}") from exc
+        raise InvalidEntity(fact.entity, f"fact {index}", index=index) from exc
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise InvalidFact("text must be a non-empty string", index=index, field="text")
     for name in ("text", "value", "claim_id", "source"):

@@ -187,7 +187,7 @@ class Vault(Transfers):
         for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
             if isinstance(decided, VaultError):
                 whole = getattr(self._backend, "atomic", True) or len(groups) == 1  # else maybe stored in part (shards)
-                staged[i] = self._refused(requests[i], n if whole else 0, decided, policy, rate_limit)
+                staged[i] = self._refused(requests[i], n if whole else 0, front.placed(decided, groups), policy, rate_limit)
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
             staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])

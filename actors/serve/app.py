@@ -44,11 +44,38 @@ def create_app(service: Service) -> FastAPI:
         app.include_router(router)
     app.router.routes.append(mcp_route)  # MCP over streamable HTTP (docs/mcp.md)
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
+    app.add_middleware(HeadAsGet)
     def templates() -> list[str]:
         return [*app.openapi()["paths"], *(r.path for r in app.router.routes if isinstance(getattr(r, "path", None), str))]
 
     app.add_middleware(CountRequests, metrics=service.metrics, templates=templates)  # outermost: it sees every answer
     return app
+
+
+class HeadAsGet:
+    """HEAD answered as GET without the body (RFC 9110 9.3.2): FastAPI routes a GET route's
+    HEAD to 405. A stream (SSE) ends after its headers: the app is told the client left."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            return await self.app(scope, receive, send)
+        done = False
+
+        async def heard() -> dict[str, Any]:
+            return {"type": "http.disconnect"} if done else await receive()
+
+        async def headers_only(message: dict[str, Any]) -> None:
+            nonlocal done
+            if message["type"] == "http.response.start":
+                await send(message)
+            elif not done:
+                done = True
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        await self.app({**scope, "method": "GET"}, heard, headers_only)
 
 
 class BodyLimit:

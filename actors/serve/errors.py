@@ -94,6 +94,7 @@ def install(app: FastAPI) -> None:
             documented = request.app.openapi().get("paths", {}).get(template, {})
             allowed = {m.upper() for m in documented if m.upper() in _VERBS} | {
                 m.strip() for m in headers.get("Allow", "").split(",") if m.strip()}
+            allowed |= {"HEAD"} if "GET" in allowed else set()  # answered as GET (app.HeadAsGet)
             headers["Allow"] = ", ".join(sorted(allowed))
         return JSONResponse(body, status_code=exc.status_code, headers=headers, media_type=MEDIA_TYPE)
 

@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 
 from vault_ray.engine.explain import build
-from vault_ray.models import Claim, Dispute
+from vault_ray.models import MAX_NOTE, Claim, Dispute
 from vault_ray.vault import Vault
 
 HERE = Path(__file__).parent
@@ -94,6 +94,7 @@ def when(at: datetime) -> str:
 
 
 TEMPLATES.filters["when"] = when
+TEMPLATES.globals["max_note"] = MAX_NOTE  # the note limit of the API (POST /v1/disputes/{id}/resolve)
 
 
 def render(name: str, **context: Any) -> str:

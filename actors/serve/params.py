@@ -16,14 +16,17 @@ from pydantic import BeforeValidator, StrictFloat
 
 from vault_ray.models import MAX_ENTITY_LEN
 
+NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
+"""Epoch seconds in a string, with an exponent (1e12) or not; inf and nan too (the core refuses them)."""
+
 
 def _seconds(value: Any) -> Any:
     """Epoch seconds as a float, however sent (a JSON number or string, a query value):
     pydantic would read a number above 2e10 as milliseconds."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(?:\.\d+)?\s*", value):
-        return float(value)
+    if isinstance(value, str) and NUMBER.fullmatch(value):
+        return float(value)  # the core says what is out of range (1e300: "outside the representable times")
     return value
 
 

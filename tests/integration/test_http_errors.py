@@ -238,7 +238,11 @@ def test_unknown_routes_and_methods_are_problem_details_too(store, tokens):
         assert resp.status_code == status and resp.headers["content-type"].startswith(MEDIA_TYPE)
         assert resp.json()["type"] == "about:blank"
         if status == 405:  # every method the path takes, not the first route's
-            assert set(resp.headers["allow"].split(", ")) == {"GET", "PUT", "PATCH"}
+            assert set(resp.headers["allow"].split(", ")) == {"GET", "HEAD", "PUT", "PATCH"}
+    for path in ("/healthz", "/readyz", "/v1/whoami", "/v1/policy"):  # HEAD: GET's answer, no body (through Serve)
+        got, head = call(store, "GET", path, tokens["a"]), call(store, "HEAD", path, tokens["a"])
+        assert head.status_code == got.status_code == 200 and head.content == b"", path
+        assert head.headers["content-type"] == got.headers["content-type"], path
 
 
 def test_store_trouble_is_503(serve_port, tmp_path):

@@ -66,7 +66,13 @@ def up(
     policy_file: Path = POLICY_FILE,
     actor_options: str = ACTOR_OPTIONS,
 ) -> None:
-    """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors."""
+    """Start a cluster-mode store: a local Ray head (unless --address) and the store's actors.
+
+    Ray listens on every interface (its GCS on --port; raylet, workers: random ports).
+
+    Ray cannot keep them on 127.0.0.1: firewall them where others reach the machine.
+
+    See docs/cluster.md, "Network exposure"."""
     policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
@@ -155,16 +161,20 @@ def rebalance(
 
 
 def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
-    """Show the store's shards: the partitions each owns, its process and the epoch."""
+    """Show the store's shards: the partitions each owns, its process and the epoch.
+
+    policy version: the policy's own version, as GET /v1/policy answers and PATCH expects.
+
+    control version: internal, every policy or entity registry change pushed to the shards."""
     from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
-    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version"):
+    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version", "control version"):
         t.add_column(col)
     for info in found["shards"]:
-        t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])),
-                  ",".join(map(str, info["pending"])), str(info["active"]), str(info["control_version"]))
+        t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])), ",".join(map(str, info["pending"])),
+                  str(info["active"]), str(info.get("policy_version", "?")), str(info["control_version"]))
     console.print(t)
 
 

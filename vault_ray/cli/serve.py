@@ -48,7 +48,8 @@ def serve(
     namespace: str = NAMESPACE,
     shards: int = typer.Option(2, "--shards", help="Shard actors of a store created now."),
     partitions: int = typer.Option(None, "--partitions", help="Partition count of a new store (default 16)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface the HTTP service listens on."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface the HTTP service listens on (the HTTP port only: Ray's "
+                                 "own ports listen on every interface, see docs/cluster.md)."),
     port: int = typer.Option(8000, "--port", envvar="VAULT_RAY_PORT", help="HTTP port (or VAULT_RAY_PORT)."),
     replicas: int = typer.Option(1, "--replicas", help="Serve replicas of the app."),
     max_ongoing_requests: int = typer.Option(64, "--max-ongoing-requests", help="Requests one replica takes at once."),
@@ -58,7 +59,11 @@ def serve(
     tokens: str = TOKENS,
     hashing: bool = HASHING,
 ) -> None:
-    """Serve a store over HTTP for agent fleets (Ray Serve + FastAPI); Ctrl-C stops it."""
+    """Serve a store over HTTP for agent fleets (Ray Serve + FastAPI); Ctrl-C stops it.
+
+    With --store, Ray runs inside this command for it alone: other processes cannot join it with Vault.connect.
+
+    To share the store: `vault-ray up --store PATH`, then `serve --address ADDR`."""
     if (store is None) == (address is None):
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
     import ray  # noqa: PLC0415  (Ray only when the command runs)

@@ -125,6 +125,16 @@ def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
     return checked
 
 
+def placed(error: Exception, groups: Mapping[int, Sequence[tuple[int, Any]]]) -> Exception:
+    """`error` naming the position of its fact in the call (`index`) when a partition refused
+    a given claim id: a partition sees items, not the caller's list of facts."""
+    claim_id = getattr(error, "claim_id", None)
+    if not isinstance(error, InvalidFact) or error.index is not None or claim_id is None:
+        return error
+    pos = next((pos for items in groups.values() for pos, item in items if item.id == claim_id), None)
+    return error if pos is None else InvalidFact(str(error), index=pos, field=error.field, claim_id=claim_id)
+
+
 def embed_batch(facts: Sequence[Fact], embedder: Embedder, vectors: object | None) -> np.ndarray:
     if vectors is not None:
         return check_vectors(vectors, len(facts), embedder.dim, given=True)

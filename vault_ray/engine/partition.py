@@ -391,8 +391,8 @@ def _same_fact(item: WriteItem, agent: str | None, digest: str) -> None:
     key sent again with another body), it is no retry: refused, the call changes nothing."""
     if agent is not None and agent != item.agent:
         raise InvalidFact(f"claim id {item.id!r} was written by another agent: a claim id names one fact; "
-                          "leave it out to get a fresh one", field="claim_id")
+                          "leave it out to get a fresh one", field="claim_id", claim_id=item.id)
     if digest and item.digest and digest != item.digest:
         raise InvalidFact(f"claim id {item.id!r} was already used for another fact (a retry must send the same "
                           "entity, text, value and kind; an idempotency key, the same body): leave the id out to get "
-                          "a fresh one", field="claim_id")
+                          "a fresh one", field="claim_id", claim_id=item.id)

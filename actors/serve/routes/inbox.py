@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from vault_ray.errors import Forbidden, InvalidInput, UnknownAgent, VaultError
 from vault_ray.events import DISPUTE_KINDS, NOW, EventFilter
+from vault_ray.models import MAX_NOTE
 from vault_ray.problems import status_of
 from vault_ray.tokens import Principal
 
@@ -55,10 +56,15 @@ def _check(svc: Service, token: str | None) -> Principal:
     return who
 
 
+UNKNOWN_TOKEN = "This token is not recognised, or it was revoked."
+
+
 def _refused(request: Request, exc: VaultError) -> HTMLResponse:
-    status = 403 if isinstance(exc, Forbidden) else 401
-    body = inbox.render("sign_in.html", base=_base(request), error=str(exc) if status == 403 else None)
-    return _page(body, status)
+    if isinstance(exc, Forbidden):
+        status, error = 403, f"This token cannot open the inbox: {exc}"
+    else:  # wrong, empty or revoked: say so rather than show the bare form again
+        status, error = 401, UNKNOWN_TOKEN
+    return _page(inbox.render("sign_in.html", base=_base(request), error=error), status)
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -124,7 +130,10 @@ async def resolve(dispute_id: str, request: Request, svc: Svc) -> Response:
     try:
         if form.get("csrf") != inbox.csrf_token(token):
             raise InvalidInput("the form is stale or not from this page: reload the inbox and try again")
-        choice, note = form.get("choice", ""), form.get("note", "")[:2000]
+        choice, note = form.get("choice", ""), form.get("note", "")
+        if len(note) > MAX_NOTE:  # the API's limit; refused with a message, never cut
+            raise InvalidInput(f"the note is {len(note)} characters long; the limit is {MAX_NOTE}: "
+                               "shorten it and resolve again")
         keep_both = choice == "keep_both"
         winner = choice.removeprefix("claim:") if choice.startswith("claim:") else None
         if not keep_both and not winner:
