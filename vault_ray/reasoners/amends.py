@@ -55,7 +55,7 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
             words = words[1:]
         fix = " ".join(words)
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
-                (len(words) == 1 and fix.islower() and fix.endswith("ly")) or _kind(fix) != _kind(found[1]):
+                (len(words) == 1 and fix.islower() and fix.endswith("ly")) or kind_of(fix) != kind_of(found[1]):
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
@@ -66,8 +66,9 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
     return text
 
 
-def _kind(value: str) -> str:
-    if gazetteer.find_zone(value) and not gazetteer.find_place(value):
+def kind_of(value: str) -> str:
+    """"zone", "place" or "other": an amendment or a correction replaces a value of its kind."""
+    if gazetteer.find_zone(value) and (value.isupper() or not gazetteer.find_place(value)):
         return "zone"
     return "place" if gazetteer.find_place(value) else "other"
 

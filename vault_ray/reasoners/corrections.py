@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .. import gazetteer
 from ..models import Unextracted
 from . import clauses as cl
+from .amends import kind_of
 from .answers import question_before
 from .base import Message, as_messages
 from .extraction import value_in
@@ -53,18 +53,12 @@ def the_fix(turn: str) -> str | None:
     return fix
 
 
-def _kind(value: str) -> str:
-    if gazetteer.find_zone(value) and (value.isupper() or not gazetteer.find_place(value)):
-        return "zone"
-    return "place" if gazetteer.find_place(value) else "other"
-
-
 def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[str | None, Unextracted | None]:
     """(the statement a correcting `turn` makes, or None; what to report when it makes none)."""
     fix = the_fix(turn)
     if fix is None:
         return None, None
-    kind = _kind(fix)
+    kind = kind_of(fix)
     if question_before(messages):  # "Shall I book Paris?" "No, London": an answer, not a correction
         return None, None
     earlier = [] if isinstance(messages, str) else [m["content"] for m in as_messages(messages) if m["role"] == "user"][-2:-1]
@@ -72,7 +66,7 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
         for sentence in reversed(cl.sentences(said)):
             for clause in reversed(cl.clauses(sentence)):
                 found = value_in(clause)
-                if found and _kind(found[1]) == kind:
+                if found and kind_of(found[1]) == kind:
                     old = found[1]
                     if (lead := _LEAD.match(old)) and not _LEAD.match(fix):  # "on mondays" corrected by "Tuesdays"
                         old = old[lead.end():]
