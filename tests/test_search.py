@@ -146,3 +146,21 @@ def test_many_agreeing_agents_do_not_crowd_out_the_other_hits(tmp_path):
                                     Fact("user.work_city", "The user works in Jersey City", value="Jersey City")])
         hits = vault.search("the user lives in new york", k=3)
         assert len(hits) == 3 and len(hits[0].agreeing) == 11
+
+
+def test_a_search_by_agent_finds_its_claim_parked_in_a_dispute(tmp_path, index_kind):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), index=index_kind) as vault:
+        vault.set_strategy("user.timezone", "authority")
+        vault.set_authority("sched", "user.timezone", 0.9)
+        vault.set_authority("chat", "user.timezone", 0.9)
+        vault.agent("sched").add_facts(Fact("user.timezone", "The user is in PST", value="PST"))
+        parked = vault.agent("chat").add_facts(Fact("user.timezone", "The user is in EST", value="EST")).decisions[0]
+        assert parked.outcome.value == "disputed"
+        (hit,) = vault.agent("chat").search("what time zone is the user in", mine=True)
+        assert hit.claim.id == parked.claim_id and hit.claim.embedding is None
+        assert hit.contested and [c.value for c in hit.alternatives] == ["PST"]
+        (hit,) = vault.search("what time zone is the user in", agent="chat", entity="user.timezone")
+        assert hit.claim.id == parked.claim_id
+        assert vault.search("what time zone is the user in", agent="chat", entity="user.diet") == []
+        vault.resolve_dispute(parked.dispute_id, winner=hit.alternatives[0].id, decided_by="user")
+        assert vault.agent("chat").search("what time zone is the user in", mine=True) == []

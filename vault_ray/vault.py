@@ -260,7 +260,8 @@ class Vault(Transfers):
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
                as_of: datetime | float | None = None) -> list[Hit]:
         """Semantic search over active claims, scored cosine x recency decay. Hits on an
-        entity with an open dispute are `contested` and carry the competing claims.
+        entity with an open dispute are `contested` and carry the competing claims. With
+        `agent`, that agent's claims parked in open disputes are found too (contested).
         `as_of` (a datetime or epoch seconds) searches the claims active at that moment,
         replayed from the event log, with decay and dispute flags as they stood then."""
         if not isinstance(query, str) or not query.strip():

@@ -15,9 +15,10 @@ from typing import Protocol
 
 import numpy as np
 
+from ..models import Claim, Status
 from .partition import Partition
 from .vectors import HostIndex
-from .views import Scored, merge_top, newest
+from .views import Scored, merge_top, newest, strip
 
 
 class PartitionSet(Protocol):
@@ -40,7 +41,35 @@ FILTERED_FETCH = 50
 
 def search(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None, *,
            agent: str | None = None, entity: str | None = None) -> list[Scored]:
-    """Top-k active claims per query, of the open partitions among `partitions` (all by default)."""
+    """Top-k active claims per query, of the open partitions among `partitions` (all by
+    default); with `agent`, that agent's claims parked in open disputes too."""
+    found = _active(host, vectors, k, partitions, agent=agent, entity=entity)
+    return found if agent is None else _with_parked(host, vectors, k, found, partitions, agent, entity)
+
+
+def _with_parked(host: PartitionSet, vectors: np.ndarray, k: int, found: list[Scored], partitions: Iterable[int] | None,
+                 agent: str, entity: str | None) -> list[Scored]:
+    """`found` with the agent's challenges and support of open disputes, scored exactly: a
+    search of what an agent said shows its contested claim, not nothing (few: no index)."""
+    parked: list[Claim] = []
+    for part in host.opened(None if partitions is None else set(partitions)):
+        if entity is not None and part is not host.owner(entity):
+            continue
+        with part.lock:
+            state = part.state
+            ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)}
+            parked += [c for i in sorted(ids) if (c := state.get(i)) is not None and c.agent == agent
+                       and c.status == Status.DISPUTED and c.embedding is not None and entity in (None, c.entity)]
+    if not parked:
+        return found
+    scores = np.asarray(vectors, dtype=np.float32).reshape(len(found), -1) @ np.stack([c.embedding for c in parked]).T
+    claims = [strip(c) for c in parked]
+    extra = [sorted(zip(row.tolist(), claims, strict=True), key=lambda h: -h[0]) for row in scores]
+    return merge_top([found, extra], len(found), k)
+
+
+def _active(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable[int] | None, *,
+            agent: str | None, entity: str | None) -> list[Scored]:
     wanted = None if partitions is None else set(partitions)
     parts = [p for p in host.opened(wanted) if p.active_count()]
     if entity is not None:
