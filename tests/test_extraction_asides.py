@@ -262,6 +262,12 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I grew up in Lagos but moved to Toronto in 2015", "user.location", ["Toronto"]),
     ("I'm pescatarian now, used to be vegetarian", "user.diet", ["pescatarian"]),
     ("I used to live in Paris", "user.location", []),
+    ("I've worked at Boeing for a decade", "user.employer", ["Boeing"]),
+    ("I've been at Netflix for 5 years now", "user.employer", ["Netflix"]),
+    ("I have worked for Siemens since 2015", "user.employer", ["Siemens"]),
+    ("I just started a new job at Deloitte as an analyst", "user.employer", ["Deloitte"]),
+    ("I've been at Heathrow for 3 hours", "user.employer", []), ("I've been at the hospital for two days", "user.employer", []),
+    ("I've worked at McDonald's before", "user.employer", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
     assert values_of(reasoner, said, entity) == values

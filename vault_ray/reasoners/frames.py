@@ -195,11 +195,11 @@ def job_frame(n: str) -> list[Draft]:
 
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
-    r"|i've been working|"
-    r"i'm with|i'm employed)\s+(?:at|for|with|by)\s+(?P<v>.+)$"
+    r"|i've been working|i'm with|i'm employed|i(?:'ve| have) (?:worked|been)(?=\s+(?:at|for|with)\s+(?-i:[A-Z])[^,;]*?\s"
+    r"(?:for\s+(?:\w+\s+){0,3}(?:years?|months?|decades?)|since\s+(?:\w+\s+)?\d{4})\b))\s+(?:at|for|with|by)\s+(?P<v>.+)$"
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
-    r"started working at|started working for|"
-    r"got a (?:new )?job (?:at|with)|got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
+    r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
+    r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
                    r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?:(?:my|the|our) (?:old |current )?(?:job|"
