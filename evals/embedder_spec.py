@@ -9,6 +9,8 @@ comes as a zero-argument factory (a function returning an `Embedder`).
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +49,22 @@ class EmbedderSpec:
         # text-embedding-3 models shorten their vectors when asked: ask for any other size than theirs
         shorten = self.model in _OPENAI_DIMS and self.dim != _OPENAI_DIMS[self.model]
         return OpenAIEmbedder(self.model, dim=self.dim, send_dimensions=shorten)
+
+    def check(self) -> None:
+        """Refuse (InvalidInput) what cannot be built or would fail on the first call, without
+        building it: the package missing, no OpenAI key, a size the model does not make."""
+        needs = {"local": ("sentence_transformers", "local"), "openai": ("openai", "openai")}.get(self.kind)
+        if needs and importlib.util.find_spec(needs[0]) is None:
+            raise InvalidInput(f"the {self.kind} embedder needs the `{needs[0]}` package: pip install 'vault-ray[{needs[1]}]'")
+        if self.kind != "openai":
+            return
+        if not os.environ.get("OPENAI_API_KEY"):
+            raise InvalidInput(f"openai:{self.model} needs an API key: set OPENAI_API_KEY")
+        native = _OPENAI_DIMS.get(self.model)
+        shortens = self.model.startswith("text-embedding-3")  # they shorten their vectors when asked
+        if native is not None and (self.dim > native or (not shortens and self.dim != native)):
+            size = f"at most {native}" if shortens else f"only {native}"
+            raise InvalidInput(f"{self.model} makes vectors of {size} dimensions, not {self.dim}")
 
     @classmethod
     def parse(cls, text: str, dim: int | None = None) -> EmbedderSpec:

@@ -92,6 +92,8 @@ class MergePlan:
     thresholds: Thresholds
     similarity_embedder: str
     store: str
+    identity: dict[str, Any] | None = None
+    """The store's identity (plan_checks.store_identity), recorded in the plan."""
 
     @property
     def plan_id(self) -> str:

@@ -6,7 +6,8 @@ reviewable merge plan, and apply it through the partition owners.
 Ray Data tasks (similarity.py), decides the merges (merge_plan.py) and writes
 plan.parquet and plan.md (plan_report.py). Nothing in the store changes.
 
-`apply_plan(plan, ...)` runs the approved merges:
+`apply_plan(plan, ...)` checks the plan was made for this store and turns approved
+"keep" rows into merges (plan_checks.py), then runs the approved merges:
 
 1. each merged label becomes a registry alias of its target (future writes align);
 2. the merged labels' live claims are written again, oldest first, through the one
@@ -44,6 +45,7 @@ from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
 from .label_profiles import CLAIM_COLUMNS, build_profiles
 from .merge_plan import Thresholds, build_plan, decide_pairs
+from .plan_checks import accept_keeps, check_store, store_identity
 from .plan_report import approved_merges, read_plan, write_plan
 from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
 
@@ -81,6 +83,10 @@ class ApplyResult:
     errors: dict[str, str] = field(default_factory=dict)
     """Claim id -> why the write path refused its copy (it stays on its old label; rerun)."""
     seconds: float = 0.0
+    accepted: int = 0
+    """Of `merges`, approved "keep" rows (pairs the job kept apart, accepted by a reviewer)."""
+    warnings: list[str] = field(default_factory=list)
+    """E.g. a plan that does not say which store it was made for."""
 
 
 def normalize(*, store: str | Path | None = None, address: str | None = None, namespace: str = "vault",
@@ -95,7 +101,9 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
     th = thresholds or Thresholds()
     with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as target:
         policy, registry = target.vault.policy, target.vault.registry
-        profiles = build_profiles(read_claims(target), policy, registry)
+        claims = read_claims(target)
+        identity = store_identity(target, claims)
+        profiles = build_profiles(claims, policy, registry)
         ensure_ray(address, store=store, namespace=namespace)
         if profiles:
             vectors, nodes = embed_profiles(list(profiles.values()), registry, factory, batch_size=batch_size,
@@ -107,6 +115,7 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
         decisions = decide_pairs(pairs, profiles, target.vault.reasoner, registry, th)
         plan = build_plan(decisions, profiles, target.vault.reasoner, policy, th,
                           similarity_embedder=describe(factory)[0], store=target.info.store)
+        plan.identity = identity
     plan_path, report_path = write_plan(plan, out)
     return NormalizeResult(plan.plan_id, str(plan_path), str(report_path), len(profiles), pairs.num_rows,
                            len(plan.merges), sum(m.claims for m in plan.merges),
@@ -125,20 +134,26 @@ def rekeyed_id(claim_id: str, target: str) -> str:
 
 
 def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: str | None = None,
-               namespace: str = "vault", reasoner: Reasoner | None = None) -> ApplyResult:
-    """Run a plan's approved merges through the store's partition owners (see the module
-    docstring). The plan is checked whole before anything changes."""
+               namespace: str = "vault", reasoner: Reasoner | None = None, any_store: bool = False) -> ApplyResult:
+    """Run a plan's approved merges (and approved keep rows, as merges) through the
+    store's partition owners (see the module docstring). The plan is checked whole,
+    and against the store it was made for (unless `any_store`), before anything changes."""
     started = time.perf_counter()
-    rows = approved_merges(read_plan(plan))
-    targets = check_merges(rows)
-    plan_id = rows[0]["plan"] if rows else ""
+    table = read_plan(plan)
+    merges, keeps = approved_merges(table), approved_merges(table, "keep")
+    check_merges(merges)
+    plan_id = next((r["plan"] for r in merges + keeps), "")
     with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as job:
+        warning = check_store(job, table, any_store=any_store)
+        rows = accept_keeps(job, keeps, merges)
+        targets = check_merges(rows)
         aliases = register_aliases(job, targets)
         result: dict[str, Any] = {"rekeyed": 0, "retired": 0, "outcomes": {}, "errors": {}}
         for target, sources in sorted(targets.items()):
             merge_into(job, target, sources, plan_id, result)
     return ApplyResult(plan_id, len(rows), aliases, result["rekeyed"], result["retired"], result["outcomes"],
-                       result["errors"], time.perf_counter() - started)
+                       result["errors"], time.perf_counter() - started, len(rows) - len(merges),
+                       [warning] if warning else [])
 
 
 def check_merges(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:

@@ -4,11 +4,15 @@ person reviews). docs/jobs.md lists the columns.
 One row per label pair: `action` "merge" (from_label re-keyed onto to_label) or
 "keep" (considered and left apart: the ambiguous band, the guards). `approved`
 starts true for merges and false for the rest; a reviewer may flip it (pandas,
-DuckDB, pyarrow) before applying: `--apply` runs the approved merges only.
+DuckDB, pyarrow) before applying: `--apply` runs the approved rows only (an approved
+"keep" row merges its pair: plan_checks.py). `store` names the store the plan was made
+for (JSON: its path and a few of its claim ids; also in the schema metadata), so a plan
+is not applied to another store.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -29,8 +33,11 @@ PLAN_SCHEMA = pa.schema([
     ("to_label", pa.string()), ("score", pa.float64()), ("statement", pa.float64()), ("label", pa.float64()),
     ("values", pa.float64()), ("described", pa.float64()), ("decided_by", pa.string()), ("evidence", pa.string()),
     ("claims", pa.int64()), ("claims_total", pa.int64()), ("agents", pa.list_(pa.string())),
-    ("cardinality", pa.string()), ("strategy", pa.string()), ("conflicts", pa.list_(CONFLICT)),
+    ("cardinality", pa.string()), ("strategy", pa.string()), ("conflicts", pa.list_(CONFLICT)), ("store", pa.string()),
 ])
+STORE_KEY = b"vault_ray.store"
+"""Schema metadata key of the store identity (the `store` column holds it too: pandas and
+DuckDB keep columns, not Parquet metadata, when a reviewer rewrites the plan)."""
 PLAN_FILE, REPORT_FILE = "plan.parquet", "plan.md"
 
 
@@ -41,18 +48,21 @@ def _score(scores: dict[str, float], key: str) -> float | None:
 
 def plan_table(plan: MergePlan) -> pa.Table:
     rows: list[dict[str, Any]] = []
+    store = json.dumps(plan.identity, sort_keys=True) if plan.identity else None
     for m in plan.merges:
         rows.append({"plan": plan.plan_id, "action": "merge", "approved": True, "from_label": m.source,
                      "to_label": m.target, "score": _score(m.scores, "combined"), "decided_by": m.decided_by,
                      **{k: _score(m.scores, k) for k in ("statement", "label", "values", "described")},
                      "evidence": m.evidence, "claims": m.claims, "claims_total": m.claims_total, "agents": m.agents,
-                     "cardinality": m.cardinality, "strategy": m.strategy, "conflicts": m.conflicts})
+                     "cardinality": m.cardinality, "strategy": m.strategy, "conflicts": m.conflicts, "store": store})
     for d in plan.kept:
         rows.append({"plan": plan.plan_id, "action": "keep", "approved": False, "from_label": d.a, "to_label": d.b,
                      "score": _score(d.scores, "combined"), "decided_by": d.decided_by, "evidence": d.evidence,
                      **{k: _score(d.scores, k) for k in ("statement", "label", "values", "described")},
-                     "claims": 0, "claims_total": 0, "agents": [], "cardinality": None, "strategy": None, "conflicts": []})
-    return pa.Table.from_pylist(rows, schema=PLAN_SCHEMA)
+                     "claims": 0, "claims_total": 0, "agents": [], "cardinality": None, "strategy": None, "conflicts": [],
+                     "store": store})
+    table = pa.Table.from_pylist(rows, schema=PLAN_SCHEMA)
+    return table.replace_schema_metadata({STORE_KEY: store}) if store else table
 
 
 def write_plan(plan: MergePlan, out: str | Path) -> tuple[Path, Path]:
@@ -80,10 +90,26 @@ def read_plan(path: str | Path) -> pa.Table:
     return table
 
 
-def approved_merges(table: pa.Table) -> list[dict[str, Any]]:
-    """The rows to apply: action 'merge', approved."""
-    chosen = table.filter(pc.and_(pc.equal(table["action"], "merge"), pc.fill_null(table["approved"], False)))
+def approved_merges(table: pa.Table, action: str = "merge") -> list[dict[str, Any]]:
+    """The rows to apply: `action` ('merge', or 'keep': pairs a reviewer accepted), approved."""
+    chosen = table.filter(pc.and_(pc.equal(table["action"], action), pc.fill_null(table["approved"], False)))
     return chosen.select([c for c in PLAN_SCHEMA.names if c in chosen.column_names]).to_pylist()
+
+
+def plan_identity(table: pa.Table) -> dict[str, Any] | None:
+    """The identity of the store the plan was made for (None: a plan written before plans
+    carried one, or rewritten by a tool that dropped both the column and the metadata)."""
+    found = [v for v in table.column("store").to_pylist() if v] if "store" in table.column_names else []
+    text = found[0] if found else (table.schema.metadata or {}).get(STORE_KEY)
+    if not text:
+        return None
+    try:
+        identity = json.loads(text)
+    except ValueError:
+        raise InvalidInput(f"the plan's store identity does not read as JSON: {text!r:.80}") from None
+    if not isinstance(identity, dict):
+        raise InvalidInput(f"the plan's store identity is not a JSON object: {text!r:.80}")
+    return identity
 
 
 def report(plan: MergePlan) -> str:
@@ -92,7 +118,7 @@ def report(plan: MergePlan) -> str:
         f"# Entity normalization plan `{plan.plan_id}`", "",
         f"Store: `{plan.store}`. Similarity vectors: `{plan.similarity_embedder}`. Merge from a combined score of "
         f"{th.accept}; the reasoner decides from {th.ask}. Nothing changes until "
-        "`vault-ray normalize --apply plan.parquet` (approved rows only).", "",
+        "`vault-ray normalize --apply plan.parquet` (approved rows only; approving a kept pair merges it).", "",
         "## Merges", "",
     ]
     if not plan.merges:

@@ -42,6 +42,10 @@ Progress = Callable[[int, int], None]
 """on_progress(claims with a vector so far, claims in the store)."""
 
 
+class NothingToReindex(InvalidInput):
+    """The store already uses that embedder (a rerun of a finished reindex)."""
+
+
 @dataclass(frozen=True)
 class ReindexResult:
     store: str
@@ -80,12 +84,14 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
     stages run on the Ray cluster at `address`, or on a Ray started here. Without
     `store`: the cluster-mode store in `namespace` at `address`."""
     factory = as_factory(embedder, dim)
+    if isinstance(factory, EmbedderSpec):
+        factory.check()  # a missing key or package is one error now, not an actor's traceback later
     name, new_dim = describe(factory)
     started = time.perf_counter()
     with open_store(store, address=address, namespace=namespace) as target:
         info = target.info
         if (name, new_dim) == (info.embedder, info.dim):
-            raise InvalidInput(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")
+            raise NothingToReindex(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")
         ensure_ray(address, store=store, namespace=namespace)
         run = _Run(target, name, new_dim, on_progress)
         backend = target.backend

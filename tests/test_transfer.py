@@ -251,3 +251,22 @@ def test_the_cli_exports_and_imports_into_a_new_store(tmp_path):
     # into a new store: refused whole, and no empty store is left behind
     result = runner.invoke(app, ["import", str(tmp_path / "again"), "--store", str(tmp_path / "never")])
     assert result.exit_code == 4 and "is missing" in result.output and not (tmp_path / "never").exists()
+
+
+def test_a_merge_reports_where_its_claims_ended_not_only_how_each_was_written(tmp_path):
+    """A QA run: 'merged 1,012 (1,007 active, ...)' while ~800 ended superseded by claims
+    of the same import written after them."""
+    with Vault.open(tmp_path / "src", embedder=HashingEmbedder(), partitions=4) as vault:
+        for hour, diet in enumerate(["vegan", "vegetarian", "pescatarian"]):
+            vault.agent("agent-a").add_facts([Fact("user.diet", f"The user is {diet}", diet, observed_at=hour * 3600)])
+        vault.export(tmp_path / "export")
+    with Vault.open(tmp_path / "target", embedder=HashingEmbedder(), partitions=4) as vault:
+        vault.agent("agent-b").add_facts([Fact("user.timezone", "The user is in PST", "PST")])
+    result = CliRunner().invoke(app, ["import", str(tmp_path / "export"), "--store", str(tmp_path / "target")])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, said
+    assert "merged 3 new claim(s), now 1 active, 2 superseded (as each was written: 3 active)" in said, said
+    with Vault.open(tmp_path / "target", embedder=HashingEmbedder()) as vault:
+        assert vault.get("user.diet").values == ("pescatarian",)
+        again = vault.import_from(tmp_path / "export")
+        assert (again.claims, again.statuses) == (0, {})

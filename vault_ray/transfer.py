@@ -65,10 +65,14 @@ class ImportResult:
     rows: dict[str, int] = field(default_factory=dict)
     """Rows restored per table (restore)."""
     outcomes: dict[str, int] = field(default_factory=dict)
-    """Decisions of the merged claims by outcome (active, disputed, superseded, noop)."""
+    """Decisions of the merged claims by outcome when each was written (active, disputed,
+    superseded, noop): a claim written active may be superseded by one written after it."""
     errors: dict[str, str] = field(default_factory=dict)
     """Claim id -> why the write path refused it (merge; the others were written)."""
     seconds: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+    """The merged claims by status once the import finished (active, disputed, superseded;
+    noop: a claim that repeated one keeps none of its own)."""
 
 
 class Transfers:
@@ -168,6 +172,7 @@ def _merge(backend: BulkBackend, archive: Archive,
     written = skipped = 0
     outcomes: Counter[str] = Counter()
     errors: dict[str, str] = {}
+    kept: dict[int, set[str]] = {}  # partition -> ids of the claims written (not noops)
     for start in range(0, claims.num_rows, MERGE_BATCH):
         rows = claims.slice(start, MERGE_BATCH).to_pylist()
         by_partition: dict[int, list[str]] = {}
@@ -182,7 +187,22 @@ def _merge(backend: BulkBackend, archive: Archive,
                 continue
             written += 1
             outcomes.update(str(d.outcome) for d in result.decisions)
-    return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors}
+            for d in result.decisions:
+                if str(d.outcome) != "noop":
+                    kept.setdefault(partition_of(d.entity, backend.partitions), set()).add(d.claim_id)
+    return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors,
+            "statuses": _final_statuses(backend, kept, noops=outcomes["noop"])}
+
+
+def _final_statuses(backend: BulkBackend, kept: dict[int, set[str]], *, noops: int) -> dict[str, int]:
+    """The written claims by status now that every claim of the import is in."""
+    found: Counter[str] = Counter({"noop": noops} if noops else {})
+    for p, ids in kept.items():
+        table = backend.claim_columns(p, ["id", "status"])
+        if table is not None:
+            found.update(s for i, s in zip(table.column("id").to_pylist(), table.column("status").to_pylist(),
+                                           strict=True) if i in ids)
+    return dict(found)
 
 
 def _claims_in_recording_order(archive: Archive) -> pa.Table:

@@ -46,6 +46,7 @@ APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its
 SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
 ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
+ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it was made for another store.")
 
 
 def register(app: typer.Typer) -> None:
@@ -102,9 +103,11 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     if result.mode == "restore":
         console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
     else:
-        outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "none"
-        console.print(f"merged {result.claims:,} new claim(s) ({outcomes}); {result.skipped:,} already present; "
-                      f"{result.seconds:.1f} s")
+        def counts(found: Mapping[str, int]) -> str:
+            return ", ".join(f"{n:,} {o}" for o, n in sorted(found.items())) or "none"
+
+        console.print(f"merged {result.claims:,} new claim(s), now {counts(result.statuses)} (as each was written: "
+                      f"{counts(result.outcomes)}); {result.skipped:,} already present; {result.seconds:.1f} s")
     _exit_on_errors(result.errors, "refused by the write path")
 
 
@@ -137,24 +140,39 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
             actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
     """Re-embed every claim (active and historical) with another embedder and switch the store to
     it in one crash-safe step; an interrupted run resumes where it stopped."""
+    from vault_ray.evals.embedder_spec import EmbedderSpec  # noqa: PLC0415
     from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
+    from vault_ray.evals.reindex import NothingToReindex  # noqa: PLC0415
     from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
+    from vault_ray.storage.layout import read_meta  # noqa: PLC0415
 
     _target(store, address)
+    spec = EmbedderSpec.parse(embedder, dim)  # every argument checked before Ray starts (it takes seconds)
+    spec.check()
+    meta = read_meta(store) if store else None
+    if meta is not None and (meta.embedder, meta.dim) == (spec.name, spec.dim):
+        console.print(f"already on {embedder} ({meta.embedder}, {meta.dim} dimensions); nothing to do")
+        return
     ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()
-    with _bar("embedding") as bar:
-        task = bar.add_task("reindex", total=None)
+    try:
+        with _bar("embedding") as bar:
+            task = bar.add_task("reindex", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
 
-        result = run(embedder, store=store, address=address, namespace=namespace, dim=dim, batch_size=batch_size,
-                     actors=actors, cpus_per_actor=cpus_per_actor, on_progress=progress)
+            result = run(spec, store=store, address=address, namespace=namespace, batch_size=batch_size,
+                         actors=actors, cpus_per_actor=cpus_per_actor, on_progress=progress)
+    except NothingToReindex:  # a cluster-mode store already on it: a rerun of a finished job
+        console.print(f"already on {embedder} ({spec.name}, {spec.dim} dimensions); nothing to do")
+        return
     resumed = result.claims - result.embedded - result.caught_up
+    embedded = (f"{result.texts:,} distinct texts embedded at {result.claims_per_s:,.1f} claims/s" if result.embedded
+                else "no claims to embed" if not result.claims else "nothing left to embed")
     console.print(
         f"reindexed {result.claims:,} claims: {result.old_embedder} ({result.old_dim}) -> {result.embedder} "
-        f"({result.dim}); {result.texts:,} distinct texts embedded at {result.claims_per_s:,.1f} claims/s"
+        f"({result.dim}); {embedded}"
         + (f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else "")
         + (f", {resumed:,} staged by an earlier run" if resumed > 0 else "")
         + (f", {result.caught_up:,} written meanwhile" if result.caught_up else "")
@@ -163,12 +181,13 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
 
 def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
               out: Path = PLAN_OUT, apply: Path = APPLY, embedder: str = SIMILARITY, accept: float = ACCEPT,
-              ask: float = ASK, actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
+              ask: float = ASK, actors: int = ACTORS, cpus_per_actor: int = CPUS, any_store: bool = ANY_STORE) -> None:
     """Find entity labels that name one thing and write a reviewable merge plan (Parquet and
-    Markdown); with --apply PLAN, merge them through the partition owners."""
+    Markdown); with --apply PLAN, merge them through the partition owners (the approved rows:
+    an approved keep row merges its pair; a plan made for another store is refused)."""
     _target(store, address)
     if apply is not None:
-        _apply(apply, store, address, namespace)
+        _apply(apply, store, address, namespace, any_store)
         return
     from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
@@ -190,12 +209,15 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
                   + (f"--store {store}" if store else f"--address {address}"))
 
 
-def _apply(plan: Path, store: str | None, address: str | None, namespace: str) -> None:
+def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
     from vault_ray.evals.normalize import apply_plan  # noqa: PLC0415
 
-    result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace)
+    result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace, any_store=any_store)
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
     outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"
-    console.print(f"plan {result.plan_id}: {result.merges} merge(s), {result.aliases} alias(es) added, "
+    accepted = f" ({result.accepted} accepted from keep rows)" if result.accepted else ""
+    console.print(f"plan {result.plan_id}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
                   f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired; "
                   f"{result.seconds:.1f} s")
     _exit_on_errors(result.errors, "stay on their label")

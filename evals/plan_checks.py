@@ -1,0 +1,104 @@
+"""What `apply_plan` checks against the store before it changes anything (docs/jobs.md,
+"Applying a plan"):
+
+- **The store.** A plan records the store it was made for (`store_identity`): where
+  it is and a few of its claim ids (claims are never deleted, so they stay while the
+  store lives, on a copy, a moved store or a restore of its export too). A plan whose
+  claims the store does not hold was made for another store and is refused; a plan of
+  an empty store names its path instead. A plan without an identity (written before
+  plans carried one) is applied with a warning.
+- **Accepted pairs.** A "keep" row a reviewer approved merges its pair: into the
+  registry key, else into a label the plan merges others into, else into the label
+  with more live claims; a label the plan merges away brings its whole cluster. A
+  pair whose labels the store holds with different cardinalities (one value, a set),
+  or that are both registry keys, is refused naming the row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from vault_ray import InvalidInput
+from vault_ray.models import validate_entity
+from vault_ray.storage.layout import partition_of
+
+from .job_store import JobStore
+from .plan_report import plan_identity
+
+WITNESSES = 8
+"""Claim ids a plan records to recognise its store."""
+
+
+def store_identity(job: JobStore, claims: pa.Table) -> dict[str, Any]:
+    """The store as a plan records it: mode, where, and its first claim ids (by id)."""
+    picked = claims.select(["entity", "id"]).take(pc.sort_indices(claims, [("id", "ascending")])[:WITNESSES])
+    return {"mode": job.info.mode, "store": _where(job), "namespace": job.info.namespace,
+            "claims": [[row["entity"], row["id"]] for row in picked.to_pylist()]}
+
+
+def _where(job: JobStore) -> str:
+    return str(Path(job.info.store).resolve()) if job.info.mode == "embedded" else job.info.store
+
+
+def check_store(job: JobStore, table: pa.Table, *, any_store: bool = False) -> str | None:
+    """Refuse a plan made for another store (unless `any_store`); a warning for a plan
+    that does not say which store it was made for."""
+    identity = plan_identity(table)
+    if identity is None:
+        return ("the plan does not say which store it was made for (written before plans recorded it, or "
+                "rewritten without its `store` column): applied without checking")
+    claims = [(str(e), str(i)) for e, i in identity.get("claims") or []]
+    if claims:
+        by_partition: dict[int, list[str]] = {}
+        for entity, claim_id in claims:
+            by_partition.setdefault(partition_of(entity, job.info.partitions), []).append(claim_id)
+        ours = {i for _, i in claims} <= job.backend.present_claims(by_partition)
+    else:  # the store had no claims: its path says which it was
+        ours = identity.get("store") == _where(job)
+    if ours or any_store:
+        return None
+    raise InvalidInput(f"the plan was made for the store {identity.get('store')!r}, not {_where(job)!r}"
+                       + (" (this store holds none of its claims)" if claims else "")
+                       + ": make a plan for this store with `vault-ray normalize`, or pass --any-store to apply it anyway")
+
+
+def accept_keeps(job: JobStore, keeps: list[dict[str, Any]], merges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The merges to run: `merges` plus the approved keep rows as merges (see the module
+    docstring); a label a keep row merges away takes the labels merged into it along."""
+    registry, policy = job.vault.registry, job.vault.policy
+    rows = [dict(r) for r in merges]
+    for keep in keeps:
+        a, b = validate_entity(keep["from_label"]), validate_entity(keep["to_label"])
+        row = f"the approved keep row {a!r} / {b!r}"
+        kinds = {x: policy.cardinality_for(x, registry.cardinality(x)) for x in (a, b)}
+        if kinds[a] != kinds[b]:
+            raise InvalidInput(f"{row}: {a} holds '{kinds[a]}' value(s) and {b} '{kinds[b]}': merging would mix one "
+                               "value with a set. Set approved=false on it (or give both labels one cardinality first)")
+        into = {r["from_label"]: r["to_label"] for r in rows}
+        a, b = into.get(a, a), into.get(b, b)  # a label merged elsewhere joins as its cluster
+        if a == b:
+            continue
+        keys = [x for x in (a, b) if x in registry.entries]
+        if len(keys) == 2:
+            raise InvalidInput(f"{row}: {a} and {b} are both registry keys (two things to the registry): set "
+                               "approved=false on it, or remove one entry first")
+        target = keys[0] if keys else _bigger(job, a, b, {r["to_label"] for r in rows})
+        source = b if target == a else a
+        for r in rows:  # the labels merged into source go to target with it
+            if r["to_label"] == source:
+                r["to_label"] = target
+        rows.append({**keep, "action": "merge", "from_label": source, "to_label": target,
+                     "evidence": f"kept apart by normalize ({keep.get('decided_by')}), accepted by a reviewer: "
+                                 f"{keep.get('evidence')}"})
+    return rows
+
+
+def _bigger(job: JobStore, a: str, b: str, targets: set[str]) -> str:
+    """A label others merge into, else the one with more live claims (b on a tie: the plan's `to_label`)."""
+    if (a in targets) != (b in targets):
+        return a if a in targets else b
+    return a if len(job.backend.live_claims(a)) > len(job.backend.live_claims(b)) else b

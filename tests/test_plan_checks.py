@@ -1,0 +1,137 @@
+"""What `apply_plan` checks before it changes a store (evals/plan_checks.py): the plan was
+made for this store, and approved "keep" rows merge their pair (no Ray: applying is
+writes through the partition owners only)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_normalize_apply import drifted, totals
+from typer.testing import CliRunner
+
+from vault_ray import Fact, HashingEmbedder, InvalidInput, Vault
+from vault_ray.cli import app
+from vault_ray.evals.job_store import open_store
+from vault_ray.evals.normalize import apply_plan, read_claims
+from vault_ray.evals.plan_checks import store_identity
+from vault_ray.evals.plan_report import PLAN_SCHEMA
+
+runner = CliRunner()
+
+
+def identity(store) -> str:  # type: ignore[no-untyped-def]
+    with open_store(store) as job:
+        return json.dumps(store_identity(job, read_claims(job)))
+
+
+def write_plan(path, merges=(), keeps=(), store: str | None = None):  # type: ignore[no-untyped-def]
+    rows = [{"plan": "p1", "action": "merge", "approved": True, "from_label": a, "to_label": b, "score": 0.8,
+             "decided_by": "similarity", "evidence": "test", "store": store} for a, b in merges]
+    rows += [{"plan": "p1", "action": "keep", "approved": approved, "from_label": a, "to_label": b, "score": 0.6,
+              "decided_by": "reasoner declined", "evidence": "test", "store": store} for a, b, approved in keeps]
+    pq.write_table(pa.Table.from_pylist(rows, schema=PLAN_SCHEMA), path)
+    return path
+
+
+def three_labels(vault: Vault) -> None:
+    drifted(vault)
+    vault.agent("d").add_facts([Fact("user.home_town", "The user's home town is Lyon", "Lyon")], resolve=False)
+
+
+def test_an_approved_keep_row_merges_its_pair_and_an_unapproved_one_does_not(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+    plan = write_plan(tmp_path / "plan.parquet", keeps=[("user.location", "user.residence", True),
+                                                        ("user.home_town", "user.location", False)])
+    result = apply_plan(plan, store=tmp_path / "s")
+    assert (result.merges, result.accepted, result.retired) == (1, 1, 2)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        # into the registry key (user.location is one); the unapproved pair stays apart
+        assert vault.registry.lookup("user.residence").key == "user.location"
+        assert vault.get("user.residence") == vault.get("user.location")
+        assert vault.registry.lookup("user.home_town") is None and vault.get("user.home_town").values == ("Lyon",)
+        assert all(vault.check().values())
+
+
+def test_an_accepted_pair_joins_the_cluster_a_merge_row_makes(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+    plan = write_plan(tmp_path / "plan.parquet", merges=[("user.residence", "user.location")],
+                      keeps=[("user.home_town", "user.residence", True)])
+    result = apply_plan(plan, store=tmp_path / "s")
+    assert (result.merges, result.accepted) == (2, 1)
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert {vault.registry.lookup(x).key for x in ("user.residence", "user.home_town")} == {"user.location"}
+
+
+def test_an_accepted_pair_takes_the_labels_merged_into_its_source_along(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+    # home_town <- residence (a merge row), then the pair residence/location accepted: both go to the key
+    plan = write_plan(tmp_path / "plan.parquet", merges=[("user.residence", "user.home_town")],
+                      keeps=[("user.residence", "user.location", True)])
+    assert apply_plan(plan, store=tmp_path / "s").accepted == 1
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert {vault.registry.lookup(x).key for x in ("user.residence", "user.home_town")} == {"user.location"}
+        assert all(vault.check().values())
+
+
+def test_an_accepted_pair_of_different_cardinalities_is_refused_naming_the_row(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+        vault.set_cardinality("user.home_town", "many")
+        before = totals(vault)
+    plan = write_plan(tmp_path / "plan.parquet", merges=[("user.residence", "user.location")],
+                      keeps=[("user.home_town", "user.location", True)])
+    with pytest.raises(InvalidInput, match=r"approved keep row 'user.home_town' / 'user.location'.*'many'"):
+        apply_plan(plan, store=tmp_path / "s")
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert totals(vault) == before and vault.registry.lookup("user.residence") is None  # nothing applied
+
+
+def test_a_plan_made_for_another_store_is_refused(tmp_path):
+    for name in ("mine", "other"):
+        with Vault.open(tmp_path / name, embedder=HashingEmbedder(), partitions=6) as vault:
+            drifted(vault)
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")], store=identity(tmp_path / "mine"))
+    with Vault.open(tmp_path / "other", embedder=HashingEmbedder()) as vault:
+        before = totals(vault)
+    result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "other"), "--apply", str(plan)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "made for the store" in said and "mine" in said, said
+    with Vault.open(tmp_path / "other", embedder=HashingEmbedder()) as vault:
+        assert totals(vault) == before and vault.registry.lookup("user.residence") is None
+    assert apply_plan(plan, store=tmp_path / "other", any_store=True).rekeyed == 2  # the override
+    # a copy (or a moved store, a restored export) holds the plan's claims: it is the plan's store
+    shutil.copytree(tmp_path / "mine", tmp_path / "copy")
+    assert apply_plan(plan, store=tmp_path / "copy").rekeyed == 2
+    result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "mine"), "--apply", str(plan)])
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    assert apply_plan(plan, store=tmp_path / "mine").warnings == []  # applying again: still its store
+
+
+def test_a_plan_without_a_store_identity_applies_with_a_warning(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")])
+    result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "s"), "--apply", str(plan)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "warning: the plan does not say which store" in said, said
+    assert "2 claim(s) re-keyed" in said
+
+
+def test_the_identity_survives_a_pandas_edit(tmp_path):
+    """The reviewer's edit path: pandas drops Parquet metadata, not the `store` column."""
+    pd = pytest.importorskip("pandas")
+    for name in ("mine", "other"):
+        with Vault.open(tmp_path / name, embedder=HashingEmbedder(), partitions=6) as vault:
+            drifted(vault)
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")], store=identity(tmp_path / "mine"))
+    frame = pd.read_parquet(plan)
+    frame.to_parquet(tmp_path / "edited.parquet")
+    with pytest.raises(InvalidInput, match="made for the store"):
+        apply_plan(tmp_path / "edited.parquet", store=tmp_path / "other")
