@@ -105,9 +105,18 @@ def _control(reader: StoreReader) -> tuple[Policy, EntityRegistry]:
 
 
 def read_claim_log(path: str | Path) -> ClaimLog:
-    """Read an export directory, a store directory or one partition's .duckdb file."""
-    reader = StoreReader(path)
+    """Read an export directory, a store directory or one partition's .duckdb file. A store
+    or export without a claim is refused: there is nothing to evaluate."""
+    empty = f"{str(path)!r} has no claims to evaluate: nothing was written to this store yet"
+    try:
+        reader = StoreReader(path)
+    except StoreError:
+        if any((Path(path) / name).exists() for name in ("vault.json", "manifest.json")):  # a store, never written to
+            raise StoreError(empty) from None
+        raise
     claims = reader.claims(CLAIM_COLUMNS)
+    if claims.num_rows == 0:
+        raise StoreError(empty)
     disputes = reader.table("disputes", DISPUTE_COLUMNS).select(DISPUTE_COLUMNS).cast(DISPUTE_SCHEMA)
     open_ = disputes.filter(pc.equal(disputes.column("status"), "open")).select(["entity"])
     policy, registry = _control(reader)

@@ -16,8 +16,10 @@ store's labels (labels.py):
    and per pattern.
 
 The proposal is the current policy with the chosen strategies and the learned weights
-(an agent the data saw gets its learned table; others keep theirs), written as a policy
-file (`vault_ray.policy_file`) for `vault-ray policy apply` after review.
+(`merged`: a learned entry replaces the current entries its pattern covers; a current
+entry the data never labelled stays), without the entries it adds that change nothing
+(`without_no_ops`), written as a policy file (`vault_ray.policy_file`) for
+`vault-ray policy apply` after review.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from vault_ray import Policy
-from vault_ray.policy import specificity
+from vault_ray.policy import best_match, specificity
 from vault_ray.policy_file import write_policy_file
 
 from .config import EvalConfig, GeneratorConfig
@@ -121,9 +123,17 @@ def candidate_policy(strategy: str, current: Policy, weights: Mapping[str, Mappi
 
 
 def merged(current: Mapping[str, Mapping[str, float]], learned: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-    """An agent the data saw gets its learned table whole (a more specific current entry
-    would otherwise shadow a learned pattern); the others keep theirs."""
-    return {**{a: dict(t) for a, t in current.items()}, **{a: dict(t) for a, t in learned.items()}}
+    """Each agent's current table with the learned entries on top. A current entry that a
+    learned pattern covers (`user.schedule.gym` under a learned `user.schedule.*`) is
+    dropped: it would otherwise shadow the evidence. A current entry for a pattern the
+    data never labelled stays (a learned `*` is no evidence about it: `chat`'s 0.2 on
+    `user.timezone` survives a `*` learned from `user.payment.*` alone)."""
+    out = {a: dict(t) for a, t in current.items()}
+    for agent, table in learned.items():
+        patterns = [p for p in table if p != "*"]
+        kept = {p: w for p, w in out.get(agent, {}).items() if p != "*" and not any(_covers(q, p) for q in patterns)}
+        out[agent] = {**kept, **table}
+    return out
 
 
 def choose(totals: Mapping[tuple[str, str], Mapping[str, float]], current: Policy,
@@ -169,8 +179,35 @@ def proposed_policy(current: Policy, choices: Sequence[PatternChoice], default: 
     patterns always ask the user: their strategy is left as it was."""
     chosen = {c.pattern: c.chosen for c in choices if not c.high_stakes}
     kept = {p: s for p, s in current.strategies.items() if not any(_covers(q, p) for q in chosen)}
-    return replace(current, default_strategy=default, strategies={**kept, **chosen},
-                   authority=merged(current.authority, weights), version=current.version + 1)
+    policy = replace(current, default_strategy=default, strategies={**kept, **chosen},
+                     authority=merged(current.authority, weights), version=current.version + 1)
+    return without_no_ops(policy, current)
+
+
+def without_no_ops(policy: Policy, current: Policy) -> Policy:
+    """`policy` without the entries it adds that change nothing: a strategy or an authority
+    weight equal to what the policy gives the pattern without it (the default strategy, the
+    agent's `*` weight, `default_weight`). Entries of `current` stay as they are."""
+    strategies = dict(policy.strategies)
+    for pattern in [p for p in policy.strategies if p not in current.strategies]:
+        rest = {p: s for p, s in strategies.items() if p != pattern}
+        if (best_match(rest, _probe(pattern)) or policy.default_strategy) == strategies[pattern]:
+            strategies = rest
+    authority = {}
+    for agent, table in policy.authority.items():
+        table, before = dict(table), current.authority.get(agent, {})
+        for pattern in sorted((p for p in list(table) if p not in before), key=lambda p: p == "*"):
+            rest = {p: w for p, w in table.items() if p != pattern}
+            if _weight(rest, pattern, policy.default_weight) == table[pattern]:
+                table = rest
+        if table or agent in current.authority:
+            authority[agent] = table
+    return replace(policy, strategies=strategies, authority=authority)
+
+
+def _weight(table: Mapping[str, float], pattern: str, default: float) -> float:
+    found = best_match(dict(table), _probe(pattern)) if pattern != "*" else table.get("*")
+    return default if found is None else float(found)
 
 
 def _covers(pattern: str, other: str) -> bool:

@@ -217,3 +217,48 @@ def test_a_many_valued_answer_keeps_the_markdown_table_whole():
 
     assert "|" not in describe({"v0", "v1"}, contested=True, challengers=["v2", "v3"])
     assert describe({"v0", "v1"}) == "v0 · v1"
+
+
+# -- QA 89: the output directory, an empty store, the help at 80 columns ----------------
+
+def test_a_run_removes_the_outputs_of_an_earlier_run_it_does_not_write(store, tmp_path):
+    out = tmp_path / "out"
+    runner = CliRunner()
+    first = runner.invoke(app, ["eval", "--from-store", str(store), "--out", str(out), "--policies", "store",
+                                "--recommend", "--min-age-days", "0"], env={"COLUMNS": "200"})
+    assert first.exit_code == 0 and (out / "proposal.json").exists(), first.output
+    (out / "scenarios").mkdir()
+    for name in ("report.md", "recommendation.png", "results.parquet", "scenarios/part-0.parquet", "notes.txt",
+                 "scenarios/mine.txt"):
+        (out / name).write_text("an earlier run's (or the user's)")
+    second = runner.invoke(app, ["eval", "--from-store", str(store), "--out", str(out), "--policies", "store"])
+    assert second.exit_code == 0, second.output
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == [
+        "from_store.md", "from_store.parquet", "notes.txt", "scenarios", "scenarios/mine.txt"]
+
+
+def test_a_synthetic_run_keeps_the_scenarios_it_generated_or_replays(tmp_path):
+    from vault_ray.cli.eval import _reads_scenarios_of
+
+    out = tmp_path / "out"
+    assert _reads_scenarios_of(out, None) and _reads_scenarios_of(out, out / "scenarios")
+    assert _reads_scenarios_of(out, out / "scenarios" / "part-0.parquet")
+    assert not _reads_scenarios_of(out, tmp_path / "elsewhere") and not _reads_scenarios_of(out, tmp_path)
+
+
+def test_an_empty_store_has_no_claims_to_evaluate(tmp_path):
+    with Vault.open(tmp_path / "empty", embedder=HashingEmbedder()):
+        pass
+    result = CliRunner().invoke(app, ["eval", "--from-store", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code != 0 and "has no claims to evaluate" in result.output, result.output
+    assert "holds no claim log" not in result.output and not (tmp_path / "o").exists()
+
+
+def test_the_eval_help_is_whole_at_80_columns():
+    shown = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0 and "…" not in shown.output, shown.output
+    text = " ".join(shown.output.replace("│", " ").split())
+    assert "lww, recency, authority, consensus, judge, mixed (the default)" in text
+    assert "lww, store, recency, authority, consensus, judge" in text
+    assert "--mixed 'user.timezone=authority,user.diet=judge,*=recency'" in text

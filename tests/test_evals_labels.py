@@ -104,3 +104,25 @@ def test_a_store_without_labels_gets_a_clear_error(tmp_path):
                                       "--recommend"], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "has no labels to learn from" in result.output
     assert not (tmp_path / "o").exists()  # nothing written, not even the directory
+
+
+def test_a_store_proposal_keeps_the_users_weights_where_it_has_no_labels_and_adds_no_no_ops(tmp_path):
+    """QA 89: chat distrusted on user.timezone (0.2) and labelled only on user.boat (a fit-half entity, where it is right); many
+    long-lived entities whose best strategy is the default."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(64)) as v:
+        v.set_strategy("user.timezone", "authority")
+        v.set_authority("chat", "user.timezone", 0.2)
+        v.set_strategy("user.boat", "authority")  # equal weights: a dispute, settled by a person
+        v.agent("a").add_facts([fact("user.boat", "sloop", T0)], resolve=False)
+        v.agent("chat").add_facts([fact("user.boat", "ketch", T0 + 60)], resolve=False)
+        (d,) = v.disputes()
+        v.resolve_dispute(d.id, next(c for c in (d.challenger, *d.incumbents) if v.claim(c).agent == "chat"),
+                          decided_by="user")
+        v.agent("b").add_facts([fact(f"user.pet_{i}", f"rex{i}", T0 + i) for i in range(12)], resolve=False)
+        v.agent("a").add_facts([fact("user.zone", "cet", T0 + 9 * DAY)], resolve=False)
+    rec = recommend_from_store(tmp_path / "s", resamples=50)
+    assert rec.weights.reports("chat", "user.boat") == 1 and rec.weights.weights["chat"]["*"] > 0.2
+    assert rec.policy.weight("chat", "user.timezone") == 0.2
+    assert rec.policy.strategy_for("user.timezone") == "authority"
+    assert not [p for p in rec.policy.strategies if p.startswith("user.pet_")], rec.policy.strategies
+    assert rec.policy.strategies.get("user.timezone") == "authority"

@@ -98,3 +98,25 @@ def test_the_proposal_replaces_what_its_patterns_cover_and_leaves_high_stakes_al
     assert policy.strategy_for("user.schedule.gym") == "authority"
     assert policy.weight("a", "user.schedule.gym") == 0.9  # the learned table replaces the agent's own
     assert policy.authority["z"] == {"*": 0.7} and policy.version == current.version + 1
+
+
+def test_a_learned_star_leaves_the_users_entries_the_data_never_labelled():
+    current = Policy(authority={"chat": {"user.timezone": 0.2, "user.payment.card": 0.9, "*": 0.4}})
+    policy = proposed_policy(current, [], "recency", {"chat": {"user.payment.*": 0.3, "*": 0.333}})
+    assert policy.weight("chat", "user.timezone") == 0.2  # no label there: the user's distrust stands
+    assert policy.weight("chat", "user.payment.card") == 0.3  # the learned pattern covers it
+    assert policy.weight("chat", "user.diet") == 0.333  # the learned `*` replaces the current one
+
+
+def test_the_proposal_leaves_out_entries_that_change_nothing():
+    current = Policy(strategies={"user.diet": "recency"}, authority={"a": {"user.diet": 0.5}})
+    choices = [PatternChoice(f"user.pet_{i}", 1, {}, "recency", "recency") for i in range(3)]
+    choices += [PatternChoice("user.diet", 5, {}, "recency", "recency"),
+                PatternChoice("user.zone", 5, {}, "authority", "recency")]
+    learned = {"a": {"user.pet_0": 0.6, "user.pet_1": 0.7, "user.diet": 0.5, "*": 0.6},
+               "b": {"user.pet_0": 0.5, "*": 0.5}}
+    policy = proposed_policy(current, choices, "recency", learned)
+    assert policy.strategies == {"user.diet": "recency", "user.zone": "authority"}  # the user's entry stays
+    assert policy.authority == {"a": {"user.pet_1": 0.7, "user.diet": 0.5, "*": 0.6}}  # b: the default weight
+    assert all(policy.strategy_for(c.pattern) == c.chosen for c in choices)
+    assert all(policy.weight(a, p) == w for a, t in learned.items() for p, w in t.items() if p != "*")

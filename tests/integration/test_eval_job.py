@@ -181,3 +181,20 @@ def test_local_model_vectors_are_what_the_job_replays(tmp_path):
     assert local_resolved != sum(c["drift_resolved"] for c in hashed)
     assert run.summary.to_pylist()[0]["resolution_accuracy"] == local_resolved / drift
     assert np.isfinite(run.summary.to_pylist()[0]["final_accuracy"])
+
+
+def test_a_smaller_run_into_the_same_directory_leaves_no_output_of_the_bigger_one(tmp_path):
+    """QA 89: `-n 200 --recommend` then `-n 50 --policies lww` into one OUT left the first
+    run's proposal.json and recommendation.png beside the second run's report."""
+    from vault_ray.cli.eval import OUTPUTS, SYNTHETIC_OUTPUTS
+
+    assert {*CHARTS, RECOMMENDATION_CHART} <= set(OUTPUTS) and set(CHARTS) <= set(SYNTHETIC_OUTPUTS)
+    out, runner = tmp_path / "out", CliRunner()
+    first = runner.invoke(app, ["eval", "-n", "40", "--recommend", "--policies", "lww,recency", "--out", str(out)])
+    assert first.exit_code == 0 and (out / "proposal.json").exists() and (out / RECOMMENDATION_CHART).exists()
+    (out / "notes.md").write_text("the user's")
+    second = runner.invoke(app, ["eval", "-n", "10", "--policies", "lww", "--out", str(out)])
+    assert second.exit_code == 0, second.output
+    assert not (out / "proposal.json").exists() and not (out / RECOMMENDATION_CHART).exists()
+    assert (out / "notes.md").exists() and all((out / name).exists() for name in SYNTHETIC_OUTPUTS)
+    assert json.loads((out / "run.json").read_text())["scenarios"] == 10

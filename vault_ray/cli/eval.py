@@ -35,9 +35,9 @@ SHORT = {  # the terminal table; report.md has every column, with intervals
 
 
 SCENARIOS = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate.")
-POLICIES = typer.Option(None, "--policies", "-p",
-                        help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES} (the default). "
-                             "--from-store: lww,store,recency,authority,consensus,judge.")
+POLICIES = typer.Option(None, "--policies", "-p",  # ", " in the help: rich wraps the list instead of cutting it
+                        help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES.replace(',', ', ')} (the default). "
+                             "--from-store: lww, store, recency, authority, consensus, judge (the default).")
 OUT = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts.")
 SEED = typer.Option(None, "--seed", help="Seed of the generator and of the scripted judge (default: --config's, else 0).")
 JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
@@ -56,8 +56,8 @@ EMBEDDER = typer.Option(None, "--embedder",
                         help="Text vectors for entity resolution: hashing (default) or local (the local "
                              "sentence-transformers model, in a Ray Data actor pool).")
 MIXED = typer.Option(None, "--mixed",
-                     help="The mixed policy's strategy per entity pattern, e.g. "
-                          "'user.timezone=authority,user.diet=judge,*=recency' ('*': every other entity).")
+                     help="The mixed policy's strategy per entity pattern: PATTERN=STRATEGY, comma-separated, "
+                          "'*' for every other entity (example above).")
 EMBED_ACTORS = typer.Option(None, "--embed-actors", min=1, help="Embedding actors with --embedder local (default 1).")
 RECOMMEND = typer.Option(False, "--recommend",
                          help="Propose a strategy per entity pattern and authority weights learned from the data, "
@@ -68,6 +68,33 @@ CURRENT = typer.Option(None, "--current", exists=True, dir_okay=False,
 MIN_AGE = typer.Option(7.0, "--min-age-days", min=0.0,
                        help="--from-store --recommend: a value is a label once it stood this many days uncontradicted.")
 PROPOSAL = "proposal.json"
+SYNTHETIC_OUTPUTS = ("results.parquet", "summary.parquet", "comparisons.parquet", "run.json", "report.md",
+                     "accuracy_vs_gap.png", "wrong_overwrites.png", "disputes_vs_accuracy.png", "oracle_fraction.png")
+FROM_STORE_OUTPUTS = ("from_store.parquet", "from_store.md")
+OUTPUTS = (*SYNTHETIC_OUTPUTS, *FROM_STORE_OUTPUTS, PROPOSAL, "recommendation.png")
+"""Every file a run writes to OUT (and `scenarios/part-*.parquet`): what a later run removes when it does not
+write it again. Nothing else in OUT is touched."""
+
+
+def _remove_stale(out: Path, written: tuple[str, ...], keep_scenarios: bool) -> None:
+    """After a successful run: remove the outputs of an earlier run into OUT that this one did not write, so
+    OUT holds one run's results (a failed run leaves OUT as it was); with `keep_scenarios` False, the
+    generated scenarios of an earlier run too."""
+    for name in OUTPUTS:
+        if name not in written:
+            (out / name).unlink(missing_ok=True)
+    scenarios = out / "scenarios"
+    if keep_scenarios or not scenarios.is_dir():
+        return
+    for stale in scenarios.glob("part-*.parquet"):
+        stale.unlink()
+    if not any(scenarios.iterdir()):
+        scenarios.rmdir()
+
+
+def _reads_scenarios_of(out: Path, input_dir: Path | None) -> bool:
+    """Whether this run generates OUT/scenarios or replays files in it (--input)."""
+    return input_dir is None or (out / "scenarios").resolve() in (input_dir.resolve(), *input_dir.resolve().parents)
 
 
 def register(app: typer.Typer) -> None:
@@ -82,7 +109,9 @@ def register(app: typer.Typer) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT.
         Every report adds the reliability oracle (the ceiling) and learned authority; every metric
-        has a 95% bootstrap interval."""
+        has a 95% bootstrap interval.
+
+        Example: vault-ray eval --mixed 'user.timezone=authority,user.diet=judge,*=recency'"""
         made = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         try:
@@ -94,11 +123,14 @@ def register(app: typer.Typer) -> None:
                 if current is not None:
                     raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
                 _from_store(from_store, policies, out, recommend, min_age_days * 86_400.0, seed or 0)
+                _remove_stale(out, FROM_STORE_OUTPUTS + ((PROPOSAL,) if recommend else ()), keep_scenarios=False)
             else:
                 settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
                             "embed_actors": embed_actors, "mixed": mixed}
                 _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, settings, config, input_dir, address,
                            num_cpus, current if recommend else None, recommend)
+                _remove_stale(out, SYNTHETIC_OUTPUTS + ((PROPOSAL, "recommendation.png") if recommend else ()),
+                              keep_scenarios=_reads_scenarios_of(out, input_dir))
         except ValueError as exc:
             console.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
