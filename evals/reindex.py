@@ -30,8 +30,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vault_ray import InvalidInput, StoreError
+from vault_ray import StoreError
 from vault_ray.backends import BulkBackend
+from vault_ray.errors import NothingToReindex
 
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
@@ -40,10 +41,6 @@ from .text_vectors import NODE, SECONDS, TEXT, embed_texts, vectors_of
 CATCH_UP_ROUNDS = 5
 Progress = Callable[[int, int], None]
 """on_progress(claims with a vector so far, claims in the store)."""
-
-
-class NothingToReindex(InvalidInput):
-    """The store already uses that embedder (a rerun of a finished reindex)."""
 
 
 @dataclass(frozen=True)

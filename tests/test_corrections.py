@@ -37,7 +37,7 @@ def test_a_correction_reads_as_the_previous_statement_with_the_new_value(before,
 
 
 @pytest.mark.parametrize("fix", ["Correction: Mountain time, not Pacific", "Actually, Mountain time",
-                                 "Make that Mountain time", "no, Mountain time instead"])
+                                 "Make that Mountain time", "oops, Mountain time instead"])
 def test_a_corrected_zone_with_nothing_before_it_is_the_users_zone(fix):
     assert read(fix) == [("user.timezone", canonical("user.timezone", "Mountain time"))]
 
@@ -54,6 +54,28 @@ def test_a_correction_with_nothing_to_correct_is_reported_not_dropped(fix):
 def test_a_reply_with_no_value_is_no_correction(turn):
     extraction = RuleReasoner().extract_turn(chat("I live in Boston", turn))
     assert extraction.facts == () and not any("correction" in u.reason for u in extraction.unextracted)
+
+
+@pytest.mark.parametrize("messages", [
+    # what the assistant did or said is what these correct, not the user's fact
+    chat("I live in Boston.", "No, Cambridge.", between="Great, I booked a table in Boston for Friday."),
+    chat("My timezone is PST.", "No, GMT.", between="I scheduled the call for 3pm CET."),
+    chat("I live in Boston. Find me hotels in Rome.", "Sorry, Florence.", between="Here are hotels in Rome."),
+    chat("I live in Boston. Find me hotels in Rome.", "Sorry, Florence."),
+    # a hometown or a birthday does not change "now"
+    chat("I was born in Boston.", "Nope, Berlin now"), chat("I grew up in Ohio", "Nope, Berlin now"),
+    # a bare "No, GMT." with nothing before it may answer anything
+    "No, GMT.",
+])
+def test_a_correction_of_something_else_stores_nothing(messages):
+    assert read(messages) == []
+
+
+def test_a_correction_finds_the_clause_whose_fact_it_fits():
+    # "I love Microsoft" would be a like: the employer is what "Actually, Microsoft" corrects
+    assert read(chat("I work at Google and I love Thai food", "Actually, Microsoft")) == [
+        ("user.employer", canonical("user.employer", "Microsoft"))]
+    assert read(chat("I work at Google", "Actually, Microsoft pays more")) == []
 
 
 def test_an_answer_to_the_assistants_question_corrects_nothing_the_user_said():

@@ -268,6 +268,9 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I just started a new job at Deloitte as an analyst", "user.employer", ["Deloitte"]),
     ("I've been at Heathrow for 3 hours", "user.employer", []), ("I've been at the hospital for two days", "user.employer", []),
     ("I've worked at McDonald's before", "user.employer", []),
+    ("I've been at Google for five years.", "user.employer", ["Google"]),
+    ("I have been at Acme Corp for a decade.", "user.employer", ["Acme Corp"]),
+    ("I have been at Acme Corp for a decade.", "user.schedule.been", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
     assert values_of(reasoner, said, entity) == values

@@ -66,6 +66,10 @@ def test_the_preference_stored_last_is_the_one_asked_for(tmp_path):
     ("I'm allergic to peanuts, actually quite badly", "user.allergies", "peanuts"),
     ("I'm allergic to shellfish, technically", "user.allergies", "shellfish"),
     ("My birthday is March 12, wait no, March 21", "user.birthday", "March 21"),
+    # the review: an addition, a sentence about the new value, a value said with a time word
+    ("I'm allergic to peanuts, actually cats too.", "user.allergies", "peanuts"),
+    ("I work at Google... actually Microsoft pays more.", "user.employer", "Google"),
+    ("I'm 34, actually 35 next week.", "user.age", "34"),
 ])
 def test_an_amended_value_takes_the_place_of_the_first(reasoner, said, entity, value):
     assert [v for e, v in facts(reasoner, said) if e == entity] == [value]
@@ -110,6 +114,7 @@ def test_a_joke_allergy_is_not_stored(reasoner, said):
 
 @pytest.mark.parametrize(("said", "value"), [
     ("I'm allergic to cats lol", "cats"), ("I'm allergic to peanuts", "peanuts"), ("I'm allergic to penicillin", "penicillin"),
+    ("I'm allergic to my cat.", "my cat"),
 ])
 def test_a_real_allergy_said_lightly_is_kept(reasoner, said, value):
     assert facts(reasoner, said) == [("user.allergies", value)]
@@ -120,6 +125,8 @@ def test_a_real_allergy_said_lightly_is_kept(reasoner, said, value):
     ("I live next to the Golden Gate Bridge", []),
     ("I live near Boston", [("user.location", "Boston")]),
     ("I live in Denver", [("user.location", "Denver")]),
+    ("I live in Paris near the Louvre.", [("user.location", "Paris")]),
+    ("I moved to Austin last year, near Zilker Park.", [("user.location", "Austin")]),
 ])
 def test_a_landmark_lived_near_is_no_location(reasoner, said, want):
     assert facts(reasoner, said) == want
@@ -158,6 +165,9 @@ def test_a_one_off_event_is_not_a_routine(reasoner, said):
     ("My weekly team meeting is on Wednesday at 2pm", "user.schedule.team_meeting", "on wednesday at 2pm"),
     ("I usually go swimming on Saturday mornings", "user.schedule.swimming", "on saturday morning"),
     ("I have lunch at noon", "user.schedule.lunch", "at noon"),
+    ("I have yoga on Monday and Thursday.", "user.schedule.yoga", "on monday and thursday"),
+    ("I go to the gym at 7am on Monday, Wednesday and Friday.", "user.schedule.gym", "at 7am on monday, wednesday and friday"),
+    ("My standup is at 9am, starting today.", "user.schedule.standup", "at 9am, starting today"),
 ])
 def test_a_routine_is_still_a_schedule(reasoner, said, entity, value):
     assert [(e, canonical(e, v)) for e, v in facts(reasoner, said)] == [(entity, canonical(entity, value))]

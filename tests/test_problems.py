@@ -25,6 +25,7 @@ SAMPLES: dict[str, errors.VaultError] = {
     "InvalidFact": errors.InvalidFact("text must be a non-empty string", index=2, field="text"),
     "InvalidEmbedding": errors.InvalidEmbedding("wrong size", expected_dim=384),
     "InvalidPolicy": errors.InvalidPolicy("bad weight", value=1.5),
+    "NothingToReindex": errors.NothingToReindex("the store already uses 'local' (384 dimensions): nothing to reindex"),
     "UnknownAgent": errors.UnknownAgent("a1b2c3d4", "revoked"),
     "PayloadTooLarge": errors.PayloadTooLarge(1024, 4096),
     "Forbidden": errors.Forbidden("agent-a", "agent", "admin"),

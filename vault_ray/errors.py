@@ -8,6 +8,7 @@
     │   ├── InvalidFact           empty/oversized text, confidence outside [0, 1], bad kind, ...
     │   ├── InvalidEmbedding      wrong size, NaN or infinite values
     │   ├── InvalidPolicy         bad pattern, weight, strategy, cardinality or threshold
+    │   ├── NothingToReindex      a reindex onto the store's own embedder (the CLI exits 0)
     │   ├── UnknownAgent          an HTTP request without a token that names an agent (missing, unknown, revoked)
     │   └── PayloadTooLarge       an HTTP request body over the server's size limit
     ├── Forbidden                 a known token whose role may not do this (an agent token on an admin route)
@@ -87,6 +88,10 @@ class InvalidPolicy(InvalidInput):
     def __init__(self, message: str, *, value: object = None) -> None:
         self.value = value
         super().__init__(message)
+
+
+class NothingToReindex(InvalidInput):
+    """The store already uses that embedder (a rerun of a finished reindex: `vault-ray reindex` exits 0)."""
 
 
 class UnknownAgent(InvalidInput):

@@ -140,9 +140,9 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
             actors: int = ACTORS, cpus_per_actor: int = CPUS) -> None:
     """Re-embed every claim (active and historical) with another embedder and switch the store to
     it in one crash-safe step; an interrupted run resumes where it stopped."""
+    from vault_ray.errors import NothingToReindex  # noqa: PLC0415
     from vault_ray.evals.embedder_spec import EmbedderSpec  # noqa: PLC0415
     from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
-    from vault_ray.evals.reindex import NothingToReindex  # noqa: PLC0415
     from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
     from vault_ray.storage.layout import read_meta  # noqa: PLC0415
 

@@ -31,6 +31,8 @@ _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bi
                           r"though|too|also|still|now|yes|yeah|sometimes|usually|always|often|never|maybe|probably|"
                           r"i|i'm|he|she|they|we|you|my|our|his|her|their)\b", IC)
 _ARTICLES = ("a", "an", "the")
+_MORE = re.compile(r"\b(?:too|also|as well|and|plus)\b", IC)
+"""An addition, not an amendment: "I'm allergic to peanuts, actually cats too" keeps the peanuts."""
 
 
 def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str:
@@ -59,11 +61,19 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
-        if now and (now[0] != found[0] or now[1].lower() not in fix.lower()):
-            continue  # the amendment reads as something else: the value stands as said
+        if not now or now[0] != found[0] or now[1].lower() != fix.lower() or _MORE.search(fix) or said_of(words):
+            continue  # the amendment reads as something else, more than a value, or adds one: the value stands as said
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
         start = at + len(fix)
     return text
+
+
+_LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}
+
+
+def said_of(words: list[str]) -> bool:
+    """A name followed by lower-case words ("Microsoft pays more"): a sentence about the value, not the value."""
+    return bool(words) and words[0][:1].isupper() and any(w.isalpha() and w.islower() and w not in _LINKS for w in words[1:])
 
 
 def kind_of(value: str) -> str:

@@ -77,7 +77,8 @@ _BELIEF = re.compile(r"^(?:(?:every|any|some|no)(?:one|body)|people|(?:a lot of|
                      r"guess(?:es|ed)?)"
                      r"(?: that)? (?:i|i'm|i've|my)\b", IC)
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_JOKE = re.compile(rf"\ballergic to (?:my \w+|{_DAY}s?|mornings?|work|working|my job|jobs?|people|humans|life|adulting|"
+_JOKE = re.compile(rf"\ballergic to (?:my (?:job|boss|work|ex|life|commute|manager|in-laws|mother-in-law|coworkers?|"
+                   rf"colleagues?|neighbou?rs?)|{_DAY}s?|mornings?|work|working|my job|jobs?|people|humans|life|adulting|"
                    r"school|homework|exercise|cardio|effort|responsibilit(?:y|ies)|meetings?|deadlines?|emails?|taxes|bills|"
                    r"nonsense|drama|stupidity|you|everyone|everybody|kids|children|commitment)\b", IC)
 _NEAR = re.compile(r"\b(?:near|by|close to|next to|opposite|across from|around the corner from) (?:the )?"
@@ -87,7 +88,9 @@ _ONE_DAY = re.compile(rf"\b(?:on|this|next) {_DAY}\b(?!s)|\b(?:today|tonight|tom
                       r"on (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)"
                       r"|\b(?:meeting|appointment|interview|flight|conference|dinner|lunch|event) (?:in|at) (?-i:[A-Z])", IC)
 _ROUTINE = re.compile(rf"\b(?:every|each|weekly|daily|monthly|nightly|usually|always|normally|often|regular(?:ly)?|routine|"
-                      rf"{_DAY}s|mornings|evenings|nights|weekends)\b", IC)
+                      rf"{_DAY}s|mornings|evenings|nights|weekends|starting|from now on|{_DAY},? (?:and |& |or )?{_DAY})\b", IC)
+"""A routine, not one day: "every", plural days, two days named ("on Monday and Thursday"), a start ("starting today")."""
+_NAMES = re.compile(r"(?-i:[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*)")
 
 
 def aside(clause: str, entities: set[str]) -> str | None:
@@ -100,7 +103,8 @@ def aside(clause: str, entities: set[str]) -> str | None:
     if "user.allergies" in entities and _JOKE.search(norm):  # "I'm allergic to Mondays haha"
         return JOKE
     near = _NEAR.search(norm) if "user.location" in entities else None
-    if near and not gazetteer.find_place(near.group("v").strip(" .")):  # "I live near the Eiffel Tower" (not "near Boston")
+    if near and not gazetteer.find_place(near.group("v").strip(" .")) and not any(  # "I live near the Eiffel Tower"
+            gazetteer.find_place(n) for n in _NAMES.findall(norm[:near.start()]) if n != "I"):  # not "in Paris near the Louvre"
         return LANDMARK
     if any(e.startswith("user.schedule") for e in entities) and _ONE_DAY.search(norm) and not _ROUTINE.search(norm):
         return ONE_OFF  # "I have a meeting in Chicago on Monday" (not "My weekly team meeting is on Wednesday")

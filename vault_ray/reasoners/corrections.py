@@ -3,12 +3,13 @@ meant Denver", "nope, Berlin now"): read as the earlier statement with the value
 
 A value corrected inside one turn is `extraction._corrected`'s. Here the turn says the new
 value and nothing else, so alone it reads as no statement about the user, and it was
-dropped without a word. The user's turn before it (an assistant's reply may come between,
-but not a question: "Shall I book Paris?" "No, London" is an answer) is searched, last
-clause first, for one that reads as one value of the same kind (a zone for a zone, a
-place for a place); that clause with the new value is the statement. With no such clause, a time
-zone still says which fact it is (the user's zone); any other value is reported in
-`unextracted`, never dropped in silence.
+dropped without a word. The user's turn before it is searched, last clause first, for one
+that reads as one value of the same kind (a zone for a zone, a place for a place) and
+reads back as the new value for the same fact; that clause with the new value is the
+statement. An assistant reply between them other than an acknowledgement ("Here are
+hotels in Rome." "Sorry, Florence.") makes it a correction of the assistant: nothing is
+read. With no such clause, a zone after an explicit cue is the user's zone; any other
+value is reported in `unextracted`, never dropped in silence.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from collections.abc import Sequence
 
 from ..models import Unextracted
 from . import clauses as cl
-from .amends import kind_of
-from .answers import question_before
+from .amends import kind_of, said_of
 from .base import Message, as_messages
 from .extraction import value_in
 
@@ -34,6 +34,18 @@ _LEAD = re.compile(r"(?:on|at|in|by|from|every)\s+", re.IGNORECASE)
 _TAIL = re.compile(r"\s+(?:now|instead|then|please|sorry)$", re.IGNORECASE)
 _NO_VALUE = re.compile(r"\b(?:thanks|thank you|never ?mind|forget it|that's (?:right|wrong)|i|i'm|my|me|you|your|it|that|"
                        r"this|is|are|was|problem|worries|way|idea|sure|okay|ok|fine|good|great|wrong|right)\b", re.IGNORECASE)
+
+_ACK = re.compile(r"^(?:(?:ok(?:ay)?|got it|noted|sure|thanks?|thank you|understood|great|perfect|will do|done|cool|"
+                  r"alright|all right|saved|updated|i'll remember (?:that|it)|for letting me know|for the update|"
+                  r"(?:i've |i have )?(?:noted|saved|updated|remembered) (?:that|it))[\s,.!]*)+$", re.IGNORECASE)
+"""An assistant reply a correction may follow ("Noted!"): after any other, the correction is of what the assistant did."""
+_STRONG = re.compile(r"\b(?:correction|oops|whoops|my bad|typo|scratch that|strike that|i meant|make (?:that|it)|"
+                     r"change (?:that|it) to|should be|sorry|actually)\b", re.IGNORECASE)
+"""A cue that corrects the user's own words (a bare "No, GMT." may answer anything)."""
+_NOW = re.compile(r"\b(?:now|these days|anymore)\b", re.IGNORECASE)
+_LASTING = ("user.hometown", "user.birthday", "user.name")
+"""Facts that do not change "now": a correction said with "now" is not of these."""
+_NAMES = re.compile(r"(?-i:[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*)")
 
 NO_EARLIER = ("a correction ({fix!r}) with no statement of its own and none earlier in the conversation to correct: "
               "say the whole fact (\"I live in ...\"), or pass the earlier turns with it")
@@ -58,22 +70,44 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
     fix = the_fix(turn)
     if fix is None:
         return None, None
+    msgs = [] if isinstance(messages, str) else as_messages(messages)
+    users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+    between = [m["content"] for m in msgs[users[-2] + 1: users[-1]]] if len(users) > 1 else \
+        [m["content"] for m in msgs[: users[-1]] if m["role"] != "user"] if users else []
+    if not all(_ACK.match(said.strip()) for said in between):
+        return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
     kind = kind_of(fix)
-    if question_before(messages):  # "Shall I book Paris?" "No, London": an answer, not a correction
-        return None, None
-    earlier = [] if isinstance(messages, str) else [m["content"] for m in as_messages(messages) if m["role"] == "user"][-2:-1]
-    for said in earlier:
-        for sentence in reversed(cl.sentences(said)):
-            for clause in reversed(cl.clauses(sentence)):
-                found = value_in(clause)
-                if found and kind_of(found[1]) == kind:
-                    old = found[1]
-                    if (lead := _LEAD.match(old)) and not _LEAD.match(fix):  # "on mondays" corrected by "Tuesdays"
-                        old = old[lead.end():]
-                    at = clause.lower().rfind(old.lower())
-                    return clause[:at] + fix + clause[at + len(old):], None
-    if kind == "zone":
-        return f"My time zone is {fix}", None
+    if len(users) > 1:
+        statement = _in_place(msgs[users[-2]]["content"], fix, kind, now=bool(_NOW.search(turn)))
+        if statement is not None:
+            return statement or None, None
+    if kind == "zone" and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
+        return f"My time zone is {fix}", None  # "Correction: Mountain time, not Pacific": the user's zone
     if kind == "place" or any(ch.isdigit() or ch.isupper() for ch in fix):
         return None, Unextracted(turn, NO_EARLIER.format(fix=fix))
     return None, None
+
+
+def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
+    """The clause of the user's previous turn `fix` corrects, with `fix` in place of its
+    value: the last one whose value is of the same kind and reads back as `fix` for the
+    same entity. "" when a later clause names something of that kind that no fact holds
+    ("Find me hotels in Rome": the correction may be of that); None when none fits."""
+    for sentence in reversed(cl.sentences(said)):
+        for clause in reversed(cl.clauses(sentence)):
+            found = value_in(clause)
+            if found is None:
+                if any(kind_of(n) == kind for n in _NAMES.findall(clause) if n != "I"):
+                    return ""
+                continue
+            if kind_of(found[1]) != kind or (now and found[0] in _LASTING):  # "I was born in Boston" "Nope, Berlin now"
+                continue
+            old = found[1]
+            if (lead := _LEAD.match(old)) and not _LEAD.match(fix):  # "on mondays" corrected by "Tuesdays"
+                old = old[lead.end():]
+            at = clause.lower().rfind(old.lower())
+            fixed = clause[:at] + fix + clause[at + len(old):]
+            reads = value_in(fixed)  # "I love Thai food" corrected by "Microsoft" reads as a like: not this clause
+            if reads and reads[0] == found[0] and fix.lower() in reads[1].lower() and not said_of(fix.split()):
+                return fixed
+    return None

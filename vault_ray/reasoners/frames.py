@@ -36,8 +36,7 @@ _LIVE = re.compile(
 _MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|"
                     r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", IC)
 _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is"
-                   r"(?: now)?(?: in)?|i call)"
-                   r"\s+(?P<v>.+?)(?:\s+home)?$", IC)
+                   r"(?: now)?(?: in)?|i call)\s+(?P<v>.+?)(?:\s+home)?$", IC)
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
                        r"|\b(?:i|we) (?:moved|moved away) (?:away )?from\s+(?P<w>.+)$", IC)
@@ -367,6 +366,7 @@ _SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usual
                              r"(?:a |the |my )?(?P<thing>[a-z ]+)$", IC)
 _SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle)"
                           r"\s+" + _WHEN, IC)
+_NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done|lived|worked|seen|made)")  # "I have been at"
 
 
 def schedule_frame(n: str) -> list[Draft]:
@@ -378,7 +378,7 @@ def schedule_frame(n: str) -> list[Draft]:
             thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
             thing = {"work_out": "workout", "exercise": "workout", "train": "workout"}.get(thing, thing)
             when = " ".join(m.group("when").lower().split()).strip(" .")
-            if thing and when and len(thing) <= 30 and thing not in ("time", "call", "birthday"):
+            if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []
 
