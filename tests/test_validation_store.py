@@ -168,7 +168,8 @@ def test_a_store_refused_at_creation_leaves_no_directory(tmp_path, settings):
 
 
 @pytest.mark.parametrize("write", [lambda m: m.add("I'm in P\x00ST"), lambda m: m.add_facts([Fact("user.x", "te\x00xt")]),
-                                   lambda m: m.add_facts([Fact("user.x", "text", value="P\x1fST")])])
+                                   lambda m: m.add_facts([Fact("user.x", "text", value="P\x1fST")]),
+                                   lambda m: m.add_facts([Fact("user.x", "te\x7fxt")]), lambda m: m.add("I'm in P\x85ST")])
 def test_a_control_character_is_refused_as_an_invalid_fact(tmp_path, write):
     """A NUL was stored ("te\x00xt"), or read as another character ("P\x00ST" gave user.location 'P.ST')."""
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:

@@ -8,9 +8,10 @@ import re
 
 from .errors import InvalidInput
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-"""C0 control characters other than tab, newline and carriage return: a NUL ends the
-string for a C reader, and extraction read "P\\x00ST" as "P.ST"."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters (C0 other than tab, newline and carriage return; DEL; C1), as agent
+names refuse them: a NUL ends the string for a C reader, and extraction read "P\\x00ST" as
+"P.ST"."""
 
 
 def storable(text: str) -> bool:
