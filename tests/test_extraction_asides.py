@@ -271,6 +271,8 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I've been at Google for five years.", "user.employer", ["Google"]),
     ("I have been at Acme Corp for a decade.", "user.employer", ["Acme Corp"]),
     ("I have been at Acme Corp for a decade.", "user.schedule.been", []),
+    ("We're in Cape Town", "user.location", ["Cape Town"]), ("We're in trouble", "user.location", []),
+    ("My name isn't Sam, it's Sean", "user.name", ["Sean"]), ("My job isn't easy, it's tough", "user.job", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):
     assert values_of(reasoner, said, entity) == values

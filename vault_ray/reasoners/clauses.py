@@ -47,6 +47,8 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    # "My name isn't Sam, it's Sean": the value said after the one denied
+    (re.compile(r"^(my [\w ]+?) (?:isn't|is not|'s not) [^,;]+[,;]\s*(?:it's|it is)\s+(?=\w)", re.I), r"\1 is "),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|yeah|hey|hi|hello|note|"
