@@ -271,6 +271,10 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I've been at Google for five years.", "user.employer", ["Google"]),
     ("I have been at Acme Corp for a decade.", "user.employer", ["Acme Corp"]),
     ("I have been at Acme Corp for a decade.", "user.schedule.been", []),
+    ("I usually wake up around 7am", "user.schedule.wake_up", ["around 7am"]),
+    ("I get up at 6:30 every weekday", "user.schedule.wake_up", ["at 6:30 every weekday"]),
+    ("I leave work at 5pm", "user.schedule.leave_work", ["at 5pm"]),
+    ("I have a dog by the way", "user.schedule.dog", []), ("I go to the gym around the corner", "user.schedule.gym", []),
     ("We're in Cape Town", "user.location", ["Cape Town"]), ("We're in trouble", "user.location", []),
     ("My name isn't Sam, it's Sean", "user.name", ["Sean"]), ("My job isn't easy, it's tough", "user.job", []),
 ])

@@ -135,11 +135,10 @@ def language_frame(n: str) -> list[Draft]:
 _NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
                    r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
                    r"\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
-_NOT_A_NAME = frozenset({
-    "back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if", "maybe",
-    "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
-    "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around",
-    "every", "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with"})
+_NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
+    "maybe", "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
+    "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around", "every",
+    "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with"})
 """First words after "call me" that start no name ("call me before 9am", "call me maybe")."""
 
 
@@ -356,7 +355,8 @@ def allergies_frame(n: str) -> list[Draft]:
     return []
 
 
-_WHEN = r"(?P<when>(?:on|at(?! least| most| max)|every|each|in the|before|after)\s+.+)$"
+_WHEN = (r"(?P<when>(?:on|at(?! least| most| max)|every|each|in the|before|after|around(?=\s+(?:\d|noon|midnight|half|quarter|"
+         r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)))\s+.+)$")
 """When a routine happens ("at 7am", "every Monday"; not "at least 5000 dollars")."""
 _SCHEDULE = re.compile(r"\bi (?:(?:usually|always|normally|often|also) )?(?:go to|go|do|have|attend|take|hit|play)\s+"
                        r"(?:the |my |a )?(?P<thing>[a-z ]+?)\s+" + _WHEN, IC)
@@ -364,8 +364,8 @@ _SCHEDULE_MY = re.compile(r"^my (?:weekly |daily |regular |usual )?(?P<thing>[a-
                           r"(?:usually |always |now )?(?P<when>(?:on|at(?! least| most| max)|every|each|in the)\s+.+)$", IC)
 _SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usually |always )?(?:have|go to|do|attend|play)\s+"
                              r"(?:a |the |my )?(?P<thing>[a-z ]+)$", IC)
-_SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle)"
-                          r"\s+" + _WHEN, IC)
+_SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle|"
+                          r"wake up|get up|go to sleep|start work|finish work|leave work|get off work)\s+" + _WHEN, IC)
 _NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done|lived|worked|seen|made)")  # "I have been at"
 
 
@@ -376,7 +376,7 @@ def schedule_frame(n: str) -> list[Draft]:
             # "my gym session", "my yoga class", "the gym": one routine, one key
             thing = re.sub(r"\s+(?:session|sessions|class|classes|time|appointment)$", "", m.group("thing").lower().strip())
             thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
-            thing = {"work_out": "workout", "exercise": "workout", "train": "workout"}.get(thing, thing)
+            thing = {"work_out": "workout", "exercise": "workout", "train": "workout", "get_up": "wake_up"}.get(thing, thing)
             when = " ".join(m.group("when").lower().split()).strip(" .")
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
