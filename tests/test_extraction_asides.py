@@ -275,7 +275,10 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("I get up at 6:30 every weekday", "user.schedule.wake_up", ["at 6:30 every weekday"]),
     ("I leave work at 5pm", "user.schedule.leave_work", ["at 5pm"]),
     ("I have a dog by the way", "user.schedule.dog", []), ("I go to the gym around the corner", "user.schedule.gym", []),
-    ("We're in Cape Town", "user.location", ["Cape Town"]), ("Budget: 2.5k CAD", "user.budget", ["2.5k CAD"]), ("We're in trouble", "user.location", []),
+    ("We're in Cape Town", "user.location", ["Cape Town"]), ("Budget: 2.5k CAD", "user.budget", ["2.5k CAD"]),
+    ("I'm married with three kids", "user.family", ["3 children"]),
+    ("I'm married with three kids", "user.marital_status", ["married"]),
+    ("My sister is married with two kids", "user.family", []), ("We're in trouble", "user.location", []),
     ("My name isn't Sam, it's Sean", "user.name", ["Sean"]), ("My job isn't easy, it's tough", "user.job", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):

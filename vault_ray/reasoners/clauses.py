@@ -26,7 +26,8 @@ _THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|tod
 _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
-    r"|\s+[-–—]+\s+",
+    r"|\s+[-–—]+\s+"
+    r"|,?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
     re.IGNORECASE,
 )
 _SUBJECT_FIXES = [
@@ -47,6 +48,7 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    (re.compile(r"^with (?=(?:a|an|one|two|three|four|five|six|\d+) )", re.I), "i have "),  # "married with three kids"
     # "My name isn't Sam, it's Sean": the value said after the one denied
     (re.compile(r"^(my [\w ]+?) (?:isn't|is not|'s not) [^,;]+[,;]\s*(?:it's|it is)\s+(?=\w)", re.I), r"\1 is "),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
