@@ -278,7 +278,11 @@ def test_the_users_own_fact_beside_someone_else_still_reads(reasoner, said, fact
     ("We're in Cape Town", "user.location", ["Cape Town"]), ("Budget: 2.5k CAD", "user.budget", ["2.5k CAD"]),
     ("I'm married with three kids", "user.family", ["3 children"]),
     ("I'm married with three kids", "user.marital_status", ["married"]),
-    ("My sister is married with two kids", "user.family", []), ("We're in trouble", "user.location", []),
+    ("My sister is married with two kids", "user.family", []),
+    ("We're in trouble", "user.location", []),
+    ("I'm Sydney-based", "user.location", ["Sydney"]), ("I'm plant-based", "user.diet", ["vegan"]),
+    ("I'm bilingual, English and Tagalog", "user.language", ["English", "Tagalog"]),
+    ("I've got a bearded dragon", "user.pets", ["lizard"]), ("I have a mouse and a keyboard", "user.pets", []),
     ("My name isn't Sam, it's Sean", "user.name", ["Sean"]), ("My job isn't easy, it's tough", "user.job", []),
 ])
 def test_what_a_clause_says_and_does_not_say(reasoner, said, entity, values):

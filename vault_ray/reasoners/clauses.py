@@ -48,6 +48,8 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    (re.compile(r"^(i'm|we're) ((?-i:[A-Z])[\w ]*?)[- ]based\b", re.I), r"\1 based in \2"),  # "I'm Sydney-based"
+    (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?(?=[A-Z])", re.I), "i speak "),
     (re.compile(r"^with (?=(?:a|an|one|two|three|four|five|six|\d+) )", re.I), "i have "),  # "married with three kids"
     # "My name isn't Sam, it's Sean": the value said after the one denied
     (re.compile(r"^(my [\w ]+?) (?:isn't|is not|'s not) [^,;]+[,;]\s*(?:it's|it is)\s+(?=\w)", re.I), r"\1 is "),

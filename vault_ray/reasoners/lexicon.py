@@ -37,6 +37,8 @@ SPECIES = {
     "bird": "bird", "birds": "bird", "fish": "fish", "goldfish": "fish", "hamster": "hamster", "hamsters": "hamster",
     "rabbit": "rabbit", "rabbits": "rabbit", "bunny": "rabbit", "guinea pig": "guinea pig", "guinea pigs": "guinea pig",
     "turtle": "turtle", "tortoise": "tortoise", "snake": "snake", "lizard": "lizard", "gecko": "gecko",
+    "bearded dragon": "lizard", "iguana": "iguana", "chinchilla": "chinchilla", "hedgehog": "hedgehog", "rat": "rat",
+    "rats": "rat", "axolotl": "axolotl", "cockatiel": "bird", "canary": "bird",
     "horse": "horse", "horses": "horse", "pony": "horse", "ferret": "ferret", "chickens": "chicken", "hens": "chicken",
     # a breed is its species ("a golden retriever named Max" is a dog)
     **{form: "dog" for breed in ("retriever", "golden retriever", "labrador", "labrador retriever", "poodle", "beagle",
