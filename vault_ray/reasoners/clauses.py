@@ -27,7 +27,8 @@ _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     r"|\s+[-–—]+\s+"
-    r"|,?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
+    r"|(?:(?<=married)|(?<=divorced)|(?<=widowed)|(?<=separated)|(?<=single)|(?<=single mom)|(?<=single dad)|(?<=single parent))"
+    r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
     re.IGNORECASE,
 )
 _SUBJECT_FIXES = [
@@ -48,11 +49,13 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
-    (re.compile(r"^(i'm|we're) ((?-i:[A-Z])[\w ]*?)[- ]based\b", re.I), r"\1 based in \2"),  # "I'm Sydney-based"
-    (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?(?=[A-Z])", re.I), "i speak "),
+    (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?"
+                r"(?=(?-i:[A-Z])\w+\s*(?:,|and|&|/)\s*(?-i:[A-Z]))", re.I), "i speak "),
     (re.compile(r"^with (?=(?:a|an|one|two|three|four|five|six|\d+) )", re.I), "i have "),  # "married with three kids"
     # "My name isn't Sam, it's Sean": the value said after the one denied
-    (re.compile(r"^(my [\w ]+?) (?:isn't|is not|'s not) [^,;]+[,;]\s*(?:it's|it is)\s+(?=\w)", re.I), r"\1 is "),
+    (re.compile(r"^(my (?:(?:first |last |full |middle )?name|e-?mail|phone|number|budget|birthday|time ?zone)) "
+                r"(?:isn't|is not|'s not) (?!on |in |at |the |a )[^,;]{1,40}[,;]\s*(?:it's|it is)\s+"
+                r"(?!spelled|missing|wrong|right|fine|ok|okay|not)(?=[\w$€£¥])", re.I), r"\1 is "),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|yeah|hey|hi|hello|note|"

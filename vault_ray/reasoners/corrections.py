@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from ..models import Unextracted
 from . import clauses as cl
-from .amends import kind_of, said_of
+from .amends import kind_of
 from .base import Message, as_messages
-from .extraction import value_in
+from .extraction import extract_turn, value_in
 
 MAX_FIX_WORDS = 5
 
@@ -45,7 +45,15 @@ _STRONG = re.compile(r"\b(?:correction|oops|whoops|my bad|typo|scratch that|stri
 _NOW = re.compile(r"\b(?:now|these days|anymore)\b", re.IGNORECASE)
 _LASTING = ("user.hometown", "user.birthday", "user.name")
 """Facts that do not change "now": a correction said with "now" is not of these."""
-_NAMES = re.compile(r"(?-i:[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*)")
+_MONEY = re.compile(r"^(?:[$€£¥]\s?\d[\d,.]*\s?[kKmM]?|\d[\d,.]*\s?[kKmM]?\s?(?:dollars|usd|eur|euros?|pounds|gbp|cad|aud|"
+                    r"bucks|yen|francs|chf))$", re.IGNORECASE)
+_ZONE_SAID = re.compile(r"\btime\b|(?-i:^[A-Z]{2,5}$)|^(?:UTC|GMT)\s?[+-]", re.IGNORECASE)
+"""A zone said as one ("Mountain time", "PST", "UTC+2"), not a word the zone list also has ("Amazon")."""
+_PLACED = re.compile(r"\b(?:in|to|at|from|near|for|around|on)\s+((?-i:[A-Z$€£¥\d])[\w'.,$€£¥-]*(?:\s+(?-i:[A-Z])[\w'.-]*)*)",
+                     re.IGNORECASE)
+"""A value said after a preposition in a clause that is no fact: what a correction may be of."""
+_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"), "money": ("user.budget",)}
+"""The facts a value of each kind can correct ("Actually, Boston" is no name)."""
 
 NO_EARLIER = ("a correction ({fix!r}) with no statement of its own and none earlier in the conversation to correct: "
               "say the whole fact (\"I live in ...\"), or pass the earlier turns with it")
@@ -76,16 +84,26 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
         [m["content"] for m in msgs[: users[-1]] if m["role"] != "user"] if users else []
     if not all(_ACK.match(said.strip()) for said in between):
         return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
-    kind = kind_of(fix)
+    kind = _kind(fix)
+    if kind is None:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
+        return None, Unextracted(turn, NO_EARLIER.format(fix=fix)) if any(ch.isdigit() or ch.isupper() for ch in fix) \
+            else None
     if len(users) > 1:
         statement = _in_place(msgs[users[-2]]["content"], fix, kind, now=bool(_NOW.search(turn)))
         if statement is not None:
             return statement or None, None
-    if kind == "zone" and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
-        return f"My time zone is {fix}", None  # "Correction: Mountain time, not Pacific": the user's zone
-    if kind == "place" or any(ch.isdigit() or ch.isupper() for ch in fix):
-        return None, Unextracted(turn, NO_EARLIER.format(fix=fix))
-    return None, None
+    if kind == "zone" and len(users) <= 1 and _ZONE_SAID.search(fix) and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
+        return f"My time zone is {fix}", None  # alone, "Correction: Mountain time, not Pacific" is the user's zone
+    return None, Unextracted(turn, NO_EARLIER.format(fix=fix))
+
+
+def _kind(value: str) -> str | None:
+    """A kind of value a correction may replace, checkable on its own: a zone, a place the
+    gazetteer knows, an amount of money; None for any other word."""
+    if _MONEY.search(value):
+        return "money"
+    kind = kind_of(value)
+    return None if kind == "other" or not value[:1].isupper() else kind  # "same" is a town in Tanzania
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
@@ -97,17 +115,19 @@ def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
         for clause in reversed(cl.clauses(sentence)):
             found = value_in(clause)
             if found is None:
-                if any(kind_of(n) == kind for n in _NAMES.findall(clause) if n != "I"):
+                if any(_kind(n) == kind for n in _PLACED.findall(clause)):  # "Find me hotels in Rome"
                     return ""
                 continue
-            if kind_of(found[1]) != kind or (now and found[0] in _LASTING):  # "I was born in Boston" "Nope, Berlin now"
+            if not found[0].startswith(_HOLDS[kind]) or (now and found[0] in _LASTING):  # "born in Boston" "Nope, Berlin now"
                 continue
+            if not any(f.entity == found[0] for f in extract_turn(clause).facts):
+                return ""  # "My boss is on Pacific time", "My meeting is at 3pm Pacific": not the user's fact to correct
             old = found[1]
             if (lead := _LEAD.match(old)) and not _LEAD.match(fix):  # "on mondays" corrected by "Tuesdays"
                 old = old[lead.end():]
             at = clause.lower().rfind(old.lower())
             fixed = clause[:at] + fix + clause[at + len(old):]
             reads = value_in(fixed)  # "I love Thai food" corrected by "Microsoft" reads as a like: not this clause
-            if reads and reads[0] == found[0] and fix.lower() in reads[1].lower() and not said_of(fix.split()):
+            if reads and reads[0] == found[0] and fix.lower() in reads[1].lower():
                 return fixed
     return None
