@@ -70,6 +70,7 @@ def test_the_preference_stored_last_is_the_one_asked_for(tmp_path):
     ("I'm allergic to peanuts, actually cats too.", "user.allergies", "peanuts"),
     ("I work at Google... actually Microsoft pays more.", "user.employer", "Google"),
     ("I'm 34, actually 35 next week.", "user.age", "34"),
+    ("My budget is $500, actually more like $600", "user.budget", "$600"),
 ])
 def test_an_amended_value_takes_the_place_of_the_first(reasoner, said, entity, value):
     assert [v for e, v in facts(reasoner, said) if e == entity] == [value]
@@ -83,7 +84,7 @@ def test_an_amendment_that_is_a_statement_of_its_own_is_read_as_said(reasoner):
 @pytest.mark.parametrize("said", [
     "I told him I'm vegan but I'm actually not",
     "I said I'm vegan, but that's not true",
-    "I'm vegan, just kidding",
+    "I'm vegan, just kidding", "I'm vegan, I'm lying", "I'm a vegan, ha, I wish",
 ])
 def test_a_statement_taken_back_is_not_stored(reasoner, said):
     assert not [v for e, v in facts(reasoner, said) if e == "user.diet" and not v.startswith("not:")]
@@ -105,7 +106,8 @@ def test_what_others_think_of_the_user_is_not_the_users_claim(reasoner, said, wa
 # -- 4. jokes and landmarks ---------------------------------------------------------------------
 @pytest.mark.parametrize("said", [
     "I'm allergic to Mondays haha", "I'm allergic to my job lol", "I'm allergic to work",
-    "Honestly I'm allergic to people", "I'm allergic to mornings",
+    "Honestly I'm allergic to people", "I'm allergic to mornings", "I'm allergic to small talk",
+    "I'm allergic to waking up early",
 ])
 def test_a_joke_allergy_is_not_stored(reasoner, said):
     assert not [v for e, v in facts(reasoner, said) if e == "user.allergies"]

@@ -55,6 +55,7 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
         while words and before and (words[0].lower() == before[-1] or
                                     (words[0].lower() in _ARTICLES and before[-1] in _ARTICLES)):
             words = words[1:]
+        words = words[2:] if [w.lower() for w in words[:2]] == ["more", "like"] else words  # "actually more like $600"
         fix = " ".join(words)
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
                 (len(words) == 1 and fix.islower() and fix.endswith("ly")) or kind_of(fix) != kind_of(found[1]):
@@ -85,7 +86,8 @@ def kind_of(value: str) -> str:
 
 _TAKEN_BACK = re.compile(r"^(?:but |though |although |and |well,? )?(?:(?:i'm|i am|im|that's|that is|it's|it is|which is|"
                          r"i|i've)\s+(?:actually |really |honestly |in fact |totally |just )?"
-                         r"(?:not|isn't|lied|was lying|was joking|was kidding|never been)|(?:just )?kidding|jk|not really)"
+                         r"(?:not|isn't|lied|was lying|was joking|was kidding|never been|lying|joking|kidding)|(?:just )?kidding|"
+                         r"jk|not really|(?:lol|haha|ha|lmao),? no(?:pe)?|(?:ha,? )?i wish|not)"
                          r"(?:\s+(?:really|actually|at all|true|anymore|any more|one|lol|haha|tbh))*\s*[.!]*$", IC)
 
 

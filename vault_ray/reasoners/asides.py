@@ -80,7 +80,8 @@ _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _JOKE = re.compile(rf"\ballergic to (?:my (?:job|boss|work|ex|life|commute|manager|in-laws|mother-in-law|coworkers?|"
                    rf"colleagues?|neighbou?rs?)|{_DAY}s?|mornings?|work|working|my job|jobs?|people|humans|life|adulting|"
                    r"school|homework|exercise|cardio|effort|responsibilit(?:y|ies)|meetings?|deadlines?|emails?|taxes|bills|"
-                   r"nonsense|drama|stupidity|you|everyone|everybody|kids|children|commitment)\b", IC)
+                   r"nonsense|drama|stupidity|you|everyone|everybody|kids|children|commitment|small talk|waking up|getting up|"
+                   r"mondays?|adults|socializing|math|running)\b", IC)
 _NEAR = re.compile(r"\b(?:near|by|close to|next to|opposite|across from|around the corner from) (?:the )?"
                    r"(?P<v>(?-i:[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*))", IC)
 _ONE_DAY = re.compile(rf"\b(?:on|this|next) {_DAY}\b(?!s)|\b(?:today|tonight|tomorrow|next (?:week|month)|"

@@ -17,6 +17,7 @@ from .lexicon import (
     DIETS,
     FROM_TO,
     OCCUPATIONS,
+    ROUTINE_END,
     SPECIES,
     SPECIES_RE,
     Draft,
@@ -202,8 +203,8 @@ _WORK_AT = re.compile(
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
                    r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?:(?:my|the|our) (?:old |current )?(?:job|"
                    r"position|role|post|gig)(?: as (?:a|an) [\w\- ]+?)? (?:at|with|for)\s+)?(?P<v>.+)$", IC)  # "my job at Google"
-_NOT_EMPLOYERS = re.compile(r"^(?:home|night|nights|weekends?|the moment|remote(?:ly)?|part[- ]time|full[- ]time|"
-                            r"a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
+_NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
+                            r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
                             r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
 
 
@@ -373,11 +374,10 @@ def schedule_frame(n: str) -> list[Draft]:
     for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
         m = pattern.search(n)
         if m:
-            # "my gym session", "my yoga class", "the gym": one routine, one key
             thing = re.sub(r"\s+(?:session|sessions|class|classes|time|appointment)$", "", m.group("thing").lower().strip())
             thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
             thing = {"work_out": "workout", "exercise": "workout", "train": "workout", "get_up": "wake_up"}.get(thing, thing)
-            when = " ".join(m.group("when").lower().split()).strip(" .")
+            when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []

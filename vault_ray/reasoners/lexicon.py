@@ -113,6 +113,9 @@ _FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|any
            r"as i (?:said|mentioned)|as a matter of fact|to be honest|after all|thankfully|luckily|fortunately|"
            r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently|technically|"
            r"strictly speaking|to be (?:exact|precise)")
+ROUTINE_END = re.compile(r"(?:\s*[,;]\s*|\s+)(?:but|when|whenever|if|unless|except|though|although|because|sometimes|"
+                         r"in a cold sweat|on (?:vacation|holiday)|while)\b.*$", re.IGNORECASE)
+"""What follows a routine's time and is no part of it: "at 6 but tomorrow ...", "at 7am when I'm on vacation"."""
 FILLER_END = re.compile(rf"(?:\s*[,;]\s*|\s+)(?:{_FILLER})\b.*$", re.IGNORECASE)
 """Words said after a value that are no part of it: "peanuts, believe it or not", "dust, pollen,
 etc.", "hiking and stuff", "peanuts after all"."""
