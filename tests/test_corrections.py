@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from vault_ray import HashingEmbedder, RuleReasoner, Vault
+from vault_ray import HashingEmbedder, LocalEmbedder, RuleReasoner, Vault
 from vault_ray.values import canonical
 
 
@@ -68,6 +68,13 @@ def test_a_reply_with_no_value_is_no_correction(turn):
 ])
 def test_a_correction_of_something_else_stores_nothing(messages):
     assert read(messages) == []
+
+
+def test_a_turn_that_reads_alone_as_a_fact_but_corrects_someone_elses_is_not_stored():
+    extraction = RuleReasoner(LocalEmbedder()).extract_turn(chat("My office is on Pacific time.", "Oops, I meant Eastern"))
+    assert extraction.facts == () and any("someone else" in u.reason for u in extraction.unextracted)
+    assert read(chat("I'm on Pacific time.", "Oops, I meant Eastern time")) == [
+        ("user.timezone", canonical("user.timezone", "Eastern time"))]
 
 
 def test_a_correction_finds_the_clause_whose_fact_it_fits():

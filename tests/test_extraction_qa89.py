@@ -85,6 +85,7 @@ def test_an_amendment_that_is_a_statement_of_its_own_is_read_as_said(reasoner):
     "I told him I'm vegan but I'm actually not",
     "I said I'm vegan, but that's not true",
     "I'm vegan, just kidding", "I'm vegan, I'm lying", "I'm a vegan, ha, I wish",
+    "I'm vegan. Not really.", "I'm vegan. Just kidding.", "I'm vegan. lol no",
 ])
 def test_a_statement_taken_back_is_not_stored(reasoner, said):
     assert not [v for e, v in facts(reasoner, said) if e == "user.diet" and not v.startswith("not:")]

@@ -17,11 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..models import Unextracted
+from ..models import Fact, Unextracted
 from . import clauses as cl
 from .amends import kind_of
 from .base import Message, as_messages
-from .extraction import extract_turn, value_in
+from .extraction import extract_turn, read_clause, value_in
 
 MAX_FIX_WORDS = 5
 
@@ -131,3 +131,18 @@ def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
             if reads and reads[0] == found[0] and fix.lower() in reads[1].lower():
                 return fixed
     return None
+
+
+def theirs(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) -> set[str]:
+    """The entities of a correcting turn's facts that correct someone else's fact said in the
+    user's previous turn ("My office is on Pacific time." "Oops, I meant Eastern"; "My
+    daughter is vegetarian." "Actually, vegan"): the turn alone reads as the user's, it is not."""
+    if the_fix(turn) is None or isinstance(messages, str) or not facts:
+        return set()
+    users = [m["content"] for m in as_messages(messages) if m["role"] == "user"]
+    entities, found = {f.entity for f in facts}, set()
+    for clause in (c for s in cl.sentences(users[-2]) for c in cl.clauses(s)) if len(users) > 1 else ():
+        said = {d.entity for d in read_clause(clause)} & entities
+        if said and not said & {f.entity for f in extract_turn(clause).facts}:
+            found |= said
+    return found

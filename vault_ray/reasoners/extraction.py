@@ -75,9 +75,15 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(text)
     text = amends.amended(_corrected(text), value_in)  # "march 12... actually march 21", "well, technically pescatarian"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in taken]
+    last_start, last = 0, ""  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
+        if amends.taken_back(sentence) and facts[last_start:]:  # "I'm vegan. Not really."
+            unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
+            del facts[last_start:]
+            continue
+        last_start, last = len(facts), sentence
         others: set[str] = set()  # what the sentence said of someone else: a request that follows is theirs too
         said_before, before = len(facts), sentence  # where the facts of the clause before this one start
         for said in framing.with_hedges(cl.clauses(sentence)):
