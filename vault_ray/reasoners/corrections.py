@@ -3,10 +3,11 @@ meant Denver", "nope, Berlin now"): read as the earlier statement with the value
 
 A value corrected inside one turn is `extraction._corrected`'s. Here the turn says the new
 value and nothing else, so alone it reads as no statement about the user, and it was
-dropped without a word. The user's turn before it is searched, last clause first, for one
-that reads as one value of the same kind (a zone for a zone, a place for a place) and
-reads back as the new value for the same fact; that clause with the new value is the
-statement. An assistant reply between them other than an acknowledgement ("Here are
+dropped without a word. Only a value a check can tell from any word is taken (a zone, a
+place the gazetteer knows, an amount: an employer or an allergy takes any word, and "Sorry,
+lol" is no employer). The user's turn before it is searched, last clause first, for the
+user's own fact of that kind that reads back as the new value; that clause with the new
+value is the statement. An assistant reply between them other than an acknowledgement ("Here are
 hotels in Rome." "Sorry, Florence.") makes it a correction of the assistant: nothing is
 read. With no such clause, a zone after an explicit cue is the user's zone; any other
 value is reported in `unextracted`, never dropped in silence.
