@@ -79,23 +79,29 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
     fix = the_fix(turn)
     if fix is None:
         return None, None
-    msgs = [] if isinstance(messages, str) else as_messages(messages)
-    users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
-    between = [m["content"] for m in msgs[users[-2] + 1: users[-1]]] if len(users) > 1 else \
-        [m["content"] for m in msgs[: users[-1]] if m["role"] != "user"] if users else []
+    previous, between = _before(messages)
     if not all(_ACK.match(said.strip()) for said in between):
         return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
     kind = _kind(fix)
+    missed = Unextracted(turn, NO_EARLIER.format(fix=fix))
     if kind is None:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
-        return None, Unextracted(turn, NO_EARLIER.format(fix=fix)) if any(ch.isdigit() or ch.isupper() for ch in fix) \
-            else None
-    if len(users) > 1:
-        statement = _in_place(msgs[users[-2]]["content"], fix, kind, now=bool(_NOW.search(turn)))
-        if statement is not None:
-            return statement or None, None
-    if kind == "zone" and len(users) <= 1 and _ZONE_SAID.search(fix) and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
+        return None, missed if any(ch.isdigit() or ch.isupper() for ch in fix) else None
+    if previous is not None:
+        statement = _in_place(previous, fix, kind, now=bool(_NOW.search(turn)))
+        return (statement or None, None) if statement is not None else (None, missed)
+    if kind == "zone" and _ZONE_SAID.search(fix) and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
         return f"My time zone is {fix}", None  # alone, "Correction: Mountain time, not Pacific" is the user's zone
-    return None, Unextracted(turn, NO_EARLIER.format(fix=fix))
+    return None, missed
+
+
+def _before(messages: Sequence[Message] | str) -> tuple[str | None, list[str]]:
+    """The user's turn before the latest one (None: there is none) and the messages between them."""
+    msgs = [] if isinstance(messages, str) else as_messages(messages)
+    users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
+    if not users:
+        return None, []
+    start = users[-2] + 1 if len(users) > 1 else 0
+    return (msgs[users[-2]]["content"] if len(users) > 1 else None), [m["content"] for m in msgs[start: users[-1]]]
 
 
 def _kind(value: str) -> str | None:
@@ -136,13 +142,14 @@ def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
 
 def theirs(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) -> set[str]:
     """The entities of a correcting turn's facts that correct someone else's fact said in the
-    user's previous turn ("My office is on Pacific time." "Oops, I meant Eastern"; "My
-    daughter is vegetarian." "Actually, vegan"): the turn alone reads as the user's, it is not."""
-    if the_fix(turn) is None or isinstance(messages, str) or not facts:
+    user's previous turn ("My office is on Pacific time." "Oops, I meant Eastern"): the turn
+    alone reads as the user's, it is not. (A clause no pattern reads, such as "My daughter is
+    vegetarian", is not seen here.)"""
+    previous = _before(messages)[0] if facts and the_fix(turn) is not None else None
+    if previous is None:
         return set()
-    users = [m["content"] for m in as_messages(messages) if m["role"] == "user"]
     entities, found = {f.entity for f in facts}, set()
-    for clause in (c for s in cl.sentences(users[-2]) for c in cl.clauses(s)) if len(users) > 1 else ():
+    for clause in (c for s in cl.sentences(previous) for c in cl.clauses(s)):
         said = {d.entity for d in read_clause(clause)} & entities
         if said and not said & {f.entity for f in extract_turn(clause).facts}:
             found |= said
