@@ -211,6 +211,8 @@ class Txn:
         if old.status == status and old.superseded_by == superseded_by:
             return
         self._put(replace(old, status=status, superseded_by=superseded_by))
+        if old.superseded_by is not None and old.superseded_by != superseded_by:
+            self._unlink(old.superseded_by, cid)  # revived (or re-pointed): its old superseder no longer replaces it
         if cid not in self.new:
             self.status[cid] = (str(status), superseded_by)
         if status == Status.SUPERSEDED and superseded_by is not None and self.known(superseded_by):
@@ -221,6 +223,24 @@ class Txn:
                     self.supersedes[by.id] = self.claims[by.id].supersedes
         self.event(old.entity, "status_changed", claim_id=cid, agent=agent, status=str(status),
                    superseded_by=superseded_by, previous=str(old.status), **detail)
+
+    def _unlink(self, by: str, cid: str) -> None:
+        """`cid` is no longer superseded by `by`: drop it from `by`'s `supersedes`, so history
+        does not show a claim as replaced by one that lost to it (`tally.restore_backers`)."""
+        if self.known(by):
+            current = self.claim(by).supersedes
+        else:  # `by` left the live state itself: only its stored row changes
+            current = self.supersedes.get(by)
+            if current is None:
+                row = self.stored([by]).get(by)
+                current = row[0].supersedes if row is not None else ()
+        if cid not in current:
+            return
+        kept = tuple(i for i in current if i != cid)
+        if self.known(by):
+            self._put(replace(self.claim(by), supersedes=kept))
+        if by not in self.new:
+            self.supersedes[by] = kept
 
     def _put(self, claim: Claim) -> None:
         self.claims[claim.id] = claim
