@@ -99,7 +99,7 @@ class Partition:
             if item.id in receipts:
                 decision, agent, digest = decision_from_json(receipts[item.id])
                 _same_fact(item, agent, digest)
-                out.append(decision)
+                out.append(txn.valued(decision, item))  # a receipt written before decisions carried it
             elif item.id in txn.decided:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
@@ -110,7 +110,7 @@ class Partition:
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
-                txn.decided[item.id] = decision
+                txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
                 out.append(decision)

@@ -72,7 +72,7 @@ def decision_to_json(d: Decision, agent: str, digest: str = "") -> str:
     return (f'{{"entity": {_STR(d.entity)}, "op": {_STR(d.op)}, "outcome": {_STR(d.outcome)}, '
             f'"claim_id": {_STR(d.claim_id)}, "aligned_from": {_opt(d.aligned_from)}, "superseded": [{superseded}], '
             f'"dispute_id": {_opt(d.dispute_id)}, "strategy": {_opt(d.strategy)}, "reason": {_STR(d.reason)}, '
-            f'"agent": {_STR(agent)}{tail}}}')
+            f'"value": {_opt(d.value)}, "agent": {_STR(agent)}{tail}}}')
 
 
 def decision_from_json(text: str) -> tuple[Decision, str | None, str]:
@@ -175,6 +175,15 @@ class Txn:
         self._put(found[0])
         self.rids[cid] = found[1]
         return True
+
+    def valued(self, decision: Decision, item: WriteItem) -> Decision:
+        """`decision` with the value of the claim it names: the incoming one, or a claim it
+        found (a NOOP's known claim, a dispute's challenger); as it was if it has one already."""
+        if decision.value is not None:
+            return decision
+        cid = decision.claim_id
+        value = item.value if cid == item.id else self.claim(cid).value if self.known(cid) else None
+        return decision if value is None else replace(decision, value=value)
 
     def live_on(self, entity: str) -> list[Claim]:
         stored, mine = self.state.live_ids(entity), self._on_entity.get(entity)
