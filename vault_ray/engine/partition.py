@@ -13,7 +13,7 @@ actor (cluster mode); callers hold `lock` from `begin` to `commit`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -271,10 +271,12 @@ class Partition:
         with self.lock:
             return self.state.claim_at(rid)
 
-    def entity_at(self, rid: int) -> str | None:
-        """The entity of the active claim at an index row (None if it left meanwhile)."""
+    def entities_at(self, rids: Iterable[int]) -> dict[int, str | None]:
+        """The entity of the active claim at each index row (None: it left meanwhile), under
+        one hold of the lock (entity resolution asks for a batch's hits)."""
         with self.lock:
-            return self.state.entity_at(rid)
+            entity_at = self.state.entity_at
+            return {rid: entity_at(rid) for rid in rids}
 
     def filtered_rids(self, *, agent: str | None, entity: str | None) -> list[int]:
         """Index rows of the active claims of `entity` and/or by `agent`."""
