@@ -1,5 +1,6 @@
 """More statements a slot pattern reads that are not the user's lasting fact (as `asides`):
-a statement the user moves to someone else ("I live in Denver, or rather my parents do"),
+a statement the user moves to someone else ("I live in Denver, or rather my parents do") or into
+the past ("..., or rather I was as a kid"),
 a fictional or joking place ("I live in Hogwarts haha"), a budget for someone else's plan
 ("Budget: 2.5k CAD for my brother's trip"), a fact said for a condition or an occasion ("I
 wake up at 7am when I'm on vacation") and employers said as one value ("I've worked at
@@ -27,16 +28,26 @@ _PERSON = (r"(?:wife|husband|partner|spouse|son|daughter|kids?|children|child|mo
            r"brother|sister|siblings?|friends?|colleagues?|co-?workers?|boss|manager|cousins?|uncle|aunt|niece|nephew|"
            r"girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|grandma|grandpa|grandmother|grandfather|"
            r"grandparents?|in-laws|baby|boys|girls|stepson|stepdaughter|ex)")
+_THEIRS = r"(?:company|firm|employer|office|team|school|landlord)"
+"""Not a person, but what a statement may be moved to as well: "I moved to Berlin, or rather my company did"."""
 _MOVED = re.compile(
     r"(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|i mean|well|sorry|wait|no wait|correction|oops)\b[,:]?\s+)+"
-    rf"(?:it's\s+|it is\s+)?(?:(?:my|our)\s+(?:\w+\s+)?{_PERSON}(?:'s|s')?|he|she|they)"
+    rf"(?:it's\s+|it is\s+)?(?:(?:my|our)\s+(?:\w+\s+)?(?:{_PERSON}|{_THEIRS})(?:'s|s')?|he|she|they)"
     r"(?:\s+(?:do|does|did|is|are|was|were|has|have|lives?\s+there|works?\s+there))?(?=\s*(?:$|[.!,;]))", IC)
 
 
-def moved_off(sentence: str) -> re.Match[str] | None:
-    """Where a sentence moves what it said to someone else: ", or rather my son is",
-    "- actually my parents do" (not ", actually my son is too": the user still is)."""
-    return _MOVED.search(sentence)
+_WAS = re.compile(r"(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|well|sorry|wait)\b[,:]?\s+)+"
+                  r"i\s+(?:was|used to be|used to)\b(?!\s+(?:born|raised|\w+ed)\b)[^.!?;]*", IC)
+PAST = "said of the user, then put in the past (\"or rather I was as a kid\"): not how things are now"
+
+
+def moved_off(sentence: str) -> tuple[re.Match[str], str] | None:
+    """Where a sentence moves what it said to someone else (", or rather my son is", "-
+    actually my parents do"; not ", actually my son is too": the user still is) or into the
+    past (", or rather I was as a kid"), and why."""
+    if m := _MOVED.search(sentence):
+        return m, MOVED
+    return (m, PAST) if (m := _WAS.search(sentence)) else None
 
 
 _FICTIONAL = frozenset((
@@ -61,12 +72,14 @@ def _fictional(clause: str, value: str) -> bool:
         bool(_JOKING.search(clause)) and not gazetteer.find_place(value))
 
 
-_FOR_THEM = re.compile(rf"\b(?:for|on) (?:my|our) (?:\w+ )?{_PERSON}(?:'s?(?=\s)|s'|(?=\s*(?:$|[.,;!?)])))", IC)
+_FOR_THEM = re.compile(rf"\b(?:for|on) (?:my|our|the) (?:\w+ )?{_PERSON}(?:'s?(?=\s)|s'|(?=\s*(?:$|[.,;!?)])))", IC)
 _CONDITION = re.compile(
     r"\b(?:when|whenever|if|unless|while|only when)\s+(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?!(?:was|were|got|had|did|went|"
     r"came|moved|married|retired|started|left|turned|became|joined|graduated|first|used|still|born)\b)"
     r"|\b(?:on|during)\s+(?:(?:a|my|the|our)\s+)?(?:vacations?|holidays?|trips?|business trips?|days? off|travel|breaks?|"
     r"time off|leave)\b|\bwhen (?:traveling|travelling|on vacation|on holiday|on the road|abroad|away|sick)\b", IC)
+_ROUTINE_IF = re.compile(r"\b(?:if|unless|whenever)\b", IC)
+"""A routine said with any condition: "I wake up at 5am if the baby cries"."""
 _CONDITIONED = ("user.schedule", "user.diet", "user.timezone", "user.location")
 _JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?)(?!(?:co|company|sons|daughters|partners|associates|"
                      r"brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)(?-i:[A-Z])", IC)
@@ -90,7 +103,8 @@ def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
         return FICTION  # "I live in Hogwarts haha" (not "I live in Denver lol")
     if any(e.startswith("user.budget") for e in entities) and _FOR_THEM.search(clause):
         return THEIR_PLAN  # "Budget: 2.5k CAD for my brother's trip"
-    if any(e.startswith(_CONDITIONED) for e in entities) and _CONDITION.search(clause):
+    if any(e.startswith(_CONDITIONED) for e in entities) and _CONDITION.search(clause) or (
+            any(e.startswith("user.schedule") for e in entities) and _ROUTINE_IF.search(clause)):
         return CONDITIONAL  # "I wake up at 7am when I'm on vacation", "I'm vegan when I'm at home"
     if any(d.entity == "user.employer" and _joined(clause, split_stance(d.value)[1]) for d in drafts):
         return JOINED  # "Google and Meta" is two employers (not "Procter & Gamble", "Smith and Sons")

@@ -83,9 +83,10 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
             del facts[last_start:]
             continue
-        if (moved := caveats.moved_off(sentence)) and (facts[last_start:] if moved.start() == 0 else True):
+        if (off := caveats.moved_off(sentence)) and (facts[last_start:] if off[0].start() == 0 else True):
+            moved = off[0]
             head = f"{last} ... {sentence}" if moved.start() == 0 else sentence[:moved.end()]
-            unextracted.append(Unextracted(head, caveats.MOVED))  # "I live in Denver, or rather my parents do"
+            unextracted.append(Unextracted(head, off[1]))  # "I live in Denver, or rather my parents do"
             del facts[last_start if moved.start() == 0 else len(facts):]
             sentence = sentence[moved.end():].strip(" ,;.!")
             if not sentence:
@@ -112,7 +113,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
                 unextracted.append(Unextracted(clause, asides.OTHER))
                 others |= entities
-            elif drafts and (reason := asides.aside(clause, entities) or caveats.caveat(clause, mine)):
+            elif drafts and (reason := asides.aside(clause, entities) or (not why and caveats.caveat(clause, mine))):
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but {reason}"))
                 others |= entities if reason in (asides.OTHER, asides.THING) else set()
             elif drafts and _stay_not_home(clause, drafts):
