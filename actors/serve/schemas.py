@@ -74,6 +74,10 @@ class ResolveIn(Strict):
     keep_both: Flag = False
 
 
+class RetractIn(Strict):
+    note: str = Field("", description="Why the claim is taken back (kept with the retraction)")
+
+
 class AuthorityIn(Strict):
     agent: str
     pattern: str = Field(description="An entity key, optionally ending in '.*', or '*'")
@@ -250,6 +254,15 @@ class DisputeOut(BaseModel):
     supporters: list[str] = []
 
 
+class RetractionOut(BaseModel):
+    claim: ClaimOut = Field(description="The claim as it stands now: status `retracted`")
+    decided_by: str = Field(description="Who retracted it: the token's principal")
+    note: str
+    at: datetime
+    disputes: list[str] = Field([], description="Open disputes it left (closed by a rule, or open without it)")
+    already: bool = Field(False, description="It was retracted before (this call changed nothing)")
+
+
 class CandidateOut(BaseModel):
     claim: ClaimOut
     weight: float
@@ -364,8 +377,8 @@ class VaultEventOut(BaseModel):
 
     id: str = Field(description="<partition>-<seq>: unique in the store, stable across restarts")
     cursor: str = Field(description="Resume right after this event (the SSE id)")
-    kind: Literal["claim_added", "claim_superseded", "claim_activated", "dispute_opened", "dispute_challenged",
-                  "dispute_resolved", "consensus_flipped"]
+    kind: Literal["claim_added", "claim_superseded", "claim_activated", "claim_retracted", "dispute_opened",
+                  "dispute_challenged", "dispute_resolved", "consensus_flipped"]
     ts: datetime
     entity: str
     claim_id: str | None = None
