@@ -74,10 +74,6 @@ class ResolveIn(Strict):
     keep_both: Flag = False
 
 
-class RetractIn(Strict):
-    note: str = Field("", description="Why the claim is taken back (kept with the retraction)")
-
-
 class AuthorityIn(Strict):
     agent: str
     pattern: str = Field(description="An entity key, optionally ending in '.*', or '*'")
@@ -252,15 +248,6 @@ class DisputeOut(BaseModel):
     resolution: ResolutionOut | None = None
     challenger_agent: str = ""
     supporters: list[str] = []
-
-
-class RetractionOut(BaseModel):
-    claim: ClaimOut = Field(description="The claim as it stands now: status `retracted`")
-    decided_by: str = Field(description="Who retracted it: the token's principal")
-    note: str
-    at: datetime
-    disputes: list[str] = Field([], description="Open disputes it left (closed by a rule, or open without it)")
-    already: bool = Field(False, description="It was retracted before (this call changed nothing)")
 
 
 class CandidateOut(BaseModel):

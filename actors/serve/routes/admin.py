@@ -14,9 +14,11 @@ from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
+from ..retraction import RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
     CardinalityIn,
+    ClaimIdPath,
     DisputeOut,
     HighStakesIn,
     PolicyBody,
@@ -25,8 +27,6 @@ from ..schemas import (
     RegistryEntryIn,
     RegistryEntryOut,
     ResolveIn,
-    RetractIn,
-    RetractionOut,
     RulesIn,
     StrategyIn,
 )
@@ -44,7 +44,7 @@ async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Resolver, svc: 
 
 
 @router.post("/claims/{claim_id}/retract", response_model=RetractionOut, responses=ADMIN)
-async def retract_claim(claim_id: str, body: RetractIn, who: Resolver, svc: Svc) -> Any:
+async def retract_claim(claim_id: ClaimIdPath, body: RetractIn, who: Resolver, svc: Svc) -> Any:
     """Take a claim back ("this is not true"): no read sees it after this; history, explain and the
     event stream (`claim_retracted`) keep it with who retracted it, when and why. An open dispute it
     was in goes on without it. Retracting it again answers the first retraction (`already`: true)."""
