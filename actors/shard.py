@@ -37,10 +37,11 @@ from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.partition import receipts_held
 from vault_ray.engine.partitions import Groups, PartitionSet
+from vault_ray.engine.retract import retract_claims
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
 from vault_ray.errors import VaultError
-from vault_ray.models import Claim, Decision, Dispute, EntityView, Event
+from vault_ray.models import Claim, Decision, Dispute, EntityView, Event, Retraction
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
@@ -193,6 +194,13 @@ class Shard(ShardBulk):
         self._serve([partition])
         return self.host.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both,
                                          cardinality=self._cardinality, now=now)
+
+    @shared
+    def retract(self, partition: int, entity: str, claim_ids: list[str], *, decided_by: str, note: str,
+                now: datetime) -> list[Retraction]:
+        self._serve([partition])
+        return retract_claims(self.host, entity, claim_ids, decided_by=decided_by, note=note, policy=self.policy,
+                              cardinality=self._cardinality(entity), now=now)
 
     @shared
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:

@@ -99,7 +99,7 @@ def build_profiles(claims: pa.Table, policy: Policy, registry: EntityRegistry) -
             p = profiles[row["entity"]] = LabelProfile(row["entity"])
         p.claims += 1
         p.agents.add(row["agent"])
-        live = row["status"] != "superseded"
+        live = row["status"] in ("active", "disputed")
         p.live += live
         statement, value = mask_value(row["text"], row["value"])
         p.statements[statement] += 1
@@ -109,7 +109,7 @@ def build_profiles(claims: pa.Table, policy: Policy, registry: EntityRegistry) -
             p.examples[row["text"]] = row["value"]
         if row["status"] == "active":
             p.active.append(row)
-        if not p.sample or (live, row["observed_at"]) >= (p.sample["status"] != "superseded", p.sample["observed_at"]):
+        if not p.sample or (live, row["observed_at"]) >= (p.sample["status"] in ("active", "disputed"), p.sample["observed_at"]):
             p.sample = row
     for p in profiles.values():
         p.cardinality = policy.cardinality_for(p.label, registry.cardinality(p.label))

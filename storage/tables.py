@@ -180,7 +180,7 @@ class ClaimTables(BulkLog):
     # -- what a partition loads ------------------------------------------------------------
     def live(self) -> pa.Table:
         """Active and disputed claims, without embeddings, in rid order."""
-        return self._arrow(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE status <> 'superseded' ORDER BY rid")
+        return self._arrow(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE status IN ('active', 'disputed') ORDER BY rid")
 
     def vectors(self, status: str) -> tuple[np.ndarray, np.ndarray]:
         """(rids, vectors) of the claims of one status, in rid order."""
@@ -201,7 +201,8 @@ class ClaimTables(BulkLog):
 
     def gone_entities(self) -> list[str]:
         """Entities with claims, none of them live."""
-        rows = self._run("SELECT DISTINCT entity FROM claims EXCEPT SELECT entity FROM claims WHERE status <> 'superseded'")
+        rows = self._run("SELECT DISTINCT entity FROM claims "
+                         "EXCEPT SELECT entity FROM claims WHERE status IN ('active', 'disputed')")
         return [r[0] for r in rows]
 
     # -- reads -------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from vault_ray import (
     RateLimit,
     RegistryEntry,
     Resolution,
+    Retraction,
     Unextracted,
     VaultEvent,
 )
@@ -30,6 +31,7 @@ from vault_ray.engine.explain import Step
 from vault_ray.wire import HIDDEN_FIELDS
 
 schemas = pytest.importorskip("vault_ray.actors.serve.schemas")
+retraction = pytest.importorskip("vault_ray.actors.serve.retraction")
 
 PAIRS = [
     (schemas.DecisionOut, Decision), (schemas.AddResultOut, AddResult), (schemas.ClaimOut, Claim),
@@ -39,7 +41,7 @@ PAIRS = [
     (schemas.RateLimitOut, RateLimit), (schemas.RegistryEntryOut, RegistryEntry),
     (schemas.PolicyBody, Policy), (schemas.RulesIn, AutoResolveRules), (schemas.RateLimitBody, RateLimit),
     (schemas.FactIn, Fact), (schemas.UnextractedOut, Unextracted),
-    (schemas.VaultEventOut, VaultEvent), (schemas.EventPageOut, EventPage),
+    (schemas.VaultEventOut, VaultEvent), (schemas.EventPageOut, EventPage), (retraction.RetractionOut, Retraction),
 ]
 
 

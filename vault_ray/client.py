@@ -2,7 +2,7 @@
 
 It mirrors the agent and read API of `Vault` / `AgentMemory` (`add`, `add_facts`, `search`,
 `get`, `history`, `claim`, `explain`, `disputes`, `dispute`, `events`, `follow`), settling
-disputes and the admin calls (policy, registry, rules), returns the same model types and
+disputes, retracting claims and the admin calls (policy, registry, rules), returns the same model types and
 raises the same `VaultError` subclasses, rebuilt from the server's problem details
 (`vault_ray.problems`). Who writes is the token's principal: no call names an agent.
 
@@ -18,18 +18,22 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
-from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, as_utc, check_fact, new_id, routable, validate_entity
+from .http_calls import Call
+from .http_calls import base_url as _base_url
+from .http_calls import read_as as _as
+from .http_calls import segment as _seg
+from .http_calls import wire_time as _time
+from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, Retraction, check_fact, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages
@@ -39,33 +43,6 @@ from .wire import decode, encode
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_RETRIES = 2
 RESTART_WAIT_S = 120.0  # how long `follow` waits out a service with no app (a restart), then raises
-
-
-@dataclass(frozen=True)
-class Call:
-    """One request, and how to read its answer."""
-    method: str
-    path: str
-    read: Callable[[Any], Any]
-    params: dict[str, Any] | None = None
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    idempotent: bool = True  # safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)
-
-
-def _as(tp: Any) -> Callable[[Any], Any]:
-    return lambda data: decode(tp, data)
-
-
-def _seg(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
-    if not routable(value):
-        raise InvalidInput(f"an id must be a non-empty string without '/' (nor '.' or '..'), got {value!r}")
-    return quote(value, safe="")
-
-
-def _time(value: datetime | float | None, name: str) -> str | None:
-    at = as_utc(value, field_name=name)
-    return at.isoformat() if at is not None else None
 
 
 class _Operations:
@@ -151,6 +128,11 @@ class _Operations:
         return self._send(Call("POST", f"/v1/disputes/{_seg(dispute_id)}/resolve", _as(Dispute),
                                body={"winner": winner, "note": note, "keep_both": keep_both}, idempotent=False))
 
+    def retract(self, claim_id: str, *, note: str = "") -> Retraction:
+        """Take a claim back (a resolver or admin token; `decided_by` is this token's principal): no read sees it
+        after this, history and explain keep it. A retry finds it retracted already (`Retraction.already`)."""
+        return self._send(Call("POST", f"/v1/claims/{_seg(claim_id)}/retract", _as(Retraction), body={"note": note}))
+
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> Policy:  # as Vault.set_policy
         if not isinstance(policy, Policy):  # a dict would replace every field it leaves out with its default
             raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")
@@ -220,18 +202,6 @@ def _stream_request(http: httpx.Client | httpx.AsyncClient, cursor: str, kinds: 
     return {"method": "GET", "url": "/v1/events", "params": params,
             "timeout": httpx.Timeout(http.timeout.connect, read=None),
             "headers": {"Accept": "text/event-stream", "Last-Event-ID": cursor}}
-
-
-def _base_url(url: object) -> str:
-    """The service's base URL, or InvalidInput before any request is made."""
-    try:
-        parsed = httpx.URL(url.strip()) if isinstance(url, str) else None
-    except httpx.InvalidURL:
-        parsed = None
-    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
-        raise InvalidInput(f"url must be an http:// or https:// address with a host, e.g. http://127.0.0.1:8000; "
-                           f"got {str(url)[:100]!r}")
-    return str(url).strip().rstrip("/")
 
 
 class _Transport:

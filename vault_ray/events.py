@@ -31,11 +31,11 @@ from .models import Event, from_epoch
 from .policy import specificity, validate_pattern
 
 KINDS: tuple[str, ...] = (
-    "claim_added", "claim_superseded", "claim_activated",
+    "claim_added", "claim_superseded", "claim_activated", "claim_retracted",
     "dispute_opened", "dispute_challenged", "dispute_resolved", "consensus_flipped",
 )
 """The public kinds. `dispute_*` events carry `needs_user`; `dispute_resolved` says who
-decided and how."""
+decided and how; `claim_retracted` who retracted the claim (`decided_by`) and why (`note`)."""
 DISPUTE_KINDS: tuple[str, ...] = ("dispute_opened", "dispute_challenged", "dispute_resolved")
 START, NOW = "start", "now"
 """Special cursors: the beginning of the log, and its current end."""
@@ -119,7 +119,8 @@ def parse_cursor(cursor: str, partitions: int) -> dict[int, int]:
 def public_kind(e: Event) -> str | None:
     """The public kind of a log event, or None for one that changed nothing (noop)."""
     if e.kind == "status_changed":
-        return {"superseded": "claim_superseded", "active": "claim_activated"}.get(e.status or "")
+        return {"superseded": "claim_superseded", "active": "claim_activated",
+                "retracted": "claim_retracted"}.get(e.status or "")
     return e.kind if e.kind in KINDS else None
 
 
@@ -141,13 +142,14 @@ def to_public(e: Event, partition: int, seq: int, cursor: str) -> VaultEvent | N
     d = e.detail
     disputed = kind in DISPUTE_KINDS
     resolved = kind == "dispute_resolved"
+    decided = resolved or kind == "claim_retracted"
     needs_user = d.get("needs_user") if disputed else None
     return VaultEvent(
         id=f"{partition}-{seq}", cursor=cursor, kind=kind, ts=from_epoch(e.ts), entity=e.entity, claim_id=e.claim_id,
         dispute_id=e.dispute_id or d.get("dispute"), agent=e.agent, status=None if disputed else e.status,
         superseded_by=e.superseded_by, needs_user=bool(needs_user) if needs_user is not None else None,
-        decided_by=d.get("decided_by") if resolved else None, how=resolution_how(d) if resolved else None,
-        winner=d.get("winner") if resolved else None, note=d.get("note") if resolved else None,
+        decided_by=d.get("decided_by") if decided else None, how=resolution_how(d) if resolved else None,
+        winner=d.get("winner") if resolved else None, note=d.get("note") if decided else None,
         reason=d.get("reason"), detail=dict(d),
     )
 

@@ -38,6 +38,13 @@ class Status(StrEnum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"
     DISPUTED = "disputed"
+    RETRACTED = "retracted"
+    """Taken back by a person (`Vault.retract`): kept for audit, never read, never brought back."""
+
+    @property
+    def live(self) -> bool:
+        """Active or disputed: what the partition holds in memory and reads consider."""
+        return self is Status.ACTIVE or self is Status.DISPUTED
 
 
 class Op(StrEnum):
@@ -181,6 +188,20 @@ class Resolution:
     note: str
     at: datetime
     keep_both: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A claim a person took back (`Vault.retract`): who, when, why, and the open disputes it left."""
+
+    claim: Claim
+    """The claim as it stands now (status `retracted`)."""
+    decided_by: str
+    note: str
+    at: datetime
+    disputes: tuple[str, ...] = ()
+    already: bool = False
+    """It was retracted before this call, which changed nothing (the first retraction's who and when)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from .engine.control import a_policy, change_policy, registered, unmerged_aliase
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
+from .engine.retract import Retractions
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
@@ -48,7 +49,7 @@ MAX_FETCH = 4096
 """Most candidates a search asks the index for while agreeing claims fold into fewer than k hits."""
 
 
-class Vault(Transfers):
+class Vault(Transfers, Retractions):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 

@@ -14,7 +14,7 @@ from ..engine.bulk import MergeRecord
 from ..engine.partitions import Groups
 from ..engine.views import Scored
 from ..errors import VaultError
-from ..models import Claim, Decision, Dispute, EntityView, Event
+from ..models import Claim, Decision, Dispute, EntityView, Event, Retraction
 from ..policy import Policy
 from ..registry import EntityRegistry
 
@@ -76,6 +76,10 @@ class Backend(Protocol):
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute: ...
     def expire_disputes(self, now: datetime) -> list[Dispute]: ...
+    def retract(self, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
+                now: datetime) -> list[Retraction]:
+        """Retract claims of `entity` at its partition's owner, in one transaction (engine/retract.py)."""
+        ...
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
     def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
         """(partition, seq, event): up to `limit` events per partition from its position."""

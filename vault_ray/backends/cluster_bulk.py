@@ -15,7 +15,7 @@ import ray
 from vault_ray.storage.layout import partition_of
 
 from ..engine.bulk import MergeRecord
-from ..models import Claim
+from ..models import Claim, Retraction
 
 SETTLE_LEASE_S = 60.0
 """How long a reindex's commit keeps writes frozen at most (should its caller die)."""
@@ -30,6 +30,13 @@ class ClusterBulk:
     def _one(self, partition: int, call: Callable[[Any], Any]) -> Any:
         (found,) = self._routed([partition], lambda s, ps: call(s))
         return found
+
+    def retract(self, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
+                now: datetime) -> list[Retraction]:
+        """At the entity's owner; a retry after a lost answer finds them retracted (`Retraction.already`)."""
+        p = partition_of(entity, self.partitions)
+        return self._one(p, lambda s: s.retract.remote(p, entity, list(claim_ids), decided_by=decided_by,  # type: ignore[no-any-return]
+                                                        note=note, now=now))
 
     def dump_partition(self, partition: int) -> dict[str, pa.Table]:
         return self._one(partition, lambda s: s.dump_partition.remote(partition))  # type: ignore[no-any-return]

@@ -23,9 +23,10 @@ from ..engine import bulk
 from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
+from ..engine.retract import retract_claims
 from ..engine.views import Scored
 from ..errors import ClaimNotFound, DisputeNotFound, InvalidInput, VaultError
-from ..models import Claim, Decision, Dispute, EntityView, Event
+from ..models import Claim, Decision, Dispute, EntityView, Event, Retraction
 from ..policy import Policy, check_version
 from ..reasoners.base import Reasoner
 from ..reasoners.labels import LabelMatcher
@@ -109,6 +110,11 @@ class EmbeddedBackend:
 
     def expire_disputes(self, now: datetime) -> list[Dispute]:
         return self.host.expire_disputes(self.policy, now)
+
+    def retract(self, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
+                now: datetime) -> list[Retraction]:
+        return retract_claims(self.host, entity, claim_ids, decided_by=decided_by, note=note, policy=self.policy,
+                              cardinality=self._cardinality(entity), now=now)
 
     # -- reads ---------------------------------------------------------------------------
     def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,

@@ -7,11 +7,11 @@ import sys
 
 import typer
 
-from . import cluster, eval, events, jobs, mcp, policy, serve, session, store
+from . import cluster, eval, events, jobs, mcp, policy, retract, serve, session, store
 
 app = typer.Typer(help="vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself.",
                   no_args_is_help=True, add_completion=False)
-for group in (session, store, events, cluster, serve, mcp, eval, policy, jobs):
+for group in (session, store, retract, events, cluster, serve, mcp, eval, policy, jobs):
     group.register(app)
 
 

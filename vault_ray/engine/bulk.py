@@ -166,7 +166,7 @@ def retire_merged(host: PartitionSet, records: Sequence[MergeRecord], now: datet
         with part.lock:
             txn = part.begin(now)
             for r in mine:
-                if not txn.known(r.source) or txn.claim(r.source).status == Status.SUPERSEDED:
+                if not txn.known(r.source) or not txn.claim(r.source).status.live:
                     continue
                 reason = f"entity {r.source_entity} merged into {r.target_entity}{_plan(r)}"
                 txn.event(r.source_entity, "entity_merged", claim_id=r.source, agent=MERGED_BY,

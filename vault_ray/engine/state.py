@@ -84,12 +84,12 @@ class PartitionState:
     def of(cls, claims: Iterable[tuple[Claim, int]], disputes: Iterable[Dispute] = ()) -> PartitionState:
         """A state from (claim, rid) values, as a partition would load them (tests, tools)."""
         claims = list(claims)
-        pairs = sorted(((c, r) for c, r in claims if c.status != Status.SUPERSEDED), key=lambda p: p[1])
+        pairs = sorted(((c, r) for c, r in claims if c.status.live), key=lambda p: p[1])
         held = [(r, np.asarray(c.embedding, np.float32)) for c, r in pairs
                 if c.status == Status.DISPUTED and c.embedding is not None]
         vectors = np.stack([v for _, v in held]) if held else np.zeros((0, 0), np.float32)
         image = PartitionImage(live_table(pairs), list(disputes), (np.asarray([r for r, _ in held], np.int64), vectors),
-                               gone=sorted({c.entity for c, _ in claims if c.status == Status.SUPERSEDED}))
+                               gone=sorted({c.entity for c, _ in claims if not c.status.live}))
         return cls(image)
 
     # -- lookups ---------------------------------------------------------------------
@@ -200,7 +200,7 @@ class PartitionState:
             vector = vector if vector is not None else (before.embedding if before else None)
             was_active = before is not None and before.status == Status.ACTIVE
             self._row.pop(cid, None)
-            if claim.status == Status.SUPERSEDED:
+            if not claim.status.live:
                 self._changed.pop(cid, None)
                 self._drop_from_entity(claim.entity, cid)
             else:
@@ -221,7 +221,7 @@ class PartitionState:
 
     def _note_aligned(self, cid: str, claim: Claim) -> None:
         held = self._aligned.setdefault(claim.aligned_from or "", {})
-        if claim.status == Status.SUPERSEDED:
+        if not claim.status.live:
             held.pop(cid, None)
             if not held:
                 del self._aligned[claim.aligned_from or ""]

@@ -32,7 +32,7 @@ def assertions(txn: Txn, entity: str) -> list[Claim]:
     newest: dict[str, Claim] = {}
     for c in sorted(claims.values(), key=lambda c: (c.observed_at, c.recorded_at)):
         newest[c.agent] = c
-    return [c for c in newest.values() if c.status != Status.SUPERSEDED or outvoted.get(c.id, False)]
+    return [c for c in newest.values() if c.status.live or outvoted.get(c.id, False)]
 
 
 def flipped(txn: Txn, winner: Claim, beaten: list[Claim], reason: str) -> None:

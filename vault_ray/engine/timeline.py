@@ -47,7 +47,7 @@ class Snapshot:
     disputes: dict[str, Dispute]
 
     def live_on(self, entity: str) -> list[Claim]:
-        return [c for c in self.claims.values() if c.entity == entity and c.status != Status.SUPERSEDED]
+        return [c for c in self.claims.values() if c.entity == entity and c.status.live]
 
     def view(self, entity: str, policy: Policy) -> EntityView:
         disputes = [d for d in self.disputes.values() if d.entity == entity]

@@ -191,7 +191,7 @@ class Txn:
             return []
         ids = set(stored) | (mine or set())
         out = [self.claim(i) for i in ids]
-        return sorted((c for c in out if c.status != Status.SUPERSEDED), key=lambda c: (c.observed_at, c.id))
+        return sorted((c for c in out if c.status.live), key=lambda c: (c.observed_at, c.id))
 
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}

@@ -37,7 +37,7 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
     While a dispute is open every competing value shows as a candidate: each
     dispute's incumbents, challenger and supporters, then any other active claim
     (one that became current after the dispute opened), so nothing is hidden."""
-    live = {c.id: c for c in claims if c.status != Status.SUPERSEDED}
+    live = {c.id: c for c in claims if c.status.live}
     active = tuple(sorted((strip(c) for c in live.values() if c.status == Status.ACTIVE),
                           key=lambda c: (c.observed_at, c.id)))
     open_ = tuple(sorted((d for d in disputes if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))

@@ -1,5 +1,5 @@
-"""Routes that decide: settle disputes (a resolver or admin token; `decided_by` is the
-token's principal); change the policy and the entity registry, run the auto-resolve
+"""Routes that decide: settle disputes and retract claims (a resolver or admin token;
+`decided_by` is the token's principal); change the policy and the entity registry, run the auto-resolve
 rules (an admin token)."""
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
+from ..retraction import RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
     CardinalityIn,
+    ClaimIdPath,
     DisputeOut,
     HighStakesIn,
     PolicyBody,
@@ -39,6 +41,14 @@ async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Resolver, svc: 
     done = await svc.run(svc.vault.resolve_dispute, dispute_id, body.winner, decided_by=who.name, note=body.note,
                          keep_both=body.keep_both)
     return encode(done)
+
+
+@router.post("/claims/{claim_id}/retract", response_model=RetractionOut, responses=ADMIN)
+async def retract_claim(claim_id: ClaimIdPath, body: RetractIn, who: Resolver, svc: Svc) -> Any:
+    """Take a claim back ("this is not true"): no read sees it after this; history, explain and the
+    event stream (`claim_retracted`) keep it with who retracted it, when and why. An open dispute it
+    was in goes on without it. Retracting it again answers the first retraction (`already`: true)."""
+    return encode(await svc.run(svc.vault.retract, claim_id, decided_by=who.name, note=body.note))
 
 
 @router.put("/policy", response_model=PolicyOut, responses=ADMIN)

@@ -1,0 +1,23 @@
+"""Request and response models of `POST /v1/claims/{claim_id}/retract` (routes/admin.py):
+a person takes a claim back (`Vault.retract`). Kept beside `schemas.py`, in the same style."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from .schemas import ClaimOut, Strict
+
+
+class RetractIn(Strict):
+    note: str = Field("", description="Why the claim is taken back (kept with the retraction)")
+
+
+class RetractionOut(BaseModel):
+    claim: ClaimOut = Field(description="The claim as it stands now: status `retracted`")
+    decided_by: str = Field(description="Who retracted it: the token's principal")
+    note: str
+    at: datetime
+    disputes: list[str] = Field([], description="Open disputes it left (closed by a rule, or open without it)")
+    already: bool = Field(False, description="It was retracted before (this call changed nothing)")

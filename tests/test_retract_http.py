@@ -1,0 +1,81 @@
+"""`POST /v1/claims/{claim_id}/retract` in-process (an embedded vault behind `create_app`):
+a resolver or admin token retracts, an agent token gets 403, an unknown claim 404, bad
+input 422 (problem+json); who retracted is the token's principal, never the body."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import Fact
+
+fastapi = pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from vault_ray.actors.serve.app import create_app  # noqa: E402
+from vault_ray.actors.serve.service import local_service  # noqa: E402
+from vault_ray.problems import MEDIA_TYPE  # noqa: E402
+from vault_ray.tokens import TokenStore  # noqa: E402
+
+
+@pytest.fixture
+def http(make_vault, tmp_path):
+    vault = make_vault()
+    vault.agent("planner").add_facts(Fact("user.diet", "The user is vegan", "vegan", claim_id="c-1"))
+    tokens = TokenStore(tmp_path / "tokens.json")
+    client = TestClient(create_app(local_service(vault, tokens)))
+    roles = {"planner": "agent", "ana": "resolver", "root": "admin"}
+    headers = {name: {"Authorization": f"Bearer {tokens.add(name, role)[0]}"} for name, role in roles.items()}
+    yield client, headers, vault
+    client.close()
+
+
+def test_an_agent_token_may_not_retract(http):
+    client, headers, vault = http
+    answer = client.post("/v1/claims/c-1/retract", headers=headers["planner"], json={"note": "no"})
+    assert answer.status_code == 403 and answer.headers["content-type"] == MEDIA_TYPE
+    assert answer.json()["type"].endswith(":Forbidden")
+    assert vault.claim("c-1").status == "active"
+
+
+def test_a_resolver_retracts_and_reads_stop_seeing_the_claim(http):
+    client, headers, vault = http
+    answer = client.post("/v1/claims/c-1/retract", headers=headers["ana"],
+                         json={"note": "the user never said it"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["claim"]["status"] == "retracted" and body["decided_by"] == "ana" and body["already"] is False
+    assert body["note"] == "the user never said it"
+    view = client.get("/v1/entities/user.diet", headers=headers["planner"]).json()
+    assert view["active"] == []
+    history = client.get("/v1/entities/user.diet/history", headers=headers["planner"]).json()
+    assert [c["status"] for c in history] == ["retracted"]
+    events = client.get("/v1/events", params={"since": "start", "kinds": "claim_retracted"},
+                        headers=headers["planner"]).json()["events"]
+    assert [(e["claim_id"], e["decided_by"]) for e in events] == [("c-1", "ana")]
+    again = client.post("/v1/claims/c-1/retract", headers=headers["root"], json={})
+    assert again.status_code == 200 and again.json()["already"] is True and again.json()["decided_by"] == "ana"
+
+
+def test_decided_by_comes_from_the_token_never_the_body(http):
+    client, headers, _ = http
+    answer = client.post("/v1/claims/c-1/retract", headers=headers["ana"], json={"decided_by": "mallory"})
+    assert answer.status_code == 422 and answer.headers["content-type"] == MEDIA_TYPE
+
+
+def test_unknown_claim_and_bad_input(http):
+    client, headers, vault = http
+    missing = client.post("/v1/claims/nope/retract", headers=headers["ana"], json={})
+    assert missing.status_code == 404 and missing.json()["type"].endswith(":ClaimNotFound")
+    long = client.post("/v1/claims/c-1/retract", headers=headers["ana"], json={"note": "x" * 5000})
+    assert long.status_code == 422 and long.headers["content-type"] == MEDIA_TYPE
+    assert client.post("/v1/claims/c-1/retract", headers=headers["ana"], json={"note": 3}).status_code == 422
+    assert client.post("/v1/claims/c-1/retract", json={}).status_code == 401
+    assert vault.claim("c-1").status == "active"
+
+
+def test_the_route_is_in_the_openapi_schema(http):
+    client, headers, _ = http
+    schema = client.get("/openapi.json").json()
+    op = schema["paths"]["/v1/claims/{claim_id}/retract"]["post"]
+    assert {"200", "403", "404", "422"} <= set(op["responses"])
+    assert "retracted" in schema["components"]["schemas"]["Status"]["enum"]

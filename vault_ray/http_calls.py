@@ -1,0 +1,55 @@
+"""What the HTTP clients (`vault_ray.client`) send: one request (`Call`) and how to read its answer,
+ids as path segments, times as ISO strings, the service's base URL checked before any request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .errors import InvalidInput
+from .models import as_utc, routable
+from .wire import decode
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request, and how to read its answer."""
+    method: str
+    path: str
+    read: Callable[[Any], Any]
+    params: dict[str, Any] | None = None
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    idempotent: bool = True  # safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)
+
+
+def read_as(tp: Any) -> Callable[[Any], Any]:
+    return lambda data: decode(tp, data)
+
+
+def segment(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
+    if not routable(value):
+        raise InvalidInput(f"an id must be a non-empty string without '/' (nor '.' or '..'), got {value!r}")
+    return quote(value, safe="")
+
+
+def wire_time(value: datetime | float | None, name: str) -> str | None:
+    at = as_utc(value, field_name=name)
+    return at.isoformat() if at is not None else None
+
+
+def base_url(url: object) -> str:
+    """The service's base URL, or InvalidInput before any request is made."""
+    try:
+        parsed = httpx.URL(url.strip()) if isinstance(url, str) else None
+    except httpx.InvalidURL:
+        parsed = None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        raise InvalidInput(f"url must be an http:// or https:// address with a host, e.g. http://127.0.0.1:8000; "
+                           f"got {str(url)[:100]!r}")
+    return str(url).strip().rstrip("/")
