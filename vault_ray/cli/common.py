@@ -19,10 +19,11 @@ from rich.console import Console
 from vault_ray.storage.layout import read_meta
 
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import ClusterError, InvalidInput, NotFound, StoreError, VaultError
+from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
 from ..vault import Vault
 
 console = Console()
+err_console = Console(stderr=True)  # errors and notices: stdout stays the answer (`X=$(vault-ray ...)`)
 F = TypeVar("F", bound=Callable[..., Any])
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
@@ -42,8 +43,8 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def exit_code(exc: VaultError) -> int:
-    if isinstance(exc, InvalidInput):
-        return 2
+    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and exc.winner is not None):
+        return 2  # bad input; a winner that is no claim of its dispute too
     if isinstance(exc, NotFound):
         return 3
     if isinstance(exc, StoreError | ClusterError):
@@ -59,7 +60,7 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            err_console.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -91,7 +92,7 @@ def resumable(fn: F) -> F:
         except (KeyboardInterrupt, Exception) as exc:
             if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
                 raise
-            console.print("interrupted: the store is whole; run the same command again to resume or start over",
+            err_console.print("interrupted: the store is whole; run the same command again to resume or start over",
                           highlight=False)
             raise typer.Exit(130) from None
         finally:

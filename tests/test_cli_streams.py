@@ -1,0 +1,34 @@
+"""What the CLI prints where (QA round 91): an error goes to stderr, so `X=$(vault-ray ...)`
+captures the answer or nothing; ids print whole; the read commands speak JSON."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from vault_ray import Fact, HashingEmbedder, Vault
+from vault_ray.cli import app
+
+runner = CliRunner()
+
+
+def test_an_error_line_goes_to_stderr_and_stdout_stays_empty(tmp_path):
+    for args in (["token", "add", "x", "--store", str(tmp_path / "nope")],
+                 ["get", "user.timezone", "--store", str(tmp_path / "nope"), "--hashing"],
+                 ["disputes", "--store", str(tmp_path / "nope"), "--hashing"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code != 0, args
+        assert result.stdout == "", (args, result.stdout)
+        assert result.stderr.startswith("error:"), (args, result.stderr)
+
+
+def test_a_winner_outside_the_dispute_is_bad_input(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.timezone", "authority")
+        other = vault.agent("x").add_facts([Fact("user.city", "lives in Rome", value="Rome")]).decisions[0]
+        vault.agent("a").add_facts([Fact("user.timezone", "in PST", value="PST")])
+        d = vault.agent("b").add_facts([Fact("user.timezone", "in EST", value="EST")]).decisions[0]
+    result = runner.invoke(app, ["resolve", d.dispute_id, "--winner", other.claim_id, "--store", str(tmp_path / "s"),
+                                 "--hashing"])
+    assert result.exit_code == 2 and "not part of dispute" in result.stderr and result.stdout == ""
