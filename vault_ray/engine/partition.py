@@ -140,8 +140,8 @@ class Partition:
             txn.event(item.entity, "noop", claim_id=known, agent=item.agent, incoming=item.id, reason=own_verdict.reason)
             return Decision(op=op, outcome=Outcome.NOOP, claim_id=known, reason=own_verdict.reason, **base)
         targets = [txn.claim(t) for t in own_verdict.targets]
-        newest_own = max(targets, key=lambda c: c.observed_at, default=None)
-        if newest_own is not None and incoming.observed_at < newest_own.observed_at:
+        newest_own = max(targets, key=strategies.ordered_at, default=None)
+        if newest_own is not None and strategies.ordered_at(incoming) < strategies.ordered_at(newest_own):
             return self._store_late(txn, incoming, newest_own.id, op, "late arrival: older than this agent's own claim", base)
         others = [c for c in live if c.agent != item.agent and c.status == Status.ACTIVE]
         conflicting_ids = reasoner.conflicts(incoming, others, item.cardinality) if others and (op == Op.ADD or targets) else []
