@@ -32,3 +32,11 @@ def test_a_winner_outside_the_dispute_is_bad_input(tmp_path):
     result = runner.invoke(app, ["resolve", d.dispute_id, "--winner", other.claim_id, "--store", str(tmp_path / "s"),
                                  "--hashing"])
     assert result.exit_code == 2 and "not part of dispute" in result.stderr and result.stdout == ""
+
+
+def test_serve_refuses_bad_numbers_before_starting_ray(tmp_path):
+    for flag, value in (("--replicas", "0"), ("--max-body-bytes", "-5"), ("--port", "70000"), ("--shards", "0"),
+                        ("--max-ongoing-requests", "0")):
+        result = runner.invoke(app, ["serve", "--store", str(tmp_path / "s"), flag, value])
+        assert result.exit_code == 2 and flag in result.stderr and "Traceback" not in result.output, (flag, result.output)
+    assert not (tmp_path / "s").exists()
