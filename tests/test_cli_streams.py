@@ -40,3 +40,8 @@ def test_serve_refuses_bad_numbers_before_starting_ray(tmp_path):
         result = runner.invoke(app, ["serve", "--store", str(tmp_path / "s"), flag, value])
         assert result.exit_code == 2 and flag in result.stderr and "Traceback" not in result.output, (flag, result.output)
     assert not (tmp_path / "s").exists()
+
+
+def test_events_help_says_follow_on_a_store_holds_it():
+    text = " ".join(runner.invoke(app, ["events", "--help"]).output.replace("│", " ").split())
+    assert "StoreLocked" in text and "--url" in text
