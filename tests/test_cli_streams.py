@@ -45,3 +45,35 @@ def test_serve_refuses_bad_numbers_before_starting_ray(tmp_path):
 def test_events_help_says_follow_on_a_store_holds_it():
     text = " ".join(runner.invoke(app, ["events", "--help"]).output.replace("│", " ").split())
     assert "StoreLocked" in text and "--url" in text
+
+
+def _disputed(path):
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.timezone", "authority")
+        vault.agent("a").add_facts([Fact("user.timezone", "in PST", value="PST")])
+        return vault.agent("b").add_facts([Fact("user.timezone", "in EST", value="EST")]).decisions[0]
+
+
+def test_ids_print_whole_at_80_columns(tmp_path):
+    d = _disputed(tmp_path / "s")
+    where = ["--store", str(tmp_path / "s"), "--hashing"]
+    shown = runner.invoke(app, ["disputes", *where], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0 and d.dispute_id in shown.stdout, shown.stdout
+    history = runner.invoke(app, ["history", "user.timezone", *where], env={"COLUMNS": "80"})
+    assert d.claim_id[:12] in history.stdout
+
+
+def test_read_commands_print_json(tmp_path):
+    d = _disputed(tmp_path / "s")
+    where = ["--store", str(tmp_path / "s"), "--hashing"]
+    (dispute,) = json.loads(runner.invoke(app, ["disputes", "--json", *where]).stdout)
+    assert dispute["id"] == d.dispute_id and dispute["opened_at"].endswith("Z")
+    view = json.loads(runner.invoke(app, ["get", "user.timezone", "--json", *where]).stdout)
+    assert view["contested"] is True and {c["claim"]["value"] for c in view["candidates"]} == {"PST", "EST"}
+    history = json.loads(runner.invoke(app, ["history", "user.timezone", "--json", *where]).stdout)
+    assert {c["value"] for c in history} == {"PST", "EST"} and "embedding" not in history[0]
+    hits = json.loads(runner.invoke(app, ["search", "timezone", "--json", *where]).stdout)
+    assert isinstance(hits, list) and hits
+    explained = json.loads(runner.invoke(app, ["explain", d.claim_id, "--json", *where]).stdout)
+    text = json.dumps(explained)
+    assert "+00:00" not in text and "T" in explained["claim"]["observed_at"] and explained["claim"]["observed_at"].endswith("Z")

@@ -5,6 +5,7 @@ opening a vault, and the mapping of the error tree to exit codes (2 bad input,
 from __future__ import annotations
 
 import functools
+import json
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from vault_ray.storage.layout import read_meta
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
 from ..vault import Vault
+from ..wire import encode
 
 console = Console()
 err_console = Console(stderr=True)  # errors and notices: stdout stays the answer (`X=$(vault-ray ...)`)
@@ -30,7 +32,13 @@ STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store (e.g. 'auto').")
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
 HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
+JSON = typer.Option(False, "--json", help="Print JSON data (as the HTTP API sends it: times in ISO 8601 UTC).")
 AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z).")
+
+
+def print_json(obj: Any) -> None:
+    """`obj` (models, lists of them) as the HTTP API encodes it, on stdout."""
+    typer.echo(json.dumps(encode(obj), indent=2, ensure_ascii=False))
 
 
 def parse_time(value: str | None) -> datetime | None:
