@@ -77,3 +77,23 @@ def test_read_commands_print_json(tmp_path):
     explained = json.loads(runner.invoke(app, ["explain", d.claim_id, "--json", *where]).stdout)
     text = json.dumps(explained)
     assert "+00:00" not in text and "T" in explained["claim"]["observed_at"] and explained["claim"]["observed_at"].endswith("Z")
+
+
+def test_export_takes_hashing_and_policy_show_needs_no_model(tmp_path):
+    _disputed(tmp_path / "s")
+    shown = runner.invoke(app, ["policy", "show", "--store", str(tmp_path / "s")])  # a hashing store, no --hashing
+    assert shown.exit_code == 0, shown.output
+    assert "authority" in json.dumps(json.loads(shown.stdout))
+    done = runner.invoke(app, ["export", "--out", str(tmp_path / "out"), "--store", str(tmp_path / "s"), "--hashing"])
+    assert done.exit_code == 0 and (tmp_path / "out").is_dir(), done.output
+
+
+def test_a_turn_without_a_user_message_names_the_roles(vault):
+    from vault_ray import InvalidFact
+
+    try:
+        vault.agent("a").add([{"role": "wizard", "content": "I'm vegan"}])
+    except InvalidFact as exc:
+        assert "'wizard'" in str(exc) and "'user'" in str(exc) and exc.field == "messages"
+    else:
+        raise AssertionError("a turn with no user message was read")

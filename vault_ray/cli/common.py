@@ -140,6 +140,13 @@ def require_store(store: str) -> None:
                        f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
 
 
+def made_with_hashing(store: str | None) -> bool:
+    """Whether an embedded store's vectors are the hashing embedder's (a command that only
+    reads settings opens it so: no model to load, no --hashing to remember)."""
+    meta = read_meta(store) if store else None
+    return meta is not None and meta.embedder.startswith("hashing-")
+
+
 def _hashing_dim(store: str | None) -> int:
     """The size of an embedded store's hashing vectors (a reindex may have changed it), else 384."""
     meta = read_meta(store) if store else None
