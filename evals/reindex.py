@@ -35,7 +35,7 @@ from vault_ray.backends import BulkBackend
 from vault_ray.errors import NothingToReindex
 
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
-from .job_store import JobStore, ensure_ray, open_store
+from .job_store import JobStore, ensure_ray, open_store, store_embedder
 from .text_vectors import NODE, SECONDS, TEXT, embed_texts, vectors_of
 
 CATCH_UP_ROUNDS = 5
@@ -85,6 +85,8 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
         factory.check()  # a missing key or package is one error now, not an actor's traceback later
     name, new_dim = describe(factory)
     started = time.perf_counter()
+    if store_embedder(store, address=address, namespace=namespace) == (name, new_dim):  # before any job starts
+        raise NothingToReindex(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")
     with open_store(store, address=address, namespace=namespace) as target:
         info = target.info
         if (name, new_dim) == (info.embedder, info.dim):

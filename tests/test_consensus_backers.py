@@ -80,3 +80,23 @@ def test_an_agent_that_changed_its_mind_is_not_brought_back(store):
         say(vault, "b3", "Berlin", 5)
         say(vault, "b4", "Berlin", 6)
         assert vault.claim(ids["b1"]).status == Status.SUPERSEDED
+
+
+def test_a_revived_claim_is_no_longer_listed_as_superseded_by_the_value_that_lost(tmp_path):
+    """History stays consistent: the claim that once replaced b1's Berlin lost in turn, so
+    its `supersedes` no longer names b1's claim, now active again (also after a reopen)."""
+    path = tmp_path / "s"
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.location", "consensus")
+        b1 = say(vault, "b1", "Berlin", 0)
+        a1 = say(vault, "a1", "Paris", 1)
+        say(vault, "a2", "Paris", 2)  # Paris wins: b1's claim superseded by a1's
+        assert vault.claim(b1).superseded_by == a1 and b1 in vault.claim(a1).supersedes
+        say(vault, "b2", "Berlin", 3)
+        say(vault, "b3", "Berlin", 4)  # Berlin wins again: b1's claim revived
+        assert vault.claim(b1).status == Status.ACTIVE and vault.claim(a1).status == Status.SUPERSEDED
+        assert b1 not in vault.claim(a1).supersedes
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        history = {c.id: c for c in vault.history("user.location")}
+        assert b1 not in history[a1].supersedes and history[b1].superseded_by is None
+        assert all(history[s].superseded_by == c.id for c in history.values() for s in c.supersedes)

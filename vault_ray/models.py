@@ -215,6 +215,9 @@ class Decision:
     dispute_id: str | None = None
     strategy: str | None = None
     reason: str = ""
+    value: str | None = None
+    """The value of the claim `claim_id` names (the stored one a NOOP names), so a
+    caller need not read the claim back; None when the claim has no value."""
 
 
 @dataclass(frozen=True, slots=True)

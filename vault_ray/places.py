@@ -6,7 +6,7 @@ agents saying them are no contradiction (reasoners/rules.py `detail_of`).
 
 from __future__ import annotations
 
-from .gazetteer import _cities_named, place_table, regions
+from .gazetteer import _cities_named, find_place, place_table, regions
 
 
 def within(inner: str, outer: str) -> bool:
@@ -45,3 +45,19 @@ def _ambiguous(outer: str, states: dict[str, str], countries: dict[str, str]) ->
         return False
     return outer in countries or any(c["countrycode"] == "US" and int(c["population"]) >= AMBIGUOUS_CITY
                                      for c in _cities_named(outer))
+
+
+NOTABLE_CITY = 100_000
+"""A bare name ("Actually, Alice") is taken for a city of this many people or more."""
+
+
+def notable(text: str) -> bool:
+    """Whether a bare name surely means a place: a country, a US state, or a city of at least
+    `NOTABLE_CITY` people. A first name that is also a small town ("Alice", Texas) is not."""
+    found = find_place(text)
+    if found is None:
+        return False
+    states, countries = regions()
+    if found in states or found in countries or found in ("england", "scotland", "wales", "northern ireland"):
+        return True
+    return any(int(c["population"]) >= NOTABLE_CITY for c in _cities_named(found.split(", ")[0]))

@@ -195,9 +195,16 @@ class EntityRegistry:
     def _pattern_for(self, key: str) -> RegistryEntry | None:
         """The first `root.*` entry matching `key` (`key` is `root` or under it): one dict
         probe per dotted prefix of `key`, not a scan of every pattern."""
-        roots = [key[:i] for i, ch in enumerate(key) if ch == "."] + [key]
-        found = [self._patterns[r] for r in roots if r in self._patterns]
-        return min(found, key=lambda f: f[0])[1] if found else None
+        patterns, best, end = self._patterns, None, key.find(".")
+        if not patterns:
+            return None
+        while True:  # each dotted prefix, then the key itself
+            found = patterns.get(key if end < 0 else key[:end])
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+            if end < 0:
+                return best[1] if best is not None else None
+            end = key.find(".", end + 1)
 
     def canonical(self, key: str) -> str:
         """Map an alias to its key (`user.tz` -> `user.timezone`); other keys unchanged."""

@@ -9,9 +9,11 @@ import re
 from .errors import InvalidInput
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-"""Control characters (C0 other than tab, newline and carriage return; DEL; C1), as agent
-names refuse them: a NUL ends the string for a C reader, and extraction read "P\\x00ST" as
+"""Control characters (C0 other than tab, newline and carriage return; DEL; C1), refused in
+every stored text: a NUL ends the string for a C reader, and extraction read "P\\x00ST" as
 "P.ST"."""
+_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""The same, with tab, newline and carriage return: a name (agent) is one line."""
 
 
 def storable(text: str) -> bool:
@@ -48,7 +50,7 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
 
 def check_agent(name: object) -> str:
     """An agent name: what a write carries, a policy's authority names and a token holds."""
-    if isinstance(name, str) and (name != name.strip() or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)):
+    if isinstance(name, str) and (name != name.strip() or _NAME_CONTROL.search(name) is not None):
         raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {shown(name)}")
     return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
 

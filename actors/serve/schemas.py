@@ -191,6 +191,8 @@ class DecisionOut(BaseModel):
     dispute_id: str | None = None
     strategy: str | None = None
     reason: str = ""
+    value: str | None = Field(default=None, description="the value of the claim `claim_id` names "
+                              "(the stored one for a NOOP); null when it has none")
 
 
 class UnextractedOut(BaseModel):

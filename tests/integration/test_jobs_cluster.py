@@ -131,3 +131,25 @@ def test_cluster_normalize_merges_across_partitions_through_the_shards(cluster, 
     events = len(vault.events())
     assert apply_plan(planned.plan_path, address="auto", namespace=namespace).rekeyed == 0
     assert len(vault.events()) == events and all(vault.check().values())
+
+
+def test_a_cluster_reindex_onto_the_stores_own_embedder_stops_before_any_job(cluster, monkeypatch):
+    """The store's embedder is read from the control actor before the store is joined as a
+    job target, an actor pool starts or a progress bar shows: a rerun says so and exits 0."""
+    from vault_ray.errors import NothingToReindex
+    from vault_ray.evals import reindex as job
+
+    vault = cluster("rerun")
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan")])
+    namespace = vault.info().namespace
+
+    def no_job(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the store was opened as a job target")
+
+    monkeypatch.setattr(job, "open_store", no_job)
+    with pytest.raises(NothingToReindex, match="already uses 'hashing-384'"):
+        job.reindex("hashing", address="auto", namespace=namespace)
+    result = CliRunner().invoke(app, ["reindex", "--address", "auto", "--namespace", namespace, "--embedder", "hashing"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "already on hashing (hashing-384, 384 dimensions); nothing to do" in said, said
+    assert "claims/s" not in said

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from vault_ray.storage.layout import read_meta
 
@@ -68,7 +69,7 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -132,7 +133,7 @@ def register(app: typer.Typer) -> None:
                 _remove_stale(out, SYNTHETIC_OUTPUTS + ((PROPOSAL, "recommendation.png") if recommend else ()),
                               keep_scenarios=_reads_scenarios_of(out, input_dir))
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(2) from None
         finally:  # a run that failed before writing anything leaves no empty OUT behind
             if made and out.is_dir() and not any(out.iterdir()):

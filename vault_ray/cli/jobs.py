@@ -145,16 +145,15 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
     it in one crash-safe step; an interrupted run resumes where it stopped."""
     from vault_ray.errors import NothingToReindex  # noqa: PLC0415
     from vault_ray.evals.embedder_spec import EmbedderSpec  # noqa: PLC0415
-    from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
+    from vault_ray.evals.job_store import ensure_ray, store_embedder  # noqa: PLC0415
     from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
-    from vault_ray.storage.layout import read_meta  # noqa: PLC0415
 
     _target(store, address)
     spec = EmbedderSpec.parse(embedder, dim)  # every argument checked before Ray starts (it takes seconds)
     spec.check()
-    meta = read_meta(store) if store else None
-    if meta is not None and (meta.embedder, meta.dim) == (spec.name, spec.dim):
-        console.print(f"already on {embedder} ({meta.embedder}, {meta.dim} dimensions); nothing to do")
+    # an embedded store says without Ray; a cluster-mode one once joined, before any job or bar starts
+    if store_embedder(store or None, address=address, namespace=namespace) == (spec.name, spec.dim):
+        console.print(f"already on {embedder} ({spec.name}, {spec.dim} dimensions); nothing to do")
         return
     ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()

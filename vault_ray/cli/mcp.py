@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import InvalidInput, VaultError
 from ..tokens import ROLES, Principal, role_rank
@@ -35,7 +36,7 @@ def errors_to_stderr(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            stderr.print(f"[red]error:[/red] {exc}", highlight=False)
+            stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -264,8 +264,9 @@ def _others(label: str, hits: Sequence[tuple[float, str]], registry: EntityRegis
     """The hits (best first) that may be `label`'s entity; below `floor` (no band takes it)
     only the best one, whose score is recorded: the word rules run on few hits per label."""
     out: list[tuple[float, str]] = []
+    subject, dotted = label.partition(".")[0], "." in label  # `same_subject`, the label's half once
     for s, e in hits:
-        if e in (label, NOTES_ENTITY) or _ancestor(e, label) or not same_subject(e, label):
+        if e in (label, NOTES_ENTITY) or _ancestor(e, label) or (dotted and "." in e and e.partition(".")[0] != subject):
             continue
         if out and s < floor:
             break

@@ -13,7 +13,7 @@ actor (cluster mode); callers hold `lock` from `begin` to `commit`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -101,7 +101,7 @@ class Partition:
             if item.id in receipts:
                 decision, agent, digest = decision_from_json(receipts[item.id])
                 _same_fact(item, agent, digest)
-                out.append(decision)
+                out.append(txn.valued(decision, item))  # a receipt written before decisions carried it
             elif item.id in txn.decided:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
@@ -112,7 +112,7 @@ class Partition:
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
-                txn.decided[item.id] = decision
+                txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
                 out.append(decision)
@@ -269,10 +269,12 @@ class Partition:
         with self.lock:
             return self.state.claim_at(rid)
 
-    def entity_at(self, rid: int) -> str | None:
-        """The entity of the active claim at an index row (None if it left meanwhile)."""
+    def entities_at(self, rids: Iterable[int]) -> dict[int, str | None]:
+        """The entity of the active claim at each index row (None: it left meanwhile), under
+        one hold of the lock (entity resolution asks for a batch's hits)."""
         with self.lock:
-            return self.state.entity_at(rid)
+            entity_at = self.state.entity_at
+            return {rid: entity_at(rid) for rid in rids}
 
     def filtered_rids(self, *, agent: str | None, entity: str | None) -> list[int]:
         """Index rows of the active claims of `entity` and/or by `agent`."""

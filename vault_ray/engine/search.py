@@ -9,7 +9,6 @@ a claim that an approximate (HNSW) search, or a fixed over-fetch, would have cut
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -100,12 +99,23 @@ def nearest_entities(host: PartitionSet, vectors: np.ndarray, k: int,
     wanted = set(host.parts) if partitions is None else set(partitions) & set(host.parts)
     if not wanted or not any(host.parts[p].active_count() for p in wanted):
         return [[] for _ in range(len(vectors))]
+    found = host.host.search(vectors, k * -(-len(host.parts) // len(wanted)), tagged=True)
+    rows: dict[int, set[int]] = {}
+    for hits in found:
+        for _, p, r in hits:
+            if p in wanted:
+                rows.setdefault(p, set()).add(r)
+    # each partition names its rows under one hold of its lock; one closed meanwhile (the
+    # store closing) answers nothing
+    names = {p: part.entities_at(rids) for p, rids in rows.items() if (part := host.parts.get(p)) is not None}
     out = []
-    for hits in host.host.search(vectors, k * -(-len(host.parts) // len(wanted)), tagged=True):
-        named = [(s, e) for s, p, r in hits  # a partition closed meanwhile (the store closing) answers nothing
-                 if p in wanted and (part := host.parts.get(p)) is not None and (e := part.entity_at(r)) is not None]
-        out.append(heapq.nlargest(k, named, key=lambda h: h[0]))
+    for hits in found:
+        named = [(s, e) for s, p, r in hits if (e := names.get(p, _NONE).get(r)) is not None]
+        out.append(named[:k])  # the host's hits come best first: the first k are the k best
     return out
+
+
+_NONE: dict[int, str | None] = {}
 
 
 def aligned_to(host: PartitionSet, labels: Iterable[str],

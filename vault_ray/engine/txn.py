@@ -72,7 +72,7 @@ def decision_to_json(d: Decision, agent: str, digest: str = "") -> str:
     return (f'{{"entity": {_STR(d.entity)}, "op": {_STR(d.op)}, "outcome": {_STR(d.outcome)}, '
             f'"claim_id": {_STR(d.claim_id)}, "aligned_from": {_opt(d.aligned_from)}, "superseded": [{superseded}], '
             f'"dispute_id": {_opt(d.dispute_id)}, "strategy": {_opt(d.strategy)}, "reason": {_STR(d.reason)}, '
-            f'"agent": {_STR(agent)}{tail}}}')
+            f'"value": {_opt(d.value)}, "agent": {_STR(agent)}{tail}}}')
 
 
 def decision_from_json(text: str) -> tuple[Decision, str | None, str]:
@@ -179,6 +179,15 @@ class Txn:
         self.rids[cid] = found[1]
         return True
 
+    def valued(self, decision: Decision, item: WriteItem) -> Decision:
+        """`decision` with the value of the claim it names: the incoming one, or a claim it
+        found (a NOOP's known claim, a dispute's challenger); as it was if it has one already."""
+        if decision.value is not None:
+            return decision
+        cid = decision.claim_id
+        value = item.value if cid == item.id else self.claim(cid).value if self.known(cid) else None
+        return decision if value is None else replace(decision, value=value)
+
     def live_on(self, entity: str) -> list[Claim]:
         stored, mine = self.state.live_ids(entity), self._on_entity.get(entity)
         if not stored and not mine:  # a new entity (most of a bulk load)
@@ -214,6 +223,8 @@ class Txn:
         if old.status == status and old.superseded_by == superseded_by:
             return
         self._put(replace(old, status=status, superseded_by=superseded_by))
+        if old.superseded_by is not None and old.superseded_by != superseded_by:
+            self._unlink(old.superseded_by, cid)  # revived (or re-pointed): its old superseder no longer replaces it
         if cid not in self.new:
             self.status[cid] = (str(status), superseded_by)
         if status == Status.SUPERSEDED and superseded_by is not None and self.known(superseded_by):
@@ -224,6 +235,24 @@ class Txn:
                     self.supersedes[by.id] = self.claims[by.id].supersedes
         self.event(old.entity, "status_changed", claim_id=cid, agent=agent, status=str(status),
                    superseded_by=superseded_by, previous=str(old.status), **detail)
+
+    def _unlink(self, by: str, cid: str) -> None:
+        """`cid` is no longer superseded by `by`: drop it from `by`'s `supersedes`, so history
+        does not show a claim as replaced by one that lost to it (`tally.restore_backers`)."""
+        if self.known(by):
+            current = self.claim(by).supersedes
+        else:  # `by` left the live state itself: only its stored row changes
+            current = self.supersedes.get(by)
+            if current is None:
+                row = self.stored([by]).get(by)
+                current = row[0].supersedes if row is not None else ()
+        if cid not in current:
+            return
+        kept = tuple(i for i in current if i != cid)
+        if self.known(by):
+            self._put(replace(self.claim(by), supersedes=kept))
+        if by not in self.new:
+            self.supersedes[by] = kept
 
     def _put(self, claim: Claim) -> None:
         self.claims[claim.id] = claim

@@ -23,7 +23,7 @@ MAX_WORDS = 4
 
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
-                   r"(?:(?P<cue>actually|technically|or rather|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
+                   r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
                    r"(?P<fix>[^.!?;,\n…]+?)(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
                    r"\s*(?=$|[.!?;\n…])", IC)
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"

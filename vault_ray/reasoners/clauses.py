@@ -15,17 +15,20 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
            r"still (?:vegan|vegetarian|pescatarian|in|at|with|single|married)|(?:a )?new job (?:at|with)|home base is|used to)"
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
-_BARE = r"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
+_FREE = r"(?:gluten|dairy|lactose|nut|egg|soy|sugar|meat)[- ]free"
+"""A diet a list says after another with its "I'm" left out: "I'm dairy free and gluten free"."""
+_BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
         r"relocated|(?:just |recently )?(?:joined|started at)|" \
-        r"pescatarian|married|single|divorced|retired|\w+ intolerant|(?:my |the )?(?:budget|time ?zone|birthday|email|phone|" \
-        r"number) is)"
+        rf"pescatarian|married|single|divorced|retired|\w+ intolerant|{_FREE}|" \
+        r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
-_THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today),?\s+)?"
+_THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never),?\s+)?"
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
 _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
-    rf"|\s+(?:and|but|so|because|though|although|while)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
+    rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
+    rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
     r"|(?:(?<=married)|(?<=divorced)|(?<=widowed)|(?<=separated)|(?<=single)|(?<=single mom)|(?<=single dad)|(?<=single parent))"
     r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
@@ -123,7 +126,7 @@ def clauses(sentence: str) -> list[str]:
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
                        r"love|like|dislike|prefer|speak|own|can't stand|don't like)|(?P<state>allergic|vegan|vegetarian|"
-                       r"pescatarian|married|single|divorced|retired|\w+ intolerant))\b", re.IGNORECASE)
+                       r"pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
 
 
 def _with_subject(m: re.Match[str]) -> str:

@@ -68,24 +68,45 @@ _DIGITS = re.compile(r"\d+")
 def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
     """Whether `label` and `key` name different things by their words alone (the module's
     rules); `aliases`: other labels `key` is known by (the registry's), whose words count
-    as the key's. A pattern (`user.schedule.*`) contrasts with nothing."""
+    as the key's. A pattern (`user.schedule.*`) contrasts with nothing.
+
+    Entity resolution asks this of every near hit of every new label (five per label in a
+    bulk write): each label's parts, numbers and marks are worked out once (`_traits`, `_marks`)."""
     if key.endswith(".*") or label.endswith(".*") or label == key:
         return False
-    a_parts, b_parts = label.split("."), key.split(".")
+    a_parts, a_numbers = _traits(label)
+    b_parts, b_numbers = _traits(key)
     if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1] and not _respelled(a_parts[-1], b_parts[-1]):
         return True
-    numbers_a, numbers_b = _DIGITS.findall(label), _DIGITS.findall(key)
-    if numbers_a and numbers_b and numbers_a != numbers_b:
+    if a_numbers and b_numbers and a_numbers != b_numbers:
         return True
-    mine = words(label)
-    theirs = words(key).union(*map(words, aliases))
-    for groups in _GROUPS:
-        a = {g for g in groups if g & mine}
-        b = {g for g in groups if g & theirs}
-        if a - b and b - a:
+    a = _marks(words(label))
+    b = _marks(words(key).union(*map(words, aliases)) if aliases else words(key))
+    a_groups, a_person, a_collective, a_past, a_wanted = a
+    b_groups, b_person, b_collective, b_past, b_wanted = b
+    for mine, theirs in zip(a_groups, b_groups, strict=True):  # one of each side of a closed set
+        if mine - theirs and theirs - mine:
             return True
-    return (_one_sided(mine, theirs, _PERSON, _COLLECTIVE) or _one_sided(mine, theirs, _PAST)
-            or _one_sided(mine, theirs, _WANTED))
+    if a_person != b_person and not (b_collective if a_person else a_collective):
+        return True  # a person (or a pet) on one side only, the other no collective
+    return a_past != b_past or a_wanted != b_wanted
+
+
+Marks = tuple[tuple[frozenset[int], ...], bool, bool, bool, bool]
+
+
+@lru_cache(maxsize=65_536)
+def _traits(label: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A label's dotted parts and its numbers."""
+    return tuple(label.split(".")), tuple(_DIGITS.findall(label))
+
+
+@lru_cache(maxsize=16_384)
+def _marks(found: frozenset[str]) -> Marks:
+    """Per set of `_GROUPS`, which of its groups the words touch; whether they name a person
+    (or a pet), many of them, a past, a wish."""
+    groups = tuple(frozenset(n for n, g in enumerate(sets) if g & found) for sets in _GROUPS)
+    return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), bool(found & _PAST), bool(found & _WANTED)
 
 
 def _respelled(a: str, b: str) -> bool:
@@ -93,14 +114,6 @@ def _respelled(a: str, b: str) -> bool:
     `email` / `email_address`."""
     short, long = sorted((a, b), key=len)
     return len(short) >= 3 and long.startswith(short)
-
-
-def _one_sided(a: frozenset[str], b: frozenset[str], marks: frozenset[str], exempt: frozenset[str] = frozenset()) -> bool:
-    """One label carries a word of `marks` and the other none (nor a word of `exempt`)."""
-    has_a, has_b = bool(a & marks), bool(b & marks)
-    if has_a == has_b:
-        return False
-    return not ((b if has_a else a) & exempt)
 
 
 @lru_cache(maxsize=16_384)

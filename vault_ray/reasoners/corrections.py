@@ -4,7 +4,8 @@ meant Denver", "nope, Berlin now"): read as the earlier statement with the value
 A value corrected inside one turn is `extraction._corrected`'s. Here the turn says the new
 value and nothing else, so alone it reads as no statement about the user, and it was
 dropped without a word. Only a value a check can tell from any word is taken (a zone, a
-place the gazetteer knows, an amount: an employer or an allergy takes any word, and "Sorry,
+place the gazetteer knows, a country, a US state or a city of 100,000 people or more, so no first name that is
+also a small town ("Actually, Alice"), an amount: an employer or an allergy takes any word, and "Sorry,
 lol" is no employer). The user's turn before it is searched, last clause first, for the
 user's own fact of that kind that reads back as the new value; that clause with the new
 value is the statement. An assistant reply between them other than an acknowledgement ("Here are
@@ -18,11 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .. import places
 from ..models import Fact, Unextracted
 from . import clauses as cl
 from .amends import kind_of
 from .base import Message, as_messages
-from .extraction import extract_turn, read_clause, value_in
+from .extraction import extract_turn, read_clause, typed_values, value_in
 
 MAX_FIX_WORDS = 5
 
@@ -110,6 +112,8 @@ def _kind(value: str) -> str | None:
     if _MONEY.search(value):
         return "money"
     kind = kind_of(value)
+    if kind == "place" and not places.notable(value):  # "Actually, Alice": a name first, a town in Texas second
+        return None
     return None if kind == "other" or not value[:1].isupper() else kind  # "same" is a town in Tanzania
 
 
@@ -143,8 +147,8 @@ def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
 def theirs(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) -> set[str]:
     """The entities of a correcting turn's facts that correct someone else's fact said in the
     user's previous turn ("My office is on Pacific time." "Oops, I meant Eastern"): the turn
-    alone reads as the user's, it is not. (A clause no pattern reads, such as "My daughter is
-    vegetarian", is not seen here.)"""
+    alone reads as the user's, it is not. A clause about someone else no pattern reads ("My
+    daughter is vegetarian" "Actually, vegan") counts when the entity's typed finder sees a value in it."""
     previous = _before(messages)[0] if facts and the_fix(turn) is not None else None
     if previous is None:
         return set()
@@ -153,4 +157,6 @@ def theirs(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) 
         said = {d.entity for d in read_clause(clause)} & entities
         if said and not said & {f.entity for f in extract_turn(clause).facts}:
             found |= said
+        elif cl.about_someone_else(clause):  # "My daughter is vegetarian" "Actually, vegan": no pattern reads hers
+            found |= {e for e in entities if typed_values(e, cl.normalize_subject(clause))}
     return found

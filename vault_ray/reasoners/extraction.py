@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, framing, lexicon
+from . import amends, asides, caveats, framing, lexicon
 from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES
@@ -83,6 +83,14 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
             del facts[last_start:]
             continue
+        if (off := caveats.moved_off(sentence)) and (facts[last_start:] if off[0].start() == 0 else True):
+            moved = off[0]
+            head = f"{last} ... {sentence}" if moved.start() == 0 else sentence[:moved.end()]
+            unextracted.append(Unextracted(head, off[1]))  # "I live in Denver, or rather my parents do"
+            del facts[last_start if moved.start() == 0 else len(facts):]
+            sentence = sentence[moved.end():].strip(" ,;.!")
+            if not sentence:
+                continue
         last_start, last = len(facts), sentence
         others: set[str] = set()  # what the sentence said of someone else: a request that follows is theirs too
         said_before, before = len(facts), sentence  # where the facts of the clause before this one start
@@ -105,7 +113,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
                 unextracted.append(Unextracted(clause, asides.OTHER))
                 others |= entities
-            elif drafts and (reason := asides.aside(clause, entities)):
+            elif drafts and (reason := asides.aside(clause, entities) or (not why and caveats.caveat(clause, mine))):
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but {reason}"))
                 others |= entities if reason in (asides.OTHER, asides.THING) else set()
             elif drafts and _stay_not_home(clause, drafts):
@@ -132,7 +140,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             if (cl.about_someone_else(clause) or asides.someone_else(clause, value_found=bool(kept)) or (drafts and not kept)
                     or (near and asides.follows_from(clause, {near.entity}, theirs[clause]))):
                 unextracted.append(Unextracted(clause, asides.OTHER))
-            elif near and (reason := asides.aside(clause, {near.entity})):
+            elif near and (reason := asides.aside(clause, {near.entity}) or caveats.caveat(clause, kept)):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but {reason}"))
             elif near and near.entity == "user.location" and cl.not_now(clause):
                 unextracted.append(Unextracted(clause, _STAY))
@@ -318,6 +326,12 @@ _TYPED: dict[str, Callable[[str], list[Draft]]] = {
     "user.employer": _find_org,
     "user.job": _find_job,
 }
+
+
+def typed_values(entity: str, norm: str) -> list[Draft]:
+    """What the typed finder of a built-in `entity` sees in a clause (none for an entity without one)."""
+    finder = _TYPED.get(entity)
+    return finder(norm) if finder else []
 
 
 def _typed_value(entry: RegistryEntry, norm: str) -> list[Draft]:

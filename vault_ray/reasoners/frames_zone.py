@@ -11,7 +11,7 @@ from .lexicon import ANYMORE, CLOCK_BEFORE, FROM_TO, NEGATED_BEFORE, NOT_BEFORE,
 IC = re.IGNORECASE
 
 _ZONE_PHRASE = re.compile(r"\b((?:[A-Za-z]+[\s/]){0,3}?[A-Za-z]+)\s+(?:standard\s+|daylight\s+|summer\s+)?time(?:\s*zone)?\b", IC)
-_ZONE_ABBR = re.compile(r"(?<![\w-])([A-Z]{2,5})(?![\w-])")
+_ZONE_ABBR = re.compile(r"(?<![\w&-])([A-Z]{2,5})(?![\w&-])")  # not "AT" of "AT&T"
 _ZONE_LOWER = re.compile(r"^i'm (?:in|on|at) (?:the )?([a-z]{2,4})(?: time(?: ?zone)?)?$", IC)
 _OFFSET = re.compile(r"\b(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d\d)?\b", IC)
 _ZONE_KEYWORD = re.compile(r"\b(?:time ?zone|tz)\b(?:\s+(?:is|=|:|to|will be|should be|is now|has changed to|changed to))?"

@@ -14,7 +14,15 @@ _INTRO = re.compile(r"^(?P<hi>(?:hi|hey|hello|hiya)[,!.]*\s+)?i'm\s+(?P<v>(?-i:(
                     r"pleased to meet)|,)", re.IGNORECASE)
 _NOT_NAMES = frozenset(("fine", "good", "great", "okay", "ok", "sorry", "back", "here", "home", "tired", "busy", "happy", "sad",
                         "ready", "done", "sure", "single", "married", "divorced", "retired", "pregnant", "sick", "free", "new",
-                        "late", "early", "in", "at", "on", "from", "not", "also", "still", "just", "so", "out", "off", "up"))
+                        "late", "early", "in", "at", "on", "from", "not", "also", "still", "just", "so", "out", "off", "up",
+                        # a faith or a belief ("I'm Catholic, actually lapsed"); "Christian" is a name too: see _BELIEFS
+                        "catholic", "protestant", "jewish", "muslim", "moslem", "buddhist", "hindu", "sikh", "jain",
+                        "mormon", "atheist", "agnostic", "orthodox", "evangelical", "baptist", "methodist", "lutheran",
+                        "presbyterian", "anglican", "episcopalian", "pagan", "wiccan", "quaker", "amish", "lapsed",
+                        "religious", "spiritual", "secular", "shinto", "taoist", "zoroastrian", "adventist", "pentecostal",
+                        "gay", "straight", "bi", "bisexual", "queer", "trans", "nonbinary", "lesbian", "asexual"))
+_BELIEFS = frozenset(("christian", "bahai", "unitarian", "calvinist", "mennonite"))
+"""A belief that is also a first name ("Christian"): a name only when said as an introduction ("Hi, I'm Christian")."""
 
 
 def introduced(n: str) -> str | None:
@@ -26,6 +34,6 @@ def introduced(n: str) -> str | None:
     sure = intro.group("hi") or intro.group("last") or intro.group("more")  # said as an introduction
     word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first)
     # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French")
-    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or gazetteer.find_place(first)
+    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or first in _BELIEFS or gazetteer.find_place(first)
                  or gazetteer.find_language(first))
     return intro.group("v") if not word and (sure or plain) else None

@@ -161,7 +161,13 @@ def place_value(raw: str, *, strong: bool) -> str | None:
 def split_list(value: str) -> list[str]:
     """'peanuts, shellfish and eggs' -> ['peanuts', 'shellfish', 'eggs']."""
     parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", FILLER_END.sub("", value))
-    return [p.strip() for p in parts if p and p.strip(" .") and not _FILLER_ITEM.match(p.strip(" ."))]
+    return [p.strip() for i, p in enumerate(parts) if p and p.strip(" .") and not _FILLER_ITEM.match(p.strip(" ."))
+            and not (i and _NO_ITEM.match(p.strip()))]  # the first is the value said ("I Will Always Love You")
+
+
+_NO_ITEM = re.compile(r"^(?:rather|always|never|actually|really|i|i'm|i've|i'd|i was|he|she|they|we|it|that|which|since|but|"
+                      r"though)\b", re.IGNORECASE)
+"""A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid"."""
 
 
 def number_word(word: str) -> int | None:

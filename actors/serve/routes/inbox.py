@@ -139,10 +139,11 @@ async def resolve(dispute_id: str, request: Request, svc: Svc) -> Response:
         if not keep_both and not winner:
             raise InvalidInput("pick the value that is right (or keep both)")
         await svc.run(svc.vault.resolve_dispute, dispute_id, winner, decided_by=who.name, note=note, keep_both=keep_both)
-    except VaultError as exc:
+    except VaultError as exc:  # the page again, the error on top and the card as the person filled it in
         found, total = await svc.run(inbox.cards, svc.vault)
+        kept = {"dispute": dispute_id, "choice": form.get("choice", ""), "note": form.get("note", "")}
         return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=None,
-                                  error=str(exc), csrf=inbox.csrf_token(token)), status_of(exc))
+                                  error=str(exc), kept=kept, csrf=inbox.csrf_token(token)), status_of(exc))
     return RedirectResponse(f"{_base(request)}?done={dispute_id}", status_code=303)
 
 
