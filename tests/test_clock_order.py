@@ -45,3 +45,17 @@ def test_a_write_that_embedded_slowly_records_after_the_one_that_overtook_it(mak
     just_before = vault.get("user.diet", as_of=claims["keto"].recorded_at - timedelta(microseconds=1))
     seen = {c.claim.value for c in just_before.candidates} | {c.value for c in just_before.active}
     assert "vegetarian" in seen and "keto" not in seen  # the state between the two writes, as it was
+
+
+def test_a_future_observed_at_orders_at_its_recording_time(vault):
+    """QA round 91: a claim said to be observed 20 h ahead (accepted: clock skew) no longer
+    outranks every write until then; recency orders it by min(observed_at, recorded_at),
+    and the claim keeps the time its agent sent."""
+    from vault_ray.models import utcnow
+
+    ahead = utcnow() + timedelta(hours=20)
+    (a,) = vault.agent("a").add_facts([Fact("user.city", "lives in Rome", value="Rome", observed_at=ahead)]).decisions
+    (b,) = vault.agent("b").add_facts([Fact("user.city", "lives in Oslo", value="Oslo")]).decisions
+    assert b.outcome == "active" and b.superseded == (a.claim_id,)
+    assert vault.claim(a.claim_id).observed_at == ahead
+    assert [c.value for c in vault.get("user.city").active] == ["Oslo"]

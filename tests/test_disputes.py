@@ -94,7 +94,7 @@ def test_keep_both_on_a_many_entity(make_vault):
     [
         (lambda v, inc, ch, d: v.resolve_dispute(d, "not-a-member", decided_by="user"), DisputeError),
         (lambda v, inc, ch, d: v.resolve_dispute(d, decided_by="user", keep_both=True), DisputeError),  # 'one'
-        (lambda v, inc, ch, d: v.resolve_dispute(d, ch, decided_by=""), DisputeError),
+        (lambda v, inc, ch, d: v.resolve_dispute(d, ch, decided_by=""), InvalidInput),
         (lambda v, inc, ch, d: v.resolve_dispute(d, decided_by="user"), InvalidInput),
         (lambda v, inc, ch, d: v.resolve_dispute("dsp-0-missing", ch, decided_by="user"), DisputeNotFound),
         (lambda v, inc, ch, d: v.resolve_dispute("garbage", ch, decided_by="user"), DisputeNotFound),

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from vault_ray import DisputeError, Fact, Policy
+from vault_ray import DisputeError, Fact, InvalidInput, Policy
 from vault_ray.engine.disputes import WITHDRAWN
 from vault_ray.models import Outcome, Status
 
@@ -135,7 +135,7 @@ def test_a_resolution_must_name_who_decided(authority, who):
     vault = authority
     say(vault, "scheduler", "PST")
     est = say(vault, "chat", "EST", 60)
-    with pytest.raises(DisputeError, match="decided_by"):
+    with pytest.raises(InvalidInput, match="decided_by"):
         vault.resolve_dispute(est.dispute_id, winner=est.claim_id, decided_by=who)
     assert dispute(vault, est.dispute_id).status == "open"
 

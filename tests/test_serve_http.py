@@ -90,3 +90,14 @@ def test_a_write_error_names_the_position_of_the_bad_fact(http):
         ok, {"entity": "User Diet!", "text": "The user eats fish"}]}).json()
     assert entity["type"].endswith(":InvalidEntity") and (entity["index"], entity["entity"]) == (1, "User Diet!")
     assert "index" not in client.get("/v1/entities/User%20Diet!", headers=headers["chat"]).json()
+
+
+@pytest.mark.parametrize("body", [{"text": "I'm vegan", "messages": [{"role": "user", "content": "I'm vegan"}]}, {}])
+def test_messages_with_both_text_and_messages_or_neither_is_request_validation(http, body):
+    """QA round 91: docs/http.md says an InvalidInput from request validation carries `errors`."""
+    client, headers = http
+    answer = client.post("/v1/messages", json=body, headers=headers["chat"])
+    problem = answer.json()
+    assert answer.status_code == 422 and problem["type"].endswith(":InvalidInput")
+    assert "give either messages or text" in problem["detail"]
+    assert problem["errors"] and problem["errors"][0]["loc"] == ["body"]

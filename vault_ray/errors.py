@@ -134,8 +134,13 @@ class DisputeNotFound(NotFound):
 
 
 class DisputeError(VaultError):
-    def __init__(self, message: str, *, dispute_id: str | None = None) -> None:
+    winner: str | None = None
+    """The winner named, when it is no claim of the dispute (bad input: the CLI exits 2)."""
+
+    def __init__(self, message: str, *, dispute_id: str | None = None, winner: str | None = None) -> None:
         self.dispute_id = dispute_id
+        if winner is not None:
+            self.winner = winner
         super().__init__(message)
 
 

@@ -13,6 +13,19 @@ def short(cid: str | None) -> str:
     return (cid or "")[:12]
 
 
+ID_COLUMNS = frozenset({"id", "superseded_by"})
+"""Columns of ids: never wrapped or cut, whatever the terminal's width (they are copied)."""
+
+
+def _columns(t: Table, names: tuple[str, ...], ids: tuple[str, ...] = ()) -> None:
+    """The table's columns: text folds at the terminal's width; id columns keep each id whole."""
+    for col in names:
+        if col in ID_COLUMNS:
+            t.add_column(col, no_wrap=True, overflow="ignore", min_width=max((len(i) for i in ids), default=0))
+        else:
+            t.add_column(col, overflow="fold")
+
+
 def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the store decided") -> Table:
     t = Table(title=title, show_lines=False)
     for col in ("agent", "said", "entity", "op", "outcome", "why"):
@@ -27,8 +40,7 @@ def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the
 
 def claims_table(claims: list[Claim], title: str) -> Table:
     t = Table(title=title)
-    for col in ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"):
-        t.add_column(col, overflow="fold")
+    _columns(t, ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"), ("x" * 12,))
     for c in claims:
         t.add_row(short(c.id), c.agent, c.text, c.value or "", str(c.status),
                   c.observed_at.strftime("%Y-%m-%d %H:%M:%S"), short(c.superseded_by))
@@ -65,8 +77,8 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
 
 def disputes_table(disputes: list[Dispute], vault: Vault) -> Table:
     t = Table(title="Disputes")
-    for col in ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"):
-        t.add_column(col, overflow="fold")
+    _columns(t, ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"),
+             tuple(d.id for d in disputes))
     for d in disputes:
         ch = vault.claim(d.challenger)
         inc = [vault.claim(i) for i in d.incumbents]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -63,24 +64,32 @@ def decide(
     return Verdict(Action.ASK_JUDGE, "judge", "the judge strategy decides every contradiction", weights=weights)
 
 
+def ordered_at(c: Claim) -> datetime:
+    """The time recency orders a claim by: when it was observed, but never later than when
+    it was recorded. A future `observed_at` (clock skew, up to `MAX_FUTURE` is accepted)
+    would otherwise outrank every write until then; the claim keeps what its agent sent."""
+    return min(c.observed_at, c.recorded_at)
+
+
 def recency(incoming: Claim, conflicting: Sequence[Claim], policy: Policy, weights: dict[str, float]) -> Verdict:
     window = policy.near_simultaneous_s
+    mine = ordered_at(incoming)
     # an exact tie is no "newer" either, whatever the window (the default is none): arrival order would decide
-    close = [c for c in conflicting if abs((incoming.observed_at - c.observed_at).total_seconds()) < window
-             or c.observed_at == incoming.observed_at]
+    close = [c for c in conflicting if abs((mine - ordered_at(c)).total_seconds()) < window or ordered_at(c) == mine]
     if close:
-        gap = min(abs((incoming.observed_at - c.observed_at).total_seconds()) for c in close)
+        gap = min(abs((mine - ordered_at(c)).total_seconds()) for c in close)
         reason = (f"near-simultaneous: observed {gap:.1f}s apart, inside the {window:g}s window" if gap
                   else "observed at the same moment")
         if policy.on_ambiguous_for(incoming.entity) == "judge":
             return Verdict(Action.ASK_JUDGE, "recency", reason, weights=weights)
         return Verdict(Action.DISPUTE, "recency", reason + "; order not trusted", weights=weights)
-    newest = max(conflicting, key=lambda c: c.observed_at)
-    if incoming.observed_at > newest.observed_at:
+    newest = max(conflicting, key=ordered_at)
+    if mine > ordered_at(newest):
         return Verdict(Action.WIN, "recency", "newer observation wins", weights=weights)
+    at = ordered_at(newest)
+    ahead = f", recorded then; said to be observed at {newest.observed_at.isoformat()}" if at < newest.observed_at else ""
     return Verdict(
-        Action.LOSE, "recency",
-        f"late arrival: observed before the current claim {newest.id} ({newest.observed_at.isoformat()})",
+        Action.LOSE, "recency", f"late arrival: observed before the current claim {newest.id} ({at.isoformat()}{ahead})",
         winner=newest.id, weights=weights,
     )
 

@@ -39,7 +39,7 @@ from .models import (
 )
 from .policy import Policy
 from .ratelimit import RateLimiter
-from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn
+from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn, no_user_turn
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .texts import check_agent, check_string
@@ -233,7 +233,7 @@ class Vault(Transfers, Retractions):
         msgs = as_messages(messages)
         user, _ = latest_turn(msgs)
         if not user.strip():
-            raise InvalidFact("no user message to extract from")
+            raise InvalidFact(no_user_turn(msgs), field="messages")
         policy, registry = self._backend.control(fresh=False)
         if len(user) > policy.max_text * 10:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")

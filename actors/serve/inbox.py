@@ -20,7 +20,8 @@ from typing import Any
 import jinja2
 
 from vault_ray.engine.explain import build
-from vault_ray.models import MAX_NOTE, Claim, Dispute
+from vault_ray.models import MAX_NOTE, Claim, Dispute, Status
+from vault_ray.reasoners.rules import normalized_value
 from vault_ray.vault import Vault
 
 HERE = Path(__file__).parent
@@ -51,9 +52,26 @@ class Value:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One choice of a dispute: a value, with every live claim of the dispute that says it."""
+
+    backers: tuple[Value, ...]
+
+    @property
+    def claim(self) -> Claim:
+        """The claim a choice of this value names (the first backer: the current one, if any)."""
+        return self.backers[0].claim
+
+    @property
+    def role(self) -> str:
+        return self.backers[0].role
+
+
+@dataclass(frozen=True)
 class Card:
     dispute: Dispute
-    values: tuple[Value, ...]
+    values: tuple[Option, ...]
+    """One option per value (several agents saying the same value are one choice)."""
     many: bool
     """A 'many' entity: keeping both values is a choice."""
 
@@ -76,11 +94,15 @@ def card(vault: Vault, dispute: Dispute) -> Card:
     disputes = [dispute if i == dispute.id else vault.dispute(i) for i in named]
     roles = [(i, "current") for i in dispute.incumbents] + [(dispute.challenger, "challenger")]
     roles += [(i, "supporter") for i in dispute.supporters]
-    values = tuple(Value(claims[i], role, policy.weight(claims[i].agent, dispute.entity),
-                         build(claims[i], log, disputes).text())
-                   for i, role in roles if i in claims)
+    options: dict[str, list[Value]] = {}
+    for i, role in dict.fromkeys(roles):
+        c = claims.get(i)
+        if c is None or c.status == Status.SUPERSEDED:  # a claim the store no longer holds is no choice
+            continue
+        value = Value(c, role, policy.weight(c.agent, dispute.entity), build(c, log, disputes).text())
+        options.setdefault(normalized_value(c), []).append(value)
     many = policy.cardinality_for(dispute.entity, registry.cardinality(dispute.entity)) == "many"
-    return Card(dispute, values, many)
+    return Card(dispute, tuple(Option(tuple(v)) for v in options.values()), many)
 
 
 def cards(vault: Vault) -> tuple[list[Card], int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, model_validator
 
 from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
 from vault_ray.policy import Policy
@@ -48,6 +48,12 @@ class MessagesIn(Strict):
     text: str | None = None
     session: str | None = Field(None, max_length=256)
     observed_at: Time | None = Field(None, description="When it was said (default: now); ISO 8601 or epoch seconds")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> MessagesIn:  # a request validation error: the problem carries `errors` (loc ["body"])
+        if (self.messages is None) == (self.text is None):
+            raise ValueError("give either messages or text")
+        return self
 
 
 class FactIn(Strict):

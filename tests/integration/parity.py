@@ -257,6 +257,30 @@ def dispute_lifecycle(mode: Mode) -> dict:
                 entity="user.timezone")]}
 
 
+def person_decision_sticks(mode: Mode) -> dict:
+    """QA round 91: a person's resolution is not overturned by an agent's policy, in the
+    shard actors as in-process, and after a restart (the partition reads it from its log)."""
+    vault = mode.open(reasoner=drifting_reasoner())
+    vault.set_strategy("user.timezone", "authority")
+    vault.set_authority("scheduler", "user.timezone", 0.9)
+
+    def say(agent: str, value: str, hours: int):  # type: ignore[no-untyped-def]
+        fact = Fact("user.timezone", f"The user is in {value}", value=value, observed_at=T0 + timedelta(hours=hours))
+        return vault.agent(agent).add_facts(fact).decisions[0]
+
+    say("scheduler", "PST", 0)
+    est = say("chat", "EST", 1)
+    vault.resolve_dispute(est.dispute_id, est.claim_id, decided_by="user", note="moved to NY")
+    again = say("scheduler", "PST", 2)
+    assert again.outcome == "disputed" and vault.get("user.timezone").contested
+    vault = mode.reopen(vault)
+    later = vault.agent("scheduler").add_facts(Fact("user.timezone", "The user is in CST", value="CST",
+                                                    observed_at=T0 + timedelta(hours=3))).decisions[0]
+    assert later.outcome == "disputed"
+    assert [c.value for c in vault.get("user.timezone").active] == ["EST"]
+    return {"again": again, "later": later, "disputes": vault.disputes(None)}
+
+
 def bad_input_and_idempotency(mode: Mode) -> dict:
     vault = mode.open()
     mem = vault.agent("a")
@@ -316,5 +340,5 @@ def check_invariants(vault: Vault) -> None:
 SCENARIOS = {
     f.__name__: f
     for f in (seed_authority_dispute, seed_recency_supersede, two_pass_rules, late_arrival, wildcards,
-              reopen_same_answers, dispute_lifecycle, bad_input_and_idempotency, random_sequence)
+              reopen_same_answers, dispute_lifecycle, bad_input_and_idempotency, random_sequence, person_decision_sticks)
 }

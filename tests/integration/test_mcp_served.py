@@ -149,10 +149,11 @@ def test_bad_arguments_are_tool_errors_and_change_nothing(store):
                 await refused(client, "history", entity="user..diet"),
                 await refused(client, "explain", claim_id="no-such-claim"),
                 await refused(boss, "resolve_dispute", dispute_id="no-such-dispute", winner="x"),
+                await refused(client, "recall", query=""),  # the tool's `query`, never REST's `query.q`
             ]
 
     said = asyncio.run(scenario())
     for text, error in zip(said, ["InvalidFact", "InvalidFact", "InvalidEntity", "InvalidFact", "InvalidEntity",
-                                  "ClaimNotFound", "DisputeNotFound"], strict=True):
-        assert f": {error}: " in text, text
+                                  "ClaimNotFound", "DisputeNotFound", "InvalidInput"], strict=True):
+        assert f": {error}: " in text and "query.q" not in text, text
     assert snapshot(store) == before

@@ -5,6 +5,7 @@ opening a vault, and the mapping of the error tree to exit codes (2 bad input,
 from __future__ import annotations
 
 import functools
+import json
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -20,17 +21,25 @@ from rich.markup import escape
 from vault_ray.storage.layout import read_meta
 
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import ClusterError, InvalidInput, NotFound, StoreError, VaultError
+from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
 from ..vault import Vault
+from ..wire import encode
 
 console = Console()
+err_console = Console(stderr=True)  # errors and notices: stdout stays the answer (`X=$(vault-ray ...)`)
 F = TypeVar("F", bound=Callable[..., Any])
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store (e.g. 'auto').")
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
 HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
+JSON = typer.Option(False, "--json", help="Print JSON data (as the HTTP API sends it: times in ISO 8601 UTC).")
 AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z).")
+
+
+def print_json(obj: Any) -> None:
+    """`obj` (models, lists of them) as the HTTP API encodes it, on stdout."""
+    typer.echo(json.dumps(encode(obj), indent=2, ensure_ascii=False))
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -43,8 +52,8 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def exit_code(exc: VaultError) -> int:
-    if isinstance(exc, InvalidInput):
-        return 2
+    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and exc.winner is not None):
+        return 2  # bad input; a winner that is no claim of its dispute too
     if isinstance(exc, NotFound):
         return 3
     if isinstance(exc, StoreError | ClusterError):
@@ -60,7 +69,7 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -92,7 +101,7 @@ def resumable(fn: F) -> F:
         except (KeyboardInterrupt, Exception) as exc:
             if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
                 raise
-            console.print("interrupted: the store is whole; run the same command again to resume or start over",
+            err_console.print("interrupted: the store is whole; run the same command again to resume or start over",
                           highlight=False)
             raise typer.Exit(130) from None
         finally:
@@ -130,6 +139,13 @@ def require_store(store: str) -> None:
     if read_meta(store) is None:
         raise NotFound(f"no vault-ray store at {store} (it has no vault.json). Commands that write, such as "
                        f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
+
+
+def made_with_hashing(store: str | None) -> bool:
+    """Whether an embedded store's vectors are the hashing embedder's (a command that only
+    reads settings opens it so: no model to load, no --hashing to remember)."""
+    meta = read_meta(store) if store else None
+    return meta is not None and meta.embedder.startswith("hashing-")
 
 
 def _hashing_dim(store: str | None) -> int:

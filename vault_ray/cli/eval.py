@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import ClusterError
-from .common import console, handle_errors
+from .common import console, err_console, handle_errors
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column, with intervals
@@ -133,7 +133,7 @@ def register(app: typer.Typer) -> None:
                 _remove_stale(out, SYNTHETIC_OUTPUTS + ((PROPOSAL, "recommendation.png") if recommend else ()),
                               keep_scenarios=_reads_scenarios_of(out, input_dir))
         except ValueError as exc:
-            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(2) from None
         finally:  # a run that failed before writing anything leaves no empty OUT behind
             if made and out.is_dir() and not any(out.iterdir()):

@@ -50,7 +50,10 @@ def events(
 ) -> None:
     """Print the store's events (claims added and superseded, disputes opened, challenged
     and resolved); --follow keeps printing new ones. Every event has a cursor: --since
-    CURSOR resumes right after it."""
+    CURSOR resumes right after it.
+
+    --follow with --store keeps the store open, so other processes that open it get StoreLocked
+    while it runs: to watch a store that agents write, follow a service (--url) or a cluster (--address)."""
     start = since or (NOW if follow else START)
     filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
     if url:

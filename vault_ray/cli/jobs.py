@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..errors import InvalidInput, VaultError
-from .common import console, handle_errors, require_store, resumable
+from .common import HASHING, console, handle_errors, require_store, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -72,9 +72,12 @@ def _quiet_ray() -> None:
     logging.getLogger("ray.data").setLevel(logging.ERROR)
 
 
-def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE) -> None:
+def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
+           hashing: bool = HASHING) -> None:
     """Export a store to OUT: claims (with embeddings), disputes, events and receipts as Parquet
-    partitioned by partition number, the policy and registry, and a manifest with checksums."""
+    partitioned by partition number, the policy and registry, and a manifest with checksums.
+    --hashing is accepted like on every memory command (an export embeds nothing: it changes nothing)."""
+    del hashing  # the vectors are copied as stored, whatever the embedder
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
     _target(store, address)

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from ..engine.control import check_rules
 from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, made_with_hashing, open_vault
 
 FILE = typer.Argument(..., help="Policy file (JSON), e.g. proposal.json written by `vault-ray eval --recommend`.")
 DRY_RUN = typer.Option(False, "--dry-run", help="Show what would change; apply nothing.")
@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
     @handle_errors
     def show(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
         """Print the store's policy as a policy file (JSON): edit it, then `policy apply` it."""
-        with open_vault(store, address, namespace, hashing) as vault:
+        with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no model to load
             typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True))
 
     @group.command("apply")

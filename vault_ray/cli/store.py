@@ -3,39 +3,40 @@ authority. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mod
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
-
 import typer
 from rich.table import Table
 
 from ..errors import ClaimNotFound, InvalidInput
 from ..render import claims_table, disputes_table, hits_table, view_table
 from ..vault import Vault
-from .common import ADDRESS, AS_OF, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time
+from .common import ADDRESS, AS_OF, HASHING, JSON, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time, print_json
 
 
 def get(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
-        hashing: bool = HASHING, as_of: str = AS_OF) -> None:
+        hashing: bool = HASHING, as_of: str = AS_OF, as_json: bool = JSON) -> None:
     """Show the current view of ENTITY (both values while a dispute is open)."""
     when = parse_time(as_of)
     with open_vault(store, address, namespace, hashing) as vault:
-        console.print(view_table(vault.get(entity, as_of=when)))
+        found = vault.get(entity, as_of=when)
+        print_json(found) if as_json else console.print(view_table(found))
 
 
 def history(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
-            hashing: bool = HASHING) -> None:
+            hashing: bool = HASHING, as_json: bool = JSON) -> None:
     """Show every claim ever made on ENTITY, with status and provenance."""
     with open_vault(store, address, namespace, hashing) as vault:
-        console.print(claims_table(vault.history(entity), f"history({entity!r})"))
+        found = vault.history(entity)
+        print_json(found) if as_json else console.print(claims_table(found, f"history({entity!r})"))
 
 
 def search(query: str, k: int = typer.Option(5, "-k", help="How many hits."), store: str = STORE,
-           address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING, as_of: str = AS_OF) -> None:
+           address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING, as_of: str = AS_OF,
+           as_json: bool = JSON) -> None:
     """Semantic search over active claims."""
     when = parse_time(as_of)
     with open_vault(store, address, namespace, hashing) as vault:
-        console.print(hits_table(query, vault.search(query, k=k, as_of=when)))
+        found = vault.search(query, k=k, as_of=when)
+        print_json(found) if as_json else console.print(hits_table(query, found))
 
 
 def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain."),
@@ -46,19 +47,22 @@ def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain
     with open_vault(store, address, namespace, hashing) as vault:
         found = vault.explain(_whole(claim_id, vault))
         if as_json:
-            typer.echo(json.dumps(asdict(found), default=str, indent=2))
+            print_json(found)  # times as the HTTP API writes them (ISO 8601, "Z")
         else:
             console.print(found.text(), highlight=False, markup=False)
 
 
 def disputes(status: str = typer.Option("open", help="open, resolved or all."), store: str = STORE,
-             address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+             address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING, as_json: bool = JSON) -> None:
     """List disputes with both sides."""
     if status not in ("open", "resolved", "all"):
         raise typer.BadParameter(f"{status!r}: use open, resolved or all", param_hint="--status")
     with open_vault(store, address, namespace, hashing) as vault:
         found = vault.disputes(None if status == "all" else status)
-        console.print(disputes_table(found, vault) if found else f"no {status} disputes")
+        if as_json:
+            print_json(found)
+        else:
+            console.print(disputes_table(found, vault) if found else f"no {status} disputes")
 
 
 def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="Claim id that wins."),

@@ -10,13 +10,14 @@ from datetime import datetime
 from typing import Any
 
 from .. import strategies
-from ..errors import InvalidInput
+from ..errors import DisputeError, InvalidInput
 from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action
 from ..texts import check_string
 from . import tally
+from .decided import person_decided
 from .txn import Txn
 
 
@@ -79,11 +80,13 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     per dispute. High-stakes disputes never settle here."""
     if policy.is_high_stakes(d.entity):
         return None
+    incumbents = [txn.claim(c) for c in d.incumbents if txn.known(c)]
+    incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
+    if incumbents and set(person_decided(txn, d.entity)) & {c.id for c in incumbents}:
+        return None  # a value a person chose: only a person overturns it (decided.py)
     n = policy.rules.reasserted_by
     if n is not None and n_agents >= n:
         return f"rule:reasserted_by_{n}", f"challenger value asserted by {n_agents} distinct agents", {}
-    incumbents = [txn.claim(c) for c in d.incumbents if txn.known(c)]
-    incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
     if not incumbents:
         return None
     pool = tally.assertions(txn, d.entity) if policy.strategy_for(d.entity) == "consensus" else txn.live_on(d.entity)
@@ -177,12 +180,12 @@ def _takes_back(new: str, parked: str) -> bool:
 
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:
     """The arguments of `resolve_dispute`, before anything is read: strings the log can keep,
-    and a winner unless every value is kept. A missing `decided_by` is the partition's
-    DisputeError (it names the dispute)."""
+    and a winner unless every value is kept; `decided_by` must name who decided."""
     check_string(dispute_id, "dispute_id", limit=128)
     check_string(winner, "winner", limit=128, optional=True)
-    if isinstance(decided_by, str) and decided_by.strip():
-        check_string(decided_by, "decided_by", limit=128)
+    if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
+        raise InvalidInput(f"decided_by must name who decided, got {decided_by!r}")
+    check_string(decided_by, "decided_by", limit=128)
     check_string(note, "note", limit=MAX_NOTE, empty=True)
     if not isinstance(keep_both, bool):
         raise InvalidInput(f"keep_both must be True or False, got {keep_both!r}")
@@ -278,3 +281,53 @@ def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: date
             continue
         done.append(resolve(txn, d, keep, "rule:stale", f"open {age:.0f}s without re-assertion", keep_both=False))
     return done
+
+
+def _in_place(cid: str, live: Any, lookup: Callable[[str], Claim | None]) -> str | None:
+    """The live claim at the end of `cid`'s chain of replacements (`superseded_by`)."""
+    hops: str | None = cid
+    for _ in range(32):
+        if hops is None or hops in live:
+            return hops
+        gone = lookup(hops)
+        hops = gone.superseded_by if gone is not None else None
+    return None
+
+
+def as_live(d: Dispute, live: Any, lookup: Callable[[str], Claim | None]) -> Dispute:
+    """An open dispute as a reader sees it: only claims that still stand. An incumbent its
+    agent has since replaced gives way to the claim in its place (when that one is active
+    and not already listed), or leaves the list while another incumbent stands: the inbox
+    and the tables never offer a value the store no longer holds. The stored row keeps
+    every id (`resolve_dispute` still accepts them, see `pick_winner`)."""
+    if d.status != DisputeStatus.OPEN or all(i in live for i in d.incumbents):
+        return d
+    others = {d.challenger, *d.supporters}
+    kept: list[str] = []
+    for i in d.incumbents:
+        now = _in_place(i, live, lookup)
+        if now is not None and now not in kept and now not in others and live[now].status == Status.ACTIVE:
+            kept.append(now)
+    return replace(d, incumbents=tuple(kept)) if kept else d
+
+
+def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim | None]) -> str:
+    """The claim a resolution for `winner` makes the winner. A member of the dispute its agent
+    has since replaced stands for its value: another live member saying the same, or (the
+    only incumbent replaced) the claim in its place. A value no live claim holds any more
+    is refused, naming the values that can win."""
+    taken = successors(txn, lookup, d.incumbents)  # newer claims in an incumbent's place
+    members = [d.challenger, *d.incumbents, *d.supporters]
+    if winner not in {*members, *taken}:
+        raise DisputeError(f"claim {winner!r} is not part of dispute {d.id!r}", dispute_id=d.id, winner=winner)
+    if txn.known(winner):
+        return winner
+    said = lookup(winner)
+    standing = [txn.claim(i) for i in dict.fromkeys([*members, *sorted(taken)]) if txn.known(i)]
+    if said is not None:
+        same = [c for c in standing if normalized_value(c) == normalized_value(said)]
+        if same:
+            return same[0].id
+    values = ", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing)
+    raise DisputeError(f"claim {winner!r} of dispute {d.id!r} was since superseded, and no live claim says its "
+                       f"value any more; choose one of: {values}", dispute_id=d.id)

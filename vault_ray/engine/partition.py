@@ -30,6 +30,7 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
 from . import disputes, tally
+from .decided import Decided, guard
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 from .views import Scored, entity_view
@@ -48,6 +49,7 @@ class Partition:
         self.clock: datetime | None = None
         """The recording time of the last change committed here: the next is later (`after`)."""
         self.index = index
+        self.decided = Decided(lambda: self.log.disputes(status="resolved"))
         preloaded = len(index) > 0  # a host that restored its saved HNSW graph holds our rows already
         image = log.load(with_vectors=not preloaded)
         self.state = PartitionState(image)
@@ -75,7 +77,7 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored)
+        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored, self.decided.on)
 
     def after(self, now: datetime) -> datetime:
         """`now`, or just after the last change committed here: a write whose clock was read
@@ -138,8 +140,8 @@ class Partition:
             txn.event(item.entity, "noop", claim_id=known, agent=item.agent, incoming=item.id, reason=own_verdict.reason)
             return Decision(op=op, outcome=Outcome.NOOP, claim_id=known, reason=own_verdict.reason, **base)
         targets = [txn.claim(t) for t in own_verdict.targets]
-        newest_own = max(targets, key=lambda c: c.observed_at, default=None)
-        if newest_own is not None and incoming.observed_at < newest_own.observed_at:
+        newest_own = max(targets, key=strategies.ordered_at, default=None)
+        if newest_own is not None and strategies.ordered_at(incoming) < strategies.ordered_at(newest_own):
             return self._store_late(txn, incoming, newest_own.id, op, "late arrival: older than this agent's own claim", base)
         others = [c for c in live if c.agent != item.agent and c.status == Status.ACTIVE]
         conflicting_ids = reasoner.conflicts(incoming, others, item.cardinality) if others and (op == Op.ADD or targets) else []
@@ -162,6 +164,7 @@ class Partition:
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
+        verdict = guard(verdict, conflicting, txn)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
     @staticmethod
@@ -218,14 +221,8 @@ class Partition:
             raise DisputeError(f"dispute {dispute_id!r} is already resolved", dispute_id=dispute_id)
         if keep_both and cardinality != "many":
             raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
-        taken = disputes.successors(txn, self.find_claim, d.incumbents)  # newer claims in an incumbent's place
-        if not keep_both and winner not in {d.challenger, *d.incumbents, *d.supporters, *taken}:
-            raise DisputeError(f"claim {winner!r} is not part of dispute {dispute_id!r}", dispute_id=dispute_id)
-        if not keep_both and not txn.known(winner):  # type: ignore[arg-type]
-            raise DisputeError(f"claim {winner!r} of dispute {dispute_id!r} was since superseded; name a live claim of "
-                               f"the dispute, or {sorted(taken)} (in an incumbent's place now)", dispute_id=dispute_id)
-        if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
-            raise DisputeError("decided_by must name who decided", dispute_id=dispute_id)
+        if not keep_both:
+            winner = disputes.pick_winner(txn, d, winner, self.find_claim)  # type: ignore[arg-type]
         txn.cardinality[d.entity] = cardinality
         return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
 
@@ -238,6 +235,7 @@ class Partition:
         if not txn:
             return set()
         self.log.commit(txn.changes())
+        self.decided.note(txn.dispute_rows.values())
         self.clock = txn.now if self.clock is None or txn.now > self.clock else self.clock
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
         touched = {c.entity for c in txn.claims.values()}
@@ -321,11 +319,12 @@ class Partition:
 
     def disputes(self, status: str | None) -> list[Dispute]:
         with self.lock:
-            return self.log.disputes(status=status)
+            return [disputes.as_live(d, self.state.claims, self.find_claim) for d in self.log.disputes(status=status)]
 
     def get_dispute(self, dispute_id: str) -> Dispute | None:
         with self.lock:
-            return self.state.open_disputes.get(dispute_id) or self.log.get_dispute(dispute_id)
+            found = self.state.open_disputes.get(dispute_id) or self.log.get_dispute(dispute_id)
+            return found and disputes.as_live(found, self.state.claims, self.find_claim)
 
     def events(self, **filters: Any) -> list[Event]:
         with self.lock:

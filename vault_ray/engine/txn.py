@@ -101,7 +101,8 @@ class Txn:
 
     def __init__(self, state: PartitionState, allocate_rid: Callable[[], int], now: datetime,
                  entity_log: Callable[[str], tuple[list[Claim], list[Event]]] | None = None,
-                 stored: Callable[[list[str]], dict[str, tuple[Claim, int]]] | None = None) -> None:
+                 stored: Callable[[list[str]], dict[str, tuple[Claim, int]]] | None = None,
+                 decided_on: Callable[[str], dict[str, tuple[str, str]]] | None = None) -> None:
         self.state = state
         self.allocate_rid = allocate_rid
         self.entity_log = entity_log or (lambda entity: ([], []))
@@ -130,6 +131,8 @@ class Txn:
         """claim id -> vector, for the new claims added without one on the object (`add`)."""
         self._on_entity: dict[str, set[str]] = {}
         """entity -> ids of the claims in `claims` (derived: rebuilt on rollback)."""
+        self.decided_on = decided_on or (lambda entity: {})
+        """entity -> the committed claims a person chose (`decided.Decided.on`; the partition sets it)."""
 
     def set_clock(self, now: datetime) -> None:
         """The recording time of what is decided from now on (each call of a group gets

@@ -206,6 +206,8 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
         agent that said it and when. A fact other agents contradict is marked CONTESTED with every competing
         value, its agent and authority weight: report the disagreement, do not pick a value. Says so
         explicitly when nothing matches."""
+        if isinstance(query, str) and not query.strip():  # the library's words on every transport (not REST's `q`)
+            raise InvalidInput("query must be a non-empty string")
         if isinstance(query, str) and len(query) > RECALL_CHARS:
             raise InvalidInput(f"query must be at most {RECALL_CHARS} characters (what /v1/search takes), got {len(query)}")
         found = await recall_of(memory(), query, k)

@@ -112,6 +112,16 @@ def latest_turn(messages: Sequence[Message] | str) -> tuple[str, list[str]]:
     return "", [m["content"] for m in msgs]
 
 
+def no_user_turn(msgs: Sequence[Message]) -> str:
+    """Why `msgs` give nothing to extract: no message of role 'user' (naming the roles
+    given, so a typo such as 'usr' or an unknown 'wizard' shows), or an empty one."""
+    roles = list(dict.fromkeys(m["role"] for m in msgs))
+    if "user" in roles:
+        return "no user message to extract from: the latest user message is empty"
+    given = f" (roles given: {', '.join(repr(r) for r in roles)})" if roles else ""
+    return f"no user message to extract from: facts come from the latest message with role 'user'{given}"
+
+
 def as_messages(messages: Any) -> list[Message]:
     """A user turn as chat messages: a string is one user message; otherwise each
     message must be a mapping with a non-empty string `role` and a string `content`

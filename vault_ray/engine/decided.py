@@ -1,0 +1,72 @@
+"""What a person decided: the claims that won a dispute a person resolved (`decided_by`
+is not a rule's or a strategy's name). An agent's write does not overturn such a claim
+by policy: a contradiction of it opens a dispute that waits for a person (docs/policies.md,
+"A person's decision sticks"). The same value from an agent is support, not a conflict.
+
+The partition reads its resolved disputes from the log once, on the first contradiction
+that would overturn a claim (most partitions never need it), then notes each resolution
+it commits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+
+from ..models import Claim, Dispute, DisputeStatus
+from ..strategies import Action, Verdict
+from .txn import Txn
+
+MACHINE = ("rule:", "strategy:")
+"""The prefixes of `decided_by` for resolutions no person made."""
+
+
+def by_person(d: Dispute) -> bool:
+    r = d.resolution
+    return (d.status == DisputeStatus.RESOLVED and r is not None and r.winner is not None
+            and not r.decided_by.startswith(MACHINE))
+
+
+class Decided:
+    """entity -> {claim id: (decided_by, dispute id)} of the claims a person chose."""
+
+    def __init__(self, read: Callable[[], Iterable[Dispute]]) -> None:
+        self._read = read
+        self._by_entity: dict[str, dict[str, tuple[str, str]]] | None = None
+
+    def on(self, entity: str) -> dict[str, tuple[str, str]]:
+        if self._by_entity is None:
+            self._by_entity = {}
+            self.note(self._read())
+        return self._by_entity.get(entity, {})
+
+    def note(self, disputes: Iterable[Dispute]) -> None:
+        """Resolutions just committed (before the first read, the log holds them by then)."""
+        if self._by_entity is None:
+            return
+        for d in disputes:
+            if by_person(d):
+                assert d.resolution is not None and d.resolution.winner is not None
+                self._by_entity.setdefault(d.entity, {})[d.resolution.winner] = (d.resolution.decided_by, d.id)
+
+
+def person_decided(txn: Txn, entity: str) -> dict[str, tuple[str, str]]:
+    """The claims a person chose on `entity`, with those resolved in the txn not yet committed."""
+    found = dict(txn.decided_on(entity))
+    for d in txn.disputes.values():
+        if d.entity == entity and by_person(d):
+            found[d.resolution.winner] = (d.resolution.decided_by, d.id)  # type: ignore[union-attr]
+    return found
+
+
+def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn) -> Verdict:
+    """A verdict that would supersede a claim a person chose becomes a dispute for a person."""
+    if verdict.action != Action.WIN or not conflicting:
+        return verdict
+    decided = person_decided(txn, conflicting[0].entity)
+    chosen = next((c for c in conflicting if c.id in decided), None)
+    if chosen is None:
+        return verdict
+    who, dispute_id = decided[chosen.id]
+    reason = (f"{chosen.value or chosen.text!r} was chosen by {who} (dispute {dispute_id}); an agent's write does "
+              f"not overturn a person's decision: a person decides ({verdict.strategy}: {verdict.reason})")
+    return replace(verdict, action=Action.DISPUTE, reason=reason, needs_user=True, winner=None)
