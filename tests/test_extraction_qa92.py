@@ -154,6 +154,9 @@ def test_a_statement_moved_to_any_owner_is_reported(reasoner, said):
     ("My budget is $400, it's for my mom", [("user.budget", "$400")]),
     ("I'm vegan, actually Sam is too", [("user.diet", "vegan")]),
     ("I'm on Pacific time, well my team is too", [("user.timezone", "Pacific time")]),
+    ("I'm vegan, actually my whole family is", [("user.diet", "vegan")]),  # the family holds the user
+    ("I work at Only Natural Pet", [("user.employer", "Only Natural Pet")]),  # a name's "Only" stays
+    ("I live in Denver and never plan to leave", [("user.location", "Denver")]),
 ])
 def test_what_follows_a_value_is_no_part_of_it(reasoner, said, want):
     assert facts(reasoner, said) == want

@@ -36,7 +36,7 @@ _MOVED = re.compile(
     r"(?:\s+(?:do|does|did|is|are|was|were|has|have|lives?\s+there|works?\s+there))?(?=\s*(?:$|[.!,;]))"
     # any other owner of the statement, with its verb: "or rather my clients are", "our servers are", "or rather Sam is"
     r"|(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|i mean|well|sorry|wait|no wait|correction)\b[,:]?\s+)+"
-    r"(?:(?:my|our)\s+(?:\w+\s+)?[\w-]+(?:'s|s')?|(?-i:[A-Z][a-z]+))"
+    r"(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:family|household|home)\b)(?:\w+\s+)?[\w-]+(?:'s|s')?|(?-i:[A-Z][a-z]+))"
     r"\s+(?:do|does|did|is|are|was|were|has|have)(?=\s*(?:$|[.!,;]))", IC)
 
 
