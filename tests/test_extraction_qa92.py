@@ -157,6 +157,8 @@ def test_a_statement_moved_to_any_owner_is_reported(reasoner, said):
     ("I'm vegan, actually my whole family is", [("user.diet", "vegan")]),  # the family holds the user
     ("I work at Only Natural Pet", [("user.employer", "Only Natural Pet")]),  # a name's "Only" stays
     ("I live in Denver and never plan to leave", [("user.location", "Denver")]),
+    ("I live in Denver, wait, I was wrong, Boulder", [("user.location", "Boulder")]),  # a correction in passing
+    ("I live in Denver, I was wrong about Boston", [("user.location", "Denver")]),
 ])
 def test_what_follows_a_value_is_no_part_of_it(reasoner, said, want):
     assert facts(reasoner, said) == want

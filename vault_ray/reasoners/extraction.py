@@ -166,7 +166,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
 
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|"
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
                          r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 
