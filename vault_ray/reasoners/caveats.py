@@ -33,11 +33,20 @@ _THEIRS = r"(?:company|firm|employer|office|team|school|landlord)"
 _MOVED = re.compile(
     r"(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|i mean|well|sorry|wait|no wait|correction|oops)\b[,:]?\s+)+"
     rf"(?:it's\s+|it is\s+)?(?:(?:my|our)\s+(?:\w+\s+)?(?:{_PERSON}|{_THEIRS})(?:'s|s')?|he|she|they)"
-    r"(?:\s+(?:do|does|did|is|are|was|were|has|have|lives?\s+there|works?\s+there))?(?=\s*(?:$|[.!,;]))", IC)
+    r"(?:\s+(?:do|does|did|is|are|was|were|has|have|lives?\s+there|works?\s+there))?(?=\s*(?:$|[.!,;]))"
+    # any other owner of the statement, with its verb: "or rather my clients are", "our servers are", "or rather Sam is"
+    r"|(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|i mean|well|sorry|wait|no wait|correction)\b[,:]?\s+)+"
+    r"(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:family|household|home)\b)(?:\w+\s+)?[\w-]+(?:'s|s')?|(?-i:[A-Z][a-z]+))"
+    r"\s+(?:do|does|did|is|are|was|were|has|have)(?=\s*(?:$|[.!,;]))", IC)
 
 
 _WAS = re.compile(r"(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|actually|well|sorry|wait)\b[,:]?\s+)+"
-                  r"i\s+(?:was|used to be|used to)\b(?!\s+(?:born|raised|\w+ed)\b)[^.!?;]*", IC)
+                  r"i\s+(?:was|did|used to(?:\s+be)?|had|(?:worked|lived) (?:there|here))"
+                  r"(?:\s+(?:as a (?:kid|child|teen|teenager)|growing up|in (?:college|school|high school)|before|once|then|"
+                  r"back then|years ago|for (?:a while|years)|until (?:recently|last year)|in the past|at (?:one|some) point))?"
+                  r"(?=\s*(?:$|[.!?;,]))", IC)
+"""The statement itself moved into the past, with nothing new said: ", or rather I was as a kid", ", or rather I did"
+(not ", well I was at Meta before" nor ", sorry I was unclear": the statement before still stands)."""
 PAST = "said of the user, then put in the past (\"or rather I was as a kid\"): not how things are now"
 
 
@@ -72,14 +81,42 @@ def _fictional(clause: str, value: str) -> bool:
         bool(_JOKING.search(clause)) and not gazetteer.find_place(value))
 
 
-_FOR_THEM = re.compile(rf"\b(?:for|on) (?:my|our|the) (?:\w+ )?{_PERSON}(?:'s?(?=\s)|s'|(?=\s*(?:$|[.,;!?)])))", IC)
+_FOR_THEM = re.compile(rf"\b(?:for|on) (?:my|our|the) (?:\w+ )?{_PERSON}(?:'s?(?=\s)|s'|(?=\s*(?:$|[.,;:!?)])))", IC)
+_MY_MONEY = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?budget\b|\b(?:i|we)(?:'ve|'m|'re|\s+have|\s+can|\s+will|\s+plan)\b", IC)
+"""Said as the user's own money, whatever it is for: "My budget is $300 for my husband's birthday present", "I have $50
+for my mom's gift" (a bare "Budget: X for my brother's trip" is one someone else spends)."""
 _CONDITION = re.compile(
-    r"\b(?:when|whenever|if|unless|while|only when)\s+(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?!(?:was|were|got|had|did|went|"
-    r"came|moved|married|retired|started|left|turned|became|joined|graduated|first|used|still|born)\b)"
+    r"\b(?:when|whenever|if|while|only when)\s+(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?!(?:was|were|got|had|did|went|"
+    r"came|moved|married|retired|started|left|turned|became|joined|graduated|first|used|still|born|not)\b)"
     r"|\b(?:on|during)\s+(?:(?:a|my|the|our)\s+)?(?:vacations?|holidays?|trips?|business trips?|days? off|travel|breaks?|"
-    r"time off|leave)\b|\bwhen (?:traveling|travelling|on vacation|on holiday|on the road|abroad|away|sick)\b", IC)
-_ROUTINE_IF = re.compile(r"\b(?:if|unless|whenever)\b", IC)
-"""A routine said with any condition: "I wake up at 5am if the baby cries"."""
+    r"time off|leave)\b|\bwhen (?:traveling|travelling|on vacation|on holiday|on the road|abroad|away|sick)\b"
+    r"|\b(?:when|if|where|whenever) (?:possible|i can)\b", IC)
+_SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\bat home\b", IC)
+"""A diet kept only some days or places ("dairy free only on weekdays", "vegan at home"; a routine "on weekdays" is the
+user's)."""
+_ROUTINE_IF = re.compile(r"\b(?:if|whenever)\b(?!\s+not\b)", IC)
+"""A routine said with any condition: "I wake up at 5am if the baby cries" (not "at 6am, if not earlier")."""
+_NOT_A_CONDITION = re.compile(r"\b(?:even|except|not even|unless)\s+$", IC)
+"""What makes a condition an exception to a fact the user states anyway: "I'm vegan, even when I travel"."""
+_NEXT = re.compile(r"\s+(?:and|but|though|although|yet)\s|,\s*(?!(?:(?:even|except|only|unless)\s+)?"
+                   r"(?:when|whenever|if|while|on|during)\b)", IC)
+"""Where the part a value is said in ends: a condition after it is of another statement ("I live in Denver and go to
+Aspen on vacation", "I wake up at 6, but at 8 on vacation")."""
+
+
+def _conditional(clause: str, drafts: Sequence[Draft], pattern: re.Pattern[str]) -> bool:
+    """Whether a condition restricts the part of `clause` a value of `drafts` is said in."""
+    for d in drafts:
+        value = split_stance(d.value)[1].lower()
+        low = clause.lower()
+        said = next((v for v in (value, value.replace("-", " "), value.split(" ")[-1]) if v and v in low), "")
+        # where the part the value is said in ends: "at 10pm, or 11 if there's a game" goes on past the value's comma
+        end = m.start() if (m := _NEXT.search(clause, low.find(said) + len(said) if said else 1)) else len(clause)
+        if any(not _NOT_A_CONDITION.search(clause, 0, c.start()) for c in pattern.finditer(clause, 0, end)):
+            return True
+    return False
+
+
 _CONDITIONED = ("user.schedule", "user.diet", "user.timezone", "user.location")
 _JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?)(?!(?:co|company|sons|daughters|partners|associates|"
                      r"brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)(?-i:[A-Z])", IC)
@@ -88,11 +125,34 @@ _JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?)(?!(?:co|compa
 _LIST_AFTER = re.compile(r"\s*,\s*(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*,?\s+(?:and|or|&)\s+(?-i:[A-Z])")
 
 
+_ONE_NAMES = frozenset((
+    "johnson and johnson", "marks and spencer", "barnes and noble", "procter and gamble", "crate and barrel",
+    "smith and wesson", "ernst and young", "stop and shop", "ben and jerry", "bausch and lomb", "sullivan and cromwell",
+    "william and mary", "lewis and clark", "black and decker", "dolce and gabbana", "abercrombie and fitch",
+    "bed bath and beyond", "arm and hammer", "simon and schuster", "lord and taylor", "bath and body works",
+    "dun and bradstreet", "standard and poor", "tate and lyle", "marsh and mclennan", "baker and mckenzie",
+    "kirkland and ellis", "latham and watkins", "allen and overy", "fortnum and mason", "holland and barrett",
+    "church and dwight", "booz allen and hamilton", "harley and davidson", "at and t", "h and m", "b and q",
+    "a and w", "m and t bank", "h and r block", "p and g", "j and j", "m and s", "ey and co",
+))
+"""Well-known names of one company or school with "and" in them ("Marks and Spencer"): one employer."""
+_ONE_NAME = re.compile(r"^(\w+) and \1\b"  # "Johnson and Johnson"
+                       r"|\s(?:college|university|company|co|institute|school|academy|hospital|bank|group|partners|associates|"
+                       r"sons|brothers|llp|llc|inc|ltd|corp|corporation|foundation|museum|clinic|laboratories|labs)\.?$", IC)
+"""A name one employer by its form: a word said twice, or a tail that names one body ("Lewis and Clark College")."""
+
+
+def _one_name(employer: str) -> bool:
+    name = re.sub(r"\s*&\s*", " and ", employer.lower().strip(" .,")).replace("'s", "").replace("’s", "")
+    return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
+
+
 def _joined(clause: str, employer: str) -> bool:
     """An employer value that joins two ("Google and Meta"), or the first of a list the clause
-    goes on with ("Google, Meta and Amazon")."""
+    goes on with ("Google, Meta and Amazon"); not one name with "and" in it ("Marks and Spencer")."""
     at = clause.find(employer)
-    return bool(_JOINED.search(employer)) or (at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
+    return (bool(_JOINED.search(employer)) and not _one_name(employer)) or (
+        at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
 
 
 def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
@@ -101,10 +161,11 @@ def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
     entities = {d.entity for d in drafts}
     if any(d.entity in _PLACED and _fictional(clause, d.value) for d in drafts):
         return FICTION  # "I live in Hogwarts haha" (not "I live in Denver lol")
-    if any(e.startswith("user.budget") for e in entities) and _FOR_THEM.search(clause):
+    if any(e.startswith("user.budget") for e in entities) and _FOR_THEM.search(clause) and not _MY_MONEY.search(clause):
         return THEIR_PLAN  # "Budget: 2.5k CAD for my brother's trip"
-    if any(e.startswith(_CONDITIONED) for e in entities) and _CONDITION.search(clause) or (
-            any(e.startswith("user.schedule") for e in entities) and _ROUTINE_IF.search(clause)):
+    if _conditional(clause, [d for d in drafts if d.entity.startswith(_CONDITIONED)], _CONDITION) or _conditional(
+            clause, [d for d in drafts if d.entity.startswith("user.schedule")], _ROUTINE_IF) or _conditional(
+            clause, [d for d in drafts if d.entity == "user.diet"], _SOME_DAYS):
         return CONDITIONAL  # "I wake up at 7am when I'm on vacation", "I'm vegan when I'm at home"
     if any(d.entity == "user.employer" and _joined(clause, split_stance(d.value)[1]) for d in drafts):
         return JOINED  # "Google and Meta" is two employers (not "Procter & Gamble", "Smith and Sons")

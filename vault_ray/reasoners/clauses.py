@@ -121,7 +121,31 @@ def sentences(text: str) -> list[str]:
 
 def clauses(sentence: str) -> list[str]:
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
-    return parts[:1] + [_LEFT_OUT.sub(_with_subject, p) for p in parts[1:]]
+    out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
+    for part in parts[1:]:
+        bare = _LEFT_OUT.match(part)
+        if not bare:  # a part with its own subject: the parts after it continue that one
+            out.append(part)
+            theirs = _THEIR_SUBJECT.match(normalize_subject(part))
+        elif theirs and (bare.group("state") or theirs.group("them")):
+            out.append(part)  # "My kids are dairy free and gluten free": not the user's "I'm", left as said
+        else:
+            out.append(_LEFT_OUT.sub(_with_subject, part))
+    return out
+
+
+def continued(sentence: str) -> list[str]:
+    """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
+    gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
+    parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
+    return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
+
+
+_THEIR_SUBJECT = re.compile(r"^(?:(?P<them>(?:both |all |one of )?(?:my|our|his|her|their|the)\s(?!(?:\w+\s+){1,2}and i\b)"
+                            r"|he\b|she\b|they\b|he's|she's|they're|(?-i:[A-Z])[a-z]+(?:'s|\s+is|\s+are)\b)"
+                            r"|we\b|we're\b|we've\b)", re.IGNORECASE)
+"""A part whose subject is not the user ("my wife is vegan", "we're", "Sam is"): a bare state after it ("and gluten
+free") is said of that subject, not of the user; a bare verb ("and work at Rush") too, but after "we" still the user's."""
 
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"

@@ -75,7 +75,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(text)
     text = amends.amended(_corrected(text), value_in)  # "march 12... actually march 21", "well, technically pescatarian"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in taken]
-    last_start, last = 0, ""  # where the facts of the sentence before this one start, and that sentence
+    last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
             continue
@@ -83,18 +83,24 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
             del facts[last_start:]
             continue
-        if (off := caveats.moved_off(sentence)) and (facts[last_start:] if off[0].start() == 0 else True):
-            moved = off[0]
+        kept: list[str] = []  # the clauses said before one a sentence moves, which stand
+        if (off := caveats.moved_off(sentence)) and (facts[last_clause:] if off[0].start() == 0 else True):
+            moved = off[0]  # only the statement it follows is moved, the last clause ("I live in Denver and I'm vegan")
             head = f"{last} ... {sentence}" if moved.start() == 0 else sentence[:moved.end()]
             unextracted.append(Unextracted(head, off[1]))  # "I live in Denver, or rather my parents do"
-            del facts[last_start if moved.start() == 0 else len(facts):]
+            del facts[last_clause if moved.start() == 0 else len(facts):]
+            kept = cl.clauses(sentence[:moved.start()]) if moved.start() else []
+            while kept and kept.pop() in cl.continued(sentence[:moved.start()]):
+                pass  # the statement moved is the last, with any part that goes on with it ("and dairy free")
             sentence = sentence[moved.end():].strip(" ,;.!")
-            if not sentence:
+            if not sentence and not kept:
                 continue
         last_start, last = len(facts), sentence
         others: set[str] = set()  # what the sentence said of someone else: a request that follows is theirs too
         said_before, before = len(facts), sentence  # where the facts of the clause before this one start
-        for said in framing.with_hedges(cl.clauses(sentence)):
+        going_on = cl.continued(sentence) if sentence else []
+        for said in framing.with_hedges(kept + (cl.clauses(sentence) if sentence else [])):
+            last_clause = last_clause if any(said.startswith(c) for c in going_on) else len(facts)
             if amends.taken_back(said) and facts[said_before:]:  # "I told him I'm vegan but I'm actually not"
                 unextracted.append(Unextracted(f"{before} ... {said}", _TAKEN))
                 del facts[said_before:]
@@ -160,7 +166,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
 
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|"
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
                          r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 

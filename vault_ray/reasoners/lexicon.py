@@ -96,7 +96,7 @@ VALUE_END = re.compile(
     r"|\s+(?:since|because|'?cause|cuz|cos|as of|from now on|starting|these days|nowadays|anymore|any more|again|ago|last|this|"
     r"next|today|yesterday|recently|already|for (?:the past|about|over|almost|nearly|a|an|\d|two|three|several|"
     r"many|a few|years|months|weeks|[a-z]+(?:-[a-z]+)? (?:years?|months?|weeks?|days?|decades?))|"
-    r"which|who|where|when|if|unless|so that|so|and now|but|though|although|"
+    r"which|who|where|when|if|unless|so that|so|and now|but|though|although|(?-i:always|never|only)|"
     r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you|tho|though|btw|fwiw|haha|"
     r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including|originally|"
     r"with (?:my|our|his|her|their|some|two|three|four|\d+|(?:a )?(?:roommates?|flatmates?|friends?|family|kids|parents|"
@@ -125,6 +125,7 @@ _FILLER_ITEM = re.compile(rf"^(?:{_FILLER}|stuff|things|etc|whatever|the like|so
 def cut(value: str) -> str:
     """A slot's text without what follows the value ('Chicago last month' -> 'Chicago')."""
     value = re.sub(r"\s*\([^)]*\)", "", value)
+    value = re.sub(r"^only\s+", "", value.strip())  # "allergic to only peanuts" (not "Only Natural Pet")
     value = FILLER_END.sub("", value.strip())
     value = VALUE_END.sub("", value.strip())
     value = values.strip_time_words(_EMOJI.sub("", value))
