@@ -31,5 +31,15 @@ def vault(make_vault):
 
 
 @pytest.fixture
+def authority(make_vault):
+    """A vault whose user.timezone is settled by authority: scheduler 0.9, chat 0.2."""
+    vault = make_vault()
+    vault.set_strategy("user.timezone", "authority")
+    vault.set_authority("scheduler", "user.timezone", 0.9)
+    vault.set_authority("chat", "user.timezone", 0.2)
+    return vault
+
+
+@pytest.fixture
 def policy():
     return Policy()

@@ -30,14 +30,6 @@ def dispute(vault, dispute_id):
     return {d.id: d for d in vault.disputes(None)}[dispute_id]
 
 
-@pytest.fixture
-def authority(make_vault):
-    vault = make_vault()
-    vault.set_strategy("user.timezone", "authority")
-    vault.set_authority("scheduler", "user.timezone", 0.9)
-    vault.set_authority("chat", "user.timezone", 0.2)
-    return vault
-
 
 def test_an_agent_correcting_its_parked_challenge_withdraws_it(authority):
     vault = authority

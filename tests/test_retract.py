@@ -27,14 +27,6 @@ def values(view):
     return sorted(c.value for c in view.active)
 
 
-@pytest.fixture
-def authority(make_vault):
-    vault = make_vault()
-    vault.set_strategy("user.timezone", "authority")
-    vault.set_authority("scheduler", "user.timezone", 0.9)
-    vault.set_authority("chat", "user.timezone", 0.2)
-    return vault
-
 
 def test_retracted_claim_is_no_longer_read_but_stays_in_history(vault):
     d = say(vault, "a", "PST")
