@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 
-from vault_ray.errors import InvalidInput, VaultError
+from vault_ray.errors import VaultError
 from vault_ray.models import Fact, WriteRequest
 from vault_ray.wire import encode
 
@@ -30,8 +30,6 @@ IdempotencyKey = Annotated[str | None, Header(
 async def add_messages(body: MessagesIn, who: Agent, svc: Svc, http: Request,
                        idempotency_key: IdempotencyKey = None) -> Any:
     """Extract facts from the latest user turn (`messages`, or `text`) and write them as this token's agent."""
-    if (body.messages is None) == (body.text is None):
-        raise InvalidInput("give either messages or text")
     messages = body.text if body.text is not None else [m.model_dump() for m in body.messages or ()]
     request = WriteRequest(who.name, messages=messages, session=body.session, observed_at=body.observed_at,
                            key=idempotency_key)
