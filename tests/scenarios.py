@@ -82,4 +82,5 @@ def late_arrival(vault: Vault) -> dict:
     stored = {c.id: c for c in vault.history("user.diet")}
     assert stored[late.claim_id].superseded_by == new.claim_id
     assert stored[new.claim_id].status == "active"
+    assert stored[new.claim_id].supersedes == (late.claim_id,)  # the two claims name each other
     return {"new": new, "late": late, "history": vault.history("user.diet")}

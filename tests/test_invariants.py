@@ -81,6 +81,7 @@ def check_invariants(vault: Vault) -> None:
     for c in claims.values():  # invariant 2
         if c.status == "superseded":
             assert c.superseded_by in claims
+            assert c.id in claims[c.superseded_by].supersedes, (c, claims[c.superseded_by])  # they name each other
     for d in vault.disputes(None):
         assert d.challenger in claims and all(i in claims for i in d.incumbents)
         if d.status == "open":

@@ -209,6 +209,7 @@ class Partition:
         detail = {"op": str(op), "reason": reason, **(detail or {})}
         strategy = detail.get("strategy")
         txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
+        txn.link(winner, incoming.id)
         return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
 
     # -- dispute lifecycle ---------------------------------------------------------

@@ -227,14 +227,20 @@ class Txn:
             self._unlink(old.superseded_by, cid)  # revived (or re-pointed): its old superseder no longer replaces it
         if cid not in self.new:
             self.status[cid] = (str(status), superseded_by)
-        if status == Status.SUPERSEDED and superseded_by is not None and self.known(superseded_by):
-            by = self.claim(superseded_by)
-            if cid not in by.supersedes:
-                self._put(replace(by, supersedes=(*by.supersedes, cid)))
-                if by.id not in self.new:
-                    self.supersedes[by.id] = self.claims[by.id].supersedes
+        if status == Status.SUPERSEDED and superseded_by is not None:
+            self.link(superseded_by, cid)
         self.event(old.entity, "status_changed", claim_id=cid, agent=agent, status=str(status),
                    superseded_by=superseded_by, previous=str(old.status), **detail)
+
+    def link(self, by: str, cid: str) -> None:
+        """`by` supersedes `cid`: name `cid` in `by`'s `supersedes` (when `by` is live here), so the
+        two claims name each other, as history and explain show them."""
+        if self.known(by):
+            claim = self.claim(by)
+            if cid not in claim.supersedes:
+                self._put(replace(claim, supersedes=(*claim.supersedes, cid)))
+                if by not in self.new:
+                    self.supersedes[by] = self.claims[by].supersedes
 
     def _unlink(self, by: str, cid: str) -> None:
         """`cid` is no longer superseded by `by`: drop it from `by`'s `supersedes`, so history
