@@ -262,3 +262,18 @@ def test_up_and_serve_say_what_ray_exposes():
     assert "every interface" in up and "firewall" in up and "Network exposure" in up
     served = " ".join(invoke("serve", "--help").output.split())
     assert "every interface" in served and "cannot join it with Vault.connect" in served
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_disputes_on_a_narrow_terminal_print_one_readable_block_each(store, columns):
+    """At 80 columns the eight-column table folded every cell into 2-3 letter slivers."""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        (d,) = vault.disputes()
+        ch = vault.claim(d.challenger)
+    shown = runner.invoke(app, ["disputes", "--store", store, "--hashing"], env={"COLUMNS": columns})
+    assert shown.exit_code == 0
+    lines = shown.output.splitlines()
+    assert all(len(line.rstrip()) <= int(columns) for line in lines)
+    assert any(line.split() == ["id", d.id] for line in lines)  # the whole id on its own line, to copy
+    assert any(line.split()[:1] == ["reason"] and "does not outweigh" in line for line in lines)
+    assert any(line.split() == ["challenger", ch.value, f"({ch.agent})", ch.id[:12]] for line in lines)

@@ -3,7 +3,9 @@ Shared by the CLI, the interactive chat and the demo."""
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
+from rich.text import Text
 
 from .models import Claim, Decision, Dispute, EntityView, Hit
 from .vault import Vault
@@ -75,18 +77,54 @@ def hits_table(query: str, hits: list[Hit]) -> Table:
     return t
 
 
-def disputes_table(disputes: list[Dispute], vault: Vault) -> Table:
-    t = Table(title="Disputes")
-    _columns(t, ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"),
-             tuple(d.id for d in disputes))
-    for d in disputes:
-        ch = vault.claim(d.challenger)
-        inc = [vault.claim(i) for i in d.incumbents]
-        t.add_row(d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
-                  "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
-                            for c in inc), d.reason,
-                  _status(d, vault), "yes" if d.needs_user else "", str(d.challenges))
-    return t
+NARROW = 120
+"""Below this width the disputes print as one block each (eight columns fold into slivers)."""
+
+
+class DisputesView:
+    """The disputes as a table on a wide terminal, as one block of labelled lines each below
+    `NARROW` columns. Ids are never wrapped or cut (they are copied into `resolve`)."""
+
+    def __init__(self, disputes: list[Dispute], vault: Vault) -> None:
+        self.rows = [_dispute_row(d, vault) for d in disputes]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= NARROW:
+            yield self._table()
+            return
+        yield Text("Disputes", style="italic", justify="center")
+        for row in self.rows:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style="bold", no_wrap=True)
+            grid.add_column(overflow="fold")
+            for label, value in zip(DISPUTE_COLUMNS, row, strict=True):
+                if value:
+                    grid.add_row(label, Text(value, no_wrap=label == "id", overflow="ignore" if label == "id" else "fold"))
+            yield Text("")
+            yield grid
+
+    def _table(self) -> Table:
+        t = Table(title="Disputes")
+        _columns(t, DISPUTE_COLUMNS, tuple(row[0] for row in self.rows))
+        for row in self.rows:
+            t.add_row(*row)
+        return t
+
+
+DISPUTE_COLUMNS = ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges")
+
+
+def disputes_table(disputes: list[Dispute], vault: Vault) -> DisputesView:
+    return DisputesView(disputes, vault)
+
+
+def _dispute_row(d: Dispute, vault: Vault) -> tuple[str, ...]:
+    ch = vault.claim(d.challenger)
+    inc = [vault.claim(i) for i in d.incumbents]
+    return (d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
+            "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
+                      for c in inc), d.reason,
+            _status(d, vault), "yes" if d.needs_user else "", str(d.challenges))
 
 
 def _incumbent(c: Claim, vault: Vault) -> str:
