@@ -264,16 +264,27 @@ def test_up_and_serve_say_what_ray_exposes():
     assert "every interface" in served and "cannot join it with Vault.connect" in served
 
 
+
 @pytest.mark.parametrize("columns", ["80", "60"])
-def test_disputes_on_a_narrow_terminal_print_one_readable_block_each(store, columns):
-    """At 80 columns the eight-column table folded every cell into 2-3 letter slivers."""
+def test_tables_on_a_narrow_terminal_print_one_readable_block_per_row(store, columns):
+    """At 80 columns the disputes table (eight columns) folded every cell into 2-3 letter slivers,
+    and history split "disputed" and the times across lines."""
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         (d,) = vault.disputes()
         ch = vault.claim(d.challenger)
-    shown = runner.invoke(app, ["disputes", "--store", store, "--hashing"], env={"COLUMNS": columns})
-    assert shown.exit_code == 0
-    lines = shown.output.splitlines()
-    assert all(len(line.rstrip()) <= int(columns) for line in lines)
-    assert any(line.split() == ["id", d.id] for line in lines)  # the whole id on its own line, to copy
-    assert any(line.split()[:1] == ["reason"] and "does not outweigh" in line for line in lines)
-    assert any(line.split() == ["challenger", ch.value, f"({ch.agent})", ch.id[:12]] for line in lines)
+    outputs = {cmd: runner.invoke(app, [cmd, *args, "--store", store, "--hashing"], env={"COLUMNS": columns})
+               for cmd, args in (("disputes", []), ("history", ["user.timezone"]), ("get", ["user.timezone"]))}
+    for got in outputs.values():
+        assert got.exit_code == 0 and all(len(line.rstrip()) <= int(columns) for line in got.output.splitlines())
+    lines = {cmd: [line.split() for line in got.output.splitlines()] for cmd, got in outputs.items()}
+    assert ["id", d.id] in lines["disputes"]  # the whole id on its own line, to copy
+    assert ["challenger", ch.value, f"({ch.agent})", ch.id[:12]] in lines["disputes"]
+    assert any(words[:1] == ["reason"] and "does not outweigh" in " ".join(words) for words in lines["disputes"])
+    assert ["status", "disputed"] in lines["history"] and ["id", ch.id[:12]] in lines["history"]
+    assert ["observed_at", *ch.observed_at.strftime("%Y-%m-%d %H:%M:%S").split()] in lines["history"]
+    assert ["dispute", d.id] in lines["get"] and ["value", ch.value] in lines["get"]
+
+
+def test_a_table_that_fits_stays_a_table(store):
+    got = runner.invoke(app, ["get", "user.timezone", "--store", store, "--hashing"], env={"COLUMNS": "200"})
+    assert got.exit_code == 0 and "┃ value" in got.output

@@ -1,9 +1,15 @@
 """Rich tables of what the store answers: decisions, claims, views, hits, disputes.
-Shared by the CLI, the interactive chat and the demo."""
+Shared by the CLI, the interactive chat and the demo.
+
+Each is a `Rows`: a table when it fits the terminal (or the terminal is wide), one block of
+labelled lines per row otherwise, so an 80-column terminal never folds cells into slivers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -15,116 +21,98 @@ def short(cid: str | None) -> str:
     return (cid or "")[:12]
 
 
-ID_COLUMNS = frozenset({"id", "superseded_by"})
+ID_COLUMNS = frozenset({"id", "superseded_by", "dispute"})
 """Columns of ids: never wrapped or cut, whatever the terminal's width (they are copied)."""
+WIDE = 120
+"""From this width a table is printed even when some of its cells fold."""
 
 
-def _columns(t: Table, names: tuple[str, ...], ids: tuple[str, ...] = ()) -> None:
-    """The table's columns: text folds at the terminal's width; id columns keep each id whole."""
-    for col in names:
-        if col in ID_COLUMNS:
-            t.add_column(col, no_wrap=True, overflow="ignore", min_width=max((len(i) for i in ids), default=0))
-        else:
-            t.add_column(col, overflow="fold")
+class Rows:
+    """A titled table of string cells that prints as one block per row on a narrow terminal
+    (empty cells left out there). Ids are never wrapped or cut: they are copied into commands."""
+
+    def __init__(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+        self.title, self.columns, self.rows = title, tuple(columns), [tuple(r) for r in rows]
+
+    def table(self) -> Table:
+        t = Table(title=self.title)
+        for i, col in enumerate(self.columns):
+            if col in ID_COLUMNS:
+                widest = max((len(line) for r in self.rows for line in r[i].split("\n")), default=0)
+                t.add_column(col, no_wrap=True, overflow="ignore", min_width=max(widest, len(col)))
+            else:
+                t.add_column(col, overflow="fold")
+        for r in self.rows:
+            t.add_row(*r)
+        return t
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = self.table()
+        if options.max_width >= WIDE or Measurement.get(console, options.update_width(10_000), table).maximum <= options.max_width:
+            yield table
+            return
+        yield Text.from_markup(self.title, style="italic", justify="center")
+        for r in self.rows:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style="bold", no_wrap=True)
+            grid.add_column(overflow="fold")
+            for col, cell in zip(self.columns, r, strict=True):
+                if cell:
+                    grid.add_row(col, Text(cell, no_wrap=col in ID_COLUMNS, overflow="ignore" if col in ID_COLUMNS else "fold"))
+            yield Text("")
+            yield grid
 
 
-def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the store decided") -> Table:
-    t = Table(title=title, show_lines=False)
-    for col in ("agent", "said", "entity", "op", "outcome", "why"):
-        t.add_column(col, overflow="fold")
+def _when(c: Claim) -> str:
+    return c.observed_at.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the store decided") -> Rows:
+    out = []
     for agent, said, d in rows:
         entity = d.entity if not d.aligned_from else f"{d.entity}\n(aligned from {d.aligned_from})"
         why = d.reason + (f"\nsuperseded {', '.join(short(s) for s in d.superseded)}" if d.superseded else "")
         why += f"\ndispute {d.dispute_id}" if d.dispute_id else ""
-        t.add_row(agent, said, entity, str(d.op), str(d.outcome), why)
-    return t
+        out.append((agent, said, entity, str(d.op), str(d.outcome), why))
+    return Rows(title, ("agent", "said", "entity", "op", "outcome", "why"), out)
 
 
-def claims_table(claims: list[Claim], title: str) -> Table:
-    t = Table(title=title)
-    _columns(t, ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"), ("x" * 12,))
-    for c in claims:
-        t.add_row(short(c.id), c.agent, c.text, c.value or "", str(c.status),
-                  c.observed_at.strftime("%Y-%m-%d %H:%M:%S"), short(c.superseded_by))
-    return t
+def claims_table(claims: list[Claim], title: str) -> Rows:
+    return Rows(title, ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"),
+                [(short(c.id), c.agent, c.text, c.value or "", str(c.status), _when(c), short(c.superseded_by))
+                 for c in claims])
 
 
-def view_table(view: EntityView) -> Table:
+def view_table(view: EntityView) -> Rows:
     title = f"get({view.entity!r})" + ("  [bold red]CONTESTED[/bold red]" if view.contested else "")
-    t = Table(title=title)
-    for col in ("value", "agent", "weight", "status", "observed_at", "session", "dispute"):
-        t.add_column(col, overflow="fold")
     if view.contested:
-        for cand in view.candidates:
-            c = cand.claim
-            t.add_row(c.value or c.text, c.agent, f"{cand.weight:.2f}", str(c.status),
-                      c.observed_at.strftime("%Y-%m-%d %H:%M:%S"), c.session or "", cand.dispute_id or "")
+        rows = [(c.claim.value or c.claim.text, c.claim.agent, f"{c.weight:.2f}", str(c.claim.status), _when(c.claim),
+                 c.claim.session or "", c.dispute_id or "") for c in view.candidates]
     else:
-        for c in view.active:
-            t.add_row(c.value or c.text, c.agent, "", str(c.status), c.observed_at.strftime("%Y-%m-%d %H:%M:%S"),
-                      c.session or "", "")
-    return t
+        rows = [(c.value or c.text, c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.active]
+    return Rows(title, ("value", "agent", "weight", "status", "observed_at", "session", "dispute"), rows)
 
 
-def hits_table(query: str, hits: list[Hit]) -> Table:
-    t = Table(title=f"search({query!r})")
-    for col in ("score", "text", "agent", "entity", "contested", "alternatives"):
-        t.add_column(col, overflow="fold")
+def hits_table(query: str, hits: list[Hit]) -> Rows:
+    rows = []
     for h in hits:
         also = f" (also {', '.join(sorted({c.agent for c in h.agreeing}))})" if h.agreeing else ""
-        t.add_row(f"{h.score:.3f}", h.claim.text, h.claim.agent + also, h.claim.entity, "yes" if h.contested else "",
-                  "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives))
-    return t
+        rows.append((f"{h.score:.3f}", h.claim.text, h.claim.agent + also, h.claim.entity, "yes" if h.contested else "",
+                     "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives)))
+    return Rows(f"search({query!r})", ("score", "text", "agent", "entity", "contested", "alternatives"), rows)
 
 
-NARROW = 120
-"""Below this width the disputes print as one block each (eight columns fold into slivers)."""
-
-
-class DisputesView:
-    """The disputes as a table on a wide terminal, as one block of labelled lines each below
-    `NARROW` columns. Ids are never wrapped or cut (they are copied into `resolve`)."""
-
-    def __init__(self, disputes: list[Dispute], vault: Vault) -> None:
-        self.rows = [_dispute_row(d, vault) for d in disputes]
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.max_width >= NARROW:
-            yield self._table()
-            return
-        yield Text("Disputes", style="italic", justify="center")
-        for row in self.rows:
-            grid = Table.grid(padding=(0, 2))
-            grid.add_column(style="bold", no_wrap=True)
-            grid.add_column(overflow="fold")
-            for label, value in zip(DISPUTE_COLUMNS, row, strict=True):
-                if value:
-                    grid.add_row(label, Text(value, no_wrap=label == "id", overflow="ignore" if label == "id" else "fold"))
-            yield Text("")
-            yield grid
-
-    def _table(self) -> Table:
-        t = Table(title="Disputes")
-        _columns(t, DISPUTE_COLUMNS, tuple(row[0] for row in self.rows))
-        for row in self.rows:
-            t.add_row(*row)
-        return t
-
-
-DISPUTE_COLUMNS = ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges")
-
-
-def disputes_table(disputes: list[Dispute], vault: Vault) -> DisputesView:
-    return DisputesView(disputes, vault)
-
-
-def _dispute_row(d: Dispute, vault: Vault) -> tuple[str, ...]:
-    ch = vault.claim(d.challenger)
-    inc = [vault.claim(i) for i in d.incumbents]
-    return (d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
-            "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
-                      for c in inc), d.reason,
-            _status(d, vault), "yes" if d.needs_user else "", str(d.challenges))
+def disputes_table(disputes: list[Dispute], vault: Vault) -> Rows:
+    rows = []
+    for d in disputes:
+        ch = vault.claim(d.challenger)
+        inc = [vault.claim(i) for i in d.incumbents]
+        rows.append((d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
+                     "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
+                               for c in inc), d.reason,
+                     _status(d, vault), "yes" if d.needs_user else "", str(d.challenges)))
+    return Rows("Disputes", ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"),
+                rows)
 
 
 def _incumbent(c: Claim, vault: Vault) -> str:
