@@ -48,7 +48,8 @@ class Rows:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table = self.table()
-        if options.max_width >= WIDE or Measurement.get(console, options.update_width(10_000), table).maximum <= options.max_width:
+        natural = Measurement.get(console, options.update_width(10_000), table).maximum
+        if options.max_width >= WIDE or natural <= options.max_width:
             yield table
             return
         yield Text.from_markup(self.title, style="italic", justify="center")
