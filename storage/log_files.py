@@ -11,6 +11,7 @@ partition is rebuilt from its log, and a warning names the file (`fresh_snapshot
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 from collections.abc import Iterator
@@ -64,12 +65,22 @@ def refuse_orphaned(path: Path) -> None:
                          "`vault-ray import` of an export) before opening the store; nothing was changed")
 
 
+HEADER_BYTES = 3 * 4096
+"""DuckDB's file header and its two database headers (each checkpoint writes one, with a new
+iteration number and checksum): what a stamp hashes."""
+
+
 def stamp(path: str) -> str | None:
-    """The DuckDB file as a log left it; None when DuckDB has a WAL of its own to replay."""
+    """The DuckDB file as a log left it (its size, modification time and header blocks); None
+    when DuckDB has a WAL of its own to replay. A copy that keeps the file's times (`cp -a`,
+    `rsync -a`, `shutil.copytree`) has the same stamp, so a copied store opens from its snapshot;
+    a file changed, replaced or copied without its times does not, and is read again."""
     if os.path.exists(path + ".wal") or not os.path.exists(path):
         return None
-    st = os.stat(path)
-    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        head = hashlib.blake2b(f.read(HEADER_BYTES), digest_size=16).hexdigest()
+    return f"{st.st_size}:{st.st_mtime_ns}:{head}"
 
 
 def fresh_snapshot(path: Path, journal: Journal, *, db: str, dim: int, fmt: int,

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from vault_ray import Fact, HashingEmbedder, StoreError, Vault
-from vault_ray.storage import snapshot
+from vault_ray.storage import log_files, snapshot
 from vault_ray.storage.journal import Journal
 from vault_ray.storage.layout import partition_path
 
@@ -111,3 +111,32 @@ def test_a_deleted_claim_log_is_refused_while_its_snapshot_or_journal_is_there(t
             Vault.open(tmp_path / "s", embedder=EMB)
     assert {p.name: p.read_bytes() for p in log.parent.iterdir()} == {k: v for k, v in kept.items() if k != log.name}
     assert not os.path.exists(log)
+
+
+@pytest.mark.parametrize("index", ["flat", "hnsw"])
+def test_a_store_copied_with_its_file_times_opens_from_its_snapshot(tmp_path, index):
+    """A backup restored with `cp -a` (or `shutil.copytree`) was rebuilt from its logs on its
+    first open: the stamp named the file's inode and change time, which a copy cannot keep."""
+    import shutil
+
+    before = make(tmp_path / "s", index)
+    shutil.copytree(tmp_path / "s", tmp_path / "copy")
+    with Vault.open(tmp_path / "copy", embedder=EMB, index=index) as vault:
+        assert vault._backend.host.opened()[0].log.stamp is not None  # the snapshot was loaded
+        assert [(h.claim.id, round(h.score, 4)) for h in vault.search("fact number 7 about topic 0", k=5)] == before
+
+
+
+def test_a_log_whose_header_changed_under_the_same_size_and_time_has_another_stamp(tmp_path):
+    """The stamp hashes DuckDB's header blocks (each checkpoint writes a new one): a log put back
+    from an earlier checkpoint with the current file's size and time is not taken for the current
+    one (its snapshot would show claims the log lacks)."""
+    make(tmp_path / "s")
+    db = partition_path(tmp_path / "s", 0)
+    st, before = os.stat(db), log_files.stamp(str(db))
+    data = bytearray(db.read_bytes())
+    data[4096 + 8] ^= 0x01  # the first database header's iteration number
+    db.write_bytes(bytes(data))
+    os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(db).st_size == st.st_size and os.stat(db).st_mtime_ns == st.st_mtime_ns
+    assert before is not None and log_files.stamp(str(db)) not in (None, before)
