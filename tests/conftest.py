@@ -43,3 +43,34 @@ def authority(make_vault):
 @pytest.fixture
 def policy():
     return Policy()
+
+
+@pytest.fixture
+def served_app(make_vault, tmp_path):
+    """The HTTP app (REST and /mcp) on a real server on 127.0.0.1 (uvicorn, in a thread) over an
+    embedded vault: `.url`, `.vault`, `.token(name, role)`. Stops the server after the test."""
+    pytest.importorskip("fastapi")
+    import socket
+    import threading
+    from types import SimpleNamespace
+
+    import uvicorn
+
+    from vault_ray.actors.serve.app import create_app
+    from vault_ray.actors.serve.service import local_service
+    from vault_ray.tokens import TokenStore
+
+    vault, tokens = make_vault(), TokenStore(tmp_path / "tokens.json")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(create_app(local_service(vault, tokens)), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started and thread.is_alive():
+        thread.join(0.02)
+    assert server.started, "the app did not start"
+    yield SimpleNamespace(url=f"http://127.0.0.1:{sock.getsockname()[1]}", vault=vault, tokens=tokens,
+                          token=lambda name, role="agent": tokens.add(name, role)[0])
+    server.should_exit = True
+    thread.join(30)
+    sock.close()

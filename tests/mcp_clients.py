@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,8 +18,10 @@ VAULT_RAY = str(Path(sys.executable).with_name("vault-ray"))
 
 
 def stdio(*args: str) -> StdioServerParameters:
-    """`vault-ray mcp ARGS` as a subprocess of this test."""
-    return StdioServerParameters(command=VAULT_RAY, args=["mcp", *args])
+    """`vault-ray mcp ARGS` as a subprocess of this test, on the code under test (the SDK passes
+    the subprocess a few safe variables only: PYTHONPATH, when set, goes along)."""
+    code = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+    return StdioServerParameters(command=VAULT_RAY, args=["mcp", *args], env=code)
 
 
 @asynccontextmanager

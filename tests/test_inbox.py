@@ -186,3 +186,53 @@ def test_a_refused_note_comes_back_as_typed_with_the_choice_and_the_error(site):
     assert re.search(rf'value="{re.escape(choice)}" required checked', refused.text)
     assert vault.dispute(dispute.id).status == "open"
     assert "<textarea" in client.get("/inbox").text and "Called the user" not in client.get("/inbox").text
+
+
+def test_a_person_retracts_a_plainly_wrong_claim_from_its_card(site):
+    vault, tokens, client = site
+    (dispute,) = vault.disputes()
+    wrong = dispute.challenger
+    token = tokens.add("alice", "resolver")[0]
+    _sign_in(client, token)
+    card = client.get("/inbox").text.split(f'data-dispute="{dispute.id}"')[1].split("</li>")[0]
+    assert f'href="/inbox/claims/{wrong}/retract"' in card  # a link per claim: the confirm page
+    confirm = client.get(f"/inbox/claims/{wrong}/retract")
+    assert confirm.status_code == 200 and "Retract a claim?" in confirm.text and "9000 dollars" in confirm.text
+    assert f'action="/inbox/claims/{wrong}/retract"' in confirm.text and csrf_token(token) in confirm.text
+    assert vault.claim(wrong).status == "disputed"  # the confirm page changes nothing
+    done = client.post(f"/inbox/claims/{wrong}/retract", follow_redirects=False,
+                       data={"note": "the user never said 9000", "csrf": csrf_token(token)})
+    assert done.status_code == 303 and done.headers["location"] == f"/inbox?retracted={wrong}"
+    assert vault.claim(wrong).status == "retracted"
+    (event,) = [e for e in vault.events(since="start").events if e.kind == "claim_retracted"]
+    assert (event.decided_by, event.note) == ("alice", "the user never said 9000")
+    after = client.get(done.headers["location"]).text
+    assert f"Retracted claim {wrong}" in after and "9000 dollars" in after.split('role="status"')[1].split("</p>")[0]
+    assert dispute.id not in after.split('id="cards"')[1]  # its challenger gone, the dispute closed for the incumbent
+    again = client.post(f"/inbox/claims/{wrong}/retract", data={"csrf": csrf_token(token)})
+    assert again.status_code == 200 and "retracted already" in again.text
+    assert len([e for e in vault.events(since="start").events if e.kind == "claim_retracted"]) == 1
+
+
+def test_a_retraction_that_is_forged_too_long_unknown_or_by_an_agent_changes_nothing(site):
+    vault, tokens, client = site
+    (dispute,) = vault.disputes()
+    claim = dispute.challenger
+    agent = tokens.add("bot")[0]
+    client.cookies.set(COOKIE, agent)
+    assert client.get(f"/inbox/claims/{claim}/retract").status_code == 403
+    assert client.post(f"/inbox/claims/{claim}/retract", data={"csrf": csrf_token(agent)}).status_code == 403
+    client.cookies.clear()
+    token = tokens.add("alice", "resolver")[0]
+    _sign_in(client, token)
+    forged = client.post(f"/inbox/claims/{claim}/retract", data={"note": "x"})
+    assert forged.status_code == 422 and "not from this page" in forged.text
+    note = "<b>long</b> " + "n" * 4100
+    too_long = client.post(f"/inbox/claims/{claim}/retract", data={"note": note, "csrf": csrf_token(token)})
+    assert too_long.status_code == 422 and "the limit is 4096" in too_long.text
+    assert "&lt;b&gt;long&lt;/b&gt;" in too_long.text and "<b>long</b>" not in too_long.text  # kept, escaped
+    unknown = client.post("/inbox/claims/nope/retract", data={"csrf": csrf_token(token)})
+    assert unknown.status_code == 404 and "nope" in unknown.text
+    assert client.get("/inbox/claims/nope/retract").status_code == 404
+    assert client.get(f"/inbox?retracted={claim}").text.count("Retracted claim") == 0  # no notice of what did not happen
+    assert vault.claim(claim).status == "disputed" and vault.dispute(dispute.id).status == "open"

@@ -12,13 +12,14 @@ import pytest
 from mcp import Client
 from mcp_clients import call, refused, text_of
 
-from vault_ray import AddResult, Claim, Dispute, EntityView, HashingEmbedder, Vault
+from vault_ray import AddResult, Claim, Dispute, EntityView, HashingEmbedder, Retraction, Vault
 from vault_ray.mcp import VaultMemory, build_server, may_resolve
 from vault_ray.mcp.text import Recall
 from vault_ray.tokens import Principal
 from vault_ray.wire import decode
 
-TOOLS = {"remember", "remember_fact", "recall", "get_entity", "history", "list_disputes", "explain", "resolve_dispute"}
+TOOLS = {"remember", "remember_fact", "recall", "get_entity", "history", "list_disputes", "explain", "resolve_dispute",
+         "retract", "forget"}
 
 
 @dataclass
@@ -69,7 +70,9 @@ def test_every_tool_is_described_for_a_model_and_declares_its_output(vault):
         assert len(tool.description) > 80, tool.name  # when to call it and what comes back
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
     assert tools["recall"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
-    assert tools["resolve_dispute"].annotations.destructive_hint
+    for settles in ("resolve_dispute", "retract", "forget"):  # a person's decisions, marked alike
+        assert tools[settles].annotations == tools["resolve_dispute"].annotations
+        assert tools[settles].annotations.destructive_hint and "Forbidden" in tools[settles].description
     assert "CONTESTED" in tools["recall"].description
 
 
@@ -166,6 +169,43 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
     assert not may_resolve(Principal("a", "agent", "")) and may_resolve(Principal("ops", "admin", ""))
 
 
+def test_only_a_role_that_may_resolve_retracts_or_forgets(vault):
+    async def scenario(client, caller):
+        await call(client, "remember", text="I'm in PST")
+        caller.as_("agent-b")
+        await call(client, "remember", text="I'm in EST")
+        (d,) = vault.disputes()
+        before = snapshot(vault)
+        denied = [await refused(client, "retract", claim_id=d.challenger, note="no"),
+                  await refused(client, "forget", entity="user.timezone")]
+        unchanged = snapshot(vault) == before
+        caller.as_("ana", "resolver")
+        took = await client.call_tool("retract", {"claim_id": d.challenger, "note": "the user never said EST"})
+        again = await call(client, "retract", claim_id=d.challenger)
+        forgot = await client.call_tool("forget", {"entity": "user.timezone", "note": "start over"})
+        nothing = await call(client, "forget", entity="user.timezone")
+        never = await call(client, "forget", entity="user.pets")
+        view = await call(client, "get_entity", entity="user.timezone")
+        return d, denied, unchanged, took, again, forgot, nothing, never, view
+
+    d, denied, unchanged, took, again, forgot, nothing, never, view = session(vault, scenario)
+    assert all(s.endswith("Forbidden: 'agent-b' has the 'agent' role; this needs the 'resolver' role.") for s in denied)
+    assert unchanged
+    said = text_of(took)
+    assert said.startswith(f"Retracted claim {d.challenger} on user.timezone") and "EST" in said
+    assert "Decided by ana: the user never said EST." in said and f"it left dispute {d.id}" in said
+    one = decode(Retraction, took.structured_content)
+    assert one.claim.status == "retracted" and one.decided_by == "ana" and d.id in one.disputes
+    assert again.startswith(f"Claim {d.challenger} was already retracted") and "nothing changed" in again
+    assert "Decided by ana: the user never said EST." in again
+    assert text_of(forgot).startswith("Forgot user.timezone: retracted 1 claim") and "PST" in text_of(forgot)
+    (gone,) = [decode(Retraction, r) for r in forgot.structured_content["result"]]
+    assert gone.claim.value == "PST" and gone.note == "start over"
+    assert nothing.startswith("user.timezone: nothing to forget") and never.startswith("user.pets: nothing to forget")
+    assert "no current value" in view
+    assert sorted(str(c.status) for c in vault.history("user.timezone")) == ["retracted", "retracted"]
+
+
 @pytest.mark.parametrize(("tool", "arguments", "error"), [
     ("remember", {"text": ""}, "InvalidFact: no user message to extract from"),
     ("remember", {"text": "   "}, "InvalidFact: no user message to extract from"),
@@ -185,12 +225,20 @@ def test_only_a_role_that_may_resolve_settles_a_dispute(vault):
     ("recall", {"query": "diet", "k": True}, "k: true is no number"),
     ("recall", {"query": "diet", "k": 2.5}, "k\n  Input should be a valid integer"),
     ("get_entity", {"entity": 5}, "entity\n  Input should be a valid string"),
+    # what a person decides: the same checks, by a token that may decide
+    ("retract", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
+    ("retract", {"claim_id": ""}, "InvalidInput: claim_id"),
+    ("forget", {"entity": "User Diet!"}, "InvalidEntity"),
+    ("forget", {"entity": "user.timezone", "note": "x" * 5000}, "InvalidInput: note must be a string of at most"),
+    ("forget", {"entity": "user.timezone", "decided_by": "mallory"}, "decided_by\n  Extra inputs are not permitted"),
+    ("retract", {"claim_id": "c", "note": 3}, "note\n  Input should be a valid string"),
 ])
 def test_bad_arguments_are_tool_errors_that_change_nothing(vault, tool, arguments, error):
     vault.agent("agent-a").add("I'm in PST")
     before = snapshot(vault)
 
     async def scenario(client, caller):
+        caller.as_("ops", "resolver")
         return await refused(client, tool, **arguments)
 
     said = session(vault, scenario)

@@ -79,3 +79,60 @@ def test_the_route_is_in_the_openapi_schema(http):
     op = schema["paths"]["/v1/claims/{claim_id}/retract"]["post"]
     assert {"200", "403", "404", "422"} <= set(op["responses"])
     assert "retracted" in schema["components"]["schemas"]["Status"]["enum"]
+
+
+def test_a_resolver_forgets_an_entity_and_a_retry_changes_nothing(http):
+    client, headers, vault = http
+    vault.set_strategy("user.diet", "authority")
+    vault.set_authority("planner", "user.diet", 0.9)
+    vault.agent("chat").add_facts(Fact("user.diet", "The user eats no meat", "vegetarian", claim_id="c-2"))
+    (dispute,) = vault.disputes()  # c-2 challenges c-1: both live, one of them parked
+    vault.agent("planner").add_facts(Fact("user.city", "The user lives in Lisbon", "Lisbon", claim_id="c-3"))
+    answer = client.post("/v1/entities/user.diet/forget", headers=headers["ana"], json={"note": "wrong user"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert sorted(r["claim"]["id"] for r in body) == ["c-1", "c-2"]
+    assert {(r["claim"]["status"], r["decided_by"], r["note"], r["already"]) for r in body} == {
+        ("retracted", "ana", "wrong user", False)}
+    assert client.get("/v1/entities/user.diet", headers=headers["planner"]).json()["active"] == []
+    assert vault.claim("c-3").status == "active"  # another entity is untouched
+    assert vault.disputes() == [] and dispute.id in {d for r in body for d in r["disputes"]}
+    events = client.get("/v1/events", params={"since": "start", "kinds": "claim_retracted"},
+                        headers=headers["planner"]).json()["events"]
+    assert sorted(e["claim_id"] for e in events) == ["c-1", "c-2"]
+    again = client.post("/v1/entities/user.diet/forget", headers=headers["root"], json={})
+    assert again.status_code == 200 and again.json() == []
+    assert len(client.get("/v1/events", params={"since": "start", "kinds": "claim_retracted"},
+                          headers=headers["planner"]).json()["events"]) == 2
+
+
+def test_forget_answers_an_empty_list_for_an_entity_never_written(http):
+    client, headers, _ = http
+    answer = client.post("/v1/entities/user.pets/forget", headers=headers["ana"], json={})
+    assert answer.status_code == 200 and answer.json() == []
+
+
+def test_forget_refuses_an_agent_a_stranger_and_bad_input_and_changes_nothing(http):
+    client, headers, vault = http
+    denied = client.post("/v1/entities/user.diet/forget", headers=headers["planner"], json={})
+    assert denied.status_code == 403 and denied.json()["type"].endswith(":Forbidden")
+    assert client.post("/v1/entities/user.diet/forget", json={}).status_code == 401
+    for path, body in [("/v1/entities/User%20Diet/forget", {}), ("/v1/entities/user..diet/forget", {}),
+                       ("/v1/entities/user.diet/forget", {"note": "x" * 5000}),
+                       ("/v1/entities/user.diet/forget", {"note": 3}),
+                       ("/v1/entities/user.diet/forget", {"decided_by": "mallory"})]:
+        answer = client.post(path, headers=headers["ana"], json=body)
+        assert answer.status_code == 422 and answer.headers["content-type"] == MEDIA_TYPE, (path, body, answer.text)
+    bad_key = client.post("/v1/entities/User%20Diet/forget", headers=headers["ana"], json={})
+    assert bad_key.json()["type"].endswith(":InvalidEntity")
+    assert vault.claim("c-1").status == "active"
+    assert [e for e in vault.events(since="start").events if e.kind == "claim_retracted"] == []
+
+
+def test_the_forget_route_is_in_the_openapi_schema(http):
+    client, _, _ = http
+    schema = client.get("/openapi.json").json()
+    op = schema["paths"]["/v1/entities/{entity}/forget"]["post"]
+    assert {"200", "401", "403", "422", "503"} <= set(op["responses"]) and "404" not in op["responses"]
+    assert op["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"].endswith("/RetractionOut")
+    assert op["parameters"][0]["schema"]["pattern"]

@@ -133,6 +133,13 @@ class _Operations:
         after this, history and explain keep it. A retry finds it retracted already (`Retraction.already`)."""
         return self._send(Call("POST", f"/v1/claims/{_seg(claim_id)}/retract", _as(Retraction), body={"note": note}))
 
+    def forget(self, entity: str, *, note: str = "") -> list[Retraction]:
+        """Retract every live claim of `entity` at once (a resolver or admin token), as `Vault.forget`: one
+        `Retraction` each, [] when it has none. Sent again only if the connection was never made: a retry
+        after a lost answer would answer [] (and take back a claim written in between)."""
+        return self._send(Call("POST", f"/v1/entities/{_seg(validate_entity(entity))}/forget", _as(list[Retraction]),
+                               body={"note": note}, idempotent=False))
+
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> Policy:  # as Vault.set_policy
         if not isinstance(policy, Policy):  # a dict would replace every field it leaves out with its default
             raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")

@@ -1,5 +1,7 @@
-"""Request and response models of `POST /v1/claims/{claim_id}/retract` (routes/admin.py):
-a person takes a claim back (`Vault.retract`). Kept beside `schemas.py`, in the same style."""
+"""Request and response models of `POST /v1/claims/{claim_id}/retract` and
+`POST /v1/entities/{entity}/forget` (routes/admin.py): a person takes a claim back
+(`Vault.retract`), or every live claim of an entity (`Vault.forget`). Kept beside
+`schemas.py`, in the same style."""
 
 from __future__ import annotations
 
@@ -12,6 +14,10 @@ from .schemas import ClaimOut, Strict
 
 class RetractIn(Strict):
     note: str = Field("", description="Why the claim is taken back (kept with the retraction)")
+
+
+class ForgetIn(Strict):
+    note: str = Field("", description="Why the entity's claims are taken back (kept with each retraction)")
 
 
 class RetractionOut(BaseModel):

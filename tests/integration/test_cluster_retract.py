@@ -58,3 +58,18 @@ def test_retract_over_http(tmp_path, serve_port):
         assert person.retract(d.claim_id).already
         with pytest.raises(ClaimNotFound):
             person.retract("nope")
+
+
+def test_forget_over_http(tmp_path, serve_port):
+    with served(tmp_path / "http", serve_port) as store:
+        agent = store.client("planner")
+        agent.add_facts([Fact("user.diet", "The user is vegan", "vegan"),
+                         Fact("user.pets", "The user has a cat", "cat")])
+        with pytest.raises(Forbidden):
+            agent.forget("user.diet")
+        person = store.client("ana", role="resolver")
+        (r,) = person.forget("user.diet", note="about someone else")
+        assert (r.claim.status, r.claim.value, r.decided_by, r.note) == (Status.RETRACTED, "vegan", "ana",
+                                                                         "about someone else")
+        assert agent.get("user.diet").active == () and len(agent.get("user.pets").active) == 1
+        assert person.forget("user.diet") == [] and person.forget("user.nothing") == []

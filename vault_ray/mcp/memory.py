@@ -9,8 +9,9 @@ writes carry). Two things satisfy it:
   principal (`vault-ray mcp --store PATH --agent NAME`, and the `/mcp` endpoint of
   the Serve app, once per request, with the principal of the bearer token).
 
-Settling a dispute needs a role that allows it (`may_resolve`): the HTTP service
-checks it for the client, `VaultMemory` for a vault.
+Settling a dispute and taking claims back (`retract`, `forget`) need a role that
+allows it (`may_resolve`): the HTTP service checks it for the client, `VaultMemory`
+for a vault.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from anyio import to_thread
 
 from ..engine.explain import Explanation
 from ..errors import Forbidden, VaultError
-from ..models import AddResult, Claim, Dispute, EntityView, Fact, Hit, WriteRequest
+from ..models import AddResult, Claim, Dispute, EntityView, Fact, Hit, Retraction, WriteRequest
 from ..tokens import ROLES, Principal
 from ..vault import Vault
 
@@ -44,6 +45,8 @@ class Memory(Protocol):
     async def explain(self, claim_id: str) -> Explanation: ...
     async def disputes(self, status: str | None = "open") -> list[Dispute]: ...
     async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "") -> Dispute: ...
+    async def retract(self, claim_id: str, *, note: str = "") -> Retraction: ...
+    async def forget(self, entity: str, *, note: str = "") -> list[Retraction]: ...
 
 
 def resolve_role() -> str:
@@ -57,9 +60,10 @@ def may_resolve(principal: Principal) -> bool:
 
 
 class VaultMemory:
-    """A `Vault` seen by `principal`: writes carry its name, and settling a dispute needs
-    a role that allows it. Blocking vault calls run in a worker thread. `write` sends a
-    write request (default: `Vault.write_batch` of that one request)."""
+    """A `Vault` seen by `principal`: writes carry its name, and settling a dispute or taking
+    claims back needs a role that allows it (the principal's name is who decided). Blocking
+    vault calls run in a worker thread. `write` sends a write request (default:
+    `Vault.write_batch` of that one request)."""
 
     def __init__(self, vault: Vault, principal: Principal, *, write: Write | None = None) -> None:
         self.vault, self.principal = vault, principal
@@ -90,9 +94,20 @@ class VaultMemory:
         return await _run(self.vault.disputes, status)
 
     async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "") -> Dispute:
+        self._may_decide()
+        return await _run(self.vault.resolve_dispute, dispute_id, winner, decided_by=self.principal.name, note=note)
+
+    async def retract(self, claim_id: str, *, note: str = "") -> Retraction:
+        self._may_decide()
+        return await _run(self.vault.retract, claim_id, decided_by=self.principal.name, note=note)
+
+    async def forget(self, entity: str, *, note: str = "") -> list[Retraction]:
+        self._may_decide()
+        return await _run(self.vault.forget, entity, decided_by=self.principal.name, note=note)
+
+    def _may_decide(self) -> None:
         if not may_resolve(self.principal):
             raise Forbidden(self.principal.name, self.principal.role, resolve_role())
-        return await _run(self.vault.resolve_dispute, dispute_id, winner, decided_by=self.principal.name, note=note)
 
     async def _write(self, request: WriteRequest) -> AddResult:
         result = await self._send(request)

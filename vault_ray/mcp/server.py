@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
-from ..models import AddResult, Claim, Dispute, EntityView, Fact
+from ..models import AddResult, Claim, Dispute, EntityView, Fact, Retraction
 from ..wire import HIDDEN_FIELDS, encode
 from .memory import Memory
 from .text import (
@@ -36,9 +36,11 @@ from .text import (
     Recall,
     add_result_text,
     disputes_text,
+    forgotten_text,
     history_text,
     recall_text,
     resolved_text,
+    retracted_text,
     summary_text,
     view_text,
 )
@@ -52,7 +54,7 @@ INSTRUCTIONS = """vault-ray is a memory shared by several agents, each writing u
 - Before answering from what you know about the user, call `recall` (or `get_entity` for a known key).
 - A result marked CONTESTED means agents disagree: never pick one value silently. Tell the user the competing
   values and who said them, or ask which is right. Only a person (a token allowed to resolve disputes) settles
-  one, with `resolve_dispute`.
+  one, with `resolve_dispute`; only a person takes a claim back (`retract`, or `forget` for a whole entity).
 - `history` and `explain` say who said what, when, and why memory holds what it holds."""
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -89,6 +91,9 @@ RecallOut = output_model(Recall)
 EntityViewOut = output_model(EntityView)
 ExplanationOut = output_model(Explanation)
 DisputeOut = output_model(Dispute)
+RetractionOut = output_model(Retraction)
+ClaimId = Annotated[str, Field(description="A claim id from another tool's answer.")]
+Note = Annotated[str, Field(description="Why, in a few words (kept with the decision).")]
 
 
 def tool_error(exc: VaultError) -> ToolError:
@@ -232,8 +237,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
 
     @server.tool(annotations=READ)
     @vault_errors
-    async def explain(claim_id: Annotated[str, Field(description="A claim id from another tool's answer.")],
-                      ) -> Annotated[CallToolResult, ExplanationOut]:
+    async def explain(claim_id: ClaimId) -> Annotated[CallToolResult, ExplanationOut]:
         """Why a claim has its status: each decision the store took about it (strategy, authority weights,
         reasons, the dispute it is in and who settled it)."""
         found = await memory().explain(claim_id)
@@ -275,6 +279,26 @@ def _disputes(server: MCPServer, memory: MemorySource) -> None:
         disputes (admin); an agent token gets a Forbidden error."""
         done = await memory().resolve_dispute(dispute_id, winner, note=note)
         return answer(resolved_text(done), encode(done))
+
+    @server.tool(annotations=SETTLE)
+    @vault_errors
+    async def retract(claim_id: ClaimId, note: Note = "") -> Annotated[CallToolResult, RetractionOut]:
+        """Take one claim back because it is not true (e.g. the user says they never said it): no read shows it
+        any more, history and explain keep it with who retracted it and why, and a dispute it was in goes on
+        without it. A person decides: call it only on the user's explicit instruction. It needs a token whose
+        role may resolve disputes; an agent token gets a Forbidden error. Retracting it again changes nothing."""
+        done = await memory().retract(claim_id, note=note)
+        return answer(retracted_text(done), encode(done))
+
+    @server.tool(annotations=SETTLE)
+    @vault_errors
+    async def forget(entity: EntityKey, note: Note = "") -> Annotated[CallToolResult, list[Retraction]]:
+        """Take back every current claim on one entity key at once (e.g. the user asks you to forget their
+        diet): each is retracted as `retract` does, and the answer lists them; nothing to forget says so. A
+        person decides: call it only on the user's explicit instruction. It needs a token whose role may
+        resolve disputes; an agent token gets a Forbidden error."""
+        done = await memory().forget(entity, note=note)
+        return answer(forgotten_text(entity, done), {"result": encode(done)})
 
 
 def resource_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Outcome
+from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Outcome, Retraction
 from ..values import canonical
 
 SETTLE = ("Do not present either value as settled: tell the user both values (and who said them) or ask which is "
@@ -135,7 +135,7 @@ def view_text(view: EntityView) -> str:
         lines += [f"- {said(c.claim, status=True)}, weight {c.weight:.2f}" for c in view.candidates]
         return "\n".join(lines)
     if not view.active:
-        return f"{view.entity}: no current value (nothing stored, or every claim was superseded; see history)."
+        return f"{view.entity}: no current value (nothing stored, or every claim was superseded or retracted; see history)."
     if len(view.active) == 1:
         return f"{view.entity} = {said(view.active[0])}"
     agree = len({value_of(c) for c in view.active}) == 1
@@ -190,6 +190,36 @@ def resolved_text(d: Dispute) -> str:
         return f"Dispute {d.id} on {d.entity} is {d.status}."
     won = "both values kept" if r.keep_both else f"claim {r.winner} is now the value; the others are superseded"
     return f"Resolved dispute {d.id} on {d.entity}: {won}. Decided by {r.decided_by}" + (f": {r.note}" if r.note else ".")
+
+
+def retraction_line(r: Retraction) -> str:
+    """`- user.diet = vegan — "The user is vegan" (planner, 2026-01-01 10:00 UTC, retracted, claim c-1)`"""
+    left = (f"; it left dispute {', '.join(r.disputes)} (which goes on without it, or was closed by a rule)"
+            if r.disputes else "")
+    return f"- {r.claim.entity} = {said(r.claim, status=True)}{left}"
+
+
+def decided(by: str, note: str) -> str:
+    """`Decided by ana: never said.`"""
+    return f"Decided by {by}" + (f": {note.rstrip('.')}." if note else ".")
+
+
+def retracted_text(r: Retraction) -> str:
+    if r.already:
+        return (f"Claim {r.claim.id} was already retracted on {when(r.at)}; nothing changed. "
+                f"{decided(r.decided_by or 'someone', r.note)}\n{retraction_line(r)}")
+    return (f"Retracted claim {r.claim.id} on {r.claim.entity}: no read shows it any more (history and explain keep "
+            f"it). {decided(r.decided_by, r.note)}\n{retraction_line(r)}")
+
+
+def forgotten_text(entity: str, done: Sequence[Retraction]) -> str:
+    if not done:
+        return (f"{entity}: nothing to forget. No live claim (never written, or every claim already retracted or "
+                "superseded); nothing changed.")
+    them = "it" if len(done) == 1 else "them"
+    head = (f"Forgot {entity}: retracted {count(len(done), 'claim')}; no read shows {them} any more (history keeps "
+            f"{them}). {decided(done[0].decided_by, done[0].note)}")
+    return "\n".join([head] + [retraction_line(r) for r in done])
 
 
 def summary_text(recall: Recall, cases: Sequence[OpenDispute], focus: str) -> str:

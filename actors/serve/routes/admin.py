@@ -14,12 +14,13 @@ from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
-from ..retraction import RetractIn, RetractionOut
+from ..retraction import ForgetIn, RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
     CardinalityIn,
     ClaimIdPath,
     DisputeOut,
+    EntityPath,
     HighStakesIn,
     PolicyBody,
     PolicyOut,
@@ -30,9 +31,10 @@ from ..schemas import (
     RulesIn,
     StrategyIn,
 )
-from . import ADMIN, known_query_only
+from . import ADMIN, known_query_only, problems
 
 router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_query_only)])
+FORGET = problems(401, 403, 409, 413, 422, 503)  # no 404: an entity with no live claim answers []
 
 
 @router.post("/disputes/{dispute_id}/resolve", response_model=DisputeOut, responses=ADMIN)
@@ -49,6 +51,14 @@ async def retract_claim(claim_id: ClaimIdPath, body: RetractIn, who: Resolver, s
     event stream (`claim_retracted`) keep it with who retracted it, when and why. An open dispute it
     was in goes on without it. Retracting it again answers the first retraction (`already`: true)."""
     return encode(await svc.run(svc.vault.retract, claim_id, decided_by=who.name, note=body.note))
+
+
+@router.post("/entities/{entity}/forget", response_model=list[RetractionOut], responses=FORGET)
+async def forget_entity(entity: EntityPath, body: ForgetIn, who: Resolver, svc: Svc) -> Any:
+    """Take back every live (active or disputed) claim of an entity at once, in one transaction: one
+    retraction per claim, as `retract` answers them. An entity with no live claim (never written,
+    already forgotten) answers `[]` and changes nothing, so a retry is harmless. An alias reads its key."""
+    return encode(await svc.run(svc.vault.forget, entity, decided_by=who.name, note=body.note))
 
 
 @router.put("/policy", response_model=PolicyOut, responses=ADMIN)

@@ -3,7 +3,9 @@
 Signing in takes a resolver or admin token (an agent token is refused); the token is
 kept in an HttpOnly, SameSite=Strict cookie scoped to the page's path, and checked
 against the token file on every request (a revoked token is out at once). Forms
-carry a token derived from it (`csrf`). Everything works without JavaScript
+carry a token derived from it (`csrf`). A claim that is plainly wrong can be retracted
+from its card: a link to a confirm page (`/inbox/claims/{id}/retract`: the claim, an
+optional note, a button), whose form does it. Everything works without JavaScript
 (plain forms, redirects); the page's small script only keeps the list live from
 the event stream (`/inbox/stream`). No route here is part of the API schema.
 """
@@ -11,14 +13,14 @@ the event stream (`/inbox/stream`). No route here is part of the API schema.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
-from vault_ray.errors import Forbidden, InvalidInput, UnknownAgent, VaultError
+from vault_ray.errors import Forbidden, InvalidInput, NotFound, UnknownAgent, VaultError
 from vault_ray.events import DISPUTE_KINDS, NOW, EventFilter
-from vault_ray.models import MAX_NOTE
+from vault_ray.models import MAX_NOTE, Claim, Status
 from vault_ray.problems import status_of
 from vault_ray.tokens import Principal
 
@@ -48,6 +50,16 @@ def _who(svc: Service, request: Request) -> Principal:
     return _check(svc, _token(request))
 
 
+async def _retracted_notice(svc: Service, claim_id: str) -> str | None:
+    try:
+        c = await svc.run(svc.vault.claim, claim_id)
+    except VaultError:
+        return None
+    if c.status != Status.RETRACTED:  # an address typed by hand: no notice of what did not happen
+        return None
+    return f"Retracted claim {c.id}: {c.entity} = {c.value if c.value is not None else c.text} ({c.agent})."
+
+
 def _check(svc: Service, token: str | None) -> Principal:
     """The token's principal; UnknownAgent without a valid token, Forbidden for an agent's."""
     who = svc.tokens.authenticate(token)
@@ -73,7 +85,7 @@ async def _form(request: Request) -> dict[str, str]:
 
 
 @router.get("", response_class=HTMLResponse)
-async def page(request: Request, svc: Svc, done: str | None = None) -> Response:
+async def page(request: Request, svc: Svc, done: str | None = None, retracted: str | None = None) -> Response:
     if _token(request) is None:
         return _page(inbox.render("sign_in.html", base=_base(request), error=None))
     try:
@@ -81,7 +93,7 @@ async def page(request: Request, svc: Svc, done: str | None = None) -> Response:
     except (UnknownAgent, Forbidden) as exc:
         return _refused(request, exc)
     found, total = await svc.run(inbox.cards, svc.vault)
-    notice = f"Resolved {done}." if done else None
+    notice = f"Resolved {done}." if done else await _retracted_notice(svc, retracted) if retracted else None
     return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=notice,
                               error=None, csrf=inbox.csrf_token(_token(request) or "")))
 
@@ -145,6 +157,54 @@ async def resolve(dispute_id: str, request: Request, svc: Svc) -> Response:
         return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=None,
                                   error=str(exc), kept=kept, csrf=inbox.csrf_token(token)), status_of(exc))
     return RedirectResponse(f"{_base(request)}?done={dispute_id}", status_code=303)
+
+
+@router.get("/claims/{claim_id}/retract", response_class=HTMLResponse)
+async def confirm_retract(claim_id: str, request: Request, svc: Svc) -> Response:
+    """The confirm page: the claim as it stands, a note, the button. Changes nothing."""
+    try:
+        who = _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    try:
+        claim = await svc.run(svc.vault.claim, claim_id)
+    except VaultError as exc:
+        return _retract_page(request, who, None, "", str(exc), status_of(exc))
+    return _retract_page(request, who, claim, "", None)
+
+
+@router.post("/claims/{claim_id}/retract")
+async def retract(claim_id: str, request: Request, svc: Svc) -> Response:
+    """A person takes the claim back (`Vault.retract`, `decided_by` the signed-in principal). Again:
+    it is retracted already, and the page says so (nothing changes)."""
+    try:
+        who = _who(svc, request)
+    except (UnknownAgent, Forbidden) as exc:
+        return _refused(request, exc)
+    form = await _form(request)
+    note = form.get("note", "")
+    try:
+        if form.get("csrf") != inbox.csrf_token(_token(request) or ""):
+            raise InvalidInput("the form is stale or not from this page: reload it and try again")
+        if len(note) > MAX_NOTE:  # the API's limit; refused with a message, never cut
+            raise InvalidInput(f"the note is {len(note)} characters long; the limit is {MAX_NOTE}: "
+                               "shorten it and retract again")
+        done = await svc.run(svc.vault.retract, claim_id, decided_by=who.name, note=note)
+    except VaultError as exc:  # the confirm page again, the error on top and the note as typed
+        try:
+            claim = None if isinstance(exc, NotFound) else await svc.run(svc.vault.claim, claim_id)
+        except VaultError:
+            claim = None
+        return _retract_page(request, who, claim, note, str(exc), status_of(exc))
+    if done.already:  # a second click, or someone else first: the page says it is retracted already
+        return _retract_page(request, who, done.claim, "", None)
+    return RedirectResponse(f"{_base(request)}?retracted={quote(claim_id, safe='')}", status_code=303)
+
+
+def _retract_page(request: Request, who: Principal, claim: Claim | None, note: str, error: str | None,
+                  status: int = 200) -> HTMLResponse:
+    return _page(inbox.render("retract.html", base=_base(request), who=who, claim=claim, note=note, error=error,
+                              csrf=inbox.csrf_token(_token(request) or "")), status)
 
 
 @router.get("/stream")
