@@ -288,3 +288,18 @@ def test_tables_on_a_narrow_terminal_print_one_readable_block_per_row(store, col
 def test_a_table_that_fits_stays_a_table(store):
     got = runner.invoke(app, ["get", "user.timezone", "--store", store, "--hashing"], env={"COLUMNS": "200"})
     assert got.exit_code == 0 and "┃ value" in got.output
+
+
+def test_chat_folds_a_repeated_statement_and_sends_usage_and_errors_to_stderr(tmp_path):
+    """One message of "I love jazz. " x 300 printed 300 rows (one ADD, 299 NOOPs), each with the
+    whole 3,900-character message; `/search` alone searched for ''; errors went to stdout."""
+    lines = ["I love jazz. " * 300, "/search", "/get", "/get Not An Entity", "/quit"]
+    result = runner.invoke(app, ["chat", "--agent", "me", "--store", str(tmp_path / "c"), "--hashing"],
+                           input="\n".join(lines) + "\n", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("I love jazz.") < 20 and "NOOP ×299" in result.stdout
+    assert "usage: /search QUERY" in result.stderr and "usage: /get ENTITY" in result.stderr
+    assert "error: invalid entity 'Not An Entity'" in " ".join(result.stderr.split())
+    assert "search(''" not in result.stdout and "error" not in result.stdout
+    with Vault.open(tmp_path / "c", embedder=HashingEmbedder()) as vault:
+        assert [c.value for c in vault.history("user.likes")] == ["likes:jazz"]

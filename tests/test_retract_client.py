@@ -66,4 +66,6 @@ def test_refused_calls_raise_the_library_errors_and_change_nothing(served):
             person.forget("user.diet", note="x" * 5000)
         with pytest.raises(InvalidInput):
             person.forget("user.diet", note=3)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="non-blank"):  # it said "non-empty" of " "
+            person.retract(" ")
     assert retracted(served.vault) == [] and len(served.vault.events()) == events

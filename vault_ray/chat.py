@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
 from .errors import VaultError
+from .models import Decision
 from .render import claims_table, decision_table, disputes_table, hits_table, view_table
 from .vault import Vault
 
 HELP = "statements are stored as this agent's claims; commands: /search Q, /get ENTITY, /history ENTITY, /disputes, /quit"
 
 
-def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None = None, read=input) -> None:  # type: ignore[no-untyped-def]
+SAID_CHARS = 120
+"""The longest message a decision table repeats; a longer one is cut with "…"."""
+USAGE = {"/search": "/search QUERY", "/get": "/get ENTITY", "/history": "/history ENTITY"}
+
+
+def folded(decisions: list[Decision]) -> list[tuple[Decision, int]]:
+    """The decisions with repeats folded: one long message saying the same thing 300 times
+    makes one stored claim and 299 NOOPs naming it, shown as one row with its count."""
+    out: dict[tuple[str, str, str, str], list] = {}
+    for d in decisions:
+        key = (d.claim_id, str(d.op), str(d.outcome), d.reason)
+        if key in out:
+            out[key][1] += 1
+        else:
+            out[key] = [d, 1]
+    return [(d, n) for d, n in out.values()]
+
+
+def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None = None, read=input,  # type: ignore[no-untyped-def]
+             errors: Console | None = None) -> None:
+    """Read lines from `read` and store or answer them; errors and usage go to `errors`
+    (standard error by default), answers to `console`."""
+    errors = errors or Console(stderr=True)
     mem = vault.agent(agent)
     console.print(f"[bold]{agent}[/bold] — {HELP}")
     while True:
@@ -23,15 +47,18 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
         if not line:
             continue
         cmd, _, arg = line.partition(" ")
+        arg = arg.strip()
         try:
             if cmd in ("/quit", "/exit"):
                 return
-            if cmd == "/search":
-                console.print(hits_table(arg, vault.search(arg or "user", k=5)))
+            if cmd in USAGE and not arg:
+                errors.print(f"usage: {USAGE[cmd]}", highlight=False)
+            elif cmd == "/search":
+                console.print(hits_table(arg, vault.search(arg, k=5)))
             elif cmd == "/get":
-                console.print(view_table(vault.get(arg.strip())))
+                console.print(view_table(vault.get(arg)))
             elif cmd == "/history":
-                console.print(claims_table(vault.history(arg.strip()), f"history({arg.strip()!r})"))
+                console.print(claims_table(vault.history(arg), f"history({arg!r})"))
             elif cmd == "/disputes":
                 found = vault.disputes()
                 console.print(disputes_table(found, vault) if found else "no open disputes")
@@ -40,11 +67,17 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
             else:
                 result = mem.add(line, session=session)
                 if result.decisions:
-                    console.print(decision_table([(agent, line, d) for d in result]))
+                    said = line if len(line) <= SAID_CHARS else line[: SAID_CHARS - 1] + "…"
+                    rows = folded(list(result.decisions))
+                    table = decision_table([(agent, said if i == 0 else "", d) for i, (d, _) in enumerate(rows)])
+                    for row, (_, n) in zip(table.rows, rows, strict=True):
+                        if n > 1:
+                            row[3] = f"{row[3]} ×{n}"
+                    console.print(table)
                 for missed in result.unextracted:
                     kept = f" (kept as note {missed.note_id})" if missed.note_id else ""
                     console.print(f"[yellow]not extracted:[/yellow] {missed.text!r}: {missed.reason}{kept}")
                 if not result.decisions and not result.unextracted:
                     console.print("[yellow]no statement about the user recognized[/yellow] (try 'I'm in PST', 'I love sushi')")
         except VaultError as exc:
-            console.print(f"[red]error:[/red] {exc}")
+            errors.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)

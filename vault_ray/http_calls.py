@@ -34,7 +34,7 @@ def read_as(tp: Any) -> Callable[[Any], Any]:
 
 def segment(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
     if not routable(value):
-        raise InvalidInput(f"an id must be a non-empty string without '/' (nor '.' or '..'), got {value!r}")
+        raise InvalidInput(f"an id must be a non-blank string without '/' (nor '.' or '..'), got {value!r}")
     return quote(value, safe="")
 
 

@@ -32,7 +32,7 @@ class Rows:
     (empty cells left out there). Ids are never wrapped or cut: they are copied into commands."""
 
     def __init__(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-        self.title, self.columns, self.rows = title, tuple(columns), [tuple(r) for r in rows]
+        self.title, self.columns, self.rows = title, tuple(columns), [list(r) for r in rows]
 
     def table(self) -> Table:
         t = Table(title=self.title)
