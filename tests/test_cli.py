@@ -303,3 +303,12 @@ def test_chat_folds_a_repeated_statement_and_sends_usage_and_errors_to_stderr(tm
     assert "search(''" not in result.stdout and "error" not in result.stdout
     with Vault.open(tmp_path / "c", embedder=HashingEmbedder()) as vault:
         assert [c.value for c in vault.history("user.likes")] == ["likes:jazz"]
+
+
+def test_an_entity_with_no_current_value_says_so(store):
+    """`get` of an entity whose claims were all retracted printed an empty table and no sentence."""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.forget("user.timezone", decided_by="user")
+    got = invoke("get", "user.timezone", "--store", store, "--hashing")
+    assert got.exit_code == 0 and "no current value" in got.output and "retracted" in got.output
+    assert "no claims" in invoke("history", "user.nowhere", "--store", store, "--hashing").output

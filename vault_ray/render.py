@@ -31,8 +31,10 @@ class Rows:
     """A titled table of string cells that prints as one block per row on a narrow terminal
     (empty cells left out there). Ids are never wrapped or cut: they are copied into commands."""
 
-    def __init__(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    def __init__(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, empty: str = "") -> None:
         self.title, self.columns, self.rows = title, tuple(columns), [list(r) for r in rows]
+        self.empty = empty
+        """What to say instead of an empty table."""
 
     def table(self) -> Table:
         t = Table(title=self.title)
@@ -47,6 +49,9 @@ class Rows:
         return t
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.rows and self.empty:
+            yield Text.from_markup(f"{self.title}: ").append(self.empty)
+            return
         table = self.table()
         natural = Measurement.get(console, options.update_width(10_000), table).maximum
         if options.max_width >= WIDE or natural <= options.max_width:
@@ -81,7 +86,7 @@ def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the
 def claims_table(claims: list[Claim], title: str) -> Rows:
     return Rows(title, ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"),
                 [(short(c.id), c.agent, c.text, c.value or "", str(c.status), _when(c), short(c.superseded_by))
-                 for c in claims])
+                 for c in claims], empty="no claims")
 
 
 def view_table(view: EntityView) -> Rows:
@@ -91,7 +96,8 @@ def view_table(view: EntityView) -> Rows:
                  c.claim.session or "", c.dispute_id or "") for c in view.candidates]
     else:
         rows = [(c.value or c.text, c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.active]
-    return Rows(title, ("value", "agent", "weight", "status", "observed_at", "session", "dispute"), rows)
+    return Rows(title, ("value", "agent", "weight", "status", "observed_at", "session", "dispute"), rows,
+                empty="no current value (nothing stored, or every claim was superseded or retracted; see its history)")
 
 
 def hits_table(query: str, hits: list[Hit]) -> Rows:
@@ -100,7 +106,8 @@ def hits_table(query: str, hits: list[Hit]) -> Rows:
         also = f" (also {', '.join(sorted({c.agent for c in h.agreeing}))})" if h.agreeing else ""
         rows.append((f"{h.score:.3f}", h.claim.text, h.claim.agent + also, h.claim.entity, "yes" if h.contested else "",
                      "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives)))
-    return Rows(f"search({query!r})", ("score", "text", "agent", "entity", "contested", "alternatives"), rows)
+    return Rows(f"search({query!r})", ("score", "text", "agent", "entity", "contested", "alternatives"), rows,
+                empty="no hits")
 
 
 def disputes_table(disputes: list[Dispute], vault: Vault) -> Rows:
