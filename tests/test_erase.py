@@ -17,40 +17,12 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+from erasing import OTHER, SECRET, files_holding, seed
 from test_staged_vectors import NEW, backend, stage
 
-from vault_ray import Fact, HashingEmbedder, InvalidEntity, InvalidInput, Status, Vault
+from vault_ray import HashingEmbedder, InvalidEntity, InvalidInput, Status, Vault
 from vault_ray.engine.erase import ERASED, is_erased
 from vault_ray.storage.layout import partition_of, partition_path
-
-SECRET = "zqxdiabetes"
-OTHER = "zqxasthma"
-MESSAGE = f"I have {SECRET} and I live in Lyonville"
-
-
-def files_holding(root: Path, needle: bytes) -> list[str]:
-    """Every file under `root` whose bytes contain `needle` (what `grep -r` would find)."""
-    return sorted(str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
-
-
-def seed(vault: Vault) -> dict:
-    vault.set_strategy("user.health", "authority")
-    vault.set_authority("doc", "user.health", 0.9)
-    vault.set_authority("bot", "user.health", 0.2)
-    doc, bot = vault.agent("doc"), vault.agent("bot")
-    (first,) = doc.add_facts([Fact("user.health", f"The user has {SECRET}", value=SECRET, source=MESSAGE,
-                                   meta={"note": f"said {SECRET}"}),
-                              ], resolve=False).decisions
-    (city,) = doc.add_facts([Fact("user.city", "The user lives in Lyonville", value="lyonville", source=MESSAGE)],
-                            resolve=False).decisions
-    (challenge,) = bot.add_facts([Fact("user.health", f"The user has {OTHER}", value=OTHER)], resolve=False).decisions
-    assert challenge.dispute_id is not None
-    vault.resolve_dispute(challenge.dispute_id, first.claim_id, decided_by="nurse", note=f"{SECRET}, not {OTHER}")
-    (again,) = bot.add_facts([Fact("user.health", f"The user has {OTHER} again", value=OTHER + "2")],
-                             resolve=False).decisions
-    assert again.dispute_id is not None and vault.disputes(status="open")
-    (diet,) = doc.add_facts([Fact("user.diet", "The user is vegan", value="vegan")], resolve=False).decisions
-    return {"first": first, "city": city, "challenge": challenge, "again": again, "diet": diet}
 
 
 def embedding_of(store: Path, partitions: int, entity: str) -> list[bytes]:
@@ -211,3 +183,33 @@ def test_hnsw_purge_leaves_no_removed_vector_in_the_graph():
     assert index.tombstones() == 0 and 7 not in index.ids() and len(index) == 49
     assert vecs[7].tobytes() not in index.export()["faiss"].tobytes()
     assert index.search(vecs[8:9], 1)[1][0][0] == 8
+
+
+def test_the_erase_command_asks_first_and_prints_what_it_erased(tmp_path):
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    path = tmp_path / "store"
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        ids = seed(vault)
+    runner = CliRunner()
+
+    def run(*args: str, answer: str | None = None):
+        return runner.invoke(app, [*args, "--store", str(path), "--hashing"], input=answer)
+
+    no = run("erase", "user.health", "--by", "ana", answer="n\n")
+    assert no.exit_code == 1 and "nothing erased" in no.output
+    assert run("erase", "User Health", "--by", "ana", "--yes").exit_code == 2
+    assert run("erase", "user.health", "--by", "  ", "--yes").exit_code == 2
+    bad = run("erase", "user.health", "--yes")  # --by is required
+    assert bad.exit_code == 2
+    with Vault.open(path, embedder=HashingEmbedder()) as vault:
+        assert any(SECRET in c.text for c in vault.history("user.health"))  # nothing changed
+    done = run("erase", "user.health", "--by", "ana", "--note", "request 17", answer="y\n")
+    assert done.exit_code == 0, done.output
+    assert f"erased {ids['first'].claim_id}" in done.output and "3 claim(s) erased by ana: request 17" in done.output
+    assert SECRET not in done.output
+    quiet = run("erase", "user.nothing", "--by", "ana", "--yes")
+    assert quiet.exit_code == 0 and "no claim to erase" in quiet.output
+    assert files_holding(path, SECRET.encode()) == []
