@@ -148,21 +148,28 @@ class EraseSide:
             con.execute(f"ATTACH '{fresh}' AS vr_fresh").fetchall()
             try:
                 con.execute(f'COPY FROM DATABASE "{name}" TO vr_fresh').fetchall()
+                con.execute("CHECKPOINT vr_fresh").fetchall()
             finally:
                 con.execute("DETACH vr_fresh").fetchall()
+            if Path(fresh + ".wal").exists():  # the copy must be whole in its one file before it replaces the log
+                raise duckdb.IOException(f"{fresh}.wal left after the copy")
         except duckdb.Error as exc:
-            Path(fresh).unlink(missing_ok=True)
+            for leftover in (fresh, fresh + ".wal"):
+                Path(leftover).unlink(missing_ok=True)
             raise StorageFailure(f"rewriting {self.path} after an erasure failed: {exc}") from exc
         tables.close()
-        self._tables = None
-        fd = os.open(fresh, os.O_RDONLY)
+        self._tables = None  # reconnected on the next read, to whichever file is the log then
+        fd = -1
         try:
+            fd = os.open(fresh, os.O_RDONLY)
             os.fsync(fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the lock travels with the file (its inode)
-        except OSError:
-            os.close(fd)
-            raise
-        os.replace(fresh, self.path)
+            os.replace(fresh, self.path)
+        except OSError as exc:  # the log is the old file still (scrubbed; its free blocks not yet)
+            if fd >= 0:
+                os.close(fd)
+            Path(fresh).unlink(missing_ok=True)
+            raise StorageFailure(f"rewriting {self.path} after an erasure failed: {exc}; erase again") from exc
         Path(self.path + ".wal").unlink(missing_ok=True)
         _sync_dir(Path(self.path).parent)
         self._owner, old = fd, self._owner

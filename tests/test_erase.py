@@ -41,6 +41,8 @@ def test_erase_leaves_no_trace_of_the_content_in_any_file(tmp_path):
     vectors = embedding_of(store, 2, "user.health")
     assert files_holding(store, SECRET.encode()) and files_holding(store, OTHER.encode())  # the test can see it
     assert all(files_holding(store, v) for v in vectors)
+    graph = str(store / "partitions" / "embedded.hnsw")
+    assert any(graph in files_holding(store, v) for v in vectors)  # the saved graph holds the active one
     assert (store / "partitions" / "embedded.hnsw").exists()
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         before = vault.history("user.health")
