@@ -35,6 +35,7 @@ import numpy as np
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
+from vault_ray.engine.erase import drop_sources, erase_entity
 from vault_ray.engine.partition import receipts_held
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.retract import retract_claims
@@ -201,6 +202,17 @@ class Shard(ShardBulk):
         self._serve([partition])
         return retract_claims(self.host, entity, claim_ids, decided_by=decided_by, note=note, policy=self.policy,
                               cardinality=self._cardinality(entity), now=now)
+
+    @shared
+    def erase(self, partition: int, entity: str, *, decided_by: str, note: str,
+              now: datetime) -> tuple[list[Retraction], list[str]]:
+        self._serve([partition])
+        return erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
+                            cardinality=self._cardinality(entity), now=now)
+
+    @shared
+    def drop_sources(self, partitions: list[int], sources: list[str]) -> int:
+        return drop_sources(self.host, sources, self._serve(partitions))
 
     @shared
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:

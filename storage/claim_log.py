@@ -6,16 +6,14 @@ snapshot of the partition's in-memory image beside them (snapshot.py).
 
 - `commit(changes)` appends the change set to the journal and fsyncs it (one fsync, a tenth
   of a DuckDB commit): when it returns, the write survives a crash (DESIGN §7.4).
-- `flush()` applies the journal's records to DuckDB in one transaction; the partition host
-  calls it from a background thread, and every read that queries DuckDB flushes first.
+- `flush()` applies the journal's records to DuckDB in one transaction (a background thread; every read flushes first).
 - Opening replays the records DuckDB does not have yet. It reads the snapshot instead of
   DuckDB when the snapshot is fresh (its stamp matches the DuckDB file the log left at its
   last close, and the journal is empty); the active claims' vectors are saved in the same
   file, so the index needs no DuckDB read either.
-- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the log
-  holds and reads DuckDB only for a key it holds (a retried write): deciding a write reads
-  no disk. `commit` checks its new ids against the same filter, so a change DuckDB would
-  refuse (a claim id stored twice) is refused before it reaches the journal: nothing changes.
+- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the log holds
+  and reads DuckDB only for a key it holds (a retried write): deciding a write reads no disk.
+  `commit` checks new ids against it: a claim id stored twice is refused before the journal.
 """
 
 from __future__ import annotations
@@ -38,6 +36,7 @@ from vault_ray.models import Claim, Dispute, Event
 
 from . import log_files, snapshot
 from .bulk_log import BulkSide
+from .erase import EraseSide
 from .journal import Journal
 from .layout import hold_log
 from .log_files import PartitionImage
@@ -107,7 +106,7 @@ class ClaimLog(Protocol):
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, str]: ...
     def close(self, vectors: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Flush, close, and save the partition's image with the index's active (rids, vectors): a fast reopen."""
-    # the bulk side (storage/bulk_log.py): export and import, staged vectors of a reindex
+    # the bulk side (storage/bulk_log.py): export and import, staged vectors of a reindex; erasure (storage/erase.py)
     def dump(self) -> dict[str, pa.Table]: ...
     def claim_columns(self, columns: Sequence[str]) -> pa.Table: ...
     def row_counts(self) -> dict[str, int]: ...
@@ -116,9 +115,11 @@ class ClaimLog(Protocol):
     def stage_vectors(self, embedder: str, dim: int, ids: Sequence[str], vectors: np.ndarray) -> int: ...
     def drop_staged(self, keep: tuple[str, int] | None = None) -> int: ...
     def adopt_staged(self, embedder: str, dim: int) -> int: ...
+    def erase(self, entity: str, record: dict[str, Any]) -> int: ...
+    def drop_sources(self, sources: list[str]) -> list[str]: ...
 
 
-class DuckDBClaimLog(BulkSide):
+class DuckDBClaimLog(BulkSide, EraseSide):
     def __init__(self, path: str | os.PathLike[str], *, dim: int) -> None:
         self.path, self.dim = str(path), dim
         base = Path(path)

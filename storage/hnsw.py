@@ -274,11 +274,22 @@ class HnswIndex:
         index.add(vecs)
         slots.put(ids, np.arange(start, start + len(ids)))
 
-    def _compact(self) -> bool:
-        """Rebuild the graph without its tombstones once they pass the threshold."""
+    def purge(self) -> None:
+        """Rebuild the graph without any tombstone, however few (an erasure: a removed vector must
+        not stay in the graph, nor in a graph saved later); after a compaction under way."""
+        while True:
+            with self._lock:
+                if self._replay is None and not self.tombstones():
+                    return
+            if not self._compact(force=True):
+                time.sleep(0.01)
+
+    def _compact(self, force: bool = False) -> bool:
+        """Rebuild the graph without its tombstones once they pass the threshold (any, `force`d)."""
         with self._lock:
             dead = self.tombstones()
-            if dead < max(self.COMPACT_MIN, self.COMPACT_FRACTION * self._index.ntotal) or self._replay is not None:
+            due = dead > 0 if force else dead >= max(self.COMPACT_MIN, self.COMPACT_FRACTION * self._index.ntotal)
+            if not due or self._replay is not None:
                 return False
             ids = self._slots.live_ids()
             vecs = self._index.reconstruct_batch(self._slots.rows(ids)) if len(ids) else np.zeros((0, self.dim))

@@ -80,6 +80,9 @@ class Backend(Protocol):
                 now: datetime) -> list[Retraction]:
         """Retract claims of `entity` at its partition's owner, in one transaction (engine/retract.py)."""
         ...
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
+        """Erase every claim of `entity` at its partition's owner (engine/erase.py)."""
+        ...
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
     def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:
         """(partition, seq, event): up to `limit` events per partition from its position."""

@@ -26,6 +26,7 @@ class ClusterBulk:
 
     def _routed(self, partitions: Iterable[int], call: Callable[[Any, list[int]], Any]) -> list[Any]: ...
     def _call_control(self, method: str, *args: Any) -> Any: ...
+    def _all(self) -> range: ...
 
     def _one(self, partition: int, call: Callable[[Any], Any]) -> Any:
         (found,) = self._routed([partition], lambda s, ps: call(s))
@@ -37,6 +38,15 @@ class ClusterBulk:
         p = partition_of(entity, self.partitions)
         return self._one(p, lambda s: s.retract.remote(p, entity, list(claim_ids), decided_by=decided_by,  # type: ignore[no-any-return]
                                                         note=note, now=now))
+
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
+        """At the entity's owner, then its claims' source messages at every shard (engine/erase.py);
+        a retry after a lost answer erases again (idempotent)."""
+        p = partition_of(entity, self.partitions)
+        done, sources = self._one(p, lambda s: s.erase.remote(p, entity, decided_by=decided_by, note=note, now=now))
+        if sources:
+            self._routed(self._all(), lambda s, ps: s.drop_sources.remote(ps, sources))
+        return done  # type: ignore[no-any-return]
 
     def dump_partition(self, partition: int) -> dict[str, pa.Table]:
         return self._one(partition, lambda s: s.dump_partition.remote(partition))  # type: ignore[no-any-return]

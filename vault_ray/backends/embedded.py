@@ -22,6 +22,7 @@ from vault_ray.storage.layout import StoreLock, init_store, set_embedder
 from ..engine import bulk
 from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
+from ..engine.erase import drop_sources, erase_entity
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
 from ..engine.views import Scored
@@ -115,6 +116,12 @@ class EmbeddedBackend:
                 now: datetime) -> list[Retraction]:
         return retract_claims(self.host, entity, claim_ids, decided_by=decided_by, note=note, policy=self.policy,
                               cardinality=self._cardinality(entity), now=now)
+
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
+        done, sources = erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
+                                     cardinality=self._cardinality(entity), now=now)
+        drop_sources(self.host, sources)
+        return done
 
     # -- reads ---------------------------------------------------------------------------
     def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,

@@ -1,12 +1,14 @@
-"""Taking claims back: `vault-ray retract CLAIM_ID --by NAME` and `vault-ray forget ENTITY --by NAME`
-(`Vault.retract`, `Vault.forget`). Exit codes as every command: 2 bad input, 3 not found, 4 store problem."""
+"""Taking claims back: `vault-ray retract CLAIM_ID --by NAME`, `vault-ray forget ENTITY --by NAME` and
+`vault-ray erase ENTITY --by NAME [--yes]` (`Vault.retract`, `Vault.forget`, `Vault.erase`). Exit codes as
+every command: 2 bad input, 3 not found, 4 store problem; 1 when an erasure is not confirmed."""
 
 from __future__ import annotations
 
 import typer
 
-from ..models import Retraction
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
+from ..engine.retract import check_retraction
+from ..models import Retraction, validate_entity
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, err_console, handle_errors, open_vault
 from .store import _whole
 
 BY = typer.Option(..., "--by", help="Who retracts (kept with the retraction).")
@@ -35,6 +37,34 @@ def forget(entity: str = typer.Argument(..., help="Entity key, e.g. user.diet.")
             console.print(f"{entity}: no live claim to retract", highlight=False)
 
 
+def erase(entity: str = typer.Argument(..., help="Entity key, e.g. user.health."),
+          decided_by: str = typer.Option(..., "--by", help="Who erases (kept with the erasure)."),
+          note: str = typer.Option("", "--note", help="Why (kept: say which request, not what was stored)."),
+          yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+          store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Erase ENTITY for good (a privacy request): every claim of it is retracted and its content (text,
+    value, source message, meta, embedding; what receipts, events and disputes quoted of it) is removed
+    from the store's files. History keeps the skeleton: ids, agents, times, and who erased it. Asks
+    first unless --yes; cannot be undone."""
+    validate_entity(entity)
+    check_retraction(decided_by, note)
+    if not yes and not typer.confirm(f"Erase every claim of {entity} and its content? This cannot be undone",
+                                     default=False, err=True):
+        err_console.print("nothing erased", highlight=False)
+        raise typer.Exit(1)
+    with open_vault(store, address, namespace, hashing) as vault:
+        done = vault.erase(entity, decided_by=decided_by, note=note)
+        for r in done:
+            c = r.claim
+            console.print(f"erased {c.id} ({c.entity}, by {c.agent}, {c.recorded_at:%Y-%m-%d %H:%M:%S})",
+                          highlight=False, markup=False)
+        if done:
+            console.print(f"{entity}: {len(done)} claim(s) erased by {decided_by}" + (f": {note}" if note else ""),
+                          highlight=False, markup=False)
+        else:
+            console.print(f"{entity}: no claim to erase", highlight=False)
+
+
 def _report(r: Retraction) -> None:
     c = r.claim
     when = r.at.strftime("%Y-%m-%d %H:%M:%S")
@@ -46,5 +76,5 @@ def _report(r: Retraction) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    for command in (retract, forget):
+    for command in (retract, forget, erase):
         app.command(help=command.__doc__)(handle_errors(command))

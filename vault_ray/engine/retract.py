@@ -137,6 +137,7 @@ class RetractStore(Protocol):
     def history(self, entity: str) -> list[Claim]: ...
     def retract(self, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
                 now: datetime) -> list[Retraction]: ...
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]: ...
 
 
 def check_retraction(decided_by: object, note: object) -> tuple[str, str]:
@@ -160,8 +161,14 @@ def forget(store: RetractStore, entity: str, decided_by: object, note: object) -
     return store.retract(entity, live, decided_by=by, note=why, now=utcnow()) if live else []
 
 
+def erase(store: RetractStore, entity: str, decided_by: object, note: object) -> list[Retraction]:
+    """`Vault.erase`: checks every argument, then erases at the entity's owner (engine/erase.py)."""
+    by, why = check_retraction(decided_by, note)
+    return store.erase(entity, decided_by=by, note=why, now=utcnow())
+
+
 class Retractions:
-    """`Vault.retract` and `Vault.forget` (mixed into `Vault`)."""
+    """`Vault.retract`, `Vault.forget` and `Vault.erase` (mixed into `Vault`)."""
 
     _backend: Any
 
@@ -179,3 +186,13 @@ class Retractions:
     def forget(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:
         """Retract every live (active or disputed) claim of `entity` at once; [] when it has none."""
         return forget(self._backend, self._key(entity), decided_by, note)
+
+    def erase(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:
+        """Forget `entity` for good (a privacy request): every claim of it, whatever its status, is retracted
+        and its content removed from the store: text, value, source message, meta and embedding, and the
+        receipts, event details and disputes that could quote them (docs/design.md, "Erasure"). What stays is
+        the provenance skeleton (ids, entity, agents, sessions, times, status `retracted`, supersedes links)
+        with who erased it, when and why (`note`: keep content out of it). One Retraction per claim, its claim
+        the skeleton (`text` "[erased]", `value` None); [] when the entity has no claims. Erasing again
+        changes nothing (and finishes an erasure a crash cut short)."""
+        return erase(self._backend, self._key(entity), decided_by, note)

@@ -30,6 +30,8 @@ from typing import Protocol
 
 import numpy as np
 
+from vault_ray.storage.erase import is_erased
+
 from ..models import Claim, Dispute, DisputeStatus, EntityView, Event, Status, to_epoch
 from ..policy import Policy
 from .partition import Partition
@@ -82,6 +84,8 @@ def replay(claims: Iterable[Claim], events: Sequence[Event], disputes: Iterable[
             resolved.add(e.dispute_id)
     out: dict[str, Claim] = {}
     for cid, claim in stored.items():
+        if is_erased(claim):  # erased: not read at any time, past or present
+            continue
         if cid in state:
             status, by = state[cid]
             out[cid] = replace(strip(claim), status=Status(status), superseded_by=by)

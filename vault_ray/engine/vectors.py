@@ -157,6 +157,17 @@ class HostIndex:
             raise StorageFailure(f"cannot save {self.graph_path}: {exc.strerror or exc}") from exc
         self._on_disk = (dict(stamps), self.changes)
 
+    def purge(self) -> None:
+        """No removed vector left in the graph, and no saved graph file (an erasure; rebuilt at close)."""
+        purge = getattr(self.index, "purge", None)
+        if purge is not None:
+            purge()  # HNSW locks its own steps
+        with self.lock:
+            self.changes += 1
+            self._on_disk = None
+        if self.graph_path is not None:
+            self.graph_path.unlink(missing_ok=True)
+
     def close(self) -> None:
         with self.lock:
             self.index.close()
@@ -224,6 +235,9 @@ class PartitionIndex:
 
     def reset(self) -> None:
         self.host.detach(self.number)
+
+    def purge(self) -> None:
+        self.host.purge()
 
     def maintain(self, busy: bool = False) -> bool:
         return False

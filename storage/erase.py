@@ -1,0 +1,231 @@
+"""Erasing an entity's content from one partition's claim log (`Vault.erase`; docs/design.md, "Erasure").
+
+The engine first retracts every claim of the entity through the ordinary write path (the
+journal, then DuckDB) and records a `claim_erased` event for each; `EraseSide.erase` then
+removes the content from every place the log keeps it, under the log's DuckDB lock:
+
+- `claims`: `text` becomes `ERASED`, `value`, `source` null, `meta` the record of the erasure
+  (`{"erased": {"by", "at", "note"}}`), `embedding` zeros; id, entity, agent, session, times,
+  status, supersedes links, confidence and kind stay (the provenance skeleton);
+- `staged_vectors` (a reindex under way): the claims' staged vectors become zeros (a later
+  adoption still finds one per claim);
+- `receipts`: the stored decisions of the entity lose `value`, `reason` and the fact's digest;
+- `events` of the entity: every free-text field of their `detail` (reasons, notes, values)
+  becomes `ERASED` (a list or mapping of them, empty); ids, agent names, counters, flags and
+  authority weights stay, and so does the erasure's own `note`;
+- `disputes` of the entity: `reason` and the resolution's `note` become `ERASED`.
+
+Then DuckDB checkpoints and the whole file is copied into a new one (`COPY FROM DATABASE`),
+which replaces it: an UPDATE and a CHECKPOINT leave the old row versions in the file's free
+blocks (measured: the erased text was still there), a fresh copy holds only live rows. The
+journal has no record left (every record was applied, the rotated file deleted), and the
+partition's snapshot is deleted (it held the live claims' text and vectors): the next close
+writes a new one, and a reopen before that reads DuckDB.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from vault_ray.errors import StorageFailure
+from vault_ray.models import Claim
+
+ERASED = "[erased]"
+"""What stands in the place of erased content (text, reasons, notes)."""
+KEPT = frozenset({"decided_by", "op", "pass", "strategy", "winner", "previous", "outcome", "status", "agent",
+                  "claim_id", "dispute", "dispute_id", "superseded_by", "challenger", "keep_both", "needs_user",
+                  "challenges", "retracted", "superseded", "supersedes", "incumbents", "supporters", "withdrawn",
+                  "erased", "previous_status"})
+"""Detail keys that name ids, agents, rules or counts, never content: kept."""
+
+
+def is_erased(claim: Claim) -> bool:
+    """Whether `claim` is the skeleton an erasure left."""
+    return claim.text == ERASED and isinstance(claim.meta.get("erased"), dict)
+
+
+def scrub_detail(detail: Any, *, keep_note: bool = False) -> Any:
+    """An event's detail with every free-text value replaced by `ERASED` (see the module docstring);
+    `keep_note`: its `note` is the erasure's own."""
+    if not isinstance(detail, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in detail.items():
+        plain = value is None or isinstance(value, bool | int | float)
+        names = key in KEPT and (isinstance(value, str) or
+                                 (isinstance(value, list) and all(isinstance(v, str | int) for v in value)))
+        weights = key == "weights" and isinstance(value, dict) and all(isinstance(v, int | float) for v in value.values())
+        if plain or names or weights or (key == "note" and keep_note):
+            out[key] = value
+        else:  # the same type, so that readers of the detail still read it
+            out[key] = [] if isinstance(value, list) else {} if isinstance(value, dict) else ERASED
+    return out
+
+
+def scrub_decision(text: str) -> str:
+    """A receipt's stored decision without the fact's value, reason and digest."""
+    data = json.loads(text)
+    data.update(value=None, reason=ERASED)
+    data.pop("digest", None)
+    return json.dumps(data)
+
+
+class EraseSide:
+    """`DuckDBClaimLog.erase` (mixed in beside `BulkSide`)."""
+
+    path: str
+    dim: int
+    _db: threading.Lock
+    _owner: int
+    _tables: Any
+    _snapshot_path: Path
+    stamp: str | None
+    _dirty: bool
+
+    def flush(self) -> None: ...  # DuckDBClaimLog's
+    def _connect(self) -> Any: ...
+    def _forget_snapshot(self) -> None: ...
+
+    def erase(self, entity: str, record: dict[str, Any]) -> int:
+        """Remove the content of every claim of `entity` (see the module docstring); `record`:
+        who erased, when and why (`by`, `at`, `note`), kept in each claim's `meta`. Returns the
+        claims erased (all of the entity's). Durable when it returns."""
+        self.flush()
+        with self._db:
+            tables = self._connect()
+            con: duckdb.DuckDBPyConnection = tables._con
+            try:
+                count = _scrub(con, entity, json.dumps({"erased": record}), str(record.get("note", "")), self.dim)
+                con.execute("CHECKPOINT").fetchall()
+            except duckdb.Error as exc:
+                raise StorageFailure(f"erasing {entity} failed in {self.path}: {exc}") from exc
+            self._rewrite(tables)
+            self._forget_snapshot()
+            self._snapshot_path.unlink(missing_ok=True)
+            _sync_dir(Path(self.path).parent)
+        return count
+
+    def drop_sources(self, sources: list[str]) -> list[str]:
+        """Null the `source` of every claim (any entity) that kept one of these messages: an erased
+        claim's source message may have given other claims too. Returns their ids."""
+        if not sources:
+            return []
+        self.flush()
+        with self._db:
+            tables = self._connect()
+            con: duckdb.DuckDBPyConnection = tables._con
+            try:
+                ids = [r[0] for r in con.execute("SELECT id FROM claims WHERE list_contains($1, source)",
+                                                 [sources]).fetchall()]
+                if not ids:
+                    return []
+                con.execute("UPDATE claims SET source = NULL WHERE list_contains($1, source)", [sources]).fetchall()
+                con.execute("CHECKPOINT").fetchall()
+            except duckdb.Error as exc:
+                raise StorageFailure(f"erasing source messages failed in {self.path}: {exc}") from exc
+            self._rewrite(tables)
+            self._forget_snapshot()
+            self._snapshot_path.unlink(missing_ok=True)
+            _sync_dir(Path(self.path).parent)
+        return ids
+
+    def _rewrite(self, tables: Any) -> None:
+        """Copy the DuckDB file into a new one that replaces it (no free block keeps an old row)."""
+        fresh = self.path + ".erase"
+        for leftover in (fresh, fresh + ".wal"):
+            Path(leftover).unlink(missing_ok=True)
+        con: duckdb.DuckDBPyConnection = tables._con
+        try:
+            name = con.execute("SELECT current_database()").fetchall()[0][0]
+            con.execute(f"ATTACH '{fresh}' AS vr_fresh").fetchall()
+            try:
+                con.execute(f'COPY FROM DATABASE "{name}" TO vr_fresh').fetchall()
+                con.execute("CHECKPOINT vr_fresh").fetchall()
+            finally:
+                con.execute("DETACH vr_fresh").fetchall()
+            if Path(fresh + ".wal").exists():  # the copy must be whole in its one file before it replaces the log
+                raise duckdb.IOException(f"{fresh}.wal left after the copy")
+        except duckdb.Error as exc:
+            for leftover in (fresh, fresh + ".wal"):
+                Path(leftover).unlink(missing_ok=True)
+            raise StorageFailure(f"rewriting {self.path} after an erasure failed: {exc}") from exc
+        tables.close()
+        self._tables = None  # reconnected on the next read, to whichever file is the log then
+        fd = -1
+        try:
+            fd = os.open(fresh, os.O_RDONLY)
+            os.fsync(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the lock travels with the file (its inode)
+            os.replace(fresh, self.path)
+        except OSError as exc:  # the log is the old file still (scrubbed; its free blocks not yet)
+            if fd >= 0:
+                os.close(fd)
+            Path(fresh).unlink(missing_ok=True)
+            raise StorageFailure(f"rewriting {self.path} after an erasure failed: {exc}; erase again") from exc
+        Path(self.path + ".wal").unlink(missing_ok=True)
+        _sync_dir(Path(self.path).parent)
+        self._owner, old = fd, self._owner
+        if old >= 0:
+            os.close(old)
+
+
+def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, dim: int) -> int:
+    zeros = bytes(4 * dim)
+    marker = {"m": ERASED, "e": entity}
+    con.begin()
+    try:
+        count = int(con.execute("SELECT count(*) FROM claims WHERE entity = $1", [entity]).fetchall()[0][0])
+        con.execute("UPDATE claims SET meta = $meta WHERE entity = $e AND NOT (text = $m AND "
+                    "coalesce(json_extract(meta, '$.erased') IS NOT NULL, false))", {**marker, "meta": meta}).fetchall()
+        con.execute("UPDATE claims SET text = $m, value = NULL, source = NULL, embedding = $z WHERE entity = $e",
+                    {**marker, "z": zeros}).fetchall()
+        staged = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'staged_vectors'").fetchall()
+        if staged[0][0]:
+            rows = con.execute("SELECT s.embedder, s.dim, s.claim_id FROM staged_vectors s JOIN claims c "
+                               "ON s.claim_id = c.id WHERE c.entity = $1", [entity]).fetchall()
+            for embedder, size, cid in rows:
+                con.execute("UPDATE staged_vectors SET embedding = $1 WHERE embedder = $2 AND dim = $3 AND claim_id = $4",
+                            [bytes(4 * size), embedder, size, cid]).fetchall()
+        receipts = con.execute("SELECT claim_id, decision FROM receipts WHERE "
+                               "json_extract_string(decision, '$.entity') = $1", [entity]).fetchall()
+        _update(con, "receipts", "claim_id", "decision", [(cid, scrub_decision(d)) for cid, d in receipts])
+        events = con.execute("SELECT seq, kind, detail FROM events WHERE entity = $1", [entity]).fetchall()
+        details = [(seq, kind, json.loads(d) if d else {}) for seq, kind, d in events]
+        notes = {note} | {d.get("note") for _, kind, d in details if kind == "claim_erased"}
+        _update(con, "events", "seq", "detail",  # the erasures' own notes stay (their events, their retractions)
+                [(seq, json.dumps(scrub_detail(d, keep_note=kind == "claim_erased" or d.get("note") in notes)))
+                 for seq, kind, d in details])
+        con.execute("UPDATE disputes SET reason = CASE WHEN reason IS NULL THEN NULL ELSE $m END, "
+                    "note = CASE WHEN note IS NULL THEN NULL ELSE $m END WHERE entity = $e", marker).fetchall()
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return count
+
+
+def _update(con: duckdb.DuckDBPyConnection, table: str, key: str, column: str, rows: list[tuple[Any, str]]) -> None:
+    if not rows:
+        return
+    keys = pa.array([r[0] for r in rows], pa.int64() if key == "seq" else pa.string())
+    con.register("vr_erase_rows", pa.table({"k": keys, "v": pa.array([r[1] for r in rows], pa.string())}))
+    try:
+        con.execute(f"UPDATE {table} SET {column} = u.v FROM vr_erase_rows u WHERE {table}.{key} = u.k").fetchall()
+    finally:
+        con.unregister("vr_erase_rows")
+
+
+def _sync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
