@@ -69,3 +69,25 @@ def test_refused_calls_raise_the_library_errors_and_change_nothing(served):
         with pytest.raises(InvalidInput, match="non-blank"):  # it said "non-empty" of " "
             person.retract(" ")
     assert retracted(served.vault) == [] and len(served.vault.events()) == events
+
+
+def test_an_admin_erases_over_http_and_a_resolver_may_not(served):
+    """`VaultClient.erase` as `Vault.erase`: the claims retracted, their content gone from every read,
+    `claim_erased` on the event stream; a resolver (who may retract) is refused erasure."""
+    with VaultClient(served.url, served.token("ana", "resolver"), retries=0) as person, \
+            VaultClient(served.url, served.token("root", "admin")) as admin:
+        with pytest.raises(Forbidden):
+            person.erase("user.diet")
+        assert retracted(served.vault) == []
+        done = admin.erase("user.diet", note="deletion request")
+        assert sorted(r.claim.id for r in done) == ["c-1", "c-2"] and {r.decided_by for r in done} == {"root"}
+        assert all(r.claim.value is None and "vegan" not in r.claim.text for r in done)
+        history = admin.history("user.diet")
+        assert {c.status for c in history} == {"retracted"} and not any("vegan" in c.text for c in history)
+        assert not admin.get("user.diet").active
+        assert all(h.claim.entity != "user.diet" for h in admin.search("vegan diet"))
+        erased = list(admin.events(since="start", kinds=["claim_erased"]))
+        assert sorted(e.claim_id for e in erased) == ["c-1", "c-2"]
+        assert [r.already for r in admin.erase("user.diet")] == [True, True]  # again: nothing new
+        assert admin.erase("user.pets") == []
+    assert served.vault.claim("c-3").status == "active"

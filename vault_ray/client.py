@@ -140,6 +140,13 @@ class _Operations:
         return self._send(Call("POST", f"/v1/entities/{_seg(validate_entity(entity))}/forget", _as(list[Retraction]),
                                body={"note": note}, idempotent=False))
 
+    def erase(self, entity: str, *, note: str = "") -> list[Retraction]:
+        """Erase every claim of `entity` (an admin token), as `Vault.erase`: retracted, content removed
+        from the store. One `Retraction` each, [] when it has none; sent again only if the connection
+        was never made (a retry would erase a claim written in between too)."""
+        return self._send(Call("POST", f"/v1/entities/{_seg(validate_entity(entity))}/erase", _as(list[Retraction]),
+                               body={"note": note}, idempotent=False))
+
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> Policy:  # as Vault.set_policy
         if not isinstance(policy, Policy):  # a dict would replace every field it leaves out with its default
             raise InvalidInput(f"expected a Policy, got {type(policy).__name__}")

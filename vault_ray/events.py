@@ -31,11 +31,12 @@ from .models import Event, from_epoch
 from .policy import specificity, validate_pattern
 
 KINDS: tuple[str, ...] = (
-    "claim_added", "claim_superseded", "claim_activated", "claim_retracted",
+    "claim_added", "claim_superseded", "claim_activated", "claim_retracted", "claim_erased",
     "dispute_opened", "dispute_challenged", "dispute_resolved", "consensus_flipped",
 )
 """The public kinds. `dispute_*` events carry `needs_user`; `dispute_resolved` says who
-decided and how; `claim_retracted` who retracted the claim (`decided_by`) and why (`note`)."""
+decided and how; `claim_retracted` who retracted the claim (`decided_by`) and why (`note`); `claim_erased`
+that its content was removed (`Vault.erase`): a consumer drops its copies of the claim."""
 DISPUTE_KINDS: tuple[str, ...] = ("dispute_opened", "dispute_challenged", "dispute_resolved")
 START, NOW = "start", "now"
 """Special cursors: the beginning of the log, and its current end."""
@@ -142,7 +143,7 @@ def to_public(e: Event, partition: int, seq: int, cursor: str) -> VaultEvent | N
     d = e.detail
     disputed = kind in DISPUTE_KINDS
     resolved = kind == "dispute_resolved"
-    decided = resolved or kind == "claim_retracted"
+    decided = resolved or kind in ("claim_retracted", "claim_erased")
     needs_user = d.get("needs_user") if disputed else None
     return VaultEvent(
         id=f"{partition}-{seq}", cursor=cursor, kind=kind, ts=from_epoch(e.ts), entity=e.entity, claim_id=e.claim_id,

@@ -20,6 +20,10 @@ class ForgetIn(Strict):
     note: str = Field("", description="Why the entity's claims are taken back (kept with each retraction)")
 
 
+class EraseIn(Strict):
+    note: str = Field("", description="Why the entity is erased (kept with the erasure record; write no personal data here)")
+
+
 class RetractionOut(BaseModel):
     claim: ClaimOut = Field(description="The claim as it stands now: status `retracted`")
     decided_by: str = Field(description="Who retracted it: the token's principal")

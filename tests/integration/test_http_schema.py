@@ -55,7 +55,7 @@ def test_the_schema_documents_every_route(api_schema):
     paths = api_schema.raw_schema["paths"]
     assert set(paths) == {
         "/v1/messages", "/v1/facts", "/v1/search", "/v1/entities/{entity}", "/v1/entities/{entity}/history",
-        "/v1/entities/{entity}/forget",
+        "/v1/entities/{entity}/forget", "/v1/entities/{entity}/erase",
         "/v1/claims/{claim_id}", "/v1/claims/{claim_id}/explain", "/v1/claims/{claim_id}/retract", "/v1/disputes",
         "/v1/disputes/{dispute_id}",
         "/v1/disputes/{dispute_id}/resolve", "/v1/policy", "/v1/policy/authority", "/v1/policy/strategy",

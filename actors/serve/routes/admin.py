@@ -14,7 +14,7 @@ from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
-from ..retraction import ForgetIn, RetractIn, RetractionOut
+from ..retraction import EraseIn, ForgetIn, RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
     CardinalityIn,
@@ -59,6 +59,17 @@ async def forget_entity(entity: EntityPath, body: ForgetIn, who: Resolver, svc: 
     retraction per claim, as `retract` answers them. An entity with no live claim (never written,
     already forgotten) answers `[]` and changes nothing, so a retry is harmless. An alias reads its key."""
     return encode(await svc.run(svc.vault.forget, entity, decided_by=who.name, note=body.note))
+
+
+@router.post("/entities/{entity}/erase", response_model=list[RetractionOut], responses=FORGET)
+async def erase_entity(entity: EntityPath, body: EraseIn, who: Admin, svc: Svc) -> Any:
+    """Erase an entity (an admin token): every claim of it is retracted and its content (text, value,
+    source message, embedding; quoted reasons and notes) removed from the claim log and the files
+    derived from it, for a request to delete personal data. What stays is the skeleton: ids, the
+    entity key, agents, times, status `retracted`, and who erased it, when and why. One retraction
+    per claim (`already`: retracted before); an entity with no claim answers `[]`. Streams and
+    webhooks get `claim_erased` per claim. See docs/design.md, "Erasure", for the limits."""
+    return encode(await svc.run(svc.vault.erase, entity, decided_by=who.name, note=body.note))
 
 
 @router.put("/policy", response_model=PolicyOut, responses=ADMIN)
