@@ -145,8 +145,10 @@ class EraseSide:
         con: duckdb.DuckDBPyConnection = tables._con
         try:
             name = con.execute("SELECT current_database()").fetchall()[0][0]
-            con.execute(f"ATTACH '{fresh}' AS vr_fresh").fetchall()
+            quoted = fresh.replace("'", "''")  # a store path may hold a quote
+            con.execute(f"ATTACH '{quoted}' AS vr_fresh").fetchall()
             try:
+                name = name.replace('"', '""')
                 con.execute(f'COPY FROM DATABASE "{name}" TO vr_fresh').fetchall()
                 con.execute("CHECKPOINT vr_fresh").fetchall()
             finally:

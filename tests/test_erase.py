@@ -215,3 +215,12 @@ def test_the_erase_command_asks_first_and_prints_what_it_erased(tmp_path):
     quiet = run("erase", "user.nothing", "--by", "ana", "--yes")
     assert quiet.exit_code == 0 and "no claim to erase" in quiet.output
     assert files_holding(path, SECRET.encode()) == []
+
+
+def test_erase_in_a_store_whose_path_holds_quotes(tmp_path):
+    """The rewrite ATTACHes a file named after the store: a quote in the path broke its SQL."""
+    store = tmp_path / "it's a \"store\""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        seed(vault)
+        assert vault.erase("user.health", decided_by="user")
+    assert files_holding(store, SECRET.encode()) == []
