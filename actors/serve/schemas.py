@@ -371,7 +371,7 @@ class VaultEventOut(BaseModel):
     id: str = Field(description="<partition>-<seq>: unique in the store, stable across restarts")
     cursor: str = Field(description="Resume right after this event (the SSE id)")
     kind: Literal["claim_added", "claim_superseded", "claim_activated", "claim_retracted", "dispute_opened",
-                  "dispute_challenged", "dispute_resolved", "consensus_flipped"]
+                  "dispute_challenged", "dispute_changed", "dispute_resolved", "consensus_flipped"]
     ts: datetime
     entity: str
     claim_id: str | None = None

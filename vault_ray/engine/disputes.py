@@ -151,8 +151,8 @@ def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
         left = [c.id for c in backers if c not in mine]
         if left:  # still backed: the first remaining backer holds the challenge
             kept = replace(d, challenger=left[0], supporters=tuple(left[1:]), challenger_agent=txn.claim(left[0]).agent)
-            txn.put_dispute(kept, "dispute_challenged", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
-                            withdrawn=[c.id for c in mine])
+            txn.put_dispute(kept, "dispute_changed", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
+                            withdrawn=[c.id for c in mine], reason="its agent withdrew the challenge")
             continue
         standing = next((i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
         note = f"its agent withdrew the challenge (claim {item.id} says something else)"
