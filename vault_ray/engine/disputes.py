@@ -318,6 +318,9 @@ def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim
     is refused, naming the values that can win."""
     taken = successors(txn, lookup, d.incumbents)  # newer claims in an incumbent's place
     members = [d.challenger, *d.incumbents, *d.supporters]
+    gone = None if txn.known(winner) else lookup(winner)
+    if gone is not None and gone.status == Status.RETRACTED and gone.entity == d.entity:
+        raise _retracted_winner(txn, d, gone, [*members, *sorted(taken)])
     if winner not in {*members, *taken}:
         raise DisputeError(f"claim {winner!r} is not part of dispute {d.id!r}", dispute_id=d.id, winner=winner)
     if txn.known(winner):
@@ -331,3 +334,15 @@ def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim
     values = ", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing)
     raise DisputeError(f"claim {winner!r} of dispute {d.id!r} was since superseded, and no live claim says its "
                        f"value any more; choose one of: {values}", dispute_id=d.id)
+
+
+def _retracted_winner(txn: Txn, d: Dispute, gone: Claim, ids: Sequence[str]) -> DisputeError:
+    """A resolution naming a retracted claim: it cannot win; the live claim saying its value can."""
+    standing = [txn.claim(i) for i in dict.fromkeys(ids) if txn.known(i) and txn.claim(i).status.live]
+    same = [c for c in standing if normalized_value(c) == normalized_value(gone)]
+    if same:
+        hint = f"claim {same[0].id!r} ({same[0].agent}) says the same value {same[0].value or same[0].text!r} and can win"
+    else:
+        hint = "choose one of: " + (", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing) or "none")
+    return DisputeError(f"claim {gone.id!r} was retracted by a person and cannot win dispute {d.id!r}; {hint}",
+                        dispute_id=d.id, winner=gone.id)

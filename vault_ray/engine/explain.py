@@ -115,6 +115,17 @@ def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explana
     return Explanation(claim, tuple(steps), mine)
 
 
+def retracted_from(events: list[Event], dispute_id: str) -> list[tuple[str, str]]:
+    """(claim id, who retracted it) of the members dispute `dispute_id` went on without or closed
+    over because a person retracted them, from its events (in log order)."""
+    out: dict[str, str] = {}
+    for e in events:
+        if e.dispute_id == dispute_id and e.kind.startswith("dispute_"):
+            for cid in e.detail.get("retracted") or ():
+                out.setdefault(cid, str(e.detail.get("retracted_by") or e.agent or ""))
+    return list(out.items())
+
+
 def _with_cause(step: Step, added: dict[str | None, Step], resolved: dict[str | None, Step]) -> Step:
     if step.decided_by and step.dispute_id in resolved:
         return replace(step, cause=resolved[step.dispute_id])
