@@ -197,3 +197,19 @@ def test_retracting_again_names_the_disputes_of_the_first_retraction(make_vault)
     again = vault.retract(a.claim_id, decided_by="dana")
     assert first.disputes == (b.dispute_id,) and again.already and again.disputes == first.disputes
     assert vault.forget("user.budget", decided_by="dana")[0].disputes == (b.dispute_id,)
+
+
+# -- P1: a consensus write that settles a dispute for the incumbent says so ------------------------
+def test_a_write_that_settles_a_consensus_dispute_for_the_incumbent_says_so(make_vault):
+    vault = make_vault()
+    vault.patch_policy({"strategies": {"user.location": "consensus"}, "consensus_margin": 0.0})
+    say(vault, "a", "Paris")
+    b = say(vault, "b", "Berlin", seconds=10)
+    assert b.outcome == "disputed"
+    vault.set_authority("c", "user.location", 1.0)
+    d = say(vault, "c", "Paris", seconds=20)
+    assert d.outcome == "active" and d.dispute_id == b.dispute_id and b.claim_id in d.superseded
+    assert d.reason.startswith("dispute settled by strategy:consensus: ") and d.strategy == "consensus"
+    ex = vault.explain(d.claim_id)
+    assert [x.id for x in ex.disputes] == [b.dispute_id]
+    assert [s.kind for s in ex.steps][-1] == "dispute_resolved" and "dispute opened" in str(ex)

@@ -96,12 +96,14 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
-def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> tuple[list[Dispute], tuple[str, ...]]:
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
+                          by: str | None = None) -> tuple[list[Dispute], tuple[str, ...]]:
     """Under consensus, a claim that backs an open dispute's incumbents may give them the
     clear majority: the dispute is settled for them, as a supporter settles it for the
     challenger (`settle_repeat`). Before, only support for the challenger could close it,
     and a dispute lost 3 to 1 stayed open. Returns the disputes it settled and the claims
-    their settlement superseded (challengers and supporters)."""
+    their settlement superseded (challengers and supporters). `by`: the claim whose write
+    settles them (named on the `dispute_resolved` event as `settling`, so its explain lists them)."""
     settled: list[Dispute] = []
     if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
         return settled, ()
@@ -114,8 +116,19 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> tuple[list[D
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
         if verdict.action == Action.WIN:
             settled.append(resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
-                                   strategy="consensus", weights=verdict.weights))
+                                   strategy="consensus", weights=verdict.weights, **({"settling": [by]} if by else {})))
     return settled, superseded_among(txn, before) if settled else ()
+
+
+def with_settlement(decision: Decision, settled: list[Dispute]) -> Decision:
+    """The decision of a write whose support settled disputes for their incumbents
+    (`settle_for_incumbents`): it names the last of them and says so, as a repeated
+    challenge that settles a dispute does ("dispute settled by strategy:consensus: ...")."""
+    if not settled or settled[-1].resolution is None:
+        return decision
+    r = settled[-1].resolution
+    return replace(decision, dispute_id=settled[-1].id, strategy="consensus",
+                   reason=f"dispute settled by {r.decided_by}: {r.note}")
 
 
 def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:

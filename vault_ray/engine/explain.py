@@ -27,8 +27,9 @@ STEP_TITLES = {
     "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
 
-_LEFT = ("retracted", "withdrawn")
-"""Detail keys of dispute events naming the members that left the dispute."""
+_LEFT = ("retracted", "withdrawn", "settling")
+"""Detail keys of dispute events naming claims that took part without being members: those
+that left the dispute, and the claim whose write settled it for the incumbents."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def step_from_event(e: Event) -> Step:
 
 def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explanation:
     """Pick the claim's steps out of its entity's events (in log order)."""
-    # a member left a dispute that went on without it (retracted, withdrawn): its events still name it
+    # a member that left (retracted, withdrawn), or the claim that settled it: its events name them
     left = {e.dispute_id for e in events if e.dispute_id and e.kind.startswith("dispute_")
             and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT))}
     mine = tuple(d for d in disputes if d.id in left or claim.id in (d.challenger, *d.incumbents, *d.supporters))
