@@ -66,3 +66,14 @@ def test_the_disputes_table_says_the_incumbent_was_retracted(make_vault, tmp_pat
     assert shown.exit_code == 0, shown.output
     flat = " ".join(shown.output.split())
     assert "none standing (retracted: $5000 (a)" in flat and "by dana)" in flat
+
+
+def test_a_repeated_http_retraction_answers_the_first_ones_disputes(make_vault, tmp_path):
+    vault, a, b = high_stakes(make_vault)
+    tokens = TokenStore(tmp_path / "tokens.json")
+    auth = {"Authorization": f"Bearer {tokens.add('dana', 'resolver')[0]}"}
+    with TestClient(create_app(local_service(vault, tokens))) as client:
+        first = client.post(f"/v1/claims/{a.claim_id}/retract", headers=auth, json={"note": "no"}).json()
+        again = client.post(f"/v1/claims/{a.claim_id}/retract", headers=auth, json={"note": "no"}).json()
+    assert first["disputes"] == [b.dispute_id] and not first["already"]
+    assert again["already"] and again["disputes"] == first["disputes"]

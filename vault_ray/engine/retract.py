@@ -201,8 +201,9 @@ class Retractions:
         """Take a claim back ("this is not true"). No read after this sees it (`get`, `search`, `get_many`,
         `as_of` later than now); `history`, `explain` and `events` keep it, status `retracted`, with who
         (`decided_by`), when and why (`note`). An open dispute it was in goes on without it (a dispute left
-        with one side closes by a rule); what it had superseded stays superseded. Retracting it again
-        answers the first retraction (`already=True`); an unknown id is ClaimNotFound."""
+        with one side closes by a rule, unless it waits for a person); what it had superseded stays
+        superseded. Retracting it again answers the first retraction (`already=True`, with the disputes
+        it left); an unknown id is ClaimNotFound."""
         return retract(self._backend, claim_id, decided_by, note)
 
     def forget(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:
