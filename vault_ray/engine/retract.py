@@ -82,8 +82,8 @@ def retract_claims(host: PartitionSet, entity: str, claim_ids: Sequence[str], *,
             if left and d.status == DisputeStatus.OPEN:
                 _leave(txn, d, left, decided_by, policy, cardinality)
         part.commit(txn)
-    return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
-            else _earlier(part, found[cid]) for cid in found]
+        return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
+                else _earlier(part, found[cid]) for cid in found]
 
 
 def _lookup(txn: Txn, part: Partition, cid: str, entity: str) -> Claim:
