@@ -32,12 +32,14 @@ from .policy import specificity, validate_pattern
 
 KINDS: tuple[str, ...] = (
     "claim_added", "claim_superseded", "claim_activated", "claim_retracted", "claim_erased",
-    "dispute_opened", "dispute_challenged", "dispute_resolved", "consensus_flipped",
+    "dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved", "consensus_flipped",
 )
 """The public kinds. `dispute_*` events carry `needs_user`; `dispute_resolved` says who
-decided and how; `claim_retracted` who retracted the claim (`decided_by`) and why (`note`); `claim_erased`
-that its content was removed (`Vault.erase`): a consumer drops its copies of the claim."""
-DISPUTE_KINDS: tuple[str, ...] = ("dispute_opened", "dispute_challenged", "dispute_resolved")
+decided and how; `claim_retracted` who retracted the claim (`decided_by`) and why (`note`);
+`claim_erased` that its content was removed (`Vault.erase`): a consumer drops its copies of
+the claim; `dispute_changed` an open dispute that goes on without a member (detail
+`retracted` and `retracted_by`, or `withdrawn`): no new challenge."""
+DISPUTE_KINDS: tuple[str, ...] = ("dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved")
 START, NOW = "start", "now"
 """Special cursors: the beginning of the log, and its current end."""
 VERSION = "v1"

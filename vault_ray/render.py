@@ -13,6 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from .engine.explain import retracted_from
 from .models import Claim, Decision, Dispute, EntityView, Hit
 from .vault import Vault
 
@@ -117,10 +118,18 @@ def disputes_table(disputes: list[Dispute], vault: Vault) -> Rows:
         inc = [vault.claim(i) for i in d.incumbents]
         rows.append((d.id, d.entity, f"{ch.value or ch.text} ({ch.agent}) {short(ch.id)}",
                      "\n".join(_incumbent(c, vault) if d.resolution is None else f"{c.value or c.text} ({c.agent}) {short(c.id)}"
-                               for c in inc), d.reason,
+                               for c in inc) or _none_standing(d, vault), d.reason,
                      _status(d, vault), "yes" if d.needs_user else "", str(d.challenges)))
     return Rows("Disputes", ("id", "entity", "challenger", "incumbent(s)", "reason", "status", "needs user", "challenges"),
                 rows)
+
+
+def _none_standing(d: Dispute, vault: Vault) -> str:
+    """The incumbent cell of a dispute with none left: what a person retracted from it."""
+    gone = [(vault.claim(cid), by) for cid, by in retracted_from(vault.events(entity=d.entity), d.id)]
+    said = "; ".join(f"{c.value or c.text} ({c.agent}) {short(c.id)} by {by}" for c, by in gone
+                     if c.id != d.challenger and c.id not in d.supporters)
+    return f"none standing (retracted: {said})" if said else "none standing"
 
 
 def _incumbent(c: Claim, vault: Vault) -> str:

@@ -12,7 +12,9 @@
   others are written through the normal write path (`Vault.write_batch`, with
   their ids, provenance and stored vectors, entity resolution off), in the order
   the source recorded them, so conflicts are detected by the target's policy.
-  Importing the same export twice changes nothing the second time.
+  Importing the same export twice changes nothing the second time. A claim the
+  source retracted is retracted here too, at its place in the source's order, with
+  its `decided_by` and note (`transfer_retract.py`): never live in the target.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from vault_ray.storage.layout import partition_of
 
 from .backends.base import BulkBackend
 from .errors import ExportError, StoreMismatch, VaultError
-from .models import AddResult, Fact, WriteRequest, from_epoch
+from .models import AddResult, Fact, WriteRequest, from_epoch, utcnow
 from .policy import Policy
 from .registry import EntityRegistry
+from .transfer_retract import replay, source_retractions
 
 MERGE_BATCH = 500
 """Claims per `write_batch` call when merging."""
@@ -71,8 +74,10 @@ class ImportResult:
     """Claim id -> why the write path refused it (merge; the others were written)."""
     seconds: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
-    """The merged claims by status once the import finished (active, disputed, superseded;
-    noop: a claim that repeated one keeps none of its own)."""
+    """The merged claims by status once the import finished (active, disputed, superseded,
+    retracted; noop: a claim that repeated one keeps none of its own)."""
+    retracted: int = 0
+    """Claims retracted because the source had retracted them (merge; a restore keeps them verbatim)."""
 
 
 class Transfers:
@@ -95,7 +100,8 @@ class Transfers:
         disputes, receipts, policy, registry). Into a store with claims: merged by claim
         id, new claims going through the write path so conflicts are detected. The
         export is verified first: a truncated or tampered one raises ExportError and
-        changes nothing. Importing the same export again changes nothing."""
+        changes nothing. A claim the source retracted stays retracted (a merge replays
+        the retraction). Importing the same export again changes nothing."""
         return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
 
 
@@ -173,8 +179,21 @@ def _merge(backend: BulkBackend, archive: Archive,
     outcomes: Counter[str] = Counter()
     errors: dict[str, str] = {}
     kept: dict[int, set[str]] = {}  # partition -> ids of the claims written (not noops)
-    for start in range(0, claims.num_rows, MERGE_BATCH):
+    pending = source_retractions(archive)  # each replayed between the claims recorded before and after it
+
+    def retract(entity: str, ids: list[str], by: str, note: str) -> Any:
+        return backend.retract(entity, ids, decided_by=by, note=note, now=utcnow())
+
+    retracted, start = 0, 0
+    while start < claims.num_rows:
         rows = claims.slice(start, MERGE_BATCH).to_pylist()
+        if pending:
+            cut = next((i for i, r in enumerate(rows) if r["recorded_at"] > pending[0].ts), len(rows))
+            if cut == 0:
+                retracted += replay(pending, rows[0]["recorded_at"], retract)
+                continue
+            rows = rows[:cut]
+        start += len(rows)
         by_partition: dict[int, list[str]] = {}
         for r in rows:
             by_partition.setdefault(partition_of(r["entity"], backend.partitions), []).append(r["id"])
@@ -190,8 +209,9 @@ def _merge(backend: BulkBackend, archive: Archive,
             for d in result.decisions:
                 if str(d.outcome) != "noop":
                     kept.setdefault(partition_of(d.entity, backend.partitions), set()).add(d.claim_id)
+    retracted += replay(pending, None, retract)
     return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors,
-            "statuses": _final_statuses(backend, kept, noops=outcomes["noop"])}
+            "statuses": _final_statuses(backend, kept, noops=outcomes["noop"]), "retracted": retracted}
 
 
 def _final_statuses(backend: BulkBackend, kept: dict[int, set[str]], *, noops: int) -> dict[str, int]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import jinja2
 
-from vault_ray.engine.explain import build
+from vault_ray.engine.explain import build, retracted_from
 from vault_ray.models import MAX_NOTE, Claim, Dispute, Status
 from vault_ray.reasoners.rules import normalized_value
 from vault_ray.vault import Vault
@@ -74,6 +74,9 @@ class Card:
     """One option per value (several agents saying the same value are one choice)."""
     many: bool
     """A 'many' entity: keeping both values is a choice."""
+    retracted: tuple[tuple[Claim, str], ...] = ()
+    """Claims a person retracted from the other side of the dispute (the incumbents), and who:
+    the card says so, and the person may retract the value left too."""
 
 
 def csrf_token(token: str) -> str:
@@ -102,7 +105,11 @@ def card(vault: Vault, dispute: Dispute) -> Card:
         value = Value(c, role, policy.weight(c.agent, dispute.entity), build(c, log, disputes).text())
         options.setdefault(normalized_value(c), []).append(value)
     many = policy.cardinality_for(dispute.entity, registry.cardinality(dispute.entity)) == "many"
-    return Card(dispute, tuple(Option(tuple(v)) for v in options.values()), many)
+    backers = {dispute.challenger, *dispute.supporters}
+    gone = tuple((claims[cid], by) for cid, by in retracted_from(log, dispute.id)
+                 if cid in claims and cid not in backers and cid not in dispute.incumbents
+                 and normalized_value(claims[cid]) not in options)
+    return Card(dispute, tuple(Option(tuple(v)) for v in options.values()), many, gone)
 
 
 def cards(vault: Vault) -> tuple[list[Card], int]:

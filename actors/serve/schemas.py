@@ -370,8 +370,8 @@ class VaultEventOut(BaseModel):
 
     id: str = Field(description="<partition>-<seq>: unique in the store, stable across restarts")
     cursor: str = Field(description="Resume right after this event (the SSE id)")
-    kind: Literal["claim_added", "claim_superseded", "claim_activated", "claim_retracted", "claim_erased", "dispute_opened",
-                  "dispute_challenged", "dispute_resolved", "consensus_flipped"]
+    kind: Literal["claim_added", "claim_superseded", "claim_activated", "claim_retracted", "claim_erased",
+                  "dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved", "consensus_flipped"]
     ts: datetime
     entity: str
     claim_id: str | None = None

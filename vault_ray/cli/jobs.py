@@ -110,7 +110,9 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
             return ", ".join(f"{n:,} {o}" for o, n in sorted(found.items())) or "none"
 
         console.print(f"merged {result.claims:,} new claim(s), now {counts(result.statuses)} (as each was written: "
-                      f"{counts(result.outcomes)}); {result.skipped:,} already present; {result.seconds:.1f} s")
+                      f"{counts(result.outcomes)}); {result.skipped:,} already present; "
+                      + (f"{result.retracted:,} retracted as in the source; " if result.retracted else "")
+                      + f"{result.seconds:.1f} s")
     _exit_on_errors(result.errors, "refused by the write path")
 
 

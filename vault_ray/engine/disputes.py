@@ -96,12 +96,14 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
-def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> tuple[list[Dispute], tuple[str, ...]]:
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
+                          by: str | None = None) -> tuple[list[Dispute], tuple[str, ...]]:
     """Under consensus, a claim that backs an open dispute's incumbents may give them the
     clear majority: the dispute is settled for them, as a supporter settles it for the
     challenger (`settle_repeat`). Before, only support for the challenger could close it,
     and a dispute lost 3 to 1 stayed open. Returns the disputes it settled and the claims
-    their settlement superseded (challengers and supporters)."""
+    their settlement superseded (challengers and supporters). `by`: the claim whose write
+    settles them (named on the `dispute_resolved` event as `settling`, so its explain lists them)."""
     settled: list[Dispute] = []
     if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
         return settled, ()
@@ -114,8 +116,19 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy) -> tuple[list[D
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
         if verdict.action == Action.WIN:
             settled.append(resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
-                                   strategy="consensus", weights=verdict.weights))
+                                   strategy="consensus", weights=verdict.weights, **({"settling": [by]} if by else {})))
     return settled, superseded_among(txn, before) if settled else ()
+
+
+def with_settlement(decision: Decision, settled: list[Dispute]) -> Decision:
+    """The decision of a write whose support settled disputes for their incumbents
+    (`settle_for_incumbents`): it names the last of them and says so, as a repeated
+    challenge that settles a dispute does ("dispute settled by strategy:consensus: ...")."""
+    if not settled or settled[-1].resolution is None:
+        return decision
+    r = settled[-1].resolution
+    return replace(decision, dispute_id=settled[-1].id, strategy="consensus",
+                   reason=f"dispute settled by {r.decided_by}: {r.note}")
 
 
 def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:
@@ -151,8 +164,8 @@ def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
         left = [c.id for c in backers if c not in mine]
         if left:  # still backed: the first remaining backer holds the challenge
             kept = replace(d, challenger=left[0], supporters=tuple(left[1:]), challenger_agent=txn.claim(left[0]).agent)
-            txn.put_dispute(kept, "dispute_challenged", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
-                            withdrawn=[c.id for c in mine])
+            txn.put_dispute(kept, "dispute_changed", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
+                            withdrawn=[c.id for c in mine], reason="its agent withdrew the challenge")
             continue
         standing = next((i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
         note = f"its agent withdrew the challenge (claim {item.id} says something else)"
@@ -318,6 +331,9 @@ def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim
     is refused, naming the values that can win."""
     taken = successors(txn, lookup, d.incumbents)  # newer claims in an incumbent's place
     members = [d.challenger, *d.incumbents, *d.supporters]
+    gone = None if txn.known(winner) else lookup(winner)
+    if gone is not None and gone.status == Status.RETRACTED and gone.entity == d.entity:
+        raise _retracted_winner(txn, d, gone, [*members, *sorted(taken)])
     if winner not in {*members, *taken}:
         raise DisputeError(f"claim {winner!r} is not part of dispute {d.id!r}", dispute_id=d.id, winner=winner)
     if txn.known(winner):
@@ -331,3 +347,15 @@ def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim
     values = ", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing)
     raise DisputeError(f"claim {winner!r} of dispute {d.id!r} was since superseded, and no live claim says its "
                        f"value any more; choose one of: {values}", dispute_id=d.id)
+
+
+def _retracted_winner(txn: Txn, d: Dispute, gone: Claim, ids: Sequence[str]) -> DisputeError:
+    """A resolution naming a retracted claim: it cannot win; the live claim saying its value can."""
+    standing = [txn.claim(i) for i in dict.fromkeys(ids) if txn.known(i) and txn.claim(i).status.live]
+    same = [c for c in standing if normalized_value(c) == normalized_value(gone)]
+    if same:
+        hint = f"claim {same[0].id!r} ({same[0].agent}) says the same value {same[0].value or same[0].text!r} and can win"
+    else:
+        hint = "choose one of: " + (", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing) or "none")
+    return DisputeError(f"claim {gone.id!r} was retracted by a person and cannot win dispute {d.id!r}; {hint}",
+                        dispute_id=d.id, winner=gone.id)

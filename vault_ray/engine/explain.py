@@ -20,11 +20,16 @@ STEP_TITLES = {
     "status_changed": "status changed",
     "dispute_opened": "dispute opened",
     "dispute_challenged": "challenge repeated",
+    "dispute_changed": "dispute went on without a member",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",
     "consensus_flipped": "consensus flipped the entity's value to this claim's",
 }
+
+_LEFT = ("retracted", "withdrawn", "settling")
+"""Detail keys of dispute events naming claims that took part without being members: those
+that left the dispute, and the claim whose write settled it for the incumbents."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,10 @@ def step_from_event(e: Event) -> Step:
 
 def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explanation:
     """Pick the claim's steps out of its entity's events (in log order)."""
-    mine = tuple(d for d in disputes if claim.id in (d.challenger, *d.incumbents, *d.supporters))
+    # a member that left (retracted, withdrawn), or the claim that settled it: its events name them
+    left = {e.dispute_id for e in events if e.dispute_id and e.kind.startswith("dispute_")
+            and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT))}
+    mine = tuple(d for d in disputes if d.id in left or claim.id in (d.challenger, *d.incumbents, *d.supporters))
     dispute_ids = {d.id for d in mine}
     added = {e.claim_id: step_from_event(e) for e in events if e.kind == "claim_added"}
     resolved = {e.dispute_id: step_from_event(e) for e in events if e.kind == "dispute_resolved"}
@@ -106,6 +114,17 @@ def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explana
             step = _with_cause(step, added, resolved)
         steps.append(step)
     return Explanation(claim, tuple(steps), mine)
+
+
+def retracted_from(events: list[Event], dispute_id: str) -> list[tuple[str, str]]:
+    """(claim id, who retracted it) of the members dispute `dispute_id` went on without or closed
+    over because a person retracted them, from its events (in log order)."""
+    out: dict[str, str] = {}
+    for e in events:
+        if e.dispute_id == dispute_id and e.kind.startswith("dispute_"):
+            for cid in e.detail.get("retracted") or ():
+                out.setdefault(cid, str(e.detail.get("retracted_by") or e.agent or ""))
+    return list(out.items())
 
 
 def _with_cause(step: Step, added: dict[str | None, Step], resolved: dict[str | None, Step]) -> Step:
@@ -193,7 +212,8 @@ def render(ex: Explanation) -> str:
             out.append(f"     because claim {step.cause.claim_id} was {cause_first}")
             out += [f"       {line}" for line in cause_rest]
     for d in ex.disputes:
-        line = f"dispute {d.id}: {d.status}, challenger {d.challenger} vs {', '.join(d.incumbents)}"
+        against = ", ".join(d.incumbents) or "no standing claim (the other side was retracted or withdrawn)"
+        line = f"dispute {d.id}: {d.status}, challenger {d.challenger} vs {against}"
         line += f"; {d.challenges} challenge(s)" + ("; needs the user" if d.needs_user else "")
         if d.resolution is not None:
             r = d.resolution

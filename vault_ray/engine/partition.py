@@ -151,10 +151,9 @@ class Partition:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
-            settled, gone = disputes.settle_for_incumbents(txn, item.entity, policy)  # its support may give them the majority
-            return Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(t.id for t in targets)
-                            + gone, reason=own_verdict.reason, **base,
-                            **({"dispute_id": settled[-1].id, "strategy": "consensus"} if settled else {}))
+            settled, gone = disputes.settle_for_incumbents(txn, item.entity, policy, incoming.id)  # its support may win
+            return disputes.with_settlement(Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(
+                t.id for t in targets) + gone, reason=own_verdict.reason, **base), settled)
         repeat = disputes.repeated_challenge(txn, incoming, conflicting)
         if repeat is not None:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)

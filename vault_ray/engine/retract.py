@@ -12,15 +12,21 @@ outvoted claims only).
 Open disputes the claim was in go on without it:
 
 - a retracted challenger is replaced by its first remaining supporter; with none, the
-  dispute closes for the incumbents (decided_by `rule:challenger_retracted`, as a
-  withdrawn challenge closes with `rule:challenger_withdrawn`);
+  dispute closes for the incumbents still standing, or for none (decided_by
+  `rule:challenger_retracted`, as a withdrawn challenge closes with
+  `rule:challenger_withdrawn`);
 - a retracted supporter or incumbent leaves the dispute; when no incumbent is left, the
   active claims that contradict the challenger stand in its place, and with none the
-  challenger wins (`rule:incumbent_retracted`); on a high-stakes entity the dispute stays
-  open for the user instead.
+  challenger wins (`rule:incumbent_retracted`); a dispute that waits for a person (high
+  stakes, or `needs_user`: opened against a value a person chose) stays open instead.
+
+A dispute a rule closes is decided by the rule (decided_by and the event's agent); the
+person is `retracted_by` in the detail. One that goes on open gets a `dispute_changed`
+event (not `dispute_challenged`: nobody challenged). Several claims retracted at once
+(`forget`) are all retracted before the disputes go on without them.
 
 Retracting a retracted claim changes nothing and answers the first retraction
-(`Retraction.already`). A superseded claim can be retracted too (the consensus tally
+(`Retraction.already`, with the disputes it left). A superseded claim can be retracted too (the consensus tally
 counts claims it outvoted: a retracted one no longer counts); it keeps its `superseded_by`.
 """
 
@@ -45,12 +51,17 @@ if TYPE_CHECKING:
 
 CHALLENGER_RETRACTED = "rule:challenger_retracted"
 INCUMBENT_RETRACTED = "rule:incumbent_retracted"
+DISPUTE_CHANGED = "dispute_changed"
+"""The event of a dispute that goes on without a retracted member (not a challenge: docs/inbox.md)."""
 
 
 def retract_claims(host: PartitionSet, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
                    policy: Policy, cardinality: str, now: datetime) -> list[Retraction]:
     """Retract `claim_ids` (all claims of `entity`) in one transaction of the entity's partition.
-    Every id is looked up before anything changes: an unknown one is ClaimNotFound, nothing retracted."""
+    Every id is looked up before anything changes: an unknown one is ClaimNotFound, nothing retracted.
+    The claims are all retracted first, then each open dispute they were in goes on without all of
+    them at once: `forget` ends as retracting them one at a time would, never naming a claim it
+    retracts as a dispute's winner."""
     part = host.owner(entity)
     if part is None:
         raise ClaimNotFound(claim_ids[0] if claim_ids else "")
@@ -58,11 +69,21 @@ def retract_claims(host: PartitionSet, entity: str, claim_ids: Sequence[str], *,
         txn = part.begin(now)
         found = {cid: _lookup(txn, part, cid, entity) for cid in dict.fromkeys(claim_ids)}
         txn.cardinality[entity] = cardinality
-        # parked claims first: a forgotten entity's disputes close for incumbents retracted next
-        order = sorted(found, key=lambda cid: found[cid].status != Status.DISPUTED)
-        done = {cid: _retract_one(txn, part, found[cid], decided_by, note, policy, cardinality) for cid in order}
+        going = [cid for cid, c in found.items() if c.status != Status.RETRACTED]
+        open_now = txn.open_disputes_on(entity)
+        member = {cid: tuple(d.id for d in open_now if cid in (d.challenger, *d.incumbents, *d.supporters))
+                  for cid in going}
+        for cid in going:
+            _retract_one(txn, found[cid], decided_by, note, member[cid])
+        gone = set(going)
+        for d in open_now:
+            d = txn.disputes.get(d.id, d)  # noqa: PLW2901 - as an earlier one of this loop left it
+            left = [i for i in (d.challenger, *d.incumbents, *d.supporters) if i in gone]
+            if left and d.status == DisputeStatus.OPEN:
+                _leave(txn, d, left, decided_by, policy, cardinality)
         part.commit(txn)
-    return [done[cid] for cid in found]
+        return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
+                else _earlier(part, found[cid]) for cid in found]
 
 
 def _lookup(txn: Txn, part: Partition, cid: str, entity: str) -> Claim:
@@ -72,61 +93,69 @@ def _lookup(txn: Txn, part: Partition, cid: str, entity: str) -> Claim:
     return claim
 
 
-def _retract_one(txn: Txn, part: Partition, claim: Claim, decided_by: str, note: str, policy: Policy,
-                 cardinality: str) -> Retraction:
-    if claim.status == Status.RETRACTED:
-        return _earlier(part, claim)
+def _retract_one(txn: Txn, claim: Claim, decided_by: str, note: str, member: tuple[str, ...]) -> None:
     if not txn.known(claim.id):
         txn.revive(claim.id)  # a superseded claim: into the transaction, so that its status can change
-    member = [d for d in txn.open_disputes_on(claim.entity)
-              if claim.id in (d.challenger, *d.incumbents, *d.supporters)]
+    # the disputes it leaves are on the event: a repeated retraction answers with them (`_earlier`)
     txn.set_status(claim.id, Status.RETRACTED, claim.superseded_by, agent=decided_by, decided_by=decided_by,
-                   note=note, reason="retracted by a person",
-                   previous_status=str(claim.status))
-    for d in member:
-        _leave(txn, d, claim.id, decided_by, policy, cardinality)
-    return Retraction(txn.claim(claim.id), decided_by, note, txn.now, tuple(d.id for d in member))
+                   note=note, reason="retracted by a person", previous_status=str(claim.status),
+                   disputes=list(member))
 
 
 def _earlier(part: Partition, claim: Claim) -> Retraction:
-    """The retraction a retracted claim had: who, when, why (from its event)."""
+    """The retraction a retracted claim had: who, when, why and the disputes it left (from its event)."""
     events = [e for e in part.log.events(claim_id=claim.id)
-              if e.kind == "status_changed" and e.status == Status.RETRACTED]
+              if e.kind in ("status_changed", "claim_added") and e.status == Status.RETRACTED]
     last = events[-1] if events else None
     detail = last.detail if last is not None else {}
     at = from_epoch(last.ts) if last is not None else claim.recorded_at
+    left = detail.get("disputes")
+    if left is None:  # recorded before retraction events named them: the dispute events that did
+        left = [e.dispute_id for e in part.log.events(entity=claim.entity)
+                if e.dispute_id and claim.id in (e.detail.get("retracted") or ())]
     return Retraction(claim, str(detail.get("decided_by") or (last.agent if last else "") or ""),
-                      str(detail.get("note") or ""), at, already=True)
+                      str(detail.get("note") or ""), at, tuple(dict.fromkeys(left)), already=True)
 
 
-def _leave(txn: Txn, d: Dispute, cid: str, decided_by: str, policy: Policy, cardinality: str) -> None:
-    """Dispute `d` goes on without claim `cid` (see the module docstring)."""
-    live = [i for i in (d.challenger, *d.supporters) if i != cid and txn.known(i) and txn.claim(i).status.live]
-    incumbents = tuple(i for i in d.incumbents if i != cid)
-    why = f"claim {cid} was retracted by {decided_by}"
-    if cid == d.challenger or cid in d.supporters:
-        if live:  # still backed: the first remaining backer holds the challenge
-            kept = replace(d, challenger=live[0], supporters=tuple(live[1:]), challenger_agent=txn.claim(live[0]).agent)
-            txn.put_dispute(kept, "dispute_challenged", agent=decided_by, claim_id=cid, challenges=kept.challenges,
-                            retracted=[cid], reason=why)
-            return
-        standing = next((i for i in incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE), None)
-        closed = replace(d, status=DisputeStatus.RESOLVED,
-                         resolution=Resolution(standing, CHALLENGER_RETRACTED, why, txn.now))
-        txn.put_dispute(closed, "dispute_resolved", agent=decided_by, claim_id=standing, decided_by=CHALLENGER_RETRACTED,
-                        note=why, winner=standing, keep_both=False, retracted=[cid])
-        return
+def waits_for_person(d: Dispute, policy: Policy) -> bool:
+    """A dispute only a person's resolution settles: on a high-stakes entity, or opened against a
+    value a person chose (`needs_user`, decided.py). A retraction does not pick its other side."""
+    return d.needs_user or policy.is_high_stakes(d.entity)
+
+
+def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Policy, cardinality: str) -> None:
+    """Dispute `d` goes on without the claims `gone` (see the module docstring). Who decides a
+    resolution this causes is the rule (`decided_by`, the event's agent); the person who
+    retracted is `retracted_by` in the event's detail and named in the resolution's note."""
+    out = set(gone)
+    named = ", ".join(gone)
+    why = f"claim{'s' if len(gone) > 1 else ''} {named} retracted by {decided_by}"
+    changed = {"retracted": list(gone), "retracted_by": decided_by}
+    backers = [i for i in (d.challenger, *d.supporters) if i not in out and txn.known(i) and txn.claim(i).status.live]
+    incumbents = tuple(i for i in d.incumbents if i not in out)
     standing = tuple(i for i in incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE)
-    if not standing and txn.known(d.challenger):  # in the incumbents' place: what still contradicts the challenger
+    if not backers:  # nothing challenges any more: closed for what still stands of the incumbents (or none)
+        winner = standing[0] if standing else None
+        closed = replace(d, status=DisputeStatus.RESOLVED,
+                         resolution=Resolution(winner, CHALLENGER_RETRACTED, why, txn.now))
+        txn.put_dispute(closed, "dispute_resolved", agent=CHALLENGER_RETRACTED, claim_id=winner,
+                        decided_by=CHALLENGER_RETRACTED, note=why, winner=winner, keep_both=False, **changed)
+        return
+    if backers[0] != d.challenger:  # still backed: the first remaining backer holds the challenge
+        d = replace(d, challenger=backers[0], challenger_agent=txn.claim(backers[0]).agent)
+    d = replace(d, supporters=tuple(backers[1:]))
+    if incumbents != d.incumbents and not standing:  # in the incumbents' place: what still contradicts it
         value = normalized_value(txn.claim(d.challenger))
         standing = tuple(c.id for c in txn.live_on(d.entity)
                          if c.status == Status.ACTIVE and contradicts(normalized_value(c), value, cardinality))
-    if standing or policy.is_high_stakes(d.entity) or not txn.known(d.challenger):
-        txn.put_dispute(replace(d, incumbents=standing or incumbents), "dispute_challenged", agent=decided_by,
-                        claim_id=cid, challenges=d.challenges, retracted=[cid], reason=why)
+    if incumbents == d.incumbents or standing or waits_for_person(d, policy):
+        # only backers left, something still contradicts the challenger, or a person decides
+        kept = d.incumbents if incumbents == d.incumbents else standing or incumbents
+        txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
+                        challenges=d.challenges, reason=why, **changed)
         return
     closed = disputes.resolve(txn, replace(d, incumbents=()), d.challenger, INCUMBENT_RETRACTED,
-                              f"{why}; no other claim contradicts the challenger", keep_both=False, retracted=[cid])
+                              f"{why}; no other claim contradicts the challenger", keep_both=False, **changed)
     txn.disputes[d.id] = txn.dispute_rows[d.id] = replace(closed, incumbents=d.incumbents)  # the record names it still
 
 
@@ -179,8 +208,9 @@ class Retractions:
         """Take a claim back ("this is not true"). No read after this sees it (`get`, `search`, `get_many`,
         `as_of` later than now); `history`, `explain` and `events` keep it, status `retracted`, with who
         (`decided_by`), when and why (`note`). An open dispute it was in goes on without it (a dispute left
-        with one side closes by a rule); what it had superseded stays superseded. Retracting it again
-        answers the first retraction (`already=True`); an unknown id is ClaimNotFound."""
+        with one side closes by a rule, unless it waits for a person); what it had superseded stays
+        superseded. Retracting it again answers the first retraction (`already=True`, with the disputes
+        it left); an unknown id is ClaimNotFound."""
         return retract(self._backend, claim_id, decided_by, note)
 
     def forget(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:

@@ -41,23 +41,30 @@ FILTERED_FETCH = 50
 def search(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None, *,
            agent: str | None = None, entity: str | None = None) -> list[Scored]:
     """Top-k active claims per query, of the open partitions among `partitions` (all by
-    default); with `agent`, that agent's claims parked in open disputes too."""
+    default); with `agent`, that agent's claims parked in open disputes too. The challenger
+    of an open dispute on an entity with no active claim (its incumbents retracted: the
+    dispute waits for a person) is found as well: the entity's pending value, contested."""
     found = _active(host, vectors, k, partitions, agent=agent, entity=entity)
-    return found if agent is None else _with_parked(host, vectors, k, found, partitions, agent, entity)
+    return _with_parked(host, vectors, k, found, partitions, agent, entity)
 
 
 def _with_parked(host: PartitionSet, vectors: np.ndarray, k: int, found: list[Scored], partitions: Iterable[int] | None,
-                 agent: str, entity: str | None) -> list[Scored]:
-    """`found` with the agent's challenges and support of open disputes, scored exactly: a
-    search of what an agent said shows its contested claim, not nothing (few: no index)."""
+                 agent: str | None, entity: str | None) -> list[Scored]:
+    """`found` with the parked claims a search shows, scored exactly (few: no index): with
+    `agent`, its challenges and support of open disputes (a search of what an agent said shows
+    its contested claim, not nothing); the challengers of open disputes on entities with no
+    active claim left (the value a person has to decide on is not invisible)."""
     parked: list[Claim] = []
     for part in host.opened(None if partitions is None else set(partitions)):
         if entity is not None and part is not host.owner(entity):
             continue
         with part.lock:
             state = part.state
-            ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)}
-            parked += [c for i in sorted(ids) if (c := state.get(i)) is not None and c.agent == agent
+            if not state.open_disputes:
+                continue
+            ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)} if agent else {
+                d.challenger for d in state.open_disputes.values() if not state.active_rids(d.entity)}
+            parked += [c for i in sorted(ids) if (c := state.get(i)) is not None and agent in (None, c.agent)
                        and c.status == Status.DISPUTED and c.embedding is not None and entity in (None, c.entity)]
     if not parked:
         return found

@@ -59,6 +59,6 @@
   }
 
   const stream = new EventSource(base + "/stream");
-  for (const kind of ["dispute_opened", "dispute_challenged", "dispute_resolved"]) stream.addEventListener(kind, heard);
+  for (const kind of ["dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved"]) stream.addEventListener(kind, heard);
   document.body.classList.add("live");
 })();
