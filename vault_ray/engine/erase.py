@@ -29,7 +29,7 @@ from vault_ray.storage.erase import ERASED, is_erased
 
 from ..models import Retraction, Status, to_epoch
 from ..policy import Policy
-from .retract import _retract_one
+from .retract import retract_in
 
 if TYPE_CHECKING:
     from .partitions import PartitionSet
@@ -51,11 +51,9 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
             return [], []
         txn = part.begin(now)
         txn.cardinality[entity] = cardinality
-        order = sorted(claims, key=lambda c: c.status != Status.DISPUTED)  # parked claims first, as forget
-        done = {}
-        for c in order:
-            current = txn.claim(c.id) if txn.known(c.id) else c
-            done[c.id] = _retract_one(txn, part, current, decided_by, note, policy, cardinality)
+        found = {c.id: txn.claim(c.id) if txn.known(c.id) else c for c in claims}
+        done = dict(zip(found, retract_in(txn, part, entity, found, decided_by=decided_by, note=note, policy=policy,
+                                          cardinality=cardinality), strict=True))
         fresh = [c for c in claims if not is_erased(c)]
         for c in fresh:
             txn.event(entity, "claim_erased", claim_id=c.id, agent=decided_by, status=str(Status.RETRACTED),

@@ -69,21 +69,31 @@ def retract_claims(host: PartitionSet, entity: str, claim_ids: Sequence[str], *,
         txn = part.begin(now)
         found = {cid: _lookup(txn, part, cid, entity) for cid in dict.fromkeys(claim_ids)}
         txn.cardinality[entity] = cardinality
-        going = [cid for cid, c in found.items() if c.status != Status.RETRACTED]
-        open_now = txn.open_disputes_on(entity)
-        member = {cid: tuple(d.id for d in open_now if cid in (d.challenger, *d.incumbents, *d.supporters))
-                  for cid in going}
-        for cid in going:
-            _retract_one(txn, found[cid], decided_by, note, member[cid])
-        gone = set(going)
-        for d in open_now:
-            d = txn.disputes.get(d.id, d)  # noqa: PLW2901 - as an earlier one of this loop left it
-            left = [i for i in (d.challenger, *d.incumbents, *d.supporters) if i in gone]
-            if left and d.status == DisputeStatus.OPEN:
-                _leave(txn, d, left, decided_by, policy, cardinality)
+        done = retract_in(txn, part, entity, found, decided_by=decided_by, note=note, policy=policy,
+                          cardinality=cardinality)
         part.commit(txn)
-        return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
-                else _earlier(part, found[cid]) for cid in found]
+        return done
+
+
+def retract_in(txn: Txn, part: Partition, entity: str, found: dict[str, Claim], *, decided_by: str, note: str,
+               policy: Policy, cardinality: str) -> list[Retraction]:
+    """Retract the claims `found` (of `entity`, by id, looked up already) in `txn`, uncommitted: all
+    of them first, then each open dispute they were in goes on without them at once. One
+    Retraction per claim, in the order of `found` (`already` for one retracted before)."""
+    going = [cid for cid, c in found.items() if c.status != Status.RETRACTED]
+    open_now = txn.open_disputes_on(entity)
+    member = {cid: tuple(d.id for d in open_now if cid in (d.challenger, *d.incumbents, *d.supporters))
+              for cid in going}
+    for cid in going:
+        _retract_one(txn, found[cid], decided_by, note, member[cid])
+    gone = set(going)
+    for d in open_now:
+        d = txn.disputes.get(d.id, d)  # noqa: PLW2901 - as an earlier one of this loop left it
+        left = [i for i in (d.challenger, *d.incumbents, *d.supporters) if i in gone]
+        if left and d.status == DisputeStatus.OPEN:
+            _leave(txn, d, left, decided_by, policy, cardinality)
+    return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
+            else _earlier(part, found[cid]) for cid in found]
 
 
 def _lookup(txn: Txn, part: Partition, cid: str, entity: str) -> Claim:
