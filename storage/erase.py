@@ -65,8 +65,22 @@ def scrub_detail(detail: Any, *, keep_note: bool = False) -> Any:
         weights = key == "weights" and isinstance(value, dict) and all(isinstance(v, int | float) for v in value.values())
         if plain or names or weights or (key == "note" and keep_note):
             out[key] = value
+        elif key == DISPUTE_STATE and isinstance(value, dict):  # the dispute as it stood (as_of replays it)
+            out[key] = _scrub_state(value)
         else:  # the same type, so that readers of the detail still read it
             out[key] = [] if isinstance(value, list) else {} if isinstance(value, dict) else ERASED
+    return out
+
+
+DISPUTE_STATE = "dispute_state"
+"""A dispute event's record of the whole dispute (engine/dispute_replay.py): its ids, counts and
+flags stay, its reason and its resolution's note are erased."""
+
+
+def _scrub_state(rec: dict[str, Any]) -> dict[str, Any]:
+    out = {**rec, "reason": ERASED}
+    if isinstance(rec.get("resolution"), dict):
+        out["resolution"] = {**rec["resolution"], "note": ERASED}
     return out
 
 

@@ -224,3 +224,23 @@ def test_erase_in_a_store_whose_path_holds_quotes(tmp_path):
         seed(vault)
         assert vault.erase("user.health", decided_by="user")
     assert files_holding(store, SECRET.encode()) == []
+
+
+def test_a_point_in_time_read_from_before_the_erasure_shows_nothing_of_it(tmp_path):
+    """Dispute events carry the whole dispute for `as_of` reads: the erasure scrubs its reason and
+    note there too, and a past read shows no dispute between erased claims (no crash, no skeleton)."""
+    import time
+
+    store = tmp_path / "s"
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        seed(vault)
+        (d,) = vault.disputes()
+        before = time.time()
+        time.sleep(0.02)
+        vault.resolve_dispute(d.id, winner=d.challenger, decided_by="user", note=f"not {SECRET}")
+        assert vault.get("user.health", as_of=before).contested
+        vault.erase("user.health", decided_by="user")
+        past = vault.get("user.health", as_of=before)
+        assert not past.active and not past.candidates and not past.disputes and not past.contested
+        assert all(h.claim.entity != "user.health" for h in vault.search(SECRET, as_of=before))
+    assert files_holding(store, SECRET.encode()) == []

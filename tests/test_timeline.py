@@ -99,7 +99,7 @@ def test_as_of_matches_a_replay_of_the_raw_log(make_vault):
     events = sorted(vault.events(), key=lambda e: e.ts)  # all partitions, in time order
     disputes = vault.disputes(None)
     for at, _ in seen:
-        snap = replay(claims, events, disputes, at)
+        snap = replay(claims, events, {d.id: d for d in disputes}.get, at)
         for entity in ENTITIES:
             by_hand = {c.id: s for c in claims if c.entity == entity and (s := _status_at(events, c.id, at))}
             assert {c.id: str(c.status) for c in snap.claims.values() if c.entity == entity} == by_hand

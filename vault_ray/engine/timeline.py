@@ -9,8 +9,10 @@ status after it. Replaying the events up to `at` gives each claim's status then:
   stored status);
 - its status and `superseded_by` are those of its last `claim_added` /
   `status_changed` event at or before `at`;
-- a dispute exists from its `dispute_opened` event; it is open until its
-  `dispute_resolved` event; its `challenges` and `supporters` are those it had then.
+- a dispute exists from its `dispute_opened` event and is what its last dispute
+  event at or before `at` recorded (challenger, incumbents, supporters, status,
+  needs_user, challenges, resolution: dispute_replay.py), never what a later
+  change (a retraction, a withdrawn challenge, a new supporter) made of it.
 
 Times are the store's *recording* times (when a change was applied), not the
 claims' `observed_at`. Before the first write the store was empty: `get` answers an
@@ -23,7 +25,7 @@ so the two can not drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
@@ -34,6 +36,7 @@ from vault_ray.storage.erase import is_erased
 
 from ..models import Claim, Dispute, DisputeStatus, EntityView, Event, Status, to_epoch
 from ..policy import Policy
+from .dispute_replay import DisputeTrack, legacy_ids
 from .partition import Partition
 from .views import Scored, entity_view, strip
 
@@ -59,45 +62,39 @@ class Snapshot:
         return [c for c in self.claims.values() if c.status == Status.ACTIVE]
 
 
-def replay(claims: Iterable[Claim], events: Sequence[Event], disputes: Iterable[Dispute], at: datetime) -> Snapshot:
-    """Replay `events` (in log order) up to and including `at` over the stored claims
-    and disputes; see the module docstring for the rules."""
+def replay(claims: Iterable[Claim], events: Sequence[Event], rows: Callable[[str], Dispute | None],
+           at: datetime) -> Snapshot:
+    """Replay `events` (in log order) up to and including `at` over the stored claims;
+    disputes from their events' records (`rows`: a dispute's stored row, read only for
+    disputes written before records were kept). See the module docstring for the rules."""
     until = to_epoch(at)
     stored = {c.id: c for c in claims}
     state: dict[str, tuple[str, str | None]] = {}
     has_events: set[str] = set()
-    opened: set[str] = set()
-    resolved: set[str] = set()
-    challenges: dict[str, int] = {}
+    track = DisputeTrack(rows)
     for e in events:
         if e.kind in CLAIM_EVENTS and e.claim_id is not None:
             has_events.add(e.claim_id)
+        track.see(e)
+    for e in events:
         if e.ts > until:
             continue
         if e.kind in CLAIM_EVENTS and e.claim_id is not None and e.status is not None:
             state[e.claim_id] = (e.status, e.superseded_by)
-        elif e.kind == "dispute_opened" and e.dispute_id:
-            opened.add(e.dispute_id)
-        elif e.kind == "dispute_challenged" and e.dispute_id:
-            challenges[e.dispute_id] = int(e.detail.get("challenges", challenges.get(e.dispute_id, 1) + 1))
-        elif e.kind == "dispute_resolved" and e.dispute_id:
-            resolved.add(e.dispute_id)
+        track.apply(e)
     out: dict[str, Claim] = {}
+    erased = {cid for cid, claim in stored.items() if is_erased(claim)}
     for cid, claim in stored.items():
-        if is_erased(claim):  # erased: not read at any time, past or present
+        if cid in erased:  # erased: not read at any time, past or present
             continue
         if cid in state:
             status, by = state[cid]
             out[cid] = replace(strip(claim), status=Status(status), superseded_by=by)
         elif cid not in has_events and to_epoch(claim.recorded_at) <= until:
             out[cid] = strip(claim)
-    then = {}
-    for d in disputes:
-        if d.id not in opened:
-            continue
-        base = replace(d, challenges=challenges.get(d.id, 1), supporters=tuple(s for s in d.supporters if s in out))
-        then[d.id] = base if d.id in resolved else replace(base, status=DisputeStatus.OPEN, resolution=None)
-    return Snapshot(at, out, then)
+    disputes = {did: d for did, d in track.now.items()  # one between erased claims only is gone with them
+                if not erased or any(i not in erased for i in (d.challenger, *d.incumbents, *d.supporters))}
+    return Snapshot(at, out, disputes)
 
 
 class EntityLog(Protocol):
@@ -111,9 +108,8 @@ class EntityLog(Protocol):
 def view_as_of(log: EntityLog, entity: str, at: datetime, policy: Policy) -> EntityView:
     """`get(entity, as_of=at)`: the entity's history replayed through its events."""
     events = log.events(entity=entity)
-    dispute_ids = sorted({e.dispute_id for e in events if e.dispute_id})
-    disputes = [log.dispute(did) for did in dispute_ids]
-    return replay(log.history(entity), events, disputes, at).view(entity, policy)
+    rows = {did: log.dispute(did) for did in sorted(legacy_ids(events))}  # older stores only
+    return replay(log.history(entity), events, rows.get, at).view(entity, policy)
 
 
 def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[str, np.ndarray]]:
@@ -122,9 +118,14 @@ def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[st
     with part.lock:
         claims = part.log.all_claims(with_vectors=True)
         events = part.log.events(until=to_epoch(at))
-        disputes = part.log.disputes()
-    snap = replay(claims, events, disputes, at)
-    vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and snap.claims[c.id].status == Status.ACTIVE}
+        rows = {d.id: d for d in part.log.disputes()} if legacy_ids(events) else {}
+    snap = replay(claims, events, rows.get, at)
+    live = {c.entity for c in snap.claims.values() if c.status == Status.ACTIVE}
+    # as a search now does (search._with_parked): the challenger of an open dispute on an entity
+    # with no active claim (its incumbents retracted) is the entity's pending value, found too
+    pending = {d.challenger for d in snap.disputes.values() if d.status == DisputeStatus.OPEN and d.entity not in live}
+    vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and (
+        snap.claims[c.id].status == Status.ACTIVE or (c.id in pending and snap.claims[c.id].status == Status.DISPUTED))}
     return snap, vectors
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from vault_ray.storage import ChangeSet
 
 from ..models import Claim, Decision, Dispute, DisputeStatus, Event, Op, Outcome, Status, to_epoch
+from .dispute_replay import STATE, record
 from .state import PartitionState
 
 
@@ -269,9 +270,10 @@ class Txn:
     def put_dispute(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None, **detail: Any) -> None:
         self.disputes[dispute.id] = dispute
         self.dispute_rows[dispute.id] = dispute
-        # the event carries needs_user as it stood then: the event stream filters on it
+        # the event carries needs_user as it stood then (the event stream filters on it), and the
+        # whole dispute after the change: what `as_of` reads replay (dispute_replay.py)
         self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent,
-                   needs_user=dispute.needs_user, **detail)
+                   needs_user=dispute.needs_user, **detail, **{STATE: record(dispute)})
 
     def event(self, entity: str, kind: str, *, claim_id: str | None = None, dispute_id: str | None = None,
               agent: str | None = None, status: str | None = None, superseded_by: str | None = None, **detail: Any) -> None:
