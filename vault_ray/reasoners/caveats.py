@@ -4,7 +4,8 @@ the past ("..., or rather I was as a kid"),
 a fictional or joking place ("I live in Hogwarts haha"), a budget for someone else's plan
 ("Budget: 2.5k CAD for my brother's trip"), a fact said for a condition or an occasion ("I
 wake up at 7am when I'm on vacation") and employers said as one value ("I've worked at
-Google and Meta"). Each is reported in `unextracted` with its reason.
+Google and Meta"), a fact kept for part of the time only ("I live in Miami during the winter").
+Each is reported in `unextracted` with its reason.
 """
 
 from __future__ import annotations
@@ -94,6 +95,22 @@ _CONDITION = re.compile(
 _SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\bat home\b", IC)
 """A diet kept only some days or places ("dairy free only on weekdays", "vegan at home"; a routine "on weekdays" is the
 user's)."""
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+_PART_TIME = re.compile(
+    r"\b(?:during|in|over|for|through(?:out)?)\s+(?:the\s+|a\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|school|"
+    r"academic|cold|warm|hot|rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|"
+    r"months?|seasons?|semesters?|terms?|school years?|year)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
+    r"|\b(?:winters|summers|every (?:winter|summer|spring|fall|autumn|year from)|half (?:of )?the (?:year|time|week)|"
+    r"part of the (?:year|week|time)|(?:some|most|a few) months|seasonally|part[- ]time|snowbird)\b"
+    r"|\b(?:during|for|over|in|through(?:out)?) (?:the )?(?:lent|ramadan|passover|advent|yom kippur|holy week|"
+    rf"the holidays|the week|weeknights)\b|\b(?:on|every|most|some)\s+(?:other\s+)?{_DAYS}\b|\bon\s+(?:the\s+)?"
+    r"(?:weekdays|weekends?|workdays|work days|weeknights)\b|\b(?:some|most|certain|other) days\b", IC)
+"""A fact kept for part of the time only: "I live in Miami during the winter", "I'm vegetarian during Lent", "vegan on
+Fridays" (not "the winter of 2019": a date)."""
+_SETTLING = re.compile(r"\b(?:moved|relocated|moving|settled|since|started|became|went|turned|switched|converted|"
+                       r"been|ago)\b", IC)
+"""A change said with the time it happened ("I moved to Miami in the winter", "I went vegan in the summer"): not part time."""
+PART_TIME = "said for part of the time only (\"during the winter\", \"on Fridays\"), not the user's usual fact"
 _ROUTINE_IF = re.compile(r"\b(?:if|whenever)\b(?!\s+not\b)", IC)
 """A routine said with any condition: "I wake up at 5am if the baby cries" (not "at 6am, if not earlier")."""
 _NOT_A_CONDITION = re.compile(r"\b(?:even|except|not even|unless)\s+$", IC)
@@ -167,6 +184,9 @@ def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
             clause, [d for d in drafts if d.entity.startswith("user.schedule")], _ROUTINE_IF) or _conditional(
             clause, [d for d in drafts if d.entity == "user.diet"], _SOME_DAYS):
         return CONDITIONAL  # "I wake up at 7am when I'm on vacation", "I'm vegan when I'm at home"
+    if not _SETTLING.search(clause) and _conditional(
+            clause, [d for d in drafts if d.entity.startswith(("user.diet", "user.location"))], _PART_TIME):
+        return PART_TIME  # "I live in Miami during the winter", "I'm vegetarian during Lent"
     if any(d.entity == "user.employer" and _joined(clause, split_stance(d.value)[1]) for d in drafts):
         return JOINED  # "Google and Meta" is two employers (not "Procter & Gamble", "Smith and Sons")
     return None

@@ -249,7 +249,8 @@ def _find_zone(n: str) -> list[Draft]:
 def _find_place(n: str) -> list[Draft]:
     """A known place in a locative position: after in/to/at/near, or before 'home'."""
     for w in _windows(n):
-        if w[:1].isupper() and w.lower() not in ("i", "i'm") and gazetteer.find_place(w) and (
+        # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
+        if w[:1].isupper() and w.lower() not in ("i", "i'm") and not w.split()[-1].islower() and gazetteer.find_place(w) and (
                 re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
                 or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
             return [Draft("user.location", w)]

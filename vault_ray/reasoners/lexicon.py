@@ -99,6 +99,7 @@ VALUE_END = re.compile(
     r"which|who|where|when|if|unless|so that|so|and now|but|though|although|(?-i:always|never|only)|"
     r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you|tho|though|btw|fwiw|haha|"
     r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including|originally|"
+    r"(?:in|during|over|for) (?:the )?(?:winters?|summers?|springs?|falls?|autumns?|lent|ramadan)|"
     r"with (?:my|our|his|her|their|some|two|three|four|\d+|(?:a )?(?:roommates?|flatmates?|friends?|family|kids|parents|"
     r"partner|wife|husband|girlfriend|boyfriend)))\b.*$",
     re.IGNORECASE)
