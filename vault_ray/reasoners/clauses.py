@@ -26,7 +26,9 @@ _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don'
 _THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never),?\s+)?"
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
 _CLAUSE_SPLIT = re.compile(
-    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
+    # not ", like shrimp": an example of what was said, not "I like"
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
+    rf"(?!like\s){_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
