@@ -135,8 +135,9 @@ def _conditional(clause: str, drafts: Sequence[Draft], pattern: re.Pattern[str])
 
 
 _CONDITIONED = ("user.schedule", "user.diet", "user.timezone", "user.location")
-_JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?)(?!(?:co|company|sons|daughters|partners|associates|"
-                     r"brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)(?-i:[A-Z])", IC)
+_JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?|\s*[&/+]\s*)"
+                     r"(?!(?:co|company|sons|daughters|partners|associates|brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)"
+                     r"(?-i:[A-Z])", IC)
 
 
 _LIST_AFTER = re.compile(r"\s*,\s*(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*,?\s+(?:and|or|&)\s+(?-i:[A-Z])")
@@ -150,16 +151,26 @@ _ONE_NAMES = frozenset((
     "dun and bradstreet", "standard and poor", "tate and lyle", "marsh and mclennan", "baker and mckenzie",
     "kirkland and ellis", "latham and watkins", "allen and overy", "fortnum and mason", "holland and barrett",
     "church and dwight", "booz allen and hamilton", "harley and davidson", "at and t", "h and m", "b and q",
-    "a and w", "m and t bank", "h and r block", "p and g", "j and j", "m and s", "ey and co",
+    "a and w", "m and t bank", "h and r block", "p and g", "j and j", "m and s", "ey and co", "deloitte and touche",
+    "bang and olufsen", "ogilvy and mather", "young and rubicam", "larsen and toubro", "jenner and block",
+    "arnold and porter", "debevoise and plimpton", "davis polk and wardwell", "skidmore owings and merrill",
+    "mckinsey and company", "bain and company", "tiffany and co", "ben and jerrys", "barnes and noble booksellers",
 ))
-"""Well-known names of one company or school with "and" in them ("Marks and Spencer"): one employer."""
+"""Well-known names of one company or school with "and" (or "&") in them ("Marks and Spencer", "Procter & Gamble"): one
+employer. Any other two names joined by "and", "&", "/" or "+" are reported, not stored as one."""
 _ONE_NAME = re.compile(r"^(\w+) and \1\b"  # "Johnson and Johnson"
                        r"|\s(?:college|university|company|co|institute|school|academy|hospital|bank|group|partners|associates|"
                        r"sons|brothers|llp|llc|inc|ltd|corp|corporation|foundation|museum|clinic|laboratories|labs)\.?$", IC)
 """A name one employer by its form: a word said twice, or a tail that names one body ("Lewis and Clark College")."""
 
 
+_INITIALS = re.compile(r"^(?-i:[A-Z]{1,3})\s?[&/+]\s?(?-i:[A-Z]{1,3})\b")
+"""Initials joined ("AT&T", "H&M", "S&P", "AC/DC"): one name by its form."""
+
+
 def _one_name(employer: str) -> bool:
+    if _INITIALS.match(employer.strip()):
+        return True
     name = re.sub(r"\s*&\s*", " and ", employer.lower().strip(" .,")).replace("'s", "").replace("’s", "")
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 
