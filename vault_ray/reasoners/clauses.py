@@ -91,7 +91,9 @@ PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gi
 _THE_BUDGET = re.compile(rf"^(?:the|our) (?:total |overall |new |current |max(?:imum)? )?(?:[a-z]+ )?(?:{PLAN_WORDS}) "
                          r"(?:budget|spending limit)\b", re.IGNORECASE)  # "the trip budget": the user's plans
 _QUESTION = re.compile(
-    r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
+    r"\?\s*$|^(?:what|what's|when(?!\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?(?:moved|relocated|started|joined|retired|settled|"
+    r"got married|married)\b)|"
+    r"where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|ok|okay|cool|great|sure|hi|hello|hey|bye|lol|nice|got it|sounds good)"
                          r"\b[\s!.,]*(?:you|so much|a lot)?[\s!.]*$", re.IGNORECASE)
@@ -121,7 +123,16 @@ def sentences(text: str) -> list[str]:
     return [s.strip().replace(_DOT, ".") for s in _SENTENCE.split(text) if s and s.strip(" .!?;")]
 
 
+_LEAD = re.compile(r"^((?:when|after|once|since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+                   r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b[^,;]*?)"
+                   r"(?:\s*,\s*|\s+)(?=(?:then\s+)?(?:i|we)(?:'m|'ve|'re)?\s)",
+                   re.IGNORECASE)
+"""A past event that leaves a fact now, before a sentence's main clause: "When I moved to Denver I started a new job at
+Apple" (not "When I'm on vacation, ...": a condition; nor "When I turned 30, ...": a time, not the user's age now)."""
+
+
 def clauses(sentence: str) -> list[str]:
+    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
@@ -139,6 +150,7 @@ def clauses(sentence: str) -> list[str]:
 def continued(sentence: str) -> list[str]:
     """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
     gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
+    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 
