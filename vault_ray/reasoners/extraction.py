@@ -297,7 +297,9 @@ def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = 
 
 
 def _find_language(n: str) -> list[Draft]:
-    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w)]
+    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w) and not re.search(
+        rf"\bi'm\s+(?:(?:half|part|also|originally|fully|100%)\s+)?{re.escape(w)}\s*(?:$|[,.!;]|and\b)", n, re.IGNORECASE)]
+    # "I'm French", "I'm Filipino": a people or a nationality, not a language the user speaks
     return [Draft("user.language", found[0])] if found else []
 
 
