@@ -104,6 +104,10 @@ def test_a_part_time_fact_is_reported_not_stored(reasoner, said):
     ("I went vegetarian last summer", [("user.diet", "vegetarian")]),
     ("I've been vegan for a year", [("user.diet", "vegan")]),
     ("I've lived in Denver for 5 years", [("user.location", "Denver")]),
+    ("I've lived in Denver for a year", [("user.location", "Denver")]),
+    ("I've lived in Denver for months", [("user.location", "Denver")]),
+    ("I live in Denver for a few months now", [("user.location", "Denver")]),
+    ("I'm vegan for a year now", [("user.diet", "vegan")]),
     ("I live in Denver and in Miami during the winter", [("user.location", "Denver")]),
     ("I live in Austin TX", [("user.location", "Austin TX")]),
 ])

@@ -97,16 +97,18 @@ _SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\ba
 user's)."""
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
 _PART_TIME = re.compile(
-    r"\b(?:during|in|over|for|through(?:out)?)\s+(?:the\s+|a\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|school|"
-    r"academic|cold|warm|hot|rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|"
-    r"months?|seasons?|semesters?|terms?|school years?|year)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
+    r"\b(?:during|in|over|through(?:out)?)\s+(?:the\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
+    r"rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|seasons?|semesters?|terms?|"
+    r"(?:school|academic) years?)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
+    r"|\bfor (?:the|a) (?:winter|summer|spring|fall|autumn|season|semester|term|school year)\b"
     r"|\b(?:winters|summers|every (?:winter|summer|spring|fall|autumn|year from)|half (?:of )?the (?:year|time|week)|"
-    r"part of the (?:year|week|time)|(?:some|most|a few) months|seasonally|part[- ]time|snowbird)\b"
+    r"part of the (?:year|week|time)|(?:some|most|a few|\w+) months (?:a|of the|each|every) year|seasonally|"
+    r"part[- ]time|snowbird)\b"
     r"|\b(?:during|for|over|in|through(?:out)?) (?:the )?(?:lent|ramadan|passover|advent|yom kippur|holy week|"
     rf"the holidays|the week|weeknights)\b|\b(?:on|every|most|some)\s+(?:other\s+)?{_DAYS}\b|\bon\s+(?:the\s+)?"
     r"(?:weekdays|weekends?|workdays|work days|weeknights)\b|\b(?:some|most|certain|other) days\b", IC)
 """A fact kept for part of the time only: "I live in Miami during the winter", "I'm vegetarian during Lent", "vegan on
-Fridays" (not "the winter of 2019": a date)."""
+Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time)."""
 _SETTLING = re.compile(r"\b(?:moved|relocated|moving|settled|since|started|became|went|turned|switched|converted|"
                        r"been|ago)\b", IC)
 """A change said with the time it happened ("I moved to Miami in the winter", "I went vegan in the summer"): not part time."""
