@@ -174,6 +174,8 @@ def test_a_place_amended_to_a_name_stores_neither(reasoner, said):
     ("My name is Bob, actually Robert", [("user.name", "Robert")]),
     ("I work at Google, wait no, Meta", [("user.employer", "Meta")]),
     ("I'm vegan. I live in Boston, actually Alice", [("user.diet", "vegan")]),
+    ("I live in Boston, actually Alice, Texas", [("user.location", "Alice, Texas")]),
+    ("I live in Austin, actually Dallas, Texas", [("user.location", "Dallas, Texas")]),
 ])
 def test_a_plausible_amendment_still_amends(reasoner, said, want):
     assert facts(reasoner, said) == want

@@ -24,7 +24,8 @@ MAX_WORDS = 4
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
-                   r"(?P<fix>[^.!?;,\n…]+?)(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
+                   r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
+                   r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
                    r"\s*(?=$|[.!?;\n…])", IC)
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
                           r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|"
@@ -88,7 +89,8 @@ def doubtful(value: str, fix: str, words: list[str]) -> bool:
     if kind_of(value) != "place" or not 0 < len(words) <= 3 or not all(w[:1].isupper() for w in words) \
             or _NOT_A_VALUE.match(fix) or cl.about_user(fix):
         return False
-    return not (kind_of(fix) == "place" and (places.notable(fix) or places.same_region(value, fix)))
+    # "Alice, Texas": a place said with its state or country is the place meant
+    return not (kind_of(fix) == "place" and ("," in fix or places.notable(fix) or places.same_region(value, fix)))
 
 
 _LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}
