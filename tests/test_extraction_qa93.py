@@ -124,6 +124,9 @@ def test_a_plain_home_or_diet_is_still_stored(reasoner, said, want):
     ("I'm allergic to shellfish, like shrimp", [("user.allergies", "shellfish"), ("user.allergies", "shrimp")]),
     ("I'm allergic to pollen, even dust", [("user.allergies", "dust"), ("user.allergies", "pollen")]),
     ("I'm allergic to mostly peanuts", [("user.allergies", "peanuts")]),
+    ("I'm allergic to cats, like my mom", [("user.allergies", "cats")]),
+    ("I'm allergic to nuts, like my brother", [("user.allergies", "nuts")]),
+    ("I'm allergic to penicillin, even though I took it as a kid", [("user.allergies", "penicillin")]),
     ("I'm allergic to peanuts", [("user.allergies", "peanuts")]),
     ("I'm allergic to peanuts and shellfish", [("user.allergies", "peanuts"), ("user.allergies", "shellfish")]),
 ])

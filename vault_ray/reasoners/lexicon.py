@@ -175,8 +175,10 @@ _HEDGED = re.compile(rf"^(?-i:(?:(?:{_HEDGE_WORDS}|like|in particular|but mostly
 
 
 _NO_ITEM = re.compile(r"^(?:rather|always|never|actually|really|i|i'm|i've|i'd|i was|he|she|they|we|it|that|which|since|but|"
-                      r"though)\b", re.IGNORECASE)
-"""A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid"."""
+                      r"though|my|our|his|her|their|your)\b|^(?:even|especially|like|mostly|mainly|particularly)$",
+                      re.IGNORECASE)
+"""A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid",
+"cats, like my mom" (someone the user compares themselves to)."""
 
 
 def number_word(word: str) -> int | None:
