@@ -61,3 +61,25 @@ def notable(text: str) -> bool:
     if found in states or found in countries or found in ("england", "scotland", "wales", "northern ireland"):
         return True
     return any(int(c["population"]) >= NOTABLE_CITY for c in _cities_named(found.split(", ")[0]))
+
+
+def same_region(first: str, second: str) -> bool:
+    """Whether a place named `second` (a city of any size) lies in the US state, or outside the
+    US the country, of the place `first` names: "Boulder" for "Denver", "Cambridge" for
+    "Boston"; not "Alice" (a town in Texas) for "Boston"."""
+    a, b = find_place(first), find_place(second)
+    if not a or not b:
+        return False
+    states, countries = regions()
+
+    def where(place: str, every: bool) -> set[tuple[str, str]]:
+        if place in states:
+            return {("US", states[place])}
+        if place in countries:
+            return {(countries[place], "")}
+        named = _cities_named(place.split(", ")[0])
+        named = named if every else sorted(named, key=lambda c: int(c["population"]))[-1:]  # what the name alone means
+        return {(c["countrycode"], c["admin1code"] if c["countrycode"] == "US" else "") for c in named}
+
+    outer, inner = where(a, every=False), where(b, every=True)
+    return any(o == i or (o[0] == i[0] and not (o[1] and i[1])) for o in outer for i in inner)

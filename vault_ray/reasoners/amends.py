@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .. import gazetteer
+from .. import gazetteer, places
 from . import clauses as cl
 
 IC = re.IGNORECASE
@@ -24,7 +24,8 @@ MAX_WORDS = 4
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
-                   r"(?P<fix>[^.!?;,\n…]+?)(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
+                   r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
+                   r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
                    r"\s*(?=$|[.!?;\n…])", IC)
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
                           r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|"
@@ -35,8 +36,14 @@ _MORE = re.compile(r"\b(?:too|also|as well|and|plus)\b", IC)
 """An addition, not an amendment: "I'm allergic to peanuts, actually cats too" keeps the peanuts."""
 
 
-def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str:
-    """`text` with each softly amended value replaced by its amendment."""
+DOUBTFUL = ("a place amended to a name that is no place near it (\"I live in Boston, actually Alice\"): which place "
+            "the user lives in is not said")
+
+
+def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
+            doubts: list[tuple[str, str]] | None = None) -> str:
+    """`text` with each softly amended value replaced by its amendment. A place amended to a
+    name that is no plausible place is taken out of `text` whole, and said in `doubts`."""
     start = 0
     while m := _SEP.search(text, start):
         start = m.end()
@@ -57,6 +64,12 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
             words = words[1:]
         words = words[2:] if [w.lower() for w in words[:2]] == ["more", "like"] else words  # "actually more like $600"
         fix = " ".join(words)
+        if doubts is not None and doubtful(found[1], fix, words):
+            said = cl.clauses(sentences[-1])[-1]
+            begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
+            doubts.append((text[begin:tail.end()].strip(), DOUBTFUL))
+            text, start = head[:begin] + text[tail.end():], begin
+            continue
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
                 (len(words) == 1 and fix.islower() and fix.endswith("ly")) or kind_of(fix) != kind_of(found[1]):
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
@@ -67,6 +80,17 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
         start = at + len(fix)
     return text
+
+
+def doubtful(value: str, fix: str, words: list[str]) -> bool:
+    """A place amended to a name (one to three capitalized words) that is no place the user
+    may mean: not a country, a state or a notable city, nor a town of the first place's state
+    or country ("I live in Denver, actually Golden" is one)."""
+    if kind_of(value) != "place" or not 0 < len(words) <= 3 or not all(w[:1].isupper() for w in words) \
+            or _NOT_A_VALUE.match(fix) or cl.about_user(fix):
+        return False
+    # "Alice, Texas": a place said with its state or country is the place meant
+    return not (kind_of(fix) == "place" and ("," in fix or places.notable(fix) or places.same_region(value, fix)))
 
 
 _LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}

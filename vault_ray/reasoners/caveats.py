@@ -4,7 +4,8 @@ the past ("..., or rather I was as a kid"),
 a fictional or joking place ("I live in Hogwarts haha"), a budget for someone else's plan
 ("Budget: 2.5k CAD for my brother's trip"), a fact said for a condition or an occasion ("I
 wake up at 7am when I'm on vacation") and employers said as one value ("I've worked at
-Google and Meta"). Each is reported in `unextracted` with its reason.
+Google and Meta"), a fact kept for part of the time only ("I live in Miami during the winter").
+Each is reported in `unextracted` with its reason.
 """
 
 from __future__ import annotations
@@ -94,6 +95,24 @@ _CONDITION = re.compile(
 _SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\bat home\b", IC)
 """A diet kept only some days or places ("dairy free only on weekdays", "vegan at home"; a routine "on weekdays" is the
 user's)."""
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+_PART_TIME = re.compile(
+    r"\b(?:during|in|over|through(?:out)?)\s+(?:the\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
+    r"rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|seasons?|semesters?|terms?|"
+    r"(?:school|academic) years?)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
+    r"|\bfor (?:the|a) (?:winter|summer|spring|fall|autumn|season|semester|term|school year)\b"
+    r"|\b(?:winters|summers|every (?:winter|summer|spring|fall|autumn|year from)|half (?:of )?the (?:year|time|week)|"
+    r"part of the (?:year|week|time)|(?:some|most|a few|\w+) months (?:a|of the|each|every) year|seasonally|"
+    r"part[- ]time|snowbird)\b"
+    r"|\b(?:during|for|over|in|through(?:out)?) (?:the )?(?:lent|ramadan|passover|advent|yom kippur|holy week|"
+    rf"the holidays|the week|weeknights)\b|\b(?:on|every|most|some)\s+(?:other\s+)?{_DAYS}\b|\bon\s+(?:the\s+)?"
+    r"(?:weekdays|weekends?|workdays|work days|weeknights)\b|\b(?:some|most|certain|other) days\b", IC)
+"""A fact kept for part of the time only: "I live in Miami during the winter", "I'm vegetarian during Lent", "vegan on
+Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time)."""
+_SETTLING = re.compile(r"\b(?:moved|relocated|moving|settled|since|started|became|went|turned|switched|converted|"
+                       r"been|ago)\b", IC)
+"""A change said with the time it happened ("I moved to Miami in the winter", "I went vegan in the summer"): not part time."""
+PART_TIME = "said for part of the time only (\"during the winter\", \"on Fridays\"), not the user's usual fact"
 _ROUTINE_IF = re.compile(r"\b(?:if|whenever)\b(?!\s+not\b)", IC)
 """A routine said with any condition: "I wake up at 5am if the baby cries" (not "at 6am, if not earlier")."""
 _NOT_A_CONDITION = re.compile(r"\b(?:even|except|not even|unless)\s+$", IC)
@@ -118,8 +137,9 @@ def _conditional(clause: str, drafts: Sequence[Draft], pattern: re.Pattern[str])
 
 
 _CONDITIONED = ("user.schedule", "user.diet", "user.timezone", "user.location")
-_JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?)(?!(?:co|company|sons|daughters|partners|associates|"
-                     r"brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)(?-i:[A-Z])", IC)
+_JOINED = re.compile(r"(?:\s+(?:and|plus|then)\s+|,\s*(?:and\s+)?|\s*[&/+]\s*)"
+                     r"(?!(?:co|company|sons|daughters|partners|associates|brothers|inc|llc|ltd|corp|gmbh|plc|sa|ag)\b)"
+                     r"(?-i:[A-Z])", IC)
 
 
 _LIST_AFTER = re.compile(r"\s*,\s*(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*,?\s+(?:and|or|&)\s+(?-i:[A-Z])")
@@ -133,16 +153,26 @@ _ONE_NAMES = frozenset((
     "dun and bradstreet", "standard and poor", "tate and lyle", "marsh and mclennan", "baker and mckenzie",
     "kirkland and ellis", "latham and watkins", "allen and overy", "fortnum and mason", "holland and barrett",
     "church and dwight", "booz allen and hamilton", "harley and davidson", "at and t", "h and m", "b and q",
-    "a and w", "m and t bank", "h and r block", "p and g", "j and j", "m and s", "ey and co",
+    "a and w", "m and t bank", "h and r block", "p and g", "j and j", "m and s", "ey and co", "deloitte and touche",
+    "bang and olufsen", "ogilvy and mather", "young and rubicam", "larsen and toubro", "jenner and block",
+    "arnold and porter", "debevoise and plimpton", "davis polk and wardwell", "skidmore owings and merrill",
+    "mckinsey and company", "bain and company", "tiffany and co", "ben and jerrys", "barnes and noble booksellers",
 ))
-"""Well-known names of one company or school with "and" in them ("Marks and Spencer"): one employer."""
+"""Well-known names of one company or school with "and" (or "&") in them ("Marks and Spencer", "Procter & Gamble"): one
+employer. Any other two names joined by "and", "&", "/" or "+" are reported, not stored as one."""
 _ONE_NAME = re.compile(r"^(\w+) and \1\b"  # "Johnson and Johnson"
                        r"|\s(?:college|university|company|co|institute|school|academy|hospital|bank|group|partners|associates|"
                        r"sons|brothers|llp|llc|inc|ltd|corp|corporation|foundation|museum|clinic|laboratories|labs)\.?$", IC)
 """A name one employer by its form: a word said twice, or a tail that names one body ("Lewis and Clark College")."""
 
 
+_INITIALS = re.compile(r"^(?-i:[A-Z]{1,3})\s?[&/+]\s?(?-i:[A-Z]{1,3})\b")
+"""Initials joined ("AT&T", "H&M", "S&P", "AC/DC"): one name by its form."""
+
+
 def _one_name(employer: str) -> bool:
+    if _INITIALS.match(employer.strip()):
+        return True
     name = re.sub(r"\s*&\s*", " and ", employer.lower().strip(" .,")).replace("'s", "").replace("’s", "")
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 
@@ -167,6 +197,9 @@ def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
             clause, [d for d in drafts if d.entity.startswith("user.schedule")], _ROUTINE_IF) or _conditional(
             clause, [d for d in drafts if d.entity == "user.diet"], _SOME_DAYS):
         return CONDITIONAL  # "I wake up at 7am when I'm on vacation", "I'm vegan when I'm at home"
+    if not _SETTLING.search(clause) and _conditional(
+            clause, [d for d in drafts if d.entity.startswith(("user.diet", "user.location"))], _PART_TIME):
+        return PART_TIME  # "I live in Miami during the winter", "I'm vegetarian during Lent"
     if any(d.entity == "user.employer" and _joined(clause, split_stance(d.value)[1]) for d in drafts):
         return JOINED  # "Google and Meta" is two employers (not "Procter & Gamble", "Smith and Sons")
     return None

@@ -26,7 +26,9 @@ _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don'
 _THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never),?\s+)?"
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
 _CLAUSE_SPLIT = re.compile(
-    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|{_BARE}\b)"
+    # not ", like shrimp": an example of what was said, not "I like"
+    rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
+    rf"(?!like\s){_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
@@ -89,7 +91,9 @@ PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gi
 _THE_BUDGET = re.compile(rf"^(?:the|our) (?:total |overall |new |current |max(?:imum)? )?(?:[a-z]+ )?(?:{PLAN_WORDS}) "
                          r"(?:budget|spending limit)\b", re.IGNORECASE)  # "the trip budget": the user's plans
 _QUESTION = re.compile(
-    r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
+    r"\?\s*$|^(?:what|what's|when(?!\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?(?:moved|relocated|started|joined|retired|settled|"
+    r"got married|married)\b)|"
+    r"where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|ok|okay|cool|great|sure|hi|hello|hey|bye|lol|nice|got it|sounds good)"
                          r"\b[\s!.,]*(?:you|so much|a lot)?[\s!.]*$", re.IGNORECASE)
@@ -119,7 +123,16 @@ def sentences(text: str) -> list[str]:
     return [s.strip().replace(_DOT, ".") for s in _SENTENCE.split(text) if s and s.strip(" .!?;")]
 
 
+_LEAD = re.compile(r"^((?:when|after|once|since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+                   r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b[^,;]*?)"
+                   r"(?:\s*,\s*|\s+)(?=(?:then\s+)?(?:i|we)(?:'m|'ve|'re)?\s)",
+                   re.IGNORECASE)
+"""A past event that leaves a fact now, before a sentence's main clause: "When I moved to Denver I started a new job at
+Apple" (not "When I'm on vacation, ...": a condition; nor "When I turned 30, ...": a time, not the user's age now)."""
+
+
 def clauses(sentence: str) -> list[str]:
+    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
@@ -137,6 +150,7 @@ def clauses(sentence: str) -> list[str]:
 def continued(sentence: str) -> list[str]:
     """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
     gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
+    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 
@@ -208,7 +222,13 @@ _SOMEONE_ELSE = re.compile(
 _INTENTION = re.compile(
     r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
     r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon|next|moving|"
-    r"relocating|if|when|whether)\b", re.IGNORECASE)
+    r"relocating|if|when|whether)\b"
+    # having it later: "I'm getting a parrot", "we're adopting a puppy", "I want a cat", "I'd love to get a dog"
+    r"|\b(?:i'm|we're|i am|we are)\s+(?:(?:also|finally|soon|probably|just|maybe)\s+)?(?:getting|adopting|buying|"
+    r"bringing home|picking up|looking (?:to|for|into)|saving (?:up )?for)\b"
+    r"|\b(?:i|we) (?:\w+ )?(?:want|wanted|wish|need) (?:a|an|another|some|to get|to adopt|to have)\b"
+    r"|\b(?:i'd|we'd|i would|we would) (?:really )?(?:love|like) (?:a|an|another|to (?:get|have|adopt|own|buy))\b",
+    re.IGNORECASE)
 
 
 _HEDGE = re.compile(r"^(?:i (?:think|guess|believe|suppose|heard|feel like|bet|assume|reckon)|i'm (?:pretty |fairly )?sure|"

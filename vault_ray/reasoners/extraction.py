@@ -73,8 +73,9 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     theirs: dict[str, set[str]] = {}  # a missed clause -> what its sentence said of someone else before it
     foreign: list[str] = []
     text, taken = framing.set_aside(text)
-    text = amends.amended(_corrected(text), value_in)  # "march 12... actually march 21", "well, technically pescatarian"
-    unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in taken]
+    doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
+    text = amends.amended(_corrected(text, doubts), value_in, doubts)  # "march 12... actually march 21", "well, technically ..."
+    unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
         if cl.is_question(sentence):
@@ -171,10 +172,11 @@ _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\
                          re.IGNORECASE)
 
 
-def _corrected(text: str) -> str:
+def _corrected(text: str, doubts: list[tuple[str, str]]) -> str:
     """A value corrected in passing takes the place of the one it corrects: "my birthday is
     march 12... wait no, march 21" reads as "my birthday is march 21". A correction that is a
-    statement of its own ("wait no, I live in Munich") is read as said."""
+    statement of its own ("wait no, I live in Munich") is read as said; a place corrected to a
+    name that is no place near it ("I live in Boston, I meant Bob") is taken out, into `doubts`."""
     start = 0
     while m := _CORRECTION.search(text, start):
         head, fix = text[:m.start()], m.group("fix").strip(" ,")
@@ -184,7 +186,12 @@ def _corrected(text: str) -> str:
         sentences = cl.sentences(head)
         found = value_in(cl.clauses(sentences[-1])[-1]) if sentences else None
         at = head.lower().rfind(found[1].lower()) if found else -1
-        if at >= 0:
+        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split()):
+            said = cl.clauses(sentences[-1])[-1]
+            begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
+            doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))
+            text, start = head[:begin] + text[m.end():], begin
+        elif at >= 0:
             text = head[:at] + fix + head[at + len(found[1]):] + text[m.end():]
             start = at + len(fix)
     return text
@@ -249,7 +256,8 @@ def _find_zone(n: str) -> list[Draft]:
 def _find_place(n: str) -> list[Draft]:
     """A known place in a locative position: after in/to/at/near, or before 'home'."""
     for w in _windows(n):
-        if w[:1].isupper() and w.lower() not in ("i", "i'm") and gazetteer.find_place(w) and (
+        # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
+        if w[:1].isupper() and w.lower() not in ("i", "i'm") and not w.split()[-1].islower() and gazetteer.find_place(w) and (
                 re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
                 or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
             return [Draft("user.location", w)]
@@ -289,7 +297,9 @@ def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = 
 
 
 def _find_language(n: str) -> list[Draft]:
-    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w)]
+    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w) and not re.search(
+        rf"\bi'm\s+(?:(?:half|part|also|originally|fully|100%)\s+)?{re.escape(w)}\s*(?:$|[,.!;]|and\b)", n, re.IGNORECASE)]
+    # "I'm French", "I'm Filipino": a people or a nationality, not a language the user speaks
     return [Draft("user.language", found[0])] if found else []
 
 

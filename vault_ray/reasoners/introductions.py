@@ -1,6 +1,7 @@
 """A name said as an introduction ("Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you",
 "I'm Sofia, 27"): "I'm <Capitalized>" is a name only where it cannot be a state, a people,
-a place or a language ("I'm Fine", "I'm Canadian", "I'm French")."""
+a place or a language ("I'm Fine", "I'm Canadian", "I'm French"), nor a word `traits` knows
+as what a person is ("I'm Deaf", "I'm Hispanic", "I'm Widowed")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 
 from .. import gazetteer
 from .lexicon import DIETS, OCCUPATIONS
+from .traits import trait
 
 _INTRO = re.compile(r"^(?P<hi>(?:hi|hey|hello|hiya)[,!.]*\s+)?i'm\s+(?P<v>(?-i:(?:Dr\.? |Mr\.? |Ms\.? )?[A-Z][a-z']+"
                     r"(?:-[A-Z][a-z']+)?)(?P<last>\s+(?-i:[A-Z][a-z']+))?)\s*(?:$|[.!]|,\s*(?P<more>\d{1,3}\b|nice to meet|"
@@ -32,8 +34,11 @@ def introduced(n: str) -> str | None:
         return None
     first = intro.group("v").split()[-1].lower()
     sure = intro.group("hi") or intro.group("last") or intro.group("more")  # said as an introduction
-    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first)
-    # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French")
-    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or first in _BELIEFS or gazetteer.find_place(first)
-                 or gazetteer.find_language(first))
+    given = re.sub(r"^(?:Dr|Mr|Ms)\.?\s+", "", intro.group("v")).split()[0]
+    # a people, a condition, a marital state ("I'm Hispanic", "I'm Deaf", "I'm Widowed"): never a name, however said
+    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first) or trait(given)
+    # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French"); a place's other
+    # name only is no place said ("Sam" is one of Damascus's)
+    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or first in _BELIEFS
+                 or gazetteer.find_place(first) == gazetteer.fold(first) or gazetteer.find_language(first))
     return intro.group("v") if not word and (sure or plain) else None

@@ -99,6 +99,7 @@ VALUE_END = re.compile(
     r"which|who|where|when|if|unless|so that|so|and now|but|though|although|(?-i:always|never|only)|"
     r"right now|now|at the moment|currently|lately|for now|instead|please|thanks|thank you|tho|though|btw|fwiw|haha|"
     r"lol|lmao|obviously|too|either|actually|forgot to mention|just saying|started|starting|including|originally|"
+    r"(?:in|during|over|for) (?:the )?(?:winters?|summers?|springs?|falls?|autumns?|lent|ramadan)|"
     r"with (?:my|our|his|her|their|some|two|three|four|\d+|(?:a )?(?:roommates?|flatmates?|friends?|family|kids|parents|"
     r"partner|wife|husband|girlfriend|boyfriend)))\b.*$",
     re.IGNORECASE)
@@ -162,13 +163,22 @@ def place_value(raw: str, *, strong: bool) -> str | None:
 def split_list(value: str) -> list[str]:
     """'peanuts, shellfish and eggs' -> ['peanuts', 'shellfish', 'eggs']."""
     parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", FILLER_END.sub("", value))
+    # "nuts, especially peanuts": a hedge before an item is no part of it ("like" only after the first: "Like a Prayer")
+    parts = [(_HEDGED if i else _HEDGED_FIRST).sub("", p.strip()) for i, p in enumerate(parts)]
     return [p.strip() for i, p in enumerate(parts) if p and p.strip(" .") and not _FILLER_ITEM.match(p.strip(" ."))
             and not (i and _NO_ITEM.match(p.strip()))]  # the first is the value said ("I Will Always Love You")
 
 
+_HEDGE_WORDS = r"especially|particularly|mostly|mainly|primarily|chiefly|largely|specifically|notably|mildly|severely|even"
+_HEDGED_FIRST = re.compile(rf"^(?-i:(?:(?:{_HEDGE_WORDS}|in particular)\s+)+)")
+_HEDGED = re.compile(rf"^(?-i:(?:(?:{_HEDGE_WORDS}|like|in particular|but mostly|and especially)\s+)+)")
+
+
 _NO_ITEM = re.compile(r"^(?:rather|always|never|actually|really|i|i'm|i've|i'd|i was|he|she|they|we|it|that|which|since|but|"
-                      r"though)\b", re.IGNORECASE)
-"""A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid"."""
+                      r"though|my|our|his|her|their|your)\b|^(?:even|especially|like|mostly|mainly|particularly)$",
+                      re.IGNORECASE)
+"""A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid",
+"cats, like my mom" (someone the user compares themselves to)."""
 
 
 def number_word(word: str) -> int | None:
