@@ -23,8 +23,10 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     decayed = ((s * 0.5 ** (max(0.0, (now - c.observed_at).total_seconds()) / half_life), c) for s, c in raw)
     scored, seen = [], set()
     # equal scores (claims of one text, observed together) in an order of their own, not the order the
-    # index or the log scan (`as_of`) met them: a search now and one `as_of` now pick the same claim
-    for score, claim in sorted(decayed, key=lambda h: (h[0], h[1].observed_at, h[1].id), reverse=True):
+    # index or the log scan (`as_of`) met them: a search now and one `as_of` now pick the same claim,
+    # and so do two stores given the same writes (the id, random, decides last)
+    for score, claim in sorted(decayed, key=lambda h: (h[0], h[1].observed_at, h[1].text, h[1].agent, h[1].id),
+                               reverse=True):
         if (key := (claim.entity, normalized_value(claim))) not in seen and len(scored) < k:
             seen.add(key)
             scored.append((score, claim, key[1]))
