@@ -22,8 +22,9 @@ from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
+from .frames_change import CHANGE, change_frame, employer_to
 from .frames_zone import zone_frame, zone_mentions
-from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
 _TEMPLATES = {
@@ -44,9 +45,10 @@ def read_clause(clause: str) -> list[Draft]:
     norm = cl.unhedged(clause)
     if not cl.about_user(norm):
         return []
-    drafts: list[Draft] = []
+    drafts: list[Draft] = change_frame(norm)  # "I went from vegetarian to vegan": vegan, whatever else reads vegetarian
+    changed = {d.entity for d in drafts}
     for frame in ALL_FRAMES:
-        drafts += frame(norm)
+        drafts += [d for d in frame(norm) if d.entity not in changed]
     if not drafts:
         for frame in PREFERENCE_FRAMES:
             drafts += frame(norm)
@@ -253,18 +255,28 @@ def _find_zone(n: str) -> list[Draft]:
     return [Draft("user.timezone", said[0])] if said else []
 
 
+_RELOCATED = re.compile(r"\b(?:mov|relocat|transferr|emigrat|immigrat)\w*\b", re.IGNORECASE)
+
+
 def _find_place(n: str) -> list[Draft]:
-    """A known place in a locative position: after in/to/at/near, or before 'home'."""
+    """A known place in a locative position: after in/to/at/near, or before 'home'; "to" only
+    after a move ("I drove to Denver" is a trip), "from" never after one ("I moved here from
+    London": where the user left), and a move "from X to Y" is to Y."""
+    moved = bool(_RELOCATED.search(n))
+    n = FROM_TO.sub("", n)
+    go = ("to|" if moved else "") + ("from|" if not moved else "")
     for w in _windows(n):
         # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
         if w[:1].isupper() and w.lower() not in ("i", "i'm") and not w.split()[-1].islower() and gazetteer.find_place(w) and (
-                re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
+                re.search(rf"\b(?:{go}in|at|near|around)\s+(?:the\s+)?{re.escape(w)}\b", n)
                 or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
             return [Draft("user.location", w)]
     return []
 
 
 def _find_org(n: str) -> list[Draft]:
+    if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
+        return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
     if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)):
         return [Draft("user.employer", m.group(1))]
@@ -326,6 +338,7 @@ _PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my
 
 
 def _find_payment(n: str) -> list[Draft]:
+    n = FROM_TO.sub("", n)  # "I switched from Visa to Mastercard": Mastercard
     found = payment_frame(f"i pay with {PAYMENT_WORDS.search(n).group(0)}") if PAYMENT_WORDS.search(n) else []
     return found
 

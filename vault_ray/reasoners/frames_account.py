@@ -7,7 +7,7 @@ import re
 
 from .. import gazetteer, number_words, values
 from .clauses import PLAN_WORDS
-from .frames import Frame
+from .frames import Frame, name_frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
 
 IC = re.IGNORECASE
@@ -148,6 +148,8 @@ def consent_frame(n: str) -> list[Draft]:
     if not m:
         m = _CONSENT_YES.search(n)
         status = values.CONSENT_GIVEN
+    if m and status == values.CONSENT_GIVEN and re.match(r"call me\b", m.group("u") or "", IC) and name_frame(n):
+        return []  # "feel free to call me Tom": a name, not a consent to phone calls
     if not m:
         return []
     verb = re.search(r"\b(?:stop|quit)\s+(\w+)", m.group(0), IC)
