@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, framing, lexicon
+from . import amends, asides, caveats, framing, lexicon, spending
 from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES
@@ -47,11 +47,12 @@ def read_clause(clause: str) -> list[Draft]:
         return []
     drafts: list[Draft] = change_frame(norm)  # "I went from vegetarian to vegan": vegan, whatever else reads vegetarian
     changed = {d.entity for d in drafts}
-    for frame in ALL_FRAMES:
+    for frame in (*ALL_FRAMES, spending.limit_frame):
         drafts += [d for d in frame(norm) if d.entity not in changed]
     if not drafts:
         for frame in PREFERENCE_FRAMES:
             drafts += frame(norm)
+    drafts = spending.keyed(norm, drafts)  # "I can't spend more than $50 on this gift": user.budget.gift
     seen: set[tuple[str, str]] = set()
     unique = []
     zones = {values.canonical("user.timezone", d.value) for d in drafts if d.entity == "user.timezone"}
@@ -324,12 +325,13 @@ def _find_amount(n: str) -> list[Draft]:
     any price said ("My rent is $2,400 a month" is no budget)."""
     if not _SPENDING.search(n):
         return []
-    m = re.search(r"(?:[$€£¥]\s*)?\d[\d,.]*\s*(?:k|m|thousand|million|grand)?\s*(?:[A-Za-z]{3}\b|dollars|euros|pounds)?", n)
-    if m and values.parse_amount(m.group(0)):
+    m = re.search(spending.AMOUNT, n)
+    if m and values.parse_amount(spending.amount(m.group(0))):
         # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
         plan = _PLAN.search(n)
         topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on"))
-        return [Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", m.group(0).strip())]  # as _slug keys it
+        found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
+        return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
     return []
 
 

@@ -191,7 +191,8 @@ def job_frame(n: str) -> list[Draft]:
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
         return []
     out = [Draft("user.job", job)]
-    org = cut(re.split(r"[,;(]", m.group("org") or "", maxsplit=1)[0])  # "a nurse in Toronto, on Eastern time"
+    # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
+    org = cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", m.group("org") or "", maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
     if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
         out.append(Draft("user.employer", org))
