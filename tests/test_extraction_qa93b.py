@@ -178,3 +178,17 @@ def test_a_state_that_ended_is_not_now(reasoner, said):
 ])
 def test_near_misses_still_read(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- missed facts read now -----------------------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I used to live in Boston but now I'm in Seattle.", [("user.location", "Seattle")]),
+    ("Now I'm in Seattle.", [("user.location", "Seattle")]),
+    ("Now in Chicago.", [("user.location", "Chicago")]),
+    ("These days I live in Austin.", [("user.location", "Austin")]),
+    ("Now I work at Google.", [("user.employer", "Google")]),
+    ("I changed my name to Jordan after the wedding.", [("user.name", "Jordan")]),
+    ("I changed my name.", []),
+])
+def test_missed_facts_read(reasoner, said, want):
+    assert facts(reasoner, said) == want

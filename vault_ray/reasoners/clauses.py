@@ -45,6 +45,7 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
+    (re.compile(r"^(?:now|currently|these days|nowadays),?\s+(?=(?:i|i'm|we|we're)\s)", re.I), ""),  # "now I'm in Seattle"
     (re.compile(r"^(?=(?:now|currently|still|originally|based)\s)", re.I), "i'm "),
     (re.compile(r"^born\s", re.I), "i was born "),
     (re.compile(r"^(?:a )?new job (at|with)\b", re.I), r"i got a job \1"),

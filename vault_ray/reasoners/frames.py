@@ -139,7 +139,8 @@ def language_frame(n: str) -> list[Draft]:
 
 
 _NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
-                   r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
+                   r"i (?:legally )?changed my name to|you can call me|"
+                   r"i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
                    r"\s+(?:spel(?:led|t)\s+)?"
                    r"(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+(?-i:[A-Z])[\w'\-]*){0,2})", IC)
 _NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
