@@ -192,3 +192,18 @@ def test_near_misses_still_read(reasoner, said, want):
 ])
 def test_missed_facts_read(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", ["Rex died.", "Rex passed away last month."])
+def test_a_named_death_with_no_pet_said_is_reported(reasoner, said):
+    assert facts(reasoner, said) == []
+    assert reasons(reasoner, said)
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("I tried living in Paris for a year but moved back.", []),
+    ("I lived in Paris for a year but moved back to Boston.", [("user.location", "Boston")]),
+    ("It died.", []),
+])
+def test_a_stay_tried_is_no_home(reasoner, said, want):
+    assert facts(reasoner, said) == want

@@ -247,7 +247,8 @@ def about_someone_else(clause: str) -> bool:
 
 
 _PAST = re.compile(
-    r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
+    r"\b(?:used to|tried (?:living|staying|being based)|"
+    r"until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
     r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
     re.IGNORECASE)

@@ -136,6 +136,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 missed.append(clause)
                 theirs[clause] = set(others)
                 others |= {"*"} if cl.about_someone_else(clause) else set()  # "my wife loves ramen, so ..."
+            elif _NAMED_GONE.match(clause):  # "Rex died": whose Rex (a pet? a person?) is not said
+                unextracted.append(Unextracted(clause, _GONE))
             elif cl.foreign_first_person(clause):
                 foreign.append(clause)
     unextracted += [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
@@ -206,6 +208,9 @@ def value_in(clause: str) -> tuple[str, str] | None:
     return (said[0].entity, said[0].value) if len(said) == 1 and said[0].value.lower() in clause.lower() else None
 
 
+_NAMED_GONE = re.compile(r"^(?!(?:it|he|she|they|this|that|everything|nothing|someone|everyone)\b)(?-i:[A-Z])[\w'-]+ "
+                         r"(?:just |sadly |finally )?(?:died|passed away|passed|ran away|was put down)\b", re.IGNORECASE)
+_GONE = "a death or loss of someone named, not said to be the user's pet: which pet (or person) is not said, nothing stored"
 _TAKEN = "said, then taken back by the user (\"but I'm actually not\", \"just kidding\")"
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
 
