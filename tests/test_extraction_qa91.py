@@ -117,11 +117,11 @@ def test_a_budget_for_someone_else_is_reported(reasoner, said):
 
 
 @pytest.mark.parametrize(("said", "want"), [
-    ("My budget is $500 for the trip", [("user.budget", "$500")]),
+    ("My budget is $500 for the trip", [("user.budget.trip", "$500")]),  # its purpose (QA round 93 W14)
     ("My budget for the trip is $1,500", [("user.budget.trip", "$1,500")]),
     ("Budget: 3000 euros", [("user.budget", "3000 euros")]),
-    ("My budget is $500 for my own trip", [("user.budget", "$500")]),
-    ("My budget is $500 for my wife's birthday", [("user.budget", "$500")]),  # the user's money (QA round 92)
+    ("My budget is $500 for my own trip", [("user.budget.trip", "$500")]),
+    ("My budget is $500 for my wife's birthday", [("user.budget.birthday", "$500")]),  # the user's money (QA round 92)
     ("I have $2000 to spend on my son", [("user.budget", "$2000")]),
 ])
 def test_the_users_budget_is_read(reasoner, said, want):

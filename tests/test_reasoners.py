@@ -30,7 +30,7 @@ rules = RuleReasoner()
         ("What's the weather like?", []),
         ("I speak only English", [("user.language", "english", None)]),
         # a pet that died or was given away is retracted, not added
-        ("Our dog Rex passed away.", [("user.pets", "not:dog", None)]),
+        ("Our dog Rex passed away.", [("user.pets", "not:dog:rex", None)]),  # Rex only (QA round 93 W9)
         ("We had to give away our cat.", [("user.pets", "not:cat", None)]),
         ("I don't have pets.", [("user.pets", "not:pet", None)]),
         # a request to remove stored data is no statement of the value it names

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from .. import gazetteer
 from ..values import split_stance
+from . import spending
 from .lexicon import Draft
 
 IC = re.IGNORECASE
@@ -185,6 +186,16 @@ def _joined(clause: str, employer: str) -> bool:
         at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
 
 
+_ENDED = re.compile(
+    r"\bbut\s+(?:it\s+|that\s+)?(?:didn't|did not|never|doesn't|does not|wouldn't)\s+(?:stick|last|work(?:\s+out)?|take)\b"
+    r"|\bbut\s+(?:i\s+|we\s+)?(?:eventually\s+|soon\s+|later\s+|then\s+|finally\s+)?(?:gave\s+(?:it\s+|that\s+)?up|"
+    r"stopped|quit|went back|switched back|caved|fell off)\b(?!\s+(?:eating|drinking|using|buying|smoking|taking)\b)"
+    r"|\bfor a (?:while|bit|(?:few|couple(?: of)?) (?:days|weeks|months|years)|day|week|month|year)\s+(?:but|until|before)\b",
+    IC)
+"""A state the clause says ended: "I went vegan for a month but it didn't stick", "I was keto for a while but gave up"."""
+ENDED = "said as a state that ended (\"but it didn't stick\", \"for a while but\"), not how things are now"
+
+
 def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
     """Why the values a pattern or a typed finder read in `clause` are not the user's lasting
     fact, or None."""
@@ -193,6 +204,10 @@ def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
         return FICTION  # "I live in Hogwarts haha" (not "I live in Denver lol")
     if any(e.startswith("user.budget") for e in entities) and _FOR_THEM.search(clause) and not _MY_MONEY.search(clause):
         return THEIR_PLAN  # "Budget: 2.5k CAD for my brother's trip"
+    if drafts and _ENDED.search(clause):
+        return ENDED  # "I went vegan for a month but it didn't stick"
+    if reason := spending.caveat(clause, drafts):
+        return reason  # "don't book anything over $200 a night": no budget of the user's
     if _conditional(clause, [d for d in drafts if d.entity.startswith(_CONDITIONED)], _CONDITION) or _conditional(
             clause, [d for d in drafts if d.entity.startswith("user.schedule")], _ROUTINE_IF) or _conditional(
             clause, [d for d in drafts if d.entity == "user.diet"], _SOME_DAYS):

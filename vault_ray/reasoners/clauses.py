@@ -45,6 +45,7 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
+    (re.compile(r"^(?:now|currently|these days|nowadays),?\s+(?=(?:i|i'm|we|we're)\s)", re.I), ""),  # "now I'm in Seattle"
     (re.compile(r"^(?=(?:now|currently|still|originally|based)\s)", re.I), "i'm "),
     (re.compile(r"^born\s", re.I), "i was born "),
     (re.compile(r"^(?:a )?new job (at|with)\b", re.I), r"i got a job \1"),
@@ -246,7 +247,8 @@ def about_someone_else(clause: str) -> bool:
 
 
 _PAST = re.compile(
-    r"\b(?:used to|until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
+    r"\b(?:used to|tried (?:living|staying|being based)|"
+    r"until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
     r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
     re.IGNORECASE)

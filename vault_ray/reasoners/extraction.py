@@ -17,13 +17,14 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, framing, lexicon
+from . import amends, asides, caveats, framing, lexicon, spending
 from . import clauses as cl
 from .base import Extraction
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
+from .frames_change import CHANGE, change_frame, employer_to
 from .frames_zone import zone_frame, zone_mentions
-from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
 _TEMPLATES = {
@@ -44,12 +45,14 @@ def read_clause(clause: str) -> list[Draft]:
     norm = cl.unhedged(clause)
     if not cl.about_user(norm):
         return []
-    drafts: list[Draft] = []
-    for frame in ALL_FRAMES:
-        drafts += frame(norm)
+    drafts: list[Draft] = change_frame(norm)  # "I went from vegetarian to vegan": vegan, whatever else reads vegetarian
+    changed = {d.entity for d in drafts}
+    for frame in (*ALL_FRAMES, spending.limit_frame):
+        drafts += [d for d in frame(norm) if d.entity not in changed]
     if not drafts:
         for frame in PREFERENCE_FRAMES:
             drafts += frame(norm)
+    drafts = spending.keyed(norm, drafts)  # "I can't spend more than $50 on this gift": user.budget.gift
     seen: set[tuple[str, str]] = set()
     unique = []
     zones = {values.canonical("user.timezone", d.value) for d in drafts if d.entity == "user.timezone"}
@@ -133,6 +136,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 missed.append(clause)
                 theirs[clause] = set(others)
                 others |= {"*"} if cl.about_someone_else(clause) else set()  # "my wife loves ramen, so ..."
+            elif _NAMED_GONE.match(clause):  # "Rex died": whose Rex (a pet? a person?) is not said
+                unextracted.append(Unextracted(clause, _GONE))
             elif cl.foreign_first_person(clause):
                 foreign.append(clause)
     unextracted += [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
@@ -203,6 +208,9 @@ def value_in(clause: str) -> tuple[str, str] | None:
     return (said[0].entity, said[0].value) if len(said) == 1 and said[0].value.lower() in clause.lower() else None
 
 
+_NAMED_GONE = re.compile(r"^(?!(?:it|he|she|they|this|that|everything|nothing|someone|everyone)\b)(?-i:[A-Z])[\w'-]+ "
+                         r"(?:just |sadly |finally )?(?:died|passed away|passed|ran away|was put down)\b", re.IGNORECASE)
+_GONE = "a death or loss of someone named, not said to be the user's pet: which pet (or person) is not said, nothing stored"
 _TAKEN = "said, then taken back by the user (\"but I'm actually not\", \"just kidding\")"
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
 
@@ -253,18 +261,28 @@ def _find_zone(n: str) -> list[Draft]:
     return [Draft("user.timezone", said[0])] if said else []
 
 
+_RELOCATED = re.compile(r"\b(?:mov|relocat|transferr|emigrat|immigrat)\w*\b", re.IGNORECASE)
+
+
 def _find_place(n: str) -> list[Draft]:
-    """A known place in a locative position: after in/to/at/near, or before 'home'."""
+    """A known place in a locative position: after in/to/at/near, or before 'home'; "to" only
+    after a move ("I drove to Denver" is a trip), "from" never after one ("I moved here from
+    London": where the user left), and a move "from X to Y" is to Y."""
+    moved = bool(_RELOCATED.search(n))
+    n = FROM_TO.sub("", n)
+    go = ("to|" if moved else "") + ("from|" if not moved else "")
     for w in _windows(n):
         # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
         if w[:1].isupper() and w.lower() not in ("i", "i'm") and not w.split()[-1].islower() and gazetteer.find_place(w) and (
-                re.search(rf"\b(?:in|to|at|near|around|from)\s+(?:the\s+)?{re.escape(w)}\b", n)
+                re.search(rf"\b(?:{go}in|at|near|around)\s+(?:the\s+)?{re.escape(w)}\b", n)
                 or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
             return [Draft("user.location", w)]
     return []
 
 
 def _find_org(n: str) -> list[Draft]:
+    if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
+        return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
     if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)):
         return [Draft("user.employer", m.group(1))]
@@ -312,12 +330,13 @@ def _find_amount(n: str) -> list[Draft]:
     any price said ("My rent is $2,400 a month" is no budget)."""
     if not _SPENDING.search(n):
         return []
-    m = re.search(r"(?:[$€£¥]\s*)?\d[\d,.]*\s*(?:k|m|thousand|million|grand)?\s*(?:[A-Za-z]{3}\b|dollars|euros|pounds)?", n)
-    if m and values.parse_amount(m.group(0)):
+    m = re.search(spending.AMOUNT, n)
+    if m and values.parse_amount(spending.amount(m.group(0))):
         # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
         plan = _PLAN.search(n)
         topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on"))
-        return [Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", m.group(0).strip())]  # as _slug keys it
+        found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
+        return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
     return []
 
 
@@ -326,6 +345,7 @@ _PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my
 
 
 def _find_payment(n: str) -> list[Draft]:
+    n = FROM_TO.sub("", n)  # "I switched from Visa to Mastercard": Mastercard
     found = payment_frame(f"i pay with {PAYMENT_WORDS.search(n).group(0)}") if PAYMENT_WORDS.search(n) else []
     return found
 

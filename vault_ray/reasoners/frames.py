@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from .. import gazetteer
+from .frames_birthday import birthday_frame
 from .introductions import introduced
 from .lexicon import (
     DIET_RE,
@@ -48,10 +49,14 @@ def location_frame(n: str) -> list[Draft]:
     if neg and not re.search(r"\bto\b", n, IC):
         place = place_value(neg.group("v") or neg.group("w"), strong=True)
         return [Draft("user.location", f"not:{place}")] if place else []
+    origin = FROM_TO.search(n)  # "I moved from Google to Meta": no place on either side, no move
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
             said = re.sub(r"^the\s+(?=[A-Z])", "", cut(m.group("v"))) if strong else m.group("v")  # "the Bay Area"
+            said = re.split(r"\s+(?:for|because|since|with|so)\s+(?-i:[a-z])", said, maxsplit=1)[0] if strong else said
+            if origin and not gazetteer.find_place(cut(said)) and not gazetteer.find_place(origin.group(0)[5:].strip()):
+                return []
             place = place_value(said, strong=strong and is_capitalized(said) or not strong)
             if place:
                 return [Draft("user.location", place)]
@@ -134,12 +139,14 @@ def language_frame(n: str) -> list[Draft]:
 
 
 _NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
-                   r"you can call me|i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
-                   r"\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})", IC)
+                   r"i (?:legally )?changed my name to|you can call me|"
+                   r"i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
+                   r"\s+(?:spel(?:led|t)\s+)?"
+                   r"(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+(?-i:[A-Z])[\w'\-]*){0,2})", IC)
 _NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
     "maybe", "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
     "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around", "every",
-    "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with"})
+    "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with", "pronounced"})
 """First words after "call me" that start no name ("call me before 9am", "call me maybe")."""
 
 
@@ -185,7 +192,8 @@ def job_frame(n: str) -> list[Draft]:
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
         return []
     out = [Draft("user.job", job)]
-    org = cut(re.split(r"[,;(]", m.group("org") or "", maxsplit=1)[0])  # "a nurse in Toronto, on Eastern time"
+    # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
+    org = cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", m.group("org") or "", maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
     if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
         out.append(Draft("user.employer", org))
@@ -243,7 +251,8 @@ def _org(raw: str) -> str | None:
 
 
 _PET_COUNT = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"
-_PET_HAVE = re.compile(rf"\b(?:i|we)(?P<verb>'ve got|'ve| have got| have| own| got| adopted| rescued| just got| just adopted"
+_PET_HAVE = re.compile(rf"\b(?:i|we)(?: also| still)?(?P<verb>'ve got|'ve| have got| have| own| got| adopted| rescued| just got"
+                       rf"| just adopted"
                        rf"| bought| brought home)\s+(?P<n>(?:(?:{_PET_COUNT}|some|new|little|pet|rescue|another|baby)\s+)*)"
                        rf"(?P<v>{SPECIES_RE})\b(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?", IC)
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
@@ -251,13 +260,15 @@ _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescu
 _PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we)(?: (?:do(?:n't| not)|no longer) (?:have|own) (?:an?|any)?|"
                        rf"(?: have| own|'ve got) (?:no|zero))\s*(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
-                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?-i:[A-Z])[\w'-]*,?)? (?:died|passed away|passed|ran away)\b"
+                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?P<called>(?-i:[A-Z])[\w'-]*),?)?"
+                       rf" (?:died|passed away|passed|ran away)\b"
                        rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
 
 
 def pets_frame(n: str) -> list[Draft]:
     if m := _PET_GONE.search(n):
-        return [Draft("user.pets", f"not:{SPECIES.get((m.group('v') or m.group('w') or m.group('x')).lower(), 'pet')}")]
+        return [Draft("user.pets", f"not:{SPECIES.get((m.group('v') or m.group('w') or m.group('x')).lower(), 'pet')}"
+                      + (f":{m.group('called')}" if m.group("called") else ""))]  # "our dog Rex died": Rex only
     if re.search(r"\ballerg", n, IC):
         return []
     m = _PET_HAVE.search(n)
@@ -273,8 +284,7 @@ def pets_frame(n: str) -> list[Draft]:
 
 
 def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
-    """'2', 'cats' -> '2 cats' (the pets the user has: a count of one is the bare species);
-    a pet's name when said: 'dog', 'Rex' -> 'dog:Rex' (as the family's 'wife:Sarah')."""
+    """'2', 'cats' -> '2 cats' (a count of one is the bare species); named: 'dog', 'Rex' -> 'dog:Rex' (as 'wife:Sarah')."""
     n = number_word(count) if count else None
     name = SPECIES[species.lower()]
     plural = name if name.endswith("fish") else name + ("es" if name.endswith(("s", "sh", "ch", "x")) else "s")
@@ -381,17 +391,6 @@ def schedule_frame(n: str) -> list[Draft]:
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []
-
-
-_BIRTHDAY = re.compile(r"\b(?:my birthday is|my birthday's|i was born on)\s+(?:on\s+)?(?P<v>.+)$"
-                       r"|\bi was born\s+(?P<w>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d).+)$", IC)
-
-
-def birthday_frame(n: str) -> list[Draft]:
-    """"My birthday is March 5th", "I was born on 5 March 1990", "born July 4 1990 in Cleveland"."""
-    m = _BIRTHDAY.search(n)
-    said = cut(re.split(r"\s+(?:in|at|near)\s+[A-Z]", m.group("v") or m.group("w"), maxsplit=1)[0]) if m else ""
-    return [Draft("user.birthday", said)] if said else []
 
 
 PROFILE_FRAMES: tuple[Frame, ...] = (

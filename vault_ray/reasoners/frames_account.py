@@ -7,8 +7,9 @@ import re
 
 from .. import gazetteer, number_words, values
 from .clauses import PLAN_WORDS
-from .frames import Frame
+from .frames import Frame, name_frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
+from .spending import slug
 
 IC = re.IGNORECASE
 
@@ -57,7 +58,7 @@ def _instrument(raw: str) -> str:
 _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
     r"|current |approved )?(?:(?:[a-z]+ )?(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
-    r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w ]+?))?"
+    r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w' ]+?))?"
     r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
     r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
@@ -95,7 +96,7 @@ def budget_frame(n: str) -> list[Draft]:
         return []
     spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
     topic = m.group("topic") or m.group("pre") or m.group("pre2") or m.group("pre3") or spent_on  # "for the trip"
-    entity = "user.budget" if not topic else "user.budget." + _slug(topic)
+    entity = "user.budget." + slug(topic) if topic and slug(topic) else "user.budget"  # "my birthday party budget"
     value = cut(raw) or raw.strip()
     if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's
         value = f"{value} {m.group('per').strip()}"
@@ -148,6 +149,8 @@ def consent_frame(n: str) -> list[Draft]:
     if not m:
         m = _CONSENT_YES.search(n)
         status = values.CONSENT_GIVEN
+    if m and status == values.CONSENT_GIVEN and re.match(r"call me\b", m.group("u") or "", IC) and name_frame(n):
+        return []  # "feel free to call me Tom": a name, not a consent to phone calls
     if not m:
         return []
     verb = re.search(r"\b(?:stop|quit)\s+(\w+)", m.group(0), IC)
@@ -170,11 +173,6 @@ def _topic(raw: str) -> str:
     words = [w for w in re.findall(r"[a-z]+", cut(raw).lower()) if w not in _TOPIC_DROP]
     words = [_GERUND.get(w, values.singular(w)) for w in words][:4]
     return "_".join(sorted(dict.fromkeys(words)))[:60]
-
-
-def _slug(text: str) -> str:
-    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _TOPIC_DROP]
-    return "_".join(words)[:40] or "general"
 
 
 _CONTACT = re.compile(

@@ -106,6 +106,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         # different things stand side by side; but "not:pet" ("I don't have pets") retracts every pet
         if oa != ob and thing_a != thing_b and not (pa_ != pb and "pet" in (thing_a, thing_b)):
             return False
+        if oa != ob and pa_ != pb and ":" in (oa if pa_ == "dislikes" else ob):
+            return False  # "Rex died" (not:dog:rex) retracts Rex, not Max (dog:max) nor a dog whose name was not said
         if pa_ != pb:
             return True
         return pa_ == "likes" and (na is not None or nb is not None) and (na or 1) != (nb or 1)
@@ -113,6 +115,21 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
     if "not" in (sa, sb):  # "not:vegan" denies vegan only: it stands beside "vegetarian"
         return sa != sb and oa.strip() == ob.strip()
     return a != b
+
+
+_FAMILIES = ("user.budget.", "user.consent.", "user.schedule.")
+_STRICT_KINDS = frozenset({"amount", "consent"})
+
+
+def _may_be(label: str, candidate: str) -> bool:
+    """Whether a new label may be re-keyed to `candidate`: "user.budget.birthday" (a spending
+    limit) is never the birthday, a consent is never a name; a label of a family (a budget for a
+    purpose, a consent, a routine) stays in it."""
+    family = next((f for f in _FAMILIES if label.startswith(f)), None)
+    if family and not candidate.startswith(family):
+        return False
+    kinds = {value_kind(label), value_kind(candidate)}
+    return len(kinds) == 1 or not kinds & _STRICT_KINDS
 
 
 def _offered(entity: str, candidates: Sequence[str]) -> bool:
@@ -243,6 +260,7 @@ class RuleReasoner:
         2. With an embedder, what the label means: its words next to each candidate's
            words and registry description (labels.py), when one clearly leads.
         3. Without one, shared words of the text and the candidates (two at least)."""
+        candidates = [c for c in candidates if _may_be(fact.entity, c)]
         read = _read_statement(fact, candidates)
         if read is not None:
             return read
