@@ -38,6 +38,8 @@ import pyarrow as pa
 from vault_ray.errors import StorageFailure
 from vault_ray.models import Claim
 
+from .journal import sync_dir
+
 ERASED = "[erased]"
 """What stands in the place of erased content (text, reasons, notes)."""
 KEPT = frozenset({"decided_by", "op", "pass", "strategy", "winner", "previous", "outcome", "status", "agent",
@@ -124,7 +126,7 @@ class EraseSide:
             self._rewrite(tables)
             self._forget_snapshot()
             self._snapshot_path.unlink(missing_ok=True)
-            _sync_dir(Path(self.path).parent)
+            sync_dir(Path(self.path).parent)
         return count
 
     def drop_sources(self, sources: list[str]) -> list[str]:
@@ -148,7 +150,7 @@ class EraseSide:
             self._rewrite(tables)
             self._forget_snapshot()
             self._snapshot_path.unlink(missing_ok=True)
-            _sync_dir(Path(self.path).parent)
+            sync_dir(Path(self.path).parent)
         return ids
 
     def _rewrite(self, tables: Any) -> None:
@@ -187,7 +189,7 @@ class EraseSide:
             Path(fresh).unlink(missing_ok=True)
             raise StorageFailure(f"rewriting {self.path} after an erasure failed: {exc}; erase again") from exc
         Path(self.path + ".wal").unlink(missing_ok=True)
-        _sync_dir(Path(self.path).parent)
+        sync_dir(Path(self.path).parent)
         self._owner, old = fd, self._owner
         if old >= 0:
             os.close(old)
@@ -238,10 +240,3 @@ def _update(con: duckdb.DuckDBPyConnection, table: str, key: str, column: str, r
     finally:
         con.unregister("vr_erase_rows")
 
-
-def _sync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

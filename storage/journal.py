@@ -146,7 +146,7 @@ class Journal:
         self.close()
         self.drop_rotated()
         self.path.unlink(missing_ok=True)
-        _sync_dir(self.path.parent)
+        sync_dir(self.path.parent)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -162,7 +162,7 @@ class Journal:
             if os.write(fd, MAGIC) != len(MAGIC):
                 raise OSError(errno.ENOSPC, "short write")
             os.fsync(fd)
-            _sync_dir(path.parent)
+            sync_dir(path.parent)
             return fd
         except OSError as exc:
             if fd >= 0:
@@ -214,7 +214,8 @@ def _whole_record_after(data: bytes, start: int) -> bool:
     return False
 
 
-def _sync_dir(directory: Path) -> None:
+def sync_dir(directory: Path) -> None:
+    """fsync a directory: a file created, renamed or removed in it is durable."""
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
