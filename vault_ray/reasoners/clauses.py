@@ -91,9 +91,7 @@ PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gi
 _THE_BUDGET = re.compile(rf"^(?:the|our) (?:total |overall |new |current |max(?:imum)? )?(?:[a-z]+ )?(?:{PLAN_WORDS}) "
                          r"(?:budget|spending limit)\b", re.IGNORECASE)  # "the trip budget": the user's plans
 _QUESTION = re.compile(
-    r"\?\s*$|^(?:what|what's|when(?!\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?(?:moved|relocated|started|joined|retired|settled|"
-    r"got married|married)\b)|"
-    r"where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
+    r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|ok|okay|cool|great|sure|hi|hello|hey|bye|lol|nice|got it|sounds good)"
                          r"\b[\s!.,]*(?:you|so much|a lot)?[\s!.]*$", re.IGNORECASE)
@@ -123,12 +121,21 @@ def sentences(text: str) -> list[str]:
     return [s.strip().replace(_DOT, ".") for s in _SENTENCE.split(text) if s and s.strip(" .!?;")]
 
 
-_LEAD = re.compile(r"^((?:when|after|once|since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+_LEAD = re.compile(r"^((?:after|once|since|ever since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
                    r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b[^,;]*?)"
-                   r"(?:\s*,\s*|\s+)(?=(?:then\s+)?(?:i|we)(?:'m|'ve|'re)?\s)",
-                   re.IGNORECASE)
-"""A past event that leaves a fact now, before a sentence's main clause: "When I moved to Denver I started a new job at
-Apple" (not "When I'm on vacation, ...": a condition; nor "When I turned 30, ...": a time, not the user's age now)."""
+                   r"(?:\s*,\s*|\s+)(?=(?:i|we)(?:'m|'ve|'re)?\s)", re.IGNORECASE)
+"""A past event before a sentence's main clause: "After I moved to Denver I got a dog" (read as two clauses)."""
+_LATER = re.compile(r"\b(?:then|later|now|until|but|quit|left|no longer|anymore|not)\b|n't\b", re.IGNORECASE)
+
+
+def narrative(sentence: str) -> bool:
+    """A sentence that opens with a past event and says more than one thing after it ("After I moved to Denver I started
+    at Apple, and then I moved to Austin", "..., but I quit"), or whose main clause is not the user's: a story whose
+    end is unsure, nothing in it stored ("When ..." is a question's form and stays one)."""
+    if not re.match(r"(?:after|once|since|ever since|as soon as)\s+(?:i|we)\s", sentence, re.IGNORECASE):
+        return False
+    m = _LEAD.match(sentence)
+    return not m or len(clauses(sentence)) != 2 or bool(_LATER.search(sentence[m.end(1):]))
 
 
 def clauses(sentence: str) -> list[str]:

@@ -78,7 +78,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
-        if cl.is_question(sentence):
+        if cl.is_question(sentence) or cl.narrative(sentence):
             continue
         if amends.taken_back(sentence) and facts[last_start:]:  # "I'm vegan. Not really."
             unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))

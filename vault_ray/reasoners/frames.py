@@ -219,8 +219,9 @@ def employer_frame(n: str) -> list[Draft]:
     if not m:
         return left
     org = _org(m.group("v") or m.group("w"))
-    # "I work at Amazon", "for Orange": said with work, a place name is a company ("I'm now at Berlin" is not)
-    if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC):
+    # "I work at Amazon", "for Orange": said with work, a place name is a company ("I'm now at Berlin" is not);
+    if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC) or (  # "joined a gym"
+            re.search(r"\bjoined\s+an?\s", m.group(0), IC) and not any(map(is_capitalized, org.split()[1:]))):
         return []
     out = [Draft("user.employer", org)]
     role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)

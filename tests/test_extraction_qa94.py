@@ -1,0 +1,39 @@
+"""Wrong facts and lost facts QA round 94 found in the round-93 extraction rules: a sentence that
+opens with a past event ("When I started at Apple my salary was ...", "..., and then I moved to
+Austin"); a town named for a season read as a part-time home ("Winter Park"); a real name taken
+for a trait ("Rich Evans") and slang taken for a name ("I'm Stoked"); a name corrected to a name
+dropped as a doubtful place; one company with "&" reported as two ("Pratt & Whitney"); a pet's
+collar read as a plan to get the pet; a hedge's leftover kept as an item ("even a little")."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_ray import LocalEmbedder, RuleReasoner
+
+
+@pytest.fixture(scope="module")
+def reasoner() -> RuleReasoner:
+    return RuleReasoner(LocalEmbedder())
+
+
+def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
+    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
+
+
+# -- A1. a sentence that opens with a past event --------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("When I started at Apple my salary was $100k", []),
+    ("When I moved to Denver I started a new job at Apple, but I quit last year", []),
+    ("When I moved to Denver I started a new job at Apple. Now I work at Google", [("user.employer", "Google")]),
+    ("After I moved to Denver I started at Apple, and then I moved to Austin", []),
+    ("After I moved to Denver I started at Apple, but I quit last year", []),
+    ("After I moved to Denver my salary was $100k", []),
+    ("When I moved to Denver I joined a gym", []), ("I joined a gym", []), ("I joined a book club", []),
+    ("After I moved to Denver I got a dog", [("user.location", "Denver"), ("user.pets", "dog")]),
+    ("Since I moved to Denver I've been vegan", [("user.diet", "vegan"), ("user.location", "Denver")]),
+    ("After I moved to Denver I joined Apple", [("user.employer", "Apple"), ("user.location", "Denver")]),
+    ("I joined Apple", [("user.employer", "Apple")]), ("I joined the Navy", [("user.employer", "the Navy")]),
+])
+def test_a_past_event_lead_stores_no_wrong_fact(reasoner, said, want):
+    assert facts(reasoner, said) == want
