@@ -37,3 +37,21 @@ def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
 ])
 def test_a_past_event_lead_stores_no_wrong_fact(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- B1. a town named for a season is a place; "winters only" is part of the time ---------------
+@pytest.mark.parametrize("place", [
+    "Winter Park", "Fall River", "Spring, Texas", "Spring Hill", "Winter Haven, Florida", "Spring Valley", "Falls Church",
+    "Winter Garden", "Spring Lake, NJ", "Winter Springs",
+])
+def test_a_town_named_for_a_season_is_stored(reasoner, place):
+    assert facts(reasoner, f"I live in {place}") == [("user.location", place)]
+
+
+@pytest.mark.parametrize("said", [
+    "I live in Miami during the winter", "I live in Miami in the winter", "I live in Miami in winter",
+    "I live in Phoenix, winters only", "I live in Phoenix, summers only", "I live in Phoenix during Winter",
+    "I live in Denver, weekends only", "I'm vegan, weekdays only",
+])
+def test_a_season_still_makes_it_part_time(reasoner, said):
+    assert facts(reasoner, said) == []

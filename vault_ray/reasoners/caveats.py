@@ -97,18 +97,19 @@ _SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\ba
 user's)."""
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
 _PART_TIME = re.compile(
-    r"\b(?:during|in|over|through(?:out)?)\s+(?:the\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
+    r"\b(?:during\s+(?:the\s+|my\s+)?|(?:in|over|through(?:out)?)\s+(?:the\s+|my\s+|(?!(?-i:[A-Z]))))(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
     r"rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|seasons?|semesters?|terms?|"
     r"(?:school|academic) years?)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
     r"|\bfor (?:the|a) (?:winter|summer|spring|fall|autumn|season|semester|term|school year)\b"
     r"|\b(?:winters|summers|every (?:winter|summer|spring|fall|autumn|year from)|half (?:of )?the (?:year|time|week)|"
     r"part of the (?:year|week|time)|(?:some|most|a few|\w+) months (?:a|of the|each|every) year|seasonally|"
-    r"part[- ]time|snowbird)\b"
+    r"part[- ]time|snowbird|(?:winter|summer|weekend|weekday)s? only)\b"
     r"|\b(?:during|for|over|in|through(?:out)?) (?:the )?(?:lent|ramadan|passover|advent|yom kippur|holy week|"
     rf"the holidays|the week|weeknights)\b|\b(?:on|every|most|some)\s+(?:other\s+)?{_DAYS}\b|\bon\s+(?:the\s+)?"
     r"(?:weekdays|weekends?|workdays|work days|weeknights)\b|\b(?:some|most|certain|other) days\b", IC)
 """A fact kept for part of the time only: "I live in Miami during the winter", "I'm vegetarian during Lent", "vegan on
-Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time)."""
+Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time; nor "in
+Winter Park", "in Spring, Texas": a capitalised name is a place, not a season)."""
 _SETTLING = re.compile(r"\b(?:moved|relocated|moving|settled|since|started|became|went|turned|switched|converted|"
                        r"been|ago)\b", IC)
 """A change said with the time it happened ("I moved to Miami in the winter", "I went vegan in the summer"): not part time."""
@@ -118,7 +119,7 @@ _ROUTINE_IF = re.compile(r"\b(?:if|whenever)\b(?!\s+not\b)", IC)
 _NOT_A_CONDITION = re.compile(r"\b(?:even|except|not even|unless)\s+$", IC)
 """What makes a condition an exception to a fact the user states anyway: "I'm vegan, even when I travel"."""
 _NEXT = re.compile(r"\s+(?:and|but|though|although|yet)\s|,\s*(?!(?:(?:even|except|only|unless)\s+)?"
-                   r"(?:when|whenever|if|while|on|during)\b)", IC)
+                   r"(?:when|whenever|if|while|on|during)\b)(?!\s*(?:winter|summer|weekend|weekday)s? only\b)", IC)
 """Where the part a value is said in ends: a condition after it is of another statement ("I live in Denver and go to
 Aspen on vacation", "I wake up at 6, but at 8 on vacation")."""
 
