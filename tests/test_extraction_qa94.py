@@ -55,3 +55,25 @@ def test_a_town_named_for_a_season_is_stored(reasoner, place):
 ])
 def test_a_season_still_makes_it_part_time(reasoner, said):
     assert facts(reasoner, said) == []
+
+
+# -- B3/A5. a real name is no trait; slang and a people's noun are no name ------------------------
+@pytest.mark.parametrize(("said", "name"), [
+    ("Hi, I'm Young Kim", "Young Kim"), ("I'm Sami", "Sami"), ("Hi, I'm Sami Khan", "Sami Khan"),
+    ("Hi, I'm Roma Patel", "Roma Patel"), ("Hi, I'm Rich Evans", "Rich Evans"), ("Hi, I'm Junior", "Junior"),
+    ("Hi, I'm Brit Jones", "Brit Jones"), ("I'm Precious", "Precious"), ("Hi, I'm Precious Moyo", "Precious Moyo"),
+    ("Hi, I'm Blessed Ncube", "Blessed Ncube"), ("I'm Gottfried", "Gottfried"), ("I'm Winfried", "Winfried"),
+    ("I'm Muhamed", "Muhamed"), ("I'm Mouhamed", "Mouhamed"), ("I'm Maxamed", "Maxamed"),
+    ("Hi, I'm Thai Nguyen", "Thai Nguyen"), ("I'm Jack Black", "Jack Black"),
+])
+def test_a_real_name_is_stored(reasoner, said, name):
+    assert ("user.name", name) in facts(reasoner, said)
+
+
+@pytest.mark.parametrize("said", [
+    "I'm Stoked", "I'm Pumped", "I'm Hyped", "I'm Baked", "I'm Wasted", "I'm Stoned", "I'm Gutted", "I'm Vaxxed",
+    "I'm Starving", "I'm Skint", "I'm Legit", "I'm Honest", "I'm Human", "I'm Pole", "I'm Swede", "I'm Quebecer",
+    "I'm Sri Lankan", "I'm Native American", "I'm Ashamed", "Hi, I'm Deaf", "I'm Blessed", "I'm Thai",
+])
+def test_slang_a_mood_or_a_people_is_no_name(reasoner, said):
+    assert not [f for f in facts(reasoner, said) if f[0] == "user.name"]
