@@ -77,3 +77,24 @@ def test_a_real_name_is_stored(reasoner, said, name):
 ])
 def test_slang_a_mood_or_a_people_is_no_name(reasoner, said):
     assert not [f for f in facts(reasoner, said) if f[0] == "user.name"]
+
+
+# -- B2. a name amended to a name; a place amended with its state or a thanks --------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("My name is Jackson, actually Jack", [("user.name", "Jack")]),
+    ("My name is Madison, actually Maddie", [("user.name", "Maddie")]),
+    ("My name is Austin, actually Auggie", [("user.name", "Auggie")]),
+    ("I'm Sam, actually Samuel", [("user.name", "Samuel")]),
+    ("My name is Sam, I mean Samantha", [("user.name", "Samantha")]),
+    ("My name is Florence, actually Flo", [("user.name", "Flo")]),
+    ("My name is Chelsea, well, Chels really", [("user.name", "Chels")]),
+    ("I live in Boston, actually Cambridge, Mass", [("user.location", "Cambridge")]),
+    ("I live in Denver, actually Boulder, Thanks", [("user.location", "Boulder")]),
+    ("I live in Denver, actually Boulder, thanks", [("user.location", "Boulder")]),
+    ("I live in Denver, actually Golden", [("user.location", "Golden")]),
+    ("I live in Austin, actually Alice, Texas", [("user.location", "Alice, Texas")]),
+    # no place the gazetteer knows near the first: neither is stored (a miss, not the amended-away place)
+    ("I live in Boston, actually Alice", []), ("I live in Boston, I meant Bob", []), ("I live in Denver, actually Vail", []),
+])
+def test_an_amended_name_or_place(reasoner, said, want):
+    assert facts(reasoner, said) == want

@@ -186,7 +186,7 @@ def _corrected(text: str, doubts: list[tuple[str, str]]) -> str:
         sentences = cl.sentences(head)
         found = value_in(cl.clauses(sentences[-1])[-1]) if sentences else None
         at = head.lower().rfind(found[1].lower()) if found else -1
-        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split()):
+        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split(), found[0]):
             said = cl.clauses(sentences[-1])[-1]
             begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
             doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))
