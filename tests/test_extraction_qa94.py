@@ -98,3 +98,31 @@ def test_slang_a_mood_or_a_people_is_no_name(reasoner, said):
 ])
 def test_an_amended_name_or_place(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- B4/B5/A8. one company with "&"; "& I ..." is a new clause -----------------------------------
+@pytest.mark.parametrize("employer", [
+    "Texas A&M", "Florida A&M", "Pratt & Whitney", "Black & Veatch", "Stanley Black & Decker", "Washington & Lee",
+    "Wieden+Kennedy", "Ropes & Gray", "Gibson Dunn & Crutcher", "Slaughter and May", "Kraft & Heinz", "H&M",
+])
+def test_one_company_with_an_ampersand_is_one_employer(reasoner, employer):
+    assert facts(reasoner, f"I work at {employer}") == [("user.employer", employer)]
+
+
+@pytest.mark.parametrize("said", [
+    "I work at Google & Meta", "I work at Google/Meta", "I work at Google + Meta", "I work at Meta / Instagram",
+    "I work at Acme & Google", "I work at both Acme & Initech", "I work at Google and Meta",
+])
+def test_two_known_employers_joined_are_still_reported(reasoner, said):
+    assert not [f for f in facts(reasoner, said) if f[0] == "user.employer"]
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("I work at Google & I love it", [("user.employer", "Google")]),
+    ("I'm a teacher at Lincoln High & I love it", [("user.employer", "Lincoln High"), ("user.job", "teacher")]),
+    ("I work at Apple / I live in Cupertino", [("user.employer", "Apple"), ("user.location", "Cupertino")]),
+    ("I work at Google + I live in Denver", [("user.employer", "Google"), ("user.location", "Denver")]),
+    ("I'm a nurse at Mercy & love my job", [("user.employer", "Mercy"), ("user.job", "nurse")]),
+])
+def test_an_ampersand_before_a_new_clause_splits_it(reasoner, said, want):
+    assert facts(reasoner, said) == want

@@ -158,6 +158,9 @@ _ONE_NAMES = frozenset((
     "bang and olufsen", "ogilvy and mather", "young and rubicam", "larsen and toubro", "jenner and block",
     "arnold and porter", "debevoise and plimpton", "davis polk and wardwell", "skidmore owings and merrill",
     "mckinsey and company", "bain and company", "tiffany and co", "ben and jerrys", "barnes and noble booksellers",
+    "slaughter and may", "pratt and whitney", "black and veatch", "washington and lee", "franklin and marshall",
+    "johnson and wales", "ropes and gray", "shearman and sterling", "vinson and elkins", "harland and wolff",
+    "holland and knight", "fish and richardson", "gibson dunn and crutcher", "stanley black and decker",
 ))
 """Well-known names of one company or school with "and" (or "&") in them ("Marks and Spencer", "Procter & Gamble"): one
 employer. Any other two names joined by "and", "&", "/" or "+" are reported, not stored as one."""
@@ -178,10 +181,27 @@ def _one_name(employer: str) -> bool:
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 
 
+_COMPANIES = frozenset((
+    "google", "alphabet", "youtube", "meta", "facebook", "instagram", "whatsapp", "amazon", "aws", "apple", "microsoft",
+    "netflix", "ibm", "intel", "oracle", "salesforce", "adobe", "nvidia", "amd", "cisco", "dell", "hp", "samsung", "sony",
+    "tesla", "spacex", "uber", "lyft", "airbnb", "twitter", "linkedin", "spotify", "stripe", "shopify", "paypal",
+    "openai", "anthropic", "deepmind", "walmart", "target", "costco", "starbucks", "mcdonald's", "disney", "nike",
+    "boeing", "ford", "gm", "toyota", "deloitte", "accenture", "pwc", "kpmg", "ey", "mckinsey", "goldman sachs",
+    "jpmorgan", "morgan stanley", "citi", "citibank", "verizon", "comcast", "pfizer", "kaiser", "fedex", "ups", "usps",
+))
+"""Employers well known by one name: one joined to another by "&", "/" or "+" ("Google & Meta", "Acme/Google") is two."""
+_BOTH = re.compile(r"\b(?:both|two (?:jobs|employers|companies)|each of)\b", IC)
+
+
 def _joined(clause: str, employer: str) -> bool:
     """An employer value that joins two ("Google and Meta"), or the first of a list the clause
-    goes on with ("Google, Meta and Amazon"); not one name with "and" in it ("Marks and Spencer")."""
+    goes on with ("Google, Meta and Amazon"); not one name with "and" in it ("Marks and Spencer"). Joined by "&", "/"
+    or "+" only, it is two only when a side is an employer known by its name ("Google & Meta") or the user says
+    "both" ("both Acme & Initech"): "Pratt & Whitney", "Texas A&M", "Wieden+Kennedy" are one."""
     at = clause.find(employer)
+    if _JOINED.search(employer) and not _one_name(employer) and not re.search(r"\s+(?:and|plus|then)\s+|,", employer):
+        sides = [p.strip(" .").lower() for p in re.split(r"\s*[&/+]\s*", employer)]
+        return any(p in _COMPANIES for p in sides) or bool(_BOTH.search(clause))
     return (bool(_JOINED.search(employer)) and not _one_name(employer)) or (
         at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
 

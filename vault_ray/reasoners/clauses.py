@@ -32,6 +32,7 @@ _CLAUSE_SPLIT = re.compile(
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
+    rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"
     r"|(?:(?<=married)|(?<=divorced)|(?<=widowed)|(?<=separated)|(?<=single)|(?<=single mom)|(?<=single dad)|(?<=single parent))"
     r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
     re.IGNORECASE,
