@@ -126,3 +126,15 @@ def test_two_known_employers_joined_are_still_reported(reasoner, said):
 ])
 def test_an_ampersand_before_a_new_clause_splits_it(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- B6. getting something for a pet the user has is no plan to get the pet -----------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm getting a new collar for my dog Rex", [("user.pets", "dog")]), ("I'm getting my cat spayed", [("user.pets", "cat")]),
+    ("We're getting our dog Rex a new bed", [("user.pets", "dog")]),
+    ("I'm getting our cat a new scratching post", [("user.pets", "cat")]),
+    ("I'm getting a parrot", []), ("I'm getting a second dog", []), ("We're adopting a puppy", []),
+    ("I'm getting a dog for my son", []), ("I'm getting a puppy for my kids", []),
+])
+def test_a_pet_the_user_has_is_kept_beside_a_plan(reasoner, said, want):
+    assert facts(reasoner, said) == want

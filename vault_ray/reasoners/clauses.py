@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .lexicon import SPECIES_RE
+
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
 _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt", "Prof", "Ste"))
 _SENTENCE = re.compile(rf"(?<=[.!?;]){_TITLES}\s+|\n+|(?<=[.!?]){_TITLES}(?=[A-Z])(?![\w.%+-]*@)")
@@ -234,6 +236,8 @@ _INTENTION = re.compile(
     # having it later: "I'm getting a parrot", "we're adopting a puppy", "I want a cat", "I'd love to get a dog"
     r"|\b(?:i'm|we're|i am|we are)\s+(?:(?:also|finally|soon|probably|just|maybe)\s+)?(?:getting|adopting|buying|"
     r"bringing home|picking up|looking (?:to|for|into)|saving (?:up )?for)\b"
+    # not of a pet the user has: "I'm getting my cat spayed", "a new collar for my dog Rex" ("a dog for my son" is a plan)
+    rf"(?!\s+(?:my|our)\b|[^,;.]*\b(?:for|of) (?:my|our) (?:(?:new|little|old)\s+)?(?:{SPECIES_RE})\b)"
     r"|\b(?:i|we) (?:\w+ )?(?:want|wanted|wish|need) (?:a|an|another|some|to get|to adopt|to have)\b"
     r"|\b(?:i'd|we'd|i would|we would) (?:really )?(?:love|like) (?:a|an|another|to (?:get|have|adopt|own|buy))\b",
     re.IGNORECASE)
