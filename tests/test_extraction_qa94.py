@@ -138,3 +138,28 @@ def test_an_ampersand_before_a_new_clause_splits_it(reasoner, said, want):
 ])
 def test_a_pet_the_user_has_is_kept_beside_a_plan(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- A3. what a hedge leaves must be a thing; "except X", "not so much X" are no items -------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm allergic to nuts, even a little", [("user.allergies", "nuts")]),
+    ("I'm allergic to nuts, even trace amounts", [("user.allergies", "nuts")]),
+    ("I'm allergic to peanuts, even the smell", [("user.allergies", "peanuts")]),
+    ("I'm allergic to dogs, even hypoallergenic ones", [("user.allergies", "dogs")]),
+    ("I love music, especially live", [("user.likes", "likes:music")]),
+    ("I hate vegetables, especially raw", [("user.food_preferences", "dislikes:vegetables")]),
+    ("I like sports, especially watching them", [("user.likes", "likes:sports")]),
+    ("I like jazz, mostly old stuff", [("user.likes", "likes:jazz")]),
+    ("I'm allergic to nuts, except almonds", [("user.allergies", "nuts")]),
+    ("I love sushi, not so much ramen", [("user.food_preferences", "likes:sushi")]),
+    ("I'm allergic to nuts, especially peanuts", [("user.allergies", "nuts"), ("user.allergies", "peanuts")]),
+    ("I'm allergic to pollen, even dust", [("user.allergies", "dust"), ("user.allergies", "pollen")]),
+    ("I like sports, especially running", [("user.likes", "likes:running"), ("user.likes", "likes:sports")]),
+    ("I'm Lactose intolerant", [("user.allergies", "lactose")]),
+])
+def test_a_hedge_leaves_no_non_item(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+def test_spicy_is_no_food(reasoner):
+    assert not [f for f in facts(reasoner, "I love Thai food, especially spicy") if "spicy" in f[1]]
