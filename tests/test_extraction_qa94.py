@@ -163,3 +163,14 @@ def test_a_hedge_leaves_no_non_item(reasoner, said, want):
 
 def test_spicy_is_no_food(reasoner):
     assert not [f for f in facts(reasoner, "I love Thai food, especially spicy") if "spicy" in f[1]]
+
+
+# -- neighbours the fixes must not break ----------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I live in Denver, actually Sam, Bob", []),  # "Sam" only a place's other name: no amendment to it
+    ("I live in Denver, actually Boulder, CO", [("user.location", "Boulder, CO")]),
+    ("After I left Google I joined Meta", [("user.employer", "Meta")]),
+    ("We're picking up our new puppy Saturday", []), ("I'm getting my first dog", []),
+])
+def test_neighbours_of_the_fixes(reasoner, said, want):
+    assert facts(reasoner, said) == want

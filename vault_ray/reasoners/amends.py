@@ -73,11 +73,11 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
             continue
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
                 (len(words) == 1 and fix.islower() and fix.endswith("ly")) or \
-                (kind_of(fix.split(",")[0]) != kind_of(found[1]) and found[0] != "user.name"):  # "Jackson, actually Jack": a name
+                (kind_of(_with_state(fix)) != kind_of(found[1]) and found[0] != "user.name"):  # "Jackson, actually Jack": a name
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
-        if not now or now[0] != found[0] or now[1].lower() not in (fix.lower(), fix.split(",")[0].lower()) \
+        if not now or now[0] != found[0] or now[1].lower() not in (fix.lower(), _with_state(fix).lower()) \
                 or _MORE.search(fix) or said_of(words):
             continue  # the amendment reads as something else, more than a value, or adds one: the value stands as said
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
@@ -95,8 +95,17 @@ def doubtful(value: str, fix: str, words: list[str], entity: str = "user.locatio
             or _NOT_A_VALUE.match(fix) or cl.about_user(fix):
         return False
     # "Alice, Texas": a place said with its state or country is the place meant
-    fix = fix if kind_of(fix) == "place" else fix.split(",")[0]  # "Cambridge, Mass": the state said short
+    fix = fix if kind_of(fix) == "place" else _with_state(fix)  # "Cambridge, Mass": the state said short
     return not (kind_of(fix) == "place" and ("," in fix or places.notable(fix) or places.same_region(value, fix)))
+
+
+_STATES_SHORT = re.compile(r",\s*(?:(?-i:[A-Z]{2})|mass|calif|cali|penn|fla|tex|colo|wash|ariz|mich|minn|wis|wisc|conn|ore|"
+                           r"ill|ind|tenn|ky|la|md|va|ga|ala|okla|kans|neb|nev|ont|que)\.?$", IC)
+
+
+def _with_state(fix: str) -> str:
+    """A place said with its state short ("Cambridge, Mass", "Boulder, CO"): the place; any other value as said."""
+    return _STATES_SHORT.sub("", fix)
 
 
 _LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}

@@ -132,10 +132,11 @@ _LATER = re.compile(r"\b(?:then|later|now|until|but|quit|left|no longer|anymore|
 
 
 def narrative(sentence: str) -> bool:
-    """A sentence that opens with a past event and says more than one thing after it ("After I moved to Denver I started
-    at Apple, and then I moved to Austin", "..., but I quit"), or whose main clause is not the user's: a story whose
-    end is unsure, nothing in it stored ("When ..." is a question's form and stays one)."""
-    if not re.match(r"(?:after|once|since|ever since|as soon as)\s+(?:i|we)\s", sentence, re.IGNORECASE):
+    """A sentence that opens with a past event (`_LEAD`'s) and says more than one thing after it ("After I moved to
+    Denver I started at Apple, and then I moved to Austin", "..., but I quit"), or whose main clause is not the user's:
+    a story whose end is unsure, nothing in it stored ("When ..." is a question's form and stays one)."""
+    if not re.match(r"(?:after|once|since|ever since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+                    r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b", sentence, re.IGNORECASE):
         return False
     m = _LEAD.match(sentence)
     return not m or len(clauses(sentence)) != 2 or bool(_LATER.search(sentence[m.end(1):]))
@@ -237,7 +238,8 @@ _INTENTION = re.compile(
     r"|\b(?:i'm|we're|i am|we are)\s+(?:(?:also|finally|soon|probably|just|maybe)\s+)?(?:getting|adopting|buying|"
     r"bringing home|picking up|looking (?:to|for|into)|saving (?:up )?for)\b"
     # not of a pet the user has: "I'm getting my cat spayed", "a new collar for my dog Rex" ("a dog for my son" is a plan)
-    rf"(?!\s+(?:my|our)\b|[^,;.]*\b(?:for|of) (?:my|our) (?:(?:new|little|old)\s+)?(?:{SPECIES_RE})\b)"
+    rf"(?!\s+(?:my|our)\s+(?:{SPECIES_RE})\b(?:\s+(?-i:[A-Z])\w*)?\s+(?:a|an|some|[a-z]+ed)\b"
+    rf"|[^,;.]*\b(?:for|of) (?:my|our) (?:(?:new|little|old)\s+)?(?:{SPECIES_RE})\b)"
     r"|\b(?:i|we) (?:\w+ )?(?:want|wanted|wish|need) (?:a|an|another|some|to get|to adopt|to have)\b"
     r"|\b(?:i'd|we'd|i would|we would) (?:really )?(?:love|like) (?:a|an|another|to (?:get|have|adopt|own|buy))\b",
     re.IGNORECASE)
