@@ -194,10 +194,8 @@ def test_same_region(first, second, near):
 
 # -- 7. a sentence that starts with a past event ----------------------------------------------
 @pytest.mark.parametrize(("said", "want"), [
-    ("When I moved to Denver I started a new job at Apple", [("user.employer", "Apple"), ("user.location", "Denver")]),
-    ("When I moved to Denver, I started a new job at Apple", [("user.employer", "Apple"), ("user.location", "Denver")]),
-    ("After I moved to Denver I joined Apple", [("user.employer", "Apple"), ("user.location", "Denver")]),
-    ("When I got married we moved to Austin", [("user.location", "Austin"), ("user.marital_status", "married")]),
+    # the past-event lead was reverted in QA round 94 (it stored salaries as employers, quit jobs, left cities)
+    ("When I moved to Denver I started a new job at Apple", []),
     ("When I'm on vacation I wake up at 9", []), ("When I'm on vacation, I wake up at 9", []),
     ("When I turned 30 I went vegan", []), ("When I was a kid I lived in Paris", []), ("When do I need to leave?", []),
 ])

@@ -24,8 +24,9 @@ MAX_WORDS = 4
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
-                   r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
+                   r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
                    r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
+                   r"(?:,?\s+(?:thanks|thank you|thx|ty|cheers|lol|haha)\b!*)?"  # "..., actually Boulder, thanks"
                    r"\s*(?=$|[.!?;\n…])", IC)
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
                           r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|"
@@ -64,33 +65,47 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
             words = words[1:]
         words = words[2:] if [w.lower() for w in words[:2]] == ["more", "like"] else words  # "actually more like $600"
         fix = " ".join(words)
-        if doubts is not None and doubtful(found[1], fix, words):
+        if doubts is not None and doubtful(found[1], fix, words, found[0]):
             said = cl.clauses(sentences[-1])[-1]
             begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
             doubts.append((text[begin:tail.end()].strip(), DOUBTFUL))
             text, start = head[:begin] + text[tail.end():], begin
             continue
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
-                (len(words) == 1 and fix.islower() and fix.endswith("ly")) or kind_of(fix) != kind_of(found[1]):
+                (len(words) == 1 and fix.islower() and fix.endswith("ly")) or \
+                (kind_of(_with_state(fix)) != kind_of(found[1]) and found[0] != "user.name"):  # "Jackson, actually Jack": a name
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
-        if not now or now[0] != found[0] or now[1].lower() != fix.lower() or _MORE.search(fix) or said_of(words):
+        if not now or now[0] != found[0] or now[1].lower() not in (fix.lower(), _with_state(fix).lower()) \
+                or _MORE.search(fix) or said_of(words):
             continue  # the amendment reads as something else, more than a value, or adds one: the value stands as said
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
         start = at + len(fix)
     return text
 
 
-def doubtful(value: str, fix: str, words: list[str]) -> bool:
+def doubtful(value: str, fix: str, words: list[str], entity: str = "user.location") -> bool:
     """A place amended to a name (one to three capitalized words) that is no place the user
     may mean: not a country, a state or a notable city, nor a town of the first place's state
-    or country ("I live in Denver, actually Golden" is one)."""
-    if kind_of(value) != "place" or not 0 < len(words) <= 3 or not all(w[:1].isupper() for w in words) \
+    or country ("I live in Denver, actually Golden" is one). Only a place's entity: a name amended
+    ("My name is Jackson, actually Jack") is a name, whatever places share it."""
+    if entity not in ("user.location", "user.hometown") or kind_of(value) != "place" or not 0 < len(words) <= 3 \
+            or not all(w[:1].isupper() for w in words) \
             or _NOT_A_VALUE.match(fix) or cl.about_user(fix):
         return False
     # "Alice, Texas": a place said with its state or country is the place meant
+    fix = fix if kind_of(fix) == "place" else _with_state(fix)  # "Cambridge, Mass": the state said short
     return not (kind_of(fix) == "place" and ("," in fix or places.notable(fix) or places.same_region(value, fix)))
+
+
+_STATES_SHORT = re.compile(r",\s*(?:(?-i:[A-Z]{2})|mass|calif|cali|penn|fla|tex|colo|wash|ariz|mich|minn|wis|wisc|conn|ore|"
+                           r"ill|ind|tenn|ky|la|md|va|ga|ala|okla|kans|neb|nev|ont|que)\.?$", IC)
+
+
+def _with_state(fix: str) -> str:
+    """A place said with its state short ("Cambridge, Mass", "Boulder, CO"): the place; any other value as said."""
+    return _STATES_SHORT.sub("", fix)
 
 
 _LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}

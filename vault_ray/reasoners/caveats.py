@@ -98,18 +98,19 @@ _SOME_DAYS = re.compile(r"\bonly on\b|\bon (?:the )?(?:weekdays|weekends?)\b|\ba
 user's)."""
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
 _PART_TIME = re.compile(
-    r"\b(?:during|in|over|through(?:out)?)\s+(?:the\s+|my\s+)?(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
+    r"\b(?:during\s+(?:the\s+|my\s+)?|(?:in|over|through(?:out)?)\s+(?:the\s+|my\s+|(?!(?-i:[A-Z]))))(?:(?:winter|summer|spring|fall|autumn|cold|warm|hot|"
     r"rainy|dry|off|holiday|tourist|ski)\s+)?(?:winters?|summers?|springs?|falls?|autumns?|seasons?|semesters?|terms?|"
     r"(?:school|academic) years?)\b(?!\s+(?:of\s+)?(?:\d{4}|\d{2}\b))"
     r"|\bfor (?:the|a) (?:winter|summer|spring|fall|autumn|season|semester|term|school year)\b"
     r"|\b(?:winters|summers|every (?:winter|summer|spring|fall|autumn|year from)|half (?:of )?the (?:year|time|week)|"
     r"part of the (?:year|week|time)|(?:some|most|a few|\w+) months (?:a|of the|each|every) year|seasonally|"
-    r"part[- ]time|snowbird)\b"
+    r"part[- ]time|snowbird|(?:winter|summer|weekend|weekday)s? only)\b"
     r"|\b(?:during|for|over|in|through(?:out)?) (?:the )?(?:lent|ramadan|passover|advent|yom kippur|holy week|"
     rf"the holidays|the week|weeknights)\b|\b(?:on|every|most|some)\s+(?:other\s+)?{_DAYS}\b|\bon\s+(?:the\s+)?"
     r"(?:weekdays|weekends?|workdays|work days|weeknights)\b|\b(?:some|most|certain|other) days\b", IC)
 """A fact kept for part of the time only: "I live in Miami during the winter", "I'm vegetarian during Lent", "vegan on
-Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time)."""
+Fridays" (not "the winter of 2019": a date; nor "for a year", "for months": how long, not part of the time; nor "in
+Winter Park", "in Spring, Texas": a capitalised name is a place, not a season)."""
 _SETTLING = re.compile(r"\b(?:moved|relocated|moving|settled|since|started|became|went|turned|switched|converted|"
                        r"been|ago)\b", IC)
 """A change said with the time it happened ("I moved to Miami in the winter", "I went vegan in the summer"): not part time."""
@@ -119,7 +120,7 @@ _ROUTINE_IF = re.compile(r"\b(?:if|whenever)\b(?!\s+not\b)", IC)
 _NOT_A_CONDITION = re.compile(r"\b(?:even|except|not even|unless)\s+$", IC)
 """What makes a condition an exception to a fact the user states anyway: "I'm vegan, even when I travel"."""
 _NEXT = re.compile(r"\s+(?:and|but|though|although|yet)\s|,\s*(?!(?:(?:even|except|only|unless)\s+)?"
-                   r"(?:when|whenever|if|while|on|during)\b)", IC)
+                   r"(?:when|whenever|if|while|on|during)\b)(?!\s*(?:winter|summer|weekend|weekday)s? only\b)", IC)
 """Where the part a value is said in ends: a condition after it is of another statement ("I live in Denver and go to
 Aspen on vacation", "I wake up at 6, but at 8 on vacation")."""
 
@@ -158,6 +159,9 @@ _ONE_NAMES = frozenset((
     "bang and olufsen", "ogilvy and mather", "young and rubicam", "larsen and toubro", "jenner and block",
     "arnold and porter", "debevoise and plimpton", "davis polk and wardwell", "skidmore owings and merrill",
     "mckinsey and company", "bain and company", "tiffany and co", "ben and jerrys", "barnes and noble booksellers",
+    "slaughter and may", "pratt and whitney", "black and veatch", "washington and lee", "franklin and marshall",
+    "johnson and wales", "ropes and gray", "shearman and sterling", "vinson and elkins", "harland and wolff",
+    "holland and knight", "fish and richardson", "gibson dunn and crutcher", "stanley black and decker",
 ))
 """Well-known names of one company or school with "and" (or "&") in them ("Marks and Spencer", "Procter & Gamble"): one
 employer. Any other two names joined by "and", "&", "/" or "+" are reported, not stored as one."""
@@ -178,10 +182,27 @@ def _one_name(employer: str) -> bool:
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 
 
+_COMPANIES = frozenset((
+    "google", "alphabet", "youtube", "meta", "facebook", "instagram", "whatsapp", "amazon", "aws", "apple", "microsoft",
+    "netflix", "ibm", "intel", "oracle", "salesforce", "adobe", "nvidia", "amd", "cisco", "dell", "hp", "samsung", "sony",
+    "tesla", "spacex", "uber", "lyft", "airbnb", "twitter", "linkedin", "spotify", "stripe", "shopify", "paypal",
+    "openai", "anthropic", "deepmind", "walmart", "target", "costco", "starbucks", "mcdonald's", "disney", "nike",
+    "boeing", "ford", "gm", "toyota", "deloitte", "accenture", "pwc", "kpmg", "ey", "mckinsey", "goldman sachs",
+    "jpmorgan", "morgan stanley", "citi", "citibank", "verizon", "comcast", "pfizer", "kaiser", "fedex", "ups", "usps",
+))
+"""Employers well known by one name: one joined to another by "&", "/" or "+" ("Google & Meta", "Acme/Google") is two."""
+_BOTH = re.compile(r"\b(?:both|two (?:jobs|employers|companies)|each of)\b", IC)
+
+
 def _joined(clause: str, employer: str) -> bool:
     """An employer value that joins two ("Google and Meta"), or the first of a list the clause
-    goes on with ("Google, Meta and Amazon"); not one name with "and" in it ("Marks and Spencer")."""
+    goes on with ("Google, Meta and Amazon"); not one name with "and" in it ("Marks and Spencer"). Joined by "&", "/"
+    or "+" only, it is two only when a side is an employer known by its name ("Google & Meta") or the user says
+    "both" ("both Acme & Initech"): "Pratt & Whitney", "Texas A&M", "Wieden+Kennedy" are one."""
     at = clause.find(employer)
+    if _JOINED.search(employer) and not _one_name(employer) and not re.search(r"\s+(?:and|plus|then)\s+|,", employer):
+        sides = [p.strip(" .").lower() for p in re.split(r"\s*[&/+]\s*", employer)]
+        return any(p in _COMPANIES for p in sides) or bool(_BOTH.search(clause))
     return (bool(_JOINED.search(employer)) and not _one_name(employer)) or (
         at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
 

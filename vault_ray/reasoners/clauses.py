@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .lexicon import SPECIES_RE
+
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
 _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt", "Prof", "Ste"))
 _SENTENCE = re.compile(rf"(?<=[.!?;]){_TITLES}\s+|\n+|(?<=[.!?]){_TITLES}(?=[A-Z])(?![\w.%+-]*@)")
@@ -32,6 +34,7 @@ _CLAUSE_SPLIT = re.compile(
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
+    rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"
     r"|(?:(?<=married)|(?<=divorced)|(?<=widowed)|(?<=separated)|(?<=single)|(?<=single mom)|(?<=single dad)|(?<=single parent))"
     r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
     re.IGNORECASE,
@@ -92,9 +95,7 @@ PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gi
 _THE_BUDGET = re.compile(rf"^(?:the|our) (?:total |overall |new |current |max(?:imum)? )?(?:[a-z]+ )?(?:{PLAN_WORDS}) "
                          r"(?:budget|spending limit)\b", re.IGNORECASE)  # "the trip budget": the user's plans
 _QUESTION = re.compile(
-    r"\?\s*$|^(?:what|what's|when(?!\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?(?:moved|relocated|started|joined|retired|settled|"
-    r"got married|married)\b)|"
-    r"where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
+    r"\?\s*$|^(?:what|what's|when|where|who|why|how|which|can you|could you|would you|will you|do you|did you|"
     r"are you|is it|is there|should i|can i|could i|shall|any idea)\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^(?:thanks?|thank you|ok|okay|cool|great|sure|hi|hello|hey|bye|lol|nice|got it|sounds good)"
                          r"\b[\s!.,]*(?:you|so much|a lot)?[\s!.]*$", re.IGNORECASE)
@@ -124,12 +125,22 @@ def sentences(text: str) -> list[str]:
     return [s.strip().replace(_DOT, ".") for s in _SENTENCE.split(text) if s and s.strip(" .!?;")]
 
 
-_LEAD = re.compile(r"^((?:when|after|once|since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+_LEAD = re.compile(r"^((?:after|once|since|ever since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
                    r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b[^,;]*?)"
-                   r"(?:\s*,\s*|\s+)(?=(?:then\s+)?(?:i|we)(?:'m|'ve|'re)?\s)",
-                   re.IGNORECASE)
-"""A past event that leaves a fact now, before a sentence's main clause: "When I moved to Denver I started a new job at
-Apple" (not "When I'm on vacation, ...": a condition; nor "When I turned 30, ...": a time, not the user's age now)."""
+                   r"(?:\s*,\s*|\s+)(?=(?:i|we)(?:'m|'ve|'re)?\s)", re.IGNORECASE)
+"""A past event before a sentence's main clause: "After I moved to Denver I got a dog" (read as two clauses)."""
+_LATER = re.compile(r"\b(?:then|later|now|until|but|quit|left|no longer|anymore|not)\b|n't\b", re.IGNORECASE)
+
+
+def narrative(sentence: str) -> bool:
+    """A sentence that opens with a past event (`_LEAD`'s) and says more than one thing after it ("After I moved to
+    Denver I started at Apple, and then I moved to Austin", "..., but I quit"), or whose main clause is not the user's:
+    a story whose end is unsure, nothing in it stored ("When ..." is a question's form and stays one)."""
+    if not re.match(r"(?:after|once|since|ever since|as soon as)\s+(?:i|we)\s+(?:(?:just|first|finally|recently)\s+)?"
+                    r"(?:moved|relocated|started|joined|retired|settled|got married|married)\b", sentence, re.IGNORECASE):
+        return False
+    m = _LEAD.match(sentence)
+    return not m or len(clauses(sentence)) != 2 or bool(_LATER.search(sentence[m.end(1):]))
 
 
 def clauses(sentence: str) -> list[str]:
@@ -227,6 +238,9 @@ _INTENTION = re.compile(
     # having it later: "I'm getting a parrot", "we're adopting a puppy", "I want a cat", "I'd love to get a dog"
     r"|\b(?:i'm|we're|i am|we are)\s+(?:(?:also|finally|soon|probably|just|maybe)\s+)?(?:getting|adopting|buying|"
     r"bringing home|picking up|looking (?:to|for|into)|saving (?:up )?for)\b"
+    # not of a pet the user has: "I'm getting my cat spayed", "a new collar for my dog Rex" ("a dog for my son" is a plan)
+    rf"(?!\s+(?:my|our)\s+(?:{SPECIES_RE})\b(?:\s+(?-i:[A-Z])\w*)?\s+(?:a|an|some|[a-z]+ed)\b"
+    rf"|[^,;.]*\b(?:for|of) (?:my|our) (?:(?:new|little|old)\s+)?(?:{SPECIES_RE})\b)"
     r"|\b(?:i|we) (?:\w+ )?(?:want|wanted|wish|need) (?:a|an|another|some|to get|to adopt|to have)\b"
     r"|\b(?:i'd|we'd|i would|we would) (?:really )?(?:love|like) (?:a|an|another|to (?:get|have|adopt|own|buy))\b",
     re.IGNORECASE)

@@ -81,7 +81,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
-        if cl.is_question(sentence):
+        if cl.is_question(sentence) or cl.narrative(sentence):
             continue
         if amends.taken_back(sentence) and facts[last_start:]:  # "I'm vegan. Not really."
             unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
@@ -191,7 +191,7 @@ def _corrected(text: str, doubts: list[tuple[str, str]]) -> str:
         sentences = cl.sentences(head)
         found = value_in(cl.clauses(sentences[-1])[-1]) if sentences else None
         at = head.lower().rfind(found[1].lower()) if found else -1
-        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split()):
+        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split(), found[0]):
             said = cl.clauses(sentences[-1])[-1]
             begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
             doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))

@@ -226,9 +226,9 @@ def employer_frame(n: str) -> list[Draft]:
     m = _WORK_AT.search(n)
     if not m:
         return left
-    org = _org(m.group("v") or m.group("w"))
-    # "I work at Amazon", "for Orange": said with work, a place name is a company ("I'm now at Berlin" is not)
-    if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC):
+    org = _org(m.group("v") or m.group("w"))  # "at Amazon", "for Orange": a place said with work is a company
+    if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC) or (  # "joined a gym"
+            re.search(r"\bjoined\s+an?\s", m.group(0), IC) and not any(map(is_capitalized, org.split()[1:]))):
         return []
     out = [Draft("user.employer", org)]
     role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)
@@ -360,7 +360,7 @@ def allergies_frame(n: str) -> list[Draft]:
             [Draft("user.allergies", cut(x)) for x in split_list(cut(only[0] if only else "")) if cut(x)]
     m = _ALLERGIC.search(n)
     if m:
-        raw = cut(next(g for g in m.groups() if g))  # an intolerance is kept with the allergies: "I'm lactose intolerant"
+        raw = cut(m.group("z").lower() if m.group("z") else next(g for g in m.groups() if g))  # "I'm Lactose intolerant" too
         items = [cut(x) for x in split_list(raw) if cut(x)]
         return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
     return []

@@ -36,7 +36,9 @@ def introduced(n: str) -> str | None:
     sure = intro.group("hi") or intro.group("last") or intro.group("more")  # said as an introduction
     given = re.sub(r"^(?:Dr|Mr|Ms)\.?\s+", "", intro.group("v")).split()[0]
     # a people, a condition, a marital state ("I'm Hispanic", "I'm Deaf", "I'm Widowed"): never a name, however said
-    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first) or trait(given)
+    # with a surname the first name alone is no trait ("Hi, I'm Rich Evans", "Young Kim"), unless both words are
+    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first) or (
+        trait(given) and (not intro.group("last") or trait(first)) or trait(intro.group("v")))
     # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French"); a place's other
     # name only is no place said ("Sam" is one of Damascus's)
     plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or first in _BELIEFS

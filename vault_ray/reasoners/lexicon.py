@@ -164,7 +164,11 @@ def split_list(value: str) -> list[str]:
     """'peanuts, shellfish and eggs' -> ['peanuts', 'shellfish', 'eggs']."""
     parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+", FILLER_END.sub("", value))
     # "nuts, especially peanuts": a hedge before an item is no part of it ("like" only after the first: "Like a Prayer")
-    parts = [(_HEDGED if i else _HEDGED_FIRST).sub("", p.strip()) for i, p in enumerate(parts)]
+    # what a hedge leaves must be a thing ("nuts, even a little", "music, especially live": no item), and "except
+    # almonds", "not so much ramen" (`_NO_ITEM`) are items left out of the list, not in it
+    items = [(_HEDGED if i else _HEDGED_FIRST).sub("", p.strip()) for i, p in enumerate(parts)]
+    parts = ["" if i and h != p.strip() and _NOT_A_THING.search(h) else h
+             for i, (p, h) in enumerate(zip(parts, items, strict=True))]
     return [p.strip() for i, p in enumerate(parts) if p and p.strip(" .") and not _FILLER_ITEM.match(p.strip(" ."))
             and not (i and _NO_ITEM.match(p.strip()))]  # the first is the value said ("I Will Always Love You")
 
@@ -174,8 +178,15 @@ _HEDGED_FIRST = re.compile(rf"^(?-i:(?:(?:{_HEDGE_WORDS}|in particular)\s+)+)")
 _HEDGED = re.compile(rf"^(?-i:(?:(?:{_HEDGE_WORDS}|like|in particular|but mostly|and especially)\s+)+)")
 
 
+_NOT_A_THING = re.compile(r"^(?:a|an|the|some|any|trace|small|tiny|little|slight|ones?|stuff|when|if|though|[a-z]+ing\s+(?:it|"
+                          r"them|those|that)|(?:live|raw|cooked|spicy|hot|cold|mild|sweet|sour|salty|savory|fresh|dark|"
+                          r"old|new|classic|loud|strong|iced|homemade|local|organic|[a-z]+ed)$)\b|\b(?:ones|stuff|amounts?)$",
+                          re.IGNORECASE)
+"""What a hedge leaves that is no item: a quantity, a sense, a way or a kind ("even a little", "even the smell",
+"especially live", "especially spicy", "mostly old stuff", "especially watching them")."""
 _NO_ITEM = re.compile(r"^(?:rather|always|never|actually|really|i|i'm|i've|i'd|i was|he|she|they|we|it|that|which|since|but|"
-                      r"though|my|our|his|her|their|your)\b|^(?:even|especially|like|mostly|mainly|particularly)$",
+                      r"though|my|our|his|her|their|your|not|except|excluding|apart from|other than|besides|save for)\b"
+                      r"|^(?:even|especially|like|mostly|mainly|particularly)$",
                       re.IGNORECASE)
 """A part that goes on about the list, not an item: "peanuts, always have been", "penicillin, or rather I was as a kid",
 "cats, like my mom" (someone the user compares themselves to)."""

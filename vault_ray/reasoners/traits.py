@@ -19,7 +19,7 @@ _PEOPLES = frozenset((
     "scottish", "irish", "basque", "catalan", "afrikaner", "boer", "zulu", "xhosa", "yoruba", "igbo", "hausa", "akan",
     "tamil", "punjabi", "gujarati", "bengali", "sindhi", "iraqi", "israeli", "pakistani", "bangladeshi", "nepali",
     "somali", "saudi", "kuwaiti", "omani", "yemeni", "qatari", "emirati", "azerbaijani", "afghan", "afghani", "kazakh",
-    "uzbek", "tajik", "turkmen", "kyrgyz", "lao", "sami", "samoan", "tongan", "argentine", "moroccan", "kenyan",
+    "uzbek", "tajik", "turkmen", "kyrgyz", "lao", "samoan", "tongan", "argentine", "moroccan", "kenyan",
     "ugandan", "cuban", "german", "venezuelan", "tibetan", "rwandan", "sri lankan", "american", "mexican", "puerto rican",
     "dominican", "haitian", "jamaican", "trinidadian", "bajan", "guyanese", "ghanaian", "ethiopian", "eritrean", "sudanese",
     "congolese", "senegalese", "malian", "nigerian", "cameroonian", "tanzanian", "zimbabwean", "zambian", "malawian",
@@ -28,6 +28,8 @@ _PEOPLES = frozenset((
     "jordanian", "palestinian", "egyptian", "libyan", "tunisian", "algerian", "yankee", "texan", "midwestern", "southern",
     "northern", "european", "african", "polynesian", "melanesian", "micronesian", "hawaiian", "alaskan", "kiwi", "aussie",
     "brit", "british", "english", "canuck", "quebecois", "québécois", "flemish", "walloon", "gaelic", "cornish",
+    "pole", "swede", "turk", "serb", "croat", "slovene", "yank", "briton", "quebecer", "frenchman", "englishman",
+    "irishman", "scotsman", "welshman", "dutchman",
 ))
 """A people, an ethnicity, a nationality (or its short form): "I'm Hispanic", "I'm Filipino", "I'm Iraqi"."""
 
@@ -46,7 +48,7 @@ _STATES = frozenset((
     "widowed", "widow", "widower", "engaged", "separated", "partnered", "remarried", "unmarried", "wed", "newlywed",
     "coupled", "taken", "available", "celibate", "male", "female", "man", "woman", "nonbinary", "non-binary", "cis",
     "cisgender", "transgender", "intersex", "pansexual", "demisexual", "homosexual", "heterosexual", "old", "young",
-    "older", "younger", "tall", "short", "bald", "broke", "rich", "poor", "wealthy", "shy", "introverted", "extroverted",
+    "older", "younger", "tall", "short", "bald", "broke", "poor", "wealthy", "shy", "introverted", "extroverted",
     "introvert", "extrovert", "ambivert", "lonely", "bored", "hungry", "thirsty", "cold", "hot", "warm", "awake",
     "asleep", "sleepy", "nervous", "excited", "curious", "confused", "lost", "stuck", "stressed", "exhausted", "tipsy",
     "drunk", "high", "vegan", "vegetarian", "pescatarian", "kosher", "halal", "adopted", "orphaned", "homeless",
@@ -55,18 +57,24 @@ _STATES = frozenset((
     "angry", "mad", "furious", "annoyed", "worried", "scared", "afraid", "terrified", "embarrassed", "ashamed",
     "jealous", "right", "wrong", "correct", "late", "early", "local", "foreign", "alone", "online", "offline",
     "away", "around", "available", "unavailable", "fine", "well", "okay", "alright", "ok", "great", "good", "bad",
-    "awesome", "cool", "new", "senior", "junior", "retired", "student", "atheist", "agnostic", "spiritual",
+    "awesome", "cool", "new", "senior", "retired", "student", "atheist", "agnostic", "spiritual",
+    # slang and moods too short for `_FORM`: "I'm Stoked", "I'm Skint"
+    "stoked", "pumped", "hyped", "psyched", "jazzed", "buzzed", "baked", "wasted", "stoned", "smashed", "wrecked",
+    "gutted", "vaxxed", "jabbed", "boosted", "wired", "fried", "toasted", "beat", "spent", "starving", "famished",
+    "peckish", "skint", "legit", "honest", "human", "alive", "dead", "crazy", "insane", "sane", "lit", "chill",
+    "knackered", "shattered", "chuffed", "hammered", "plastered", "sloshed",
 ))
 """A marital state, a gender or orientation, an age, a mood and other words that describe a person."""
 
 _NAMES_OF_THEIR_FORM = frozenset((
     "ahmed", "mohammed", "muhammed", "mohamed", "hamed", "javed", "majed", "sayed", "rashed", "saeed", "rasheed",
     "mildred", "winifred", "alfred", "manfred", "siegfried", "wilfred", "wilfried", "elfried", "fred", "ted", "ed",
-    "jed", "ned", "reed", "zed", "jarred", "jared", "khaled", "jamshed", "mehmed", "zahed", "obed", "eldred",
+    "jed", "ned", "reed", "zed", "jarred", "jared", "khaled", "jamshed", "mehmed", "zahed", "obed", "eldred", "precious",
 ))
 """Names with the form of a described state ("Ahmed", "Mildred" end like "Widowed")."""
-_FORM = re.compile(r"^[a-z][a-z-]{3,}(?:[^e]ed|ous|ful|less)$")
-"""A word whose ending makes it a state or a quality: "Widowed", "Separated", "Nervous", "Grateful", "Homeless"."""
+_FORM = re.compile(r"^(?![a-z]*(?:[^s]hamed|xamed|fried)$)[a-z][a-z-]{3,}(?:[^e]ed|ous|ful|less)$")
+"""A word whose ending makes it a state or a quality: "Widowed", "Separated", "Nervous", "Grateful", "Homeless" (not
+the names "Muhamed", "Maxamed", "Gottfried", "Winfried")."""
 
 
 def trait(word: str) -> bool:
