@@ -8,6 +8,7 @@ small town. And misses read now: two "-free" diets, "never text me, always email
 from __future__ import annotations
 
 import pytest
+from extraction_qa import facts, reasons
 
 from vault_ray import LocalEmbedder, RuleReasoner
 from vault_ray.reasoners import caveats
@@ -19,12 +20,6 @@ def reasoner() -> RuleReasoner:
     return RuleReasoner(LocalEmbedder())
 
 
-def facts(reasoner: RuleReasoner, said: str | list[dict[str, str]]) -> list[tuple[str, str]]:
-    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
-
-
-def reasons(reasoner: RuleReasoner, said: str | list[dict[str, str]]) -> list[str]:
-    return [u.reason for u in reasoner.extract_turn(said).unextracted]
 
 
 def chat(*turns: str) -> list[dict[str, str]]:

@@ -8,6 +8,7 @@ employer with "and" in its name; a moved statement drops only the clause it move
 from __future__ import annotations
 
 import pytest
+from extraction_qa import facts, reasons
 
 from vault_ray import LocalEmbedder, RuleReasoner
 from vault_ray.reasoners import caveats
@@ -18,12 +19,6 @@ def reasoner() -> RuleReasoner:
     return RuleReasoner(LocalEmbedder())
 
 
-def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
-    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
-
-
-def reasons(reasoner: RuleReasoner, said: str) -> list[str]:
-    return [u.reason for u in reasoner.extract_turn(said).unextracted]
 
 
 # -- 1. a bare "-free" diet is said of the subject it continues -------------------------------

@@ -9,6 +9,7 @@ moved to Denver I started a new job at Apple")."""
 from __future__ import annotations
 
 import pytest
+from extraction_qa import facts, reasons
 
 from vault_ray import LocalEmbedder, RuleReasoner
 from vault_ray.places import same_region
@@ -21,12 +22,6 @@ def reasoner() -> RuleReasoner:
     return RuleReasoner(LocalEmbedder())
 
 
-def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
-    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
-
-
-def reasons(reasoner: RuleReasoner, said: str) -> list[str]:
-    return [u.reason for u in reasoner.extract_turn(said).unextracted]
 
 
 # -- 1. a trait, a people or a state is no name ----------------------------------------------

@@ -8,6 +8,7 @@ place after the employer is no part of its name."""
 from __future__ import annotations
 
 import pytest
+from extraction_qa import facts, reasons
 
 from vault_ray import LocalEmbedder, RuleReasoner
 from vault_ray.reasoners import caveats, spending
@@ -24,12 +25,6 @@ def reasoner(embedder) -> RuleReasoner:
     return RuleReasoner(embedder)
 
 
-def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
-    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
-
-
-def reasons(reasoner: RuleReasoner, said: str) -> list[str]:
-    return [u.reason for u in reasoner.extract_turn(said).unextracted]
 
 
 # -- 1. a change "from X to Y" is Y -------------------------------------------------------------

@@ -8,6 +8,7 @@ collar read as a plan to get the pet; a hedge's leftover kept as an item ("even 
 from __future__ import annotations
 
 import pytest
+from extraction_qa import facts
 
 from vault_ray import LocalEmbedder, RuleReasoner
 
@@ -16,9 +17,6 @@ from vault_ray import LocalEmbedder, RuleReasoner
 def reasoner() -> RuleReasoner:
     return RuleReasoner(LocalEmbedder())
 
-
-def facts(reasoner: RuleReasoner, said: str) -> list[tuple[str, str]]:
-    return sorted((f.entity, f.value) for f in reasoner.extract_turn(said).facts)
 
 
 # -- A1. a sentence that opens with a past event --------------------------------------------
