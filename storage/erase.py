@@ -29,8 +29,9 @@ import fcntl
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -39,6 +40,8 @@ from vault_ray.errors import StorageFailure
 from vault_ray.models import Claim
 
 from .journal import sync_dir
+
+T = TypeVar("T")
 
 ERASED = "[erased]"
 """What stands in the place of erased content (text, reasons, notes)."""
@@ -114,44 +117,40 @@ class EraseSide:
         """Remove the content of every claim of `entity` (see the module docstring); `record`:
         who erased, when and why (`by`, `at`, `note`), kept in each claim's `meta`. Returns the
         claims erased (all of the entity's). Durable when it returns."""
-        self.flush()
-        with self._db:
-            tables = self._connect()
-            con: duckdb.DuckDBPyConnection = tables._con
-            try:
-                count = _scrub(con, entity, json.dumps({"erased": record}), str(record.get("note", "")), self.dim)
-                con.execute("CHECKPOINT").fetchall()
-            except duckdb.Error as exc:
-                raise StorageFailure(f"erasing {entity} failed in {self.path}: {exc}") from exc
-            self._rewrite(tables)
-            self._forget_snapshot()
-            self._snapshot_path.unlink(missing_ok=True)
-            sync_dir(Path(self.path).parent)
-        return count
+        meta, note = json.dumps({"erased": record}), str(record.get("note", ""))
+        return self._scrubbed(f"erasing {entity}", lambda con: _scrub(con, entity, meta, note, self.dim)) or 0
 
     def drop_sources(self, sources: list[str]) -> list[str]:
         """Null the `source` of every claim (any entity) that kept one of these messages: an erased
         claim's source message may have given other claims too. Returns their ids."""
-        if not sources:
-            return []
+        def drop(con: duckdb.DuckDBPyConnection) -> list[str] | None:
+            ids = [r[0] for r in con.execute("SELECT id FROM claims WHERE list_contains($1, source)",
+                                             [sources]).fetchall()]
+            if ids:
+                con.execute("UPDATE claims SET source = NULL WHERE list_contains($1, source)", [sources]).fetchall()
+            return ids or None
+
+        return (self._scrubbed("erasing source messages", drop) or []) if sources else []
+
+    def _scrubbed(self, what: str, change: Callable[[duckdb.DuckDBPyConnection], T | None]) -> T | None:
+        """Apply the journal, run `change` on the log and, unless it answers None (nothing to
+        remove), checkpoint, rewrite the file without free blocks and drop the snapshot."""
         self.flush()
         with self._db:
             tables = self._connect()
             con: duckdb.DuckDBPyConnection = tables._con
             try:
-                ids = [r[0] for r in con.execute("SELECT id FROM claims WHERE list_contains($1, source)",
-                                                 [sources]).fetchall()]
-                if not ids:
-                    return []
-                con.execute("UPDATE claims SET source = NULL WHERE list_contains($1, source)", [sources]).fetchall()
+                done = change(con)
+                if done is None:
+                    return None
                 con.execute("CHECKPOINT").fetchall()
             except duckdb.Error as exc:
-                raise StorageFailure(f"erasing source messages failed in {self.path}: {exc}") from exc
+                raise StorageFailure(f"{what} failed in {self.path}: {exc}") from exc
             self._rewrite(tables)
             self._forget_snapshot()
             self._snapshot_path.unlink(missing_ok=True)
             sync_dir(Path(self.path).parent)
-        return ids
+        return done
 
     def _rewrite(self, tables: Any) -> None:
         """Copy the DuckDB file into a new one that replaces it (no free block keeps an old row)."""
