@@ -17,8 +17,11 @@ Open disputes the claim was in go on without it:
   `rule:challenger_withdrawn`);
 - a retracted supporter or incumbent leaves the dispute; when no incumbent is left, the
   active claims that contradict the challenger stand in its place, and with none the
-  challenger wins (`rule:incumbent_retracted`); a dispute that waits for a person (high
-  stakes, or `needs_user`: opened against a value a person chose) stays open instead.
+  challenger wins (`rule:incumbent_retracted`; the closed dispute, row and record alike,
+  still names the retracted incumbent); a dispute that waits for a person (high stakes, or
+  `needs_user`: opened against a value a person chose) stays open instead, and later agent
+  values are held in it until a person decides (waiting.py); a retracted challenger of such a
+  dispute hands the challenge to the first value held in it.
 
 A dispute a rule closes is decided by the rule (decided_by and the event's agent); the
 person is `retracted_by` in the detail. One that goes on open gets a `dispute_changed`
