@@ -218,3 +218,12 @@ def test_invariants_hold_while_disputes_wait_for_a_person(tmp_path_factory, step
                         "dana", "rule:challenger_retracted", "rule:challenger_withdrawn")
             assert {c.id for c in claims.values() if c.status == Status.DISPUTED} == held
             assert all(vault.check().values())  # invariant 3
+
+
+def test_the_disputes_table_marks_a_held_value(vault):
+    from vault_ray.render import disputes_table
+
+    _, b = high_stakes_without_incumbent(vault)
+    say(vault, "c", "$7000", 20)
+    text = "\n".join(cell for row in disputes_table(vault.disputes(), vault).rows for cell in row)
+    assert "$7000 (c)" in text and "held (none standing)" in text
