@@ -35,7 +35,7 @@ import numpy as np
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
-from vault_ray.engine.erase import drop_sources, erase_entity
+from vault_ray.engine.erase import drop_sources, erase_entity, finish_erasures
 from vault_ray.engine.partition import receipts_held
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.retract import retract_claims
@@ -87,6 +87,7 @@ class Shard(ShardBulk):
             self.host.open_many(self.owned)
         for p in sorted(self.owned):
             self._open(p, create=False)
+        finish_erasures(self.host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
 
     def _new_host(self, meta: StoreMeta) -> PartitionSet:
         return PartitionSet(self.root, partitions=meta.partitions, dim=meta.dim, name=self.name,

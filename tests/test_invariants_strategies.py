@@ -118,6 +118,8 @@ def check_invariants(vault: Vault) -> None:
         if d.status == "open":
             assert claims[d.challenger].status == "disputed"  # invariant 1: the challenger is parked
             open_members.update((d.challenger, *d.supporters))
+            # values held in a dispute that waits for a person with no standing incumbent (engine/waiting.py)
+            open_members.update(i for i in d.incumbents if claims[i].status == "disputed")
         else:
             assert d.resolution is not None and d.resolution.decided_by
     for c in claims.values():

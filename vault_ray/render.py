@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .engine.explain import retracted_from
-from .models import Claim, Decision, Dispute, EntityView, Hit
+from .models import Claim, Decision, Dispute, EntityView, Hit, Status
 from .vault import Vault
 
 
@@ -136,6 +136,8 @@ def _incumbent(c: Claim, vault: Vault) -> str:
     """An open dispute's incumbent, and the claim that replaced it if its agent has since
     (resolve with that one: the replaced claim can no longer win)."""
     said = f"{c.value or c.text} ({c.agent}) {short(c.id)}"
+    if c.status == Status.DISPUTED:  # written since its incumbents were retracted: held for the person
+        return f"{said}, held (none standing)"
     if c.superseded_by is None:
         return said
     new = vault.claim(c.superseded_by)

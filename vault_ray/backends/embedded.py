@@ -22,7 +22,7 @@ from vault_ray.storage.layout import StoreLock, init_store, set_embedder
 from ..engine import bulk
 from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile
-from ..engine.erase import drop_sources, erase_entity
+from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
 from ..engine.views import Scored
@@ -60,6 +60,7 @@ class EmbeddedBackend:
             host.open_many(range(meta.partitions))
             self.host = host
             self._load_label_vectors()
+            finish_erasures(host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
         except BaseException:
             try:  # everything this open took is let go of: an open right after is not refused (StoreLocked)
                 if host is not None:
@@ -118,10 +119,8 @@ class EmbeddedBackend:
                               cardinality=self._cardinality(entity), now=now)
 
     def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
-        done, sources = erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
-                                     cardinality=self._cardinality(entity), now=now)
-        drop_sources(self.host, sources)
-        return done
+        return erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
+                            cardinality=self._cardinality(entity), now=now)[0]  # sources dropped in every partition
 
     # -- reads ---------------------------------------------------------------------------
     def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,

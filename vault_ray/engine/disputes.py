@@ -77,8 +77,8 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     `reasserted_by` rule, or because the entity's strategy now lets it win (consensus
     counting the supporters; a re-assertion observed clearly later under recency; a
     heavier supporter under authority). The judge is not asked again: it rules once
-    per dispute. High-stakes disputes never settle here."""
-    if policy.is_high_stakes(d.entity):
+    per dispute. Disputes that wait for a person (high stakes, `needs_user`) never settle here."""
+    if waits_for_person(d, policy):
         return None
     incumbents = [txn.claim(c) for c in d.incumbents if txn.known(c)]
     incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
@@ -110,7 +110,7 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
     before = [c.id for c in txn.live_on(entity)]
     for d in txn.open_disputes_on(entity):
         standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
-        if not standing or not txn.known(d.challenger):
+        if not standing or not txn.known(d.challenger) or d.needs_user:  # a person decides it
             continue
         pool = tally.assertions(txn, entity)
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
@@ -139,7 +139,7 @@ def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:
 WITHDRAWN = "rule:challenger_withdrawn"
 
 
-def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
+def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
     """An agent that says something else on a 'one' entity while a claim of its own is parked
     in a dispute there (its challenge, or its support of another's) takes that claim back, as
     its later claim replaces its own active one: the parked claim is superseded by `item`'s.
@@ -147,11 +147,14 @@ def withdraw_challenge(txn: Txn, item: Any) -> tuple[str, ...]:
     one that other agents still back stays open for them (a supporter takes the
     challenger's place). A denial withdraws only the value it denies ("not:New York" is no
     other value than Boston), and an older `item` (a late arrival) withdraws nothing.
-    Returns the withdrawn ids."""
+    A dispute that waits for a person with no standing incumbent is left to `waiting.hold`:
+    the new value joins it (a person decides), it does not close it. Returns the withdrawn ids."""
     if not any(c.agent == item.agent and c.status == Status.DISPUTED for c in txn.live_on(item.entity)):
         return ()  # nothing of its own parked here (most writes: no dispute to look through)
     value, out = normalized_value(item), []
     for d in txn.open_disputes_on(item.entity):
+        if held_open(txn, d, policy):
+            continue
         backers = [txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)]
         mine = [c for c in backers if c.agent == item.agent and c.status == Status.DISPUTED
                 and item.observed_at >= c.observed_at and _takes_back(value, normalized_value(c))]
@@ -211,7 +214,9 @@ def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str
     """Close `d`: every value stays (`keep_both`), or `winner`'s value becomes the only
     active one (the claims consensus outvoted that say it too: `tally.restore_backers`)
     and whatever contradicts it is superseded."""
-    members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters) if txn.known(c)]
+    # a retracted member (an incumbent a closed dispute still names) keeps its status: nothing revives it
+    members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters)
+               if txn.known(c) and txn.claim(c).status != Status.RETRACTED]
     detail = {"decided_by": decided_by, "note": note, "winner": winner, "keep_both": keep_both, **extra}
     status_detail = {**detail, "dispute": d.id}
     if keep_both:
@@ -244,12 +249,13 @@ def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str
 def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) -> None:
     """A dispute whose incumbents were all withdrawn, while the entity's current value
     now agrees with the challenger, has nothing left to decide: the challenger wins
-    (decided_by "rule:incumbents_withdrawn"). High-stakes disputes still wait for the user."""
+    (decided_by "rule:incumbents_withdrawn"). Disputes that wait for a person (high stakes,
+    `needs_user`) still wait: only a person, a retraction or an erasure closes them."""
     if policy.is_high_stakes(entity):
         return
     active = [c for c in txn.live_on(entity) if c.status == Status.ACTIVE]
     for d in txn.open_disputes_on(entity):
-        if any(txn.claim(i).status == Status.ACTIVE for i in d.incumbents if txn.known(i)):
+        if d.needs_user or any(txn.claim(i).status == Status.ACTIVE for i in d.incumbents if txn.known(i)):
             continue
         value = normalized_value(txn.claim(d.challenger))
         if any(normalized_value(c) == value for c in active) and not any(
@@ -257,6 +263,34 @@ def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) ->
         ):
             resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",
                     "every incumbent was withdrawn and the current value agrees with the challenger", keep_both=False)
+
+
+def waits_for_person(d: Dispute, policy: Policy) -> bool:
+    """A dispute only a person's resolution settles: on a high-stakes entity, or opened against a
+    value a person chose (`needs_user`, decided.py). No rule or strategy closes it for a value; a
+    retraction does not pick its other side (retract.py)."""
+    return d.needs_user or policy.is_high_stakes(d.entity)
+
+
+def held_open(txn: Txn, d: Dispute, policy: Policy) -> bool:
+    """`d` waits for a person with no incumbent: a person retracted them (they left the list), and
+    the only ones it names are values agents wrote since, held in it `disputed` (waiting.py). An
+    incumbent its own agent replaced is not that: the claim in its place stands (`as_live`)."""
+    return waits_for_person(d, policy) and all(
+        txn.known(i) and txn.claim(i).status == Status.DISPUTED for i in d.incumbents)
+
+
+def promote_held(txn: Txn, d: Dispute) -> Dispute | None:
+    """`d` once no backer of its challenge is left, while it still holds other values (`disputed`
+    incumbents, waiting.py): the first of them holds the challenge, those saying the same value back
+    it, the others stay on the other side. None when it holds no value: nothing is left to decide."""
+    held = [i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.DISPUTED]
+    if not held:
+        return None
+    first = txn.claim(held[0])
+    same = [i for i in held if normalized_value(txn.claim(i)) == normalized_value(first)]
+    return replace(d, challenger=first.id, challenger_agent=first.agent, supporters=tuple(same[1:]),
+                   incumbents=tuple(i for i in d.incumbents if i not in same))
 
 
 def successors(txn: Txn, lookup: Callable[[str], Claim | None], ids: Sequence[str]) -> set[str]:
@@ -286,7 +320,7 @@ def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: date
     done = []
     for d in open_disputes:
         age = (now - d.opened_at).total_seconds()
-        if age < limit or d.challenges > 1 or d.supporters or policy.is_high_stakes(d.entity):
+        if age < limit or d.challenges > 1 or d.supporters or waits_for_person(d, policy):
             continue
         keep = next((c for c in d.incumbents if c in txn.state.claims), None)
         keep = keep or next(iter(sorted(successors(txn, lookup, d.incumbents))), None)  # the incumbent's place, if taken

@@ -16,25 +16,39 @@ status `retracted`, supersedes links, and the erasure (its events, and each clai
 `{"erased": {"by", "at", "note"}}`). Erasing again erases what a crash between the two steps
 left (the second step runs every time) and records nothing new; an entity with no claims
 answers [].
+
+A crash between the steps must not leave the content on disk until someone thinks of erasing
+again: before step 1, the erasure is recorded durably in the partition's intent file
+(`STORE/partitions/pNNNN.erasing`: entity, who, why, and the source messages to drop), and it is
+removed only once both steps and the local `drop_sources` are done. Opening the partition's host
+again (`Vault.open`, a shard actor's start) finishes every erasure still recorded there, with a
+warning (`finish_erasures`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vault_ray.storage.erase import ERASED, is_erased
+from vault_ray.storage.journal import sync_dir
 
-from ..models import Retraction, Status, to_epoch
+from ..errors import StoreError
+from ..models import Retraction, Status, to_epoch, utcnow
 from ..policy import Policy
 from .retract import retract_in
 
 if TYPE_CHECKING:
     from .partitions import PartitionSet
 
-__all__ = ["ERASED", "drop_sources", "erase_entity", "is_erased"]
+__all__ = ["ERASED", "drop_sources", "erase_entity", "finish_erasures", "is_erased"]
+log = logging.getLogger("vault_ray")
 
 
 def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str, policy: Policy,
@@ -45,16 +59,22 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
     part = host.owner(entity)
     if part is None:
         return [], []
+    intents = Intents(host.root, part.number)
     with part.lock:
         claims = part.log.claims_for_entity(entity)
         if not claims:
+            intents.remove(entity)
             return [], []
+        sources = sorted({c.source for c in claims if c.source} | set(intents.sources(entity)))
+        intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources})  # before any change
         txn = part.begin(now)
         txn.cardinality[entity] = cardinality
         found = {c.id: txn.claim(c.id) if txn.known(c.id) else c for c in claims}
         done = dict(zip(found, retract_in(txn, part, entity, found, decided_by=decided_by, note=note, policy=policy,
                                           cardinality=cardinality), strict=True))
-        fresh = [c for c in claims if not is_erased(c)]
+        # not erased before: neither its content (a skeleton) nor its event (a crash cut that erasure short)
+        recorded = {e.claim_id for e in part.log.events(entity=entity) if e.kind == "claim_erased"}
+        fresh = [c for c in claims if not is_erased(c) and c.id not in recorded]
         for c in fresh:
             txn.event(entity, "claim_erased", claim_id=c.id, agent=decided_by, status=str(Status.RETRACTED),
                       decided_by=decided_by, note=note)
@@ -65,8 +85,71 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
         if purge is not None:
             purge()
         skeleton = {c.id: c for c in part.log.claims_for_entity(entity)}
-    sources = sorted({c.source for c in claims if c.source})
+    drop_sources(host, sources)  # every partition of this host (in cluster mode the backend asks the others)
+    with part.lock:
+        intents.remove(entity)
     return [replace(done[c.id], claim=skeleton.get(c.id, done[c.id].claim)) for c in claims], sources
+
+
+class Intents:
+    """The erasures of one partition under way (`STORE/partitions/pNNNN.erasing`, JSON): each
+    recorded, fsynced, before its first change, and removed when it is done. The file is written
+    atomically (a new file renamed over it) and removed when no erasure is left."""
+
+    def __init__(self, root: str | os.PathLike[str], number: int) -> None:
+        self.path = Path(root) / "partitions" / f"p{number:04d}.erasing"
+
+    def pending(self) -> list[dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text())
+            rows = data["erasures"]
+            if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("entity"), str)
+                                                     for r in rows):
+                raise ValueError("not a list of erasures")
+            return rows
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"cannot read the unfinished erasures in {self.path}: {exc}") from exc
+
+    def sources(self, entity: str) -> list[str]:
+        return [s for r in self.pending() if r["entity"] == entity for s in r.get("sources") or ()]
+
+    def add(self, entry: dict[str, Any]) -> None:
+        self._write([*(r for r in self.pending() if r["entity"] != entry["entity"]), entry])
+
+    def remove(self, entity: str) -> None:
+        rows = self.pending()
+        if any(r["entity"] == entity for r in rows):
+            self._write([r for r in rows if r["entity"] != entity])
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            self.path.unlink(missing_ok=True)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = self.path.with_suffix(".erasing.tmp")
+            with open(fresh, "w", encoding="utf-8") as f:
+                json.dump({"erasures": rows}, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(fresh, self.path)
+        sync_dir(self.path.parent)
+
+
+def finish_erasures(host: PartitionSet, policy: Policy, cardinality: Callable[[str], str]) -> list[str]:
+    """Finish every erasure a crash cut short in the host's opened partitions (their intent files),
+    as `erase` called again would, each with a warning. Returns the entities erased."""
+    done = []
+    for part in host.opened():
+        for row in Intents(host.root, part.number).pending():
+            entity = row["entity"]
+            log.warning("vault-ray: finishing the erasure of %s (by %s) that a crash interrupted in partition %d",
+                        entity, row.get("by"), part.number)
+            erase_entity(host, entity, decided_by=str(row.get("by") or "erase"), note=str(row.get("note") or ""),
+                         policy=policy, cardinality=cardinality(entity), now=utcnow())
+            done.append(entity)
+    return done
 
 
 def drop_sources(host: PartitionSet, sources: Sequence[str], partitions: Iterable[int] | None = None) -> int:

@@ -29,7 +29,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event,
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
-from . import disputes, tally
+from . import disputes, tally, waiting
 from .decided import Decided, guard
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
@@ -43,9 +43,7 @@ _NEW_DETAIL = {"pass": 2, "op": str(Op.ADD), "own_reason": _NEW.reason, "reason"
 
 class Partition:
     def __init__(self, number: int, log: ClaimLog, index: VectorIndex) -> None:
-        self.number = number
-        self.log = log
-        self.lock = threading.RLock()
+        self.number, self.log, self.lock = number, log, threading.RLock()
         self.clock: datetime | None = None
         """The recording time of the last change committed here: the next is later (`after`)."""
         self.index = index
@@ -106,7 +104,7 @@ class Partition:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
-                withdrawn = disputes.withdraw_challenge(txn, item) if item.cardinality == "one" else ()
+                withdrawn = disputes.withdraw_challenge(txn, item, policy) if item.cardinality == "one" else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
@@ -147,6 +145,8 @@ class Partition:
         conflicting_ids = reasoner.conflicts(incoming, others, item.cardinality) if others and (op == Op.ADD or targets) else []
         conflicting = [c for c in others if c.id in set(conflicting_ids)]
         pass_detail = {"pass": 1 if op != Op.ADD else 2, "op": str(op), "own_reason": own_verdict.reason}
+        if not conflicting and (held := waiting.hold(txn, incoming, op, targets, policy, base)) is not None:
+            return held  # a dispute on the entity waits for a person with no standing value: held in it
         if not conflicting:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)

@@ -17,8 +17,11 @@ Open disputes the claim was in go on without it:
   `rule:challenger_withdrawn`);
 - a retracted supporter or incumbent leaves the dispute; when no incumbent is left, the
   active claims that contradict the challenger stand in its place, and with none the
-  challenger wins (`rule:incumbent_retracted`); a dispute that waits for a person (high
-  stakes, or `needs_user`: opened against a value a person chose) stays open instead.
+  challenger wins (`rule:incumbent_retracted`; the closed dispute, row and record alike,
+  still names the retracted incumbent); a dispute that waits for a person (high stakes, or
+  `needs_user`: opened against a value a person chose) stays open instead, and later agent
+  values are held in it until a person decides (waiting.py); a retracted challenger of such a
+  dispute hands the challenge to the first value held in it.
 
 A dispute a rule closes is decided by the rule (decided_by and the event's agent); the
 person is `retracted_by` in the detail. One that goes on open gets a `dispute_changed`
@@ -43,6 +46,7 @@ from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_string, shown
 from . import disputes
+from .disputes import waits_for_person
 from .txn import Txn
 
 if TYPE_CHECKING:
@@ -127,12 +131,6 @@ def _earlier(part: Partition, claim: Claim) -> Retraction:
                       str(detail.get("note") or ""), at, tuple(dict.fromkeys(left)), already=True)
 
 
-def waits_for_person(d: Dispute, policy: Policy) -> bool:
-    """A dispute only a person's resolution settles: on a high-stakes entity, or opened against a
-    value a person chose (`needs_user`, decided.py). A retraction does not pick its other side."""
-    return d.needs_user or policy.is_high_stakes(d.entity)
-
-
 def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Policy, cardinality: str) -> None:
     """Dispute `d` goes on without the claims `gone` (see the module docstring). Who decides a
     resolution this causes is the rule (`decided_by`, the event's agent); the person who
@@ -144,6 +142,11 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
     backers = [i for i in (d.challenger, *d.supporters) if i not in out and txn.known(i) and txn.claim(i).status.live]
     incumbents = tuple(i for i in d.incumbents if i not in out)
     standing = tuple(i for i in incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE)
+    held = disputes.promote_held(txn, replace(d, incumbents=incumbents)) if waits_for_person(d, policy) else None
+    if not backers and held is not None:  # values held for a person's decision: the first holds the challenge
+        txn.put_dispute(held, DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0], challenges=d.challenges,
+                        reason=why, **changed)
+        return
     if not backers:  # nothing challenges any more: closed for what still stands of the incumbents (or none)
         winner = standing[0] if standing else None
         closed = replace(d, status=DisputeStatus.RESOLVED,
@@ -164,9 +167,9 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
         txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
                         challenges=d.challenges, reason=why, **changed)
         return
-    closed = disputes.resolve(txn, replace(d, incumbents=()), d.challenger, INCUMBENT_RETRACTED,
-                              f"{why}; no other claim contradicts the challenger", keep_both=False, **changed)
-    txn.disputes[d.id] = txn.dispute_rows[d.id] = replace(closed, incumbents=d.incumbents)  # the record names it still
+    # the closed dispute (its row and its event's record alike) still names the retracted incumbents
+    disputes.resolve(txn, d, d.challenger, INCUMBENT_RETRACTED, f"{why}; no other claim contradicts the challenger",
+                     keep_both=False, **changed)
 
 
 class RetractStore(Protocol):

@@ -43,7 +43,8 @@ def search(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable
     """Top-k active claims per query, of the open partitions among `partitions` (all by
     default); with `agent`, that agent's claims parked in open disputes too. The challenger
     of an open dispute on an entity with no active claim (its incumbents retracted: the
-    dispute waits for a person) is found as well: the entity's pending value, contested."""
+    dispute waits for a person) is found as well: the entity's pending value, contested, and
+    so are the values held in that dispute since (`disputed` incumbents, engine/waiting.py)."""
     found = _active(host, vectors, k, partitions, agent=agent, entity=entity)
     return _with_parked(host, vectors, k, found, partitions, agent, entity)
 
@@ -62,8 +63,10 @@ def _with_parked(host: PartitionSet, vectors: np.ndarray, k: int, found: list[Sc
             state = part.state
             if not state.open_disputes:
                 continue
+            # with no active claim: the pending value, and the values held beside it (engine/waiting.py)
             ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)} if agent else {
-                d.challenger for d in state.open_disputes.values() if not state.active_rids(d.entity)}
+                i for d in state.open_disputes.values() if not state.active_rids(d.entity)
+                for i in (d.challenger, *d.incumbents)}
             parked += [c for i in sorted(ids) if (c := state.get(i)) is not None and agent in (None, c.agent)
                        and c.status == Status.DISPUTED and c.embedding is not None and entity in (None, c.entity)]
     if not parked:

@@ -123,7 +123,8 @@ def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[st
     live = {c.entity for c in snap.claims.values() if c.status == Status.ACTIVE}
     # as a search now does (search._with_parked): the challenger of an open dispute on an entity
     # with no active claim (its incumbents retracted) is the entity's pending value, found too
-    pending = {d.challenger for d in snap.disputes.values() if d.status == DisputeStatus.OPEN and d.entity not in live}
+    pending = {i for d in snap.disputes.values() if d.status == DisputeStatus.OPEN and d.entity not in live
+               for i in (d.challenger, *d.incumbents)}  # and the values held beside it (engine/waiting.py)
     vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and (
         snap.claims[c.id].status == Status.ACTIVE or (c.id in pending and snap.claims[c.id].status == Status.DISPUTED))}
     return snap, vectors

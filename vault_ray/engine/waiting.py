@@ -1,0 +1,91 @@
+"""Writes on an entity whose dispute waits for a person with no standing incumbent.
+
+A dispute that only a person settles (high stakes, or `needs_user`: opened against a value
+a person chose) stays open when its incumbents are retracted (retract.py): the retraction
+said "not that value", not "the challenger's". Until a person decides, the entity has no
+current value, only the pending one. A later agent write must not take that place by
+default, nor close the dispute by a rule:
+
+- the challenger's value again is support, counted as a repeated challenge (`count_challenge`;
+  no rule settles a dispute that waits for a person);
+- another value that contradicts it is held in the dispute: stored `disputed`, named among
+  its incumbents (the other side), published as `dispute_changed` (detail `joined`). A person
+  resolves for one of the values; `get` lists every held value as a candidate.
+
+An agent that says something else takes back what it holds there itself (its parked claims
+observed no later than the new one, as `disputes.withdraw_challenge` does elsewhere); when the
+challenge loses its last backer that way, the first held value takes it (`promote_held`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..models import Claim, Decision, Dispute, Op, Outcome, Status
+from ..policy import Policy
+from ..reasoners.rules import contradicts, normalized_value
+from . import disputes
+from .txn import Txn
+
+HELD = "held for a person's decision: a dispute on this entity waits for one, with no standing value"
+
+
+def hold(txn: Txn, incoming: Claim, op: Op, targets: list[Claim], policy: Policy,
+         base: dict[str, Any]) -> Decision | None:
+    """The decision for `incoming` (no active claim of another agent contradicts it) when an open
+    dispute on its entity waits for a person with no standing incumbent and `incumbent`'s value is
+    the pending one or contradicts it; None otherwise (the write goes on as usual)."""
+    card = txn.cardinality.get(incoming.entity, "one")
+    value = normalized_value(incoming)
+    for d in txn.open_disputes_on(incoming.entity):
+        if not txn.known(d.challenger) or not disputes.held_open(txn, d, policy):
+            continue
+        pending = normalized_value(txn.claim(d.challenger))
+        if value != pending and not contradicts(value, pending, card):
+            continue
+        mine = _own_parked(txn, d, incoming, card)
+        if value == pending and not mine:
+            return disputes.count_challenge(txn, incoming, d, op, targets, policy, base)
+        return _join(txn, incoming, d, op, targets, mine, base)
+    return None
+
+
+def _own_parked(txn: Txn, d: Dispute, incoming: Claim, card: str) -> list[str]:
+    """The claims `incoming`'s agent holds in `d` (parked, `disputed`) that its new value takes back."""
+    if card != "one":
+        return []
+    value = normalized_value(incoming)
+    return [i for i in (d.challenger, *d.supporters, *d.incumbents) if txn.known(i)
+            and (c := txn.claim(i)).agent == incoming.agent and c.status == Status.DISPUTED
+            and c.observed_at <= incoming.observed_at and normalized_value(c) != value]
+
+
+def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], mine: list[str],
+          base: dict[str, Any]) -> Decision:
+    """`incoming` joins `d` as a held value (or as support of the pending one, after its agent
+    took back what it held there), `disputed`; its agent's parked claims `mine` are withdrawn."""
+    txn.add(replace(incoming, status=Status.DISPUTED, supersedes=tuple(t.id for t in targets)), op=str(op),
+            dispute=d.id, reason=HELD)
+    disputes.supersede(txn, targets, incoming, reason=f"{op}: retracted by its agent")
+    for cid in mine:
+        txn.set_status(cid, Status.SUPERSEDED, incoming.id, agent=incoming.agent, dispute=d.id,
+                       reason="withdrawn by its agent: it said something else since")
+    out = set(mine)
+    backers = [i for i in (d.challenger, *d.supporters) if i not in out]
+    incumbents = [i for i in d.incumbents if i not in out]
+    if normalized_value(incoming) == normalized_value(txn.claim(d.challenger)):
+        backers.append(incoming.id)
+    else:
+        incumbents.append(incoming.id)
+    changed: Dispute | None = replace(d, incumbents=tuple(incumbents), supporters=tuple(backers[1:]))
+    if backers:
+        changed = replace(changed, challenger=backers[0], challenger_agent=txn.claim(backers[0]).agent)
+    else:  # its agent took back the challenge: the first held value holds it
+        changed = disputes.promote_held(txn, replace(d, incumbents=tuple(incumbents)))
+    assert changed is not None  # `incoming` itself is held
+    detail = {"withdrawn": mine} if mine else {}
+    txn.put_dispute(changed, "dispute_changed", agent=incoming.agent, claim_id=incoming.id,
+                    challenges=changed.challenges, joined=[incoming.id], reason=HELD, **detail)
+    return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=incoming.id, dispute_id=d.id,
+                    superseded=(*(t.id for t in targets), *mine), reason=HELD, **base)
