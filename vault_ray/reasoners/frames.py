@@ -189,7 +189,8 @@ def job_frame(n: str) -> list[Draft]:
     if not m:
         return []
     job = cut(m.group("v"))
-    if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
+    if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS or \
+            job in (introduced(n) or ""):
         return []
     out = [Draft("user.job", job)]
     # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
