@@ -58,6 +58,11 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    # "Hi, Tom here", "Robert Smith here.": the user's introduction, as "I'm Tom" says it
+    (re.compile(r"^(?:(hi|hey|hello|hiya)(?: there| all| everyone)?[,!.]*\s+)?(?!(?:nobody|no one|everyone|everybody|someone|"
+                r"somebody|anyone|nothing|everything|something|it|this|that|who|what|which|same|all|also|still|just|"
+                r"right|over|out|up)\b)((?-i:[A-Z])[a-z']+(?:\s+(?-i:[A-Z])[a-z']+)?) here(?=\s*(?:$|[.!,;]))", re.I),
+     lambda m: f"{m.group(1) + ', ' if m.group(1) else ''}i'm {m.group(2)}"),
     (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?"
                 r"(?=(?-i:[A-Z])\w+\s*(?:,|and|&|/)\s*(?-i:[A-Z]))", re.I), "i speak "),
     (re.compile(r"^with (?=(?:a|an|one|two|three|four|five|six|\d+) )", re.I), "i have "),  # "married with three kids"

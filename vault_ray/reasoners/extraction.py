@@ -23,6 +23,7 @@ from .base import Extraction
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .frames_change import CHANGE, change_frame, employer_to
+from .frames_names import name_part_frame
 from .frames_zone import zone_frame, zone_mentions
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
@@ -34,7 +35,7 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame)
 
 
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)

@@ -83,7 +83,7 @@ def _looks_like_code(line: str) -> bool:
 
 _PAST_MARK = re.compile(
     r"\bused to\b|\b(?:that's|that is|it's|which is) (?:outdated|old news|no longer true|not true anymore|out of date)\b|"
-    r"\b(?:formerly|previously)\b|^my (?:old|previous|former|last)\b|\buntil (?:\d{4}|last|recently|a (?:few|couple)|"
+    r"\b(?:formerly|previously)\b|^my (?:old|previous|former|last)\b(?! name)|\buntil (?:\d{4}|last|recently|a (?:few|couple)|"
     r"\w+ (?:years?|months?) ago)\b|\bfrom (?:19|20)\d\d (?:to|until|till) (?:19|20)\d\d\b", re.IGNORECASE)
 _PAST_VERB = re.compile(
     r"^(?:[\w',-]+\s+){0,4}?(?:i|we)\s+(?:(?:also|still|just|really|even|only|once|briefly|actually)\s+)?"
