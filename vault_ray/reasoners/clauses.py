@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .couples import COUPLE
 from .lexicon import SPECIES_RE
 
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
@@ -149,7 +150,7 @@ def narrative(sentence: str) -> bool:
 
 
 def clauses(sentence: str) -> list[str]:
-    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
@@ -167,7 +168,7 @@ def clauses(sentence: str) -> list[str]:
 def continued(sentence: str) -> list[str]:
     """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
     gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
-    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 

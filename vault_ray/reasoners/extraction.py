@@ -20,6 +20,8 @@ from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import amends, asides, caveats, framing, later, lexicon, passing, restated, spending
 from . import clauses as cl
 from .base import Extraction
+from .couples import couple_frame
+from .expenses import expense_frame
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .frames_change import CHANGE, change_frame, employer_to
@@ -35,7 +37,7 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame)
 
 
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
