@@ -75,6 +75,8 @@ def test_the_users_diet_still_reads(reasoner, said, diet):
     ("I go to the gym at 7am, no wait, 8am", [("user.schedule.gym", "at 8am")]),
     ("I live in Austin, no wait, I live in Dallas", [("user.location", "Dallas")]),
     ("I live in Austin. Sorry, I live in Dallas", [("user.location", "Dallas")]),
+    ("I live in Austin, actually I live in Dallas", [("user.location", "Dallas")]),
+    ("I work at Google, actually I work at Meta", [("user.employer", "Meta")]),
 ])
 def test_a_value_corrected_in_the_same_turn_keeps_the_correction(reasoner, said, want):
     assert facts(reasoner, said) == want
@@ -88,6 +90,9 @@ def test_a_value_corrected_in_the_same_turn_keeps_the_correction(reasoner, said,
     ("I work at Google, sorry if that's confusing", [("user.employer", "Google")]),
     ("I'm vegan, no meat at all", [("user.diet", "vegan")]),
     ("I work at Apple, sorry, I live in Denver", [("user.employer", "Apple"), ("user.location", "Denver")]),
+    ("I'm vegan, actually I'm also allergic to nuts", [("user.allergies", "nuts"), ("user.diet", "vegan")]),
+    ("I live in Paris, actually near the Louvre", [("user.location", "Paris")]),
+    ("I'm allergic to peanuts, actually quite badly", [("user.allergies", "peanuts")]),
 ])
 def test_an_apology_that_corrects_nothing_changes_nothing(reasoner, said, want):
     assert facts(reasoner, said) == want

@@ -26,8 +26,10 @@ _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don'
         r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
-_THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never),?\s+)?"
-"""A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
+_THEN = (r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never|"
+         r"actually),?\s+)?")
+"""A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google" ("..., actually
+I live in Dallas": a correction, its own clause)."""
 _CLAUSE_SPLIT = re.compile(
     # not ", like shrimp": an example of what was said, not "I like"
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
