@@ -65,7 +65,7 @@ def test_words_that_are_not_a_current_statement_are_reported_not_stored(reasoner
     ("My favorite movie is \"Up\"", [("user.likes", "likes:up")]),
     ("Don't go over 3000 dollars", [("user.budget", "3000 USD")]),
     ("My budget is about two grand", [("user.budget", "2000 USD")]),
-    ("My rent is $2,400 a month", []),
+    ("My rent is $2,400 a month", [("user.rent", "2400 USD/month")]),
     ("my birthday is march 12... wait no, march 21", [("user.birthday", canonical("user.birthday", "march 21"))]),
     ("I work at Shopify — sorry, I meant Spotify", [("user.employer", canonical("user.employer", "Spotify"))]),
     ("call me Mike. Actually make it Michael", [("user.name", "michael")]),

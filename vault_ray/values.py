@@ -31,7 +31,7 @@ DEFAULT_CURRENCY = "USD"  # an amount said without a currency is in the locale's
 
 _ZONE_KEYS = {"timezone", "time_zone", "tz", "zone"}
 _PLACE_KEYS = {"location", "city", "home", "country", "hometown", "residence", "address"}
-_AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "limit"}
+_AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "limit", "rent", "mortgage"}
 _LANGUAGE_KEYS = {"language", "languages"}
 _PHONE_KEYS = {"phone", "phone_number", "mobile", "cell", "telephone"}
 _EMAIL_KEYS = {"email", "email_address", "e_mail"}

@@ -1,7 +1,7 @@
 """A value the user amends later in the same turn, softly: "My birthday is March 12...
 actually March 21", "I'm vegetarian. Well, technically pescatarian", "I'm a doctor — well,
 a med student really". The amended value takes the place of the one it amends, as
-`extraction._corrected` does for "wait no" and "I meant". A cue with no new value ("I'm
+`restated.corrected` does for "wait no" and "I meant". A cue with no new value ("I'm
 vegetarian, actually") or a new statement of its own ("..., actually I moved to Denver")
 changes nothing, nor does a cue before an intensifier or a place near the value ("allergic to
 peanuts, actually quite badly"; "I live in Paris, actually near the Louvre").
@@ -23,13 +23,15 @@ MAX_WORDS = 4
 
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
-                   r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise))\b,?\s+)?"
+                   r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise)|"
+                   r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)|no,?\s+wait|wait,?\s+no|no(?=,)|"
+                   r"scratch that|correction)\b,?\s+)?"
                    r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
                    r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
                    r"(?:,?\s+(?:thanks|thank you|thx|ty|cheers|lol|haha)\b!*)?"  # "..., actually Boulder, thanks"
                    r"\s*(?=$|[.!?;\n…])", IC)
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
-                          r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|"
+                          r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|about|if|"
                           r"though|too|also|still|now|yes|yeah|sometimes|usually|always|often|never|maybe|probably|"
                           r"i|i'm|he|she|they|we|you|my|our|his|her|their)\b", IC)
 _ARTICLES = ("a", "an", "the")

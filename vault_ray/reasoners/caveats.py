@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from .. import gazetteer
 from ..values import split_stance
-from . import spending
+from . import orgs, spending
 from .lexicon import Draft
 
 IC = re.IGNORECASE
@@ -178,6 +178,8 @@ _INITIALS = re.compile(r"^(?-i:[A-Z]{1,3})\s?[&/+]\s?(?-i:[A-Z]{1,3})\b")
 def _one_name(employer: str) -> bool:
     if _INITIALS.match(employer.strip()):
         return True
+    if orgs.FIRM.fullmatch(employer.strip()):  # "Morgan, Lewis & Bockius"; not "Google, Meta & Amazon"
+        return not any(p.strip().lower() in _COMPANIES for p in re.split(r"[,&]", employer))
     name = re.sub(r"\s*&\s*", " and ", employer.lower().strip(" .,")).replace("'s", "").replace("’s", "")
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 

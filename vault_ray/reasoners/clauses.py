@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
+from .couples import COUPLE
 from .lexicon import SPECIES_RE
 
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
@@ -25,8 +26,10 @@ _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don'
         r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
-_THEN = r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never),?\s+)?"
-"""A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google"."""
+_THEN = (r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never|"
+         r"actually),?\s+)?")
+"""A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google" ("..., actually
+I live in Dallas": a correction, its own clause)."""
 _CLAUSE_SPLIT = re.compile(
     # not ", like shrimp": an example of what was said, not "I like"
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
@@ -58,6 +61,11 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    # "Hi, Tom here", "Robert Smith here.": the user's introduction, as "I'm Tom" says it
+    (re.compile(r"^(?:(hi|hey|hello|hiya)(?: there| all| everyone)?[,!.]*\s+)?(?!(?:nobody|no one|everyone|everybody|someone|"
+                r"somebody|anyone|nothing|everything|something|it|this|that|who|what|which|same|all|also|still|just|"
+                r"right|over|out|up)\b)((?-i:[A-Z])[a-z']+(?:\s+(?-i:[A-Z])[a-z']+)?) here(?=\s*(?:$|[.!,;]))", re.I),
+     lambda m: f"{m.group(1) + ', ' if m.group(1) else ''}i'm {m.group(2)}"),
     (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?"
                 r"(?=(?-i:[A-Z])\w+\s*(?:,|and|&|/)\s*(?-i:[A-Z]))", re.I), "i speak "),
     (re.compile(r"^with (?=(?:a|an|one|two|three|four|five|six|\d+) )", re.I), "i have "),  # "married with three kids"
@@ -144,7 +152,7 @@ def narrative(sentence: str) -> bool:
 
 
 def clauses(sentence: str) -> list[str]:
-    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
@@ -162,7 +170,7 @@ def clauses(sentence: str) -> list[str]:
 def continued(sentence: str) -> list[str]:
     """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
     gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
-    sentence = _LEAD.sub(r"\1, ", sentence, count=1)
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 

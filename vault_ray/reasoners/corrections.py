@@ -1,7 +1,7 @@
 """A turn that only corrects a value ("Correction: Mountain time, not Pacific", "Oops, I
 meant Denver", "nope, Berlin now"): read as the earlier statement with the value replaced.
 
-A value corrected inside one turn is `extraction._corrected`'s. Here the turn says the new
+A value corrected inside one turn is `restated.corrected`'s. Here the turn says the new
 value and nothing else, so alone it reads as no statement about the user, and it was
 dropped without a word. Only a value a check can tell from any word is taken (a zone, a
 place the gazetteer knows, a country, a US state or a city of 100,000 people or more, so no first name that is

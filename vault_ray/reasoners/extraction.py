@@ -17,12 +17,15 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, framing, lexicon, spending
+from . import amends, asides, caveats, framing, later, lexicon, passing, restated, spending
 from . import clauses as cl
 from .base import Extraction
+from .couples import couple_frame
+from .expenses import expense_frame
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .frames_change import CHANGE, change_frame, employer_to
+from .frames_names import name_part_frame
 from .frames_zone import zone_frame, zone_mentions
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
@@ -34,7 +37,7 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame)
 
 
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
@@ -75,9 +78,10 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     missed: list[str] = []
     theirs: dict[str, set[str]] = {}  # a missed clause -> what its sentence said of someone else before it
     foreign: list[str] = []
+    now: set[int] = set()  # the facts said as how things are now, after a value said before
     text, taken = framing.set_aside(text)
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
-    text = amends.amended(_corrected(text, doubts), value_in, doubts)  # "march 12... actually march 21", "well, technically ..."
+    text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
@@ -131,7 +135,9 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             elif drafts and why:
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but as {why}"))
             elif drafts:
-                facts += _facts(clause, mine)
+                facts += (new := _facts(clause, mine))
+                if later.says_now(clause, sentence[:max(0, sentence.find(clause))]):  # "Now I work at Google"
+                    now |= {id(f) for f in new}
             elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
                 theirs[clause] = set(others)
@@ -168,38 +174,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                                                        "but no value was found in it"))
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
-    return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
-
-
-_CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
-                         r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
-                         re.IGNORECASE)
-
-
-def _corrected(text: str, doubts: list[tuple[str, str]]) -> str:
-    """A value corrected in passing takes the place of the one it corrects: "my birthday is
-    march 12... wait no, march 21" reads as "my birthday is march 21". A correction that is a
-    statement of its own ("wait no, I live in Munich") is read as said; a place corrected to a
-    name that is no place near it ("I live in Boston, I meant Bob") is taken out, into `doubts`."""
-    start = 0
-    while m := _CORRECTION.search(text, start):
-        head, fix = text[:m.start()], m.group("fix").strip(" ,")
-        start = m.end()
-        if not head.strip() or len(fix.split()) > 5 or cl.about_user(fix):
-            continue
-        sentences = cl.sentences(head)
-        found = value_in(cl.clauses(sentences[-1])[-1]) if sentences else None
-        at = head.lower().rfind(found[1].lower()) if found else -1
-        if at >= 0 and found and amends.doubtful(found[1], fix, fix.split(), found[0]):
-            said = cl.clauses(sentences[-1])[-1]
-            begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
-            doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))
-            text, start = head[:begin] + text[m.end():], begin
-        elif at >= 0:
-            text = head[:at] + fix + head[at + len(found[1]):] + text[m.end():]
-            start = at + len(fix)
-    return text
+    return Extraction(tuple(_drop_superseded_negations(later.later_wins(facts, now, _MANY))), tuple(unextracted))
 
 
 def value_in(clause: str) -> tuple[str, str] | None:
@@ -304,7 +279,8 @@ def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = 
     def find(n: str) -> list[Draft]:
         m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
         # "a dog person", "a cat lover": a kind of person, not a pet or a diet
-        if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE):
+        if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE) \
+                or (entity == "user.diet" and passing.attributive(n[m.end():])):  # "a vegan restaurant": a thing's
             return []
         value = table[m.group(1).lower()]
         negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b|\b(?:no|zero)\s+(?:\w+\s+)?$" + dislike,

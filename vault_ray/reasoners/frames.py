@@ -28,6 +28,7 @@ from .lexicon import (
     place_value,
     split_list,
 )
+from .orgs import FIRM, org_name
 
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
@@ -189,11 +190,14 @@ def job_frame(n: str) -> list[Draft]:
     if not m:
         return []
     job = cut(m.group("v"))
-    if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS:
+    if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS or \
+            job in (introduced(n) or ""):
         return []
     out = [Draft("user.job", job)]
     # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
-    org = cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", m.group("org") or "", maxsplit=1)[0])
+    said = m.group("org") or ""
+    firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
+    org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
     if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
         out.append(Draft("user.employer", org))
@@ -211,22 +215,20 @@ _WORK_AT = re.compile(
 _LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
                    r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?:(?:my|the|our) (?:old |current )?(?:job|"
                    r"position|role|post|gig)(?: as (?:a|an) [\w\- ]+?)? (?:at|with|for)\s+)?(?P<v>.+)$", IC)  # "my job at Google"
-_NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
-                            r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
-                            r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
+
 
 
 def employer_frame(n: str) -> list[Draft]:
     left: list[Draft] = []
     m = _LEFT.search(n)
     if m:
-        org = _org(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
+        org = org_name(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
         if org and not gazetteer.find_place(org):
             left.append(Draft("user.employer", f"not:{org}"))
     m = _WORK_AT.search(n)
     if not m:
         return left
-    org = _org(m.group("v") or m.group("w"))  # "at Amazon", "for Orange": a place said with work is a company
+    org = org_name(m.group("v") or m.group("w"))  # "at Amazon", "for Orange": a place said with work is a company
     if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC) or (  # "joined a gym"
             re.search(r"\bjoined\s+an?\s", m.group(0), IC) and not any(map(is_capitalized, org.split()[1:]))):
         return []
@@ -235,19 +237,6 @@ def employer_frame(n: str) -> list[Draft]:
     if role and OCCUPATIONS.search(cut(role.group("v"))):
         out.append(Draft("user.job", cut(role.group("v"))))
     return out
-
-
-def _org(raw: str) -> str | None:
-    org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time|to(?= (?-i:[a-z])))\b",
-                   cut(raw), maxsplit=1, flags=IC)[0]
-    org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
-    # "I quit being vegan", "I left smoking": an activity, not a company
-    if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
-        return None
-    if re.fullmatch(r"(?:a|an|the|some|my)\s+(?:\w+\s+)?(?:company|companies|startup|firm|business|place|organi[sz]ation|"
-                    r"employer|job|corporation|client|agency)", org, IC):
-        return None  # "a company in Berlin", "a small startup": no name said ("a bakery" is one)
-    return org
 
 
 _PET_COUNT = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"

@@ -83,7 +83,7 @@ def _looks_like_code(line: str) -> bool:
 
 _PAST_MARK = re.compile(
     r"\bused to\b|\b(?:that's|that is|it's|which is) (?:outdated|old news|no longer true|not true anymore|out of date)\b|"
-    r"\b(?:formerly|previously)\b|^my (?:old|previous|former|last)\b|\buntil (?:\d{4}|last|recently|a (?:few|couple)|"
+    r"\b(?:formerly|previously)\b|^my (?:old|previous|former|last)\b(?! name)|\buntil (?:\d{4}|last|recently|a (?:few|couple)|"
     r"\w+ (?:years?|months?) ago)\b|\bfrom (?:19|20)\d\d (?:to|until|till) (?:19|20)\d\d\b", re.IGNORECASE)
 _PAST_VERB = re.compile(
     r"^(?:[\w',-]+\s+){0,4}?(?:i|we)\s+(?:(?:also|still|just|really|even|only|once|briefly|actually)\s+)?"
@@ -103,6 +103,15 @@ _PRETEND = re.compile(
     r"\beither\b.+\bor\b|\bwhat if\b|"
     r"\b(?:starting|beginning|from) (?:next|tomorrow|in a|in two|on (?:mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE)
+_WISH = re.compile(
+    r"\b(?:i|we)(?:'d| would)\s+(?:really\s+|so\s+|much\s+)?(?:love|like|prefer|rather)\s+(?:to\s+)?(?=\w)"
+    r"|\b(?:i|we)\s+(?:should|ought to|must|(?:really\s+)?(?:need|want|hope|plan|intend|aim) to)\s+"
+    r"(?:(?:really|probably|definitely|seriously|finally|just|eventually|honestly|totally)\s+)?"
+    r"(?=(?:work|live|move|go|be|become|get|join|start|switch|eat|relocate|settle|try|learn|speak|adopt|apply)\b"
+    r"(?!\s+(?:called|addressed|contacted|reached|emailed|texted|paid|charged|billed|reminded|notified|sure|honest|clear)\b))",
+    re.IGNORECASE)
+"""A wish or what the user ought to do ("I'd love to work at Google", "I should go vegan"), not a
+current fact; a request how to be treated ("I'd like to be called Sam", "I'd prefer email") is not one."""
 _BOUNDARY = re.compile(r"\s*[,;:—–]\s*|\s+-+\s+|\s+(?:and|but|so|though|although|while)\s+", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:don't|do not|doesn't|didn't|not|never|no longer|nobody|no one|none|neither|nor|wouldn't say|isn't|aren't|"
@@ -115,6 +124,7 @@ _REMOVE = re.compile(r"^(?:(?:please|pls|kindly|can you|could you|would you)\s+)
 REMOVE = "a request to remove what is stored, not a statement about the user (a person can retract a claim)"
 PAST = "a past state, not how things are now"
 PRETEND = "hypothetical, pretend or a request, not a current fact"
+WISH = "a wish, a plan or what the user ought to do, not a current fact"
 HEDGED = "a guess the user is not sure of ('maybe', 'I think', 'not sure'...), not a certain fact"
 
 _HEDGE_WORDS = (r"(?:maybe|perhaps|probably|possibly|i (?:think|guess|believe|suppose|reckon|assume)(?! (?:so|not|of|about)\b)"
@@ -169,12 +179,25 @@ def framed(clause: str) -> tuple[str, str | None]:
     verb = _PAST_VERB.search(masked)
     if verb and not _STILL_TRUE.match(verb.group("after")):
         return "", PAST
-    m = _PRETEND.search(masked)
+    m, why = _PRETEND.search(masked), PRETEND
+    if m is None:
+        m, why = _wish(masked), WISH
     if m is None:
         return clause, None
     before = [b for b in _BOUNDARY.finditer(masked[: m.start()]) if b.start() > 0]  # the last one before it
     head = clause[: before[-1].start()].strip(" ,;:") if before else ""
-    return (head, PRETEND) if len(head.split()) >= 2 else ("", PRETEND)
+    return (head, why) if len(head.split()) >= 2 else ("", why)
+
+
+def _wish(masked: str) -> re.Match[str] | None:
+    m = _WISH.search(masked)
+    # "I'd like to be called Sam", "I'd prefer email", "I'd like it under $300": how to treat the user, not a wish
+    if m and re.match(r"(?:be (?:called|addressed|contacted|reached|emailed|texted)|keep|stay|spend|pay|receive"
+                      r"|get (?:emails?|texts?|calls?))\b"
+                      r"|(?!to\b|be\b|work|live|move|go\b|become|join|start|switch|eat|relocate|settle|learn|adopt)",
+                      masked[m.end():], re.IGNORECASE):
+        return None
+    return m
 
 
 def unreal(clause: str) -> str | None:

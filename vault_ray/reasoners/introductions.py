@@ -27,6 +27,14 @@ _BELIEFS = frozenset(("christian", "bahai", "unitarian", "calvinist", "mennonite
 """A belief that is also a first name ("Christian"): a name only when said as an introduction ("Hi, I'm Christian")."""
 
 
+_TITLE_WORDS = frozenset(("senior", "junior", "lead", "head", "chief", "principal", "staff", "sous", "executive", "assistant",
+                          "associate", "deputy", "general", "managing", "software", "data", "product", "project", "vice",
+                          "regional", "store", "branch", "account", "sales", "marketing", "medical", "registered",
+                          "certified", "licensed", "pastry", "graphic", "web", "civil", "research", "teaching", "master",
+                          "apprentice", "trainee", "student", "police", "district", "team", "creative", "art", "finance"))
+"""Words that start a job title said capitalized ("I'm Head Chef"), not a first name."""
+
+
 def introduced(n: str) -> str | None:
     """The name a clause introduces the user by, or None."""
     intro = _INTRO.match(n)
@@ -37,7 +45,9 @@ def introduced(n: str) -> str | None:
     given = re.sub(r"^(?:Dr|Mr|Ms)\.?\s+", "", intro.group("v")).split()[0]
     # a people, a condition, a marital state ("I'm Hispanic", "I'm Deaf", "I'm Widowed"): never a name, however said
     # with a surname the first name alone is no trait ("Hi, I'm Rich Evans", "Young Kim"), unless both words are
-    word = first in _NOT_NAMES or DIETS.get(first) or OCCUPATIONS.fullmatch(first) or (
+    # a surname that is also a trade ("John Baker", "Mary Cook") is a name; a title is not ("Head Chef")
+    trade = OCCUPATIONS.fullmatch(first) and not (intro.group("last") and given.lower() not in _TITLE_WORDS)
+    word = first in _NOT_NAMES or DIETS.get(first) or trade or (
         trait(given) and (not intro.group("last") or trait(first)) or trait(intro.group("v")))
     # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French"); a place's other
     # name only is no place said ("Sam" is one of Damascus's)

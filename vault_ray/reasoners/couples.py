@@ -1,0 +1,38 @@
+"""The user and their partner said together: "My wife and I are separating", "We got engaged",
+"I'm engaged to Sarah". A couple's subject ("my wife and I", "me and my husband") is the
+user's "we", one clause, not a statement about the wife and one about "I are"."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import Draft
+
+IC = re.IGNORECASE
+_PARTNER = r"(?:wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|other half|better half)"
+COUPLE = re.compile(rf"^(?:(?:my|our) (?:\w+ )?{_PARTNER} (?:and|&) i|me (?:and|&) my (?:\w+ )?{_PARTNER})\b(?!')", IC)
+"""A sentence whose subject is the user and their partner: read as "we"."""
+
+_TOGETHER = re.compile(
+    r"^(?:(?:so|and|but|well|actually),?\s+)?(?:we|we're|we've)(?:\s+(?:are|were|have|had|got|just|recently|finally|"
+    r"officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b"
+    r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
+    r"(?:from|with) my\b", IC)
+_TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just been| was just)?\s+(?:now |happily |recently |"
+                 r"just |newly |officially )?(?P<v>engaged|married) to (?P<n>(?-i:[A-Z])[a-z]+)\b(?!\s+(?-i:[A-Z]))", IC)
+_STATUS = {"separating": "separated", "split up": "separated", "splitting up": "separated"}
+_RELATION = {"engaged": "fiance", "married": "spouse"}
+
+
+def couple_frame(n: str) -> list[Draft]:
+    """A marital status said of "we" ("we got engaged"), a separation ("I'm separating from my
+    husband"), and a partner named with it ("I'm engaged to Sarah": fiance:Sarah)."""
+    if re.search(r"\b(?:not|never|no longer|isn't|aren't|weren't|didn't)\b|n't\b", n, IC):
+        return []
+    out = []
+    if m := _TOGETHER.search(n):
+        said = (m.group("v") or m.group("w")).lower()
+        out.append(Draft("user.marital_status", _STATUS.get(said, said)))
+    if m := _TO.search(n):
+        out.append(Draft("user.family", f"{_RELATION[m.group('v').lower()]}:{m.group('n')}"))
+    return out

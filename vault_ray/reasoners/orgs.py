@@ -1,0 +1,40 @@
+"""An employer's name as said after "I work at" ("at Amazon, in Seattle": Amazon). A part of
+the employer said with it is its place, not its name ("Marks & Spencer's head office": Marks &
+Spencer); a firm named for its partners is one name ("Morgan, Lewis & Bockius")."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import cut
+
+IC = re.IGNORECASE
+_NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
+                            r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
+                            r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
+
+
+_WORD = r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?"
+FIRM = re.compile(rf"{_WORD}(?:,\s*{_WORD})+,?\s*&\s*{_WORD}")
+"""A firm named for its partners, commas and a last "&" ("Morgan, Lewis & Bockius", "Skadden, Arps, Slate, Meagher & Flom")."""
+_PART_OF = re.compile(r"^(?P<org>.+?)'s\s+(?:[\w-]+\s+){0,2}?(?:head office|main office|offices?|headquarters|hq|branch(?:es)?|"
+                      r"stores?|shop|plant|factory|warehouse|campus|team|department|dept|division|unit|labs?|site|outlet|"
+                      r"facility|hub|studio|subsidiary|call cent(?:er|re)|data cent(?:er|re)|distribution cent(?:er|re))\b", IC)
+
+
+def org_name(raw: str) -> str | None:
+    firm = FIRM.match(cut(raw))
+    if firm:  # "Morgan, Lewis & Bockius": one name with its commas (`caveats` tells a list of known companies)
+        return firm.group(0)
+    org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time|to(?= (?-i:[a-z])))\b",
+                   cut(raw), maxsplit=1, flags=IC)[0]
+    org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
+    part = _PART_OF.match(org)  # "Marks & Spencer's head office", "Google's London office": the company
+    org = part.group("org") if part else org
+    # "I quit being vegan", "I left smoking": an activity, not a company
+    if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
+        return None
+    if re.fullmatch(r"(?:a|an|the|some|my)\s+(?:\w+\s+)?(?:company|companies|startup|firm|business|place|organi[sz]ation|"
+                    r"employer|job|corporation|client|agency)", org, IC):
+        return None  # "a company in Berlin", "a small startup": no name said ("a bakery" is one)
+    return org
