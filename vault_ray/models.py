@@ -92,6 +92,19 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
         raise bad(f"{field_name} {said} is outside the representable times") from None
 
 
+EPOCH_TEXT = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
+
+
+def time_from_text(text: str, *, field_name: str) -> datetime | None:
+    """Text (a CLI option) as a time: epoch seconds (`EPOCH_TEXT`: 1e12 too) or ISO 8601, as every surface takes it."""
+    if EPOCH_TEXT.fullmatch(text):
+        return as_utc(float(text), field_name=field_name)
+    try:
+        return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")), field_name=field_name)
+    except ValueError:
+        raise InvalidInput(f"{field_name} must be an ISO 8601 time or epoch seconds, got {shown(text)}") from None
+
+
 def to_epoch(value: datetime) -> float:
     return value.timestamp()
 
