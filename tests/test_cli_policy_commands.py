@@ -71,9 +71,9 @@ def test_policy_apply_needs_no_embedder_flag_and_import_takes_it(store, tmp_path
 
 def test_as_of_takes_epoch_seconds_as_the_library_and_http_do(store):
     before = time.time() - 3600  # an hour before anything was written
-    now = time.time() + 1
+    now = time.time() + 5  # after every write, also as 10 significant digits (1.7e9 s to the second)
     iso = datetime.fromtimestamp(now, UTC).isoformat()
-    for when in (str(now), f"{now:.6e}"):
+    for when in (str(now), f"{now:.9e}"):
         code, said = invoke("get", "user.diet", "--store", store, "--hashing", "--as-of", when)
         assert code == 0 and "vegan" in said, said
     assert invoke("get", "user.diet", "--store", store, "--hashing", "--as-of", iso)[0] == 0
