@@ -32,7 +32,7 @@ from vault_ray import Policy
 from .from_store import ClaimLog, read_claim_log, replay_views
 from .metrics import COUNT_COLUMNS, answer_of
 from .recommend import CANDIDATES, NOT_JUDGE, Recommendation, candidate_policy, choose, held_gains, proposed_policy
-from .weights import FIT, HELD, LearnedWeights, entity_half, entity_pattern, summed
+from .weights import FIT, HELD, MIN_PATTERNS, MIN_REPORTS, LearnedWeights, entity_half, entity_pattern, summed
 
 DAY = 86_400.0
 MIN_AGE_S = 7 * DAY
@@ -118,7 +118,7 @@ def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, cand
         raise ValueError(f"{str(path)!r} has no labels to learn from: no resolved dispute and no value that stood "
                          f"{min_age_s / DAY:g} days uncontradicted (resolve disputes, or lower --min-age-days)")
     weights = label_agreement(log, labels)
-    learned = weights.weights
+    learned, left_out = weights.supported()
     totals: dict[tuple[str, str], dict[str, float]] = {}
     for c in candidates:
         for entity, counts in _scored(log, candidate_policy(c, log.policy, learned), labels, FIT).items():
@@ -132,8 +132,11 @@ def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, cand
             for e, counts in _scored(log, policy, labels, HELD).items()]
     gains = held_gains(pa.Table.from_pylist(rows), "entity", resamples=resamples, seed=seed,
                        metrics=("final_accuracy",)) if rows else []
+    few = ([f"Authority weights are proposed only from at least {MIN_REPORTS} labelled reports per agent and pattern "
+            f"(an agent's `*` weight: {MIN_REPORTS} from {MIN_PATTERNS} or more patterns); too few, so not proposed "
+            f"(the current weights stay): {', '.join(left_out)}"] if left_out else [])
     return Recommendation(proposal, log.policy, choices, weights, gains, _source(labels, min_age_s), unit="entities",
-                          notes=[NOT_JUDGE])
+                          notes=[*few, NOT_JUDGE])
 
 
 def _source(labels: dict[str, Label], min_age_s: float) -> str:

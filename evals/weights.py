@@ -28,6 +28,11 @@ from vault_ray import Policy
 from .config import EvalConfig
 
 FIT, HELD = "fit", "held"
+MIN_REPORTS = 5
+"""Labelled reports an (agent, pattern) weight needs before `eval --from-store --recommend`
+proposes it; an agent's `*` weight needs as many from at least MIN_PATTERNS patterns. Below
+that the current weight stays: one resolved dispute says little about an agent."""
+MIN_PATTERNS = 2
 HALVES = (FIT, HELD)
 AGREEMENT_SCHEMA = pa.schema([("agent", pa.string()), ("pattern", pa.string()), ("agree", pa.int64()),
                               ("reports", pa.int64())])
@@ -122,6 +127,25 @@ class LearnedWeights:
         for agent, (agree, reports) in pooled.items():
             out[agent]["*"] = smoothed(agree, reports)
         return out
+
+    def supported(self, min_reports: int = MIN_REPORTS) -> tuple[dict[str, dict[str, float]], list[str]]:
+        """The weights with enough evidence to propose (MIN_REPORTS), and what was left out, said."""
+        learned, kept, left = self.weights, {}, []
+        pooled: dict[str, list[int]] = {}
+        for row in self.agreement.to_pylist():
+            agent, pattern, n = row["agent"], row["pattern"], int(row["reports"])
+            pooled.setdefault(agent, [0, 0])[0] += n
+            pooled[agent][1] += 1
+            if n >= min_reports:
+                kept.setdefault(agent, {})[pattern] = learned[agent][pattern]
+            else:
+                left.append(f"{agent} on {pattern} ({n} report{'s' * (n != 1)})")
+        for agent, (n, patterns) in pooled.items():
+            if n >= min_reports and patterns >= MIN_PATTERNS:
+                kept.setdefault(agent, {})["*"] = learned[agent]["*"]
+            else:
+                left.append(f"{agent} on * ({n} report{'s' * (n != 1)} from {patterns} pattern{'s' * (patterns != 1)})")
+        return kept, left
 
     def reports(self, agent: str, pattern: str) -> int:
         for row in self.agreement.to_pylist():

@@ -85,8 +85,13 @@ class InvalidEmbedding(InvalidInput):
 
 
 class InvalidPolicy(InvalidInput):
-    def __init__(self, message: str, *, value: object = None) -> None:
+    field: str | None = None
+    """The policy setting at fault, when one is (`align_threshold`, `rules.stale_after_s`, ...)."""
+
+    def __init__(self, message: str, *, value: object = None, field: str | None = None) -> None:
         self.value = value
+        if field is not None:
+            self.field = field
         super().__init__(message)
 
 

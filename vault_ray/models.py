@@ -3,7 +3,6 @@ Models do no I/O. Times are timezone-aware UTC datetimes."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -14,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidEntity, InvalidFact, InvalidInput
+from .nesting import check_meta, clipped
 from .texts import shown, unstorable
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
@@ -90,6 +90,19 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
         said = value.isoformat() if isinstance(value, datetime) else repr(value)
         raise bad(f"{field_name} {said} is outside the representable times") from None
+
+
+EPOCH_TEXT = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
+
+
+def time_from_text(text: str, *, field_name: str) -> datetime | None:
+    """Text (a CLI option) as a time: epoch seconds (`EPOCH_TEXT`: 1e12 too) or ISO 8601, as every surface takes it."""
+    if EPOCH_TEXT.fullmatch(text):
+        return as_utc(float(text), field_name=field_name)
+    try:
+        return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")), field_name=field_name)
+    except ValueError:
+        raise InvalidInput(f"{field_name} must be an ISO 8601 time or epoch seconds, got {shown(text)}") from None
 
 
 def to_epoch(value: datetime) -> float:
@@ -179,6 +192,10 @@ class Claim:
     embedding: Any = field(default=None, repr=False, compare=False)
     source: str | None = None
     """The user turn an extracted claim came from, as said (`text` is the rewrite)."""
+
+    def __post_init__(self) -> None:  # meta an older store kept too deep to read: clipped (nesting.py)
+        if self.meta and (meta := clipped(self.meta)) is not self.meta:
+            object.__setattr__(self, "meta", meta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +387,7 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
     if fact.meta:
-        _check_meta(fact.meta, index, max_text)
+        check_meta(fact.meta, index, max_text)
     if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
         raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index, field="source")
     try:
@@ -381,18 +398,3 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
         raise InvalidFact(f"observed_at {when.isoformat()} is in the future (more than {MAX_FUTURE} ahead of this "
                           "clock): under recency it would outrank every later write", index=index, field="observed_at")
     return fact
-
-
-def _check_meta(meta: dict[str, Any], index: int, max_text: int) -> None:
-    """`meta` as the claim log keeps it: JSON with string keys, storable, of bounded size."""
-    if not all(isinstance(k, str) for k in meta):
-        raise InvalidFact("meta keys must be strings", index=index, field="meta")
-    try:
-        text = json.dumps(meta, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidFact(f"meta must be plain JSON (strings, numbers, booleans, None, lists, dicts): {exc}",
-                          index=index, field="meta") from exc
-    if (why := unstorable(text)) is not None:  # JSON escapes control characters: only a lone surrogate is left
-        raise InvalidFact(f"meta {why}", index=index, field="meta")
-    if len(text) > max_text * 10:
-        raise InvalidFact(f"meta is {len(text)} characters as JSON; at most {max_text * 10}", index=index, field="meta")

@@ -275,8 +275,11 @@ class Policy:
         _positive("half_life_days", self.half_life_days)
         _positive("ask_threshold", self.ask_threshold, allow_zero=True)
         _positive("align_threshold", self.align_threshold, allow_zero=True)
-        if not 0 <= self.ask_threshold <= self.align_threshold <= 1:
-            raise InvalidPolicy("need 0 <= ask_threshold <= align_threshold <= 1", value=self.ask_threshold)
+        ask, align = self.ask_threshold, self.align_threshold
+        if not 0 <= ask <= align <= 1:  # the offending one: one out of [0, 1], else ask (above align)
+            name, bad = ("align_threshold", align) if not 0 <= align <= 1 else ("ask_threshold", ask)
+            raise InvalidPolicy(f"need 0 <= ask_threshold <= align_threshold <= 1, got ask_threshold {ask!r} and "
+                                f"align_threshold {align!r}", value=bad, field=name)
         _whole("max_text", self.max_text, 1)
         _whole("max_open_disputes", self.max_open_disputes, 1)
         if not isinstance(self.unextracted_notes, bool):
@@ -304,12 +307,13 @@ def _check_weight(weight: object) -> None:
 def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
-        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value)
+        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value,
+                            field=name)
 
 
 def _whole(name: str, value: object, least: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InvalidPolicy(f"{name} must be an integer of at least {least}, got {value!r}", value=value)
+        raise InvalidPolicy(f"{name} must be an integer of at least {least}, got {value!r}", value=value, field=name)
 
 
 def check_version(current: Policy, expected: int | None) -> None:

@@ -34,6 +34,23 @@ def unstorable(text: str) -> str | None:
     return None if storable(text) else "has a lone surrogate character (no UTF-8 form)"
 
 
+RESERVED_PREFIXES = ("rule:", "strategy:")
+"""Name prefixes of the store's own deciders: a resolution whose `decided_by` starts with one
+is a built-in rule's or strategy's (not sticky, shown as such in events), so no agent,
+token or person may take such a name (`check_agent`, `decided_by` in `check_string`)."""
+_WHO_DECIDED = "decided_by"
+"""The `what` of `check_string` that names a person: the reserved prefixes are refused there."""
+
+
+def check_not_reserved(name: str, what: str) -> str:
+    """`name`, unless it starts with a reserved prefix (any case): InvalidInput naming `what`."""
+    for prefix in RESERVED_PREFIXES:
+        if name.casefold().startswith(prefix):
+            raise InvalidInput(f"{what} {shown(name)} starts with {prefix!r}, a prefix reserved for the store's built-in "
+                               f"rules and strategies ({', '.join(RESERVED_PREFIXES)}): choose another name")
+    return name
+
+
 def check_string(value: object, what: str, *, limit: int, optional: bool = False, empty: bool = False) -> str | None:
     """`value` as a storable string of at most `limit` characters (None passes when
     `optional`; the empty string when `empty`), or InvalidInput naming `what`."""
@@ -45,14 +62,14 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
                            f"{' or None' if optional else ''}, got {shown(value)}")
     if (why := unstorable(value)) is not None:
         raise InvalidInput(f"{what} {why}: {shown(value)}")
-    return value
+    return check_not_reserved(value, what) if what == _WHO_DECIDED else value
 
 
 def check_agent(name: object) -> str:
     """An agent name: what a write carries, a policy's authority names and a token holds."""
     if isinstance(name, str) and (name != name.strip() or _NAME_CONTROL.search(name) is not None):
         raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {shown(name)}")
-    return check_string(name, "agent name", limit=128)  # type: ignore[return-value]
+    return check_not_reserved(check_string(name, "agent name", limit=128), "agent name")  # type: ignore[arg-type]
 
 
 def shown(value: object) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import InvalidInput, NotFound, StoreError, UnknownAgent
 from .jsonfile import RecordFile
-from .texts import check_agent
+from .texts import RESERVED_PREFIXES, check_agent
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,11 @@ class TokenRecord:
 
 def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+RESERVED_WHY = (f"starts with a prefix reserved for the store's built-in rules and strategies "
+                f"({', '.join(RESERVED_PREFIXES)}): revoke it and issue a token under another name")
+"""Why a token issued under such a name (before they were reserved) is refused."""
 
 
 def check_name(agent: object) -> str:
@@ -141,6 +146,8 @@ class TokenStore(RecordFile[TokenRecord]):
             raise UnknownAgent(why="not a token of this server")
         if not record.active:
             raise UnknownAgent(record.id, "revoked")
+        if record.agent.casefold().startswith(RESERVED_PREFIXES):  # issued before the prefixes were reserved
+            raise UnknownAgent(record.id, f"its name {record.agent!r} {RESERVED_WHY}")
         return Principal(record.agent, record.role, record.id)
 
 

@@ -7,17 +7,14 @@ The core checks entity keys and claim ids itself, with the error tree's own type
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Path, Query
 from pydantic import BeforeValidator, StrictFloat
 
+from vault_ray.models import EPOCH_TEXT as NUMBER  # what the CLI reads as epoch seconds too
 from vault_ray.models import MAX_ENTITY_LEN
-
-NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
-"""Epoch seconds in a string, with an exponent (1e12) or not; inf and nan too (the core refuses them)."""
 
 
 def _seconds(value: Any) -> Any:

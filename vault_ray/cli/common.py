@@ -22,6 +22,7 @@ from vault_ray.storage.layout import read_meta
 
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
+from ..models import time_from_text
 from ..vault import Vault
 from ..wire import encode
 
@@ -34,7 +35,8 @@ ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode st
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
 HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
 JSON = typer.Option(False, "--json", help="Print JSON data (as the HTTP API sends it: times in ISO 8601 UTC).")
-AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z).")
+AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z, "
+                                           "or epoch seconds, e.g. 1777636800).")
 
 
 def print_json(obj: Any) -> None:
@@ -43,12 +45,8 @@ def print_json(obj: Any) -> None:
 
 
 def parse_time(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidInput(f"--as-of must be an ISO 8601 time, got {value!r}") from None
+    """--as-of: ISO 8601 or epoch seconds, as `Vault.get(as_of=...)` and HTTP's `as_of` take it."""
+    return None if value is None else time_from_text(value, field_name="--as-of")
 
 
 def exit_code(exc: VaultError) -> int:

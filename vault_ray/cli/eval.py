@@ -331,4 +331,6 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
     console.print(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
+        for note in proposal.notes:  # what a store's few labels could not support (weights.MIN_REPORTS), ...
+            console.print(Text(f"note: {note}"))
     console.print(f"report: {report}\nper entity: {out / 'from_store.parquet'}")

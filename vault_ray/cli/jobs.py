@@ -87,9 +87,12 @@ def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, n
     console.print(f"exported {rows} from {result.partitions} partition(s) in {result.seconds:.1f} s -> {result.directory}")
 
 
-def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE) -> None:
+def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
+            hashing: bool = HASHING) -> None:
     """Import an export: restored verbatim into an empty (or new) store, merged by claim id into one
-    with claims (new claims go through the write path). A tampered export is refused whole."""
+    with claims (new claims go through the write path). A tampered export is refused whole.
+    --hashing is accepted like on every memory command (an import embeds nothing: it takes the vectors as exported)."""
+    del hashing  # the new store gets the export's embedder name and dimension; merged claims keep their vectors
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
     _target(store, address, existing=False)

@@ -4,7 +4,9 @@ The MCP client (Claude Desktop, an IDE, an agent framework) starts this command 
 speaks MCP over its stdin and stdout, so nothing else is written to stdout: the
 start-up line and any error go to stderr. Three ways to reach the memory:
 
-- `--store PATH --agent NAME`: an embedded store (one process holds it);
+- `--store PATH --agent NAME`: an embedded store (one process holds it); a path that holds
+  no store is refused unless `--create` is given (a typo in a client's config would give
+  the agent an empty memory without a word);
 - `--address ADDR --agent NAME`: a cluster-mode store (`vault-ray up`);
 - `--url URL --token T`: the HTTP service (`vault-ray serve`); the token names the agent.
 """
@@ -20,9 +22,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..errors import InvalidInput, VaultError
+from ..errors import InvalidInput, NotFound, VaultError
+from ..texts import check_agent
 from ..tokens import ROLES, Principal, role_rank
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, exit_code, open_vault
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, exit_code, open_vault, require_store
 
 stderr = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,6 +60,8 @@ def mcp(
     token: str = typer.Option(None, "--token", envvar="VAULT_RAY_TOKEN",
                               help="Bearer token for --url (or VAULT_RAY_TOKEN); it names the agent."),
     hashing: bool = HASHING,
+    create: bool = typer.Option(False, "--create", help="Make a new store at --store PATH if none is there (default: "
+                                                        "refuse a path that holds no store, as a typo)."),
 ) -> None:
     """Serve the memory to an LLM agent over MCP (stdio): --store/--address with --agent, or --url with --token."""
     if url is not None:
@@ -69,10 +74,16 @@ def mcp(
     if not agent:
         raise InvalidInput("give --agent NAME (the agent this server writes as) with --store or --address; "
                            "or --url URL --token T")
+    check_agent(agent)
     role_rank(role)
+    if store and not address and not create:
+        try:
+            require_store(store)
+        except NotFound as exc:
+            raise NotFound(f"{exc} `vault-ray mcp` makes one only with --create.") from None
     from ..mcp import VaultMemory, build_server  # noqa: PLC0415  (the MCP SDK only when this command runs)
 
-    with open_vault(store, address, namespace, hashing, create=True) as vault:
+    with open_vault(store, address, namespace, hashing, create=create) as vault:
         memory = VaultMemory(vault, Principal(agent, role, token_id=""))
         server = build_server(lambda: memory)
         where = store or f"cluster {address} (namespace {namespace})"

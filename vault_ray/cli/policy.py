@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         weights, thresholds...). Every change is listed first; a bad file changes nothing. The store
         must exist: a policy applied to a mistyped path would leave the real store's unchanged."""
         new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
-        with open_vault(store, address, namespace, hashing) as vault:
+        with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no vectors touched
             old = vault.policy
             check_rules(new, old, vault.registry)  # as set_policy checks it: a dry run approves only what applies
             changes = policy_changes(old, new)

@@ -1,5 +1,5 @@
 """Reading and deciding on a store: get, history, search, explain, disputes, resolve,
-authority. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mode)."""
+authority, strategy. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mode)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from ..errors import ClaimNotFound, InvalidInput
 from ..render import claims_table, disputes_table, hits_table, view_table
 from ..vault import Vault
 from .common import ADDRESS, AS_OF, HASHING, JSON, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time, print_json
+from .common import made_with_hashing as settings_only
+
+WEIGHTED = ("authority", "consensus")
+"""The strategies that read authority weights (consensus weighs each agent's vote by them)."""
 
 
 def get(entity: str, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
@@ -87,7 +91,7 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
     if misread := next((a for a in (agent, pattern) if a is not None and a.startswith("-")), None):
         raise InvalidInput(f"no such option: {misread}")  # unknown options reach here as arguments (see register)
-    with open_vault(store, address, namespace, hashing, create=agent is not None) as vault:
+    with open_vault(store, address, namespace, hashing or settings_only(store), create=agent is not None) as vault:
         if agent is not None:
             if pattern is None or weight is None:
                 raise InvalidInput("give AGENT PATTERN WEIGHT to set a weight")
@@ -99,6 +103,35 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
             for p, w in sorted(table.items()):
                 t.add_row(a, p, f"{w:.2f}")
         console.print(t)
+        if agent is not None and (used := _strategy_of(vault, pattern)) not in WEIGHTED:
+            console.print(f"note: {pattern} is decided by {used}, which does not use authority weights (they apply "
+                          f"under {' or '.join(WEIGHTED)}): `vault-ray strategy {pattern} authority` to use them",
+                          highlight=False)
+
+
+def strategy(pattern: str = typer.Argument(None, help="Entity pattern, e.g. user.timezone, user.schedule.* or *."),
+             name: str = typer.Argument(None, help="recency, authority, consensus or judge."), store: str = STORE,
+             address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Show the strategy table, or set PATTERN's conflict strategy to NAME (Vault.set_strategy)."""
+    with open_vault(store, address, namespace, hashing or settings_only(store), create=pattern is not None) as vault:
+        if pattern is not None:
+            if name is None:
+                raise InvalidInput("give PATTERN NAME to set a strategy (recency, authority, consensus or judge)")
+            vault.set_strategy(pattern, name)
+        policy = vault.policy
+        t = Table(title="Strategy")
+        for col in ("pattern", "strategy"):
+            t.add_column(col)
+        t.add_row("(default)", policy.default_strategy)
+        for p, used in sorted(policy.strategies.items()):
+            t.add_row(p, used)
+        console.print(t)
+
+
+def _strategy_of(vault: Vault, pattern: str) -> str:
+    """The strategy that decides the entities `pattern` names (the default for '*')."""
+    policy = vault.policy
+    return policy.default_strategy if pattern == "*" else policy.strategies.get(pattern) or policy.strategy_for(pattern)
 
 
 def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str = "claim") -> str:
@@ -124,3 +157,4 @@ def register(app: typer.Typer) -> None:
         app.command(help=command.__doc__)(handle_errors(command))
     # a negative WEIGHT (-0.1) is the argument, so the library says what a weight must be: click read it as option -0
     app.command(help=authority.__doc__, context_settings={"ignore_unknown_options": True})(handle_errors(authority))
+    app.command(help=strategy.__doc__)(handle_errors(strategy))

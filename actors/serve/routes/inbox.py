@@ -22,7 +22,7 @@ from vault_ray.errors import Forbidden, InvalidInput, NotFound, UnknownAgent, Va
 from vault_ray.events import DISPUTE_KINDS, NOW, EventFilter
 from vault_ray.models import MAX_NOTE, Claim, Status
 from vault_ray.problems import status_of
-from vault_ray.tokens import Principal
+from vault_ray.tokens import RESERVED_WHY, Principal
 
 from .. import inbox, sse
 from ..auth import Svc
@@ -74,6 +74,8 @@ UNKNOWN_TOKEN = "This token is not recognised, or it was revoked."
 def _refused(request: Request, exc: VaultError) -> HTMLResponse:
     if isinstance(exc, Forbidden):
         status, error = 403, f"This token cannot open the inbox: {exc}"
+    elif RESERVED_WHY in str(exc):  # a name the store's own rules use: say so, it is no typo
+        status, error = 401, f"This token cannot open the inbox: {exc}"
     else:  # wrong, empty or revoked: say so rather than show the bare form again
         status, error = 401, UNKNOWN_TOKEN
     return _page(inbox.render("sign_in.html", base=_base(request), error=error), status)
