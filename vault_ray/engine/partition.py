@@ -180,7 +180,7 @@ class Partition:
                   "weights": verdict.weights, "rationale": verdict.rationale}
         if verdict.action == Action.LOSE:
             assert verdict.winner is not None
-            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail)
+            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail, retracted=targets)
         if verdict.action == Action.WIN:
             beaten = [*targets, *conflicting]
             txn.add(replace(incoming, supersedes=tuple(c.id for c in beaten)), **detail)
@@ -204,12 +204,17 @@ class Partition:
                         strategy=verdict.strategy, superseded=tuple(t.id for t in targets), reason=verdict.reason, **base)
 
     def _store_late(self, txn: Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
-                    detail: dict[str, Any] | None = None) -> Decision:
+                    detail: dict[str, Any] | None = None, retracted: Sequence[Claim] = ()) -> Decision:
+        """`incoming` stored superseded by `winner`. `retracted`: the agent's own claims its write
+        took back (pass-1 targets of a write that lost): superseded by it, as when it is parked."""
         detail = {"op": str(op), "reason": reason, **(detail or {})}
         strategy = detail.get("strategy")
-        txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
+        txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner,
+                        supersedes=tuple(t.id for t in retracted)), **detail)
         txn.link(winner, incoming.id)
-        return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
+        disputes.supersede(txn, retracted, incoming, reason=f"{op}: retracted by its agent")
+        return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy,
+                        superseded=tuple(t.id for t in retracted), reason=reason, **base)
 
     # -- dispute lifecycle ---------------------------------------------------------
     def resolve_dispute(self, txn: Txn, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
