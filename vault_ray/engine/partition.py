@@ -33,7 +33,7 @@ from .decided import Decided, guard
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
-from .views import Scored, entity_view
+from .views import Scored, as_live, entity_view
 
 _NEW = OwnVerdict(Op.ADD, (), "new for this agent")
 """Pass 1 when the agent has no active claim on the entity."""
@@ -306,7 +306,7 @@ class Partition:
         with self.lock:
             live = [self.state.claims[i] for i in self.state.live_ids(entity)]
             open_ = [self.state.open_disputes[d] for d in self.state.open_dispute_ids(entity)]
-            return entity_view(entity, live, open_, policy)
+            return entity_view(entity, live, open_, policy, self.find_claim)
 
     def history(self, entity: str) -> list[Claim]:
         with self.lock:
@@ -324,12 +324,12 @@ class Partition:
 
     def disputes(self, status: str | None) -> list[Dispute]:
         with self.lock:
-            return [disputes.as_live(d, self.state.claims, self.find_claim) for d in self.log.disputes(status=status)]
+            return [as_live(d, self.state.claims, self.find_claim) for d in self.log.disputes(status=status)]
 
     def get_dispute(self, dispute_id: str) -> Dispute | None:
         with self.lock:
             found = self.state.open_disputes.get(dispute_id) or self.log.get_dispute(dispute_id)
-            return found and disputes.as_live(found, self.state.claims, self.find_claim)
+            return found and as_live(found, self.state.claims, self.find_claim)
 
     def events(self, **filters: Any) -> list[Event]:
         with self.lock:
