@@ -3,12 +3,15 @@ each hit's dispute and agreeing claims from the entities' views (`Vault.search`)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 
 from ..models import Claim, EntityView, Hit, Kind, utcnow
 from ..policy import Policy
 from ..reasoners.rules import normalized_value
+
+_WORD = re.compile(r"\w+")
 
 
 def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: datetime | None,
@@ -31,7 +34,7 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     # and so do two stores given the same writes (the id, random, decides last)
     for score, claim in sorted(decayed, key=lambda h: (h[0], h[1].observed_at, h[1].text, h[1].agent, h[1].id),
                                reverse=True):
-        if (key := (claim.entity, normalized_value(claim))) not in seen and len(scored) < k:
+        if (key := (claim.entity, item_of(claim))) not in seen and len(scored) < k:
             seen.add(key)
             scored.append((score, claim, key[1]))
     views = views_of({c.entity for _, c, _ in scored})
@@ -39,16 +42,23 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     for score, claim, value in scored:
         view = views[claim.entity]
         alike = {c.id: c for c in [*view.active, *(x.claim for x in view.candidates)]
-                 if c.id != claim.id and normalized_value(c) == value}
+                 if c.id != claim.id and item_of(c) == value}
         others: dict[str, Claim] = {}  # one claim per competing value: the first the view lists
         for x in view.candidates:
-            if x.claim.id != claim.id and x.claim.id not in alike:
+            if x.claim.id != claim.id and x.claim.id not in alike and x.claim.kind != Kind.EPISODIC:  # events compete with none
                 others.setdefault(normalized_value(x.claim), x.claim)
         contested, alternatives = view.contested, tuple(others.values())
         if contested and (claim.kind == Kind.EPISODIC or (cardinality is not None and cardinality(claim.entity) == "many")):
             contested, alternatives = per_item(view, value) if claim.kind != Kind.EPISODIC else (False, ())
         hits.append(Hit(claim, float(score), contested, alternatives if contested else (), tuple(alike.values())))
     return hits
+
+
+def item_of(claim: Claim) -> str:
+    """What one hit stands for: a value (the agents that say it agree); for an event (an
+    episodic claim), its value and its words: two trips to Paris are two events."""
+    value = normalized_value(claim)
+    return value if claim.kind != Kind.EPISODIC else f"{value}\n{' '.join(_WORD.findall(claim.text.lower()))}"
 
 
 def per_item(view: EntityView, value: str) -> tuple[bool, tuple[Claim, ...]]:

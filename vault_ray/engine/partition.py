@@ -28,7 +28,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event,
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
-from . import disputes, tally, waiting
+from . import disputes, episodic, tally, waiting
 from .decided import Decided, guard
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
@@ -125,6 +125,8 @@ class Partition:
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from,
             embedding=item.vector if live else None, source=item.source,
         )
+        if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
+            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
             txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
