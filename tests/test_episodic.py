@@ -91,3 +91,18 @@ def test_over_http_events_accumulate(served_app):
     token = served_app.token("reader")
     view = httpx.get(f"{served_app.url}/v1/entities/user.trip", headers={"Authorization": f"Bearer {token}"}).json()
     assert sorted(c["value"] for c in view["active"]) == ["Paris", "Rome"] and not view["contested"]
+
+
+def test_an_event_does_not_take_back_its_agents_parked_challenge(authority):
+    """On a `one` entity a new value of an agent withdraws its parked challenge; an event is no value."""
+    authority.agent("scheduler").add_facts([Fact("user.timezone", "The user is in PST", value="PST")])
+    (est,) = authority.agent("chat").add_facts([Fact("user.timezone", "The user is in EST", value="EST")]).decisions
+    (trip,) = authority.agent("chat").add_facts([Fact("user.timezone", "The user changed planes in Denver (MST) on May 1",
+                                                       value="MST", kind=Kind.EPISODIC)]).decisions
+    assert trip.outcome == Outcome.ACTIVE and trip.superseded == ()
+    assert authority.dispute(est.dispute_id).status == "open"
+    assert authority.claim(est.claim_id).status == Status.DISPUTED
+    view = authority.get("user.timezone")
+    assert view.contested and sorted(c.value for c in view.active) == ["MST", "PST"]
+    hits = {h.claim.value: h for h in authority.search("the user's time zone", k=5)}
+    assert not hits["MST"].contested and "MST" not in [a.value for a in hits["PST"].alternatives]
