@@ -36,8 +36,8 @@ from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.erase import drop_sources, erase_entity, finish_erasures
-from vault_ray.engine.partition import receipts_held
 from vault_ray.engine.partitions import Groups, PartitionSet
+from vault_ray.engine.receipts import receipts_held
 from vault_ray.engine.retract import retract_claims
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored

@@ -1,5 +1,6 @@
 """DESIGN.md §7 invariants 1, 2, 3, 5 and 6 as property tests over random
-sequences of writes by several agents (hashing embedder, recency and authority)."""
+sequences of writes by several agents (hashing embedder, recency and authority), some of
+them episodic: events are never superseded, parked nor disputed, and invariant 1 counts facts."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ write = st.fixed_dictionaries(
         "minute": st.integers(0, 30),
         "claim_id": st.one_of(st.none(), st.sampled_from(["id-1", "id-2", "id-3"])),
         "bad": st.sampled_from([None] * 6 + ["entity", "text", "confidence", "long", "vector"]),
+        "kind": st.sampled_from(["semantic"] * 4 + ["episodic"]),  # events: never in conflict (engine/episodic.py)
     }
 )
 policies = st.sampled_from(
@@ -46,9 +48,10 @@ def to_fact(w: dict) -> Fact:
     values = VALUES[w["entity"]]
     value = values[w["choice"] % len(values)]
     # a client id names one fact of one agent: retrying it resends that fact (same agent, entity, text and value)
-    claim_id = f"{w['agent']}:{w['entity']}:{value}:{w['claim_id']}" if w["claim_id"] else None
+    kind = w.get("kind", "semantic")
+    claim_id = f"{w['agent']}:{w['entity']}:{value}:{kind}:{w['claim_id']}" if w["claim_id"] else None
     fact = Fact(w["entity"], f"{w['entity']} is {value}", value=value, observed_at=T0 + timedelta(minutes=w["minute"]),
-                claim_id=claim_id)
+                claim_id=claim_id, kind=kind)
     bad = w["bad"]
     if bad == "entity":
         return Fact("User.Bad Label", fact.text)
@@ -71,7 +74,7 @@ def snapshot(vault: Vault):
 def check_invariants(vault: Vault) -> None:
     claims = {c.id: c for c in vault.claims()}
     for entity in ENTITIES:
-        active = [c for c in claims.values() if c.entity == entity and c.status == "active"]
+        active = [c for c in claims.values() if c.entity == entity and c.status == "active" and c.kind != "episodic"]
         if entity != "user.likes":  # invariant 1: one active value on a 'one' entity
             assert len({normalized_value(c) for c in active}) <= 1, active
         else:
@@ -82,7 +85,11 @@ def check_invariants(vault: Vault) -> None:
         if c.status == "superseded":
             assert c.superseded_by in claims
             assert c.id in claims[c.superseded_by].supersedes, (c, claims[c.superseded_by])  # they name each other
+    events = {c.id for c in claims.values() if c.kind == "episodic"}
+    assert all(claims[e].status == "active" for e in events)  # an event is never superseded nor parked
+    assert not any(claims[e].supersedes for e in events)  # and replaces nothing
     for d in vault.disputes(None):
+        assert not {d.challenger, *d.incumbents, *d.supporters} & events  # nor takes part in a dispute
         assert d.challenger in claims and all(i in claims for i in d.incumbents)
         if d.status == "open":
             assert claims[d.challenger].status == "disputed"

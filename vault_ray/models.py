@@ -160,6 +160,8 @@ class Fact:
     text: str
     value: str | None = None
     kind: str = "semantic"
+    """`semantic` (holds now), `procedural`: conflict detection applies. `episodic` (an event): never contradicts
+    nor supersedes anything; events accumulate, reads show each (docs/policies.md, "Kinds")."""
     observed_at: datetime | float | None = None
     """When it was true (said): a datetime or epoch seconds; a naive datetime is read as UTC
     (`datetime.now()` is local time: pass `datetime.now(UTC)`); None: the write's time."""

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-VERSION = "vault-ray-prompts/1"
+VERSION = "vault-ray-prompts/2"
 
 SYSTEM = (
     "You maintain a shared memory of facts about one user, written by several AI agents. "
@@ -62,7 +62,8 @@ def conflicts(incoming: dict[str, Any], others: dict[str, dict[str, Any]], cardi
     return (
         "Which of the other agents' facts CONTRADICT the new fact (cannot both be true now)? "
         f"Cardinality {cardinality!r}: for 'many' only opposite statements about the same item contradict "
-        "(likes sushi vs dislikes sushi); different items never do.\n\n"
+        "(likes sushi vs dislikes sushi), and two different people in a role one holds at a time (wife Maria vs "
+        "wife Anna; a spouse, partner, mother or father); different items never do (two dogs named differently).\n\n"
         f"New fact:\n{_json(incoming)}\n\nOther facts:\n{_json(others)}\n\n"
         'Answer: {"contradicts": ["c1", ...]}'
     )

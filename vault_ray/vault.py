@@ -274,14 +274,15 @@ class Vault(Transfers, Retractions):
         agent = None if agent is None else check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
-        policy = self.policy
+        policy, registry = self._backend.control()
         fetch = k * 4 if at is None or (agent is None and entity is None) else k * 50  # filters: exact when selective
         while True:  # agreeing claims fold into one hit: fetch more while they leave fewer than k values
             raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
                    else self._backend.search_as_of(vector, fetch, at))[0]
             found = len(raw)
             raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
-            hits = ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at))
+            hits = ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at),
+                               lambda e: policy.cardinality_for(e, registry.cardinality(e)))
             if len(hits) >= k or found < fetch or fetch >= MAX_FETCH:
                 return hits
             fetch = min(4 * fetch, MAX_FETCH)

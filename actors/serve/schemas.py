@@ -60,7 +60,8 @@ class FactIn(Strict):
     entity: str = Field(description="Dotted lowercase key, e.g. user.timezone")
     text: str
     value: str | None = None
-    kind: Kind = Kind.SEMANTIC
+    kind: Kind = Field(Kind.SEMANTIC, description="semantic (a fact that holds now) or procedural: conflict detection "
+                       "applies; episodic (an event that happened): never contradicts or supersedes, events accumulate")
     observed_at: Time | None = None
     claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once")
     confidence: Number = 1.0

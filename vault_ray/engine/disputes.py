@@ -330,34 +330,6 @@ def expire(txn: Txn, open_disputes: Sequence[Dispute], policy: Policy, now: date
     return done
 
 
-def _in_place(cid: str, live: Any, lookup: Callable[[str], Claim | None]) -> str | None:
-    """The live claim at the end of `cid`'s chain of replacements (`superseded_by`)."""
-    hops: str | None = cid
-    for _ in range(32):
-        if hops is None or hops in live:
-            return hops
-        gone = lookup(hops)
-        hops = gone.superseded_by if gone is not None else None
-    return None
-
-
-def as_live(d: Dispute, live: Any, lookup: Callable[[str], Claim | None]) -> Dispute:
-    """An open dispute as a reader sees it: only claims that still stand. An incumbent its
-    agent has since replaced gives way to the claim in its place (when that one is active
-    and not already listed), or leaves the list while another incumbent stands: the inbox
-    and the tables never offer a value the store no longer holds. The stored row keeps
-    every id (`resolve_dispute` still accepts them, see `pick_winner`)."""
-    if d.status != DisputeStatus.OPEN or all(i in live for i in d.incumbents):
-        return d
-    others = {d.challenger, *d.supporters}
-    kept: list[str] = []
-    for i in d.incumbents:
-        now = _in_place(i, live, lookup)
-        if now is not None and now not in kept and now not in others and live[now].status == Status.ACTIVE:
-            kept.append(now)
-    return replace(d, incumbents=tuple(kept)) if kept else d
-
-
 def pick_winner(txn: Txn, d: Dispute, winner: str, lookup: Callable[[str], Claim | None]) -> str:
     """The claim a resolution for `winner` makes the winner. A member of the dispute its agent
     has since replaced stands for its value: another live member saying the same, or (the

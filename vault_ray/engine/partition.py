@@ -21,19 +21,19 @@ from typing import Any
 import numpy as np
 
 from vault_ray.storage import ClaimLog, VectorIndex
-from vault_ray.storage.tables import keys_of
 
 from .. import strategies
-from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound, InvalidFact
+from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
-from . import disputes, tally, waiting
+from . import disputes, episodic, tally, waiting
 from .decided import Decided, guard
+from .receipts import same_fact as _same_fact
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
-from .views import Scored, entity_view
+from .views import Scored, as_live, entity_view
 
 _NEW = OwnVerdict(Op.ADD, (), "new for this agent")
 """Pass 1 when the agent has no active claim on the entity."""
@@ -104,7 +104,8 @@ class Partition:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
-                withdrawn = disputes.withdraw_challenge(txn, item, policy) if item.cardinality == "one" else ()
+                takes_back = item.cardinality == "one" and item.kind != Kind.EPISODIC  # an event withdraws no claim
+                withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
@@ -125,6 +126,8 @@ class Partition:
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from,
             embedding=item.vector if live else None, source=item.source,
         )
+        if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
+            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
             txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
@@ -180,7 +183,7 @@ class Partition:
                   "weights": verdict.weights, "rationale": verdict.rationale}
         if verdict.action == Action.LOSE:
             assert verdict.winner is not None
-            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail)
+            return self._store_late(txn, incoming, verdict.winner, op, verdict.reason, base, detail, retracted=targets)
         if verdict.action == Action.WIN:
             beaten = [*targets, *conflicting]
             txn.add(replace(incoming, supersedes=tuple(c.id for c in beaten)), **detail)
@@ -204,12 +207,17 @@ class Partition:
                         strategy=verdict.strategy, superseded=tuple(t.id for t in targets), reason=verdict.reason, **base)
 
     def _store_late(self, txn: Txn, incoming: Claim, winner: str, op: Op, reason: str, base: dict[str, Any],
-                    detail: dict[str, Any] | None = None) -> Decision:
+                    detail: dict[str, Any] | None = None, retracted: Sequence[Claim] = ()) -> Decision:
+        """`incoming` stored superseded by `winner`. `retracted`: the agent's own claims its write
+        took back (pass-1 targets of a write that lost): superseded by it, as when it is parked."""
         detail = {"op": str(op), "reason": reason, **(detail or {})}
         strategy = detail.get("strategy")
-        txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner), **detail)
+        txn.add(replace(incoming, status=Status.SUPERSEDED, superseded_by=winner,
+                        supersedes=tuple(t.id for t in retracted)), **detail)
         txn.link(winner, incoming.id)
-        return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy, reason=reason, **base)
+        disputes.supersede(txn, retracted, incoming, reason=f"{op}: retracted by its agent")
+        return Decision(op=op, outcome=Outcome.SUPERSEDED, claim_id=incoming.id, strategy=strategy,
+                        superseded=tuple(t.id for t in retracted), reason=reason, **base)
 
     # -- dispute lifecycle ---------------------------------------------------------
     def resolve_dispute(self, txn: Txn, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
@@ -301,7 +309,7 @@ class Partition:
         with self.lock:
             live = [self.state.claims[i] for i in self.state.live_ids(entity)]
             open_ = [self.state.open_disputes[d] for d in self.state.open_dispute_ids(entity)]
-            return entity_view(entity, live, open_, policy)
+            return entity_view(entity, live, open_, policy, self.find_claim)
 
     def history(self, entity: str) -> list[Claim]:
         with self.lock:
@@ -319,12 +327,12 @@ class Partition:
 
     def disputes(self, status: str | None) -> list[Dispute]:
         with self.lock:
-            return [disputes.as_live(d, self.state.claims, self.find_claim) for d in self.log.disputes(status=status)]
+            return [as_live(d, self.state.claims, self.find_claim) for d in self.log.disputes(status=status)]
 
     def get_dispute(self, dispute_id: str) -> Dispute | None:
         with self.lock:
             found = self.state.open_disputes.get(dispute_id) or self.log.get_dispute(dispute_id)
-            return found and disputes.as_live(found, self.state.claims, self.find_claim)
+            return found and as_live(found, self.state.claims, self.find_claim)
 
     def events(self, **filters: Any) -> list[Event]:
         with self.lock:
@@ -348,52 +356,3 @@ class Partition:
             active = {c.id for c in self.log.all_claims() if c.status == Status.ACTIVE}
             indexed = self.state.indexed_ids(self.index.ids())
             return active == indexed and len(self.index) == len(active) == self.state.active_count()
-
-
-def receipts_elsewhere(parts: Mapping[int, Partition], call: Mapping[int, Sequence[WriteItem]]) -> dict[int, dict[str, str]]:
-    """For each partition of a call, the receipts other partitions hold for the ids given to
-    its items (by the caller or an idempotency key): the id of a retry whose label resolved
-    elsewhere this time, or an id reused for another entity. Taken before the call's locks
-    (one partition's at a time): the filter in memory answers almost every id "not here"."""
-    found: dict[int, dict[str, str]] = {}
-    for p, items in call.items():
-        given = [i.id for i in items if i.digest]
-        held = receipts_held({q: part for q, part in list(parts.items()) if q != p}, given) if given else {}
-        if held:
-            found[p] = {i: receipt for i, (_, receipt) in held.items()}
-    return found
-
-
-def receipts_held(parts: Mapping[int, Partition], ids: Sequence[str]) -> dict[str, tuple[int, str]]:
-    """id -> (partition, receipt) for the ids these partitions hold a receipt of (a shard's
-    answer to `ClusterBackend.write_many`'s question before a write with given ids)."""
-    keys, found = keys_of(ids), {}
-    for p, part in list(parts.items()):
-        maybe = part.log.may_hold(list(ids), keys)
-        if maybe:
-            with part.lock:
-                found.update({i: (p, r) for i, r in part.log.receipts(maybe).items()})
-    return found
-
-
-def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[str, int], txns: Mapping[int, Txn],
-                      found: dict[int, dict[str, str]]) -> dict[int, dict[str, str]]:
-    """`found`, with the receipts an earlier call of the same group left in another partition's
-    txn for the ids given to this call's items (two requests of one batch with one id)."""
-    extra = {p: {i.id: txns[given[i.id]].receipts[i.id] for i in items
-                 if i.digest and given.get(i.id, p) != p and i.id in txns[given[i.id]].receipts}
-             for p, items in call.items()}
-    return {p: {**found.get(p, {}), **extra.get(p, {})} for p in {*found, *extra} if found.get(p) or extra.get(p)}
-
-
-def _same_fact(item: WriteItem, agent: str | None, digest: str) -> None:
-    """A claim id already applied answers a retry with the decision taken then; from
-    another agent, or for a fact that says something else (a reused id, or an idempotency
-    key sent again with another body), it is no retry: refused, the call changes nothing."""
-    if agent is not None and agent != item.agent:
-        raise InvalidFact(f"claim id {item.id!r} was written by another agent: a claim id names one fact; "
-                          "leave it out to get a fresh one", field="claim_id", claim_id=item.id)
-    if digest and item.digest and digest != item.digest:
-        raise InvalidFact(f"claim id {item.id!r} was already used for another fact (a retry must send the same "
-                          "entity, text, value and kind; an idempotency key, the same body): leave the id out to get "
-                          "a fresh one", field="claim_id", claim_id=item.id)

@@ -38,7 +38,8 @@ from ..reasoners.base import Reasoner
 from . import gcpause
 from . import search as searching
 from .logs import LogFactory, duckdb_logs, open_logs
-from .partition import Partition, decided_elsewhere, receipts_elsewhere
+from .partition import Partition
+from .receipts import decided_elsewhere, receipts_elsewhere
 from .search import Neighbours
 from .timeline import partition_search_as_of
 from .txn import WriteItem

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import VaultError
-from .partition import _same_fact
+from .receipts import same_fact as _same_fact
 from .txn import WriteItem, decision_from_json
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import Claim, Status
+from ..models import Claim, Kind, Status
 from ..reasoners.rules import normalized_value
 from .txn import Txn
 
@@ -22,8 +22,8 @@ CLAIM_EVENTS = ("claim_added", "status_changed")
 def assertions(txn: Txn, entity: str) -> list[Claim]:
     """Each agent's newest claim on `entity` that still asserts its value (see above)."""
     stored, events = txn.entity_log(entity)
-    claims = {c.id: c for c in stored if c.entity == entity}
-    claims.update({cid: c for cid, c in txn.claims.items() if c.entity == entity})
+    claims = {c.id: c for c in stored if c.entity == entity and c.kind != Kind.EPISODIC}  # events assert no value
+    claims.update({cid: c for cid, c in txn.claims.items() if c.entity == entity and c.kind != Kind.EPISODIC})
     claims.update({c.id: c for c in txn.live_on(entity)})
     outvoted: dict[str, bool] = {}
     for e in [*events, *(e for e in txn.events if e.entity == entity)]:

@@ -56,7 +56,7 @@ class Snapshot:
 
     def view(self, entity: str, policy: Policy) -> EntityView:
         disputes = [d for d in self.disputes.values() if d.entity == entity]
-        return entity_view(entity, self.live_on(entity), disputes, policy)
+        return entity_view(entity, self.live_on(entity), disputes, policy, self.claims.get)
 
     def active(self) -> list[Claim]:
         return [c for c in self.claims.values() if c.status == Status.ACTIVE]

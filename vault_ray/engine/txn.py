@@ -19,7 +19,7 @@ import numpy as np
 
 from vault_ray.storage import ChangeSet
 
-from ..models import Claim, Decision, Dispute, DisputeStatus, Event, Op, Outcome, Status, to_epoch
+from ..models import Claim, Decision, Dispute, DisputeStatus, Event, Kind, Op, Outcome, Status, to_epoch
 from .dispute_replay import STATE, record
 from .state import PartitionState
 
@@ -189,13 +189,16 @@ class Txn:
         value = item.value if cid == item.id else self.claim(cid).value if self.known(cid) else None
         return decision if value is None else replace(decision, value=value)
 
-    def live_on(self, entity: str) -> list[Claim]:
+    def live_on(self, entity: str, *, episodic: bool = False) -> list[Claim]:
+        """The live claims on `entity` that conflict detection compares: not the episodic ones
+        (events, which never contradict: `episodic.py`); with `episodic`, those only."""
         stored, mine = self.state.live_ids(entity), self._on_entity.get(entity)
         if not stored and not mine:  # a new entity (most of a bulk load)
             return []
         ids = set(stored) | (mine or set())
         out = [self.claim(i) for i in ids]
-        return sorted((c for c in out if c.status.live), key=lambda c: (c.observed_at, c.id))
+        return sorted((c for c in out if c.status.live and (c.kind == Kind.EPISODIC) == episodic),
+                      key=lambda c: (c.observed_at, c.id))
 
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}

@@ -5,8 +5,9 @@ point-in-time view are built by the same `entity_view`, so they cannot drift apa
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from ..models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Status
 from ..policy import Policy
@@ -31,16 +32,21 @@ def empty_view(entity: str) -> EntityView:
     return EntityView(entity, (), False, (), ())
 
 
-def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute], policy: Policy) -> EntityView:
+def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute], policy: Policy,
+                lookup: Callable[[str], Claim | None] | None = None) -> EntityView:
     """The view of one entity from its live (active or disputed) claims and open disputes.
 
     While a dispute is open every competing value shows as a candidate: each
     dispute's incumbents, challenger and supporters, then any other active claim
-    (one that became current after the dispute opened), so nothing is hidden."""
+    (one that became current after the dispute opened), so nothing is hidden.
+    With `lookup` (a claim that left the live state, by id) each dispute is listed as
+    `dispute(id)` lists it (`as_live`): an incumbent its agent replaced gives way to the
+    claim in its place, which is the dispute's candidate."""
     live = {c.id: c for c in claims if c.status.live}
     active = tuple(sorted((strip(c) for c in live.values() if c.status == Status.ACTIVE),
                           key=lambda c: (c.observed_at, c.id)))
-    open_ = tuple(sorted((d for d in disputes if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))
+    open_ = tuple(sorted((d if lookup is None else as_live(d, live, lookup) for d in disputes
+                          if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))
     candidates: list[Candidate] = []
     seen: set[str] = set()
 
@@ -74,3 +80,31 @@ def dispute_partition(dispute_id: object) -> int | None:
     if len(parts) == 3 and parts[0] == "dsp" and parts[1].isdigit():
         return int(parts[1])
     return None
+
+
+def in_place(cid: str, live: Any, lookup: Callable[[str], Claim | None]) -> str | None:
+    """The live claim at the end of `cid`'s chain of replacements (`superseded_by`)."""
+    hops: str | None = cid
+    for _ in range(32):
+        if hops is None or hops in live:
+            return hops
+        gone = lookup(hops)
+        hops = gone.superseded_by if gone is not None else None
+    return None
+
+
+def as_live(d: Dispute, live: Any, lookup: Callable[[str], Claim | None]) -> Dispute:
+    """An open dispute as a reader sees it: only claims that still stand. An incumbent its
+    agent has since replaced gives way to the claim in its place (when that one is active
+    and not already listed), or leaves the list while another incumbent stands: the inbox
+    and the tables never offer a value the store no longer holds. The stored row keeps
+    every id (`resolve_dispute` still accepts them, see `pick_winner`)."""
+    if d.status != DisputeStatus.OPEN or all(i in live for i in d.incumbents):
+        return d
+    others = {d.challenger, *d.supporters}
+    kept: list[str] = []
+    for i in d.incumbents:
+        now = in_place(i, live, lookup)
+        if now is not None and now not in kept and now not in others and live[now].status == Status.ACTIVE:
+            kept.append(now)
+    return replace(d, incumbents=tuple(kept)) if kept else d

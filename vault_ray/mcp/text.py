@@ -93,19 +93,35 @@ def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
 
 
 # -- reads --------------------------------------------------------------------------------
-def contest_line(view: EntityView) -> str:
-    """`CONTESTED: 2 agents disagree on user.timezone: PST (agent-a, weight 0.90, …) vs EST (agent-b, …)`"""
-    agents = {c.claim.agent for c in view.candidates}
+def _key(view: EntityView, claim: Claim) -> str:
+    return canonical(view.entity, claim.value or claim.text)
+
+
+def contest_line(view: EntityView, hit: Hit | None = None) -> str:
+    """`CONTESTED: 2 agents disagree on user.timezone: PST (agent-a, weight 0.90, …) vs EST (agent-b, …)`
+
+    Only the values a dispute is about are sides (on a `many` entity the other items are
+    not: likes:blues is no side of likes:jazz vs dislikes:jazz); for a search `hit`, only
+    its own value and its `alternatives` (the search decides, per item, what it competes with)."""
+    ids = {c.claim.id: c.claim for c in view.candidates}
+    members = [ids[i] for d in view.disputes for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids]
+    keys = ({_key(view, c) for c in (hit.claim, *hit.agreeing, *hit.alternatives)} if hit is not None
+            else {_key(view, c) for c in members} or {_key(view, c.claim) for c in view.candidates})
+    sided = [c for c in view.candidates if _key(view, c.claim) in keys]
+    agents = {c.claim.agent for c in sided}
     sides: dict[str, list[str]] = {}  # agents that agree share one side: "EST (agent-b, ...; agent-c, ...)"
     shown: dict[str, str] = {}
-    for c in view.candidates:
-        key = canonical(view.entity, c.claim.value or c.claim.text)
+    for c in sided:
+        key = _key(view, c.claim)
         shown.setdefault(key, value_of(c.claim))
         sides.setdefault(key, []).append(
             f"{c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id}")
     values = " vs ".join(f"{shown[key]} ({'; '.join(who)})" for key, who in sides.items())
-    disputes = ", ".join(d.id for d in view.disputes)
-    return f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}. {SETTLE}"
+    disputes = ", ".join(d.id for d in view.disputes
+                         if any(_key(view, ids[i]) in keys for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids))
+    rest = sorted({value_of(c.claim) for c in view.candidates if _key(view, c.claim) not in keys})
+    also = f" Not in dispute: {', '.join(rest)}." if rest and hit is None else ""
+    return f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}. {SETTLE}{also}"
 
 
 def recall_text(recall: Recall) -> str:
@@ -124,7 +140,7 @@ def recall_text(recall: Recall) -> str:
             lines.append("   also said by " + ", ".join(sorted({c.agent for c in hit.agreeing})))
         if hit.contested:
             view = views.get(hit.claim.entity)
-            lines.append("   " + (contest_line(view) if view is not None and view.contested else
+            lines.append("   " + (contest_line(view, hit) if view is not None and view.contested else
                                   "CONTESTED: other agents claim " + "; ".join(said(a) for a in hit.alternatives)))
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from .. import places
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
+from ..roles import other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
@@ -98,11 +99,15 @@ _IRREGULAR = {"children": "child", "grandchildren": "grandchild", "people": "per
 def contradicts(a: str, b: str, cardinality: str) -> bool:
     """'one': any two different values. 'many': a value and its retraction ('cat' /
     'not:cat'), or two counts of the same thing ('2 children' / '3 children'; a bare
-    'child' counts one), while different things stand side by side ('cat' / 'dog')."""
+    'child' counts one), or two people in a role one holds at a time ('wife:maria' /
+    'wife:anna', `roles.py`), while different things stand side by side ('cat' / 'dog',
+    'dog:rex' / 'dog:max')."""
     if cardinality == "many":
         pa_, oa = polarity_object(a)
         pb, ob = polarity_object(b)
         (na, thing_a), (nb, thing_b) = counted(oa), counted(ob)
+        if pa_ == pb == "likes" and other_holder(oa, ob):
+            return True  # "my wife is Maria" / "my wife is Anna": one wife at a time
         # different things stand side by side; but "not:pet" ("I don't have pets") retracts every pet
         if oa != ob and thing_a != thing_b and not (pa_ != pb and "pet" in (thing_a, thing_b)):
             return False
@@ -202,8 +207,8 @@ class RuleReasoner:
             if cardinality == "many":
                 if contradicts(new, old, "many"):
                     replaced.append(claim.id)
-                elif polarity_object(new)[1] != polarity_object(old)[1]:
-                    continue
+                elif polarity_object(new)[1] != polarity_object(old)[1] and not same_role(new, old):
+                    continue  # another item; but "wife:maria gonzalez" says more of "wife:maria"
                 elif refines(new, old):
                     refined.append(claim.id)
             elif refines(new, old):

@@ -1,0 +1,47 @@
+"""Episodic claims: events, which all happened.
+
+A claim's `kind` is `semantic` (a fact that holds now: the user's timezone), `episodic` (an
+event: "the user flew to Paris on May 1") or `procedural` (how to do something). Semantic
+and procedural claims meet conflict detection (pass 1 against the agent's own claims, pass
+2 by the entity's strategy). An episodic claim does not: a later event does not undo an
+earlier one, so two events on one entity never contradict or supersede each other,
+whatever the entity's cardinality, and no fact contradicts an event (nor an event a fact).
+Events accumulate, like a `many` entity's distinct items, and reads show every one.
+
+Only the same event said again by the same agent (the same value and the same text, case
+and punctuation aside) is known already: a `NOOP`, as a repeated fact is. Another agent's
+record of it is its own provenance and stays beside it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..models import Claim, Decision, Op, Outcome, Status
+from ..reasoners.rules import normalized_value
+from .txn import Txn
+
+ADDED = "an event (episodic): events accumulate; they never contradict or supersede each other"
+_WORD = re.compile(r"\w+")
+
+
+def same_event(a: Claim, b: Claim) -> bool:
+    """The same agent's record of one event: the same value and the same words."""
+    return (a.agent == b.agent and normalized_value(a) == normalized_value(b)
+            and _WORD.findall(a.text.lower()) == _WORD.findall(b.text.lower()))
+
+
+def record(txn: Txn, incoming: Claim, vector: np.ndarray, aligned_from: str | None) -> Decision:
+    """Store an episodic claim (active, beside every other claim on its entity), or answer
+    `NOOP` with the agent's earlier record of the same event."""
+    base = {"entity": incoming.entity, "aligned_from": aligned_from}
+    known = next((c for c in txn.live_on(incoming.entity, episodic=True)
+                  if c.status == Status.ACTIVE and same_event(c, incoming)), None)
+    if known is not None:
+        reason = "already known (the same event)"
+        txn.event(incoming.entity, "noop", claim_id=known.id, agent=incoming.agent, incoming=incoming.id, reason=reason)
+        return Decision(op=Op.NOOP, outcome=Outcome.NOOP, claim_id=known.id, reason=reason, **base)
+    txn.add(incoming, {"pass": 1, "op": str(Op.ADD), "reason": ADDED}, vector=vector)
+    return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=ADDED, **base)

@@ -1,0 +1,56 @@
+"""Single-valued roles inside a `many` entity.
+
+A `many` entity holds several items at once (`user.family`: "2 children", "brother:Tom",
+"wife:Maria"), and two items contradict only when they say opposite things about the same
+one (`reasoners.rules.contradicts`). Some items are a role that one person holds at a time:
+a wife, a husband, a spouse, a partner; a mother, a father. Two *names* for such a role
+contradict like two values of a `one` entity ("wife:Maria" against "wife:Anna"), while a
+name said more fully is the same person ("wife:Maria" / "wife:Maria Gonzalez"). Roles that
+many hold together (children, siblings, friends, pets: two dogs named differently are two
+dogs) are not listed, and stand side by side as before.
+
+`SINGLE_ROLES` maps each word of such a role to the role it names: synonyms ("mom",
+"mum", "mother") name one role, so "mom:Ann" and "mother:Jane" contradict too.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GROUPS = {
+    "spouse": ("spouse", "wife", "husband"),
+    "partner": ("partner",),
+    "boyfriend": ("boyfriend",),
+    "girlfriend": ("girlfriend",),
+    "fiance": ("fiance", "fiancee", "fiancé", "fiancée"),
+    "mother": ("mother", "mom", "mum", "mommy", "mummy", "mama", "mamma"),
+    "father": ("father", "dad", "daddy", "papa", "pa"),
+}
+SINGLE_ROLES: dict[str, str] = {word: role for role, words in _GROUPS.items() for word in words}
+"""word of a single-valued role -> the role (see the module docstring)."""
+
+_WORD = re.compile(r"\w+")
+
+
+def single_role(item: str) -> tuple[str, str] | None:
+    """'wife:maria' -> ('spouse', 'maria'): the single-valued role an item names and the name
+    given for it; None for any other item (a role many hold, or a role without a name)."""
+    noun, sep, name = item.partition(":")
+    role = SINGLE_ROLES.get(noun.strip())
+    return (role, name.strip()) if role is not None and sep and name.strip() else None
+
+
+def other_holder(a: str, b: str) -> bool:
+    """Whether two items name different people in one single-valued role ("wife:maria" /
+    "husband:anna"); a name said more fully ("maria" / "maria gonzalez") is the same one."""
+    ra, rb = single_role(a), single_role(b)
+    if ra is None or rb is None or ra[0] != rb[0]:
+        return False
+    wa, wb = set(_WORD.findall(ra[1].lower())), set(_WORD.findall(rb[1].lower()))
+    return not (wa <= wb or wb <= wa)
+
+
+def same_role(a: str, b: str) -> bool:
+    """Whether two items name one single-valued role (whoever holds it)."""
+    ra, rb = single_role(a), single_role(b)
+    return ra is not None and rb is not None and ra[0] == rb[0]
