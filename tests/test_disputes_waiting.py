@@ -227,3 +227,31 @@ def test_the_disputes_table_marks_a_held_value(vault):
     say(vault, "c", "$7000", 20)
     text = "\n".join(cell for row in disputes_table(vault.disputes(), vault).rows for cell in row)
     assert "$7000 (c)" in text and "held (none standing)" in text
+
+
+def two_waiting_disputes(vault):
+    """user.budget (high stakes): a's $5000 is challenged by b's $9000 and by c's $7000 (two
+    disputes, each waiting for a person); a person retracts a's value, so neither has an
+    incumbent left."""
+    a = say(vault, "a", "$5000")
+    b = say(vault, "b", "$9000", 10)
+    c = say(vault, "c", "$7000", 20)
+    assert b.dispute_id != c.dispute_id
+    vault.retract(a.claim_id, decided_by="dana")
+    assert vault.get("user.budget").active == ()
+    return b, c
+
+
+def test_a_person_choosing_in_one_dispute_makes_the_other_stand_against_the_choice(vault):
+    b, c = two_waiting_disputes(vault)
+    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="dana")
+    view = vault.get("user.budget")
+    assert [x.value for x in view.active] == ["$9000"]
+    other = vault.dispute(c.dispute_id)
+    assert other.status == "open" and other.needs_user  # the person has not decided on $7000 yet
+    assert other.incumbents == (b.claim_id,)  # it now stands against the chosen value
+    assert {x.status for x in vault.history("user.budget") if x.value == "$7000"} == {Status.DISPUTED}
+    assert all(vault.check().values())
+    vault.resolve_dispute(c.dispute_id, c.claim_id, decided_by="dana")  # and the person can still decide it
+    assert [x.value for x in vault.get("user.budget").active] == ["$7000"]
+

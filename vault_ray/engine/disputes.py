@@ -182,10 +182,12 @@ def withdrawn_by(txn: Txn, withdrawn: tuple[str, ...], decision: Decision, item:
     """`decision` naming the withdrawn claims in `superseded`, each superseded by the claim that
     stands for the write: its own, or the one it repeats (the same agent repeating its own open
     challenge is counted, not stored: a claim superseded by the write's id would point at none)."""
-    if decision.claim_id != item.id:
-        for cid in withdrawn:
+    for cid in withdrawn:
+        if decision.claim_id != item.id:
             txn.set_status(cid, Status.SUPERSEDED, decision.claim_id, agent=item.agent,
                            reason="withdrawn by its agent: it said something else since")
+        else:  # withdrawn before the write was stored: the stored write names them too
+            txn.link(item.id, cid)
     return replace(decision, superseded=(*withdrawn, *decision.superseded))
 
 

@@ -232,7 +232,9 @@ class Partition:
         if not keep_both:
             winner = disputes.pick_winner(txn, d, winner, self.find_claim)  # type: ignore[arg-type]
         txn.cardinality[d.entity] = cardinality
-        return disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
+        resolved = disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
+        waiting.after_decision(txn, resolved)  # a dispute that waited with no standing value now has one
+        return resolved
 
     def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
         return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at, self.find_claim)

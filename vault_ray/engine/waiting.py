@@ -89,3 +89,32 @@ def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], m
                     challenges=changed.challenges, joined=[incoming.id], reason=HELD, **detail)
     return Decision(op=op, outcome=Outcome.DISPUTED, claim_id=incoming.id, dispute_id=d.id,
                     superseded=(*(t.id for t in targets), *mine), reason=HELD, **base)
+
+
+def after_decision(txn: Txn, resolved: Dispute) -> None:
+    """A person's decision (`resolve_dispute`, one winner) gives a 'one' entity a current value
+    again. Another open dispute on it that waited with no standing value now stands against
+    that value: named as its incumbent, the dispute goes on for a person to decide. When it
+    held nothing but the chosen value (its challenger says it, no other value held), the
+    person's choice settles it too, as `decided_by` with a note naming the first dispute."""
+    res = resolved.resolution
+    if res is None or res.keep_both or txn.cardinality.get(resolved.entity, "one") != "one":
+        return
+    active = [c for c in txn.live_on(resolved.entity) if c.status == Status.ACTIVE]
+    if not active:
+        return
+    chosen = normalized_value(active[0])
+    for d in txn.open_disputes_on(resolved.entity):
+        if d.id == resolved.id or not txn.known(d.challenger) or any(
+                txn.known(i) and txn.claim(i).status == Status.ACTIVE for i in d.incumbents):
+            continue
+        held = [i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.DISPUTED]
+        if normalized_value(txn.claim(d.challenger)) == chosen and all(
+                normalized_value(txn.claim(i)) == chosen for i in held):
+            disputes.resolve(txn, d, d.challenger, res.decided_by, f"the value chosen in {resolved.id}",
+                             keep_both=False)
+            continue
+        changed = replace(d, incumbents=(*held, *(c.id for c in active)))
+        txn.put_dispute(changed, "dispute_changed", agent=res.decided_by, claim_id=active[0].id,
+                        challenges=changed.challenges, joined=[c.id for c in active],
+                        reason=f"stands against the value chosen in {resolved.id}")
