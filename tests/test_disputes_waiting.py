@@ -11,19 +11,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import dispute_steps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault_ray import AutoResolveRules, Fact, HashingEmbedder, Status, Vault
-
-T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+from vault_ray import AutoResolveRules, HashingEmbedder, Status, Vault
 
 
 def say(vault, agent, value, seconds=0.0, entity="user.budget"):
-    fact = Fact(entity, f"The user's {entity.split('.')[-1]} is {value}", value=value,
-                observed_at=T0 + timedelta(seconds=seconds))
-    (decision,) = vault.agent(agent).add_facts(fact, resolve=False).decisions
-    return decision
+    return dispute_steps.say(vault, agent, value, seconds, entity)
 
 
 def high_stakes_without_incumbent(vault):

@@ -8,18 +8,9 @@ in; search shows a pending disputed value; who decided a retraction rule is the 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from dispute_steps import say
 
-from vault_ray import Fact, Status
-
-T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-
-def say(vault, agent, value, seconds=0.0, entity="user.location"):
-    fact = Fact(entity, f"The user's {entity.split('.')[-1]} is {value}", value=value,
-                observed_at=T0 + timedelta(seconds=seconds))
-    (decision,) = vault.agent(agent).add_facts(fact, resolve=False).decisions
-    return decision
+from vault_ray import Status
 
 
 def values(view):
