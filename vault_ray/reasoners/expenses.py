@@ -34,16 +34,20 @@ def expense_frame(n: str) -> list[Draft]:
             said = f"{said} {m.group('per').strip()}"
         return [Draft(f"user.{key}", said)] if said else []
     if m := _PUT_ASIDE.search(n):
-        said = _amount(m.group("v"))
+        said = _amount(m.group("v"), period_ok=False)
         topic = spending.purpose(" " + re.sub(r"^towards?\b", "for", m.group("rest"), flags=IC))
         return [Draft(f"user.budget.{topic}" if topic else "user.budget", said)] if said else []
     return []
 
 
-def _amount(said: str) -> str | None:
+def _amount(said: str, period_ok: bool = True) -> str | None:
     """The amount said first, with its period ("$1,800 a month"); None when it is no amount."""
-    m = re.match(rf"\s*(?P<a>(?:[$€£¥]\s*)?[\w,.]+(?:\s+(?:k|thousand|grand|hundred|million))?"
-                 rf"(?:\s*(?:dollars|bucks|euros|pounds|usd|eur|gbp))?){_PERIOD}", said, IC)
+    m = re.match(rf"\s*(?P<a>(?P<c>[$€£¥]\s*)?[\w,.]*\w(?P<k>\s*(?:k|thousand|grand|hundred|million)\b)?"
+                 rf"(?P<d>\s*(?:dollars|bucks|euros|pounds|usd|eur|gbp)\b)?)(?P<p>{_PERIOD})(?![\w%])", said, IC)
     if not m or values.parse_amount(m.group("a")) is None:
+        return None
+    # "My rent is 3 days late", "30%", "I set aside 2 hours": no money, no amount
+    if not (m.group("c") or m.group("d") or re.search(r"\dk$", m.group("a"), IC) or m.group("k")
+            or (m.group("p").strip() and period_ok)):
         return None
     return m.group(0).strip()
