@@ -113,6 +113,8 @@ def fits(entity: str, value: str, fix: str) -> bool:
 def _other_value(sentence: str, head: str, fix: str,
                  value_in: Callable[[str], tuple[str, str] | None]) -> tuple[tuple[str, str], int] | None:
     """The employer said earlier in the sentence a name that is no place amends, and where it is in `head`."""
+    if kind_of(fix) != "other":  # "..., actually Alice": a name that is also a place is no employer's
+        return None
     for clause in reversed(cl.clauses(sentence)[:-1]):
         found = value_in(clause)
         if found and found[0] == "user.employer" and fits(found[0], found[1], fix):

@@ -16,7 +16,7 @@ COUPLE = re.compile(rf"^(?:(?:my|our) (?!late )(?:\w+ )?{_PARTNER} (?:and|&) i|m
 _TOGETHER = re.compile(
     r"^(?:(?:so|and|but|well|actually),?\s+)?(?:we|we're|we've)(?:\s+(?:are|were|have|had|got|just|recently|finally|"
     r"officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b"
-    r"(?!\s+(?:in|on|with|by|at|during|for a|to (?:our|my|the|their|his|her|work)\b))"
+    r"(?<!engaged(?=\s(?:in|with)\b))(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
     r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
     r"(?:from|with) my (?:husband|wife|spouse|partner)\b", IC)
 _NOT_NOW = re.compile(r"\b(?:were|had|once|used to|back then|got separated|late)\b", IC)
