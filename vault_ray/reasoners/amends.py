@@ -66,16 +66,22 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
                                     (words[0].lower() in _ARTICLES and before[-1] in _ARTICLES)):
             words = words[1:]
         words = words[2:] if [w.lower() for w in words[:2]] == ["more", "like"] else words  # "actually more like $600"
-        fix = " ".join(words)
-        if doubts is not None and doubtful(found[1], fix, words, found[0]):
+        fix = _with_comma(" ".join(words)) if kind_of(found[1]) == "place" else " ".join(words)  # "Paris Texas"
+        words = fix.split()
+        other = _other_value(sentences[-1], head, fix, value_in) if doubtful(found[1], fix, words, found[0]) else None
+        if other:  # "I work at Google and live in Austin. Sorry, Meta": the employer is amended, not the place
+            found, at = other
+        elif doubts is not None and doubtful(found[1], fix, words, found[0]):
             said = cl.clauses(sentences[-1])[-1]
-            begin = head.rfind(said) if head.rfind(said) >= 0 else len(head) - len(sentences[-1])
+            begin = _start_of(head, said, sentences[-1])
             doubts.append((text[begin:tail.end()].strip(), DOUBTFUL))
             text, start = head[:begin] + text[tail.end():], begin
             continue
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
                 (len(words) == 1 and fix.islower() and fix.endswith("ly")) or \
-                (kind_of(_with_state(fix)) != kind_of(found[1]) and found[0] != "user.name"):  # "Jackson, actually Jack": a name
+                (kind_of(_with_state(fix)) != kind_of(found[1]) and found[0] not in ("user.name", "user.employer")) or \
+                (found[0] == "user.employer" and kind_of(fix) != "other") or \
+                not fits(found[0], found[1], fix):  # "Jackson, actually Jack": a name; "Acme. Sorry, typo": no value
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
@@ -85,6 +91,57 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
         start = at + len(fix)
     return text
+
+
+_ASIDE = re.compile(r"\b(?:questions?|typos?|autocorrect(?:ed|s)?|spelling|thing|things|here|day|english|mistake|"
+                    r"follow[- ]?up|newbie|noob|rambling|again|wrong|wait|never ?mind|nvm|ignore|keyboard|phone)\b", IC)
+_MONTHS = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", IC)
+_NAMED = ("user.employer", "user.name", "user.first_name", "user.last_name", "user.nickname", "user.school")
+
+
+def fits(entity: str, value: str, fix: str) -> bool:
+    """Whether `fix` is a value of the kind of the one it amends: a name (capitalized) for an
+    employer or a name, a date for a date; no aside ("Sorry, quick question", "Oops, typo")."""
+    if _ASIDE.search(fix):
+        return False
+    if entity in _NAMED and not all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS or w == "&"
+                                    for w in fix.split()[:1 if entity == "user.employer" else None]):
+        return False
+    return not (re.search(r"\d", value) and not _MONTHS.search(fix))
+
+
+def _other_value(sentence: str, head: str, fix: str,
+                 value_in: Callable[[str], tuple[str, str] | None]) -> tuple[tuple[str, str], int] | None:
+    """The employer said earlier in the sentence a name that is no place amends, and where it is in `head`."""
+    if kind_of(fix) != "other":  # "..., actually Alice": a name that is also a place is no employer's
+        return None
+    for clause in reversed(cl.clauses(sentence)[:-1]):
+        found = value_in(clause)
+        if found and found[0] == "user.employer" and fits(found[0], found[1], fix):
+            at = head.lower().rfind(found[1].lower())
+            return (found, at) if at >= 0 else None
+    return None
+
+
+def _start_of(head: str, said: str, sentence: str) -> int:
+    """Where the clause `said` starts in `head` ("live in Boston" of "I work at Google and live in Boston")."""
+    for words in (said, re.sub(r"^(?:i|i'm|we|we're)\s+", "", said, flags=IC)):
+        if words and head.rfind(words) >= 0:
+            return head.rfind(words)
+    return len(head) - len(sentence)
+
+
+def _with_comma(fix: str) -> str:
+    """"Paris Texas": a place said with its state or country, without the comma ("Paris, Texas")."""
+    words = fix.split()
+    if "," in fix or not 2 <= len(words) <= 4:
+        return fix
+    states, countries = gazetteer.regions()
+    for cut in range(1, len(words)):
+        first, region = " ".join(words[:cut]), gazetteer.fold(" ".join(words[cut:]))
+        if (region in states or region in countries) and gazetteer.find_place(first):
+            return f"{first}, {' '.join(words[cut:])}"
+    return fix
 
 
 def doubtful(value: str, fix: str, words: list[str], entity: str = "user.location") -> bool:

@@ -64,7 +64,10 @@ _SUBJECT_FIXES = [
     # "Hi, Tom here", "Robert Smith here.": the user's introduction, as "I'm Tom" says it
     (re.compile(r"^(?:(hi|hey|hello|hiya)(?: there| all| everyone)?[,!.]*\s+)?(?!(?:nobody|no one|everyone|everybody|someone|"
                 r"somebody|anyone|nothing|everything|something|it|this|that|who|what|which|same|all|also|still|just|"
-                r"right|over|out|up)\b)((?-i:[A-Z])[a-z']+(?:\s+(?-i:[A-Z])[a-z']+)?) here(?=\s*(?:$|[.!,;]))", re.I),
+                r"right|over|out|up|us|me|you|them|him|her|newbie|noob|n00b|beginner|lurker|newcomer|novice|rookie|grandma|grandpa|"
+                r"granny|nana|mom|mum|mommy|mama|dad|daddy|papa|parent|mother|father|problem|help|question|update|edit|"
+                r"same|op|guys|folks|team|ditto|agreed|note|info|trouble|issue|confession|reminder|fyi)\b)"
+                r"((?-i:[A-Z])[a-z']+(?:\s+(?-i:[A-Z])[a-z']+)?) here(?=\s*(?:$|[.!,;]))", re.I),
      lambda m: f"{m.group(1) + ', ' if m.group(1) else ''}i'm {m.group(2)}"),
     (re.compile(r"^i'm (?:bilingual|trilingual|multilingual)\b[\s,:;-]*(?:in\s+)?"
                 r"(?=(?-i:[A-Z])\w+\s*(?:,|and|&|/)\s*(?-i:[A-Z]))", re.I), "i speak "),

@@ -10,14 +10,17 @@ from .lexicon import Draft
 
 IC = re.IGNORECASE
 _PARTNER = r"(?:wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|other half|better half)"
-COUPLE = re.compile(rf"^(?:(?:my|our) (?:\w+ )?{_PARTNER} (?:and|&) i|me (?:and|&) my (?:\w+ )?{_PARTNER})\b(?!')", IC)
+COUPLE = re.compile(rf"^(?:(?:my|our) (?!late )(?:\w+ )?{_PARTNER} (?:and|&) i|me (?:and|&) my (?:\w+ )?{_PARTNER})\b(?!')", IC)
 """A sentence whose subject is the user and their partner: read as "we"."""
 
 _TOGETHER = re.compile(
     r"^(?:(?:so|and|but|well|actually),?\s+)?(?:we|we're|we've)(?:\s+(?:are|were|have|had|got|just|recently|finally|"
     r"officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b"
+    r"(?<!engaged(?=\s(?:in|with)\b))(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
     r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
-    r"(?:from|with) my\b", IC)
+    r"(?:from|with) my (?:husband|wife|spouse|partner)\b", IC)
+_NOT_NOW = re.compile(r"\b(?:were|had|once|used to|back then|got separated|late)\b", IC)
+""""We were engaged once", "We got separated in the crowd", "My late husband and I": no status now."""
 _TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just been| was just)?\s+(?:now |happily |recently |"
                  r"just |newly |officially )?(?P<v>engaged|married) to (?P<n>(?-i:[A-Z])[a-z]+)\b(?!\s+(?-i:[A-Z]))", IC)
 _STATUS = {"separating": "separated", "split up": "separated", "splitting up": "separated"}
@@ -30,7 +33,7 @@ def couple_frame(n: str) -> list[Draft]:
     if re.search(r"\b(?:not|never|no longer|isn't|aren't|weren't|didn't)\b|n't\b", n, IC):
         return []
     out = []
-    if m := _TOGETHER.search(n):
+    if (m := _TOGETHER.search(n)) and not _NOT_NOW.search(n[:m.end()] + n[m.end():m.end() + 12]):
         said = (m.group("v") or m.group("w")).lower()
         out.append(Draft("user.marital_status", _STATUS.get(said, said)))
     if m := _TO.search(n):

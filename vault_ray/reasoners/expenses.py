@@ -28,22 +28,27 @@ def expense_frame(n: str) -> list[Draft]:
     if re.search(r"\b(?:not|no longer|never|don't|didn't)\b|n't\b", n, IC):
         return []
     if m := _HOME.search(n):
-        said = _amount(m.group("v") or f"{m.group('w')}{m.group('after') or ''}")
+        said = _amount(m.group("v") or f"{m.group('w')}{m.group('after') or ''}", per=bool(m.group("per")))
         key = (m.group("k") or m.group("k2")).split()[-1].lower()
         if said and m.group("per") and not values.PERIOD.search(said):  # "my monthly rent is $1,800"
             said = f"{said} {m.group('per').strip()}"
         return [Draft(f"user.{key}", said)] if said else []
     if m := _PUT_ASIDE.search(n):
-        said = _amount(m.group("v"))
+        said = _amount(m.group("v"), period_ok=False)
         topic = spending.purpose(" " + re.sub(r"^towards?\b", "for", m.group("rest"), flags=IC))
         return [Draft(f"user.budget.{topic}" if topic else "user.budget", said)] if said else []
     return []
 
 
-def _amount(said: str) -> str | None:
+def _amount(said: str, period_ok: bool = True, per: bool = False) -> str | None:
     """The amount said first, with its period ("$1,800 a month"); None when it is no amount."""
-    m = re.match(rf"\s*(?P<a>(?:[$€£¥]\s*)?[\w,.]+(?:\s+(?:k|thousand|grand|hundred|million))?"
-                 rf"(?:\s*(?:dollars|bucks|euros|pounds|usd|eur|gbp))?){_PERIOD}", said, IC)
+    m = re.match(rf"\s*(?P<a>(?P<c>[$€£¥]\s*)?[\w,.]*\w(?P<k>\s*(?:k|thousand|grand|hundred|million)\b)?"
+                 rf"(?P<d>\s*(?:dollars|bucks|euros|pounds|usd|eur|gbp)\b)?)(?P<p>{_PERIOD})(?![\w%])"
+                 r"(?!\s*(?:%|percent|days?|weeks?|months?|years?|hours?|minutes?|times|bedrooms?|seats?)\b)", said, IC)
     if not m or values.parse_amount(m.group("a")) is None:
+        return None
+    # "My rent is 3 days late", "30%", "I set aside 2 hours": no money, no amount
+    if not (m.group("c") or m.group("d") or re.search(r"\dk$", m.group("a"), IC) or m.group("k")
+            or ((m.group("p").strip() or per) and period_ok)):
         return None
     return m.group(0).strip()

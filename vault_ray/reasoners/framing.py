@@ -113,6 +113,8 @@ _WISH = re.compile(
 """A wish or what the user ought to do ("I'd love to work at Google", "I should go vegan"), not a
 current fact; a request how to be treated ("I'd like to be called Sam", "I'd prefer email") is not one."""
 _BOUNDARY = re.compile(r"\s*[,;:—–]\s*|\s+-+\s+|\s+(?:and|but|so|though|although|while)\s+", re.IGNORECASE)
+_WISH_HEAD = re.compile(_BOUNDARY.pattern + r"|\s+(?:where|since|until|till|because|as|when|whenever|unless|once)\s+",
+                        re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:don't|do not|doesn't|didn't|not|never|no longer|nobody|no one|none|neither|nor|wouldn't say|isn't|aren't|"
     r"wasn't|can't|won't|hardly)\b", re.IGNORECASE)
@@ -184,7 +186,8 @@ def framed(clause: str) -> tuple[str, str | None]:
         m, why = _wish(masked), WISH
     if m is None:
         return clause, None
-    before = [b for b in _BOUNDARY.finditer(masked[: m.start()]) if b.start() > 0]  # the last one before it
+    cut = _BOUNDARY if why == PRETEND else _WISH_HEAD  # "I work at Google where I need to be on call": Google
+    before = [b for b in cut.finditer(masked[: m.start()]) if b.start() > 0]  # the last one before it
     head = clause[: before[-1].start()].strip(" ,;:") if before else ""
     return (head, why) if len(head.split()) >= 2 else ("", why)
 

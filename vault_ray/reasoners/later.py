@@ -19,10 +19,16 @@ _NOW = re.compile(
 _CUE = re.compile(r"\b(?:wait,?\s+no|no,?\s+wait|sorry|oops|whoops|scratch that|correction|i mean|actually)\W*$", re.IGNORECASE)
 
 
+_MORE = re.compile(r"\b(?:also|as well|too|in addition|besides|staying|visiting|traveling|travelling|"
+                   r"on (?:a )?(?:trip|vacation|holiday|business))\b", re.IGNORECASE)
+"""An addition or a stay, not a replacement: "Now I'm also a coach", "I'm currently staying in Denver"."""
+
+
 def says_now(clause: str, before: str = "") -> bool:
     """Whether a clause says its statement as how things are now, after something said before it
-    (`before`: the words of its sentence before it, "I live in Austin, no wait, ...")."""
-    return bool(_NOW.search(clause.strip()) or _CUE.search(before))
+    (`before`: the words of its sentence before it, "I live in Austin, no wait, ..."); a value
+    said as an addition or a stay ("Now I'm also a coach") replaces none."""
+    return not _MORE.search(clause) and bool(_NOW.search(clause.strip()) or _CUE.search(before))
 
 
 def later_wins(facts: Sequence[Fact], now: Collection[int], many: Collection[str]) -> list[Fact]:

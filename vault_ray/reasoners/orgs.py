@@ -21,6 +21,13 @@ _PART_OF = re.compile(r"^(?P<org>.+?)'s\s+(?:[\w-]+\s+){0,2}?(?:head office|main
                       r"stores?|shop|plant|factory|warehouse|campus|team|department|dept|division|unit|labs?|site|outlet|"
                       r"facility|hub|studio|subsidiary|call cent(?:er|re)|data cent(?:er|re)|distribution cent(?:er|re))\b", IC)
 
+_OWNED = re.compile(r"^(?:st\.?|saint)\s+\S+$|(?:^|\s)(?:McDonald|Wendy|Macy|Trader Joe|Sainsbury|Lowe|Dillard|Moody|Jerry|Kohl|"
+                    r"Denny|Arby|Hardee|Domino|Papa John|Applebee|Chili|Friendly|Claire|Kellogg|Sotheby|Christie|Lloyd|"
+                    r"Nando|Zaxby|Culver|Cane|Jimmy John|Church|Carter|BJ|Sam|Dunkin|Mrs\. Fields|Auntie Anne|Carl|Rudy|"
+                    r"Levi|Hershey|Campbell|Smucker|Dick|Fuddrucker|Bojangle|Wetzel|Famous Dave|"
+                    r"Lowe|Marshall|Wegman|Raley|Schnuck|Dierberg|Fry|Smith|Casey|Love|Buc-ee)$", re.IGNORECASE)
+"""A name the "'s" is part of ("McDonald's headquarters", "Ben & Jerry's factory", "St. Mary's campus"): kept with it."""
+
 
 def org_name(raw: str) -> str | None:
     firm = FIRM.match(cut(raw))
@@ -30,7 +37,8 @@ def org_name(raw: str) -> str | None:
                    cut(raw), maxsplit=1, flags=IC)[0]
     org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
     part = _PART_OF.match(org)  # "Marks & Spencer's head office", "Google's London office": the company
-    org = part.group("org") if part else org
+    if part and part.group("org")[:1].isupper():  # "my dad's shop", "the city's water department": said whole
+        org = part.group("org") + ("'s" if _OWNED.search(part.group("org")) else "")
     # "I quit being vegan", "I left smoking": an activity, not a company
     if not org or _NOT_EMPLOYERS.match(org) or len(org.split()) > 5 or re.match(r"[a-z]+ing\b", org):
         return None

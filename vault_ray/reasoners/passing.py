@@ -10,6 +10,8 @@ _OWN = re.compile(
     r"\s*(?:$|[,;:.!?)\-–—]|(?:diet|lifestyle|eater|cooking|meals?|food|now|nowadays|these|this|that|last|since|for|"
     r"and|or|but|so|too|again|anymore|any|at|in|on|by|from|mostly|most|lately|ever|because|as|after|before|though|"
     r"although|while|with|without|fully|strictly|only|myself|all|if|when|until|til|pretty|mainly|basically|"
+    r"who|which|except|excluding|right|under|whenever|wherever|every|daily|religiously|completely|entirely|exclusively|"
+    r"happily|proudly|largely|partly|generally|usually|currently|recently|seriously|faithfully|consistently|really|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|person|people|lover|fan|friendly)\b)", re.IGNORECASE)
 
 
