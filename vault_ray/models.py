@@ -75,7 +75,6 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     A bad time is InvalidFact for a fact's observed_at, InvalidInput for a call's (as_of, now): no fact is in it."""
     if value is None:
         return None
-
     def bad(message: str) -> InvalidInput:
         return InvalidFact(message, field=field_name) if field_name == "observed_at" else InvalidInput(message)
 
@@ -160,8 +159,7 @@ class Fact:
     text: str
     value: str | None = None
     kind: str = "semantic"
-    """`semantic` (holds now), `procedural`: conflict detection applies. `episodic` (an event): never contradicts
-    nor supersedes anything; events accumulate, reads show each (docs/policies.md, "Kinds")."""
+    """`semantic`, `procedural`: conflicts apply. `episodic` (an event): never contradicts nor supersedes (policies.md)."""
     observed_at: datetime | float | None = None
     """When it was true (said): a datetime or epoch seconds; a naive datetime is read as UTC
     (`datetime.now()` is local time: pass `datetime.now(UTC)`); None: the write's time."""
