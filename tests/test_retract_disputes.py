@@ -149,7 +149,7 @@ def test_a_retracted_challenger_keeps_its_dispute_in_explain(make_vault):
     assert d.status == "open" and d.challenger == c.claim_id
     ex = vault.explain(b.claim_id)
     assert [x.id for x in ex.disputes] == [b.dispute_id]
-    assert "dispute opened" in str(ex) and "dispute went on without a member" in str(ex)
+    assert "dispute opened" in str(ex) and "dispute members changed" in str(ex)
 
 
 # -- R3: search shows the pending value of a dispute whose incumbent was retracted ----------------
