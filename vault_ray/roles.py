@@ -54,3 +54,20 @@ def same_role(a: str, b: str) -> bool:
     """Whether two items name one single-valued role (whoever holds it)."""
     ra, rb = single_role(a), single_role(b)
     return ra is not None and rb is not None and ra[0] == rb[0]
+
+
+def denies(denial: str, item: str) -> bool | None:
+    """Whether a denial's object ("mother:ann lee" of "not:mother:ann lee", or the bare role
+    "father") denies an item, each role said by any of its words ("mom:ann lee", "dad:bob"): a
+    bare role denies whoever holds it, a name denies that name only. None when the two are not
+    one single-valued role (the caller compares them as other items)."""
+    rd, ri = _role(denial), _role(item)
+    if rd is None or ri is None or rd[0] != ri[0]:
+        return None
+    return not rd[1] or rd[1].casefold() == ri[1].casefold()
+
+
+def _role(obj: str) -> tuple[str, str] | None:
+    noun, _, name = obj.partition(":")
+    role = SINGLE_ROLES.get(noun.strip())
+    return None if role is None else (role, name.strip())

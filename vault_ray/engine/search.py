@@ -17,7 +17,7 @@ import numpy as np
 from ..models import Claim, Status
 from .partition import Partition
 from .vectors import HostIndex
-from .views import Scored, merge_top, newest, strip
+from .views import Scored, merge_top, newest, pending_ids, strip
 
 
 class PartitionSet(Protocol):
@@ -42,8 +42,8 @@ def search(host: PartitionSet, vectors: np.ndarray, k: int, partitions: Iterable
            agent: str | None = None, entity: str | None = None) -> list[Scored]:
     """Top-k active claims per query, of the open partitions among `partitions` (all by
     default); with `agent`, that agent's claims parked in open disputes too. The challenger
-    of an open dispute on an entity with no active claim (its incumbents retracted: the
-    dispute waits for a person) is found as well: the entity's pending value, contested, and
+    of an open dispute with no standing incumbent (its incumbents retracted: the dispute
+    waits for a person) is found as well: the entity's pending value, contested, and
     so are the values held in that dispute since (`disputed` incumbents, engine/waiting.py)."""
     found = _active(host, vectors, k, partitions, agent=agent, entity=entity)
     return _with_parked(host, vectors, k, found, partitions, agent, entity)
@@ -53,8 +53,9 @@ def _with_parked(host: PartitionSet, vectors: np.ndarray, k: int, found: list[Sc
                  agent: str | None, entity: str | None) -> list[Scored]:
     """`found` with the parked claims a search shows, scored exactly (few: no index): with
     `agent`, its challenges and support of open disputes (a search of what an agent said shows
-    its contested claim, not nothing); the challengers of open disputes on entities with no
-    active claim left (the value a person has to decide on is not invisible)."""
+    its contested claim, not nothing); the challengers of open disputes with no standing
+    incumbent left (the value a person has to decide on is not invisible, whatever else
+    the entity holds: `views.pending_ids`)."""
     parked: list[Claim] = []
     for part in host.opened(None if partitions is None else set(partitions)):
         if entity is not None and part is not host.owner(entity):
@@ -63,10 +64,10 @@ def _with_parked(host: PartitionSet, vectors: np.ndarray, k: int, found: list[Sc
             state = part.state
             if not state.open_disputes:
                 continue
-            # with no active claim: the pending value, and the values held beside it (engine/waiting.py)
-            ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)} if agent else {
-                i for d in state.open_disputes.values() if not state.active_rids(d.entity)
-                for i in (d.challenger, *d.incumbents)}
+            # with no standing incumbent: the pending value, and the values held beside it (engine/waiting.py);
+            # a replaced incumbent (not live) is read from the log to follow it to the claim in its place
+            ids = {i for d in state.open_disputes.values() for i in (d.challenger, *d.supporters)} if agent else (
+                pending_ids(state.open_disputes.values(), lambda i, st=state, p=part: st.get(i) or p.find_claim(i)))
             parked += [c for i in sorted(ids) if (c := state.get(i)) is not None and agent in (None, c.agent)
                        and c.status == Status.DISPUTED and c.embedding is not None and entity in (None, c.entity)]
     if not parked:

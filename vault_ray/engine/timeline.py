@@ -34,11 +34,11 @@ import numpy as np
 
 from vault_ray.storage.erase import is_erased
 
-from ..models import Claim, Dispute, DisputeStatus, EntityView, Event, Status, to_epoch
+from ..models import Claim, Dispute, EntityView, Event, Status, to_epoch
 from ..policy import Policy
 from .dispute_replay import DisputeTrack, legacy_ids
 from .partition import Partition
-from .views import Scored, entity_view, strip
+from .views import Scored, entity_view, pending_ids, strip
 
 CLAIM_EVENTS = ("claim_added", "status_changed")
 
@@ -120,11 +120,9 @@ def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[st
         events = part.log.events(until=to_epoch(at))
         rows = {d.id: d for d in part.log.disputes()} if legacy_ids(events) else {}
     snap = replay(claims, events, rows.get, at)
-    live = {c.entity for c in snap.claims.values() if c.status == Status.ACTIVE}
-    # as a search now does (search._with_parked): the challenger of an open dispute on an entity
-    # with no active claim (its incumbents retracted) is the entity's pending value, found too
-    pending = {i for d in snap.disputes.values() if d.status == DisputeStatus.OPEN and d.entity not in live
-               for i in (d.challenger, *d.incumbents)}  # and the values held beside it (engine/waiting.py)
+    # as a search now does (search._with_parked): the challenger of an open dispute with no standing
+    # incumbent (retracted) is the pending value, found too, and the values held beside it (waiting.py)
+    pending = pending_ids(snap.disputes.values(), snap.claims.get)
     vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and (
         snap.claims[c.id].status == Status.ACTIVE or (c.id in pending and snap.claims[c.id].status == Status.DISPUTED))}
     return snap, vectors

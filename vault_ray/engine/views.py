@@ -108,3 +108,26 @@ def as_live(d: Dispute, live: Any, lookup: Callable[[str], Claim | None]) -> Dis
         if now is not None and now not in kept and now not in others and live[now].status == Status.ACTIVE:
             kept.append(now)
     return replace(d, incumbents=tuple(kept)) if kept else d
+
+
+def pending_ids(disputes: Iterable[Dispute], get: Callable[[str], Claim | None]) -> set[str]:
+    """The parked values a search finds (contested): the challenger of each open dispute with no
+    standing incumbent of its own (its incumbents retracted: it waits for a person), and the values
+    held beside it (`disputed` incumbents, engine/waiting.py). Per dispute, not per entity: another
+    item of a `many` entity, or an event on the entity, is no standing value of this dispute."""
+    return {i for d in disputes if d.status == DisputeStatus.OPEN and not any(_stands(x, get) for x in d.incumbents)
+            for i in (d.challenger, *d.incumbents)}
+
+
+def _stands(cid: str, get: Callable[[str], Claim | None]) -> bool:
+    """Whether incumbent `cid` stands: active, or replaced by a claim that is, at the end of its
+    chain of replacements (`superseded_by`, as `as_live` reads it)."""
+    hops: str | None = cid
+    for _ in range(32):
+        c = get(hops) if hops is not None else None
+        if c is None or c.status not in (Status.ACTIVE, Status.SUPERSEDED):
+            return False
+        if c.status == Status.ACTIVE:
+            return True
+        hops = c.superseded_by
+    return False

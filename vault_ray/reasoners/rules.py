@@ -15,7 +15,7 @@ from .. import places
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op, Unextracted
 from ..registry import RegistryEntry
-from ..roles import other_holder, same_role
+from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
@@ -108,6 +108,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         (na, thing_a), (nb, thing_b) = counted(oa), counted(ob)
         if pa_ == pb == "likes" and other_holder(oa, ob):
             return True  # "my wife is Maria" / "my wife is Anna": one wife at a time
+        if pa_ != pb and (said := denies(*((oa, ob) if pa_ == "dislikes" else (ob, oa)))) is not None:
+            return said  # "not:mother:ann" denies "mom:ann"; a bare "not:father" denies any father
         # different things stand side by side; but "not:pet" ("I don't have pets") retracts every pet
         if oa != ob and thing_a != thing_b and not (pa_ != pb and "pet" in (thing_a, thing_b)):
             return False
