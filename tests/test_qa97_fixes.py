@@ -88,3 +88,14 @@ def test_role_denials_and_other_items_unchanged():
     assert not contradicts("child:tom", "child:ann", "many")
     assert not contradicts("cat", "dog", "many")
     assert contradicts("not:dog", "dog:rex", "many")
+
+
+def test_no_husband_says_nothing_of_a_wife(vault):
+    family = "user.family"
+    wife = say(vault, "a", family, "wife:Maria", 0)
+    say(vault, "b", family, "not:husband", 10)
+    assert sorted(c.value for c in vault.get(family).active) == ["not:husband", "wife:Maria"]
+    assert vault.claim(wife.claim_id).status == "active"
+    assert contradicts("not:spouse", "wife:maria", "many")  # the role's own word still denies either
+    assert not contradicts("not:wife", "husband:john", "many")
+

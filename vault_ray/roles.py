@@ -64,6 +64,8 @@ def denies(denial: str, item: str) -> bool | None:
     rd, ri = _role(denial), _role(item)
     if rd is None or ri is None or rd[0] != ri[0]:
         return None
+    if {denial.partition(":")[0].strip(), item.partition(":")[0].strip()} == {"wife", "husband"}:
+        return False  # "no husband" says nothing of a wife, nor the other way round
     return not rd[1] or rd[1].casefold() == ri[1].casefold()
 
 
