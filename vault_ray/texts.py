@@ -37,9 +37,7 @@ def unstorable(text: str) -> str | None:
 RESERVED_PREFIXES = ("rule:", "strategy:")
 """Name prefixes of the store's own deciders: a resolution whose `decided_by` starts with one
 is a built-in rule's or strategy's (not sticky, shown as such in events), so no agent,
-token or person may take such a name (`check_agent`, `decided_by` in `check_string`)."""
-_WHO_DECIDED = "decided_by"
-"""The `what` of `check_string` that names a person: the reserved prefixes are refused there."""
+token or person may take such a name (`check_agent`, and `check_not_reserved` for a `decided_by`)."""
 
 
 def check_not_reserved(name: str, what: str) -> str:
@@ -62,7 +60,7 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
                            f"{' or None' if optional else ''}, got {shown(value)}")
     if (why := unstorable(value)) is not None:
         raise InvalidInput(f"{what} {why}: {shown(value)}")
-    return check_not_reserved(value, what) if what == _WHO_DECIDED else value
+    return value
 
 
 def check_agent(name: object) -> str:

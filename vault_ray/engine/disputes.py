@@ -15,7 +15,7 @@ from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outc
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action
-from ..texts import check_string
+from ..texts import check_not_reserved, check_string
 from . import tally
 from .decided import person_decided
 from .txn import Txn
@@ -203,7 +203,7 @@ def check_resolution(dispute_id: object, winner: object, decided_by: object, not
     check_string(winner, "winner", limit=128, optional=True)
     if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
         raise InvalidInput(f"decided_by must name who decided, got {decided_by!r}")
-    check_string(decided_by, "decided_by", limit=128)
+    check_not_reserved(check_string(decided_by, "decided_by", limit=128), "decided_by")  # type: ignore[arg-type]
     check_string(note, "note", limit=MAX_NOTE, empty=True)
     if not isinstance(keep_both, bool):
         raise InvalidInput(f"keep_both must be True or False, got {keep_both!r}")

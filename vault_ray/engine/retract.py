@@ -44,7 +44,7 @@ from ..errors import ClaimNotFound, InvalidInput
 from ..models import MAX_NOTE, Claim, Dispute, DisputeStatus, Resolution, Retraction, Status, from_epoch, utcnow
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
-from ..texts import check_string, shown
+from ..texts import check_not_reserved, check_string, shown
 from . import disputes
 from .disputes import waits_for_person
 from .txn import Txn
@@ -186,7 +186,8 @@ def check_retraction(decided_by: object, note: object) -> tuple[str, str]:
     """Who retracts (a name, never blank) and why: strings the log can keep, or InvalidInput."""
     if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
         raise InvalidInput(f"decided_by must name who retracts the claim, got {shown(decided_by)}")
-    return check_string(decided_by, "decided_by", limit=128), check_string(note, "note", limit=MAX_NOTE, empty=True)  # type: ignore[return-value]
+    who = check_not_reserved(check_string(decided_by, "decided_by", limit=128), "decided_by")  # type: ignore[arg-type]
+    return who, check_string(note, "note", limit=MAX_NOTE, empty=True)  # type: ignore[return-value]
 
 
 def retract(store: RetractStore, claim_id: object, decided_by: object, note: object) -> Retraction:
