@@ -341,15 +341,25 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class EntityView:
-    """The current view of one entity. While a dispute is open, every value shows."""
+    """The current view of one entity. While a dispute is open, every value shows.
+
+    `active` holds every active claim, facts and events alike (each with its `kind`);
+    `values` are the facts' values only, and `events` the events apart (policies.md)."""
 
     entity: str
     active: tuple[Claim, ...]
     contested: bool
     candidates: tuple[Candidate, ...]
     disputes: tuple[Dispute, ...]
+    events: tuple[Claim, ...] = field(init=False, default=())
+    """The events (episodic claims) among `active`, oldest first: what happened and when
+    (`observed_at`), never a value of the entity nor a candidate of a dispute."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", tuple(c for c in self.active if c.kind == Kind.EPISODIC))
 
     @property
     def values(self) -> tuple[str, ...]:
+        """The current value(s): the facts' (every competing one while a dispute is open), no event."""
         shown = (c.claim for c in self.candidates) if self.contested else self.active
-        return tuple(c.value or c.text for c in shown)
+        return tuple(c.value or c.text for c in shown if c.kind != Kind.EPISODIC)
