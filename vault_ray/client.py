@@ -28,12 +28,13 @@ import httpx
 from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
+from .fact_checks import check_fact
 from .http_calls import Call
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import segment as _seg
 from .http_calls import wire_time as _time
-from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, Retraction, check_fact, new_id, validate_entity
+from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, Retraction, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages

@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidEntity, InvalidFact, InvalidInput
-from .nesting import check_meta, clipped
-from .texts import shown, unstorable
+from .nesting import clipped
+from .texts import shown
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 MAX_ENTITY_LEN = 128
@@ -341,60 +341,25 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class EntityView:
-    """The current view of one entity. While a dispute is open, every value shows."""
+    """The current view of one entity. While a dispute is open, every value shows.
+
+    `active` holds every active claim, facts and events alike (each with its `kind`);
+    `values` are the facts' values only, and `events` the events apart (policies.md)."""
 
     entity: str
     active: tuple[Claim, ...]
     contested: bool
     candidates: tuple[Candidate, ...]
     disputes: tuple[Dispute, ...]
+    events: tuple[Claim, ...] = field(init=False, default=())
+    """The events (episodic claims) among `active`, oldest first: what happened and when
+    (`observed_at`), never a value of the entity nor a candidate of a dispute."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", tuple(c for c in self.active if c.kind == Kind.EPISODIC))
 
     @property
     def values(self) -> tuple[str, ...]:
+        """The current value(s): the facts' (every competing one while a dispute is open), no event."""
         shown = (c.claim for c in self.candidates) if self.contested else self.active
-        return tuple(c.value or c.text for c in shown)
-
-
-def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None = None) -> Fact:
-    """Validate one fact; raise InvalidFact/InvalidEntity naming its index. `latest`: the
-    latest observed_at taken (now + MAX_FUTURE by default; a batch reads the clock once)."""
-    if not isinstance(fact, Fact):
-        raise InvalidFact(f"expected a Fact, got {type(fact).__name__}", index=index)
-    try:
-        validate_entity(fact.entity)
-    except InvalidEntity as exc:
-        raise InvalidEntity(fact.entity, f"fact {index}", index=index) from exc
-    if not isinstance(fact.text, str) or not fact.text.strip():
-        raise InvalidFact("text must be a non-empty string", index=index, field="text")
-    for name in ("text", "value", "claim_id", "source"):
-        if isinstance(getattr(fact, name), str) and (why := unstorable(getattr(fact, name))) is not None:
-            raise InvalidFact(f"{name} {why}", index=index, field=name)
-    if len(fact.text) > max_text:
-        raise InvalidFact(f"text is {len(fact.text)} characters; the policy allows {max_text}", index=index, field="text")
-    if fact.value is not None and (not isinstance(fact.value, str) or not fact.value.strip() or len(fact.value) > max_text):
-        raise InvalidFact(f"value must be a non-empty string of at most {max_text} characters, or None",
-                          index=index, field="value")
-    if fact.kind not in Kind._value2member_map_:
-        raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
-    conf = fact.confidence
-    if isinstance(conf, bool) or not isinstance(conf, int | float):
-        raise InvalidFact(f"confidence must be a number in [0, 1], got {shown(conf)}", index=index, field="confidence")
-    if not math.isfinite(conf) or not 0 <= conf <= 1:
-        raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")
-    if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
-        raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",
-                          index=index, field="claim_id")
-    if fact.meta is not None and not isinstance(fact.meta, dict):
-        raise InvalidFact("meta must be a dict", index=index, field="meta")
-    if fact.meta:
-        check_meta(fact.meta, index, max_text)
-    if fact.source is not None and (not isinstance(fact.source, str) or len(fact.source) > max_text * 10):
-        raise InvalidFact(f"source must be a string of at most {max_text * 10} characters", index=index, field="source")
-    try:
-        when = as_utc(fact.observed_at)
-    except InvalidFact as exc:
-        raise InvalidFact(str(exc), index=index, field="observed_at") from exc
-    if when is not None and when > (latest or utcnow() + MAX_FUTURE):
-        raise InvalidFact(f"observed_at {when.isoformat()} is in the future (more than {MAX_FUTURE} ahead of this "
-                          "clock): under recency it would outrank every later write", index=index, field="observed_at")
-    return fact
+        return tuple(c.value or c.text for c in shown if c.kind != Kind.EPISODIC)

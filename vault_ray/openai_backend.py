@@ -22,7 +22,8 @@ import numpy as np
 from . import prompts
 from .embedders import normalize_rows
 from .errors import InvalidEmbedding, InvalidInput, ReasonerError
-from .models import Claim, Fact, Kind, Op, check_fact
+from .fact_checks import check_fact
+from .models import Claim, Fact, Kind, Op
 from .reasoners.base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .reasoners.rules import RuleReasoner
 from .registry import RegistryEntry

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .engine.explain import retracted_from
-from .models import Claim, Decision, Dispute, EntityView, Hit, Status
+from .models import Claim, Decision, Dispute, EntityView, Hit, Kind, Status
 from .vault import Vault
 
 
@@ -96,7 +96,10 @@ def view_table(view: EntityView) -> Rows:
         rows = [(c.claim.value or c.claim.text, c.claim.agent, f"{c.weight:.2f}", str(c.claim.status), _when(c.claim),
                  c.claim.session or "", c.dispute_id or "") for c in view.candidates]
     else:
-        rows = [(c.value or c.text, c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.active]
+        rows = [(c.value or c.text, c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.active
+                if c.kind != Kind.EPISODIC]
+    # events after the values, labelled: what happened at observed_at, not a value of the entity
+    rows += [(f"event: {c.value or c.text}", c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.events]
     return Rows(title, ("value", "agent", "weight", "status", "observed_at", "session", "dispute"), rows,
                 empty="no current value (nothing stored, or every claim was superseded or retracted; see its history)")
 
@@ -105,7 +108,8 @@ def hits_table(query: str, hits: list[Hit]) -> Rows:
     rows = []
     for h in hits:
         also = f" (also {', '.join(sorted({c.agent for c in h.agreeing}))})" if h.agreeing else ""
-        rows.append((f"{h.score:.3f}", h.claim.text, h.claim.agent + also, h.claim.entity, "yes" if h.contested else "",
+        entity = h.claim.entity + (f"\n(event, {_when(h.claim)})" if h.claim.kind == Kind.EPISODIC else "")
+        rows.append((f"{h.score:.3f}", h.claim.text, h.claim.agent + also, entity, "yes" if h.contested else "",
                      "; ".join(f"{a.text} ({a.agent})" for a in h.alternatives)))
     return Rows(f"search({query!r})", ("score", "text", "agent", "entity", "contested", "alternatives"), rows,
                 empty="no hits")

@@ -269,6 +269,7 @@ class EntityViewOut(BaseModel):
     contested: bool
     candidates: list[CandidateOut]
     disputes: list[DisputeOut]
+    events: list[ClaimOut] = Field(default=[], description="the events (episodic) among active, oldest first: no value")
 
 
 class StepOut(BaseModel):

@@ -8,14 +8,19 @@ earlier one, so two events on one entity never contradict or supersede each othe
 whatever the entity's cardinality, and no fact contradicts an event (nor an event a fact).
 Events accumulate, like a `many` entity's distinct items, and reads show every one.
 
-Only the same event said again by the same agent (the same value and the same text, case
-and punctuation aside) is known already: a `NOOP`, as a repeated fact is. Another agent's
-record of it is its own provenance and stays beside it.
+Only the same event said again by the same agent is known already: a `NOOP`, as a repeated
+fact is. The same event is the same value, the same words (case and punctuation aside) and
+the same time: observed_at within `SAME_EVENT_WINDOW` of each other. A retry, or the same
+message extracted again, is within it (a retry without a given observed_at is stamped a few
+seconds or minutes later); a recurring event logged in the same words at another time ("Went
+to the gym", a week later) is another event (QA F5). Another agent's record of it is its own
+provenance and stays beside it (search lists it in the hit's `agreeing`).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import numpy as np
 
@@ -25,12 +30,24 @@ from .txn import Txn
 
 ADDED = "an event (episodic): events accumulate; they never contradict or supersede each other"
 _WORD = re.compile(r"\w+")
+SAME_EVENT_WINDOW = timedelta(hours=1)
+"""How far apart two records' observed_at may be and still be one event (said in the same
+words with the same value). Wide enough for a retry or a re-extraction of the same message
+(stamped when it is written), narrower than any recurrence worth logging again; a
+re-extraction later than this gives the message's own time as observed_at, or an
+idempotency key (claim ids), and is known whatever the gap."""
+
+
+def one_event(a: Claim, b: Claim) -> bool:
+    """Whether two records (by any agents) are of one event: the same value, the same words
+    and observed_at within `SAME_EVENT_WINDOW` of each other."""
+    return (abs(a.observed_at - b.observed_at) <= SAME_EVENT_WINDOW and normalized_value(a) == normalized_value(b)
+            and _WORD.findall(a.text.lower()) == _WORD.findall(b.text.lower()))
 
 
 def same_event(a: Claim, b: Claim) -> bool:
-    """The same agent's record of one event: the same value and the same words."""
-    return (a.agent == b.agent and normalized_value(a) == normalized_value(b)
-            and _WORD.findall(a.text.lower()) == _WORD.findall(b.text.lower()))
+    """The same agent's record of one event (`one_event`): what a `NOOP` answers."""
+    return a.agent == b.agent and one_event(a, b)
 
 
 def record(txn: Txn, incoming: Claim, vector: np.ndarray, aligned_from: str | None) -> Decision:

@@ -16,6 +16,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
 from ..errors import InvalidFact, InvalidInput
+from ..fact_checks import check_fact
 from ..models import (
     ENTITY_RE,
     MAX_FUTURE,
@@ -27,7 +28,6 @@ from ..models import (
     Unextracted,
     WriteRequest,
     as_utc,
-    check_fact,
     new_ids,
     utcnow,
     validate_entity,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Status
+from ..models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Kind, Status
 from ..policy import Policy
 
 Scored = list[tuple[float, Claim]]
@@ -38,7 +38,8 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
 
     While a dispute is open every competing value shows as a candidate: each
     dispute's incumbents, challenger and supporters, then any other active claim
-    (one that became current after the dispute opened), so nothing is hidden.
+    (one that became current after the dispute opened), so nothing is hidden; an event
+    (episodic) is none of them: the view lists it in `events`.
     With `lookup` (a claim that left the live state, by id) each dispute is listed as
     `dispute(id)` lists it (`as_live`): an incumbent its agent replaced gives way to the
     claim in its place, which is the dispute's candidate."""
@@ -61,7 +62,8 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
             offer(cid, d.id)
     if open_:
         for c in active:
-            offer(c.id, None)
+            if c.kind != Kind.EPISODIC:  # an event competes with no value (`EntityView.events` lists it)
+                offer(c.id, None)
     return EntityView(entity, active, bool(open_), tuple(candidates), open_)
 
 

@@ -208,9 +208,10 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
                      ) -> Annotated[CallToolResult, RecallOut]:
         """Search the shared memory by meaning. Call it before answering anything that depends on what is
         known about the user. Returns the best matching current facts, each with its entity key, value, the
-        agent that said it and when. A fact other agents contradict is marked CONTESTED with every competing
-        value, its agent and authority weight: report the disagreement, do not pick a value. Says so
-        explicitly when nothing matches."""
+        agent that said it and when; an event (something that happened, not a current value) is marked
+        "event:". A fact other agents contradict is marked CONTESTED with every competing value, its agent and
+        authority weight: report the disagreement, do not pick a value. Says so explicitly when nothing
+        matches."""
         if isinstance(query, str) and not query.strip():  # the library's words on every transport (not REST's `q`)
             raise InvalidInput("query must be a non-empty string")
         if isinstance(query, str) and len(query) > RECALL_CHARS:
@@ -222,8 +223,9 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
     @vault_errors
     async def get_entity(entity: EntityKey) -> Annotated[CallToolResult, EntityViewOut]:
         """The current value of one entity key (e.g. 'user.timezone'). When agents disagree it is CONTESTED
-        and lists every competing value with its agent, authority weight and time; when nothing is stored it
-        says so."""
+        and lists every competing value with its agent, authority weight and time, one line per dispute; the
+        entity's events (what happened, with when) follow apart, each marked "event:"; when nothing is stored
+        it says so."""
         view = await memory().get(entity)
         return answer(view_text(view), encode(view))
 

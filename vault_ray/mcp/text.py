@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Outcome, Retraction
+from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Kind, Outcome, Retraction
 from ..values import canonical
 
 SETTLE = ("Do not present either value as settled: tell the user both values (and who said them) or ask which is "
@@ -97,16 +97,40 @@ def _key(view: EntityView, claim: Claim) -> str:
     return canonical(view.entity, claim.value or claim.text)
 
 
-def contest_line(view: EntityView, hit: Hit | None = None) -> str:
+def _members(view: EntityView, d: Dispute, ids: dict[str, Claim]) -> list[Claim]:
+    return [ids[i] for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids]
+
+
+def contest_groups(view: EntityView) -> list[set[str]]:
+    """The values each contest of `view` is about, as keys: one set per dispute, disputes that
+    share a value joined (two challengers of one current value are one contest). On a `many`
+    entity each disputed item is its own contest: wife:ann vs wife:bea is no side of
+    child:carl vs child:dan (QA F7)."""
+    ids = {c.claim.id: c.claim for c in view.candidates}
+    groups: list[set[str]] = []
+    for d in view.disputes:
+        keys = {_key(view, c) for c in _members(view, d, ids)}
+        for joined in [g for g in groups if g & keys]:
+            keys |= joined
+            groups.remove(joined)
+        if keys:
+            groups.append(keys)
+    return groups or [{_key(view, c.claim) for c in view.candidates}]
+
+
+def contest_line(view: EntityView, hit: Hit | None = None, keys: set[str] | None = None, *, settle: bool = True) -> str:
     """`CONTESTED: 2 agents disagree on user.timezone: PST (agent-a, weight 0.90, …) vs EST (agent-b, …)`
 
     Only the values a dispute is about are sides (on a `many` entity the other items are
     not: likes:blues is no side of likes:jazz vs dislikes:jazz); for a search `hit`, only
-    its own value and its `alternatives` (the search decides, per item, what it competes with)."""
+    its own value and its `alternatives` (the search decides, per item, what it competes with);
+    with `keys` (one of `contest_groups`), only that contest's values. `settle`: end with what
+    the model should do, and the values in no dispute."""
     ids = {c.claim.id: c.claim for c in view.candidates}
-    members = [ids[i] for d in view.disputes for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids]
-    keys = ({_key(view, c) for c in (hit.claim, *hit.agreeing, *hit.alternatives)} if hit is not None
-            else {_key(view, c) for c in members} or {_key(view, c.claim) for c in view.candidates})
+    if hit is not None:
+        keys = {_key(view, c) for c in (hit.claim, *hit.agreeing, *hit.alternatives)}
+    elif keys is None:
+        keys = set().union(*contest_groups(view))
     sided = [c for c in view.candidates if _key(view, c.claim) in keys]
     agents = {c.claim.agent for c in sided}
     sides: dict[str, list[str]] = {}  # agents that agree share one side: "EST (agent-b, ...; agent-c, ...)"
@@ -117,11 +141,26 @@ def contest_line(view: EntityView, hit: Hit | None = None) -> str:
         sides.setdefault(key, []).append(
             f"{c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id}")
     values = " vs ".join(f"{shown[key]} ({'; '.join(who)})" for key, who in sides.items())
-    disputes = ", ".join(d.id for d in view.disputes
-                         if any(_key(view, ids[i]) in keys for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids))
+    disputes = ", ".join(d.id for d in view.disputes if any(_key(view, m) in keys for m in _members(view, d, ids)))
+    head = f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}."
+    if not settle:
+        return head
     rest = sorted({value_of(c.claim) for c in view.candidates if _key(view, c.claim) not in keys})
     also = f" Not in dispute: {', '.join(rest)}." if rest and hit is None else ""
-    return f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}. {SETTLE}{also}"
+    return f"{head} {SETTLE}{also}"
+
+
+def event_line(claim: Claim) -> str:
+    """`- event: Paris — "The user flew to Paris" (agent-a, 2026-05-01 10:00 UTC, claim 3f…)`"""
+    return f"- event: {said(claim)}"
+
+
+def events_text(view: EntityView) -> list[str]:
+    """The view's events, oldest first, apart from its values: what happened, and when."""
+    if not view.events:
+        return []
+    head = f"{view.entity}: {count(len(view.events), 'event')} (what happened and when, oldest first; not a current value):"
+    return [head] + [event_line(c) for c in view.events]
 
 
 def recall_text(recall: Recall) -> str:
@@ -135,7 +174,8 @@ def recall_text(recall: Recall) -> str:
         lines.insert(0, f"WARNING: {len(contested)} of these memories {verb} CONTESTED: agents disagree on "
                         f"{', '.join(sorted({h.claim.entity for h in contested}))}.")
     for i, hit in enumerate(recall.hits, 1):
-        lines.append(f"{i}. {hit.claim.entity} = {said(hit.claim)}, score {hit.score:.3f}")
+        what = "event: " if hit.claim.kind == Kind.EPISODIC else "= "  # an event happened; it is no current value
+        lines.append(f"{i}. {hit.claim.entity} {what}{said(hit.claim)}, score {hit.score:.3f}")
         if hit.agreeing:
             lines.append("   also said by " + ", ".join(sorted({c.agent for c in hit.agreeing})))
         if hit.contested:
@@ -146,17 +186,32 @@ def recall_text(recall: Recall) -> str:
 
 
 def view_text(view: EntityView) -> str:
+    """The current value(s) of `view`'s facts (every contest, one line each, while disputes are
+    open), then its events apart, each labelled with its time."""
     if view.contested:
-        lines = [f"{view.entity}: {contest_line(view)}"]
+        groups = contest_groups(view)
+        if len(groups) == 1:
+            lines = [f"{view.entity}: {contest_line(view)}"]
+        else:
+            lines = [f"{view.entity}: CONTESTED: agents disagree on {len(groups)} separate items, one line each "
+                     f"({count(len(view.disputes), 'open dispute')}). {SETTLE}"]
+            lines += [contest_line(view, keys=g, settle=False) for g in groups]
+            rest = sorted({value_of(c.claim) for c in view.candidates if _key(view, c.claim) not in set().union(*groups)})
+            lines += [f"Not in dispute: {', '.join(rest)}."] if rest else []
         lines += [f"- {said(c.claim, status=True)}, weight {c.weight:.2f}" for c in view.candidates]
-        return "\n".join(lines)
-    if not view.active:
-        return f"{view.entity}: no current value (nothing stored, or every claim was superseded or retracted; see history)."
-    if len(view.active) == 1:
-        return f"{view.entity} = {said(view.active[0])}"
-    agree = len({value_of(c) for c in view.active}) == 1
-    head = f"{view.entity}: {len(view.active)} active claims" + (" that agree" if agree else "")
-    return "\n".join([head + ":"] + [f"- {said(c)}" for c in view.active])
+        return "\n".join(lines + events_text(view))
+    facts = [c for c in view.active if c.kind != Kind.EPISODIC]
+    if not facts:
+        lines = [f"{view.entity}: no current value (only events, below)." if view.events else
+                 f"{view.entity}: no current value (nothing stored, or every claim was superseded or retracted; see "
+                 "history)."]
+    elif len(facts) == 1:
+        lines = [f"{view.entity} = {said(facts[0])}"]
+    else:
+        agree = len({value_of(c) for c in facts}) == 1
+        head = f"{view.entity}: {len(facts)} active claims" + (" that agree" if agree else "")
+        lines = [head + ":"] + [f"- {said(c)}" for c in facts]
+    return "\n".join(lines + events_text(view))
 
 
 def history_text(entity: str, claims: Sequence[Claim]) -> str:
@@ -164,7 +219,7 @@ def history_text(entity: str, claims: Sequence[Claim]) -> str:
         return f"{entity}: no claim has ever been made on this entity."
     lines = [f"{entity}: {len(claims)} claim(s) ever made, oldest first:"]
     for c in claims:
-        line = f"- {said(c, status=True)}"
+        line = f"- {'event: ' if c.kind == Kind.EPISODIC else ''}{said(c, status=True)}"
         if c.superseded_by:
             line += f", superseded by {c.superseded_by}"
         lines.append(line)
