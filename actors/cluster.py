@@ -91,6 +91,8 @@ def connect(
         change_policy(backend, lambda current: changed_policy(current, a_policy(policy), registry_now))
     if not created and registry is not None:
         backend.set_registry(registry)
+    if not created:  # an erasure a dead client left half done (actors/erasures.py): finished meanwhile
+        handle.finish_erasures.remote()
     return Vault(backend, embedder, reasoner)
 
 
