@@ -48,13 +48,12 @@ SHARD_CALLS = 64
 class ShardActor(Shard):
     """`Shard` in a Ray worker. Thin on purpose: the logic is in `Shard` and `Partition`."""
 
-    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
+    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None, namespace: str | None = None) -> None:
         super().__init__(store, name, reasoner)
         # Restarted alone by Ray with erasures whose other shards' part is left (actors/erasures.py):
-        # ask the control actor to finish them, without waiting (it calls this shard back).
-        if _reconstructed() and waiting_erasures(self.host):
+        # ask the control actor of its namespace to finish them, without waiting (it calls this shard back).
+        if namespace is not None and _reconstructed() and waiting_erasures(self.host):
             with contextlib.suppress(Exception):  # no control actor now: its next start finishes them
-                namespace = ray.get_runtime_context().namespace
                 ray.get_actor(CONTROL_NAME, namespace=namespace).finish_erasures.remote()
 
 
@@ -147,7 +146,7 @@ class ControlActor:
         return ShardActor.options(  # type: ignore[attr-defined]
             name=name, namespace=self.config.namespace, lifetime="detached", get_if_exists=True,
             **self.config.actor_options,
-        ).remote(self.config.store, name, self.config.reasoner)
+        ).remote(self.config.store, name, self.config.reasoner, self.config.namespace)
 
     def _push_assignment(self, state: ClusterState) -> None:
         """Two phases: every shard first gives up what it no longer owns (closing
