@@ -167,3 +167,15 @@ def test_embedded_open_of_a_store_a_cluster_left_waiting_finishes_it(store):
         assert vault.get(far).active[0].source is None
         assert all(is_erased(c) for c in vault.history(health))
     assert files_holding(store, SECRET.encode()) == [] and not list((store / "partitions").glob("*.erasing*"))
+
+
+def test_an_erasure_with_no_source_message_leaves_nothing_waiting(store):
+    shards = start(store)
+    entity = entity_in(3, "user.allergy")
+    write(shards[NAMES[1]], 3, "a1", entity, SECRET)  # no source message: nothing for the other shards
+    done, sources = shards[NAMES[1]].erase(3, entity, decided_by="ana", note="", now=NOW)
+    assert len(done) == 1 and sources == []
+    assert shards[NAMES[1]].erasures_waiting() == {} and not list((store / "partitions").glob("*.erasing*"))
+    assert finish_waiting(owned(shards), direct(shards)) == []
+    close(shards)
+    assert files_holding(store, SECRET.encode()) == []
