@@ -17,7 +17,14 @@ from typing import Any
 import ray
 
 from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
-from vault_ray.backends.connect import backend_of, check_join, control_info, ensure_ray, find_control
+from vault_ray.backends.connect import (
+    backend_of,
+    check_join,
+    control_info,
+    ensure_ray,
+    find_control,
+    finish_erasures_soon,
+)
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
 from vault_ray.engine.control import a_policy, change_policy, changed_policy
@@ -91,6 +98,8 @@ def connect(
         change_policy(backend, lambda current: changed_policy(current, a_policy(policy), registry_now))
     if not created and registry is not None:
         backend.set_registry(registry)
+    if not created:
+        finish_erasures_soon(handle)
     return Vault(backend, embedder, reasoner)
 
 

@@ -12,6 +12,8 @@ the store's namespace with `max_restarts=-1`.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import threading
 import time
@@ -22,8 +24,9 @@ from typing import Any
 import ray
 from ray.exceptions import ActorDiedError, RayActorError
 
-from vault_ray.backends.routing import shard_name
+from vault_ray.backends.routing import CONTROL_NAME, shard_name
 from vault_ray.engine.control import ControlFile
+from vault_ray.engine.erase import waiting_erasures
 from vault_ray.errors import ClusterError, StoreMismatch, VaultError
 from vault_ray.policy import Policy, check_version
 from vault_ray.reasoners.base import Reasoner
@@ -31,7 +34,10 @@ from vault_ray.registry import EntityRegistry
 from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
 
 from .assignment import ClusterState, load_state, moves, plan, save_state
+from .erasures import finish_waiting
 from .shard import Shard
+
+log = logging.getLogger("vault_ray")
 
 SETTLE_TIMEOUT_S = 60.0
 SHARD_CALLS = 64
@@ -41,6 +47,14 @@ SHARD_CALLS = 64
 @ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=SHARD_CALLS)  # type: ignore[call-overload]
 class ShardActor(Shard):
     """`Shard` in a Ray worker. Thin on purpose: the logic is in `Shard` and `Partition`."""
+
+    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None, namespace: str | None = None) -> None:
+        super().__init__(store, name, reasoner)
+        # Restarted alone by Ray with erasures whose other shards' part is left (actors/erasures.py):
+        # ask the control actor of its namespace to finish them, without waiting (it calls this shard back).
+        if namespace is not None and _reconstructed() and waiting_erasures(self.host):
+            with contextlib.suppress(Exception):  # no control actor now: its next start finishes them
+                ray.get_actor(CONTROL_NAME, namespace=namespace).finish_erasures.remote()
 
 
 def _reconstructed() -> bool:
@@ -126,12 +140,13 @@ class ControlActor:
             self.state = state.evolve(draining=())
             save_state(cfg.store, self.state)
         self._push_control()
+        self.finish_erasures()  # those a crash cut short between the owner's part and the others'
 
     def _spawn(self, name: str) -> Any:
         return ShardActor.options(  # type: ignore[attr-defined]
             name=name, namespace=self.config.namespace, lifetime="detached", get_if_exists=True,
             **self.config.actor_options,
-        ).remote(self.config.store, name, self.config.reasoner)
+        ).remote(self.config.store, name, self.config.reasoner, self.config.namespace)
 
     def _push_assignment(self, state: ClusterState) -> None:
         """Two phases: every shard first gives up what it no longer owns (closing
@@ -291,6 +306,23 @@ class ControlActor:
             finally:
                 if not (hold and gaps):
                     self._each(names, lambda s, n: s.thaw.remote())
+
+    def finish_erasures(self) -> list[str]:
+        """Erasures whose owner shard's part is done but whose source messages the other shards may
+        still keep (a client or a shard died in between): every shard drops them, then the owners
+        remove their records (actors/erasures.py). Never raises: a shard that cannot be reached
+        leaves them recorded, to be finished at the next start, shard restart or client join."""
+        if self._error is not None:
+            return []
+        with self._lock:
+            state = self.state
+            owned = {n: state.partitions_of(n) for n in state.shards}
+            try:
+                return finish_waiting(owned, lambda names, method, args_of: self._each(
+                    list(names), lambda s, n: getattr(s, method).remote(*args_of(n))))
+            except Exception as exc:  # kept for the next try
+                log.warning("vault-ray: could not finish the erasures waiting for the other shards: %r", exc)
+                return []
 
     def shard_infos(self) -> list[dict[str, Any]]:
         self._check()

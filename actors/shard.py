@@ -35,7 +35,7 @@ import numpy as np
 from vault_ray.backends.routing import NotOwner
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
-from vault_ray.engine.erase import drop_sources, erase_entity, finish_erasures
+from vault_ray.engine.erase import drop_sources, erase_entity, erasures_done, finish_erasures, waiting_erasures
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.receipts import receipts_held
 from vault_ray.engine.retract import retract_claims
@@ -87,7 +87,8 @@ class Shard(ShardBulk):
             self.host.open_many(self.owned)
         for p in sorted(self.owned):
             self._open(p, create=False)
-        finish_erasures(self.host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
+        # those a crash cut short (engine/erase.py); the other shards' part is the control actor's
+        finish_erasures(self.host, self.policy, self._cardinality, others=True)
 
     def _new_host(self, meta: StoreMeta) -> PartitionSet:
         return PartitionSet(self.root, partitions=meta.partitions, dim=meta.dim, name=self.name,
@@ -209,11 +210,23 @@ class Shard(ShardBulk):
               now: datetime) -> tuple[list[Retraction], list[str]]:
         self._serve([partition])
         return erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
-                            cardinality=self._cardinality(entity), now=now)
+                            cardinality=self._cardinality(entity), now=now, others=True)
 
     @shared
     def drop_sources(self, partitions: list[int], sources: list[str]) -> int:
         return drop_sources(self.host, sources, self._serve(partitions))
+
+    @shared
+    def erasures_waiting(self, partitions: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
+        """The erasures of its partitions (all it serves, or `partitions`) done here whose source
+        messages the other shards must still drop (engine/erase.py)."""
+        return waiting_erasures(self.host, self._serve(self.owned if partitions is None else partitions))
+
+    @shared
+    def erasures_done(self, partition: int, entities: list[str], dropped: list[str]) -> list[str]:
+        """Every shard dropped `dropped`: the records of these erasures of `partition` go."""
+        self._serve([partition])
+        return erasures_done(self.host, partition, entities, dropped)
 
     @shared
     def expire_disputes(self, partitions: list[int], now: datetime) -> list[Dispute]:

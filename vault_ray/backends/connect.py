@@ -129,7 +129,14 @@ def join(address: str | None = "auto", *, namespace: str = "vault", store: str |
     if info["error"] is not None:
         raise info["error"]
     check_join(info, store=store, partitions=partitions, embedder=embedder, namespace=namespace)
+    finish_erasures_soon(handle)
     return ClusterBackend(handle, info, retry_timeout=retry_timeout)
+
+
+def finish_erasures_soon(handle: Any) -> None:
+    """A client joins: the control actor finishes, meanwhile, any erasure a dead client left half
+    done (the owner shard's part done, the other shards' not: engine/erase.py). Not waited for."""
+    handle.finish_erasures.remote()
 
 
 def check_join(info: dict[str, Any], *, store: str | Path | None, partitions: int | None, embedder: Embedder | None,

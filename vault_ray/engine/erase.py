@@ -23,6 +23,13 @@ again: before step 1, the erasure is recorded durably in the partition's intent 
 removed only once both steps and the local `drop_sources` are done. Opening the partition's host
 again (`Vault.open`, a shard actor's start) finishes every erasure still recorded there, with a
 warning (`finish_erasures`).
+
+In cluster mode a shard holds only some partitions: the other shards' claims may share the source
+messages too. So the owner keeps the record after its part, marked `WAITING`, and removes it only
+when told that every shard dropped the sources (`erasures_done`): by the front right after its
+`drop_sources` on every shard, or, should the front or a shard die first, by the control actor
+(`ControlActor.finish_erasures`: at its start, when a restarted shard asks, and when a client joins),
+which collects the waiting records (`waiting_erasures`) and has every shard drop their sources.
 """
 
 from __future__ import annotations
@@ -47,15 +54,21 @@ from .retract import retract_in
 if TYPE_CHECKING:
     from .partitions import PartitionSet
 
-__all__ = ["ERASED", "drop_sources", "erase_entity", "finish_erasures", "is_erased"]
+__all__ = ["ERASED", "WAITING", "drop_sources", "erase_entity", "erasures_done", "finish_erasures", "is_erased",
+           "waiting_erasures"]
 log = logging.getLogger("vault_ray")
+WAITING = "waiting_for_shards"
+"""The key of an intent record whose owner's part is done: only the other shards' drop of its
+source messages is left (cluster mode; the control actor has them do it)."""
 
 
 def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str, policy: Policy,
-                 cardinality: str, now: datetime) -> tuple[list[Retraction], list[str]]:
+                 cardinality: str, now: datetime, others: bool = False) -> tuple[list[Retraction], list[str]]:
     """Erase every claim of `entity` (see the module docstring): one Retraction per claim, in
     history order, each claim as it stands now (the skeleton; `already`: retracted before), and
-    the source messages the erased claims kept (for `drop_sources` on every partition)."""
+    the source messages the erased claims kept (for `drop_sources` on every partition).
+    `others`: the host is one shard of several, so the record stays, marked `WAITING`, until the
+    other shards have dropped the source messages too (`Intents.done`)."""
     part = host.owner(entity)
     if part is None:
         return [], []
@@ -87,7 +100,10 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
         skeleton = {c.id: c for c in part.log.claims_for_entity(entity)}
     drop_sources(host, sources)  # every partition of this host (in cluster mode the backend asks the others)
     with part.lock:
-        intents.remove(entity)
+        if others and sources:  # the owner's part is done; the other shards' is not yet
+            intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources, WAITING: True})
+        else:
+            intents.remove(entity)
     return [replace(done[c.id], claim=skeleton.get(c.id, done[c.id].claim)) for c in claims], sources
 
 
@@ -123,6 +139,19 @@ class Intents:
         if any(r["entity"] == entity for r in rows):
             self._write([r for r in rows if r["entity"] != entity])
 
+    def waiting(self) -> list[dict[str, Any]]:
+        """The erasures whose owner's part is done, waiting for the other shards to drop their sources."""
+        return [r for r in self.pending() if r.get(WAITING)]
+
+    def done(self, entity: str, dropped: Iterable[str]) -> bool:
+        """Remove the record of `entity` if it only waited for the other shards and every one of its
+        source messages is in `dropped` (a newer erasure of the entity recorded since stays)."""
+        rows, dropped = self.pending(), set(dropped)
+        mine = [r for r in rows if r["entity"] == entity and r.get(WAITING) and set(r.get("sources") or ()) <= dropped]
+        if mine:
+            self._write([r for r in rows if r["entity"] != entity])
+        return bool(mine)
+
     def _write(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
             self.path.unlink(missing_ok=True)
@@ -137,19 +166,50 @@ class Intents:
         sync_dir(self.path.parent)
 
 
-def finish_erasures(host: PartitionSet, policy: Policy, cardinality: Callable[[str], str]) -> list[str]:
+def finish_erasures(host: PartitionSet, policy: Policy, cardinality: Callable[[str], str], *,
+                    others: bool = False) -> list[str]:
     """Finish every erasure a crash cut short in the host's opened partitions (their intent files),
-    as `erase` called again would, each with a warning. Returns the entities erased."""
+    as `erase` called again would, each with a warning. Returns the entities erased. `others`: the
+    host is one shard of several; an erasure whose owner's part is done (`WAITING`) is left for the
+    cluster's control actor, which has every shard drop its sources (`Intents.done`). Without
+    `others` the host holds every partition: such an erasure's sources are dropped here."""
     done = []
     for part in host.opened():
-        for row in Intents(host.root, part.number).pending():
+        intents = Intents(host.root, part.number)
+        for row in intents.pending():
             entity = row["entity"]
+            if row.get(WAITING) and others:
+                continue
             log.warning("vault-ray: finishing the erasure of %s (by %s) that a crash interrupted in partition %d",
                         entity, row.get("by"), part.number)
-            erase_entity(host, entity, decided_by=str(row.get("by") or "erase"), note=str(row.get("note") or ""),
-                         policy=policy, cardinality=cardinality(entity), now=utcnow())
+            if row.get(WAITING):  # the owner's part was done in cluster mode: the sources are left
+                sources = [str(s) for s in row.get("sources") or ()]
+                drop_sources(host, sources)
+                with part.lock:
+                    intents.done(entity, sources)
+            else:
+                erase_entity(host, entity, decided_by=str(row.get("by") or "erase"), note=str(row.get("note") or ""),
+                             policy=policy, cardinality=cardinality(entity), now=utcnow(), others=others)
             done.append(entity)
     return done
+
+
+def waiting_erasures(host: PartitionSet, partitions: Iterable[int] | None = None) -> dict[int, list[dict[str, Any]]]:
+    """The erasures of the host's partitions (or of `partitions`) whose owner's part is done and
+    whose source messages the other shards must still drop: {partition: [record, ...]}."""
+    found = {part.number: Intents(host.root, part.number).waiting() for part in host.opened(partitions)}
+    return {p: rows for p, rows in found.items() if rows}
+
+
+def erasures_done(host: PartitionSet, partition: int, entities: Iterable[str], dropped: Sequence[str]) -> list[str]:
+    """Remove the records of these erasures of `partition` once every shard dropped `dropped`
+    (idempotent: a record already gone, or a newer one, stays as it is). Returns those removed."""
+    removed = []
+    for part in host.opened([partition]):
+        intents = Intents(host.root, part.number)
+        with part.lock:
+            removed += [e for e in entities if intents.done(e, dropped)]
+    return removed
 
 
 def drop_sources(host: PartitionSet, sources: Sequence[str], partitions: Iterable[int] | None = None) -> int:
