@@ -52,13 +52,13 @@ def hold(txn: Txn, incoming: Claim, op: Op, targets: list[Claim], policy: Policy
 
 
 def _own_parked(txn: Txn, d: Dispute, incoming: Claim, card: str) -> list[str]:
-    """The claims `incoming`'s agent holds in `d` (parked, `disputed`) that its new value takes back."""
-    if card != "one":
-        return []
+    """The claims `incoming`'s agent holds in `d` (parked, `disputed`) that its new value takes back
+    (on a 'many' entity, those about the same item only: `disputes.takes_back`)."""
     value = normalized_value(incoming)
     return [i for i in (d.challenger, *d.supporters, *d.incumbents) if txn.known(i)
             and (c := txn.claim(i)).agent == incoming.agent and c.status == Status.DISPUTED
-            and c.observed_at <= incoming.observed_at and normalized_value(c) != value]
+            and c.observed_at <= incoming.observed_at and normalized_value(c) != value
+            and (card == "one" or disputes.takes_back(value, normalized_value(c), card))]
 
 
 def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], mine: list[str],
