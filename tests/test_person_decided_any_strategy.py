@@ -153,3 +153,26 @@ def test_strategies_still_decide_where_no_person_did(vault):
     say(vault, "a", "PST")
     est = say(vault, "b", "EST", 10)
     assert not vault.dispute(est.dispute_id).needs_user  # a tie between agents: no person asked
+
+
+@pytest.mark.parametrize("winner", ["none", "incoming"])
+def test_the_judge_neither_overturns_nor_leaves_a_decision_to_a_rule(make_vault, winner):
+    from vault_ray import RuleReasoner
+    from vault_ray.reasoners.base import Judgement
+
+    class Judge(RuleReasoner):
+        answer = "none"  # ambiguous until the person decided
+
+        def judge(self, case):
+            return Judgement(None if self.answer == "none" else case.incoming.id, "the judge's reading")
+
+    judge = Judge()
+    vault = make_vault(reasoner=judge, policy=Policy(default_strategy="judge"))
+    pst = say(vault, "a", "PST")
+    est = say(vault, "b", "EST", 10)
+    vault.resolve_dispute(est.dispute_id, pst.claim_id, decided_by="user")
+    judge.answer = winner
+    again = say(vault, "c", "EST", 20)
+    assert again.outcome == "disputed" and vault.dispute(again.dispute_id).needs_user
+    vault.retract(pst.claim_id, decided_by="user")
+    assert values(vault) == [] and rules_decided(vault) == []
