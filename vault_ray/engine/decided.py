@@ -59,14 +59,26 @@ def person_decided(txn: Txn, entity: str) -> dict[str, tuple[str, str]]:
 
 
 def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn) -> Verdict:
-    """A verdict that would supersede a claim a person chose becomes a dispute for a person."""
-    if verdict.action != Action.WIN or not conflicting:
+    """A verdict that would supersede a claim a person chose, or that opens a dispute against one
+    (a tie under authority or consensus, a near-simultaneous write under recency, an ambiguous
+    judge), becomes a dispute that waits for a person (`needs_user`), whatever the strategy: no
+    rule settles it, and a retraction of the chosen claim does not install the challenger
+    (retract.py, waiting.py). A verdict for the chosen claim (LOSE) stands."""
+    if verdict.action not in (Action.WIN, Action.DISPUTE) or not conflicting:
         return verdict
     decided = person_decided(txn, conflicting[0].entity)
     chosen = next((c for c in conflicting if c.id in decided), None)
     if chosen is None:
         return verdict
     who, dispute_id = decided[chosen.id]
-    reason = (f"{chosen.value or chosen.text!r} was chosen by {who} (dispute {dispute_id}); an agent's write does "
-              f"not overturn a person's decision: a person decides ({verdict.strategy}: {verdict.reason})")
+    said = ("an agent's write does not overturn a person's decision: a person decides" if verdict.action == Action.WIN
+            else "a challenge to a person's decision waits for a person")
+    reason = (f"{chosen.value or chosen.text!r} was chosen by {who} (dispute {dispute_id}); {said} "
+              f"({verdict.strategy}: {verdict.reason})")
     return replace(verdict, action=Action.DISPUTE, reason=reason, needs_user=True, winner=None)
+
+
+def against_person(txn: Txn, d: Dispute) -> bool:
+    """Whether `d` stands against a claim a person chose (one of its incumbents, retracted or not): a
+    dispute opened before `guard` flagged such disputes, or before the person decided, is one too."""
+    return bool(set(d.incumbents) & set(person_decided(txn, d.entity)))

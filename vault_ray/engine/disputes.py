@@ -13,7 +13,8 @@ from .. import strategies
 from ..errors import DisputeError, InvalidInput
 from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
 from ..policy import Policy
-from ..reasoners.rules import contradicts, normalized_value
+from ..reasoners.rules import contradicts, normalized_value, polarity_object
+from ..roles import same_role
 from ..strategies import Action
 from ..texts import check_not_reserved, check_string
 from . import tally
@@ -143,6 +144,8 @@ def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
     """An agent that says something else on a 'one' entity while a claim of its own is parked
     in a dispute there (its challenge, or its support of another's) takes that claim back, as
     its later claim replaces its own active one: the parked claim is superseded by `item`'s.
+    On a 'many' entity only a claim about the same item is taken back (`takes_back`: another
+    name for a single-valued role, another count, a denial of it), never one about another item.
     A dispute that loses its last backer closes for the incumbents (decided_by WITHDRAWN);
     one that other agents still back stays open for them (a supporter takes the
     challenger's place). A denial withdraws only the value it denies ("not:New York" is no
@@ -157,7 +160,7 @@ def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
             continue
         backers = [txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)]
         mine = [c for c in backers if c.agent == item.agent and c.status == Status.DISPUTED
-                and item.observed_at >= c.observed_at and _takes_back(value, normalized_value(c))]
+                and item.observed_at >= c.observed_at and takes_back(value, normalized_value(c), item.cardinality)]
         if not mine:
             continue
         for c in mine:
@@ -191,9 +194,18 @@ def withdrawn_by(txn: Txn, withdrawn: tuple[str, ...], decision: Decision, item:
     return replace(decision, superseded=(*withdrawn, *decision.superseded))
 
 
-def _takes_back(new: str, parked: str) -> bool:
-    """Whether a new value of an agent replaces its parked one: another value, or a denial of it."""
-    return new != parked and (not new.startswith("not:") or contradicts(new, parked, "one"))
+def takes_back(new: str, parked: str, cardinality: str) -> bool:
+    """Whether a new value of an agent replaces its parked one. 'one': another value, or a denial
+    of it. 'many': the same item only, as a later claim replaces its agent's active one
+    (`reasoners.rules` `classify`): a value it contradicts ("wife:anna" / "wife:maria",
+    "3 children" / "2 children", "not:cat" / "cat") or the same single-valued role said otherwise
+    ("wife:anna lee" / "wife:anna", roles.py); another item ("dog:max" beside "wife:anna") is more."""
+    if new == parked:
+        return False
+    if cardinality == "many":
+        (pn, on), (pp, op) = polarity_object(new), polarity_object(parked)
+        return contradicts(new, parked, "many") or (pn == pp == "likes" and same_role(on, op))
+    return not new.startswith("not:") or contradicts(new, parked, "one")
 
 
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:

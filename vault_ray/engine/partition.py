@@ -104,7 +104,7 @@ class Partition:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
-                takes_back = item.cardinality == "one" and item.kind != Kind.EPISODIC  # an event withdraws no claim
+                takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
                 withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write

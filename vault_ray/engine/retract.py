@@ -19,7 +19,7 @@ Open disputes the claim was in go on without it:
   active claims that contradict the challenger stand in its place, and with none the
   challenger wins (`rule:incumbent_retracted`; the closed dispute, row and record alike,
   still names the retracted incumbent); a dispute that waits for a person (high stakes, or
-  `needs_user`: opened against a value a person chose) stays open instead, and later agent
+  `needs_user`: one that challenges a value a person chose) stays open instead, and later agent
   values are held in it until a person decides (waiting.py); a retracted challenger of such a
   dispute hands the challenge to the first value held in it.
 
@@ -45,7 +45,7 @@ from ..models import MAX_NOTE, Claim, Dispute, DisputeStatus, Resolution, Retrac
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_not_reserved, check_string, shown
-from . import disputes
+from . import decided, disputes
 from .disputes import waits_for_person
 from .txn import Txn
 
@@ -135,6 +135,8 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
     """Dispute `d` goes on without the claims `gone` (see the module docstring). Who decides a
     resolution this causes is the rule (`decided_by`, the event's agent); the person who
     retracted is `retracted_by` in the event's detail and named in the resolution's note."""
+    if not d.needs_user and decided.against_person(txn, d):  # opened before such disputes were flagged
+        d = replace(d, needs_user=True)
     out = set(gone)
     named = ", ".join(gone)
     why = f"claim{'s' if len(gone) > 1 else ''} {named} retracted by {decided_by}"

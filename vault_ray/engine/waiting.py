@@ -52,13 +52,13 @@ def hold(txn: Txn, incoming: Claim, op: Op, targets: list[Claim], policy: Policy
 
 
 def _own_parked(txn: Txn, d: Dispute, incoming: Claim, card: str) -> list[str]:
-    """The claims `incoming`'s agent holds in `d` (parked, `disputed`) that its new value takes back."""
-    if card != "one":
-        return []
+    """The claims `incoming`'s agent holds in `d` (parked, `disputed`) that its new value takes back
+    (on a 'many' entity, those about the same item only: `disputes.takes_back`)."""
     value = normalized_value(incoming)
     return [i for i in (d.challenger, *d.supporters, *d.incumbents) if txn.known(i)
             and (c := txn.claim(i)).agent == incoming.agent and c.status == Status.DISPUTED
-            and c.observed_at <= incoming.observed_at and normalized_value(c) != value]
+            and c.observed_at <= incoming.observed_at and normalized_value(c) != value
+            and (card == "one" or disputes.takes_back(value, normalized_value(c), card))]
 
 
 def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], mine: list[str],
@@ -92,13 +92,18 @@ def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], m
 
 
 def after_decision(txn: Txn, resolved: Dispute) -> None:
-    """A person's decision (`resolve_dispute`, one winner) gives a 'one' entity a current value
-    again. Another open dispute on it that waited with no standing value now stands against
-    that value: named as its incumbent, the dispute goes on for a person to decide. When it
-    held nothing but the chosen value (its challenger says it, no other value held), the
+    """A person's decision (`resolve_dispute`, one winner). Another open dispute on the entity that
+    stands against the chosen value (an incumbent says it) is now a challenge to a person's
+    decision: it waits for a person (`needs_user`), as one opened after the decision does
+    (decided.guard). On a 'one' entity, an open dispute that waited with no standing value now
+    stands against that value: named as its incumbent, the dispute goes on for a person to decide.
+    When it held nothing but the chosen value (its challenger says it, no other value held), the
     person's choice settles it too, as `decided_by` with a note naming the first dispute."""
     res = resolved.resolution
-    if res is None or res.keep_both or txn.cardinality.get(resolved.entity, "one") != "one":
+    if res is None or res.keep_both or res.winner is None:
+        return
+    _flag_against(txn, resolved, normalized_value(txn.claim(res.winner)))
+    if txn.cardinality.get(resolved.entity, "one") != "one":
         return
     active = [c for c in txn.live_on(resolved.entity) if c.status == Status.ACTIVE]
     if not active:
@@ -114,7 +119,24 @@ def after_decision(txn: Txn, resolved: Dispute) -> None:
             disputes.resolve(txn, d, d.challenger, res.decided_by, f"the value chosen in {resolved.id}",
                              keep_both=False)
             continue
-        changed = replace(d, incumbents=(*held, *(c.id for c in active)))
+        changed = replace(d, incumbents=(*held, *(c.id for c in active)), needs_user=True)
         txn.put_dispute(changed, "dispute_changed", agent=res.decided_by, claim_id=active[0].id,
                         challenges=changed.challenges, joined=[c.id for c in active],
                         reason=f"stands against the value chosen in {resolved.id}")
+
+
+def _flag_against(txn: Txn, resolved: Dispute, chosen: str) -> None:
+    """The open disputes on `resolved`'s entity with an active incumbent saying the value a person
+    just chose (`chosen`) wait for a person from now on (`needs_user`, a `dispute_changed` event)."""
+    res = resolved.resolution
+    assert res is not None
+    for d in txn.open_disputes_on(resolved.entity):
+        if d.id == resolved.id or d.needs_user:
+            continue
+        standing = [i for i in d.incumbents if txn.known(i) and (c := txn.claim(i)).status == Status.ACTIVE
+                    and normalized_value(c) == chosen]
+        if standing:
+            changed = replace(d, needs_user=True)
+            txn.put_dispute(changed, "dispute_changed", agent=res.decided_by, claim_id=standing[0],
+                            challenges=changed.challenges,
+                            reason=f"stands against the value a person chose in {resolved.id}: a person decides")
