@@ -6,11 +6,15 @@ same value (QA F6). A `one` entity counts an agent's newest claim on it, as befo
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import combinations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from vault_ray import Fact
+from vault_ray import Fact, HashingEmbedder, Policy, Vault
 from vault_ray.models import Outcome, Status
+from vault_ray.reasoners.rules import at_odds, normalized_value
 
 T0 = datetime.now(UTC) - timedelta(hours=1)
 
@@ -193,3 +197,38 @@ def test_said_in_sentences(family):
     assert beth.outcome == Outcome.SUPERSEDED, beth.reason
     assert sorted(c.agent for c in family.get("user.family").active) == ["a", "b"]
     assert "2 agent(s)" in str(family.explain(beth.claim_id))
+
+
+# -- property: whatever the order, nothing active contradicts, nothing disputed is orphaned --
+FAMILY = ("mom:Ann", "mother:Ann", "mother:Ann Lee", "mother:Ann Smith", "mother:Beth", "mum:Beth", "wife:Sarah",
+          "husband:Sarah", "wife:Anna", "child:Tom", "not:mother")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(writes=st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from(FAMILY)), min_size=3, max_size=14),
+       margin=st.sampled_from([0.0, 0.5, 1.0]), pick=st.integers(0, 5))
+def test_consensus_on_roles_keeps_the_invariants(tmp_path_factory, writes, margin, pick):
+    with Vault.open(tmp_path_factory.mktemp("p") / "s", embedder=HashingEmbedder(),
+                    policy=Policy(consensus_margin=margin)) as vault:
+        vault.set_cardinality("user.family", "many")
+        vault.set_strategy("user.family", "consensus")
+        for minute, (agent, value) in enumerate(writes):
+            say(vault, agent, value, minute)
+        check_family(vault)
+        for d in vault.disputes():  # a person picks a side of each (a live member)
+            d = vault.dispute(d.id)
+            if d.status == "open":
+                members = [m for m in (d.challenger, *d.incumbents, *d.supporters) if vault.claim(m).status.live]
+                vault.resolve_dispute(d.id, members[pick % len(members)], decided_by="user")
+                check_family(vault)
+
+
+def check_family(vault) -> None:
+    claims = {c.id: c for c in vault.claims()}
+    live = [normalized_value(c) for c in claims.values() if c.status == Status.ACTIVE]
+    assert not [(x, y) for x, y in combinations(live, 2) if at_odds("user.family", x, y, "many")]
+    disputes = vault.disputes(None)
+    open_members = {m for d in disputes if d.status == "open" for m in (d.challenger, *d.supporters)}
+    assert all(c.id in open_members for c in claims.values() if c.status == Status.DISPUTED)
+    assert vault.get("user.family").contested == any(d.status == "open" for d in disputes)
+    assert all(vault.check().values())
