@@ -13,7 +13,7 @@ from .errors import ReasonerError, VaultError
 from .models import Claim
 from .policy import Policy
 from .reasoners.base import JudgeCase, Judgement, Reasoner
-from .reasoners.rules import normalized_value
+from .reasoners.rules import agrees, normalized_value
 
 
 class Action(StrEnum):
@@ -45,9 +45,10 @@ def decide(
     *,
     pool: Sequence[Claim] = (),
     strategy: str | None = None,
+    cardinality: str = "one",
 ) -> Verdict:
     """Decide a contradiction. `pool` holds every active or disputed claim on the
-    entity (consensus counts support in it)."""
+    entity (consensus counts support in it; `cardinality` tells it which values agree)."""
     strategy = strategy or policy.strategy_for(incoming.entity)
     weights = weights_of([incoming, *conflicting], policy)
     if policy.is_high_stakes(incoming.entity):
@@ -60,7 +61,7 @@ def decide(
     if strategy == "authority":
         return authority(incoming, conflicting, weights)
     if strategy == "consensus":
-        return consensus(incoming, conflicting, policy, pool, weights)
+        return consensus(incoming, conflicting, policy, pool, weights, cardinality)
     return Verdict(Action.ASK_JUDGE, "judge", "the judge strategy decides every contradiction", weights=weights)
 
 
@@ -120,25 +121,71 @@ def support_by_value(claims: Sequence[Claim], policy: Policy) -> dict[str, tuple
 
 
 def consensus(
-    incoming: Claim, conflicting: Sequence[Claim], policy: Policy, pool: Sequence[Claim], weights: dict[str, float]
+    incoming: Claim, conflicting: Sequence[Claim], policy: Policy, pool: Sequence[Claim], weights: dict[str, float],
+    cardinality: str = "one",
 ) -> Verdict:
-    mine = normalized_value(incoming)
-    sides = {mine} | {normalized_value(c) for c in conflicting}
-    members = [incoming, *[c for c in pool if normalized_value(c) in sides], *conflicting]
-    support = support_by_value(members, policy)
-    ranked = sorted(support.items(), key=lambda kv: kv[1][0], reverse=True)
-    (best, (top, _)), (_, (second, _)) = ranked[0], ranked[1]
-    table = ", ".join(f"{v!r}: {s:.2f} from {len(a)} agent(s)" for v, (s, a) in ranked)
-    all_weights = {**weights, **weights_of(members, policy)}
+    """Support per side: the incoming value against the conflicting ones (those that agree
+    with each other one side), each side counting every agent that says its value, in its
+    words or others that agree (`rules.agrees`: "mom:ann" and "mother:ann lee" back
+    "mother:ann"; a pool claim that agrees with two sides backs neither). A side is shown by
+    the claim that wins for it: the incoming one, or the side's newest conflicting claim."""
+    sides = _sides(incoming, conflicting, cardinality)
+    heads = [incoming, *(max(side, key=_newest) for side in sides[1:])]  # of the incoming and conflicting claims
+    for c in pool:
+        at = _side_of(c, sides, cardinality)
+        if at is not None and all(c.id != m.id for m in sides[at]):
+            sides[at].append(c)
+    entity = incoming.entity
+    rows = []
+    for head, side in zip(heads, sides, strict=True):
+        agents = {c.agent for c in side}
+        rows.append((head, sum(policy.weight(a, entity) for a in agents), agents, side))
+    ranked = sorted(rows, key=lambda r: r[1], reverse=True)
+    (head, top, _, _), second = ranked[0], ranked[1][1]
+    table = ", ".join(f"{normalized_value(h)!r}{_also(h, side)}: {w:.2f} from {len(a)} agent(s)" for h, w, a, side in ranked)
+    all_weights = {**weights, **weights_of([c for side in sides for c in side], policy)}
     if top - second < policy.consensus_margin or top == second:
         return Verdict(
             Action.DISPUTE, "consensus", f"no clear majority ({table}; margin {policy.consensus_margin:g})",
             weights=all_weights,
         )
-    if best == mine:
+    if head is incoming:
         return Verdict(Action.WIN, "consensus", f"majority for the incoming value ({table})", weights=all_weights)
-    winner = max((c for c in conflicting if normalized_value(c) == best), key=lambda c: c.observed_at)
-    return Verdict(Action.LOSE, "consensus", f"majority for {best!r} ({table})", winner=winner.id, weights=all_weights)
+    return Verdict(Action.LOSE, "consensus", f"majority for {normalized_value(head)!r} ({table})", winner=head.id,
+                   weights=all_weights)
+
+
+def _newest(c: Claim) -> tuple[datetime, datetime, str]:
+    return c.observed_at, c.recorded_at, c.id
+
+
+def _sides(incoming: Claim, conflicting: Sequence[Claim], cardinality: str) -> list[list[Claim]]:
+    """[incoming], then the conflicting claims grouped: those whose values agree (directly or
+    through another of them) are one side, whatever order they come in."""
+    groups: list[list[Claim]] = []
+    for c in conflicting:
+        value = normalized_value(c)
+        joined = [g for g in groups if any(agrees(c.entity, value, normalized_value(m), cardinality) for m in g)]
+        groups = [g for g in groups if all(g is not j for j in joined)] + [[m for g in joined for m in g] + [c]]
+    return [[incoming], *groups]
+
+
+def _side_of(c: Claim, sides: list[list[Claim]], cardinality: str) -> int | None:
+    """The side a pool claim backs: the one saying its very value, else the only one whose
+    value it agrees with; None for none (another item) or for two (it takes no side)."""
+    value = normalized_value(c)
+    said = [{normalized_value(m) for m in side} for side in sides]
+    exact = [i for i, values in enumerate(said) if value in values]
+    if exact:
+        return exact[0]
+    close = [i for i, values in enumerate(said) if any(agrees(c.entity, value, v, cardinality) for v in values)]
+    return close[0] if len(close) == 1 else None
+
+
+def _also(head: Claim, side: Sequence[Claim]) -> str:
+    """The side's other words for its value ("mom:ann" beside "mother:ann"), for the tally."""
+    others = sorted({normalized_value(c) for c in side} - {normalized_value(head)})
+    return f" (also {', '.join(map(repr, others))})" if others else ""
 
 
 def judged(reasoner: Reasoner, case: JudgeCase) -> Judgement:

@@ -13,7 +13,7 @@ from .. import strategies
 from ..errors import DisputeError, InvalidInput
 from ..models import MAX_NOTE, Claim, Decision, Dispute, DisputeStatus, Op, Outcome, Resolution, Status
 from ..policy import Policy
-from ..reasoners.rules import contradicts, normalized_value, polarity_object
+from ..reasoners.rules import agrees, at_odds, contradicts, normalized_value, polarity_object
 from ..roles import same_role
 from ..strategies import Action
 from ..texts import check_not_reserved, check_string
@@ -28,11 +28,12 @@ def supersede(txn: Txn, claims: Sequence[Claim], by: Claim, **detail: Any) -> No
 
 
 def repeated_challenge(txn: Txn, incoming: Claim, conflicting: list[Claim]) -> Dispute | None:
-    """The open dispute `incoming` repeats: same value as its challenger, against the same incumbents."""
-    value = normalized_value(incoming)
+    """The open dispute `incoming` repeats: its challenger's value, in its words or others that
+    agree ("mom:beth" repeats "mother:beth", `rules.agrees`), against the same incumbents."""
+    value, card = normalized_value(incoming), txn.cardinality.get(incoming.entity, "one")
     incumbents = {c.id for c in conflicting}
     for d in txn.open_disputes_on(incoming.entity):
-        if set(d.incumbents) & incumbents and normalized_value(txn.claim(d.challenger)) == value:
+        if set(d.incumbents) & incumbents and agrees(d.entity, normalized_value(txn.claim(d.challenger)), value, card):
             return d
     return None
 
@@ -91,7 +92,7 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     if not incumbents:
         return None
     pool = tally.assertions(txn, d.entity) if policy.strategy_for(d.entity) == "consensus" else txn.live_on(d.entity)
-    verdict = strategies.decide(incoming, incumbents, policy, pool=pool)
+    verdict = strategies.decide(incoming, incumbents, policy, pool=pool, cardinality=txn.cardinality.get(d.entity, "one"))
     if verdict.action != Action.WIN:
         return None
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
@@ -114,7 +115,8 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
         if not standing or not txn.known(d.challenger) or d.needs_user:  # a person decides it
             continue
         pool = tally.assertions(txn, entity)
-        verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {})
+        verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {},
+                                       txn.cardinality.get(entity, "one"))
         if verdict.action == Action.WIN:
             settled.append(resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
                                    strategy="consensus", weights=verdict.weights, **({"settling": [by]} if by else {})))
@@ -248,8 +250,15 @@ def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str
         rivals = {c.id: c for c in txn.live_on(d.entity)
                   if c.status == Status.ACTIVE and card is not None and contradicts(normalized_value(c), win_value, card)}
         rivals.update({c.id: c for c in members})
-        for c in rivals.values():
-            if normalized_value(c) == win_value:
+        # the winner's value in other words stands with it ("mom:ann" beside "mother:ann"), unless it
+        # would contradict what stands ("mother:ann lee" once "mother:ann smith" does)
+        standing = [win_value, *(normalized_value(c) for c in txn.live_on(d.entity)
+                                 if c.status == Status.ACTIVE and c.id not in rivals)]
+        for c in sorted(rivals.values(), key=lambda c: c.id != winner):
+            value = normalized_value(c)
+            if agrees(d.entity, value, win_value, card or "one") and not any(
+                    at_odds(d.entity, value, v, card or "one") for v in standing):
+                standing.append(value)
                 if c.status != Status.ACTIVE:
                     txn.set_status(c.id, Status.ACTIVE, None, agent=decided_by, **status_detail)
             elif c.id in member_ids or c.status == Status.ACTIVE:
@@ -272,7 +281,7 @@ def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) ->
         if d.needs_user or any(txn.claim(i).status == Status.ACTIVE for i in d.incumbents if txn.known(i)):
             continue
         value = normalized_value(txn.claim(d.challenger))
-        if any(normalized_value(c) == value for c in active) and not any(
+        if any(agrees(entity, normalized_value(c), value, cardinality) for c in active) and not any(
             contradicts(normalized_value(c), value, cardinality) for c in active
         ):
             resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",

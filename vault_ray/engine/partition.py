@@ -162,7 +162,8 @@ class Partition:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
         # the claims this agent just retracted (pass-1 targets) no longer count as its support
         retracted = {t.id for t in targets}
-        verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy))
+        verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy),
+                                    cardinality=item.cardinality)
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)

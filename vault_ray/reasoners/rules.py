@@ -124,6 +124,33 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
     return a != b
 
 
+def same_item(a: str, b: str) -> bool:
+    """Whether two values of a `many` entity are about one item: one thing whatever the stance
+    ('likes:jazz' / 'dislikes:jazz'), two counts or a denial of it ('2 cats' / '5 cats',
+    'not:dog' / 'dog:rex'), or one single-valued role whoever holds it ('wife:maria' /
+    'husband:anna', `roles.py`). An agent's later claim about an item replaces its own earlier
+    one (`RuleReasoner.classify`), and consensus counts its newest claim per item (`engine/tally.py`)."""
+    return polarity_object(a)[1] == polarity_object(b)[1] or same_role(a, b) or contradicts(a, b, "many")
+
+
+def at_odds(entity: str, a: str, b: str, cardinality: str) -> bool:
+    """Whether two values of `entity` may not both stand: they contradict, and on a `one`
+    entity neither only says more of the other (`detail_of`: "maria" / "maria gonzalez")."""
+    return contradicts(a, b, cardinality) and not (cardinality != "many" and detail_of(entity, a, b))
+
+
+def agrees(entity: str, a: str, b: str, cardinality: str) -> bool:
+    """Whether two canonical values say the same in other words (consensus counts their agents
+    for one value): equal; on a `one` entity, one says more of the other ("maria" / "maria
+    gonzalez", `detail_of`: never a conflict); on a `many` entity, one holder of a single-valued
+    role named by any of its words or more fully ("mom:ann" / "mother:ann lee", `roles.py`)."""
+    if a == b:
+        return True
+    if cardinality == "many":
+        return same_role(a, b) and not other_holder(a, b)
+    return detail_of(entity, a, b)
+
+
 _FAMILIES = ("user.budget.", "user.consent.", "user.schedule.")
 _STRICT_KINDS = frozenset({"amount", "consent"})
 
@@ -209,7 +236,7 @@ class RuleReasoner:
             if cardinality == "many":
                 if contradicts(new, old, "many"):
                     replaced.append(claim.id)
-                elif polarity_object(new)[1] != polarity_object(old)[1] and not same_role(new, old):
+                elif not same_item(new, old):
                     continue  # another item; but "wife:maria gonzalez" says more of "wife:maria"
                 elif refines(new, old):
                     refined.append(claim.id)
@@ -231,7 +258,7 @@ class RuleReasoner:
         out = []
         for c in others:
             old = normalized_value(c)
-            if contradicts(new, old, cardinality) and not (cardinality != "many" and detail_of(incoming.entity, new, old)):
+            if at_odds(incoming.entity, new, old, cardinality):
                 out.append(c.id)
         return out
 
