@@ -52,7 +52,8 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
     (re.compile(r"^(?:now|currently|these days|nowadays),?\s+(?=(?:i|i'm|we|we're)\s)", re.I), ""),  # "now I'm in Seattle"
-    (re.compile(r"^(?=(?:now|currently|still|originally|based)\s)", re.I), "i'm "),
+    # "Now in Seattle" is the user's; "Now my husband is vegan" is his
+    (re.compile(r"^(?=(?:now|currently|still|originally|based)\s(?!,?\s*(?:my|our|his|her|their)\s))", re.I), "i'm "),
     (re.compile(r"^born\s", re.I), "i was born "),
     (re.compile(r"^(?:a )?new job (at|with)\b", re.I), r"i got a job \1"),
     (re.compile(r"^home base is\b", re.I), "my home base is"),
@@ -234,7 +235,10 @@ def foreign_first_person(clause: str) -> bool:
 
 
 _SOMEONE_ELSE = re.compile(
-    r"^(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
+    # "Now my husband is vegan", "And these days my wife is ...": a word of time or of going on before the subject
+    r"^(?:(?:and|but|so|also|plus|oh|well|now|and now|actually|btw|by the way|these days|nowadays|lately|currently|"
+    r"today|recently|since then|anyway)\b,?\s+)*"
+    r"(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
     r"son|daughter|kids?|children|child|mom|mum|mother|dad|"
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
@@ -275,7 +279,9 @@ _PAST = re.compile(
     r"\b(?:used to|tried (?:living|staying|being based)|"
     r"until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
-    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
+    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then|"
+    # an event that happened there, no home: "My wife and I met in Paris", "we got married in Rome"
+    r"(?:first |originally )?met|got (?:married|engaged|hitched)|honeymooned|fell in love|had our (?:wedding|honeymoon))\b",
     re.IGNORECASE)
 _PASSING = re.compile(
     r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"
