@@ -126,6 +126,9 @@ def test_someone_elses_facts_are_not_the_users(reasoner, said):
     ("Now the budget is $500", [("user.budget", "$500")]),
     ("Now my rent is $1,500", [("user.rent", "$1,500")]),
     ("My wife and I live in Paris", [("user.location", "Paris")]),
+    ("My wife and I met in Paris but we live in London now", [("user.location", "London")]),
+    ("I'm married to Sarah Jones and we live in Austin",
+     [("user.family", "spouse:Sarah Jones"), ("user.location", "Austin"), ("user.marital_status", "married")]),
     ("I live in Paris", [("user.location", "Paris")]),
     ("I'm a nurse", [("user.job", "nurse")]),
 ])
@@ -142,6 +145,8 @@ def test_the_users_own_still_read(reasoner, said, want):
     ("I earn $20 an hour", [("user.income", "$20 an hour")]),
     ("My salary is $90,000", [("user.income", "$90,000")]),
     ("My annual income is about $120k", [("user.income", "$120k annual")]),
+    ("I make 5 grand a month before taxes", [("user.income", "5 grand a month")]),
+    ("I make $4,000 a month and pay $1,500 in rent", [("user.income", "$4,000 a month"), ("user.rent", "$1,500")]),
 ])
 def test_income(reasoner, said, want):
     assert facts(reasoner, said) == want

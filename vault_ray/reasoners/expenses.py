@@ -63,8 +63,9 @@ def expense_frame(n: str) -> list[Draft]:
         if said and m.group("per") and not values.PERIOD.search(said):  # "I pay $1,200 monthly rent"
             said = f"{said} {m.group('per').strip()}"
         return [Draft(f"user.{m.group('k').lower()}", said)] if said else []
-    if m := _INCOME.search(n):
-        return income(m)
+    if m := _INCOME.search(n):  # "I make $4,000 a month and pay $1,500 in rent": both
+        paid = re.search(r"\s(?:and|but)\s+(?:i\s+|we\s+)?(?=pay\b)", n[m.start():], IC)
+        return income(m) + (expense_frame("i " + n[m.start() + paid.end():]) if paid else [])
     if m := _HOME.search(n):
         said = _amount(m.group("v") or f"{m.group('w')}{m.group('after') or ''}", per=bool(m.group("per")))
         key = (m.group("k") or m.group("k2")).split()[-1].lower()
