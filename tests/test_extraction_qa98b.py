@@ -77,6 +77,8 @@ def test_a_raise_replaces_the_old_rent(vault):
     ("I separated from my husband in 2019, we divorced in 2021", [("user.marital_status", "divorced")]),
     ("I separated from my husband in 2019 and we divorced in 2021", [("user.marital_status", "divorced")]),
     ("I separated from my wife, then we divorced", [("user.marital_status", "divorced")]),
+    ("We divorced in 2021, after I separated from my husband in 2019", [("user.marital_status", "divorced")]),
+    ("We divorced in 2021. I had separated from my husband in 2019", [("user.marital_status", "divorced")]),
     ("I got married in 2010, we separated in 2020", [("user.marital_status", "separated")]),
 ])
 def test_a_spouse_and_the_latest_status(reasoner, said, want):

@@ -24,16 +24,23 @@ def then(clause: str) -> bool:
     return bool(_THEN.match(clause.strip()))
 
 
-def year_of(clause: str) -> int | None:
-    """The one year a clause dates its statement by ("we divorced in 2021"); None for none or two."""
-    said = {int(m.group("y")) for m in _YEAR.finditer(clause)}
-    return said.pop() if len(said) == 1 else None
+def year_of(clause: str, value: str = "") -> int | None:
+    """The year a clause dates its statement by ("we divorced in 2021"); of a clause with two,
+    the first said after `value` ("We divorced in 2021, after I separated in 2019": 2019 for
+    separated). None for none, or two and no value placed before one."""
+    said = [(m.start(), int(m.group("y"))) for m in _YEAR.finditer(clause)]
+    if len({y for _, y in said}) == 1:
+        return said[0][1]
+    at = clause.lower().find(value.lower()) if value else -1
+    after = [y for start, y in said if at >= 0 and start > at]
+    return after[0] if after else None
 
 
 def note(years: dict[int, int], clause: str, facts: Sequence[Fact]) -> None:
-    """Remember the year `clause` dates its `facts` by, if it says one."""
-    if (year := year_of(clause)) is not None:
-        years.update(dict.fromkeys(map(id, facts), year))
+    """Remember the year `clause` dates each of its `facts` by, if it says one."""
+    for f in facts:
+        if (year := year_of(clause, f.value or "")) is not None:
+            years[id(f)] = year
 
 
 def latest(facts: Sequence[Fact], years: Mapping[int, int], many: Collection[str]) -> list[Fact]:
