@@ -129,6 +129,8 @@ def test_someone_elses_facts_are_not_the_users(reasoner, said):
     ("Now my rent is $1,500", [("user.rent", "$1,500")]),
     ("My wife and I live in Paris", [("user.location", "Paris")]),
     ("My wife and I met in Paris but we live in London now", [("user.location", "London")]),
+    ("My husband and I got married in Rome and now live in London",
+     [("user.location", "London"), ("user.marital_status", "married")]),
     ("I'm married to Sarah Jones and we live in Austin",
      [("user.family", "spouse:Sarah Jones"), ("user.location", "Austin"), ("user.marital_status", "married")]),
     ("I live in Paris", [("user.location", "Paris")]),
