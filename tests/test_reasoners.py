@@ -57,7 +57,7 @@ rules = RuleReasoner()
         ("I live in the Bay Area", [("user.location", "bay area", None)]),
         # what a review of those rules found read wrongly
         ("I don't have pet insurance", []), ("My dog almost died last year", []), ("I'm in the Army", []),
-        ("My wife is Anna Smith", [("user.family", "wife:anna", None)]),
+        ("My wife is Anna Smith", [("user.family", "wife:anna smith", None)]),  # the name as said, surname and all
         ("I can't tolerate rude people", []), ("My commute makes me sick", []),
         ("No calls after 9pm please", []), ("Keep my spending under 50 a day", [("user.budget", "50 USD/day", None)]),
         ("I speak English only", [("user.language", "english", None)]),

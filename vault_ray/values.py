@@ -31,7 +31,8 @@ DEFAULT_CURRENCY = "USD"  # an amount said without a currency is in the locale's
 
 _ZONE_KEYS = {"timezone", "time_zone", "tz", "zone"}
 _PLACE_KEYS = {"location", "city", "home", "country", "hometown", "residence", "address"}
-_AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "limit", "rent", "mortgage"}
+_AMOUNT_KEYS = {"budget", "budget_authority", "spending_limit", "price", "amount", "salary", "income", "limit", "rent",
+                "mortgage"}
 _LANGUAGE_KEYS = {"language", "languages"}
 _PHONE_KEYS = {"phone", "phone_number", "mobile", "cell", "telephone"}
 _EMAIL_KEYS = {"email", "email_address", "e_mail"}
@@ -95,8 +96,7 @@ _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1
 _NUMBER_WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
-    "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "point", "and",
-    "a",
+    "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "point", "and", "a",
 )
 _SPELLED = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")(?:[\s-]+(?:" + "|".join(_NUMBER_WORDS) + r"))*\b",
                       re.IGNORECASE)

@@ -34,7 +34,7 @@ _CLAUSE_SPLIT = re.compile(
     # not ", like shrimp": an example of what was said, not "I like"
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
     rf"(?!like\s){_BARE}\b)"
-    rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}{_SUBJECT}\b|{_BARE}\b)"
+    rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}(?:{_SUBJECT}|{_BARE})\b)"  # "..., and now live in London"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
     rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"
@@ -52,7 +52,8 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:the )?user\b", re.I), "i"),
     (re.compile(r"\bdo not\b", re.I), "don't"),
     (re.compile(r"^(?:now|currently|these days|nowadays),?\s+(?=(?:i|i'm|we|we're)\s)", re.I), ""),  # "now I'm in Seattle"
-    (re.compile(r"^(?=(?:now|currently|still|originally|based)\s)", re.I), "i'm "),
+    # "Now in Seattle" is the user's; "Now my husband is vegan" is his
+    (re.compile(r"^(?=(?:now|currently|still|originally|based)\s(?!,?\s*(?:my|our|his|her|their)\s))", re.I), "i'm "),
     (re.compile(r"^born\s", re.I), "i was born "),
     (re.compile(r"^(?:a )?new job (at|with)\b", re.I), r"i got a job \1"),
     (re.compile(r"^home base is\b", re.I), "my home base is"),
@@ -234,7 +235,10 @@ def foreign_first_person(clause: str) -> bool:
 
 
 _SOMEONE_ELSE = re.compile(
-    r"^(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
+    # "Now my husband is vegan", "And these days my wife is ...": a word of time or of going on before the subject
+    r"^(?:(?:and|but|so|also|plus|oh|well|now|and now|actually|btw|by the way|these days|nowadays|lately|currently|"
+    r"today|recently|since then|anyway)\b,?\s+)*"
+    r"(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
     r"son|daughter|kids?|children|child|mom|mum|mother|dad|"
     r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
     r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
@@ -275,7 +279,9 @@ _PAST = re.compile(
     r"\b(?:used to|tried (?:living|staying|being based)|"
     r"until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
-    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then)\b",
+    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then|"
+    # an event that happened there, no home: "My wife and I met in Paris", "we got married in Rome"
+    r"(?:first |originally )?met|got (?:married|engaged|hitched)|honeymooned|fell in love|had our (?:wedding|honeymoon))\b",
     re.IGNORECASE)
 _PASSING = re.compile(
     r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"

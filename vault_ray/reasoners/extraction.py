@@ -17,11 +17,11 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, framing, later, lexicon, passing, restated, spending
+from . import amends, asides, caveats, dated, framing, later, lexicon, passing, restated, spending
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
-from .expenses import expense_frame
+from .expenses import expense_frame, set_by_another
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .frames_change import CHANGE, change_frame, employer_to
@@ -79,6 +79,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     theirs: dict[str, set[str]] = {}  # a missed clause -> what its sentence said of someone else before it
     foreign: list[str] = []
     now: set[int] = set()  # the facts said as how things are now, after a value said before
+    years: dict[int, int] = {}  # the year a fact is dated by ("we divorced in 2021")
     text, taken = framing.set_aside(text)
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
@@ -122,7 +123,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             drafts = read_clause(clause)
             entities = {d.entity for d in drafts}
             mine = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
-            if drafts and ((cl.about_someone_else(clause) and "user.family" not in entities) or not mine
+            if drafts and ((cl.about_someone_else(clause) and "user.family" not in entities and not set_by_another(clause))
+                           or not mine
                            or asides.follows_from(clause, entities, others)):
                 # "my boss is in EST": a pattern read the boss's zone, not the user's ("my wife is Sarah": the user's family)
                 unextracted.append(Unextracted(clause, asides.OTHER))
@@ -136,7 +138,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 unextracted.append(Unextracted(clause, f"reads as {drafts[0].entity}, but as {why}"))
             elif drafts:
                 facts += (new := _facts(clause, mine))
-                if later.says_now(clause, sentence[:max(0, sentence.find(clause))]):  # "Now I work at Google"
+                dated.note(years, clause, new)
+                if later.says_now(clause, sentence[:max(0, sentence.find(clause))]) or dated.then(clause):  # "Now I ..."
                     now |= {id(f) for f in new}
             elif cl.about_user(cl.unhedged(clause)):
                 missed.append(clause)
@@ -168,13 +171,15 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                                                                    "stored)" if framing.negated(clause) else None)):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but as {why}"))
             elif kept:
-                facts += _facts(clause, kept)
+                facts += (new := _facts(clause, kept))
+                dated.note(years, clause, new)
             elif near:
                 unextracted.append(Unextracted(clause, f"reads as {near.entity} (similarity {near.similarity:.2f}) "
                                                        "but no value was found in it"))
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
-    return Extraction(tuple(_drop_superseded_negations(later.later_wins(facts, now, _MANY))), tuple(unextracted))
+    facts = later.later_wins(dated.latest(facts, years, _MANY), now, _MANY)  # "..., we divorced in 2021": divorced
+    return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
 
 
 def value_in(clause: str) -> tuple[str, str] | None:

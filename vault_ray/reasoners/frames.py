@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from .. import gazetteer
 from .frames_birthday import birthday_frame
+from .frames_family import family_frame
 from .introductions import introduced
 from .lexicon import (
     DIET_RE,
@@ -141,7 +142,8 @@ def language_frame(n: str) -> list[Draft]:
 
 _NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
                    r"i (?:legally )?changed my name to|you can call me|"
-                   r"i (?:prefer|like|want|'d like|would like|'d prefer|would prefer) to be called)"
+                   r"i(?: (?:prefer|like|want)|(?:'d| would) (?:like|prefer|love|rather))(?: to)? "
+                   r"(?:be called|being called|go by))"
                    r"\s+(?:spel(?:led|t)\s+)?"
                    r"(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+(?-i:[A-Z])[\w'\-]*){0,2})", IC)
 _NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
@@ -181,6 +183,11 @@ _WORK_STATUS = {"retired", "unemployed", "self-employed", "self employed", "betw
 """What the user does for a living when it is no occupation ("I'm retired": no marital status)."""
 
 
+_SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|friends|going out|living|partnered|divorced|"
+                                r"separated|widowed|raised|mentored|supervised)\b|\s(?:to|with|a|an|the|my|our)\s", IC)
+"""A job said after a relation to someone ("married to a nurse", "dating a doctor"): the other person's."""
+
+
 def job_frame(n: str) -> list[Draft]:
     m = _JOB_NOT.search(n)
     if m:
@@ -190,6 +197,8 @@ def job_frame(n: str) -> list[Draft]:
     if not m:
         return []
     job = cut(m.group("v"))
+    if _SOMEONE_ELSES_JOB.search(job):  # "I'm married to a nurse", "I'm engaged to Tom Baker": the other's job or name
+        return []
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS or \
             job in (introduced(n) or ""):
         return []
@@ -280,49 +289,6 @@ def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
     if n and n > 1:
         return Draft("user.pets", f"{n} {plural}")
     return Draft("user.pets", f"{name}:{called}" if called else name)
-
-
-_RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|twins|grandchildren|grandkids|" \
-             r"stepsons?|stepdaughters?"
-_FAMILY_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|have got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+"
-                          rf"(?:(?:young|little|grown|adult|teenage|small|older|younger)\s+)?(?P<r>{_RELATIONS})\b", IC)
-_FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:young|little|grown|adult|teenage|small|"
-                          rf"older|younger)\s+)?(?P<r>{_RELATIONS})\b", re.IGNORECASE)
-
-
-def _relative(m: re.Match[str]) -> Draft:
-    count = number_word(m.group("n")) or 1
-    rel = m.group("r").lower()
-    rel = {"kid": "child", "kids": "children", "grandkids": "grandchildren"}.get(rel, rel)
-    singular = re.sub(r"(?:ren|s)$", "", rel) if rel != "twins" else rel
-    return Draft("user.family", f"{count} {rel}" if count > 1 else singular)
-
-
-_FAMILY_NAME = re.compile(r"^(?i:my) (?P<r>wife|husband|partner|spouse|son|daughter|mom|mother|dad|father|brother|sister|"
-                          r"fiancee?|boyfriend|girlfriend)(?:(?:'s name)? is (?:called |named )?(?P<v>[A-Z][a-z]+)\b"
-                          r"|,? (?P<w>[A-Z][a-z]+)\b(?! [A-Z]))", re.UNICODE)  # "my wife is Anna", "my wife Anna is ..."
-_MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was| 've been|'ve just been)?\s+(?:now |happily |recently |"
-                      r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated)\b", IC)
-_MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
-
-
-def family_frame(n: str) -> list[Draft]:
-    m = _FAMILY_HAVE.search(n)
-    if m:
-        items = [_FAMILY_ITEM.match(x) for x in split_list(n[m.start("n"):])]
-        return [_relative(x) for x in items if x] or [_relative(m)]
-    m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
-    if m and number_word(m.group("n")):
-        count = number_word(m.group("n")) or 1
-        return [Draft("user.family", f"{count} children" if count > 1 else "child")]
-    if m := _FAMILY_NAME.search(n):
-        return [Draft("user.family", f"{m.group('r').lower()}:{m.group('v') or m.group('w')}")]
-    if m := _MARITAL_NOT.search(n):
-        return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
-    m = _MARITAL.search(n)
-    if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC):
-        return [Draft("user.marital_status", m.group("v").lower())]
-    return []
 
 
 _ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"

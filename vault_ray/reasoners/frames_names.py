@@ -23,6 +23,7 @@ _NO_NAME = re.compile(r"^(?:not|hard|unusual|uncommon|common|biblical|long|short
                       r"vietnamese|irish|korean|chinese|japanese|french|dutch|polish)\b|\s(?:to|is|and|for|but|of the)\b",
                       re.IGNORECASE)
 """Words that say what kind of name it is ("My last name is Spanish", "... is Not Common", "... is Hard To Spell")."""
+KIND_OF_NAME = _NO_NAME
 _KEYS = {"last name": "user.last_name", "family name": "user.last_name", "surname": "user.last_name",
          "maiden name": "user.maiden_name", "first name": "user.first_name", "given name": "user.first_name",
          "middle name": "user.middle_name", "nickname": "user.nickname", "nick name": "user.nickname"}

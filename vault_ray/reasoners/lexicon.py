@@ -81,7 +81,9 @@ OCCUPATIONS = re.compile(
     r"influencer|mentor|instructor|principal|dean|clinician|midwife|caregiver|carer|janitor|cleaner|guard|"
     r"servant|diplomat|politician|judge|police officer|detective|sailor|captain|bartender|housekeeper|"
     r"homemaker|stay-at-home \w+|nanny|welder|machinist|operator|contractor|builder|surveyor|optometrist|"
-    r"radiologist|dietitian|nutritionist|physiotherapist|pediatrician|resident|fellow|postdoc|phd student)s?$",
+    r"radiologist|dietitian|nutritionist|physiotherapist|pediatrician|resident|fellow|postdoc|phd student|practitioner|"
+    r"hygienist|aide|technologist|sonographer|phlebotomist|auditor|bookkeeper|teller|receptionist|hairdresser|stylist|"
+    r"barber|underwriter|social worker|case worker|care worker|dispatcher|courier|estimator)s?$",
     re.IGNORECASE)
 
 NEGATION = re.compile(r"\b(?:not|no longer|don't|doesn't|never|isn't|aren't|wasn't|won't|can't)\b|n't\b", re.I)

@@ -11,7 +11,7 @@ from .lexicon import cut
 IC = re.IGNORECASE
 _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
                             r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
-                            r"in|at|on|near|based|located|headquartered|from)\b", IC)  # "my company is in London": a place
+                            r"in|at|on|near|based|located|headquartered|from)\b(?!&)", IC)  # "my company is in London": a place
 
 
 _WORD = r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?"

@@ -120,7 +120,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         return pa_ == "likes" and (na is not None or nb is not None) and (na or 1) != (nb or 1)
     (sa, oa), (sb, ob) = split_stance(a), split_stance(b)
     if "not" in (sa, sb):  # "not:vegan" denies vegan only: it stands beside "vegetarian"
-        return sa != sb and oa.strip() == ob.strip()
+        # but "not:rent" ("I don't pay rent anymore") denies any rent, as "not:pet" every pet
+        return sa != sb and (oa.strip() == ob.strip() or (oa if sa == "not" else ob).strip() in _DENIED_WHOLE)
     return a != b
 
 
@@ -149,6 +150,10 @@ def agrees(entity: str, a: str, b: str, cardinality: str) -> bool:
     if cardinality == "many":
         return same_role(a, b) and not other_holder(a, b)
     return detail_of(entity, a, b)
+
+
+_DENIED_WHOLE = frozenset({"rent", "mortgage", "income"})
+"""Denials of an amount entity as a whole (`user.rent`: "not:rent"): no amount at all, against any amount."""
 
 
 _FAMILIES = ("user.budget.", "user.consent.", "user.schedule.")
