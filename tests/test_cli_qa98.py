@@ -8,6 +8,8 @@ L1: `resolve --winner ""` is refused as empty."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -63,3 +65,51 @@ def test_erase_of_a_retracted_claim_says_it_is_erased_now(store):
     assert run(store, "retract", cid, "--by", "xavier").exit_code == 0
     out = run(store, "erase", "user.budget", "--by", "dana", "--yes").output
     assert f"erased {cid}" in out and "already" not in out and "1 claim(s) erased by dana" in out
+
+
+def disputed(store) -> tuple[str, str, str]:
+    """A user.timezone dispute settled by authority: (incumbent, challenger, dispute id)."""
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.timezone", "authority")
+        vault.set_authority("scheduler", "user.timezone", 0.9)
+        vault.set_authority("chat", "user.timezone", 0.2)
+        pst = vault.agent("scheduler").add_facts([Fact("user.timezone", "I'm in PST", value="PST")]).decisions[0]
+        est = vault.agent("chat").add_facts([Fact("user.timezone", "I'm in EST", value="EST")]).decisions[0]
+        assert est.dispute_id
+        return pst.claim_id, est.claim_id, est.dispute_id
+
+
+def test_events_table_names_the_claim_of_a_claim_event(store):
+    pst, est, dispute = disputed(store)
+    assert run(store, "resolve", dispute, "--winner", est).exit_code == 0
+    out = run(store, "events").output
+    lines = {line.split()[2]: line for line in out.splitlines() if line.strip()}
+    assert pst in lines["claim_superseded"] and est in lines["claim_activated"]
+    assert dispute in lines["claim_superseded"] and dispute in lines["dispute_resolved"]
+    assert pst not in lines["claim_activated"]
+    events = [json.loads(line) for line in run(store, "events", "--json").output.splitlines()]
+    assert len(out.splitlines()) == len(events) == 6  # one line per event, even piped at 80 columns
+    for line in out.splitlines():
+        assert line.split()[-1].startswith("v")  # the cursor ends every line
+
+
+@pytest.mark.parametrize(("since", "said"), [(None, "from now"), ("start", "from the start")])
+def test_events_follow_says_it_is_following_on_stderr(store, since, said):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    budget(store, "500")
+    args = [sys.executable, "-m", "vault_ray.cli", "events", "--follow", "--store", str(store), "--hashing"]
+    proc = subprocess.Popen([*args, *(["--since", since] if since else [])], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        first = proc.stderr.readline()  # type: ignore[union-attr]
+        assert f"following events {said}; Ctrl-C stops" in first
+        if since == "start":
+            assert "claim_added" in proc.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert "following" not in out  # stdout holds the events only

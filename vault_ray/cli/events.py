@@ -16,7 +16,7 @@ from ..errors import InvalidInput
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, require_store
+from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, err_console, handle_errors, open_vault, require_store
 
 POLL_S = 0.5
 KINDS_OPTION = typer.Option(None, "--kinds", help=f"Only these kinds, comma-separated: {', '.join(KINDS)}.")
@@ -55,6 +55,9 @@ def events(
     --follow with --store keeps the store open, so other processes that open it get StoreLocked
     while it runs: to watch a store that agents write, follow a service (--url) or a cluster (--address)."""
     start = since or (NOW if follow else START)
+    if follow:  # on stderr: stdout stays the events (`--json | jq`)
+        where = {NOW: "from now", START: "from the start"}.get(start, f"after cursor {start}")
+        err_console.print(f"following events {where}; Ctrl-C stops", highlight=False, markup=False)
     filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
     if url:
         if not token:
@@ -99,12 +102,21 @@ def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
             if as_json:
                 typer.echo(json.dumps(encode(e)))
             else:
-                who = f"by {e.decided_by} ({e.how})" if e.kind == "dispute_resolved" else e.agent or ""
-                flag = " NEEDS USER" if e.needs_user else ""
-                console.print(f"{e.ts:%Y-%m-%d %H:%M:%S} {e.kind:<18} {e.entity} {e.dispute_id or e.claim_id or ''} "
-                              f"{who}{flag}  [dim]{e.cursor}[/dim]", highlight=False)
+                console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
     except KeyboardInterrupt:
         pass
+
+
+def _line(e: VaultEvent) -> str:
+    """One event of the table: a claim event names its claim (and the dispute it was decided in),
+    a dispute event its dispute; whole ids, as `explain` and `resolve` take them."""
+    who = f"by {e.decided_by} ({e.how})" if e.kind == "dispute_resolved" else e.agent or ""
+    if e.kind.startswith("claim_"):
+        ids = (e.claim_id or "") + (f" (dispute {e.dispute_id})" if e.dispute_id else "")
+    else:
+        ids = e.dispute_id or e.claim_id or ""
+    flag = " NEEDS USER" if e.needs_user else ""
+    return f"{e.ts:%Y-%m-%d %H:%M:%S} {e.kind:<18} {e.entity} {ids} {who}{flag}  {e.cursor}"
 
 
 # -- webhooks ---------------------------------------------------------------------------------
