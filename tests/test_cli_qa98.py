@@ -113,3 +113,61 @@ def test_events_follow_says_it_is_following_on_stderr(store, since, said):
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert "following" not in out  # stdout holds the events only
+
+
+def plain(store, *args: str):
+    """A command that takes --store but no embedder flag (webhook, token), piped at 80 columns."""
+    return CliRunner().invoke(app, [*args, "--store", str(store)], env={"COLUMNS": "80"})
+
+
+def test_webhook_ids_are_whole_when_piped_and_list_takes_json(store):
+    budget(store, "500")
+    url = "http://127.0.0.1:8088/hooks/a-rather-long-path/for-the-receiver"
+    for _ in range(2):
+        assert plain(store, "webhook", "add", url, "--kinds", "dispute_opened,dispute_resolved,claim_added",
+                     "--needs-user-only", "--entity", "user.budget.*").exit_code == 0
+    found = json.loads(plain(store, "webhook", "list", "--json").output)
+    assert len(found) == 2 and all("secret" not in h for h in found)
+    assert found[0]["url"] == url and found[0]["created_at"].endswith("Z")
+    table = plain(store, "webhook", "list").output
+    for h in found:
+        assert h["id"] in table and url in table
+    assert "…" not in table
+    assert len(table.splitlines()) == 7  # title, 3 rule/header lines, a line per webhook, the bottom rule
+    deliveries = plain(store, "webhook", "status").output
+    assert all(h["id"] in deliveries for h in found) and "…" not in deliveries
+    gone = plain(store, "webhook", "remove", found[0]["id"])
+    assert gone.exit_code == 0 and [h["id"] for h in json.loads(plain(store, "webhook", "list", "--json").output)] \
+        == [found[1]["id"]]
+
+
+def test_token_ids_are_whole_when_piped_and_list_takes_json(store):
+    budget(store, "500")
+    for agent in ("a-scheduling-agent-with-a-long-name", "ops"):
+        assert plain(store, "token", "add", agent, "--role", "resolver").exit_code == 0
+    found = json.loads(plain(store, "token", "list", "--json").output)
+    assert [t["agent"] for t in found] == ["a-scheduling-agent-with-a-long-name", "ops"]
+    assert all(set(t) == {"id", "agent", "role", "created_at", "revoked_at"} for t in found)
+    table = plain(store, "token", "list").output
+    assert all(t["id"] in table for t in found) and "…" not in table
+    assert plain(store, "token", "revoke", found[1]["id"]).exit_code == 0
+    assert json.loads(plain(store, "token", "list", "--json").output)[1]["revoked_at"].endswith("Z")
+
+
+def test_a_wide_table_piped_keeps_one_line_per_row(capsys):
+    """What the eval summary prints (many narrow 'fold' columns): piped, no header or cell is folded."""
+    from rich.table import Table
+
+    from vault_ray.cli.common import print_table
+
+    t = Table(title="300 scenarios")
+    headers = ("policy", "final vs oracle", "disputes opened", "asked the user", "wrong winner", "stale reads",
+               "refused writes", "p50 ms", "p95 ms")
+    for h in headers:
+        t.add_column(h, overflow="fold")
+    t.add_row("oracle", *["12.3% [10.1, 14.2]"] * 8)
+    t.add_row("policy-authority", *["99.9% [99.1, 100.0]"] * 8)
+    print_table(t)
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 7 and all(h in out for h in headers)
+    assert "policy-authority" in out and out.count("99.9% [99.1, 100.0]") == 8

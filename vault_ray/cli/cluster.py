@@ -29,7 +29,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
-from .common import console, handle_errors
+from .common import console, handle_errors, id_column, print_table
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -155,12 +155,13 @@ def rebalance(
         t.add_column(col)
     for p, (old, new) in sorted(result["moved"].items()):
         t.add_row(str(p), old or "", new)
-    console.print(t if result["moved"] else "nothing to move")
+    print_table(t) if result["moved"] else console.print("nothing to move")
     if result["retired"]:
         console.print(f"retired: {', '.join(result['retired'])}")
 
 
-def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
+def status(address: str = CLUSTER, namespace: str = NAMESPACE,
+           as_json: bool = typer.Option(False, "--json", help="As JSON (shards, partitions, versions).")) -> None:
     """Show the store's shards: the partitions each owns, its process and the epoch.
 
     policy version: the policy's own version, as GET /v1/policy answers and PATCH expects.
@@ -169,13 +170,17 @@ def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
     from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
+    if as_json:
+        typer.echo(json.dumps(found, indent=1, default=str))
+        return
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
-    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version", "control version"):
+    id_column(t, "shard", [info["name"] for info in found["shards"]])
+    for col in ("pid", "partitions", "pending", "active claims", "policy version", "control version"):
         t.add_column(col)
     for info in found["shards"]:
         t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])), ",".join(map(str, info["pending"])),
                   str(info["active"]), str(info.get("policy_version", "?")), str(info["control_version"]))
-    console.print(t)
+    print_table(t)
 
 
 # -- the local Ray head ------------------------------------------------------------------------

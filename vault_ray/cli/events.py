@@ -16,7 +16,20 @@ from ..errors import InvalidInput
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, err_console, handle_errors, open_vault, require_store
+from .common import (
+    ADDRESS,
+    HASHING,
+    NAMESPACE,
+    STORE,
+    console,
+    err_console,
+    handle_errors,
+    id_column,
+    iso,
+    open_vault,
+    print_table,
+    require_store,
+)
 
 POLL_S = 0.5
 KINDS_OPTION = typer.Option(None, "--kinds", help=f"Only these kinds, comma-separated: {', '.join(KINDS)}.")
@@ -151,15 +164,21 @@ def _when(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS) -> None:
+def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
+                  as_json: bool = typer.Option(False, "--json", help="As JSON (never the secret).")) -> None:
     """List the webhooks: id, URL, what they want, when made (never the secret)."""
+    hooks = _hooks(store, webhooks).list()
+    if as_json:
+        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1))
+        return
     t = Table(title="webhooks")
-    for col in ("id", "url", "kinds", "needs user", "entity", "created"):
+    id_column(t, "id", [h.id for h in hooks])
+    for col in ("url", "kinds", "needs user", "entity", "created"):
         t.add_column(col)
-    for h in _hooks(store, webhooks).list():
+    for h in hooks:
         t.add_row(h.id, h.url, ", ".join(h.kinds or ("all",)), "yes" if h.needs_user_only else "",
                   h.entity or "", _when(h.created_at))
-    console.print(t)
+    print_table(t)
 
 
 def remove(hook_id: str = typer.Argument(..., help="The webhook's id."), store: str = STORE,
@@ -180,13 +199,14 @@ def status(store: str = typer.Option(..., "--store", "-s", help="The store direc
         typer.echo(json.dumps(found, indent=1))
         return
     t = Table(title="webhook deliveries")
-    for col in ("id", "url", "delivered", "failed", "retrying", "last answer", "last success"):
+    id_column(t, "id", [s["id"] for s in found])
+    for col in ("url", "delivered", "failed", "retrying", "last answer", "last success"):
         t.add_column(col)
     for s in found:
         retrying = f"{s['head']} (attempt {s['attempts']})" if s["head"] else ""
         last = str(s["last_status"] or "") if s["last_error"] is None else s["last_error"]
         t.add_row(s["id"], s["url"], str(s["delivered"]), str(s["failed"]), retrying, last, _when(s["last_success_at"]))
-    console.print(t)
+    print_table(t)
     for s in found:
         for f in s["failures"]:
             console.print(f"  {s['id']} gave up on {f['event']} ({f['kind']}) after {f['attempts']} attempts: "
