@@ -171,3 +171,30 @@ def test_a_wide_table_piped_keeps_one_line_per_row(capsys):
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 7 and all(h in out for h in headers)
     assert "policy-authority" in out and out.count("99.9% [99.1, 100.0]") == 8
+
+
+@pytest.mark.parametrize("winner", ["", "  "])
+def test_resolve_refuses_an_empty_winner_as_empty(store, winner):
+    _, _, dispute = disputed(store)
+    done = run(store, "resolve", dispute, "--winner", winner)
+    assert done.exit_code == 2
+    assert "winner must be a non-empty string" in done.output and "starts" not in done.output
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.dispute(dispute).status == "open"  # nothing changed
+    for command in (["explain", winner], ["retract", winner, "--by", "ana"], ["resolve", winner, "--keep-both"]):
+        refused = run(store, *command)
+        assert refused.exit_code == 2 and "must be a non-empty string" in refused.output, command
+
+
+def test_an_ambiguous_start_of_an_id_names_what_it_starts(store):
+    disputed(store)
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.set_strategy("user.employer", "authority")
+        vault.set_authority("scheduler", "user.employer", 0.9)
+        vault.agent("scheduler").add_facts([Fact("user.employer", "I work at Acme", value="acme")])
+        vault.agent("chat").add_facts([Fact("user.employer", "I work at Globex", value="globex")])
+        ids = sorted(d.id for d in vault.disputes())
+    assert len(ids) == 2
+    done = run(store, "resolve", "dsp-", "--keep-both")
+    assert done.exit_code == 2
+    assert f"'dsp-' starts the ids of 2 disputes ({ids[0]}, {ids[1]}): give more of it" in " ".join(done.output.split())
