@@ -198,3 +198,26 @@ def test_an_ambiguous_start_of_an_id_names_what_it_starts(store):
     done = run(store, "resolve", "dsp-", "--keep-both")
     assert done.exit_code == 2
     assert f"'dsp-' starts the ids of 2 disputes ({ids[0]}, {ids[1]}): give more of it" in " ".join(done.output.split())
+
+
+@pytest.mark.parametrize(("shards", "partitions", "most"), [("0", None, 16), ("100", None, 16), ("5", 4, 4),
+                                                            ("-1", None, 16)])
+def test_up_refuses_a_bad_shard_count_as_bad_input_before_starting_ray(tmp_path, shards, partitions, most):
+    pytest.importorskip("ray")
+    store = tmp_path / "store"
+    if partitions:
+        Vault.open(store, partitions=partitions, embedder=HashingEmbedder()).close()
+    done = CliRunner().invoke(app, ["up", "--store", str(store), "--shards", shards, "--hashing", "--port", "1"])
+    assert done.exit_code == 2, done.output  # bad input, not "unreachable" (4)
+    assert f"shards must be an integer in [1, {most}] (the partition count), got {shards}" in done.output
+    assert "Ray" not in done.output and not (store / "cluster.json").exists()  # nothing started
+
+
+def test_connect_refuses_a_bad_shard_count_as_invalid_input(tmp_path):
+    pytest.importorskip("ray")
+    from vault_ray import InvalidInput
+    from vault_ray.actors import connect
+
+    for bad in (0, 17, True, "2"):
+        with pytest.raises(InvalidInput, match=r"shards must be an integer in \[1, 16\]"):
+            connect("127.0.0.1:1", store=tmp_path / "s", shards=bad, embedder=HashingEmbedder())

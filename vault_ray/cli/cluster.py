@@ -76,13 +76,14 @@ def up(
     policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
+    from vault_ray.actors import attach, check_shards, connect  # noqa: PLC0415  (Ray only when the command runs)
+
+    check_shards(shards, store, partitions)  # bad input: before a Ray head starts
     head: dict[str, Any] = {}
     if address is None:
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
-        from vault_ray.actors import attach, connect  # noqa: PLC0415  (Ray only when the command runs)
-
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                         embedder=embedder, policy=policy, actor_options=options, index=index)
         if head:
