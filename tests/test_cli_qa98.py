@@ -221,3 +221,28 @@ def test_connect_refuses_a_bad_shard_count_as_invalid_input(tmp_path):
     for bad in (0, 17, True, "2"):
         with pytest.raises(InvalidInput, match=r"shards must be an integer in \[1, 16\]"):
             connect("127.0.0.1:1", store=tmp_path / "s", shards=bad, embedder=HashingEmbedder())
+
+
+def test_importing_an_export_again_says_plainly_that_nothing_is_new(tmp_path, store):
+    budget(store, "500", "700")
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
+        vault.export(tmp_path / "export")
+    copy = tmp_path / "copy"
+    assert "restored" in run(copy, "import", str(tmp_path / "export")).output
+    again = " ".join(run(copy, "import", str(tmp_path / "export")).output.split())
+    assert "nothing new: all 3 claim(s) of the export are already in the store (skipped)" in again, again
+    assert "none" not in again and "merged" not in again
+    with Vault.open(copy, embedder=HashingEmbedder()) as vault:  # some new, some present
+        vault.agent("b").add_facts([Fact("user.city", "The user lives in Oslo", value="oslo")])
+        vault.export(tmp_path / "export2")
+    said = " ".join(run(store, "import", str(tmp_path / "export2")).output.split())
+    assert "merged 1 new claim(s), now 1 active (as each was written: 1 active); 3 skipped: already in the store" \
+        in said, said
+
+
+def test_normalize_takes_hashing_like_every_memory_command(store):
+    budget(store, "500")
+    done = run(store, "normalize", "--apply", str(store / "no-plan.parquet"))
+    assert "No such option" not in done.output
+    assert "--hashing" in " ".join(CliRunner().invoke(app, ["normalize", "--help"], env={"COLUMNS": "200"}).output.split())
