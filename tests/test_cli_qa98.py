@@ -246,3 +246,42 @@ def test_normalize_takes_hashing_like_every_memory_command(store):
     done = run(store, "normalize", "--apply", str(store / "no-plan.parquet"))
     assert "No such option" not in done.output
     assert "--hashing" in " ".join(CliRunner().invoke(app, ["normalize", "--help"], env={"COLUMNS": "200"}).output.split())
+
+
+HOLD = """
+import sys, time
+from vault_ray import HashingEmbedder, Vault
+vault = Vault.open(sys.argv[1], embedder=HashingEmbedder())
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("holder", ["ray", "embedded"])
+def test_a_held_store_says_how_to_reach_its_holder(store, holder):
+    """L5: while `vault-ray up` serves a store, the CLI names its --address; while another process
+    holds it, both ways (cluster mode, the HTTP service of `vault-ray serve`) are named."""
+    import os
+    import subprocess
+    import sys
+
+    budget(store, "500")
+    name = "ray::ControlActor" if holder == "ray" else "python"  # how a Ray worker (the control actor) is named
+    proc = subprocess.Popen(["bash", "-c", 'exec -a "$0" "$@"', name, sys.executable, "-c", HOLD, str(store)],
+                            stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    try:
+        assert proc.stdout.readline().strip() == "held"  # type: ignore[union-attr]
+        if holder == "ray":  # what `vault-ray up` records beside the store
+            (store / "cluster.json").write_text(json.dumps({"epoch": 1, "shards": [], "assignment": {},
+                                                            "head": {"address": "127.0.0.1:6379", "pid": 1}}))
+        said = " ".join(run(store, "get", "user.budget").output.split())
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "held by another process" in said and "cluster mode" in said
+    if holder == "ray":
+        assert "--address 127.0.0.1:6379" in said and "Vault.connect('127.0.0.1:6379')" in said
+        assert "--url" not in said
+    else:
+        assert "vault-ray up --store PATH" in said and "VaultClient(URL, TOKEN)" in said
