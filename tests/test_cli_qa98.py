@@ -285,3 +285,24 @@ def test_a_held_store_says_how_to_reach_its_holder(store, holder):
         assert "--url" not in said
     else:
         assert "vault-ray up --store PATH" in said and "VaultClient(URL, TOKEN)" in said
+
+
+@pytest.mark.parametrize("entity", ["user.café", "user.名前", "User.Diet", "user diet"])
+def test_a_refused_entity_key_says_which_characters_a_key_takes(vault, entity):
+    from vault_ray import InvalidEntity
+
+    with pytest.raises(InvalidEntity, match="lowercase ASCII letters, digits and '_'") as err:
+        vault.agent("a").add_facts([Fact(entity, "something about the user", value="x")])
+    assert err.value.entity == entity
+    assert vault.history(entity.lower().replace(" ", "_")) == [] if entity.isascii() else True  # nothing written
+
+
+def test_openai_embedder_without_a_key_is_an_embedder_error(monkeypatch):
+    pytest.importorskip("openai")
+    from vault_ray import EmbedderError, OpenAIEmbedder, ReasonerError, VaultError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    with pytest.raises(EmbedderError, match="cannot make the OpenAI client") as err:
+        OpenAIEmbedder("text-embedding-3-small", dim=1536)
+    assert isinstance(err.value, ReasonerError) and isinstance(err.value, VaultError)  # what callers caught before

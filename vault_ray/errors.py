@@ -26,6 +26,7 @@
     │   ├── StorageFailure        the claim log or the index failed; the write was not applied
     │   └── ExportError           an export that is incomplete, tampered or truncated, or a non-empty target
     ├── ReasonerError             a reasoner answered malformed output twice, or failed
+    │   └── EmbedderError         an embedder backend failed (no API key, a transport or API error)
     └── ClusterError              Ray cluster mode could not be reached or set up
 
 Every error carries the offending value in an attribute named after it, so callers
@@ -60,7 +61,8 @@ class InvalidEntity(InvalidInput):
         detail = f": {why}" if why else ""
         super().__init__(
             f"invalid entity {entity!r}{detail} "
-            "(dotted lowercase key, e.g. 'user.timezone', at most 128 characters)"
+            "(a dotted key of lowercase ASCII letters, digits and '_', e.g. 'user.timezone', at most 128 "
+            "characters)"
         )
 
 
@@ -237,6 +239,12 @@ class ReasonerError(VaultError):
     def __init__(self, message: str, *, answer: object = None) -> None:
         self.answer = answer
         super().__init__(message)
+
+
+class EmbedderError(ReasonerError):
+    """An embedder backend (`OpenAIEmbedder`) could not be made or failed: no API key, the
+    `openai` package missing, a transport or API error. A ReasonerError, as these were before
+    it had a class of its own: `except ReasonerError` still catches it."""
 
 
 class ClusterError(VaultError):
