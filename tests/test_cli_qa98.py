@@ -306,3 +306,21 @@ def test_openai_embedder_without_a_key_is_an_embedder_error(monkeypatch):
     with pytest.raises(EmbedderError, match="cannot make the OpenAI client") as err:
         OpenAIEmbedder("text-embedding-3-small", dim=1536)
     assert isinstance(err.value, ReasonerError) and isinstance(err.value, VaultError)  # what callers caught before
+
+
+def test_loading_the_local_model_prints_no_progress_bar_and_leaves_the_setting_alone():
+    """L7: every command that loads the local model printed a "Loading weights" bar on stderr."""
+    import subprocess
+    import sys
+
+    code = ("from transformers.utils import logging as hf\n"
+            "from vault_ray import LocalEmbedder\n"
+            "print(LocalEmbedder().embed(['I live in Oslo']).shape, hf.is_progress_bar_enabled())\n"
+            "hf.disable_progress_bar()\n"
+            "from vault_ray.embedders import _no_progress_bars\n"
+            "with _no_progress_bars(): pass\n"
+            "print(hf.is_progress_bar_enabled())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["(1, 384) True", "False"]  # as it was: on, then the user's off
+    assert "Loading weights" not in done.stderr and "it/s" not in done.stderr, done.stderr
