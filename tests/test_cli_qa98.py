@@ -324,3 +324,14 @@ def test_loading_the_local_model_prints_no_progress_bar_and_leaves_the_setting_a
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["(1, 384) True", "False"]  # as it was: on, then the user's off
     assert "Loading weights" not in done.stderr and "it/s" not in done.stderr, done.stderr
+
+
+def test_explain_piped_keeps_each_entry_on_its_line(store):
+    pst, est, dispute = disputed(store)
+    assert run(store, "resolve", dispute, "--winner", est, "--note", "the user moved to New York last spring").exit_code == 0
+    for claim in (pst, est):
+        out = run(store, "explain", claim).output
+        with Vault.open(store, embedder=HashingEmbedder()) as vault:
+            text = vault.explain(claim).text()
+        assert out.rstrip("\n") == text.rstrip("\n")
+        assert any(len(line) > 80 for line in text.splitlines())  # a line a terminal of 80 would have wrapped

@@ -53,7 +53,8 @@ def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain
         if as_json:
             print_json(found)  # times as the HTTP API writes them (ISO 8601, "Z")
         else:
-            console.print(found.text(), highlight=False, markup=False)
+            # piped: its own lines, unwrapped (a log or `grep` reads one entry per line)
+            console.print(found.text(), highlight=False, markup=False, soft_wrap=not console.is_terminal)
 
 
 def disputes(status: str = typer.Option("open", help="open, resolved or all."), store: str = STORE,
