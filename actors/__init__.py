@@ -4,9 +4,9 @@ and the operations that start and run them (`connect` creates or joins a store's
 actors; `vault-ray up` calls it). Joining a running store needs none of this:
 `Vault.connect` reaches the actors by name."""
 
-from .cluster import attach, connect, rebalance, shutdown, status
+from .cluster import attach, check_shards, connect, rebalance, shutdown, status
 from .control import ClusterConfig, ControlActor, ShardActor
 from .shard import Shard
 
-__all__ = ["ClusterConfig", "ControlActor", "Shard", "ShardActor", "attach", "connect", "rebalance", "shutdown",
+__all__ = ["ClusterConfig", "ControlActor", "Shard", "ShardActor", "attach", "check_shards", "connect", "rebalance", "shutdown",
            "status"]

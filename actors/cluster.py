@@ -28,12 +28,12 @@ from vault_ray.backends.connect import (
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
 from vault_ray.engine.control import a_policy, change_policy, changed_policy
-from vault_ray.errors import ClusterError
+from vault_ray.errors import ClusterError, InvalidInput
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
-from vault_ray.storage.layout import check_index
+from vault_ray.storage.layout import check_index, read_meta
 from vault_ray.vault import Vault
 
 from .control import ClusterConfig, ControlActor
@@ -63,8 +63,7 @@ def connect(
     `{"resources": {"vault_store": 1}}` (see cluster/)."""
     embedder = embedder if embedder is not None else LocalEmbedder()
     reasoner = reasoner if reasoner is not None else RuleReasoner(embedder)
-    if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool) or shards < 1):
-        raise ClusterError(f"shards must be a positive integer, got {shards!r}")
+    check_shards(shards, store, partitions)
     if index is not None:
         check_index(index)
     ensure_ray(address, namespace)
@@ -107,6 +106,18 @@ def attach(address: str | None = "auto", *, namespace: str = "vault") -> Cluster
     """The backend of the cluster in `namespace`, without an embedder (operations only)."""
     ensure_ray(address, namespace)
     return backend_of(namespace)
+
+
+def check_shards(shards: object, store: str | Path | None = None, partitions: int | None = None) -> None:
+    """A shard count `connect` (and `vault-ray up`) can start: 1 up to the store's partition count
+    (its settings', else `partitions`, else 16), or None for the default. InvalidInput otherwise,
+    before anything starts."""
+    if shards is None:
+        return
+    meta = read_meta(store) if store is not None else None
+    most = meta.partitions if meta is not None else partitions if isinstance(partitions, int) and partitions > 0 else 16
+    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= most:
+        raise InvalidInput(f"shards must be an integer in [1, {most}] (the partition count), got {shards!r}")
 
 
 def rebalance(address: str | None = "auto", *, namespace: str = "vault", shards: int) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ray.exceptions import ActorDiedError, RayActorError
 from vault_ray.backends.routing import CONTROL_NAME, shard_name
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.erase import waiting_erasures
-from vault_ray.errors import ClusterError, StoreMismatch, VaultError
+from vault_ray.errors import ClusterError, InvalidInput, StoreMismatch, VaultError
 from vault_ray.policy import Policy, check_version
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
@@ -257,7 +257,7 @@ class ControlActor:
         """Spread the partitions over `shards` shard actors, moving as few as possible."""
         self._check()
         if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= self.meta.partitions:
-            raise ClusterError(f"shards must be an integer in [1, {self.meta.partitions}] (the partition count), "
+            raise InvalidInput(f"shards must be an integer in [1, {self.meta.partitions}] (the partition count), "
                                f"got {shards!r}")
         with self._lock:
             old = self.state

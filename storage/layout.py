@@ -224,7 +224,9 @@ class StoreLock:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._fd)  # held by another: a file this open made is theirs now, not removed
-            raise StoreLocked(self.root, here=StoreLock.HELD.get(self._real) == os.getpid()) from exc
+            here = StoreLock.HELD.get(self._real) == os.getpid()
+            holder, address = (None, None) if here else holder_of(self.root)
+            raise StoreLocked(self.root, here=here, holder=holder, address=address) from exc
         try:
             os.ftruncate(self._fd, 0)
             os.write(self._fd, str(os.getpid()).encode())
@@ -243,6 +245,24 @@ class StoreLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
+
+
+def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None]:
+    """What holds the store, for StoreLocked to say how to reach it: ("cluster", the Ray address
+    `vault-ray up` recorded in STORE/cluster.json, if any) when the process named in the lock
+    file is a Ray worker (the control actor), ("process", None) for another process, (None,
+    None) when the lock file or the process cannot be read (not Linux, another machine)."""
+    try:
+        pid = int((Path(root) / ".lock").read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+    except (OSError, ValueError):
+        return None, None
+    if not cmdline.startswith("ray::"):
+        return "process", None
+    state = read_json(Path(root) / "cluster.json") or {}
+    head = state.get("head") if isinstance(state, dict) else None
+    address = head.get("address") if isinstance(head, dict) else None
+    return "cluster", address if isinstance(address, str) and address else None
 
 
 def hold_log(path: str) -> int:

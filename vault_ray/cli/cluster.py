@@ -29,7 +29,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
-from .common import console, handle_errors
+from .common import console, handle_errors, id_column, print_table
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -76,13 +76,14 @@ def up(
     policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here
+    from vault_ray.actors import attach, check_shards, connect  # noqa: PLC0415  (Ray only when the command runs)
+
+    check_shards(shards, store, partitions)  # bad input: before a Ray head starts
     head: dict[str, Any] = {}
     if address is None:
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
-        from vault_ray.actors import attach, connect  # noqa: PLC0415  (Ray only when the command runs)
-
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                         embedder=embedder, policy=policy, actor_options=options, index=index)
         if head:
@@ -155,12 +156,13 @@ def rebalance(
         t.add_column(col)
     for p, (old, new) in sorted(result["moved"].items()):
         t.add_row(str(p), old or "", new)
-    console.print(t if result["moved"] else "nothing to move")
+    print_table(t) if result["moved"] else console.print("nothing to move")
     if result["retired"]:
         console.print(f"retired: {', '.join(result['retired'])}")
 
 
-def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
+def status(address: str = CLUSTER, namespace: str = NAMESPACE,
+           as_json: bool = typer.Option(False, "--json", help="As JSON (shards, partitions, versions).")) -> None:
     """Show the store's shards: the partitions each owns, its process and the epoch.
 
     policy version: the policy's own version, as GET /v1/policy answers and PATCH expects.
@@ -169,13 +171,17 @@ def status(address: str = CLUSTER, namespace: str = NAMESPACE) -> None:
     from vault_ray.actors import status as read_status  # noqa: PLC0415
 
     found = read_status(address, namespace=namespace)
+    if as_json:
+        typer.echo(json.dumps(found, indent=1, default=str))
+        return
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
-    for col in ("shard", "pid", "partitions", "pending", "active claims", "policy version", "control version"):
+    id_column(t, "shard", [info["name"] for info in found["shards"]])
+    for col in ("pid", "partitions", "pending", "active claims", "policy version", "control version"):
         t.add_column(col)
     for info in found["shards"]:
         t.add_row(info["name"], str(info["pid"]), ",".join(map(str, info["owned"])), ",".join(map(str, info["pending"])),
                   str(info["active"]), str(info.get("policy_version", "?")), str(info["control_version"]))
-    console.print(t)
+    print_table(t)
 
 
 # -- the local Ray head ------------------------------------------------------------------------

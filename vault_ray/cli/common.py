@@ -10,13 +10,15 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
+from rich.table import Table
 
 from vault_ray.storage.layout import read_meta
 
@@ -42,6 +44,26 @@ AS_OF = typer.Option(None, "--as-of", help="Answer as the store stood at this ti
 def print_json(obj: Any) -> None:
     """`obj` (models, lists of them) as the HTTP API encodes it, on stdout."""
     typer.echo(json.dumps(encode(obj), indent=2, ensure_ascii=False))
+
+
+def iso(ts: float | None) -> str | None:
+    """Epoch seconds as --json writes times (ISO 8601 UTC, "Z"), None for none."""
+    return None if ts is None else encode(datetime.fromtimestamp(ts, UTC))
+
+
+def print_table(table: Table) -> None:
+    """A table on stdout. Piped (a log, `| grep`, no terminal to fit) it is printed at its natural
+    width: no cell cut to "…" and no column wrapped, so the ids it shows can be copied whole."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    natural = Measurement.get(console, console.options.update(max_width=1 << 16), table).maximum
+    Console(width=max(natural, console.width), highlight=False).print(table)
+
+
+def id_column(table: Table, header: str, ids: list[str]) -> None:
+    """A column of ids the user types next (`webhook remove ID`): never wrapped nor cut, on a terminal too."""
+    table.add_column(header, no_wrap=True, overflow="ignore", min_width=max((len(i) for i in ids), default=len(header)))
 
 
 def parse_time(value: str | None) -> datetime | None:

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import ClusterError
-from .common import console, err_console, handle_errors
+from .common import console, err_console, handle_errors, print_table
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column, with intervals
@@ -273,7 +273,7 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
         table.add_column(header, overflow="fold")
     for row in run.summary.to_pylist():
         table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
-    console.print(table)
+    print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
     console.print(f"report: {report}\nresults: {out / 'results.parquet'}")
@@ -290,7 +290,7 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
         table.add_row(c.pattern, c.current, "asks the user" if c.high_stakes else c.chosen,
                       Text(verdict((g.difference, g.low, g.high)) if g else "n/a"))
     table.add_row("*", rec.current.default_strategy, rec.policy.default_strategy, "")
-    console.print(table)
+    print_table(table)
     g = rec.gain("final_accuracy")
     if g is not None:
         console.print(Text(f"final-state accuracy {fmt(g.current, '%')} -> {fmt(g.proposed, '%')} "
@@ -328,7 +328,7 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
         table.add_column(header)
     for name in names:
         table.add_row(name, f"{len(result.differences(name)):,}", f"{result.rejected[name]:,}")
-    console.print(table)
+    print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
         for note in proposal.notes:  # what a store's few labels could not support (weights.MIN_REPORTS), ...

@@ -16,7 +16,20 @@ from ..errors import InvalidInput
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault, require_store
+from .common import (
+    ADDRESS,
+    HASHING,
+    NAMESPACE,
+    STORE,
+    console,
+    err_console,
+    handle_errors,
+    id_column,
+    iso,
+    open_vault,
+    print_table,
+    require_store,
+)
 
 POLL_S = 0.5
 KINDS_OPTION = typer.Option(None, "--kinds", help=f"Only these kinds, comma-separated: {', '.join(KINDS)}.")
@@ -55,6 +68,9 @@ def events(
     --follow with --store keeps the store open, so other processes that open it get StoreLocked
     while it runs: to watch a store that agents write, follow a service (--url) or a cluster (--address)."""
     start = since or (NOW if follow else START)
+    if follow:  # on stderr: stdout stays the events (`--json | jq`)
+        where = {NOW: "from now", START: "from the start"}.get(start, f"after cursor {start}")
+        err_console.print(f"following events {where}; Ctrl-C stops", highlight=False, markup=False)
     filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
     if url:
         if not token:
@@ -99,12 +115,21 @@ def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
             if as_json:
                 typer.echo(json.dumps(encode(e)))
             else:
-                who = f"by {e.decided_by} ({e.how})" if e.kind == "dispute_resolved" else e.agent or ""
-                flag = " NEEDS USER" if e.needs_user else ""
-                console.print(f"{e.ts:%Y-%m-%d %H:%M:%S} {e.kind:<18} {e.entity} {e.dispute_id or e.claim_id or ''} "
-                              f"{who}{flag}  [dim]{e.cursor}[/dim]", highlight=False)
+                console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
     except KeyboardInterrupt:
         pass
+
+
+def _line(e: VaultEvent) -> str:
+    """One event of the table: a claim event names its claim (and the dispute it was decided in),
+    a dispute event its dispute; whole ids, as `explain` and `resolve` take them."""
+    who = f"by {e.decided_by} ({e.how})" if e.kind == "dispute_resolved" else e.agent or ""
+    if e.kind.startswith("claim_"):
+        ids = (e.claim_id or "") + (f" (dispute {e.dispute_id})" if e.dispute_id else "")
+    else:
+        ids = e.dispute_id or e.claim_id or ""
+    flag = " NEEDS USER" if e.needs_user else ""
+    return f"{e.ts:%Y-%m-%d %H:%M:%S} {e.kind:<18} {e.entity} {ids} {who}{flag}  {e.cursor}"
 
 
 # -- webhooks ---------------------------------------------------------------------------------
@@ -139,15 +164,21 @@ def _when(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS) -> None:
+def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
+                  as_json: bool = typer.Option(False, "--json", help="As JSON (never the secret).")) -> None:
     """List the webhooks: id, URL, what they want, when made (never the secret)."""
+    hooks = _hooks(store, webhooks).list()
+    if as_json:
+        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1))
+        return
     t = Table(title="webhooks")
-    for col in ("id", "url", "kinds", "needs user", "entity", "created"):
+    id_column(t, "id", [h.id for h in hooks])
+    for col in ("url", "kinds", "needs user", "entity", "created"):
         t.add_column(col)
-    for h in _hooks(store, webhooks).list():
+    for h in hooks:
         t.add_row(h.id, h.url, ", ".join(h.kinds or ("all",)), "yes" if h.needs_user_only else "",
                   h.entity or "", _when(h.created_at))
-    console.print(t)
+    print_table(t)
 
 
 def remove(hook_id: str = typer.Argument(..., help="The webhook's id."), store: str = STORE,
@@ -168,13 +199,14 @@ def status(store: str = typer.Option(..., "--store", "-s", help="The store direc
         typer.echo(json.dumps(found, indent=1))
         return
     t = Table(title="webhook deliveries")
-    for col in ("id", "url", "delivered", "failed", "retrying", "last answer", "last success"):
+    id_column(t, "id", [s["id"] for s in found])
+    for col in ("url", "delivered", "failed", "retrying", "last answer", "last success"):
         t.add_column(col)
     for s in found:
         retrying = f"{s['head']} (attempt {s['attempts']})" if s["head"] else ""
         last = str(s["last_status"] or "") if s["last_error"] is None else s["last_error"]
         t.add_row(s["id"], s["url"], str(s["delivered"]), str(s["failed"]), retrying, last, _when(s["last_success_at"]))
-    console.print(t)
+    print_table(t)
     for s in found:
         for f in s["failures"]:
             console.print(f"  {s['id']} gave up on {f['event']} ({f['kind']}) after {f['attempts']} attempts: "

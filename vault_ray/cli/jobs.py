@@ -109,14 +109,30 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     if result.mode == "restore":
         console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
     else:
-        def counts(found: Mapping[str, int]) -> str:
-            return ", ".join(f"{n:,} {o}" for o, n in sorted(found.items())) or "none"
-
-        console.print(f"merged {result.claims:,} new claim(s), now {counts(result.statuses)} (as each was written: "
-                      f"{counts(result.outcomes)}); {result.skipped:,} already present; "
-                      + (f"{result.retracted:,} retracted as in the source; " if result.retracted else "")
-                      + f"{result.seconds:.1f} s")
+        console.print(_merge_summary(result), highlight=False)
     _exit_on_errors(result.errors, "refused by the write path")
+
+
+def _merge_summary(result: Any) -> str:
+    """What a merge did, plainly: the new claims and where they stand now (and how each was written:
+    a later claim of the same import may supersede one written active), the claims skipped because
+    the store holds them already, the retractions replayed."""
+    def counts(found: Mapping[str, int]) -> str:
+        return ", ".join(f"{n:,} {o}" for o, n in sorted(found.items()))
+
+    parts = []
+    if result.claims:
+        parts.append(f"merged {result.claims:,} new claim(s), now {counts(result.statuses)} "
+                     f"(as each was written: {counts(result.outcomes)})")
+    elif result.skipped:
+        parts.append(f"nothing new: all {result.skipped:,} claim(s) of the export are already in the store (skipped)")
+    else:
+        parts.append("nothing new: the export holds no claim")
+    if result.claims and result.skipped:
+        parts.append(f"{result.skipped:,} skipped: already in the store")
+    if result.retracted:
+        parts.append(f"{result.retracted:,} retracted as in the source")
+    return "; ".join([*parts, f"{result.seconds:.1f} s"])
 
 
 def _create_like(store: str, directory: Path) -> None:
@@ -188,10 +204,14 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
 
 def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
               out: Path = PLAN_OUT, apply: Path = APPLY, embedder: str = SIMILARITY, accept: float = ACCEPT,
-              ask: float = ASK, actors: int = ACTORS, cpus_per_actor: int = CPUS, any_store: bool = ANY_STORE) -> None:
+              ask: float = ASK, actors: int = ACTORS, cpus_per_actor: int = CPUS, any_store: bool = ANY_STORE,
+              hashing: bool = HASHING) -> None:
     """Find entity labels that name one thing and write a reviewable merge plan (Parquet and
     Markdown); with --apply PLAN, merge them through the partition owners (the approved rows:
-    an approved keep row merges its pair; a plan made for another store is refused)."""
+    an approved keep row merges its pair; a plan made for another store is refused).
+    --hashing is accepted like on every memory command: the labels are compared with --embedder's
+    vectors (`--embedder hashing` for the model-free ones), never the store's, so any store works."""
+    del hashing  # a re-keyed claim keeps its stored vector; the similarity vectors are --embedder's
     _target(store, address)
     if apply is not None:
         _apply(apply, store, address, namespace, any_store)

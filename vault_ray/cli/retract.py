@@ -4,6 +4,8 @@ every command: 2 bad input, 3 not found, 4 store problem; 1 when an erasure is n
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import typer
 
 from ..engine.retract import check_retraction
@@ -53,16 +55,35 @@ def erase(entity: str = typer.Argument(..., help="Entity key, e.g. user.health."
         err_console.print("nothing erased", highlight=False)
         raise typer.Exit(1)
     with open_vault(store, address, namespace, hashing) as vault:
+        before = {c.id: c.meta["erased"] for c in vault.history(entity) if isinstance(c.meta.get("erased"), dict)}
         done = vault.erase(entity, decided_by=decided_by, note=note)
-        for r in done:
-            c = r.claim
-            console.print(f"erased {c.id} ({c.entity}, by {c.agent}, {c.recorded_at:%Y-%m-%d %H:%M:%S})",
-                          highlight=False, markup=False)
-        if done:
-            console.print(f"{entity}: {len(done)} claim(s) erased by {decided_by}" + (f": {note}" if note else ""),
-                          highlight=False, markup=False)
-        else:
-            console.print(f"{entity}: no claim to erase", highlight=False)
+        _report_erasure(entity, done, before)
+
+
+def _report_erasure(entity: str, done: list[Retraction], before: dict[str, dict]) -> None:
+    """What `erase` did: the claims it erased now, by whom; the ones erased before this run (which
+    changes nothing for them) with the first erasure's who, when and why, never this caller's."""
+    new = [r for r in done if r.claim.id not in before]
+    for r in done:
+        c = r.claim
+        line = f"{c.id} ({c.entity}, by {c.agent}, {c.recorded_at:%Y-%m-%d %H:%M:%S})"
+        if (first := before.get(c.id)) is None:
+            console.print(f"erased {line}", highlight=False, markup=False)
+            continue
+        when = datetime.fromtimestamp(float(first.get("at") or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        why = f": {first['note']}" if first.get("note") else ""
+        console.print(f"already erased {line}: by {first.get('by')} at {when}{why}", highlight=False, markup=False)
+    if new:
+        r = new[0]
+        console.print(f"{entity}: {len(new)} claim(s) erased by {r.claim.meta.get('erased', {}).get('by', r.decided_by)}"
+                      + (f": {r.claim.meta['erased']['note']}" if r.claim.meta.get("erased", {}).get("note") else ""),
+                      highlight=False, markup=False)
+    if len(new) < len(done):
+        console.print(f"{entity}: {len(done) - len(new)} claim(s) erased before; nothing changed for them" if new else
+                      f"{entity}: nothing new to erase: its {len(done)} claim(s) were erased before; nothing changed",
+                      highlight=False, markup=False)
+    if not done:
+        console.print(f"{entity}: no claim to erase", highlight=False)
 
 
 def _report(r: Retraction) -> None:

@@ -12,6 +12,7 @@ Ray and the Serve app are imported inside the command.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import socket
 import threading
@@ -25,7 +26,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..tokens import TokenStore
-from .common import HASHING, NAMESPACE, console, handle_errors, require_store
+from .common import HASHING, NAMESPACE, console, handle_errors, id_column, iso, print_table, require_store
 
 TOKENS = typer.Option(None, "--tokens", help="The token file (default: STORE/tokens.json).")
 STORE = typer.Option(None, "--store", "-s", help="The store whose tokens these are (its tokens.json).")
@@ -213,18 +214,25 @@ def add(agent: str = typer.Argument(..., help="The agent name the token's writes
     typer.echo(f"token {record.id} for {record.agent} ({record.role})", err=True)
 
 
-def list_tokens(store: str = STORE, tokens: str = TOKENS) -> None:
+def list_tokens(store: str = STORE, tokens: str = TOKENS,
+                as_json: bool = typer.Option(False, "--json", help="As JSON (never the secret nor its hash).")) -> None:
     """List the tokens: id, agent, role, when made, when revoked (never the secret)."""
-    t = Table(title="tokens")
-    for col in ("id", "agent", "role", "created", "revoked"):
-        t.add_column(col)
 
     def when(ts: float | None) -> str:
         return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
-    for r in _token_store(store, tokens).list():
+    found = _token_store(store, tokens).list()
+    if as_json:
+        typer.echo(json.dumps([{"id": r.id, "agent": r.agent, "role": r.role, "created_at": iso(r.created_at),
+                                "revoked_at": iso(r.revoked_at)} for r in found], indent=1))
+        return
+    t = Table(title="tokens")
+    id_column(t, "id", [r.id for r in found])
+    for col in ("agent", "role", "created", "revoked"):
+        t.add_column(col)
+    for r in found:
         t.add_row(r.id, r.agent, r.role, when(r.created_at), when(r.revoked_at))
-    console.print(t)
+    print_table(t)
 
 
 def revoke(id_or_agent: str = typer.Argument(..., help="A token id, or an agent name (all its tokens)."),

@@ -53,7 +53,8 @@ def explain(claim_id: str = typer.Argument(..., help="Id of the claim to explain
         if as_json:
             print_json(found)  # times as the HTTP API writes them (ISO 8601, "Z")
         else:
-            console.print(found.text(), highlight=False, markup=False)
+            # piped: its own lines, unwrapped (a log or `grep` reads one entry per line)
+            console.print(found.text(), highlight=False, markup=False, soft_wrap=not console.is_terminal)
 
 
 def disputes(status: str = typer.Option("open", help="open, resolved or all."), store: str = STORE,
@@ -76,10 +77,10 @@ def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="
             namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Resolve DISPUTE_ID: the winner becomes active, the others superseded."""
     with open_vault(store, address, namespace, hashing) as vault:
-        dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes(None)], "dispute")
+        dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes(None)], "disputes")
         if winner is not None:
             d = vault.dispute(dispute_id)
-            winner = _whole(winner, vault, [d.challenger, *d.incumbents, *d.supporters], "claim of the dispute")
+            winner = _whole(winner, vault, [d.challenger, *d.incumbents, *d.supporters], "claims of the dispute")
         d = vault.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note, keep_both=keep_both)
         console.print(f"resolved {d.id}: winner {d.resolution.winner if d.resolution else None}")
 
@@ -134,10 +135,12 @@ def _strategy_of(vault: Vault, pattern: str) -> str:
     return policy.default_strategy if pattern == "*" else policy.strategies.get(pattern) or policy.strategy_for(pattern)
 
 
-def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str = "claim") -> str:
+def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str = "claims") -> str:
     """The id `given` starts (the tables show the first 12 characters of a claim id), when
-    exactly one matches; `given` itself when it is whole or matches none (the call then
-    says what is missing)."""
+    exactly one matches; `given` itself when it is whole, blank (no prefix: the call refuses
+    it as empty) or matches none (the call then says what is missing)."""
+    if not given.strip():
+        return given
     if among is None:
         try:
             vault.claim(given)
@@ -148,7 +151,8 @@ def _whole(given: str, vault: Vault, among: list[str] | None = None, what: str =
         return given
     found = [i for i in among if i.startswith(given)]
     if len(found) > 1:
-        raise InvalidInput(f"{given!r} starts {len(found)} {what} ids ({', '.join(sorted(found)[:3])}, ...): give more of it")
+        shown = ", ".join(sorted(found)[:3]) + (", ..." if len(found) > 3 else "")
+        raise InvalidInput(f"{given!r} starts the ids of {len(found)} {what} ({shown}): give more of it")
     return found[0] if found else given
 
 

@@ -64,7 +64,8 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 SETTLE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 Text = Annotated[str, Field(description="What the user said, in their words (one turn).")]
-EntityKey = Annotated[str, Field(description="A dotted lowercase key, e.g. 'user.timezone' or 'user.diet'.")]
+EntityKey = Annotated[str, Field(description="A dotted key of lowercase ASCII letters, digits and '_', "
+                                              "e.g. 'user.timezone' or 'user.diet'.")]
 Session = Annotated[str | None, Field(description="Optional conversation or session id, kept as provenance.")]
 
 
