@@ -52,6 +52,14 @@ def chat(*turns: str) -> list[dict[str, str]]:
     ("I used to be vegetarian, now vegan", [("user.diet", "vegan")]),
     ("I used to wake up at 6am, now 7am", [("user.schedule.wake_up", "at 7am")]),
     ("I worked at Apple, now I'm at Google and I live in Austin", [("user.employer", "Google"), ("user.location", "Austin")]),
+    ("I worked at Google until 2023, now I'm at Meta", [("user.employer", "Meta")]),
+    ("I was with Google for 5 years, now I'm with Meta", [("user.employer", "Meta")]),
+    ("I was working at Google, now I'm at Meta", [("user.employer", "Meta")]),
+    ("I'm at Meta now, I used to work at Google", [("user.employer", "Meta")]),
+    ("Now I'm at Meta. Before that I was at Google for years", [("user.employer", "Meta")]),
+    ("I worked at Google, now I'm at Meta, sorry for the delay", [("user.employer", "Meta")]),
+    ("I worked at Google, now I'm at Meta, sorry, Apple", [("user.employer", "Apple")]),
+    ("I used to live in Austin, now Denver, sorry, Dallas", [("user.location", "Dallas")]),
 ])
 def test_a_now_part_takes_the_slot_of_the_past_statement(reasoner, said, want):
     assert facts(reasoner, said) == want
@@ -62,6 +70,7 @@ def test_a_now_part_takes_the_slot_of_the_past_statement(reasoner, said, want):
     "I worked at Apple. Now I'm at the airport", "I used to live in Boston, now I'm at the office",
     "I was at Target earlier, now I'm at Walmart", "I worked at Apple, now I'm happy",
     "I used to be vegetarian, now I'm not", "My sister worked at Apple, now she's at Google",
+    "I worked at Google, now I'm at Denver", "I'm at the gym now, I used to work at Google",
 ])
 def test_a_now_part_with_no_value_of_that_kind_stores_nothing(reasoner, said):
     assert facts(reasoner, said) == []

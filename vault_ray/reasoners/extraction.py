@@ -81,8 +81,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     now: set[int] = set()  # the facts said as how things are now, after a value said before
     text, taken = framing.set_aside(text)
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
-    text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
+    text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):

@@ -39,12 +39,16 @@ _PRESENT = {"used to be": "am", "used to": "", "was working": "work", "were work
             "were": "are", "had": "have", "worked": "work", "lived": "live", "spoke": "speak", "stayed": "stay",
             "studied": "study"}
 _OLD = re.compile(r"^(?P<my>my|our)\s+(?:old|previous|former|last)\s+(?P<what>[\w ]+?)\s+(?:was|used to be)\b(?P<rest>.*)$", IC)
-_WAS_AT = re.compile(r"^(?:i|we)\s+(?:was|were|used to be)\s+(?P<prep>at|with)\s+(?P<v>(?-i:[A-Z])[\w&'.-]*"
+_WAS_AT = re.compile(r"^(?:[\w',]+\s+){0,3}?(?:i|we)\s+(?:was|were|used to be)\s+(?P<prep>at|with)\s+(?P<v>(?-i:[A-Z])[\w&'.-]*"
                      r"(?:\s+(?-i:[A-Z&])[\w&'.-]*){0,3})", IC)
 _LASTING = re.compile(r"\b(?:until|till|for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten) "
                       r"(?:years?|months?|decades?)|for (?:years|months|ages|a decade|a long time)|(?:19|20)\d\d|"
                       r"used to be|previously|formerly|before)\b", IC)
 """A stay said as lasting: "I was at Google until May" is a place of work, "I was at Target earlier" a visit."""
+_WHEN = re.compile(r"\s+(?:until|till|up until|through|since|between|back in|in (?:19|20)\d\d|from (?:19|20)\d\d|"
+                   r"for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten|years|months|ages|a decade|"
+                   r"a long time)\b)\b.*$", IC)
+"""When a past statement held, no part of its value ("until 2023", "for 5 years")."""
 _SAID_AS = {"user.employer": "I work at ", "user.location": "I live in "}
 """The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
 _WORK = {"job", "work", "workplace", "employer", "company", "firm", "gig", "day job"}
@@ -58,12 +62,15 @@ def carried(text: str, value_in: ValueIn) -> str:
     Google, now I work at Meta"."""
     parts = [p for s in cl.sentences(text) for c in cl.clauses(s) for p in _parts(c)]
     cursor = 0
-    for (past, _), (part, inside) in zip(parts, parts[1:], strict=False):
+    for i, (said_on, inside) in enumerate(parts):
+        part = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)[0]  # "now I'm at Meta, sorry for the delay": the part to it
         at = text.find(part, cursor)
         if at < 0:
             continue
         cursor = at + len(part)
-        said = _said_now(past, part, value_in, alone=not inside)
+        # the past statement before it, else the one after it ("I'm at Meta now, I used to work at Google")
+        pasts = [parts[j][0] for j in (i - 1, i + 1) if 0 <= j < len(parts)]
+        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside)) is not None), None)
         if said is not None:
             text = text[:at] + said + text[cursor:]
             cursor = at + len(said)
@@ -134,7 +141,8 @@ def _present(past: str) -> str | None:
     if m is None:
         return None
     verb = _PRESENT[m.group("verb").lower()]
-    return re.sub(r"\s+", " ", f"{m.group('subj')} {verb}{m.group('rest')}").strip()
+    rest = _WHEN.sub("", m.group("rest"))  # "I worked at Google until 2023": I work at Google
+    return re.sub(r"\s+", " ", f"{m.group('subj')} {verb}{rest}").strip()
 
 
 def _value(rest: str, old: str, head: str) -> str | None:
