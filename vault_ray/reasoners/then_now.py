@@ -1,6 +1,7 @@
-"""A value said as how things are now, its slot left to the past statement said just before it:
-"I worked at Google, now I'm at Meta", "I used to live in Austin, now Denver", "I was at Google
-until May. These days I'm with Meta", "I left Google, now I'm at Meta". The now part names no slot
+"""A value said as how things are now, its slot left to the past statement said just before it
+(or just after it: "I'm at Meta now, I used to work at Google"): "I worked at Google, now I'm at
+Meta", "I used to live in Austin, now Denver", "I was at Google until May. These days I'm with
+Meta", "I left Google, now I'm at Meta". The now part names no slot
 of its own ("I'm at Meta" alone may be a visit); the past statement does once said in the present
 ("I worked at" is "I work at"). The now part is read as that statement in the present with its
 value in place ("now I work at Meta"), so it is the user's value and replaces the one before it.
@@ -57,7 +58,7 @@ _FOR_WORK = {"at", "with", "for"}
 
 
 def carried(text: str, value_in: ValueIn) -> str:
-    """`text` with each now part that names no slot read as the past statement before it, in the
+    """`text` with each now part that names no slot read as the past statement next to it, in the
     present, with the now part's value: "I worked at Google, now I'm at Meta" -> "I worked at
     Google, now I work at Meta"."""
     parts = [p for s in cl.sentences(text) for c in cl.clauses(s) for p in _parts(c)]
