@@ -147,9 +147,9 @@ def _kinds(value: str) -> list[str]:
     if not value[:1].isupper():  # "same" is a town in Tanzania
         return []
     kind = kind_of(value)
-    kinds = ["zone"] if kind == "zone" or gazetteer.find_zone(value) else []  # "Central": a zone, and a town
-    # "Actually, Alice": a name first, a town in Texas second
-    return kinds + (["place"] if kind == "place" and places.notable(value) else [])
+    # a notable place first ("Sorry, Singapore"); "Actually, Alice": a name first, a town in Texas second
+    kinds = ["place"] if kind == "place" and places.notable(value) else []
+    return kinds + (["zone"] if kind == "zone" or gazetteer.find_zone(value) else [])  # "Central": a zone, and a town
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
