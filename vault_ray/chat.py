@@ -38,6 +38,7 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
     errors = errors or Console(stderr=True)
     mem = vault.agent(agent)
     console.print(f"[bold]{agent}[/bold] — {HELP}")
+    previous: str | None = None  # the statement before: what a line that only corrects ("Sorry, Dallas") corrects
     while True:
         try:
             line = read(f"{agent}> ").strip()
@@ -65,7 +66,9 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
             elif cmd.startswith("/"):
                 console.print(HELP)
             else:
-                result = mem.add(line, session=session)
+                turns = [{"role": "user", "content": t} for t in (previous, line) if t]
+                previous = line
+                result = mem.add(turns, session=session)
                 if result.decisions:
                     said = line if len(line) <= SAID_CHARS else line[: SAID_CHARS - 1] + "…"
                     rows = folded(list(result.decisions))

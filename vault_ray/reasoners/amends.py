@@ -26,10 +26,10 @@ _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise)|"
                    r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)|no,?\s+wait|wait,?\s+no|no(?=,)|"
                    r"scratch that|correction)\b,?\s+)?"
-                   r"(?P<fix>[^.!?;,\n…]+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
+                   r"(?P<fix>(?:[^.!?;,\n…]|\.(?=\w))+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
                    r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
                    r"(?:,?\s+(?:thanks|thank you|thx|ty|cheers|lol|haha)\b!*)?"  # "..., actually Boulder, thanks"
-                   r"\s*(?=$|[.!?;\n…])", IC)
+                   r"\s*(?=$|[!?;\n…]|\.(?!\w))", IC)  # a dot inside a value ("b@x.com", "9.30") is no end
 _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bit|a little|kind of|sort of|mostly|only|just|"
                           r"not|no|since|because|but|and|or|in|at|near|on|around|outside|by|for|from|with|to|that|it|this|about|if|"
                           r"though|too|also|still|now|yes|yeah|sometimes|usually|always|often|never|maybe|probably|"
@@ -79,10 +79,10 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
             continue
         if not fix or len(words) > MAX_WORDS or _NOT_A_VALUE.match(fix) or cl.about_user(fix) or \
                 (len(words) == 1 and fix.islower() and fix.endswith("ly")) or \
-                (kind_of(_with_state(fix)) != kind_of(found[1]) and found[0] not in ("user.name", "user.employer")) or \
-                (found[0] == "user.employer" and kind_of(fix) != "other") or \
+                not same_kind(found[0], found[1], fix) or \
                 not fits(found[0], found[1], fix):  # "Jackson, actually Jack": a name; "Acme. Sorry, typo": no value
             continue  # "..., actually fluently"; "I live in Austin, actually downtown" (a place for a place)
+        fix = shaped(found[0], found[1], fix)  # "at 9am, sorry, 9:30": at 9:30
         amended_clause = cl.clauses(cl.sentences(head[:at] + fix)[-1])[-1]
         now = value_in(amended_clause)
         if not now or now[0] != found[0] or now[1].lower() not in (fix.lower(), _with_state(fix).lower()) \
@@ -91,6 +91,43 @@ def amended(text: str, value_in: Callable[[str], tuple[str, str] | None],
         text = head[:at] + fix + head[at + len(found[1]):] + text[tail.end():]
         start = at + len(fix)
     return text
+
+
+_LEAD = re.compile(r"^(?:at|on|in|every|by|from|around)\s+", IC)
+
+
+def with_lead(value: str, fix: str) -> str:
+    """"at 9am ... sorry, 9:30": the word the value was said with goes with its correction ("at 9:30")."""
+    lead = _LEAD.match(value)
+    return fix if not lead or _LEAD.match(fix) else lead.group(0) + fix
+
+
+def shaped(entity: str, value: str, fix: str) -> str:
+    """`fix` said as `value` was: with its preposition ("at 9am, sorry, 9:30": at 9:30) and, for a
+    zone, its "time" ("Pacific time, no, Mountain": Mountain time)."""
+    fix = with_lead(value, fix)
+    zone_tail = re.search(r"\s+(?:standard\s+)?time(?:\s*zone)?$", value, IC)
+    if entity == "user.timezone" and zone_tail and not re.search(r"\btime\b", fix, IC) and not fix.isupper():
+        return fix + zone_tail.group(0)
+    return fix
+
+
+_ZONE_SAID = re.compile(r"\btime\b|\bzone\b|(?-i:^[A-Z]{2,5}$)|^(?:UTC|GMT)\s?[+-]", IC)
+"""A zone said as one ("Pacific time", "PST", "UTC+2"), not a name the zone list also has ("Amazon")."""
+
+
+def same_kind(entity: str, value: str, fix: str) -> bool:
+    """Whether `fix` is a value of the kind the slot holds, so that it may replace `value`: a zone
+    for the zone ("EST, no, Central": Central is a town too); for an employer any name but a
+    notable place or a zone said as one ("Google, sorry, Amazon" is a company, "sorry, Denver" or
+    "sorry, PST" is no employer); a name for a name; else a value of `value`'s kind (a place for a
+    place, "Austin, actually downtown" is none)."""
+    if entity == "user.timezone":
+        return bool(gazetteer.find_zone(fix))
+    if entity == "user.employer":
+        kind = kind_of(fix)
+        return kind == "other" or (kind == "zone" and not _ZONE_SAID.search(fix.strip()))
+    return entity == "user.name" or kind_of(_with_state(fix)) == kind_of(value)
 
 
 _ASIDE = re.compile(r"\b(?:questions?|typos?|autocorrect(?:ed|s)?|spelling|thing|things|here|day|english|mistake|"

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .. import places
+from .. import gazetteer, places
 from ..models import Fact, Unextracted
+from ..values import canonical
 from . import clauses as cl
-from .amends import kind_of
+from .amends import kind_of, shaped
 from .base import Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
 
@@ -30,10 +31,9 @@ MAX_FIX_WORDS = 5
 
 _CUE = (r"correction|sorry|oops|whoops|my bad|typo|scratch that|strike that|nope|no|nah|actually|wait|rather|"
         r"i mean|i meant|make (?:that|it)|change (?:that|it) to|should be|that should be|(?:it's|it is) actually")
-_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?P<fix>[^.!?;]+?)[\s.!]*$", re.IGNORECASE)
+_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?P<fix>(?:[^.!?;]|\.(?=\w))+?)[\s.!]*$", re.IGNORECASE)
 _NOT = re.compile(r"^not\s+[^,;]+[,;]\s*(?:but\s+|it's\s+)?(?P<a>.+)$|^(?P<b>[^,;]+?)[,;]?\s+(?:not|instead of)\s+[^,;]+$",
                   re.IGNORECASE)
-_LEAD = re.compile(r"(?:on|at|in|by|from|every)\s+", re.IGNORECASE)
 _TAIL = re.compile(r"\s+(?:now|instead|then|please|sorry)$", re.IGNORECASE)
 _NO_VALUE = re.compile(r"\b(?:thanks|thank you|never ?mind|forget it|that's (?:right|wrong)|i|i'm|my|me|you|your|it|that|"
                        r"this|is|are|was|problem|worries|way|idea|sure|okay|ok|fine|good|great|wrong|right)\b", re.IGNORECASE)
@@ -55,7 +55,11 @@ _ZONE_SAID = re.compile(r"\btime\b|(?-i:^[A-Z]{2,5}$)|^(?:UTC|GMT)\s?[+-]", re.I
 _PLACED = re.compile(r"\b(?:in|to|at|from|near|for|around|on)\s+((?-i:[A-Z$€£¥\d])[\w'.,$€£¥-]*(?:\s+(?-i:[A-Z])[\w'.-]*)*)",
                      re.IGNORECASE)
 """A value said after a preposition in a clause that is no fact: what a correction may be of."""
-_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"), "money": ("user.budget",)}
+_EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_CLOCK = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midnight)$", re.IGNORECASE)
+_PHONE = re.compile(r"^\+?(?=(?:[\s().-]*\d){7,15}[\s().-]*$)[\d\s().-]+$")
+_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"), "money": ("user.budget",),
+          "email": ("user.email",), "time": ("user.schedule.",), "phone": ("user.phone",)}
 """The facts a value of each kind can correct ("Actually, Boston" is no name)."""
 
 NO_EARLIER = ("a correction ({fix!r}) with no statement of its own and none earlier in the conversation to correct: "
@@ -82,18 +86,45 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
     if fix is None:
         return None, None
     previous, between = _before(messages)
-    if not all(_ACK.match(said.strip()) for said in between):
+    if not all(_ACK.match(said.strip()) or _says_back(said, previous) for said in between):
         return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
-    kind = _kind(fix)
+    kinds = _kinds(fix)
     missed = Unextracted(turn, NO_EARLIER.format(fix=fix))
-    if kind is None:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
+    if not kinds:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
         return None, missed if any(ch.isdigit() or ch.isupper() for ch in fix) else None
     if previous is not None:
-        statement = _in_place(previous, fix, kind, now=bool(_NOW.search(turn)))
-        return (statement or None, None) if statement is not None else (None, missed)
-    if kind == "zone" and _ZONE_SAID.search(fix) and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
+        for kind in kinds:  # "Sorry, Central" after "My time zone is EST": a zone (Central is a town too)
+            statement = _in_place(previous, fix, kind, now=bool(_NOW.search(turn)))
+            if statement is not None:
+                return statement or None, None
+        return None, missed
+    if "zone" in kinds and _ZONE_SAID.search(fix) and _STRONG.search(turn[: turn.lower().rfind(fix.lower())]):
         return f"My time zone is {fix}", None  # alone, "Correction: Mountain time, not Pacific" is the user's zone
     return None, missed
+
+
+_ACK_HEAD = re.compile(r"^(?:(?:ok(?:ay)?|got it|noted|sure|thanks?|thank you|understood|great|perfect|cool|alright|"
+                       r"all right|i'll remember(?: that)?|i've noted(?: that)?|so)\b[\s,.!:;\-–—]*)+", re.IGNORECASE)
+_YOU = {"you're": "I'm", "you are": "I am", "you've": "I've", "you have": "I have", "your": "my", "yours": "mine",
+        "you": "I"}
+_YOU_RE = re.compile(r"\b(?:you're|you are|you've|you have|yours|your|you)\b", re.IGNORECASE)
+_ITS_OWN = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|our|us)\b", re.IGNORECASE)
+
+
+def _says_back(reply: str, previous: str | None) -> bool:
+    """Whether an assistant reply only says back the user's statement before it ("Got it, you live
+    in Austin."): a correction may follow it. A reply that says what the assistant did ("Great, I
+    booked a table in Boston") or anything the user did not say is no such reply."""
+    rest = _ACK_HEAD.sub("", reply.strip()).strip()
+    if previous is None or not rest or _ITS_OWN.search(rest):
+        return False
+    back = _YOU_RE.sub(lambda m: _YOU[m.group(0).lower()], rest)  # "you live in Austin": I live in Austin
+    mine = {(f.entity, canonical(f.entity, f.value)) for f in extract_turn(previous).facts}
+    for sentence in cl.sentences(back):  # each sentence says back the user's ("..., Here are hotels in Rome" does not)
+        said = {(f.entity, canonical(f.entity, f.value)) for f in extract_turn(sentence).facts}
+        if not said or not said <= mine:
+            return False
+    return True
 
 
 def _before(messages: Sequence[Message] | str) -> tuple[str | None, list[str]]:
@@ -106,15 +137,19 @@ def _before(messages: Sequence[Message] | str) -> tuple[str | None, list[str]]:
     return (msgs[users[-2]]["content"] if len(users) > 1 else None), [m["content"] for m in msgs[start: users[-1]]]
 
 
-def _kind(value: str) -> str | None:
-    """A kind of value a correction may replace, checkable on its own: a zone, a place the
-    gazetteer knows, an amount of money; None for any other word."""
-    if _MONEY.search(value):
-        return "money"
+def _kinds(value: str) -> list[str]:
+    """The kinds of value a correction may replace that `value` is, checkable on its own: a zone,
+    a place the gazetteer knows, an amount of money, an e-mail address, a clock time, a phone
+    number; none for any other word."""
+    for kind, said in (("money", _MONEY), ("email", _EMAIL), ("time", _CLOCK), ("phone", _PHONE)):
+        if said.search(value.strip()):
+            return [kind]
+    if not value[:1].isupper():  # "same" is a town in Tanzania
+        return []
     kind = kind_of(value)
-    if kind == "place" and not places.notable(value):  # "Actually, Alice": a name first, a town in Texas second
-        return None
-    return None if kind == "other" or not value[:1].isupper() else kind  # "same" is a town in Tanzania
+    # a notable place first ("Sorry, Singapore"); "Actually, Alice": a name first, a town in Texas second
+    kinds = ["place"] if kind == "place" and places.notable(value) else []
+    return kinds + (["zone"] if kind == "zone" or gazetteer.find_zone(value) else [])  # "Central": a zone, and a town
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
@@ -126,18 +161,16 @@ def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
         for clause in reversed(cl.clauses(sentence)):
             found = value_in(clause)
             if found is None:
-                if any(_kind(n) == kind for n in _PLACED.findall(clause)):  # "Find me hotels in Rome"
+                if any(kind in _kinds(n) for n in _PLACED.findall(clause)):  # "Find me hotels in Rome"
                     return ""
                 continue
             if not found[0].startswith(_HOLDS[kind]) or (now and found[0] in _LASTING):  # "born in Boston" "Nope, Berlin now"
                 continue
             if not any(f.entity == found[0] for f in extract_turn(clause).facts):
                 return ""  # "My boss is on Pacific time", "My meeting is at 3pm Pacific": not the user's fact to correct
-            old = found[1]
-            if (lead := _LEAD.match(old)) and not _LEAD.match(fix):  # "on mondays" corrected by "Tuesdays"
-                old = old[lead.end():]
+            old = found[1]  # "on mondays" corrected by "Tuesdays": on Tuesdays; "Pacific time" by "Mountain": Mountain time
             at = clause.lower().rfind(old.lower())
-            fixed = clause[:at] + fix + clause[at + len(old):]
+            fixed = clause[:at] + shaped(found[0], old, fix) + clause[at + len(old):]
             reads = value_in(fixed)  # "I love Thai food" corrected by "Microsoft" reads as a like: not this clause
             if reads and reads[0] == found[0] and fix.lower() in reads[1].lower():
                 return fixed

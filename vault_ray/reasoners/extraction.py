@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, lexicon, passing, restated, spending
+from . import amends, asides, caveats, dated, framing, later, lexicon, passing, restated, spending, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -82,6 +82,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     years: dict[int, int] = {}  # the year a fact is dated by ("we divorced in 2021")
     text, taken = framing.set_aside(text)
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
+    text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
     text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence

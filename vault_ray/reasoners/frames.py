@@ -15,6 +15,7 @@ from .frames_birthday import birthday_frame
 from .frames_family import family_frame
 from .introductions import introduced
 from .lexicon import (
+    AT_NAME,
     DIET_RE,
     DIETS,
     FROM_TO,
@@ -343,6 +344,8 @@ def schedule_frame(n: str) -> list[Draft]:
             thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
             thing = {"work_out": "workout", "exercise": "workout", "train": "workout", "get_up": "wake_up"}.get(thing, thing)
             when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
+            if AT_NAME.match(m.group("when")):  # "My job is at Apple": a place of work, no time
+                continue
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []

@@ -117,8 +117,13 @@ _FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|any
            r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently|technically|"
            r"strictly speaking|to be (?:exact|precise)")
 ROUTINE_END = re.compile(r"(?:\s*[,;]\s*|\s+)(?:but|when|whenever|if|unless|except|though|although|because|sometimes|"
-                         r"in a cold sweat|on (?:vacation|holiday)|while)\b.*$", re.IGNORECASE)
-"""What follows a routine's time and is no part of it: "at 6 but tomorrow ...", "at 7am when I'm on vacation"."""
+                         r"in a cold sweat|on (?:vacation|holiday)|while|sorry|oops|whoops|my bad|lol|haha)\b.*$", re.IGNORECASE)
+"""What follows a routine's time and is no part of it: "at 6 but tomorrow ...", "at 7am when I'm on vacation",
+"at 9am, sorry, running late"."""
+AT_NAME = re.compile(r"^at\s+(?:the\s+)?(?!(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                     r"noon|midnight|dawn|dusk|night)\w*\b)"
+                     r"(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z&])[\w&'.-]*)*\s*[.!]*$", re.IGNORECASE)
+"""A name said where a routine's time would be ("my job is at Apple"), with nothing after it."""
 FILLER_END = re.compile(rf"(?:\s*[,;]\s*|\s+)(?:{_FILLER})\b.*$", re.IGNORECASE)
 """Words said after a value that are no part of it: "peanuts, believe it or not", "dust, pollen,
 etc.", "hiking and stuff", "peanuts after all"."""

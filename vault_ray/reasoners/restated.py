@@ -36,16 +36,8 @@ def corrected(text: str, doubts: list[tuple[str, str]], value_in: Callable[[str]
             doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))
             text, start = head[:begin] + text[m.end():], begin
         elif at >= 0:
-            fix = _with_lead(found[1], fix)
+            fix = amends.with_lead(found[1], fix)
             text = head[:at] + fix + head[at + len(found[1]):] + text[m.end():]
             start = at + len(fix)
     return text
 
-
-_LEAD = re.compile(r"^(?:at|on|in|every|by|from|around)\s+", re.IGNORECASE)
-
-
-def _with_lead(value: str, fix: str) -> str:
-    """"at 9am ... no wait, 10am": the word the value was said with goes with its correction ("at 10am")."""
-    lead = _LEAD.match(value)
-    return fix if not lead or _LEAD.match(fix) else lead.group(0) + fix

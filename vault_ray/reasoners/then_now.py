@@ -1,0 +1,160 @@
+"""A value said as how things are now, its slot left to the past statement said just before it
+(or just after it: "I'm at Meta now, I used to work at Google"): "I worked at Google, now I'm at
+Meta", "I used to live in Austin, now Denver", "I was at Google until May. These days I'm with
+Meta", "I left Google, now I'm at Meta". The now part names no slot
+of its own ("I'm at Meta" alone may be a visit); the past statement does once said in the present
+("I worked at" is "I work at"). The now part is read as that statement in the present with its
+value in place ("now I work at Meta"), so it is the user's value and replaces the one before it.
+
+Only a value of the slot's kind is taken (`amends.same_kind`, `amends.fits`): "I worked at
+Google, now I'm at the airport" or "..., now I'm at home" is no employer, and "I used to live in
+Austin, now I'm at the office" names no place to live. A now part that reads by itself ("now I
+live in Denver") is left as said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from . import amends, framing
+from . import clauses as cl
+
+IC = re.IGNORECASE
+MAX_WORDS = 4
+ValueIn = Callable[[str], "tuple[str, str] | None"]
+
+_NOW = r"(?:right now|now|nowadays|these days|currently|at the moment|at present|today)"
+_BE = r"(?:i'm|i am|im|it's|it is|its)"
+_CONJ = r"(?:(?:but|and|so|though|whereas)\s+)?"
+_NOW_PART = re.compile(rf"^{_CONJ}(?:{_NOW}\b[,\s]+(?:{_BE}\s+)?|{_BE}\s+(?:now|currently)\s+)(?P<rest>.+?)[\s.!]*$"
+                       rf"|^{_CONJ}{_BE}\s+(?P<later>.+?)\s+(?:now|these days|nowadays)[\s.!]*$", IC)
+_SPLIT = re.compile(rf"(?:\s*[,;]|\s+[-–—]+)\s*(?={_CONJ}{_NOW}\b)", IC)
+"""Where a past statement and a now part said without a subject meet: "I used to work at Google, now Meta"."""
+
+_PAST = re.compile(r"^(?:[\w',]+\s+){0,3}?(?P<subj>i|we)\s+(?:(?:previously|formerly|once|also|still|just)\s+)?"
+                   r"(?P<verb>used to be|used to|was working|were working|was living|were living|was employed|"
+                   r"were employed|was|were|had|worked|lived|spoke|stayed|studied)\b(?P<rest>.*)$", IC)
+_PRESENT = {"used to be": "am", "used to": "", "was working": "work", "were working": "work", "was living": "live",
+            "were living": "live", "was employed": "am employed", "were employed": "are employed", "was": "am",
+            "were": "are", "had": "have", "worked": "work", "lived": "live", "spoke": "speak", "stayed": "stay",
+            "studied": "study"}
+_OLD = re.compile(r"^(?P<my>my|our)\s+(?:old|previous|former|last)\s+(?P<what>[\w ]+?)\s+(?:was|used to be)\b(?P<rest>.*)$", IC)
+_WAS_AT = re.compile(r"^(?:[\w',]+\s+){0,3}?(?:i|we)\s+(?:was|were|used to be)\s+(?P<prep>at|with)\s+(?P<v>(?-i:[A-Z])[\w&'.-]*"
+                     r"(?:\s+(?-i:[A-Z&])[\w&'.-]*){0,3})", IC)
+_LASTING = re.compile(r"\b(?:until|till|for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten) "
+                      r"(?:years?|months?|decades?)|for (?:years|months|ages|a decade|a long time)|(?:19|20)\d\d|"
+                      r"used to be|previously|formerly|before)\b", IC)
+"""A stay said as lasting: "I was at Google until May" is a place of work, "I was at Target earlier" a visit."""
+_WHEN = re.compile(r"\s+(?:until|till|up until|through|since|between|back in|in (?:19|20)\d\d|from (?:19|20)\d\d|"
+                   r"for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten|years|months|ages|a decade|"
+                   r"a long time)\b)\b.*$", IC)
+"""When a past statement held, no part of its value ("until 2023", "for 5 years")."""
+_SAID_AS = {"user.employer": "I work at ", "user.location": "I live in "}
+"""The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
+_WORK = {"job", "work", "workplace", "employer", "company", "firm", "gig", "day job"}
+_PREPS = {"at", "with", "for", "in", "on", "to", "from", "by", "near"}
+_FOR_WORK = {"at", "with", "for"}
+
+
+def carried(text: str, value_in: ValueIn) -> str:
+    """`text` with each now part that names no slot read as the past statement next to it, in the
+    present, with the now part's value: "I worked at Google, now I'm at Meta" -> "I worked at
+    Google, now I work at Meta"."""
+    parts = [p for s in cl.sentences(text) for c in cl.clauses(s) for p in _parts(c)]
+    cursor = 0
+    for i, (said_on, inside) in enumerate(parts):
+        part = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)[0]  # "now I'm at Meta, sorry for the delay": the part to it
+        at = text.find(part, cursor)
+        if at < 0:
+            continue
+        cursor = at + len(part)
+        # the past statement before it, else the one after it ("I'm at Meta now, I used to work at Google")
+        pasts = [parts[j][0] for j in (i - 1, i + 1) if 0 <= j < len(parts)]
+        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside)) is not None), None)
+        if said is not None:
+            text = text[:at] + said + text[cursor:]
+            cursor = at + len(said)
+    return text
+
+
+def _parts(clause: str) -> list[tuple[str, bool]]:
+    """A clause, or its past statement and its now part when no subject starts the now part
+    (then the now part is said inside the clause: True)."""
+    m = _SPLIT.search(clause)
+    if m and m.start() > 0 and framing.framed(clause[:m.start()])[1] == framing.PAST:
+        return [(clause[:m.start()], False), (clause[m.end():], True)]
+    return [(clause, False)]
+
+
+def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | None:
+    """The now part `part` as the statement it makes after `past`, or None. A now part that is a
+    clause of its own and reads by itself ("now I live in Denver") is left as said."""
+    m = _NOW_PART.match(part.strip())
+    if m is None or (alone and value_in(cl.unhedged(part)) is not None):
+        return None
+    reading = _reading(past, value_in)
+    if reading is None:
+        return None
+    entity, old, head = reading
+    rest = (m.group("rest") or m.group("later")).strip(" ,")
+    fix = _value(rest, old, head)
+    if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
+            or (old[:1].isupper() and not fix[:1].isupper()) \
+            or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix):
+        return None  # "..., now I'm at the gym": no name where a name was
+    statement = head + amends.shaped(entity, old, fix)
+    found = value_in(statement)
+    if found is None or found[0] != entity or fix.lower() not in found[1].lower():
+        return None
+    conj = re.match(_CONJ, part.strip(), IC)
+    return f"{conj.group(0) if conj else ''}now {statement}"
+
+
+def _reading(past: str, value_in: ValueIn) -> tuple[str, str, str] | None:
+    """(entity, value, the statement in the present up to its value) of a past statement."""
+    said = past.strip(" ,;")
+    if framing.framed(said)[1] == framing.PAST and (now := _present(said)) is not None:
+        found = value_in(now)
+        at = now.lower().rfind(found[1].lower()) if found and not found[1].startswith("not:") else -1
+        if found and at >= 0:
+            return found[0], found[1], now[:at]
+        m = _WAS_AT.match(said)  # "I was at Google until May": a place of work said as lasting
+        if m and _LASTING.search(said) and amends.same_kind("user.employer", "", m.group("v")):
+            found = value_in(f"I work {m.group('prep')} {m.group('v')}")
+            if found and found[0] == "user.employer":
+                return found[0], found[1], f"I work {m.group('prep')} "
+        return None
+    found = value_in(said)  # "I left Google", "I moved out of Austin": the value taken away
+    if found and found[1].startswith("not:") and found[0] in _SAID_AS:
+        return found[0], found[1][4:], _SAID_AS[found[0]]
+    return None
+
+
+def _present(past: str) -> str | None:
+    """A past statement said in the present ("I used to work at Google" -> "I work at Google")."""
+    if m := _OLD.match(past):  # "My old job was at Apple": I work at Apple; "my old number was ...": my number is ...
+        if m.group("what").lower() in _WORK:
+            rest = m.group("rest")
+            return "I work" + (rest if re.match(r"\s+(?:at|for|with)\b", rest, IC) else " at" + rest)
+        return f"{m.group('my')} {m.group('what')} is{m.group('rest')}"
+    m = _PAST.match(past)
+    if m is None:
+        return None
+    verb = _PRESENT[m.group("verb").lower()]
+    rest = _WHEN.sub("", m.group("rest"))  # "I worked at Google until 2023": I work at Google
+    return re.sub(r"\s+", " ", f"{m.group('subj')} {verb}{rest}").strip()
+
+
+def _value(rest: str, old: str, head: str) -> str | None:
+    """The value a now part says, with the preposition the slot takes ("at Meta" after "I work at")."""
+    if re.match(r"(?:at|on|in|every|by|from|around)\s", old, IC):
+        return amends.with_lead(old, rest)  # "at 9am" ... "now 9:30": at 9:30
+    words = rest.split()
+    before = head.split()[-1].lower() if head.split() else ""
+    if words and words[0].lower() in _PREPS:
+        same = words[0].lower() == before or {words[0].lower(), before} <= _FOR_WORK
+        if not same or len(words) == 1:
+            return None
+        words = words[1:]
+    return " ".join(words) or None
