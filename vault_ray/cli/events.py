@@ -68,9 +68,6 @@ def events(
     --follow with --store keeps the store open, so other processes that open it get StoreLocked
     while it runs: to watch a store that agents write, follow a service (--url) or a cluster (--address)."""
     start = since or (NOW if follow else START)
-    if follow:  # on stderr: stdout stays the events (`--json | jq`)
-        where = {NOW: "from now", START: "from the start"}.get(start, f"after cursor {start}")
-        err_console.print(f"following events {where}; Ctrl-C stops", highlight=False, markup=False)
     filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
     if url:
         if not token:
@@ -81,7 +78,16 @@ def events(
         _print(_from_vault(vault, start, follow, filters), as_json)
 
 
+def _following(start: str, follow: bool) -> None:
+    """With --follow, one line on stderr (stdout stays the events: `--json | jq`) once the store or
+    service is open and the first read begins: from then on Ctrl-C stops cleanly (`_print`)."""
+    if follow:
+        where = {NOW: "from now", START: "from the start"}.get(start, f"after cursor {start}")
+        err_console.print(f"following events {where}; Ctrl-C stops", highlight=False, markup=False)
+
+
 def _from_vault(vault, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:  # type: ignore[no-untyped-def]
+    _following(start, follow)
     cursor = start
     while True:
         page = vault.events(since=cursor, **filters)
@@ -97,6 +103,7 @@ def _from_service(url: str, token: str, start: str, follow: bool, filters: dict)
     from ..client import VaultClient  # noqa: PLC0415
 
     with VaultClient(url, token) as client:
+        _following(start, follow)
         if follow:
             yield from client.follow(start, **filters)
             return
