@@ -5,8 +5,10 @@ webhooks.json, like tokens)."""
 from __future__ import annotations
 
 import json
-import time
+import signal
+import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import typer
@@ -87,16 +89,39 @@ def _following(start: str, follow: bool) -> None:
 
 
 def _from_vault(vault, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:  # type: ignore[no-untyped-def]
-    _following(start, follow)
-    cursor = start
-    while True:
-        page = vault.events(since=cursor, **filters)
-        yield from page
-        cursor = page.cursor
-        if not page.more:
-            if not follow:
-                return
-            time.sleep(POLL_S)
+    with _stopped_by_ctrl_c(follow) as stop:
+        _following(start, follow)
+        cursor = start
+        while not stop.is_set():
+            page = vault.events(since=cursor, **filters)
+            yield from page
+            cursor = page.cursor
+            if not page.more:
+                if not follow:
+                    return
+                stop.wait(POLL_S)
+
+
+@contextmanager
+def _stopped_by_ctrl_c(follow: bool) -> Iterator[threading.Event]:
+    """Following a store, Ctrl-C asks the poll loop to stop between reads rather than raising
+    inside one: an interrupted DuckDB read leaves an aborted transaction for the close to wait
+    on. A second Ctrl-C raises as usual."""
+    stop = threading.Event()
+    if not follow or threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _from_service(url: str, token: str, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:
