@@ -103,7 +103,10 @@ def test_events_follow_says_it_is_following_on_stderr(store, since, said):
     budget(store, "500")
     args = [sys.executable, "-m", "vault_ray.cli", "events", "--follow", "--store", str(store), "--hashing"]
     proc = subprocess.Popen([*args, *(["--since", since] if since else [])], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            # Ctrl-C as at a terminal, also when the suite runs in the background (whose
+                            # children inherit an ignored SIGINT)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         first = proc.stderr.readline()  # type: ignore[union-attr]
         assert f"following events {said}; Ctrl-C stops" in first
@@ -111,7 +114,13 @@ def test_events_follow_says_it_is_following_on_stderr(store, since, said):
             assert "claim_added" in proc.stdout.readline()  # type: ignore[union-attr]
     finally:
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            raise AssertionError(f"still following 60 s after Ctrl-C; stderr: {err}") from None
+    assert proc.returncode == 0, err
     assert "following" not in out  # stdout holds the events only
 
 
