@@ -52,12 +52,26 @@ _WAS = re.compile(r"(?:^|[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:or rather|rather|ac
 PAST = "said of the user, then put in the past (\"or rather I was as a kid\"): not how things are now"
 
 
+_MEANING = re.compile(
+    r"(?:[,;:]\s*|\s+[-–—]+\s*)(?:(?:by\s+)?(?:our|my|we|us)\s+i\s+mean|(?:our|my|we|us)\s+meaning|i\s+mean)\s+"
+    rf"(?:(?:my|our)\s+(?:\w+\s+)?{_PERSON}(?:'s|s'|')?|(?-i:[A-Z][a-z]+)(?:'s|')?)(?=\s*(?:$|[.!,;]))", IC)
+"""A statement the user says was someone else's: "Our rent went up to $2,100 — our meaning my parents'"."""
+_MOVED_OUT = re.compile(
+    r"(?:[,;:]\s*|\s+[-–—]+\s*|\s+)(?:(?:but|and|though|although)\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:(?:since|just|already|"
+    r"recently|finally|then)\s+)*(?:moved out|moved away|left (?:the|that) (?:place|apartment|flat|house))"
+    r"(?:\s+(?:of (?:there|it|that place)|since|last \w+|in \d{4}|a \w+ ago))*(?=\s*(?:$|[.!,;]))", IC)
+"""A rent or home the user has since left: "My rent went up to $2,100 last year but I moved out"."""
+LEFT = "said of a home the user has since left (\"but I moved out\"): not how things are now"
+
+
 def moved_off(sentence: str) -> tuple[re.Match[str], str] | None:
     """Where a sentence moves what it said to someone else (", or rather my son is", "-
     actually my parents do"; not ", actually my son is too": the user still is) or into the
     past (", or rather I was as a kid"), and why."""
-    if m := _MOVED.search(sentence):
+    if m := _MOVED.search(sentence) or _MEANING.search(sentence):
         return m, MOVED
+    if m := _MOVED_OUT.search(sentence):
+        return m, LEFT
     return (m, PAST) if (m := _WAS.search(sentence)) else None
 
 
@@ -75,6 +89,13 @@ _FICTIONAL = frozenset((
 _JOKING = re.compile(r"\b(?:haha+|hehe+|ha ha|lol+|lmao|lmfao|rofl|jk|j/k|kidding|joking)\b|[😂🤣😜😉😆😅🙃]"
                      r"|:\)|;\)|:p\b|xd\b", IC)
 _PLACED = ("user.location", "user.hometown")
+_JEST = re.compile(r"\bin (?:my|your) (?:dreams|wildest dreams)\b|\byeah,? right\b|\bas if\b|\bi wish\b", IC)
+
+
+def joking(clause: str) -> bool:
+    """Whether a clause is said in jest or as a daydream ("Sure, and I pay $10 rent, haha", "I make
+    $80k a year in my dreams"): an amount said so is no fact about the user's money."""
+    return bool(_JOKING.search(clause) or _JEST.search(clause))
 
 
 def _fictional(clause: str, value: str) -> bool:

@@ -24,8 +24,10 @@ _TOGETHER = re.compile(
 _NOT_NOW = re.compile(r"\b(?:were|had|once|used to|back then|got separated|late)\b", IC)
 """"We were engaged once", "We got separated in the crowd", "My late husband and I": no status now."""
 _TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just been| was just)?\s+(?:now |happily |recently |"
-                 r"just |newly |officially )?(?P<v>engaged|married) to (?P<n>(?-i:[A-Z])[a-z]+"
-                 r"(?:[ -](?!I\b)(?-i:[A-Z])[\w'\-]*[a-z]){0,2})\b", IC)
+                 r"just |newly |officially )?(?P<v>engaged|married) to (?:(?:dr|mr|mrs|ms|miss|prof|professor)\.?\s+)?"
+                 r"(?P<n>(?-i:[A-Z])[a-z]+(?:[ -](?!I\b)(?-i:[A-Z])(?:[\w\-]|'(?!s\b))*[a-z]){0,3})\b(?!'|\.\w)", IC)
+"""A partner named ("I'm married to Sarah Jones", "to Dr. Sarah Jones": Sarah Jones); not one said as someone else's
+("married to Sarah Jones' brother": whose name is not said)."""
 _STATUS = {"separating": "separated", "split up": "separated", "splitting up": "separated"}
 _RELATION = {"engaged": "fiance", "married": "spouse"}
 
@@ -39,6 +41,6 @@ def couple_frame(n: str) -> list[Draft]:
     if (m := _TOGETHER.search(n)) and not _NOT_NOW.search(n[:m.end()] + n[m.end():m.end() + 12]):
         said = (m.group("v") or m.group("w")).lower()
         out.append(Draft("user.marital_status", _STATUS.get(said, said)))
-    if (m := _TO.search(n)) and (name := person_named(m.group("n"))):  # "I'm married to Sarah Jones": her full name
+    if (m := _TO.search(n)) and (name := person_named(m.group("n"), n[m.end():])):  # "I'm married to Sarah Jones": her full name
         out.append(Draft("user.family", f"{_RELATION[m.group('v').lower()]}:{name}"))
     return out

@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, lexicon, passing, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, lexicon, passing, restated, spending, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -123,6 +123,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             clause, why = (real, None) if real else (said, why)
             drafts = read_clause(clause)
             entities = {d.entity for d in drafts}
+            why = why or leads.why(sentence, said, entities)  # "For this example, I make $80k": no fact
             mine = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
             if drafts and ((cl.about_someone_else(clause) and "user.family" not in entities and not set_by_another(clause))
                            or not mine

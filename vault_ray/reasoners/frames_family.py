@@ -29,8 +29,9 @@ def _relative(m: re.Match[str]) -> Draft:
     return Draft("user.family", f"{count} {rel}" if count > 1 else singular)
 
 
-_PERSON = r"[A-Z][a-z]+(?:[ -](?!I\b)[A-Z][\w'\-]*[a-z]){0,2}"
-"""A name with its surname as said ("Ann", "Ann Lee", "Maria Gonzalez", "Mary-Jo O'Brien")."""
+_PERSON = r"[A-Z][a-z]+(?:[ -](?!I\b)[A-Z](?:[\w\-]|'(?!s\b))*[a-z]){0,3}"
+"""A name with its surname as said ("Ann", "Ann Lee", "Maria Gonzalez", "Mary-Jo O'Brien"), without
+a possessive ("Ann Lee's house": Ann Lee); a longer capitalized run is cut or refused by `person_named`."""
 _FAMILY_NAME = re.compile(rf"^(?i:(?:(?:now|and|so|also|but|actually|well|btw),?\s+)*my) (?P<r>wife|husband|partner|spouse|"
                           rf"son|daughter|mom|mother|dad|father|brother|sister|fiancee?|boyfriend|girlfriend)"
                           rf"(?:(?:'s name)? is (?:called |named )?(?P<v>{_PERSON})\b"
@@ -39,10 +40,38 @@ _TIME_WORDS = re.compile(r"(?:monday|tuesday|wednesday|thursday|friday|saturday|
                          r"june|july|august|september|october|november|december|today|tonight|tomorrow|yesterday)$", IC)
 
 
-def person_named(said: str) -> str | None:
+_VERB = re.compile(r"(?:is|was|has|had|have|and|or|but|who|just|also|still|always|never|really|will|would|can|could|lives|"
+                   r"loves|likes|works|hates|says|said|thinks|wants|needs|makes|goes|went|gets|got|plays|owns|came|made|"
+                   r"from|in|at|of|on|to|with|by|for|since|too|as well|are|were|both|live|love|like|work|own|run|come|go|"
+                   r"visit|stay|do|did|does|may|might|should|must|recently|now|usually|often|then|died|passed|left|met|"
+                   r"taught|told|thought|knew|saw|gave|took|became|ran|sent|bought|brought|lost|won|paid|built)$", IC)
+"""A word that may follow a name ("My brother Sam Lee lives in Ohio"); one that is no verb ("Sam Houston State grad")
+says the capitalized words name something else."""
+
+
+def _run(words: list[str], after: str) -> list[str] | None:
+    """The words of a capitalized run that are a name: cut before a verb said capitalized ("Max
+    Loves Dinosaurs": Max); None for a first name and more than two surnames, or a surname
+    followed by a word that is no verb ("Sam Houston State grad")."""
+    cut = next((i for i, w in enumerate(words) if i and _VERB.match(w)), None)
+    if cut is not None:
+        return words[:cut]
+    nxt = re.match(r"\s*([A-Za-z]+)", after) if not re.match(r"\s*(?:'s?\b|[^\w\s])|\s*$", after) else None
+    if len(words) > 3 or (nxt and nxt.group(1)[0].isupper()):
+        return None  # "Bob Lee Harvey Oswald fan club"
+    if len(words) > 1 and nxt and not (_VERB.match(nxt.group(1)) or re.search(r"(?:[^s]s|ed)$", nxt.group(1))):
+        return None  # "My brother Sam Houston State grad is visiting"
+    return words
+
+
+def person_named(said: str, after: str = "") -> str | None:
     """The name in `said` ("Ann Lee"), without a word after it that is no part of a name ("Anna
-    Monday", "Sam Is"); None for a word that says what the person is ("Korean", "Catholic")."""
-    words = said.replace("-", " - ").split()
+    Monday", "Sam Is"; `after`: what the message says after it, see `_run`); None for a word that
+    says what the person is ("Korean", "Catholic")."""
+    words = _run(said.split(), after)
+    if not words:
+        return None
+    words = " ".join(words).replace("-", " - ").split()
     while len(words) > 1 and (_TIME_WORDS.match(words[-1]) or words[-1] == "-"):
         words.pop()
     name = " ".join(words).replace(" - ", "-")
@@ -52,7 +81,15 @@ def person_named(said: str) -> str | None:
 
 
 _MARITAL = re.compile(r"\bi(?:'m| got| just got| recently got| am| was|'ve been|'ve just been)?\s+(?:now |happily |recently |"
-                      r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated)\b", IC)
+                      r"just |newly )?(?P<v>married|single|divorced|engaged|widowed|separated|remarried)\b", IC)
+_NO_STATUS = re.compile(
+    r"\bwas married (?:to|for)\b|\bmarried to (?:my|the|this|that|his|her|their|our|it|work)\b(?!\s+(?:[\w-]+\s+){0,3}"
+    r"(?:wife|husband|partner|spouse|sweetheart|girlfriend|boyfriend|friend|fianc[eé]e?|love|man|woman|guy|girl|person|"
+    r"lady)\b)", IC)
+"""No marital status now: "I was married to Sarah" (once), "I'm married to my job" (a figure of speech)."""
+_MARITAL_LATER = re.compile(r"\b(?:and|then|but|later)\s+(?:(?:got|was|became|then|later)\s+)*(?P<v>married|divorced|"
+                            r"widowed|separated|engaged|remarried)\b(?P<rest>[^,;]*)", IC)
+"""A status said after another in the same clause: "I got married in 2012 and widowed in 2020" (widowed)."""
 _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
 
 
@@ -66,13 +103,26 @@ def family_frame(n: str) -> list[Draft]:
         count = number_word(m.group("n")) or 1
         return [Draft("user.family", f"{count} children" if count > 1 else "child")]
     if m := _FAMILY_NAME.search(n):
-        name = person_named(m.group("v") or m.group("w"))
+        name = person_named(m.group("v") or m.group("w"), n[m.end():])
         return [Draft("user.family", f"{m.group('r').lower()}:{name}")] if name else []
     if m := _MARITAL_NOT.search(n):
         return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
     m = _MARITAL.search(n)
-    if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC):
-        return [Draft("user.marital_status", m.group("v").lower())]
+    if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC) and not _NO_STATUS.search(n):
+        said = _last_status(m.group("v"), n[m.end():]).lower()
+        return [Draft("user.marital_status", "married" if said == "remarried" else said)]
     return []
 
 
+
+
+def _last_status(said: str, after: str) -> str:
+    """The status said last of those the clause dates, or said after "and"/"then" ("married in 2012
+    and widowed in 2020": widowed); one dated earlier than the first is not taken ("divorced in 2021
+    and married in 2012")."""
+    year = re.search(r"\b(?:19|20)\d\d\b", after)
+    for m in _MARITAL_LATER.finditer(after):
+        later = re.search(r"\b(?:19|20)\d\d\b", m.group("rest"))
+        if not (year and later and int(later.group(0)) < int(year.group(0))):
+            said, year = m.group("v"), later or year
+    return said
