@@ -310,8 +310,8 @@ def promote_held(txn: Txn, d: Dispute) -> Dispute | None:
     held = [i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.DISPUTED]
     if not held:
         return None
-    first = txn.claim(held[0])
-    same = [i for i in held if normalized_value(txn.claim(i)) == normalized_value(first)]
+    first, card = txn.claim(held[0]), txn.cardinality.get(d.entity, "one")
+    same = [i for i in held if agrees(d.entity, normalized_value(txn.claim(i)), normalized_value(first), card)]
     return replace(d, challenger=first.id, challenger_agent=first.agent, supporters=tuple(same[1:]),
                    incumbents=tuple(i for i in d.incumbents if i not in same))
 
