@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from ..models import Claim, Dispute, DisputeStatus
+from ..reasoners.rules import agrees, normalized_value
 from ..strategies import Action, Verdict
 from .txn import Txn
 
@@ -32,6 +33,12 @@ class Decided:
     def __init__(self, read: Callable[[], Iterable[Dispute]]) -> None:
         self._read = read
         self._by_entity: dict[str, dict[str, tuple[str, str]]] | None = None
+        self._resolved: dict[str, list[Dispute]] = {}
+
+    def disputes_on(self, entity: str) -> list[Dispute]:
+        """The disputes on `entity` a person resolved for a winner (committed)."""
+        self.on(entity)
+        return self._resolved.get(entity, [])
 
     def on(self, entity: str) -> dict[str, tuple[str, str]]:
         if self._by_entity is None:
@@ -47,6 +54,7 @@ class Decided:
             if by_person(d):
                 assert d.resolution is not None and d.resolution.winner is not None
                 self._by_entity.setdefault(d.entity, {})[d.resolution.winner] = (d.resolution.decided_by, d.id)
+                self._resolved.setdefault(d.entity, []).append(d)
 
 
 def person_decided(txn: Txn, entity: str) -> dict[str, tuple[str, str]]:
@@ -58,7 +66,34 @@ def person_decided(txn: Txn, entity: str) -> dict[str, tuple[str, str]]:
     return found
 
 
-def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn) -> Verdict:
+def rejected(txn: Txn, entity: str) -> list[str]:
+    """The values a person rejected on `entity`: those of the members of the newest dispute a person
+    resolved there for a winner (its challenger, incumbents, supporters) that do not say the winner's
+    value (`rules.agrees`). A person's newer decision on the entity replaces them (it may choose one)."""
+    found = {d.id: d for d in txn.decided_disputes(entity)}
+    found.update({d.id: d for d in txn.disputes.values() if d.entity == entity and by_person(d)})
+    if not found:
+        return []
+    last = max(found.values(), key=lambda d: (d.resolution.at, d.id))  # type: ignore[union-attr]
+    ids = [i for i in dict.fromkeys((last.challenger, *last.incumbents, *last.supporters))]
+    missing = [i for i in ids if not txn.known(i)]
+    stored = txn.stored(missing) if missing else {}
+    claims = {i: txn.claim(i) if txn.known(i) else stored[i][0] for i in ids if txn.known(i) or i in stored}
+    winner = claims.get(last.resolution.winner)  # type: ignore[union-attr,arg-type]
+    if winner is None:
+        return []
+    card, chosen = txn.cardinality.get(entity, "one"), normalized_value(winner)
+    return list(dict.fromkeys(v for c in claims.values()
+                              if not agrees(entity, v := normalized_value(c), chosen, card)))
+
+
+def says_rejected(txn: Txn, claim: Claim) -> bool:
+    """Whether `claim` says a value a person rejected on its entity (`rejected`, in other words too)."""
+    card, value = txn.cardinality.get(claim.entity, "one"), normalized_value(claim)
+    return any(agrees(claim.entity, value, r, card) for r in rejected(txn, claim.entity))
+
+
+def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn, incoming: Claim | None = None) -> Verdict:
     """A verdict that would supersede a claim a person chose, or that opens a dispute against one
     (a tie under authority or consensus, a near-simultaneous write under recency, an ambiguous
     judge), becomes a dispute that waits for a person (`needs_user`), whatever the strategy: no
@@ -69,7 +104,11 @@ def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn) -> Verdict:
     decided = person_decided(txn, conflicting[0].entity)
     chosen = next((c for c in conflicting if c.id in decided), None)
     if chosen is None:
-        return verdict
+        if incoming is None or not says_rejected(txn, incoming):
+            return verdict
+        reason = (f"{incoming.value or incoming.text!r} is a value a person rejected on {incoming.entity}: "
+                  f"only a person installs it ({verdict.strategy}: {verdict.reason})")
+        return replace(verdict, action=Action.DISPUTE, reason=reason, needs_user=True, winner=None)
     who, dispute_id = decided[chosen.id]
     said = ("an agent's write does not overturn a person's decision: a person decides" if verdict.action == Action.WIN
             else "a challenge to a person's decision waits for a person")
@@ -82,3 +121,14 @@ def against_person(txn: Txn, d: Dispute) -> bool:
     """Whether `d` stands against a claim a person chose (one of its incumbents, retracted or not): a
     dispute opened before `guard` flagged such disputes, or before the person decided, is one too."""
     return bool(set(d.incumbents) & set(person_decided(txn, d.entity)))
+
+
+def revision_waits(txn: Txn, incoming: Claim, targets: Sequence[Claim], strategy: str) -> Verdict | None:
+    """An agent revising its own claims (`targets`, nothing else standing against the new value) to a
+    value a person rejected on the entity: a dispute against them that waits for a person, its old
+    claims standing meanwhile. None for any other write (an agent may revise what it said)."""
+    if not targets or not says_rejected(txn, incoming):
+        return None
+    reason = (f"{incoming.value or incoming.text!r} is a value a person rejected on {incoming.entity}: "
+              f"its agent's revision waits for a person")
+    return Verdict(Action.DISPUTE, strategy, reason, needs_user=True)

@@ -18,7 +18,7 @@ from ..roles import same_role
 from ..strategies import Action
 from ..texts import check_not_reserved, check_string
 from . import tally
-from .decided import person_decided
+from .decided import person_decided, says_rejected
 from .txn import Txn
 
 
@@ -86,6 +86,8 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     incumbents = [c for c in incumbents if c.status == Status.ACTIVE]
     if incumbents and set(person_decided(txn, d.entity)) & {c.id for c in incumbents}:
         return None  # a value a person chose: only a person overturns it (decided.py)
+    if says_rejected(txn, txn.claim(d.challenger)):
+        return None  # a value a person rejected there: only a person installs it (decided.py)
     n = policy.rules.reasserted_by
     if n is not None and n_agents >= n:
         return f"rule:reasserted_by_{n}", f"challenger value asserted by {n_agents} distinct agents", {}
@@ -112,8 +114,8 @@ def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
     before = [c.id for c in txn.live_on(entity)]
     for d in txn.open_disputes_on(entity):
         standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
-        if not standing or not txn.known(d.challenger) or d.needs_user:  # a person decides it
-            continue
+        if not standing or not txn.known(d.challenger) or d.needs_user or says_rejected(txn, standing[0]):
+            continue  # a person decides it
         pool = tally.assertions(txn, entity)
         verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {},
                                        txn.cardinality.get(entity, "one"))
@@ -310,8 +312,8 @@ def promote_held(txn: Txn, d: Dispute) -> Dispute | None:
     held = [i for i in d.incumbents if txn.known(i) and txn.claim(i).status == Status.DISPUTED]
     if not held:
         return None
-    first = txn.claim(held[0])
-    same = [i for i in held if normalized_value(txn.claim(i)) == normalized_value(first)]
+    first, card = txn.claim(held[0]), txn.cardinality.get(d.entity, "one")
+    same = [i for i in held if agrees(d.entity, normalized_value(txn.claim(i)), normalized_value(first), card)]
     return replace(d, challenger=first.id, challenger_agent=first.agent, supporters=tuple(same[1:]),
                    incumbents=tuple(i for i in d.incumbents if i not in same))
 

@@ -29,7 +29,7 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
 from . import disputes, episodic, tally, waiting
-from .decided import Decided, guard
+from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
@@ -75,7 +75,9 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        return Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored, self.decided.on)
+        txn = Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored, self.decided.on)
+        txn.decided_disputes = self.decided.disputes_on
+        return txn
 
     def after(self, now: datetime) -> datetime:
         """`now`, or just after the last change committed here: a write whose clock was read
@@ -150,6 +152,8 @@ class Partition:
         pass_detail = {"pass": 1 if op != Op.ADD else 2, "op": str(op), "own_reason": own_verdict.reason}
         if not conflicting and (held := waiting.hold(txn, incoming, op, targets, policy, base)) is not None:
             return held  # a dispute on the entity waits for a person with no standing value: held in it
+        if not conflicting and (waits := revision_waits(txn, incoming, targets, policy.strategy_for(item.entity))):
+            return self._apply_verdict(txn, incoming, op, [], targets, waits, policy, pass_detail, base)
         if not conflicting:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
@@ -167,7 +171,7 @@ class Partition:
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
-        verdict = guard(verdict, conflicting, txn)
+        verdict = guard(verdict, conflicting, txn, incoming)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
     @staticmethod

@@ -163,6 +163,8 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
         value = normalized_value(txn.claim(d.challenger))
         standing = tuple(c.id for c in txn.live_on(d.entity)
                          if c.status == Status.ACTIVE and contradicts(normalized_value(c), value, cardinality))
+    if decided.says_rejected(txn, txn.claim(d.challenger)):  # a value a person rejected: a person installs it or not
+        d = replace(d, needs_user=True)
     if incumbents == d.incumbents or standing or waits_for_person(d, policy):
         # only backers left, something still contradicts the challenger, or a person decides
         kept = d.incumbents if incumbents == d.incumbents else standing or incumbents

@@ -134,6 +134,8 @@ class Txn:
         """entity -> ids of the claims in `claims` (derived: rebuilt on rollback)."""
         self.decided_on = decided_on or (lambda entity: {})
         """entity -> the committed claims a person chose (`decided.Decided.on`; the partition sets it)."""
+        self.decided_disputes: Callable[[str], list[Dispute]] = lambda entity: []
+        """entity -> the committed disputes a person resolved for a winner (`decided.Decided.disputes_on`)."""
 
     def set_clock(self, now: datetime) -> None:
         """The recording time of what is decided from now on (each call of a group gets

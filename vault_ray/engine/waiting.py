@@ -6,8 +6,9 @@ said "not that value", not "the challenger's". Until a person decides, the entit
 current value, only the pending one. A later agent write must not take that place by
 default, nor close the dispute by a rule:
 
-- the challenger's value again is support, counted as a repeated challenge (`count_challenge`;
-  no rule settles a dispute that waits for a person);
+- the challenger's value again, in its words or others that say the same (`rules.agrees`:
+  "spouse:tom" for "husband:tom", "maria gonzalez" for "maria"), is support, counted as a
+  repeated challenge (`count_challenge`; no rule settles a dispute that waits for a person);
 - another value that contradicts it is held in the dispute: stored `disputed`, named among
   its incumbents (the other side), published as `dispute_changed` (detail `joined`). A person
   resolves for one of the values; `get` lists every held value as a candidate.
@@ -24,7 +25,7 @@ from typing import Any
 
 from ..models import Claim, Decision, Dispute, Op, Outcome, Status
 from ..policy import Policy
-from ..reasoners.rules import contradicts, normalized_value
+from ..reasoners.rules import agrees, contradicts, normalized_value
 from . import disputes
 from .txn import Txn
 
@@ -34,18 +35,20 @@ HELD = "held for a person's decision: a dispute on this entity waits for one, wi
 def hold(txn: Txn, incoming: Claim, op: Op, targets: list[Claim], policy: Policy,
          base: dict[str, Any]) -> Decision | None:
     """The decision for `incoming` (no active claim of another agent contradicts it) when an open
-    dispute on its entity waits for a person with no standing incumbent and `incumbent`'s value is
-    the pending one or contradicts it; None otherwise (the write goes on as usual)."""
+    dispute on its entity waits for a person with no standing incumbent and `incoming`'s value
+    says the pending one (`agrees`: in other words too) or contradicts it; None otherwise (the
+    write goes on as usual)."""
     card = txn.cardinality.get(incoming.entity, "one")
     value = normalized_value(incoming)
     for d in txn.open_disputes_on(incoming.entity):
         if not txn.known(d.challenger) or not disputes.held_open(txn, d, policy):
             continue
         pending = normalized_value(txn.claim(d.challenger))
-        if value != pending and not contradicts(value, pending, card):
+        same = agrees(incoming.entity, value, pending, card)
+        if not same and not contradicts(value, pending, card):
             continue
         mine = _own_parked(txn, d, incoming, card)
-        if value == pending and not mine:
+        if same and not mine:
             return disputes.count_challenge(txn, incoming, d, op, targets, policy, base)
         return _join(txn, incoming, d, op, targets, mine, base)
     return None
@@ -74,7 +77,8 @@ def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], m
     out = set(mine)
     backers = [i for i in (d.challenger, *d.supporters) if i not in out]
     incumbents = [i for i in d.incumbents if i not in out]
-    if normalized_value(incoming) == normalized_value(txn.claim(d.challenger)):
+    card = txn.cardinality.get(incoming.entity, "one")
+    if agrees(incoming.entity, normalized_value(incoming), normalized_value(txn.claim(d.challenger)), card):
         backers.append(incoming.id)
     else:
         incumbents.append(incoming.id)
