@@ -41,7 +41,8 @@ _MORE = re.compile(r"\b(?:too|also|as well|and|plus)\b", IC)
 
 
 _CHAIN_CUE = r"(?:sorry(?:\s+again)?|no,?\s+wait|wait,?\s+no|no(?=\s*,)|actually|i mean|oops|scratch that)\b"
-_CHAIN = re.compile(rf"[,;]\s*{_CHAIN_CUE}[,:]?\s+(?:[^.!?;,\n]+?)(?=\s*(?:[,;]|\.(?=\s))\s*{_CHAIN_CUE})", IC)
+_CHAIN = re.compile(rf"[,;]\s*{_CHAIN_CUE}[,:]?\s+(?:[^.!?;,\n]+?)(?=\s*(?:[,;]|\.(?=\s))\s*{_CHAIN_CUE}"
+                    r"(?![,:]?\s+(?:for|about|that|to|i|i'm|my|if|but)\b))", IC)  # not "..., sorry for the delay"
 """A correction corrected again ("Boston, no, Brooklyn. No wait, Boston"): the one in the middle is taken out."""
 
 
