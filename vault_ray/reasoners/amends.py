@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from .. import gazetteer, places
 from . import clauses as cl
+from . import names
 
 IC = re.IGNORECASE
 MAX_WORDS = 4
@@ -24,7 +25,7 @@ MAX_WORDS = 4
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise)|"
-                   r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)|no,?\s+wait|wait,?\s+no|no(?=,)|"
+                   r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)(?:\s+again)?|no,?\s+wait|wait,?\s+no|no(?=,)|"
                    r"scratch that|correction)\b,?\s+)?"
                    r"(?P<fix>(?:[^.!?;,\n…]|\.(?=\w))+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
                    r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
@@ -37,6 +38,20 @@ _NOT_A_VALUE = re.compile(r"^(?:quite|very|pretty|so|super|really|extremely|a bi
 _ARTICLES = ("a", "an", "the")
 _MORE = re.compile(r"\b(?:too|also|as well|and|plus)\b", IC)
 """An addition, not an amendment: "I'm allergic to peanuts, actually cats too" keeps the peanuts."""
+
+
+_CHAIN_CUE = r"(?:sorry(?:\s+again)?|no,?\s+wait|wait,?\s+no|no(?=\s*,)|actually|i mean|oops|scratch that)\b"
+_CHAIN = re.compile(rf"[,;]\s*{_CHAIN_CUE}[,:]?\s+(?:[^.!?;,\n]+?)(?=\s*(?:[,;]|\.(?=\s))\s*{_CHAIN_CUE}"
+                    r"(?![,:]?\s+(?:for|about|that|to|i|i'm|my|if|but)\b))", IC)  # not "..., sorry for the delay"
+"""A correction corrected again ("Boston, no, Brooklyn. No wait, Boston"): the one in the middle is taken out."""
+
+
+def last_said(text: str) -> str:
+    """`text` with each correction that is corrected again taken out, so the last one said stands:
+    "Google, sorry, Microsoft, sorry, Google" -> "Google, sorry, Google"."""
+    while (chained := _CHAIN.sub("", text)) != text:
+        text = chained
+    return text
 
 
 DOUBTFUL = ("a place amended to a name that is no place near it (\"I live in Boston, actually Alice\"): which place "
@@ -133,14 +148,22 @@ def same_kind(entity: str, value: str, fix: str) -> bool:
 _ASIDE = re.compile(r"\b(?:questions?|typos?|autocorrect(?:ed|s)?|spelling|thing|things|here|day|english|mistake|"
                     r"follow[- ]?up|newbie|noob|rambling|again|wrong|wait|never ?mind|nvm|ignore|keyboard|phone)\b", IC)
 _MONTHS = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", IC)
+_EXCEPT = re.compile(r"\b(?:on|at|during|over|for)\s+(?:the\s+)?(?:weekends?|weekdays?|"
+                     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+                     r"holidays?|vacation)\b|\b(?:when|if|unless|except)\b", IC)
+_PLACED = ("user.location", "user.hometown")
 _NAMED = ("user.employer", "user.name", "user.first_name", "user.last_name", "user.nickname", "user.school")
 
 
 def fits(entity: str, value: str, fix: str) -> bool:
     """Whether `fix` is a value of the kind of the one it amends: a name (capitalized) for an
     employer or a name, a date for a date; no aside ("Sorry, quick question", "Oops, typo")."""
-    if _ASIDE.search(fix):
-        return False
+    if _ASIDE.search(fix) or (_EXCEPT.search(fix) and not _EXCEPT.search(value)):
+        return False  # "at 9am, sorry, 9:30 on weekends": an exception to the value, not its correction
+    if entity in _NAMED and (names.not_a_name(fix) or (entity == "user.employer" and names.person(fix))):
+        return False  # "Google, sorry, Monday", "Sam, sorry, Dad", "Google, sorry, Sarah": no company's or person's name
+    if entity in _PLACED and _region(fix) and not _region(value):
+        return False  # "Portland, sorry, Oregon": the state the city is in, not another place
     if entity in _NAMED and not all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS or w == "&"
                                     for w in fix.split()[:1 if entity == "user.employer" else None]):
         return False
@@ -204,6 +227,12 @@ def _with_state(fix: str) -> str:
     return _STATES_SHORT.sub("", fix)
 
 
+def _region(value: str) -> bool:
+    """Whether `value` is a US state or a country ("Oregon", "France")."""
+    states, countries = gazetteer.regions()
+    return gazetteer.fold(value) in states or gazetteer.fold(value) in countries
+
+
 _LINKS = {"of", "de", "la", "le", "du", "da", "del", "van", "von", "the", "and", "y"}
 
 
@@ -235,6 +264,48 @@ def taken_back(clause: str) -> bool:
     """Whether a clause takes back what the user said before it: "(but) I'm actually not",
     "that's not true", "just kidding"."""
     return bool(_TAKEN_BACK.match(clause.strip()))
+
+
+_KIDDING_ON = re.compile(r"^(?:(?:just|only) )?(?:kidding|joking)|^(?:jk|j/k)\b|^(?:lol|haha|ha),? (?:just )?kidding", IC)
+
+
+def taken_back_at(sentence: str) -> int | None:
+    """Where the take-back of the sentence before ends, when this sentence is one (None if not): the
+    sentence's end ("Not really."), or, after "just kidding", where the rest starts ("Just kidding, still
+    Boston": what the rest says is read as said)."""
+    said = sentence.strip()
+    if _TAKEN_BACK.match(said):
+        return len(sentence)
+    m = _KIDDING_ON.match(said)
+    rest = re.match(r"\s*[,;:.!-]+\s*", said[m.end():]) if m else None
+    return sentence.find(said) + m.end() + rest.end() if m and rest else None
+
+
+_HEARSAY_SAID = (r"(?:(?:or )?so\s+)?(?:(?:my|our)\s+(?:\w+\s+)?[\w-]+|he|she|they|people|everyone|(?-i:[A-Z])[a-z]+)\s+"
+                 r"(?:says|said|thinks|thought|claims|claimed|tells me|told me|insists|reckons)"
+                 r"|(?:according to|says|per)\s+(?:my|our|his|her|their|the)\s+[\w\s-]+?"
+                 r"|(?:(?:or )?so )?(?:i'm|i am|i was|i've been) told")
+_HOPED_SAID = (r"(?:(?:hopefully|fingers crossed|soon|eventually|someday|one day|if all goes well|god willing|"
+               r"i hope|probably|maybe|perhaps|with luck|touch wood|knock on wood)\b[\s,]*)+")
+_HEARSAY = re.compile(rf"^(?:{_HEARSAY_SAID})\s*[.!]*$", IC)
+_HOPED = re.compile(rf"^(?:{_HOPED_SAID})\s*[.!]*$", IC)
+_NOT_SO_TAIL = re.compile(rf"(?:\s*[,;]\s*|\s+)(?P<h>{_HEARSAY_SAID})\s*[.!]*$|\s*[,;]\s*(?:{_HOPED_SAID})\s*[.!]*$", IC)
+HEARSAY = "what someone else says of the user (\"..., my wife says\"), not the user's own statement"
+HOPED = "said as a hope or a guess (\"..., hopefully soon\"), not a current fact"
+
+
+def not_so(clause: str) -> str | None:
+    """Why a clause said right after a statement makes it no fact of the user's: reported speech
+    ("my wife says", "according to my wife", "or so I'm told") or a hope ("hopefully soon")."""
+    said = clause.strip(" ,;")
+    return HEARSAY if _HEARSAY.match(said) else HOPED if _HOPED.match(said) else None
+
+
+def not_so_after(clause: str) -> str | None:
+    """Why a clause is no fact of the user's by what it ends with: "I live in Chicago, according to my
+    wife", "now at Meta, hopefully soon" (as `not_so`, said inside the clause)."""
+    m = _NOT_SO_TAIL.search(clause.strip())
+    return None if m is None else HEARSAY if m.group("h") else HOPED
 
 
 def kidding(clause: str) -> bool:

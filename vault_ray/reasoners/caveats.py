@@ -240,10 +240,16 @@ _ENDED = re.compile(
 ENDED = "said as a state that ended (\"but it didn't stick\", \"for a while but\"), not how things are now"
 
 
+_HOPED_IN = re.compile(r"\s(?:hopefully|soon|eventually|someday|probably|maybe|perhaps)\b", IC)
+HOPED = "said as a hope or a plan (\"hopefully soon\"), not a current fact"
+
+
 def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
     """Why the values a pattern or a typed finder read in `clause` are not the user's lasting
     fact, or None."""
     entities = {d.entity for d in drafts}
+    if any(_HOPED_IN.search(split_stance(d.value)[1]) for d in drafts):
+        return HOPED  # "I work at Meta hopefully soon": the value is hoped for, with the hope read into it
     if any(d.entity in _PLACED and _fictional(clause, d.value) for d in drafts):
         return FICTION  # "I live in Hogwarts haha" (not "I live in Denver lol")
     if any(e.startswith("user.budget") for e in entities) and _FOR_THEM.search(clause) and not _MY_MONEY.search(clause):

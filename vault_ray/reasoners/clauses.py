@@ -286,6 +286,7 @@ _PAST = re.compile(
 _PASSING = re.compile(
     r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"
     r"vacation)|on (?:vacation|holiday|a trip|business)|visiting|travell?ing|temporarily|"
+    r"(?:until|till) (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the weekend|next \w+|the end of \w+)|"
     r"at (?:my|a|our) [\w' ]*?(?:place|house|flat|apartment|parents|parents'))\b", re.IGNORECASE)
 _SETTLED = re.compile(r"\b(?:moved|relocated|moving|settled|live|living|home|based|since)\b", re.IGNORECASE)
 

@@ -83,16 +83,19 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(text)
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
+    text = amends.last_said(text)  # "Google, sorry, Microsoft, sorry, Google": the last one said
     text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
     last_start, last, last_clause = 0, "", 0  # where the facts of the sentence before this one start, and that sentence
     for sentence in cl.sentences(text):
         if cl.is_question(sentence) or cl.narrative(sentence):
             continue
-        if amends.taken_back(sentence) and facts[last_start:]:  # "I'm vegan. Not really."
-            unextracted.append(Unextracted(f"{last} ... {sentence}", _TAKEN))
+        if (back := amends.taken_back_at(sentence)) is not None and facts[last_start:]:  # "I'm vegan. Not really."
+            unextracted.append(Unextracted(f"{last} ... {sentence[:back].strip()}", _TAKEN))
             del facts[last_start:]
-            continue
+            sentence = sentence[back:].strip()  # "Just kidding, still Boston": the rest is read as said
+            if not sentence:
+                continue
         kept: list[str] = []  # the clauses said before one a sentence moves, which stand
         if (off := caveats.moved_off(sentence)) and (facts[last_clause:] if off[0].start() == 0 else True):
             moved = off[0]  # only the statement it follows is moved, the last clause ("I live in Denver and I'm vegan")
@@ -111,13 +114,14 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
         going_on = cl.continued(sentence) if sentence else []
         for said in framing.with_hedges(kept + (cl.clauses(sentence) if sentence else [])):
             last_clause = last_clause if any(said.startswith(c) for c in going_on) else len(facts)
-            if amends.taken_back(said) and facts[said_before:]:  # "I told him I'm vegan but I'm actually not"
-                unextracted.append(Unextracted(f"{before} ... {said}", _TAKEN))
+            if (amends.taken_back(said) or (undone := amends.not_so(said))) and facts[said_before:]:
+                # "I told him I'm vegan but I'm actually not"; "..., now Meta, my wife says"; "..., hopefully soon"
+                unextracted.append(Unextracted(f"{before} ... {said}", _TAKEN if amends.taken_back(said) else undone))
                 del facts[said_before:]
                 continue
             said_before, before = len(facts), said
-            if amends.kidding(said) and read_clause(said):
-                unextracted.append(Unextracted(said, _TAKEN))
+            if (amends.kidding(said) or (undone := amends.not_so_after(said))) and read_clause(said):
+                unextracted.append(Unextracted(said, _TAKEN if amends.kidding(said) else undone))
                 continue
             real, why = framing.framed(said)  # the statement before a hypothetical said after it, or all of it
             clause, why = (real, None) if real else (said, why)
@@ -165,6 +169,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 unextracted.append(Unextracted(clause, asides.OTHER))
             elif near and (reason := asides.aside(clause, {near.entity}) or caveats.caveat(clause, kept)):
                 unextracted.append(Unextracted(clause, f"reads as {near.entity}, but {reason}"))
+            elif near and near.entity == "user.employer" and then_now.only_there(clause):
+                unextracted.append(Unextracted(clause, _THERE))  # "I was at Google earlier, now I'm at Meta"
             elif near and near.entity == "user.location" and cl.not_now(clause):
                 unextracted.append(Unextracted(clause, _STAY))
             elif near and cl.intention(clause):
@@ -194,6 +200,7 @@ _NAMED_GONE = re.compile(r"^(?!(?:it|he|she|they|this|that|everything|nothing|so
                          r"(?:just |sadly |finally )?(?:died|passed away|passed|ran away|was put down)\b", re.IGNORECASE)
 _GONE = "a death or loss of someone named, not said to be the user's pet: which pet (or person) is not said, nothing stored"
 _TAKEN = "said, then taken back by the user (\"but I'm actually not\", \"just kidding\")"
+_THERE = "reads as user.employer, but \"I'm at ...\" says where the user is, not where the user works"
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"
 
 

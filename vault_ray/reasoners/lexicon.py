@@ -117,7 +117,8 @@ _FILLER = (r"believe it or not|if you can believe it|(?:or|and) (?:something|any
            r"unfortunately|sadly|honestly|of course|in fact|as it turns out|it turns out|apparently|technically|"
            r"strictly speaking|to be (?:exact|precise)")
 ROUTINE_END = re.compile(r"(?:\s*[,;]\s*|\s+)(?:but|when|whenever|if|unless|except|though|although|because|sometimes|"
-                         r"in a cold sweat|on (?:vacation|holiday)|while|sorry|oops|whoops|my bad|lol|haha)\b.*$", re.IGNORECASE)
+                         r"in a cold sweat|on (?:vacation|holiday)|while|sorry|oops|whoops|my bad|no(?=\s*,)|lol|haha)\b.*$",
+                         re.IGNORECASE)
 """What follows a routine's time and is no part of it: "at 6 but tomorrow ...", "at 7am when I'm on vacation",
 "at 9am, sorry, running late"."""
 AT_NAME = re.compile(r"^at\s+(?:the\s+)?(?!(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"

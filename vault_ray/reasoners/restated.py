@@ -36,7 +36,7 @@ def corrected(text: str, doubts: list[tuple[str, str]], value_in: Callable[[str]
             doubts.append((text[begin:m.end()].strip(), amends.DOUBTFUL))
             text, start = head[:begin] + text[m.end():], begin
         elif at >= 0:
-            fix = amends.with_lead(found[1], fix)
+            fix = amends.shaped(found[0], found[1], fix)  # "Central time, no wait, Mountain": Mountain time
             text = head[:at] + fix + head[at + len(found[1]):] + text[m.end():]
             start = at + len(fix)
     return text

@@ -17,14 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import amends, framing
+from . import amends, framing, names
 from . import clauses as cl
 
 IC = re.IGNORECASE
 MAX_WORDS = 4
 ValueIn = Callable[[str], "tuple[str, str] | None"]
 
-_NOW = r"(?:right now|now|nowadays|these days|currently|at the moment|at present|today)"
+_NOW = r"(?<!right )(?:now|nowadays|these days|currently|at present)"
+"""Lasting: "right now", "at the moment" and "today" say where the user is at the moment ("Right now I'm at
+Starbucks" is a visit), so no now part starts with them."""
 _BE = r"(?:i'm|i am|im|it's|it is|its)"
 _CONJ = r"(?:(?:but|and|so|though|whereas)\s+)?"
 _NOW_PART = re.compile(rf"^{_CONJ}(?:{_NOW}\b[,\s]+(?:{_BE}\s+)?|{_BE}\s+(?:now|currently)\s+)(?P<rest>.+?)[\s.!]*$"
@@ -40,21 +42,41 @@ _PRESENT = {"used to be": "am", "used to": "", "was working": "work", "were work
             "were": "are", "had": "have", "worked": "work", "lived": "live", "spoke": "speak", "stayed": "stay",
             "studied": "study"}
 _OLD = re.compile(r"^(?P<my>my|our)\s+(?:old|previous|former|last)\s+(?P<what>[\w ]+?)\s+(?:was|used to be)\b(?P<rest>.*)$", IC)
-_WAS_AT = re.compile(r"^(?:[\w',]+\s+){0,3}?(?:i|we)\s+(?:was|were|used to be)\s+(?P<prep>at|with)\s+(?P<v>(?-i:[A-Z])[\w&'.-]*"
-                     r"(?:\s+(?-i:[A-Z&])[\w&'.-]*){0,3})", IC)
-_LASTING = re.compile(r"\b(?:until|till|for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten) "
-                      r"(?:years?|months?|decades?)|for (?:years|months|ages|a decade|a long time)|(?:19|20)\d\d|"
-                      r"used to be|previously|formerly|before)\b", IC)
-"""A stay said as lasting: "I was at Google until May" is a place of work, "I was at Target earlier" a visit."""
 _WHEN = re.compile(r"\s+(?:until|till|up until|through|since|between|back in|in (?:19|20)\d\d|from (?:19|20)\d\d|"
                    r"for (?:\d+|a few|a couple of|many|several|some|two|three|four|five|ten|years|months|ages|a decade|"
                    r"a long time)\b)\b.*$", IC)
 """When a past statement held, no part of its value ("until 2023", "for 5 years")."""
+_JOB_SAID = re.compile(r"\b(?:work|worked|working|works|job|jobs|employ\w*|company|firm|gig|career|quit|resigned|left|"
+                       r"laid off|fired|let go)\b", IC)
+_HOME_SAID = re.compile(r"\b(?:live|lived|living|lives|resided|home|moved)\b", IC)
+_SAID_SLOT = {"user.employer": _JOB_SAID, "user.location": _HOME_SAID}
+"""The words a past statement says its slot with: "I was at Google until May" or "I was in Boston" is no job or
+home said ("Right now I'm at Starbucks", "now Chicago" may be a visit); "I worked at Google", "I used to live in
+Boston" are."""
+_STAY = re.compile(r"\b(?:until|till|through|for (?:a|the|an|this|two|three|\d+) \w+|this (?:week|weekend|month)|tonight|"
+                   r"today|tomorrow|for now|hopefully|soon|probably|maybe|perhaps|eventually|someday)\b", IC)
+"""A now part said with an end, an occasion or a hope: "now I'm in Paris until Friday", "now at Meta hopefully soon"."""
+_STUDIED = re.compile(r"\b(?:studied|studying|student|school|college|university|grad|majored|enrolled)\b", IC)
+_THERE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:(?:now|currently|right now|today|at the moment),?\s+)?(?:i'm|i am|im)\s+"
+                    r"(?:(?:now|currently|still)\s+)?(?:at|with)\s"
+                    r"|^(?:(?:and|but|so)\s+)?(?:now\s+)?(?:i study|i'm studying|i'm a student)\b", IC)
+
+
+def only_there(clause: str) -> bool:
+    """Whether a clause says only where or with whom the user is ("I'm at Meta for a conference",
+    "now I'm at Meta") or where the user studies ("now I study at Stanford"): no job said, whatever
+    a model finds near it (a past job statement before it is `carried`'s)."""
+    return bool(_THERE.match(clause.strip()))
+
+
 _SAID_AS = {"user.employer": "I work at ", "user.location": "I live in "}
+_TOOK = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:left|quit|resigned from|"
+                   r"(?:was|got) (?:laid off|fired|let go) from|moved (?:out of|away from|from))\s+(?P<v>.+)$", IC)
 """The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
 _WORK = {"job", "work", "workplace", "employer", "company", "firm", "gig", "day job"}
 _PREPS = {"at", "with", "for", "in", "on", "to", "from", "by", "near"}
 _FOR_WORK = {"at", "with", "for"}
+_ARTICLES = {"a", "an", "the"}
 
 
 def carried(text: str, value_in: ValueIn) -> str:
@@ -91,23 +113,30 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | 
     """The now part `part` as the statement it makes after `past`, or None. A now part that is a
     clause of its own and reads by itself ("now I live in Denver") is left as said."""
     m = _NOW_PART.match(part.strip())
-    if m is None or (alone and value_in(cl.unhedged(part)) is not None):
+    if m is None:
+        return None
+    rest = (m.group("rest") or m.group("later")).strip(" ,")
+    conj = re.match(_CONJ, part.strip(), IC)
+    if _STUDIED.search(past) and framing.framed(past.strip(" ,;"))[1] == framing.PAST and re.match(r"(?:at|in)\s", rest, IC):
+        return f"{conj.group(0) if conj else ''}now I study {rest}"  # "I studied at MIT, now at Stanford": a school
+    if alone and value_in(cl.unhedged(part)) is not None:
         return None
     reading = _reading(past, value_in)
     if reading is None:
         return None
     entity, old, head = reading
-    rest = (m.group("rest") or m.group("later")).strip(" ,")
+    if (entity in _SAID_SLOT and not _SAID_SLOT[entity].search(past)) or _STAY.search(rest):
+        return None  # "I was in Boston, now Chicago": a trip; "now I'm in Paris until Friday": a stay
     fix = _value(rest, old, head)
     if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
             or (old[:1].isupper() and not fix[:1].isupper()) \
-            or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix):
-        return None  # "..., now I'm at the gym": no name where a name was
+            or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix) \
+            or (entity == "user.employer" and names.person(fix)):
+        return None  # "..., now I'm at the gym": no name where a name was; "now I'm with Sarah": a person
     statement = head + amends.shaped(entity, old, fix)
     found = value_in(statement)
     if found is None or found[0] != entity or fix.lower() not in found[1].lower():
         return None
-    conj = re.match(_CONJ, part.strip(), IC)
     return f"{conj.group(0) if conj else ''}now {statement}"
 
 
@@ -119,15 +148,12 @@ def _reading(past: str, value_in: ValueIn) -> tuple[str, str, str] | None:
         at = now.lower().rfind(found[1].lower()) if found and not found[1].startswith("not:") else -1
         if found and at >= 0:
             return found[0], found[1], now[:at]
-        m = _WAS_AT.match(said)  # "I was at Google until May": a place of work said as lasting
-        if m and _LASTING.search(said) and amends.same_kind("user.employer", "", m.group("v")):
-            found = value_in(f"I work {m.group('prep')} {m.group('v')}")
-            if found and found[0] == "user.employer":
-                return found[0], found[1], f"I work {m.group('prep')} "
         return None
-    found = value_in(said)  # "I left Google", "I moved out of Austin": the value taken away
-    if found and found[1].startswith("not:") and found[0] in _SAID_AS:
-        return found[0], found[1][4:], _SAID_AS[found[0]]
+    took = _TOOK.match(said)  # "I left Google", "I moved out of Austin": the value taken away
+    for entity, head in _SAID_AS.items() if took else ():
+        found = value_in(head + took.group("v"))
+        if found and found[0] == entity and found[1].lower() in took.group("v").lower():
+            return found[0], found[1], head
     return None
 
 
@@ -152,6 +178,8 @@ def _value(rest: str, old: str, head: str) -> str | None:
         return amends.with_lead(old, rest)  # "at 9am" ... "now 9:30": at 9:30
     words = rest.split()
     before = head.split()[-1].lower() if head.split() else ""
+    if len(words) > 1 and words[0].lower() in _ARTICLES and before in _ARTICLES:
+        words = words[1:]  # "I was a nurse, now a nurse practitioner": the article is said once
     if words and words[0].lower() in _PREPS:
         same = words[0].lower() == before or {words[0].lower(), before} <= _FOR_WORK
         if not same or len(words) == 1:
