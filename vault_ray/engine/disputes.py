@@ -27,11 +27,14 @@ def supersede(txn: Txn, claims: Sequence[Claim], by: Claim, **detail: Any) -> No
         txn.set_status(c.id, Status.SUPERSEDED, by.id, agent=by.agent, **detail)
 
 
-def repeated_challenge(txn: Txn, incoming: Claim, conflicting: list[Claim]) -> Dispute | None:
-    """The open dispute `incoming` repeats: its challenger's value, in its words or others that
-    agree ("mom:beth" repeats "mother:beth", `rules.agrees`), against the same incumbents."""
+def repeated_challenge(txn: Txn, incoming: Claim, conflicting: list[Claim],
+                       targets: Sequence[Claim] = ()) -> Dispute | None:
+    """The open dispute `incoming` repeats: its challenger's value, in its words or others that agree
+    ("mom:beth" / "mother:beth", `rules.agrees`), against the same incumbents, or against its agent's
+    own incumbent it replaces while another's claim still says that value (`_repointed`)."""
     value, card = normalized_value(incoming), txn.cardinality.get(incoming.entity, "one")
-    incumbents = {c.id for c in conflicting}
+    incumbents = {c.id for c in conflicting} | {t.id for t in targets if any(
+        agrees(incoming.entity, normalized_value(c), normalized_value(t), card) for c in conflicting)}
     for d in txn.open_disputes_on(incoming.entity):
         if set(d.incumbents) & incumbents and agrees(d.entity, normalized_value(txn.claim(d.challenger)), value, card):
             return d
@@ -52,7 +55,7 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
         claim_id = incoming.id
     supersede(txn, targets, txn.claim(claim_id), reason=f"{op}: retracted by its agent")
     # a dispute on a high-stakes entity waits for the user however it was opened
-    updated = replace(d, challenges=d.challenges + 1, supporters=supporters,
+    updated = replace(d, challenges=d.challenges + 1, supporters=supporters, incumbents=_repointed(txn, d, targets),
                       needs_user=d.needs_user or policy.is_high_stakes(d.entity))
     txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
                     challenges=updated.challenges, agents=sorted(agents))
@@ -73,13 +76,24 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
                     reason=f"repeats an open challenge ({updated.challenges} so far)", **base)
 
 
+def _repointed(txn: Txn, d: Dispute, targets: Sequence[Claim]) -> tuple[str, ...]:
+    """`d`'s incumbents once the write supersedes `targets`: one among them gives its place to
+    other agents' active claims of its value (with none it stays: `successors` maps it)."""
+    card, out = txn.cardinality.get(d.entity, "one"), list(d.incumbents)
+    for t in (t for t in targets if t.id in d.incumbents):
+        same = [c.id for c in txn.live_on(d.entity) if c.status == Status.ACTIVE and c.agent != t.agent
+                and c.id not in out and agrees(d.entity, normalized_value(c), normalized_value(t), card)]
+        if same:
+            at = out.index(t.id)
+            out[at:at + 1] = same
+    return tuple(out)
+
+
 def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
                   policy: Policy) -> tuple[str, str, dict[str, Any]] | None:
-    """Whether a repeated challenge settles its dispute for the challenger: by the
-    `reasserted_by` rule, or because the entity's strategy now lets it win (consensus
-    counting the supporters; a re-assertion observed clearly later under recency; a
-    heavier supporter under authority). The judge is not asked again: it rules once
-    per dispute. Disputes that wait for a person (high stakes, `needs_user`) never settle here."""
+    """Whether a repeated challenge settles its dispute for the challenger: by the `reasserted_by`
+    rule, or because the entity's strategy now lets it win (the judge rules once per dispute).
+    Disputes that wait for a person (high stakes, `needs_user`) never settle here."""
     if waits_for_person(d, policy):
         return None
     incumbents = [txn.claim(c) for c in d.incumbents if txn.known(c)]
@@ -102,12 +116,10 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
 
 def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
                           by: str | None = None) -> tuple[list[Dispute], tuple[str, ...]]:
-    """Under consensus, a claim that backs an open dispute's incumbents may give them the
-    clear majority: the dispute is settled for them, as a supporter settles it for the
-    challenger (`settle_repeat`). Before, only support for the challenger could close it,
-    and a dispute lost 3 to 1 stayed open. Returns the disputes it settled and the claims
-    their settlement superseded (challengers and supporters). `by`: the claim whose write
-    settles them (named on the `dispute_resolved` event as `settling`, so its explain lists them)."""
+    """Under consensus, a claim that backs an open dispute's incumbents may give them the clear
+    majority: the dispute is settled for them, as a supporter settles it for the challenger
+    (`settle_repeat`). Returns the disputes it settled and the claims their settlement superseded.
+    `by`: the claim whose write settles them (`settling` on the `dispute_resolved` event)."""
     settled: list[Dispute] = []
     if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
         return settled, ()
@@ -200,10 +212,9 @@ def withdrawn_by(txn: Txn, withdrawn: tuple[str, ...], decision: Decision, item:
 
 def takes_back(new: str, parked: str, cardinality: str) -> bool:
     """Whether a new value of an agent replaces its parked one. 'one': another value, or a denial
-    of it. 'many': the same item only, as a later claim replaces its agent's active one
-    (`reasoners.rules` `classify`): a value it contradicts ("wife:anna" / "wife:maria",
-    "3 children" / "2 children", "not:cat" / "cat") or the same single-valued role said otherwise
-    ("wife:anna lee" / "wife:anna", roles.py); another item ("dog:max" beside "wife:anna") is more."""
+    of it. 'many': the same item only (`rules.classify`): a value it contradicts ("wife:anna" /
+    "wife:maria", "3 children" / "2 children", "not:cat" / "cat") or the same single-valued role
+    said otherwise ("wife:anna lee" / "wife:anna"); another item ("dog:max") is more."""
     if new == parked:
         return False
     if cardinality == "many":
@@ -229,9 +240,8 @@ def check_resolution(dispute_id: object, winner: object, decided_by: object, not
 
 def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
             **extra: Any) -> Dispute:
-    """Close `d`: every value stays (`keep_both`), or `winner`'s value becomes the only
-    active one (the claims consensus outvoted that say it too: `tally.restore_backers`)
-    and whatever contradicts it is superseded."""
+    """Close `d`: every value stays (`keep_both`), or `winner`'s value becomes the only active one
+    (`tally.restore_backers`) and whatever contradicts it is superseded."""
     # a retracted member (an incumbent a closed dispute still names) keeps its status: nothing revives it
     members = [txn.claim(c) for c in (d.challenger, *d.incumbents, *d.supporters)
                if txn.known(c) and txn.claim(c).status != Status.RETRACTED]
@@ -298,9 +308,8 @@ def waits_for_person(d: Dispute, policy: Policy) -> bool:
 
 
 def held_open(txn: Txn, d: Dispute, policy: Policy) -> bool:
-    """`d` waits for a person with no incumbent: a person retracted them (they left the list), and
-    the only ones it names are values agents wrote since, held in it `disputed` (waiting.py). An
-    incumbent its own agent replaced is not that: the claim in its place stands (`as_live`)."""
+    """`d` waits for a person with no incumbent: a person retracted them, and the only ones it names
+    are values agents wrote since, held in it `disputed` (waiting.py)."""
     return waits_for_person(d, policy) and all(
         txn.known(i) and txn.claim(i).status == Status.DISPUTED for i in d.incumbents)
 
@@ -320,8 +329,7 @@ def promote_held(txn: Txn, d: Dispute) -> Dispute | None:
 
 def successors(txn: Txn, lookup: Callable[[str], Claim | None], ids: Sequence[str]) -> set[str]:
     """The live claims that took the place of the superseded ones among `ids` (following
-    `superseded_by`): a dispute whose incumbent a newer claim replaced is decided between
-    its challenger and that claim. `lookup` reads a claim that left the live state."""
+    `superseded_by`); `lookup` reads a claim that left the live state."""
     out = set()
     for cid in ids:
         hops: str | None = cid

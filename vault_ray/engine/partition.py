@@ -161,7 +161,7 @@ class Partition:
             settled, gone = disputes.settle_for_incumbents(txn, item.entity, policy, incoming.id)  # its support may win
             return disputes.with_settlement(Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(
                 t.id for t in targets) + gone, reason=own_verdict.reason, **base), settled)
-        repeat = disputes.repeated_challenge(txn, incoming, conflicting)
+        repeat = disputes.repeated_challenge(txn, incoming, conflicting, targets)
         if repeat is not None:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
         # the claims this agent just retracted (pass-1 targets) no longer count as its support

@@ -94,8 +94,10 @@ def retract_in(txn: Txn, part: Partition, entity: str, found: dict[str, Claim], 
     for d in open_now:
         d = txn.disputes.get(d.id, d)  # noqa: PLW2901 - as an earlier one of this loop left it
         left = [i for i in (d.challenger, *d.incumbents, *d.supporters) if i in gone]
-        if left and d.status == DisputeStatus.OPEN:
-            _leave(txn, d, left, decided_by, policy, cardinality)
+        stale = _replaced_by(txn, part, d, gone)  # incumbents whose place a retracted claim took
+        if (left or stale) and d.status == DisputeStatus.OPEN:
+            _leave(txn, d, left + [g for g in stale.values() if g not in left], decided_by, policy, cardinality,
+                   stale=tuple(stale))
     return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
             else _earlier(part, found[cid]) for cid in found]
 
@@ -131,13 +133,31 @@ def _earlier(part: Partition, claim: Claim) -> Retraction:
                       str(detail.get("note") or ""), at, tuple(dict.fromkeys(left)), already=True)
 
 
-def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Policy, cardinality: str) -> None:
-    """Dispute `d` goes on without the claims `gone` (see the module docstring). Who decides a
-    resolution this causes is the rule (`decided_by`, the event's agent); the person who
-    retracted is `retracted_by` in the event's detail and named in the resolution's note."""
+def _replaced_by(txn: Txn, part: Partition, d: Dispute, gone: set[str]) -> dict[str, str]:
+    """`d`'s superseded incumbents whose place (`superseded_by`, followed) a claim of `gone` took,
+    each with that claim: the dispute goes on without them as without the claim in their place."""
+    out = {}
+    for cid in d.incumbents:
+        hops: str | None = cid
+        for _ in range(32):
+            claim = txn.claim(hops) if txn.known(hops) else part.find_claim(hops)
+            hops = claim.superseded_by if claim is not None and claim.status == Status.SUPERSEDED else None
+            if hops is None or hops in gone:
+                break
+        if hops is not None and hops != cid and hops in gone:
+            out[cid] = hops
+    return out
+
+
+def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Policy, cardinality: str,
+           stale: tuple[str, ...] = ()) -> None:
+    """Dispute `d` goes on without the claims `gone` (see the module docstring), and without the
+    superseded incumbents `stale` whose place one of them took. Who decides a resolution this
+    causes is the rule (`decided_by`, the event's agent); the person who retracted is
+    `retracted_by` in the event's detail and named in the resolution's note."""
     if not d.needs_user and decided.against_person(txn, d):  # opened before such disputes were flagged
         d = replace(d, needs_user=True)
-    out = set(gone)
+    out = set(gone) | set(stale)
     named = ", ".join(gone)
     why = f"claim{'s' if len(gone) > 1 else ''} {named} retracted by {decided_by}"
     changed = {"retracted": list(gone), "retracted_by": decided_by}
