@@ -80,3 +80,24 @@ def test_an_open_dispute_names_live_incumbents_after_a_successor_is_retracted(ma
     vault.resolve_dispute(d.id, tom.claim_id, decided_by="user")
     assert [(c.agent, c.value) for c in vault.get(entity).active] == [("b", "Tom")]
     assert all(vault.check().values())
+
+
+def test_a_chosen_claims_agent_backing_the_challenge_leaves_the_other_incumbent(make_vault):
+    entity = "user.timezone"
+    vault = make_vault()
+    vault.set_strategy(entity, "authority")
+    vault.set_authority("b", "*", 0.2)
+    say(vault, entity, "c", "PST", 0)
+    cst = say(vault, entity, "b", "CST", 10)
+    vault.resolve_dispute(cst.dispute_id, cst.claim_id, decided_by="user")
+    c_cst = say(vault, entity, "c", "CST", 20)
+    est = say(vault, entity, "a", "EST", 30)  # against both CST claims: waits for the person
+    backing = say(vault, entity, "b", "EST", 40)  # b backs it, replacing its own chosen CST
+    assert backing.dispute_id == est.dispute_id
+    (d,) = vault.disputes()
+    assert live_incumbents(vault, d) == [("c", "CST")]
+    vault.retract(c_cst.claim_id, decided_by="user")
+    (d,) = vault.disputes()
+    assert d.needs_user and d.incumbents == ()  # nothing stands: it waits for the person
+    assert not vault.get(entity).active
+    assert all(vault.check().values())

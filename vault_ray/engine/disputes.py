@@ -82,10 +82,10 @@ def _repointed(txn: Txn, d: Dispute, targets: Sequence[Claim]) -> tuple[str, ...
     card, out = txn.cardinality.get(d.entity, "one"), list(d.incumbents)
     for t in (t for t in targets if t.id in d.incumbents):
         same = [c.id for c in txn.live_on(d.entity) if c.status == Status.ACTIVE and c.agent != t.agent
-                and c.id not in out and agrees(d.entity, normalized_value(c), normalized_value(t), card)]
-        if same:
+                and agrees(d.entity, normalized_value(c), normalized_value(t), card)]
+        if same:  # (those the dispute names already stay where they are)
             at = out.index(t.id)
-            out[at:at + 1] = same
+            out[at:at + 1] = [i for i in same if i not in out]
     return tuple(out)
 
 
