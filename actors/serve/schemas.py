@@ -270,6 +270,8 @@ class EntityViewOut(BaseModel):
     candidates: list[CandidateOut]
     disputes: list[DisputeOut]
     events: list[ClaimOut] = Field(default=[], description="the events (episodic) among active, oldest first: no value")
+    suggestions: list[str] = Field(default=[], description="no claim was ever made on this key: the stored keys "
+                                   "most like it, best first (did you mean); empty otherwise")
 
 
 class StepOut(BaseModel):
