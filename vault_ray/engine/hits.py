@@ -4,7 +4,7 @@ each hit's dispute and agreeing claims from the entities' views (`Vault.search`)
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..models import Claim, EntityView, Hit, Kind, utcnow
 from ..policy import Policy
@@ -30,13 +30,14 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     # equal scores (claims of one text, observed together) in an order of their own, not the order the
     # index or the log scan (`as_of`) met them: a search now and one `as_of` now pick the same claim,
     # and so do two stores given the same writes (the id, random, decides last)
+    window = episodic.window_of(policy)
     events: dict[str, list[Claim]] = {}  # per entity, the events already a hit (one event: `episodic.one_event`)
     for score, claim in sorted(decayed, key=lambda h: (h[0], h[1].observed_at, h[1].text, h[1].agent, h[1].id),
                                reverse=True):
         if len(scored) >= k:
             break
         if claim.kind == Kind.EPISODIC:
-            if any(episodic.one_event(e, claim) for e in events.get(claim.entity, ())):
+            if any(episodic.one_event(e, claim, window) for e in events.get(claim.entity, ())):
                 continue
             events.setdefault(claim.entity, []).append(claim)
         elif (key := (claim.entity, normalized_value(claim))) in seen:
@@ -49,7 +50,7 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     for score, claim, value in scored:
         view = views[claim.entity]
         alike = {c.id: c for c in [*view.active, *(x.claim for x in view.candidates)]
-                 if c.id != claim.id and same_item(c, claim)}
+                 if c.id != claim.id and same_item(c, claim, window)}
         others: dict[str, Claim] = {}  # one claim per competing value: the first the view lists
         for x in view.candidates:
             if x.claim.id != claim.id and x.claim.id not in alike and x.claim.kind != Kind.EPISODIC:  # events compete with none
@@ -61,14 +62,14 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     return hits
 
 
-def same_item(a: Claim, b: Claim) -> bool:
+def same_item(a: Claim, b: Claim, window: timedelta = episodic.SAME_EVENT_WINDOW) -> bool:
     """Whether two claims of one entity are one hit: facts of one value (the agents that say
     it agree); for events (episodic claims), records of one event (`episodic.one_event`: its
-    value, its words and its time): two trips to Paris are two events, and so are two visits
-    to the gym a week apart told in the same words."""
+    value, its words and its time, within `window`): two trips to Paris are two events, and
+    so are two visits to the gym a week apart told in the same words."""
     if (a.kind == Kind.EPISODIC) != (b.kind == Kind.EPISODIC):
         return False
-    return episodic.one_event(a, b) if a.kind == Kind.EPISODIC else normalized_value(a) == normalized_value(b)
+    return episodic.one_event(a, b, window) if a.kind == Kind.EPISODIC else normalized_value(a) == normalized_value(b)
 
 
 def per_item(view: EntityView, value: str) -> tuple[bool, tuple[Claim, ...]]:

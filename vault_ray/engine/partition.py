@@ -132,7 +132,7 @@ class Partition:
             embedding=item.vector if live else None, source=item.source,
         )
         if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
-            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from)
+            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from, policy)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
             txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
