@@ -240,7 +240,7 @@ class Partition:
             raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
         if keep_both:
             self._no_two_holders(txn, d)
-        if not keep_both:
+        else:
             winner = disputes.pick_winner(txn, d, winner, self.find_claim)  # type: ignore[arg-type]
         txn.cardinality[d.entity] = cardinality
         resolved = disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
@@ -250,7 +250,7 @@ class Partition:
     def _no_two_holders(self, txn: Txn, d: Dispute) -> None:
         """DisputeError when keeping every value would leave two holders of one single-valued role
         (`wife:Anna` and `wife:Sarah` on a `many` entity): pass 1 calls that a contradiction, so a
-        person picks one (docs/policies.md, "Keep both")."""
+        person picks one (docs/policies.md, "Resolution")."""
         ids = (*d.incumbents, d.challenger, *d.supporters)
         members = [txn.claim(i) if txn.known(i) else self.find_claim(i) for i in ids]
         values = [c.value if c.value is not None else c.text for c in members
