@@ -172,6 +172,58 @@ def test_a_large_text_call_leaves_the_label_phrases_to_the_disambiguations_and_d
     assert len(calls) <= len(eager_calls) + 1 and set(later) <= {t for call in eager_calls for t in call}
 
 
+def test_a_label_with_nothing_to_compare_is_never_embedded_and_decides_the_same(tmp_path, monkeypatch):
+    """A bulk call embeds the phrases of the labels whose label evidence is weighed, and of no
+    other: not of a label whose statement reads as a slot no candidate offers (an age, with no
+    age among the candidates), nor of one whose candidates are all patterns or keys of another
+    kind (a budget for a purpose is never a birthday). Each decides as with every phrase at hand."""
+    from vault_ray.engine import front
+
+    builtin = EntityRegistry.builtin().entries
+    facts = [Fact(f"user.hobby_{i}", f"The user collects item kind {i}", f"v{i}") for i in range(6)]
+    facts += [Fact("user.years", "The user is 34 years old", "34"),
+              Fact("user.budget.trip", "The user's budget for the trip is 2000 dollars", "2000 dollars"),
+              Fact("user.club_nights", "Recurring events in the user's schedule: chess club meetings", "chess club")]
+    runs, few = {}, front.SPECULATE_LABELS
+    for speculate in (few, len(facts)):  # the default, and every phrase embedded with the texts
+        monkeypatch.setattr(front, "SPECULATE_LABELS", speculate)
+        emb = CountingEmbedder()
+        registry = EntityRegistry({k: builtin[k] for k in ("user.diet", "user.schedule.*", "user.birthday")})
+        with Vault.open(tmp_path / f"s{speculate}", embedder=emb, registry=registry,
+                        policy=Policy(default_strategy="recency")) as vault:
+            vault.agent("a").add_facts(Fact("user.diet", "The user's diet is keto", "keto"))
+            emb.calls.clear()
+            decisions = vault.agent("b").add_facts(facts).decisions
+            runs[speculate] = ([(d.entity, d.aligned_from, str(d.outcome)) for d in decisions], emb.calls)
+            assert vault.get("user.years").values == ("34",) and vault.get("user.budget.trip").values == ("2000 dollars",)
+    (default, calls), (eager, eager_calls) = runs[few], runs[len(facts)]
+    assert default == eager
+    assert ("user.years", None, "active") in default and ("user.budget.trip", None, "active") in default
+    embedded = {t for call in calls for t in call}
+    assert "years" not in embedded and "budget trip" not in embedded  # nothing to compare them with
+    assert {"hobby 0", "club nights"} <= embedded  # these were compared with the candidates
+    assert {"years", "budget trip"} <= set(eager_calls[0])
+
+
+def test_a_label_ranked_against_no_candidate_embeds_nothing():
+    emb = CountingEmbedder()
+    matcher = LabelMatcher(emb)
+    assert matcher.rank("user.shoe_size", []) == [] and matcher.choose("user.shoe_size", []) is None
+    assert emb.calls == []
+
+
+def test_the_phrases_compared_again_stay_kept_while_new_labels_pass_through():
+    """The cache drops the least recently used phrase: a candidate compared with one new
+    label after another (a registry key) outlives the new labels' own phrases."""
+    emb = CountingEmbedder()
+    matcher = LabelMatcher(emb)
+    matcher.MAX_CACHED = 50
+    for i in range(200):
+        matcher.rank(f"user.topic_{i}", ["user.diet"])
+    assert not matcher.missing(["diet", "topic 199"]) and matcher.missing(["topic 0"]) == ["topic 0"]
+    assert sum(call.count("diet") for call in emb.calls) == 1  # embedded once, never again
+
+
 def test_the_label_vectors_kept_are_bounded():
     matcher = LabelMatcher(HashingEmbedder())
     matcher.MAX_CACHED = 50

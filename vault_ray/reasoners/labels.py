@@ -79,13 +79,25 @@ class LabelMatcher:
             self._vectors.popitem(last=False)
 
     def warm(self, texts: Iterable[str]) -> None:
-        """Embed, in one call, every text not kept yet."""
-        missing = self.missing(texts)
+        """Embed, in one call, every text not kept yet (those kept count as used now)."""
+        missing = self._used(texts)
         if missing:
             self.remember(missing, self.embedder.embed(missing))
 
+    def _used(self, texts: Iterable[str]) -> list[str]:
+        """The texts with no vector kept (as `missing`); the kept ones become the most
+        recently used. A registry key's phrase, compared with one new label after another,
+        stays kept however many new labels' phrases pass through (they are dropped first)."""
+        missing = []
+        for text in dict.fromkeys(texts):
+            if text in self._vectors:
+                self._vectors.move_to_end(text)
+            else:
+                missing.append(text)
+        return missing
+
     def _embed(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        missing = self.missing(texts)
+        missing = self._used(texts)
         fresh = dict(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True)) if missing else {}
         out = {t: fresh[t] if t in fresh else self._vectors[t] for t in texts}
         if fresh:
@@ -97,10 +109,12 @@ class LabelMatcher:
         its words with its registry description."""
         entries = {e.key: e for e in registry}
         mine = label_phrase(label)
-        pairs = [(c, label_phrase(c), described(c, entries.get(c))) for c in candidates]
+        pairs = [(c, label_phrase(c), described(c, entries.get(c))) for c in candidates if label_phrase(c)]
+        if not pairs:  # nothing to compare: the label's own phrase is not embedded for nothing
+            return []
         vecs = self._embed([mine] + [t for _, bare, full in pairs for t in (bare, full)])
         own = vecs[mine]
-        out = [(max(float(own @ vecs[bare]), float(own @ vecs[full])), c) for c, bare, full in pairs if bare]
+        out = [(max(float(own @ vecs[bare]), float(own @ vecs[full])), c) for c, bare, full in pairs]
         return sorted(out, reverse=True)
 
     def choose(self, label: str, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:

@@ -279,16 +279,19 @@ class RuleReasoner:
 
     def prepare(self, cases: Sequence[tuple[Fact, Sequence[str], Sequence[RegistryEntry]]]) -> None:
         """Before a batch of `disambiguate` calls: embed every label and candidate text the
-        label evidence will compare, in one call (cases the statement settles need none)."""
+        label evidence will compare, in one call. A case `disambiguate` settles without label
+        evidence needs none: the statement reads as a candidate, or as other slots only, or no
+        candidate is left to compare (only patterns such as `user.schedule.*`, or keys of
+        another kind, `_may_be`): most new labels of a bulk write (`_compared`)."""
         if self.labels is None:
             return
         texts = []
         for fact, candidates, registry in cases:
-            if _read_statement(fact, candidates) is None:
+            _read, concrete = _compared(fact, candidates)
+            if concrete:
                 entries = {e.key: e for e in registry}
                 texts.append(label_phrase(fact.entity))
-                texts += [t for c in candidates if not c.endswith(".*")
-                          for t in (label_phrase(c), described(c, entries.get(c)))]
+                texts += [t for c in concrete for t in (label_phrase(c), described(c, entries.get(c)))]
         self.labels.warm(texts)
 
     def disambiguate(self, fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
@@ -299,13 +302,9 @@ class RuleReasoner:
         2. With an embedder, what the label means: its words next to each candidate's
            words and registry description (labels.py), when one clearly leads.
         3. Without one, shared words of the text and the candidates (two at least)."""
-        candidates = [c for c in candidates if _may_be(fact.entity, c)]
-        read = _read_statement(fact, candidates)
-        if read is not None:
+        read, concrete = _compared(fact, candidates)
+        if not concrete:  # settled by the statement, or nothing to compare the label with
             return read
-        if _reads_elsewhere(fact, candidates):
-            return None
-        concrete = [c for c in candidates if not c.endswith(".*")]
         if self.labels is not None:
             return self.labels.choose(fact.entity, concrete, registry)
         words = set(_WORD.findall(fact.text.lower())) - _STOP
@@ -350,6 +349,21 @@ def _reads_elsewhere(fact: Fact, candidates: Sequence[str]) -> bool:
     is bob@acme.com" an email, not the employer. The label stays its own entity."""
     read = {draft.entity for draft in _statement_drafts(fact.text)}
     return bool(read) and not any(_offered(entity, candidates) for entity in read)
+
+
+def _compared(fact: Fact, candidates: Sequence[str]) -> tuple[str | None, list[str]]:
+    """How `disambiguate` goes for `fact`: (the candidate its statement reads as, []) when
+    the statement settles it; else (None, the concrete candidates whose label evidence it
+    weighs), none when the statement reads as other slots only (`_reads_elsewhere`) or only
+    patterns and keys of another kind (`_may_be`) were offered. `prepare` embeds the label
+    phrases of exactly the cases with candidates to compare."""
+    candidates = [c for c in candidates if _may_be(fact.entity, c)]
+    read = _read_statement(fact, candidates)
+    if read is not None:
+        return read, []
+    if _reads_elsewhere(fact, candidates):
+        return None, []
+    return None, [c for c in candidates if not c.endswith(".*")]
 
 
 def _read_statement(fact: Fact, candidates: Sequence[str]) -> str | None:
