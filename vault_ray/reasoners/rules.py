@@ -52,9 +52,11 @@ def polarity_object(value: str) -> tuple[str, str]:
 
 
 def refines(new: str, old: str) -> bool:
-    """`new` says everything `old` says and more ('7am' -> '7am on weekdays')."""
+    """`new` says everything `old` says and more ('7am' -> '7am on weekdays'), in words that
+    change nothing of it: 'not:vegan' denies 'vegan', 'former engineer' is no more of 'engineer'."""
     new_words, old_words = set(_WORD.findall(new)), set(_WORD.findall(old))
-    return bool(old_words) and old_words < new_words
+    return (bool(old_words) and old_words < new_words and not (new_words - old_words) & _CHANGE_WORDS
+            and split_stance(new)[0] == split_stance(old)[0])
 
 
 _CHANGE_WORDS = frozenset({"not", "no", "non", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
