@@ -245,9 +245,10 @@ class Shard(ShardBulk):
         return self.host.nearest_entities(vectors, k, self._serve(partitions))
 
     @shared
-    def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
-        """Top-k over the claims active at `at`, replayed from the logs (audits, not the hot path)."""
-        return self.host.search_as_of(vectors, k, at, self._serve(partitions))
+    def search_as_of(self, partitions: list[int], vectors: np.ndarray, k: int, at: datetime, agent: str | None = None,
+                     entity: str | None = None) -> list[Scored]:
+        """Top-k over the claims found at `at`, replayed from the logs (audits, not the hot path)."""
+        return self.host.search_as_of(vectors, k, at, self._serve(partitions), agent=agent, entity=entity)
 
     @shared
     def receipts_held(self, partitions: list[int], ids: list[str]) -> dict[str, tuple[int, str]]:

@@ -13,6 +13,7 @@ from .errors import ReasonerError, VaultError
 from .models import Claim
 from .policy import Policy
 from .reasoners.base import JudgeCase, Judgement, Reasoner
+from .reasoners.judging import grouped
 from .reasoners.rules import agrees, normalized_value
 
 
@@ -161,13 +162,9 @@ def _newest(c: Claim) -> tuple[datetime, datetime, str]:
 
 def _sides(incoming: Claim, conflicting: Sequence[Claim], cardinality: str) -> list[list[Claim]]:
     """[incoming], then the conflicting claims grouped: those whose values agree (directly or
-    through another of them) are one side, whatever order they come in."""
-    groups: list[list[Claim]] = []
-    for c in conflicting:
-        value = normalized_value(c)
-        joined = [g for g in groups if any(agrees(c.entity, value, normalized_value(m), cardinality) for m in g)]
-        groups = [g for g in groups if all(g is not j for j in joined)] + [[m for g in joined for m in g] + [c]]
-    return [[incoming], *groups]
+    through another of them) are one side, whatever order they come in (the judge's sides too)."""
+    return [[incoming], *grouped(conflicting, lambda a, b: agrees(a.entity, normalized_value(a), normalized_value(b),
+                                                                   cardinality))]
 
 
 def _side_of(c: Claim, sides: list[list[Claim]], cardinality: str) -> int | None:

@@ -263,8 +263,8 @@ class Vault(Transfers, Retractions):
         """Semantic search over active claims, scored cosine x recency decay. Hits on an
         entity with an open dispute are `contested` and carry the competing claims. With
         `agent`, that agent's claims parked in open disputes are found too (contested).
-        `as_of` (a datetime or epoch seconds) searches the claims active at that moment,
-        replayed from the event log, with decay and dispute flags as they stood then."""
+        `as_of` (a datetime or epoch seconds) searches as the store stood at that moment (the
+        same filters, parked claims included), replayed from the event log, decay and flags then."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         check_string(query, "query", limit=MAX_QUERY)
@@ -278,7 +278,7 @@ class Vault(Transfers, Retractions):
         fetch = k * 4 if at is None or (agent is None and entity is None) else k * 50  # filters: exact when selective
         while True:  # agreeing claims fold into one hit: fetch more while they leave fewer than k values
             raw = (self._backend.search(vector, fetch, agent=agent, entity=entity) if at is None
-                   else self._backend.search_as_of(vector, fetch, at))[0]
+                   else self._backend.search_as_of(vector, fetch, at, agent=agent, entity=entity))[0]
             found = len(raw)
             raw = [(s, c) for s, c in raw if (agent is None or c.agent == agent) and (entity is None or c.entity == entity)]
             hits = ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at),

@@ -14,6 +14,7 @@ from vault_ray.models import utcnow
 
 ENTITIES = ("user.location", "user.budget")
 QUERIES = ("where does the user live", "the user's budget")
+AGENTS = ("p", "q", "s", "a", "b")
 
 
 def observe(vault, at=None):
@@ -24,8 +25,12 @@ def observe(vault, at=None):
                     tuple((c.claim.id, str(c.claim.status), c.dispute_id) for c in v.candidates),
                     tuple((d.id, str(d.status), d.challenger, d.incumbents, d.supporters, d.needs_user)
                           for d in v.disputes))
-    hits = {q: sorted((h.claim.id, h.contested, tuple(sorted(a.id for a in h.alternatives)))
-                      for h in vault.search(q, k=20, as_of=at)) for q in QUERIES}
+    def key(hits):
+        return sorted((h.claim.id, h.contested, tuple(sorted(a.id for a in h.alternatives))) for h in hits)
+    hits = {q: key(vault.search(q, k=20, as_of=at)) for q in QUERIES}
+    # the filters of a search now, on the claims of then: an agent's parked claims too (QA2 F8)
+    hits |= {f"agent={x}": key(vault.search(QUERIES[0], k=20, agent=x, as_of=at)) for x in AGENTS}
+    hits |= {f"entity={e}": key(vault.search(QUERIES[1], k=20, entity=e, as_of=at)) for e in ENTITIES}
     return views, hits
 
 

@@ -291,10 +291,11 @@ class ClusterBackend(ClusterBulk):
         return [heapq.nlargest(k, (hit for shard in per_shard for hit in shard[q]), key=lambda h: h[0])
                 for q in range(len(vectors))]
 
-    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
-        """`search(as_of=...)`: the same scatter over the claims active at `at`."""
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime, *, agent: str | None = None,
+                     entity: str | None = None) -> list[Scored]:
+        """`search(as_of=...)`: the same scatter over the claims found at `at`, with the same filters."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        per_shard = self._routed(self._all(), lambda s, ps: s.search_as_of.remote(ps, vectors, k, at))
+        per_shard = self._routed(self._all(), lambda s, ps: s.search_as_of.remote(ps, vectors, k, at, agent, entity))
         return merge_top(per_shard, len(vectors), k)
 
     def entities_present(self, entities: Iterable[str]) -> set[str]:

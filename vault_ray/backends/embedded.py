@@ -131,8 +131,9 @@ class EmbeddedBackend:
     def nearest_entities(self, vectors: np.ndarray, k: int) -> list[list[tuple[float, str]]]:
         return self.host.nearest_entities(vectors, k)
 
-    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
-        return self.host.search_as_of(vectors, k, at)
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime, *, agent: str | None = None,
+                     entity: str | None = None) -> list[Scored]:
+        return self.host.search_as_of(vectors, k, at, agent=agent, entity=entity)
 
     def entities_present(self, entities: Iterable[str]) -> set[str]:
         return self.host.entities_present(entities)

@@ -173,7 +173,7 @@ class Partition:
         verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy),
                                     cardinality=item.cardinality)
         if verdict.action == Action.ASK_JUDGE:
-            case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
+            case = JudgeCase(incoming, tuple(conflicting), verdict.weights, item.cardinality)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
         verdict = guard(verdict, conflicting, txn, incoming)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)

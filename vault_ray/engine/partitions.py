@@ -35,16 +35,15 @@ from ..errors import DisputeNotFound, StoreClosed, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event, utcnow
 from ..policy import Policy
 from ..reasoners.base import Reasoner
-from . import gcpause
+from . import gcpause, timeline
 from . import search as searching
 from .logs import LogFactory, duckdb_logs, open_logs
 from .partition import Partition
 from .receipts import decided_elsewhere, receipts_elsewhere
 from .search import Neighbours
-from .timeline import partition_search_as_of
 from .txn import WriteItem
 from .vectors import HostIndex
-from .views import Scored, dispute_partition, empty_view, merge_top
+from .views import Scored, dispute_partition, empty_view
 
 IndexFactory = Callable[[], VectorIndex]
 Groups = dict[int, list[WriteItem]]
@@ -323,11 +322,11 @@ class PartitionSet:
     def nearest_entities(self, vectors: np.ndarray, k: int, partitions: Iterable[int] | None = None) -> list[Neighbours]:
         return searching.nearest_entities(self, vectors, k, partitions)
 
-    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime,
-                     partitions: Iterable[int] | None = None) -> list[Scored]:
+    def search_as_of(self, vectors: np.ndarray, k: int, at: datetime, partitions: Iterable[int] | None = None, *,
+                     agent: str | None = None, entity: str | None = None) -> list[Scored]:
         self._last_read = time.monotonic()
-        per_part = [partition_search_as_of(part, vectors, k, at) for part in self.opened(partitions)]
-        return merge_top(per_part, len(vectors), k)
+        parts = [p for p in self.opened(partitions) if entity is None or p is self.owner(entity)]
+        return timeline.search_as_of(parts, vectors, k, at, agent=agent, entity=entity)
 
     def entities_present(self, entities: Iterable[str]) -> set[str]:
         return {e for e in entities if (part := self.owner(e)) is not None and part.has_entity(e)}

@@ -34,11 +34,11 @@ import numpy as np
 
 from vault_ray.storage.erase import is_erased
 
-from ..models import Claim, Dispute, EntityView, Event, Status, to_epoch
+from ..models import Claim, Dispute, DisputeStatus, EntityView, Event, Status, to_epoch
 from ..policy import Policy
 from .dispute_replay import DisputeTrack, legacy_ids
 from .partition import Partition
-from .views import Scored, entity_view, pending_ids, strip
+from .views import Scored, entity_view, merge_top, pending_ids, strip
 
 CLAIM_EVENTS = ("claim_added", "status_changed")
 
@@ -112,27 +112,33 @@ def view_as_of(log: EntityLog, entity: str, at: datetime, policy: Policy) -> Ent
     return replay(log.history(entity), events, rows.get, at).view(entity, policy)
 
 
-def partition_snapshot(part: Partition, at: datetime) -> tuple[Snapshot, dict[str, np.ndarray]]:
-    """One partition as it stood at `at`, with the vectors of the claims active then
-    (read from the claim log: every claim keeps its embedding)."""
+def partition_snapshot(part: Partition, at: datetime, *, agent: str | None = None) -> tuple[Snapshot, dict[str, np.ndarray]]:
+    """One partition as it stood at `at`, with the vectors of the claims a search found then
+    (read from the claim log: every claim keeps its embedding): the active ones, and the parked
+    ones a search now finds too (`search._with_parked`): with `agent`, its challenges and support
+    of the disputes open then; without, the challenger of an open dispute with no standing
+    incumbent (retracted), the pending value, and the values held beside it (waiting.py)."""
     with part.lock:
         claims = part.log.all_claims(with_vectors=True)
         events = part.log.events(until=to_epoch(at))
         rows = {d.id: d for d in part.log.disputes()} if legacy_ids(events) else {}
     snap = replay(claims, events, rows.get, at)
-    # as a search now does (search._with_parked): the challenger of an open dispute with no standing
-    # incumbent (retracted) is the pending value, found too, and the values held beside it (waiting.py)
-    pending = pending_ids(snap.disputes.values(), snap.claims.get)
+    opened = [d for d in snap.disputes.values() if d.status == DisputeStatus.OPEN]
+    parked = ({i for d in opened for i in (d.challenger, *d.supporters)} if agent is not None
+              else pending_ids(opened, snap.claims.get))
     vectors = {c.id: c.embedding for c in claims if c.id in snap.claims and (
-        snap.claims[c.id].status == Status.ACTIVE or (c.id in pending and snap.claims[c.id].status == Status.DISPUTED))}
+        snap.claims[c.id].status == Status.ACTIVE or (c.id in parked and snap.claims[c.id].status == Status.DISPUTED))}
     return snap, vectors
 
 
-def partition_search_as_of(part: Partition, vectors: np.ndarray, k: int, at: datetime) -> list[Scored]:
-    """Exact cosine top-k over the claims active at `at` in one partition.
+def partition_search_as_of(part: Partition, vectors: np.ndarray, k: int, at: datetime, *,
+                           agent: str | None = None, entity: str | None = None) -> list[Scored]:
+    """Exact cosine top-k over the claims found at `at` in one partition (`partition_snapshot`),
+    of `agent`, on `entity`: the filters of a search now, applied to the claims of then.
 
     A scan of the partition's log (point-in-time reads are audits, not the hot path)."""
-    snap, by_id = partition_snapshot(part, at)
+    snap, found = partition_snapshot(part, at, agent=agent)
+    by_id = {i: v for i, v in found.items() if agent in (None, snap.claims[i].agent) and entity in (None, snap.claims[i].entity)}
     if not by_id:
         return [[] for _ in range(len(vectors))]
     ids = sorted(by_id)
@@ -143,3 +149,10 @@ def partition_search_as_of(part: Partition, vectors: np.ndarray, k: int, at: dat
         top = np.argsort(-row, kind="stable")[:k]
         out.append([(float(row[j]), snap.claims[ids[j]]) for j in top])
     return out
+
+
+def search_as_of(parts: Iterable[Partition], vectors: np.ndarray, k: int, at: datetime, *,
+                 agent: str | None = None, entity: str | None = None) -> list[Scored]:
+    """`search(as_of=at)` over these partitions (the entity's owner only, with `entity`)."""
+    return merge_top([partition_search_as_of(p, vectors, k, at, agent=agent, entity=entity) for p in parts],
+                     len(vectors), k)

@@ -33,6 +33,8 @@ class JudgeCase:
     incumbents: tuple[Claim, ...]
     weights: dict[str, float] = field(default_factory=dict)
     """agent -> authority weight on this entity."""
+    cardinality: str = "one"
+    """The entity's cardinality: which values say the same in other words (`rules.agrees`)."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_
 from .clauses import first_person
 from .corrections import corrected_statement, theirs
 from .extraction import extract_turn, read_clause
+from .judging import judge_sides
 from .labels import LabelMatcher, described, label_phrase
 from .lexicon import Draft
 from .prototypes import PrototypeClassifier
@@ -51,9 +52,11 @@ def polarity_object(value: str) -> tuple[str, str]:
 
 
 def refines(new: str, old: str) -> bool:
-    """`new` says everything `old` says and more ('7am' -> '7am on weekdays')."""
+    """`new` says everything `old` says and more ('7am' -> '7am on weekdays'), in words that
+    change nothing of it: 'not:vegan' denies 'vegan', 'former engineer' is no more of 'engineer'."""
     new_words, old_words = set(_WORD.findall(new)), set(_WORD.findall(old))
-    return bool(old_words) and old_words < new_words
+    return (bool(old_words) and old_words < new_words and not (new_words - old_words) & _CHANGE_WORDS
+            and split_stance(new)[0] == split_stance(old)[0])
 
 
 _CHANGE_WORDS = frozenset({"not", "no", "non", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
@@ -319,18 +322,10 @@ class RuleReasoner:
         return best if best_overlap >= 2 else None
 
     def judge(self, case: JudgeCase) -> Judgement:
-        """Without a language model: clear authority gap, then clear confidence gap,
-        else ambiguous."""
-        claims = (case.incoming, *case.incumbents)
-        by_weight = sorted(claims, key=lambda c: case.weights.get(c.agent, 0.0), reverse=True)
-        top, runner = by_weight[0], by_weight[1]
-        gap = case.weights.get(top.agent, 0.0) - case.weights.get(runner.agent, 0.0)
-        if gap >= 0.2:
-            return Judgement(top.id, f"{top.agent} has clearly more authority ({gap:+.2f})")
-        by_conf = sorted(claims, key=lambda c: c.confidence, reverse=True)
-        if by_conf[0].confidence - by_conf[1].confidence >= 0.2:
-            return Judgement(by_conf[0].id, f"{by_conf[0].agent} is clearly more confident")
-        return Judgement(None, "no clear authority or confidence gap")
+        """Without a language model: a clear authority gap between the sides (values, with the
+        claims that say them in other words), then a clear confidence gap, else ambiguous
+        (`judging.py`)."""
+        return judge_sides(case, lambda a, b: agrees(a.entity, normalized_value(a), normalized_value(b), case.cardinality))
 
     def close(self) -> None:
         pass
