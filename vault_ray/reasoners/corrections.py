@@ -23,7 +23,7 @@ from .. import gazetteer, places
 from ..models import Fact, Unextracted
 from ..values import canonical
 from . import clauses as cl
-from .amends import kind_of, shaped
+from .amends import fits, kind_of, same_kind, shaped
 from .base import Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
 
@@ -58,8 +58,9 @@ _PLACED = re.compile(r"\b(?:in|to|at|from|near|for|around|on)\s+((?-i:[A-Z$€£
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _CLOCK = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midnight)$", re.IGNORECASE)
 _PHONE = re.compile(r"^\+?(?=(?:[\s().-]*\d){7,15}[\s().-]*$)[\d\s().-]+$")
-_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"), "money": ("user.budget",),
-          "email": ("user.email",), "time": ("user.schedule.",), "phone": ("user.phone",)}
+_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"),
+          "money": ("user.budget", "user.income", "user.rent", "user.mortgage"), "email": ("user.email",),
+          "time": ("user.schedule.",), "phone": ("user.phone",), "employer": ("user.employer",)}
 """The facts a value of each kind can correct ("Actually, Boston" is no name)."""
 
 NO_EARLIER = ("a correction ({fix!r}) with no statement of its own and none earlier in the conversation to correct: "
@@ -149,7 +150,21 @@ def _kinds(value: str) -> list[str]:
     kind = kind_of(value)
     # a notable place first ("Sorry, Singapore"); "Actually, Alice": a name first, a town in Texas second
     kinds = ["place"] if kind == "place" and places.notable(value) else []
-    return kinds + (["zone"] if kind == "zone" or gazetteer.find_zone(value) else [])  # "Central": a zone, and a town
+    kinds += ["zone"] if kind == "zone" or gazetteer.find_zone(value) else []  # "Central": a zone, and a town
+    # last, a company's name ("Sorry, Amazon"): no place, no zone said as one, no greeting, day or person ("Sorry, Dave")
+    return kinds + (["employer"] if _company(value) else [])
+
+
+_LINKS = frozenset({"&", "and", "of", "the", "de", "la", "y"})
+
+
+def _company(value: str) -> bool:
+    """Whether a bare reply may be a company's name: at most four words, each capitalized (or "&", "of"...), no
+    notable place nor a zone said as one, no greeting, day, month or kinship word, no person's first name."""
+    words = value.split()
+    return 0 < len(words) <= 4 and words[0][:1].isupper() and \
+        all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS for w in words) and \
+        same_kind("user.employer", "", value) and fits("user.employer", "", value)
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:

@@ -34,9 +34,14 @@ noah olivia oliver pam pamela patricia patrick paul peter rachel ralph rebecca r
 ronald rose ruth ryan sally sam samantha samuel sandra sara sarah scott sean sharon shawn sophia sophie stephanie
 stephen steve steven susan tammy taylor teresa terry thomas tim timothy tina todd tom tommy tony tyler victoria
 vincent walter wayne william zach zachary zoe
+abby al andy becky bert bella chuck dave davey deb dee ed eddie ellie fred freddie gabe gus gwen hank ian jay jill jo
+joey kat ken kenny larry leo liz lou maggie mandy marty max meg nate ned nina pat peggy pete phil ray rich ricky russ
+sandy stan steph stu sue ted teddy tess trish val vic vince walt will zack
+claude alexa siri cortana jarvis
 """
 _FIRST = frozenset(_FIRST_SAID.split())
-"""Common first names: "now I'm with Sarah" is company kept, not an employer."""
+"""Common first names, short forms too, and an assistant's ("Sorry, Claude"): "now I'm with Sarah" is company kept,
+and "Sorry, Dave" an apology to Dave, not an employer."""
 
 _SUFFIX = re.compile(r"\b(?:inc|llc|ltd|co|corp|group|labs?|bank|partners|associates|studios?|media|systems|foods|"
                      r"motors|health|capital|ventures|consulting|solutions|technologies|tech)\b\.?$", re.IGNORECASE)
