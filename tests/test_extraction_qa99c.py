@@ -79,6 +79,12 @@ def test_after_a_past_job_now_at_a_name_is_the_new_employer(reasoner, said, want
     "I was at MIT until 2020, now I'm at Google.",  # a school's years
     "My sister was at Google until May, now she's at Meta.",
     "I was at the library until May, now I'm at Starbucks.",
+    # what the user is doing there, or a place people visit: where the user is at the moment
+    "I used to work at Google. Right now I'm at Starbucks, waiting for my friend.",
+    "I worked at Google until May. Right now I'm at Starbucks, working on my resume.",
+    "I used to work at Google, now I'm at Starbucks, grabbing a coffee.",
+    "I was at Google until May. Right now I'm at Heathrow.", "I worked at Google, now I'm at Disneyland.",
+    "I was at Google until last month. Right now I'm at JFK.", "I worked at Google, now I'm at Central Park.",
 ])
 def test_no_employer_without_a_past_job(reasoner, said):
     assert [f for f in facts(reasoner, said) if f[0] == "user.employer"] == []
@@ -107,6 +113,11 @@ def test_a_laugh_after_true_money_keeps_it(reasoner, said, want):
     "Sure, and I make $90k a year and pay $10 rent.",
 ])
 def test_money_said_in_jest_is_no_fact(reasoner, said):
+    assert facts(reasoner, said) == []
+
+
+@pytest.mark.parametrize("said", ["I'm at Central Park.", "I'm at AT&T Stadium tonight."])
+def test_a_zone_word_inside_a_longer_name_is_no_zone(reasoner, said):
     assert facts(reasoner, said) == []
 
 
@@ -180,6 +191,8 @@ def test_money_said_with_its_subject_left_out(reasoner, said, want):
     ("I work at Google and live in Austin.", "Sorry, Meta", "Meta"),
     ("I live in Austin and work at Google.", "Sorry, Meta", "Meta"),
     ("I work at Google.", "Nope, Meta now.", "Meta"),
+    ("I work at Google.", "Sorry, Meta!", "Meta"),
+    ("I work at Google.", "Sorry, IBM", "IBM"),
 ])
 def test_a_second_turn_corrects_the_employer(reasoner, before, fix, want):
     extraction = reasoner.extract_turn(chat(before, fix))
@@ -191,6 +204,8 @@ def test_a_second_turn_corrects_the_employer(reasoner, before, fix, want):
     ("I work at Google.", "Sorry, lol"), ("I work at Google.", "Sorry, Monday"), ("I work at Google.", "Sorry, Dave"),
     ("I work at Google.", "Sorry, Sarah"), ("I work at Google.", "Sorry, Claude"), ("I work at Google.", "Sorry, Denver"),
     ("I work at Google.", "Sorry, PST"), ("I work at Google.", "Sorry, Dad"), ("I work at Google.", "Sorry, quick question"),
+    ("I work at Google.", "Sorry, BRB"), ("I work at Google.", "Sorry, Christmas"), ("I work at Google.", "Sorry, Spanish"),
+    ("I work at Google.", "Sorry, Korean"), ("I work at Google.", "Sorry, ChatGPT"), ("I work at Google.", "Sorry, Max"),
     ("I work at Google.", "Sorry for the delay"), ("I work at Google.", "Sorry, Amazon sucks"),
     ("I live in Boston.", "Actually, Amazon"), ("My name is Sam.", "Sorry, Amazon"),
     ("My wife works at Google.", "Sorry, Amazon"), ("I used to work at Google.", "Sorry, Amazon"),

@@ -23,6 +23,7 @@ from .. import gazetteer, places
 from ..models import Fact, Unextracted
 from ..values import canonical
 from . import clauses as cl
+from . import traits
 from .amends import fits, kind_of, same_kind, shaped
 from .base import Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
@@ -164,7 +165,8 @@ def _company(value: str) -> bool:
     words = value.split()
     return 0 < len(words) <= 4 and words[0][:1].isupper() and \
         all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS for w in words) and \
-        same_kind("user.employer", "", value) and fits("user.employer", "", value)
+        same_kind("user.employer", "", value) and fits("user.employer", "", value) and \
+        not traits.trait(value)  # "Sorry, Korean", "Sorry, Vegan": what a person is
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:

@@ -246,8 +246,13 @@ def _windows(text: str, longest: int = 3) -> list[str]:
 def _find_zone(n: str) -> list[Draft]:
     # a zone right after a clock time ("lands at 5pm Eastern time") is that time's, not the user's
     said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)
-                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])]
+                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])
+                                and not _NAME_GOES_ON.match(n[n.find(w) + len(w):])]  # "Central Park"
     return [Draft("user.timezone", said[0])] if said else []
+
+
+_NAME_GOES_ON = re.compile(r"&|\s+(?!(?:Time|Standard|Daylight|Zone|Mountain|Pacific|Eastern|Central)\b)(?-i:[A-Z])[a-z]")
+"""A zone word inside a longer name ("I'm at Central Park", "AT&T Stadium"): no zone."""
 
 
 _RELOCATED = re.compile(r"\b(?:mov|relocat|transferr|emigrat|immigrat)\w*\b", re.IGNORECASE)

@@ -15,9 +15,16 @@ weekday january february march april june july august september october november
 sep sept oct nov dec mom mum mommy mummy mama mother dad daddy papa pa ma father brother sister bro sis son daughter
 grandma grandpa granny nana grandmother grandfather aunt auntie uncle cousin wife husband hubby wifey babe baby honey
 darling sweetie dear sir madam ma'am boss buddy dude man guys folks everyone everybody nobody someone
+brb tbh idk imo imho btw fyi omg lmk ttyl np nvm smh afk gtg pls plz jk xd
+christmas xmas easter thanksgiving halloween hanukkah diwali eid ramadan
+chatgpt gpt
+english spanish french german italian portuguese russian chinese mandarin cantonese japanese korean arabic hindi urdu
+bengali punjabi tamil telugu persian farsi turkish dutch swedish norwegian danish finnish polish czech greek hebrew
+thai vietnamese indonesian tagalog swahili ukrainian romanian hungarian
 """
 _NOT_NAMES = frozenset(_NOT_NAMES_SAID.split())
-"""Words that are no one's name nor a company's, said after "sorry" ("sorry, Hi") or after "now I'm with"."""
+"""Words that are no one's name nor a company's, said after "sorry" ("sorry, Hi", "sorry, BRB", "sorry, Spanish") or
+after "now I'm with"."""
 
 _FIRST_SAID = """
 aaron adam adrian aiden alex alexander alice alicia allison amanda amber amy andrea andrew angela anna anne annie

@@ -84,6 +84,14 @@ def _tenured(past: str) -> str:
 _STAY = re.compile(r"\b(?:until|till|through|for (?:a|the|an|this|two|three|\d+) \w+|this (?:week|weekend|month)|tonight|"
                    r"today|tomorrow|for now|hopefully|soon|probably|maybe|perhaps|eventually|someday)\b", IC)
 """A now part said with an end, an occasion or a hope: "now I'm in Paris until Friday", "now at Meta hopefully soon"."""
+_DOING = re.compile(r"^(?:just\s+|still\s+)?(?!(?:thing|nothing|something|anything|everything|king|spring|string|sing|"
+                    r"ring|wing|morning|evening|during|according)\b)[a-z]{2,}ing\b", IC)
+"""What the user is doing said after a now part ("..., waiting for a friend", "..., working on my resume"): where the
+user is at the moment, no job."""
+_VENUE = re.compile(r"\s(?:airport|park|stadium|arena|square|beach|mall|hotel|inn|museum|zoo|station|terminal|resort|pier|"
+                    r"plaza|cafe|café|gym|bar|pub|theater|theatre|cinema)$|^(?:heathrow|gatwick|o'hare|jfk|lax|sfo|dulles|"
+                    r"changi|schiphol|disneyland|disney world|disneyworld|walt disney world|epcot|universal studios)$", IC)
+"""A place people visit ("now I'm at Heathrow", "right now I'm at Central Park"): where the user is, no employer."""
 _STUDIED = re.compile(r"\b(?:studied|studying|student|school|college|university|grad|majored|enrolled)\b", IC)
 _THERE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:(?:now|currently|right now|today|at the moment),?\s+)?(?:i'm|i am|im)\s+"
                     r"(?:(?:now|currently|still)\s+)?(?:at|with)\s"
@@ -114,9 +122,9 @@ def carried(text: str, value_in: ValueIn) -> str:
     parts = [p for s in cl.sentences(text) for c in cl.clauses(s) for p in _parts(c)]
     cursor = 0
     for i, (said_on, inside) in enumerate(parts):
-        part = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)[0]  # "now I'm at Meta, sorry for the delay": the part to it
+        part, *tail = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)  # "now I'm at Meta, sorry for the delay": the part to it
         at = text.find(part, cursor)
-        if at < 0:
+        if at < 0 or (tail and _DOING.match(tail[0])):  # "now I'm at Starbucks, waiting for a friend": a visit
             continue
         cursor = at + len(part)
         # the past statement before it, else the one after it ("I'm at Meta now, I used to work at Google")
@@ -160,7 +168,7 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | 
     if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
             or (old[:1].isupper() and not fix[:1].isupper()) \
             or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix) \
-            or (entity == "user.employer" and names.person(fix)):
+            or (entity == "user.employer" and (names.person(fix) or _VENUE.search(fix))):
         return None  # "..., now I'm at the gym": no name where a name was; "now I'm with Sarah": a person
     statement = head + amends.shaped(entity, old, fix)
     found = value_in(statement)
