@@ -32,6 +32,7 @@ def chat(*turns: str) -> list[dict[str, str]]:
     ("I was in Miami last week and now I'm in Portland.", "Portland"),
     ("I was in Boston until 2020, now Chicago.", "Chicago"),  # a stay of years: a home
     ("I was in Paris for 5 years, now Berlin.", "Berlin"),
+    ("I used to live in Boston, now Chicago, loving it.", "Chicago"),
 ])
 def test_where_the_user_is_now_after_where_they_were(reasoner, said, want):
     assert facts(reasoner, said) == [("user.location", want)]
@@ -61,6 +62,7 @@ def test_where_the_user_was_is_not_where_they_are(reasoner, said):
     ("I was at Google until May and now I'm at Starbucks.", "Starbucks"),
     ("I used to work at Google. I'm at Starbucks right now.", "Starbucks"),
     ("I'm at Walmart right now, I used to work at Amazon.", "Walmart"),
+    ("I used to work at Google, now I'm at Meta, loving it.", "Meta"),  # how it is, not what the user is doing there
 ])
 def test_after_a_past_job_now_at_a_name_is_the_new_employer(reasoner, said, want):
     assert facts(reasoner, said) == [("user.employer", want)]

@@ -85,7 +85,7 @@ _STAY = re.compile(r"\b(?:until|till|through|for (?:a|the|an|this|two|three|\d+)
                    r"today|tomorrow|for now|hopefully|soon|probably|maybe|perhaps|eventually|someday)\b", IC)
 """A now part said with an end, an occasion or a hope: "now I'm in Paris until Friday", "now at Meta hopefully soon"."""
 _DOING = re.compile(r"^(?:just\s+|still\s+)?(?!(?:thing|nothing|something|anything|everything|king|spring|string|sing|"
-                    r"ring|wing|morning|evening|during|according)\b)[a-z]{2,}ing\b", IC)
+                    r"ring|wing|morning|evening|during|according|loving|enjoying|liking|hating)\b)[a-z]{2,}ing\b", IC)
 """What the user is doing said after a now part ("..., waiting for a friend", "..., working on my resume"): where the
 user is at the moment, no job."""
 _VENUE = re.compile(r"\s(?:airport|park|stadium|arena|square|beach|mall|hotel|inn|museum|zoo|station|terminal|resort|pier|"
@@ -124,12 +124,14 @@ def carried(text: str, value_in: ValueIn) -> str:
     for i, (said_on, inside) in enumerate(parts):
         part, *tail = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)  # "now I'm at Meta, sorry for the delay": the part to it
         at = text.find(part, cursor)
-        if at < 0 or (tail and _DOING.match(tail[0])):  # "now I'm at Starbucks, waiting for a friend": a visit
+        if at < 0:
             continue
         cursor = at + len(part)
         # the past statement before it, else the one after it ("I'm at Meta now, I used to work at Google")
         pasts = [parts[j][0] for j in (i - 1, i + 1) if 0 <= j < len(parts)]
-        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside)) is not None), None)
+        doing = bool(tail and _DOING.match(tail[0]))  # "now I'm at Starbucks, waiting for a friend": a visit
+        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside, doing=doing)) is not None),
+                    None)
         if said is not None:
             text = text[:at] + said + text[cursor:]
             cursor = at + len(said)
@@ -145,9 +147,10 @@ def _parts(clause: str) -> list[tuple[str, bool]]:
     return [(clause, False)]
 
 
-def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | None:
+def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool, doing: bool = False) -> str | None:
     """The now part `part` as the statement it makes after `past`, or None. A now part that is a
-    clause of its own and reads by itself ("now I live in Denver") is left as said."""
+    clause of its own and reads by itself ("now I live in Denver") is left as said; one followed by
+    what the user is doing there (`doing`) names no employer."""
     m = _NOW_PART.match(part.strip())
     if m is None:
         return None
@@ -168,7 +171,7 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | 
     if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
             or (old[:1].isupper() and not fix[:1].isupper()) \
             or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix) \
-            or (entity == "user.employer" and (names.person(fix) or _VENUE.search(fix))):
+            or (entity == "user.employer" and (doing or names.person(fix) or _VENUE.search(fix))):
         return None  # "..., now I'm at the gym": no name where a name was; "now I'm with Sarah": a person
     statement = head + amends.shaped(entity, old, fix)
     found = value_in(statement)
