@@ -162,7 +162,7 @@ def test_an_answer_about_a_wish_or_someone_elses_money_is_none(reasoner, asked):
 @pytest.mark.parametrize("said", [
     "I pay $60 a month for Netflix and rent", "I pay $60 a month for Netflix and rent.", "I pay $15 a month for Spotify.",
     "I spend $20 a month on Hulu.", "I pay for Netflix.", "I'm paying 12 bucks a month for Amazon Prime.",
-    "I paid $100 for Costco membership.",
+    "I paid $100 for Costco membership.", "I spend $20 at Starbucks every day.", "It's $15 a month for Spotify.",
 ])
 def test_what_the_user_pays_for_is_no_employer(reasoner, said):
     assert [f for f in facts(reasoner, said) if f[0] == "user.employer"] == []
@@ -170,6 +170,7 @@ def test_what_the_user_pays_for_is_no_employer(reasoner, said):
 
 @pytest.mark.parametrize(("said", "want"), [
     ("I work for Netflix.", [("user.employer", "Netflix")]),
+    ("I'm a software engineer for Netflix.", [("user.employer", "Netflix"), ("user.job", "software engineer")]),
     ("I work for Netflix and pay $1,500 rent.", [("user.employer", "Netflix"), ("user.rent", "$1,500")]),
     ("I work at Google and make $90k a year.", [("user.employer", "Google"), ("user.income", "$90k a year")]),
     ("I live in Austin, work at Dell and pay $1,400 rent.",

@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, leads, lexicon, passing, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, lexicon, orgs, passing, restated, spending, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -278,14 +278,9 @@ def _find_org(n: str) -> list[Draft]:
     if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
         return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
-    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not _BOUGHT.search(n[:m.start()]):
+    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]):
         return [Draft("user.employer", m.group(1))]
     return []
-
-
-_BOUGHT = re.compile(r"\b(?:pay|pays|paid|paying|spend|spends|spent|spending|cost|costs|charged?|subscri\w+|sign(?:ed)? up|"
-                     r"buy|bought|renew\w*|order\w*)\b|[$€£¥]\s*\d|\d\s*(?:dollars|bucks|euros|pounds)\b", re.IGNORECASE)
-"""A name said after money paid: "I pay $60 a month for Netflix" (a subscription), no employer."""
 
 
 def _find_job(n: str) -> list[Draft]:
