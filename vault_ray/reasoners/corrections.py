@@ -5,8 +5,10 @@ A value corrected inside one turn is `restated.corrected`'s. Here the turn says 
 value and nothing else, so alone it reads as no statement about the user, and it was
 dropped without a word. Only a value a check can tell from any word is taken (a zone, a
 place the gazetteer knows, a country, a US state or a city of 100,000 people or more, so no first name that is
-also a small town ("Actually, Alice"), an amount: an employer or an allergy takes any word, and "Sorry,
-lol" is no employer). The user's turn before it is searched, last clause first, for the
+also a small town ("Actually, Alice"), an amount, an e-mail, a clock time, a phone number, and a
+company's name for the employer: capitalized, no place, zone, greeting, day, language or person's first
+name, so "Sorry, Amazon" is one and "Sorry, lol", "Sorry, Dave" are not; an allergy takes any word, so
+none). The user's turn before it is searched, last clause first, for the
 user's own fact of that kind that reads back as the new value; that clause with the new
 value is the statement. An assistant reply between them other than an acknowledgement ("Here are
 hotels in Rome." "Sorry, Florence.") makes it a correction of the assistant: nothing is
@@ -92,7 +94,7 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
         return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
     kinds = _kinds(fix)
     missed = Unextracted(turn, NO_EARLIER.format(fix=fix))
-    if not kinds:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
+    if not kinds:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be
         return None, missed if any(ch.isdigit() or ch.isupper() for ch in fix) else None
     if previous is not None:
         for kind in kinds:  # "Sorry, Central" after "My time zone is EST": a zone (Central is a town too)
