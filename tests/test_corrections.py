@@ -83,8 +83,10 @@ def test_a_correction_finds_the_clause_whose_fact_it_fits():
 
 
 @pytest.mark.parametrize(("before", "fix"), [
-    # a value no check can tell from any word (an employer, an allergy, a name, a day) is not taken from a bare reply
-    ("I work at Google.", "Actually, Microsoft"), ("I work at Google.", "Sorry, lol"), ("I work at Google.", "brb"),
+    # a value no check can tell from any word (an allergy, a name, a day) is not taken from a bare reply; nor is an
+    # employer that is a person's name, a greeting or a place
+    ("I work at Google.", "Sorry, Dave"), ("I work at Google.", "Sorry, lol"), ("I work at Google.", "brb"),
+    ("I work at Google.", "Sorry, Denver"), ("I work at Google.", "Thanks, Claude"),
     ("I'm allergic to peanuts.", "Sorry, Dave"), ("My name is Sam.", "Actually, Boston"),
     ("My budget is $500.", "Sorry, 5pm"), ("I live in Boston.", "Actually, same"), ("I wake up at 7am.", "Sorry, Tuesday"),
     # not the user's fact to correct

@@ -50,6 +50,10 @@ def chat(*turns: str) -> list[dict[str, str]]:
     ("I used to wake up at 6am, now 7am", [("user.schedule.wake_up", "at 7am")]),
     ("I worked at Apple, now I'm at Google and I live in Austin", [("user.employer", "Google"), ("user.location", "Austin")]),
     ("I worked at Google until 2023, now I'm at Meta", [("user.employer", "Meta")]),
+    ("I was at Google until May, now I'm at Meta", [("user.employer", "Meta")]),
+    ("I was at Apple for 5 years, now I'm at Google", [("user.employer", "Google")]),
+    ("I was with Google for 5 years, now I'm with Meta", [("user.employer", "Meta")]),
+    ("Now I'm at Meta. Before that I was at Google for years", [("user.employer", "Meta")]),
     ("I was working at Google, now I'm at Meta", [("user.employer", "Meta")]),
     ("I'm at Meta now, I used to work at Google", [("user.employer", "Meta")]),
     ("I worked at Google, now I'm at Meta, sorry for the delay", [("user.employer", "Meta")]),
@@ -66,10 +70,10 @@ def test_a_now_part_takes_the_slot_of_the_past_statement(reasoner, said, want):
     "I was at Target earlier, now I'm at Walmart", "I worked at Apple, now I'm happy",
     "I used to be vegetarian, now I'm not", "My sister worked at Apple, now she's at Google",
     "I worked at Google, now I'm at Denver", "I'm at the gym now, I used to work at Google",
-    # no job said before "I'm at" (QA99 A1: "I was at Google until May, now I'm at Barnes & Noble" is no employer)
-    "I was at Google until May, now I'm at Meta", "I was at Apple for 5 years, now I'm at Google",
-    "I used to be at Apple, now I'm at Google", "I was with Google for 5 years, now I'm with Meta",
-    "Now I'm at Meta. Before that I was at Google for years",
+    # no job said before "I'm at": no job word, nor months or years at a name ("I was at Google until May" says one)
+    "I was at Google until Friday, now I'm at Meta", "I was at Apple last week, now I'm at Google",
+    "I used to be at Apple, now I'm at Google", "I was with Google earlier, now I'm with Meta",
+    "Now I'm at Meta. Before that I was at Google this morning",
 ])
 def test_a_now_part_with_no_value_of_that_kind_stores_nothing(reasoner, said):
     assert facts(reasoner, said) == []
@@ -163,6 +167,7 @@ def test_an_apology_or_an_addition_replaces_nothing(reasoner, said, want):
     ("My standup is at 9am", "Sorry, 9:30", ("user.schedule.standup", "at 9:30")),
     ("My standup is at 9am", "Actually, 10am", ("user.schedule.standup", "at 10am")),
     ("My phone number is 555-123-4567", "Sorry, 555-123-7654", ("user.phone", "555-123-7654")),
+    ("I work at Google", "Actually, Microsoft", ("user.employer", "Microsoft")),
 ])
 def test_a_second_turn_that_only_corrects(reasoner, before, fix, want):
     extraction = reasoner.extract_turn(chat(before, fix))
@@ -175,7 +180,7 @@ def test_a_second_turn_that_only_corrects(reasoner, before, fix, want):
     ("My time zone is EST", "Sorry, lol"), ("I live in Austin", "Sorry, Alice"),
     ("My budget is $500", "Sorry, 5pm"), ("I wake up at 7am", "Sorry, Tuesday"),
     ("My email is a@x.com", "Sorry, 9:30"), ("My standup is at 9am", "Sorry, b@x.com"),
-    ("I work at Google", "Actually, Microsoft"),
+    ("I work at Google", "Sorry, Dave"), ("I work at Google", "Actually, Denver"),
 ])
 def test_a_second_turn_with_no_value_of_that_kind_stores_nothing(reasoner, before, fix):
     assert facts(reasoner, chat(before, fix)) == []

@@ -21,11 +21,11 @@ READERS = pytest.mark.parametrize("make", [RuleReasoner, lambda: RuleReasoner(Ha
 
 # -- A. nothing false about the user ------------------------------------------------------------
 NOTHING = [
-    # A1: "right now", "today", "at the moment" say where the user is; "I was at X" says no job
-    "I was at Google until May. Right now I'm at Starbucks.", "I was at Google until 2023. Right now I'm at Starbucks.",
-    "I was at Google until May, now I'm at Barnes & Noble.", "I worked at Google until 2023. Today I'm at Starbucks.",
-    "I worked at Google. At the moment I'm at Starbucks.", "I worked at Google, right now I'm at Target.",
-    "I was at Apple until June. These days I'm with Meta.", "I was at Google earlier, now I'm at Meta.",
+    # A1: "today" says where the user is; "I was at X" with no job and no months or years says no job ("I was at Google
+    # until May. Right now I'm at Starbucks" does: test_extraction_qa99c.py); "I'm at X right now" alone is a visit
+    "I was at Google until 3pm. Right now I'm at Starbucks.", "I was at Google until Friday, now I'm at Barnes & Noble.",
+    "I worked at Google until 2023. Today I'm at Starbucks.", "I'm at Starbucks right now.", "Right now I'm at Target.",
+    "I was at Google last week. These days I'm with Meta.", "I was at Google earlier, now I'm at Meta.",
     "I was at Google until May. Today I'm at Meta for an interview.",
     # A2: a person is no employer
     "I worked at Google, now I'm with Sarah.", "I used to work at Apple, now I'm with Tom.",
@@ -137,5 +137,5 @@ def test_a_greeting_after_sorry_leaves_the_stored_employer(tmp_path):
     with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
         agent = vault.agent("chat")
         agent.add([{"role": "user", "content": "I work at Google, sorry, Monday."}])
-        agent.add([{"role": "user", "content": "I was at Google until May. Right now I'm at Starbucks."}])
+        agent.add([{"role": "user", "content": "I was at Google until 3pm. Right now I'm at Starbucks."}])
         assert vault.get("user.employer").values == ("Google",)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 
 from .. import gazetteer, places
+from ..values import PERIOD, value_kind
 from . import clauses as cl
 from . import names
 
@@ -118,9 +119,13 @@ def with_lead(value: str, fix: str) -> str:
 
 
 def shaped(entity: str, value: str, fix: str) -> str:
-    """`fix` said as `value` was: with its preposition ("at 9am, sorry, 9:30": at 9:30) and, for a
-    zone, its "time" ("Pacific time, no, Mountain": Mountain time)."""
+    """`fix` said as `value` was: with its preposition ("at 9am, sorry, 9:30": at 9:30), for a
+    zone its "time" ("Pacific time, no, Mountain": Mountain time), for an amount its period
+    ("$80k a year, sorry, $90k": $90k a year)."""
     fix = with_lead(value, fix)
+    period = PERIOD.search(value) if value_kind(entity) == "amount" else None
+    if period and re.search(r"\d", fix) and not PERIOD.search(fix):
+        return f"{fix} {period.group(0).strip()}"
     zone_tail = re.search(r"\s+(?:standard\s+)?time(?:\s*zone)?$", value, IC)
     if entity == "user.timezone" and zone_tail and not re.search(r"\btime\b", fix, IC) and not fix.isupper():
         return fix + zone_tail.group(0)

@@ -29,6 +29,11 @@ _TOPICS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(q, re.IGNOR
     (r"\byour (?:first |full )?name\b|\bwhat should i call you\b", "My name is {}"),
     (r"\be-?mail\b", "My email is {}"),
     (r"\bphone\b|\bnumber (?:can|should) (?:i|we)\b", "My phone number is {}"),
+    (r"\bhow much (?:do|did) you (?:make|earn|take home|bring in)\b|\bwhat do you (?:make|earn)\b"
+     r"|\byour (?!(?:desired|expected|target|ideal|dream|minimum|asking)\b)(?:[\w-]+ )?(?:salary|income|pay|wages?|"
+     r"earnings)\b(?!\s+(?:expectations?|range|budget|requirements?|goal|target|cut|raise))", "My income is {}"),
+    (r"\byour (?:monthly )?mortgage(?: payment)?\b(?!\s+budget)", "My mortgage is {}"),  # not a budget either
+    (r"\byour (?:monthly )?rent\b(?!\s+budget)|\byou pay (?:in|for) rent\b", "My rent is {}"),
     (r"\bbudget\b|\bhow much (?:can|do|would|are) you\b", "My budget is {}"),
     (r"\ballerg", "I'm allergic to {}"),
     (r"\blanguages?\b", "I speak {}"),

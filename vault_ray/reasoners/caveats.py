@@ -89,13 +89,20 @@ _FICTIONAL = frozenset((
 _JOKING = re.compile(r"\b(?:haha+|hehe+|ha ha|lol+|lmao|lmfao|rofl|jk|j/k|kidding|joking)\b|[😂🤣😜😉😆😅🙃]"
                      r"|:\)|;\)|:p\b|xd\b", IC)
 _PLACED = ("user.location", "user.hometown")
-_JEST = re.compile(r"\bin (?:my|your) (?:dreams|wildest dreams)\b|\byeah,? right\b|\bas if\b|\bi wish\b", IC)
+_JEST = re.compile(r"\bin (?:my|your) (?:dreams|wildest dreams)\b|\byeah,? right\b|\bas if\b|\bi wish\b"
+                   r"|^\W*sure,?\s+and\b|\b(?:kidding|joking|jk|j/k)\b|[😜😉]|;\)|:p\b", IC)
+"""Sarcasm, a daydream or a joke said as one: "Yeah right, ...", "Sure, and I pay $10 rent", "in my dreams", "jk"."""
+_LAVISH = re.compile(r"\b(?:millions?|billions?|trillions?|gazillion|bazillion|bajillion|zillion)\b"
+                     r"|\d\s*(?:m|mm|mil|bn|b)\b|\d{1,3}(?:,\d{3}){2,}", IC)
+"""An amount in the millions: with a laugh ("I make $1 million a year lol"), a boast said in jest."""
 
 
 def joking(clause: str) -> bool:
     """Whether a clause is said in jest or as a daydream ("Sure, and I pay $10 rent, haha", "I make
-    $80k a year in my dreams"): an amount said so is no fact about the user's money."""
-    return bool(_JOKING.search(clause) or _JEST.search(clause))
+    $80k a year in my dreams", "Yeah right, I make $1 million a year, lol"): an amount said so is no
+    fact about the user's money. A laugh alone is no joke ("I pay $2,500 rent lol": the rent, said
+    with a sigh), save after an amount in the millions ("I make $2 million a year haha")."""
+    return bool(_JEST.search(clause) or (_JOKING.search(clause) and _LAVISH.search(clause)))
 
 
 def _fictional(clause: str, value: str) -> bool:

@@ -20,14 +20,16 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
 "I'm 41, originally from Naples, now in Chicago"."""
 _FREE = r"(?:gluten|dairy|lactose|nut|egg|soy|sugar|meat)[- ]free"
 """A diet a list says after another with its "I'm" left out: "I'm dairy free and gluten free"."""
+_PAID = r"(?:pay|make|earn)(?=\s+(?:(?:about|around|roughly|only|over|like)\s+)?[$€£¥\d])"
+"""Money said with its "I" left out: "I work at Google and pay $1,500 rent", "..., and make $90k a year"."""
 _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
-        r"relocated|(?:just |recently )?(?:joined|started at)|" \
+        rf"relocated|(?:just |recently )?(?:joined|started at)|{_PAID}|" \
         rf"pescatarian|married|single|divorced|retired|\w+ intolerant|{_FREE}|" \
         r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
-_THEN = (r"(?:(?:now|previously|formerly|before that|then|these days|nowadays|today|always|only|just|instead|never|"
-         r"actually),?\s+)?")
+_THEN = (r"(?:(?:right now|at the moment|currently|now|previously|formerly|before that|then|these days|nowadays|today|"
+         r"always|only|just|instead|never|actually),?\s+)?")
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google" ("..., actually
 I live in Dallas": a correction, its own clause)."""
 _CLAUSE_SPLIT = re.compile(
@@ -166,6 +168,8 @@ def clauses(sentence: str) -> list[str]:
             theirs = _THEIR_SUBJECT.match(normalize_subject(part))
         elif theirs and (bare.group("state") or theirs.group("them")):
             out.append(part)  # "My kids are dairy free and gluten free": not the user's "I'm", left as said
+        elif theirs and (bare.group("verb") or "").lower() in ("pay", "make", "earn"):
+            out.append(f"we {part}")  # "We live in Denver and make $150k": the household's money, as said
         else:
             out.append(_LEFT_OUT.sub(_with_subject, part))
     return out
@@ -187,8 +191,8 @@ free") is said of that subject, not of the user; a bare verb ("and work at Rush"
 
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
-                       r"love|like|dislike|prefer|speak|own|can't stand|don't like)|(?P<state>allergic|vegan|vegetarian|"
-                       r"pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
+                       r"love|like|dislike|prefer|speak|own|can't stand|don't like|" + _PAID + r")|(?P<state>allergic|vegan|"
+                       r"vegetarian|pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
 
 
 def _with_subject(m: re.Match[str]) -> str:

@@ -5,8 +5,10 @@ A value corrected inside one turn is `restated.corrected`'s. Here the turn says 
 value and nothing else, so alone it reads as no statement about the user, and it was
 dropped without a word. Only a value a check can tell from any word is taken (a zone, a
 place the gazetteer knows, a country, a US state or a city of 100,000 people or more, so no first name that is
-also a small town ("Actually, Alice"), an amount: an employer or an allergy takes any word, and "Sorry,
-lol" is no employer). The user's turn before it is searched, last clause first, for the
+also a small town ("Actually, Alice"), an amount, an e-mail, a clock time, a phone number, and a
+company's name for the employer: capitalized, no place, zone, greeting, day, language or person's first
+name, so "Sorry, Amazon" is one and "Sorry, lol", "Sorry, Dave" are not; an allergy takes any word, so
+none). The user's turn before it is searched, last clause first, for the
 user's own fact of that kind that reads back as the new value; that clause with the new
 value is the statement. An assistant reply between them other than an acknowledgement ("Here are
 hotels in Rome." "Sorry, Florence.") makes it a correction of the assistant: nothing is
@@ -23,7 +25,8 @@ from .. import gazetteer, places
 from ..models import Fact, Unextracted
 from ..values import canonical
 from . import clauses as cl
-from .amends import kind_of, shaped
+from . import traits
+from .amends import fits, kind_of, same_kind, shaped
 from .base import Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
 
@@ -58,8 +61,9 @@ _PLACED = re.compile(r"\b(?:in|to|at|from|near|for|around|on)\s+((?-i:[A-Z$€£
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _CLOCK = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midnight)$", re.IGNORECASE)
 _PHONE = re.compile(r"^\+?(?=(?:[\s().-]*\d){7,15}[\s().-]*$)[\d\s().-]+$")
-_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"), "money": ("user.budget",),
-          "email": ("user.email",), "time": ("user.schedule.",), "phone": ("user.phone",)}
+_HOLDS = {"zone": ("user.timezone",), "place": ("user.location", "user.hometown"),
+          "money": ("user.budget", "user.income", "user.rent", "user.mortgage"), "email": ("user.email",),
+          "time": ("user.schedule.",), "phone": ("user.phone",), "employer": ("user.employer",)}
 """The facts a value of each kind can correct ("Actually, Boston" is no name)."""
 
 NO_EARLIER = ("a correction ({fix!r}) with no statement of its own and none earlier in the conversation to correct: "
@@ -90,7 +94,7 @@ def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[s
         return None, None  # "Here are hotels in Rome." "Sorry, Florence.": what the assistant did is corrected
     kinds = _kinds(fix)
     missed = Unextracted(turn, NO_EARLIER.format(fix=fix))
-    if not kinds:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be (an employer takes any word)
+    if not kinds:  # "Sorry, lol", "Actually, Dave": no value a correction can be checked to be
         return None, missed if any(ch.isdigit() or ch.isupper() for ch in fix) else None
     if previous is not None:
         for kind in kinds:  # "Sorry, Central" after "My time zone is EST": a zone (Central is a town too)
@@ -149,7 +153,22 @@ def _kinds(value: str) -> list[str]:
     kind = kind_of(value)
     # a notable place first ("Sorry, Singapore"); "Actually, Alice": a name first, a town in Texas second
     kinds = ["place"] if kind == "place" and places.notable(value) else []
-    return kinds + (["zone"] if kind == "zone" or gazetteer.find_zone(value) else [])  # "Central": a zone, and a town
+    kinds += ["zone"] if kind == "zone" or gazetteer.find_zone(value) else []  # "Central": a zone, and a town
+    # last, a company's name ("Sorry, Amazon"): no place, no zone said as one, no greeting, day or person ("Sorry, Dave")
+    return kinds + (["employer"] if _company(value) else [])
+
+
+_LINKS = frozenset({"&", "and", "of", "the", "de", "la", "y"})
+
+
+def _company(value: str) -> bool:
+    """Whether a bare reply may be a company's name: at most four words, each capitalized (or "&", "of"...), no
+    notable place nor a zone said as one, no greeting, day, month or kinship word, no person's first name."""
+    words = value.split()
+    return 0 < len(words) <= 4 and words[0][:1].isupper() and \
+        all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS for w in words) and \
+        same_kind("user.employer", "", value) and fits("user.employer", "", value) and \
+        not traits.trait(value)  # "Sorry, Korean", "Sorry, Vegan": what a person is
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import gazetteer, values
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, leads, lexicon, passing, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, lexicon, orgs, passing, restated, spending, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -246,8 +246,13 @@ def _windows(text: str, longest: int = 3) -> list[str]:
 def _find_zone(n: str) -> list[Draft]:
     # a zone right after a clock time ("lands at 5pm Eastern time") is that time's, not the user's
     said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)
-                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])]
+                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])
+                                and not _NAME_GOES_ON.match(n[n.find(w) + len(w):])]  # "Central Park"
     return [Draft("user.timezone", said[0])] if said else []
+
+
+_NAME_GOES_ON = re.compile(r"&|\s+(?!(?:Time|Standard|Daylight|Zone|Mountain|Pacific|Eastern|Central)\b)(?-i:[A-Z])[a-z]")
+"""A zone word inside a longer name ("I'm at Central Park", "AT&T Stadium"): no zone."""
 
 
 _RELOCATED = re.compile(r"\b(?:mov|relocat|transferr|emigrat|immigrat)\w*\b", re.IGNORECASE)
@@ -273,7 +278,7 @@ def _find_org(n: str) -> list[Draft]:
     if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
         return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
-    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)):
+    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]):
         return [Draft("user.employer", m.group(1))]
     return []
 

@@ -15,9 +15,16 @@ weekday january february march april june july august september october november
 sep sept oct nov dec mom mum mommy mummy mama mother dad daddy papa pa ma father brother sister bro sis son daughter
 grandma grandpa granny nana grandmother grandfather aunt auntie uncle cousin wife husband hubby wifey babe baby honey
 darling sweetie dear sir madam ma'am boss buddy dude man guys folks everyone everybody nobody someone
+brb tbh idk imo imho btw fyi omg lmk ttyl np nvm smh afk gtg pls plz jk xd
+christmas xmas easter thanksgiving halloween hanukkah diwali eid ramadan
+chatgpt gpt
+english spanish french german italian portuguese russian chinese mandarin cantonese japanese korean arabic hindi urdu
+bengali punjabi tamil telugu persian farsi turkish dutch swedish norwegian danish finnish polish czech greek hebrew
+thai vietnamese indonesian tagalog swahili ukrainian romanian hungarian
 """
 _NOT_NAMES = frozenset(_NOT_NAMES_SAID.split())
-"""Words that are no one's name nor a company's, said after "sorry" ("sorry, Hi") or after "now I'm with"."""
+"""Words that are no one's name nor a company's, said after "sorry" ("sorry, Hi", "sorry, BRB", "sorry, Spanish") or
+after "now I'm with"."""
 
 _FIRST_SAID = """
 aaron adam adrian aiden alex alexander alice alicia allison amanda amber amy andrea andrew angela anna anne annie
@@ -34,9 +41,14 @@ noah olivia oliver pam pamela patricia patrick paul peter rachel ralph rebecca r
 ronald rose ruth ryan sally sam samantha samuel sandra sara sarah scott sean sharon shawn sophia sophie stephanie
 stephen steve steven susan tammy taylor teresa terry thomas tim timothy tina todd tom tommy tony tyler victoria
 vincent walter wayne william zach zachary zoe
+abby al andy becky bert bella chuck dave davey deb dee ed eddie ellie fred freddie gabe gus gwen hank ian jay jill jo
+joey kat ken kenny larry leo liz lou maggie mandy marty max meg nate ned nina pat peggy pete phil ray rich ricky russ
+sandy stan steph stu sue ted teddy tess trish val vic vince walt will zack
+claude alexa siri cortana jarvis
 """
 _FIRST = frozenset(_FIRST_SAID.split())
-"""Common first names: "now I'm with Sarah" is company kept, not an employer."""
+"""Common first names, short forms too, and an assistant's ("Sorry, Claude"): "now I'm with Sarah" is company kept,
+and "Sorry, Dave" an apology to Dave, not an employer."""
 
 _SUFFIX = re.compile(r"\b(?:inc|llc|ltd|co|corp|group|labs?|bank|partners|associates|studios?|media|systems|foods|"
                      r"motors|health|capital|ventures|consulting|solutions|technologies|tech)\b\.?$", re.IGNORECASE)

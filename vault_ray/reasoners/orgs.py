@@ -46,3 +46,15 @@ def org_name(raw: str) -> str | None:
                     r"employer|job|corporation|client|agency)", org, IC):
         return None  # "a company in Berlin", "a small startup": no name said ("a bakery" is one)
     return org
+
+
+_BOUGHT = re.compile(r"\b(?:pay|pays|paid|paying|spend|spends|spent|spending|costs?|charged?|subscri\w+|sign(?:ed)? up|"
+                     r"buy|buys|bought|renew\w*)\b", IC)
+_PRICE = re.compile(r"(?:[$€£¥]\s*\d|\d\s*(?:dollars|bucks|euros|pounds)\b).*\bfor\s*$", IC)
+_WORKING = re.compile(r"\b(?:work|works|working|worked|employed|job|contract|contracting|freelancing|consulting)\s+\w+\s*$", IC)
+
+
+def bought(before: str) -> bool:
+    """Whether a name said after `before` is something the user pays for ("I pay $60 a month for Netflix", "I spend
+    $20 at Starbucks", "$15 a month for Spotify"): a purchase, no employer ("I make $90k a year working for Netflix" is one)."""
+    return not _WORKING.search(before) and bool(_BOUGHT.search(before) or _PRICE.search(before))

@@ -24,13 +24,14 @@ IC = re.IGNORECASE
 MAX_WORDS = 4
 ValueIn = Callable[[str], "tuple[str, str] | None"]
 
-_NOW = r"(?<!right )(?:now|nowadays|these days|currently|at present)"
-"""Lasting: "right now", "at the moment" and "today" say where the user is at the moment ("Right now I'm at
-Starbucks" is a visit), so no now part starts with them."""
+_NOW = r"(?:right now|now|nowadays|these days|currently|at present|at the moment)"
+"""How things are now, set against the past statement: "right now" and "at the moment" too ("I was at Google until
+May. Right now I'm at Starbucks": the past statement says a job, so the now part does). Alone, "I'm at Starbucks right
+now" names no slot and stays a visit; "today" is a day's ("Today I'm at Meta"), no now part."""
 _BE = r"(?:i'm|i am|im|it's|it is|its)"
 _CONJ = r"(?:(?:but|and|so|though|whereas)\s+)?"
 _NOW_PART = re.compile(rf"^{_CONJ}(?:{_NOW}\b[,\s]+(?:{_BE}\s+)?|{_BE}\s+(?:now|currently)\s+)(?P<rest>.+?)[\s.!]*$"
-                       rf"|^{_CONJ}{_BE}\s+(?P<later>.+?)\s+(?:now|these days|nowadays)[\s.!]*$", IC)
+                       rf"|^{_CONJ}{_BE}\s+(?P<later>.+?)\s+(?:right now|now|these days|nowadays|at the moment)[\s.!]*$", IC)
 _SPLIT = re.compile(rf"(?:\s*[,;]|\s+[-–—]+)\s*(?={_CONJ}{_NOW}\b)", IC)
 """Where a past statement and a now part said without a subject meet: "I used to work at Google, now Meta"."""
 
@@ -50,12 +51,47 @@ _JOB_SAID = re.compile(r"\b(?:work|worked|working|works|job|jobs|employ\w*|compa
                        r"laid off|fired|let go)\b", IC)
 _HOME_SAID = re.compile(r"\b(?:live|lived|living|lives|resided|home|moved)\b", IC)
 _SAID_SLOT = {"user.employer": _JOB_SAID, "user.location": _HOME_SAID}
-"""The words a past statement says its slot with: "I was at Google until May" or "I was in Boston" is no job or
-home said ("Right now I'm at Starbucks", "now Chicago" may be a visit); "I worked at Google", "I used to live in
-Boston" are."""
+"""The words a past statement says its slot with: "I was at Google earlier" or "I was in Boston" is no job or
+home said ("now I'm at Starbucks", "now Chicago" may be a visit); "I worked at Google", "I used to live in
+Boston" are, and so is a stay said with its months or years (`_tenured`)."""
+_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|sept|october|november|december|spring|summer|"
+          r"fall|autumn|winter|christmas)")
+_TENURE = re.compile(rf"\b(?:until|till|up until|through)\s+(?:(?:early|late|mid|last|this)[\s-]+)?(?:{_MONTH}|(?:19|20)\d\d|"
+                     r"(?:last|this) (?:year|month))\b"
+                     r"|\bfor\s+(?:\d+|a few|a couple of|a couple|many|several|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"fifteen|twenty)\s+(?:years|months)\b|\bfor (?:a year|a decade|years|ages|a long time)\b"
+                     r"|\bfrom (?:19|20)\d\d\b|\bbetween (?:19|20)\d\d\b", IC)
+"""A past stay said with its months or years ("until May", "for 5 years", "from 2019 to 2023"): a job or a home, not
+a visit ("until 3pm", "until Friday", "last week")."""
+_SCHOOL = re.compile(r"\b(?:university|college|school|academy|institute|(?-i:MIT|Harvard|Stanford|Yale|Princeton|Oxford|"
+                     r"Berkeley|UCLA|NYU|Columbia|Cornell))\b", IC)
+"""A school's name: "I was at MIT until 2020" may be a student's years, no job."""
+_AT_NAME = re.compile(r"^(?P<lead>(?:[\w',]+\s+){0,3}?(?:i|we)\s+(?:(?:previously|formerly|once|also)\s+)?)"
+                      r"(?:was|were|used to be)\s+(?P<prep>at|with|in)\s+(?P<rest>(?-i:[A-Z]).*)$", IC)
+
+
+def _tenured(past: str) -> str:
+    """A past stay at or in a name said with its months or years, as the job or the home it says: "I was at Google
+    until May" -> "I worked at Google until May"; "I was in Boston for 5 years" -> "I lived in Boston for 5 years".
+    Any other past statement as said."""
+    m = _AT_NAME.match(past.strip(" ,;"))
+    if m is None or not _TENURE.search(m.group("rest")) or _SCHOOL.search(m.group("rest")):
+        return past
+    verb = "lived in" if m.group("prep").lower() == "in" else f"worked {m.group('prep').lower()}"
+    return f"{m.group('lead')}{verb} {m.group('rest')}"
+
+
 _STAY = re.compile(r"\b(?:until|till|through|for (?:a|the|an|this|two|three|\d+) \w+|this (?:week|weekend|month)|tonight|"
                    r"today|tomorrow|for now|hopefully|soon|probably|maybe|perhaps|eventually|someday)\b", IC)
 """A now part said with an end, an occasion or a hope: "now I'm in Paris until Friday", "now at Meta hopefully soon"."""
+_DOING = re.compile(r"^(?:just\s+|still\s+)?(?!(?:thing|nothing|something|anything|everything|king|spring|string|sing|"
+                    r"ring|wing|morning|evening|during|according|loving|enjoying|liking|hating)\b)[a-z]{2,}ing\b", IC)
+"""What the user is doing said after a now part ("..., waiting for a friend", "..., working on my resume"): where the
+user is at the moment, no job."""
+_VENUE = re.compile(r"\s(?:airport|park|stadium|arena|square|beach|mall|hotel|inn|museum|zoo|station|terminal|resort|pier|"
+                    r"plaza|cafe|café|gym|bar|pub|theater|theatre|cinema)$|^(?:heathrow|gatwick|o'hare|jfk|lax|sfo|dulles|"
+                    r"changi|schiphol|disneyland|disney world|disneyworld|walt disney world|epcot|universal studios)$", IC)
+"""A place people visit ("now I'm at Heathrow", "right now I'm at Central Park"): where the user is, no employer."""
 _STUDIED = re.compile(r"\b(?:studied|studying|student|school|college|university|grad|majored|enrolled)\b", IC)
 _THERE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:(?:now|currently|right now|today|at the moment),?\s+)?(?:i'm|i am|im)\s+"
                     r"(?:(?:now|currently|still)\s+)?(?:at|with)\s"
@@ -86,14 +122,16 @@ def carried(text: str, value_in: ValueIn) -> str:
     parts = [p for s in cl.sentences(text) for c in cl.clauses(s) for p in _parts(c)]
     cursor = 0
     for i, (said_on, inside) in enumerate(parts):
-        part = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)[0]  # "now I'm at Meta, sorry for the delay": the part to it
+        part, *tail = re.split(r"\s*[,;]\s*", said_on, maxsplit=1)  # "now I'm at Meta, sorry for the delay": the part to it
         at = text.find(part, cursor)
         if at < 0:
             continue
         cursor = at + len(part)
         # the past statement before it, else the one after it ("I'm at Meta now, I used to work at Google")
         pasts = [parts[j][0] for j in (i - 1, i + 1) if 0 <= j < len(parts)]
-        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside)) is not None), None)
+        doing = bool(tail and _DOING.match(tail[0]))  # "now I'm at Starbucks, waiting for a friend": a visit
+        said = next((s for p in pasts if (s := _said_now(p, part, value_in, alone=not inside, doing=doing)) is not None),
+                    None)
         if said is not None:
             text = text[:at] + said + text[cursor:]
             cursor = at + len(said)
@@ -109,9 +147,10 @@ def _parts(clause: str) -> list[tuple[str, bool]]:
     return [(clause, False)]
 
 
-def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | None:
+def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool, doing: bool = False) -> str | None:
     """The now part `part` as the statement it makes after `past`, or None. A now part that is a
-    clause of its own and reads by itself ("now I live in Denver") is left as said."""
+    clause of its own and reads by itself ("now I live in Denver") is left as said; one followed by
+    what the user is doing there (`doing`) names no employer."""
     m = _NOW_PART.match(part.strip())
     if m is None:
         return None
@@ -121,6 +160,7 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | 
         return f"{conj.group(0) if conj else ''}now I study {rest}"  # "I studied at MIT, now at Stanford": a school
     if alone and value_in(cl.unhedged(part)) is not None:
         return None
+    past = _tenured(past)  # "I was at Google until May": a job
     reading = _reading(past, value_in)
     if reading is None:
         return None
@@ -131,7 +171,7 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool) -> str | 
     if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
             or (old[:1].isupper() and not fix[:1].isupper()) \
             or not amends.same_kind(entity, old, fix) or not amends.fits(entity, old, fix) \
-            or (entity == "user.employer" and names.person(fix)):
+            or (entity == "user.employer" and (doing or names.person(fix) or _VENUE.search(fix))):
         return None  # "..., now I'm at the gym": no name where a name was; "now I'm with Sarah": a person
     statement = head + amends.shaped(entity, old, fix)
     found = value_in(statement)
