@@ -119,6 +119,10 @@ def test_a_drifted_label_still_joins_its_entity(tmp_path, local):
     # two different qualifiers of time: a plan is no past, a wish no plan
     ("user.old_location", "user.next_location"),
     ("user.planned_diet", "user.diet_goal"),
+    # the same qualifier of two different things
+    ("user.wife_location", "user.wife_timezone"),
+    ("user.dream_location", "user.dream_job"),
+    ("user.earlier_location", "user.old_timezone"),
 ])
 def test_a_qualifier_of_whose_or_when_keeps_a_label_from_the_plain_one(a, b):
     assert contrasting(a, b) and contrasting(b, a)
@@ -130,6 +134,9 @@ def test_a_qualifier_of_whose_or_when_keeps_a_label_from_the_plain_one(a, b):
     ("user.vacation_location", "user.trip_location"),
     ("user.current_timezone", "user.timezone"),  # the present is the plain label
     ("user.new_location", "user.location"),
+    ("user.wife_timezone", "user.spouse_timezone"),  # one person's one thing in other words
+    ("user.earlier_location", "user.previous_location"),
+    ("user.wife_diet", "user.wife_dietary"),
 ])
 def test_the_same_qualifier_of_time_in_other_words_does_not_contrast(a, b):
     assert not contrasting(a, b) and not contrasting(b, a)

@@ -21,6 +21,9 @@ keep two labels apart, whatever they score:
   `user.old_timezone` are not the current value, `user.goal_weight` not `user.weight`,
   `user.next_location`, `user.planned_diet`, `user.vacation_location` not the user's
   location or diet; `user.old_timezone` may still join `user.previous_timezone`.
+- **The same qualifier of two different things**: with a person on both sides, or the same
+  qualifier of when, what it qualifies must share a word: `user.wife_location` is not
+  `user.wife_timezone`, `user.dream_location` not `user.dream_job`.
 - **Different numbers**: `user.child_1` and `user.child_2`.
 
 A registry key's words include its aliases' (`user.location` is also `user.home`), so
@@ -81,6 +84,7 @@ _WHEN = tuple(frozenset(group.split()) for group in (
 of them names another value than a label without (or with another): `user.old_timezone`,
 `user.next_location`, `user.vacation_location` are not the user's current timezone or
 location, and aligning them would let a past, a plan or a trip supersede it."""
+_QUALIFIERS = frozenset().union(*_WHEN)
 _DIGITS = re.compile(r"\d+")
 
 
@@ -101,17 +105,22 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
         return True
     a = _marks(words(label))
     b = _marks(words(key).union(*map(words, aliases)) if aliases else words(key))
-    a_groups, a_person, a_collective, a_when = a
-    b_groups, b_person, b_collective, b_when = b
+    a_groups, a_person, a_collective, a_when, a_rest = a
+    b_groups, b_person, b_collective, b_when, b_rest = b
     for mine, theirs in zip(a_groups, b_groups, strict=True):  # one of each side of a closed set
         if mine - theirs and theirs - mine:
             return True
     if a_person != b_person and not (b_collective if a_person else a_collective):
         return True  # a person (or a pet) on one side only, the other no collective
-    return a_when != b_when  # a past, a wish, a plan or a trip on one side only (or different ones)
+    if a_when != b_when:
+        return True  # a past, a wish, a plan or a trip on one side only (or different ones)
+    # the same qualifier on both sides: what it qualifies must be the same thing too
+    # (`user.wife_location` is not `user.wife_timezone`, `user.dream_location` not `user.dream_job`)
+    return bool((a_when or (a_person and b_person)) and a_rest and b_rest and not a_rest & b_rest
+                and not any(_respelled(x, y) for x in a_rest for y in b_rest))
 
 
-Marks = tuple[tuple[frozenset[int], ...], bool, bool, frozenset[int]]
+Marks = tuple[tuple[frozenset[int], ...], bool, bool, frozenset[int], frozenset[str]]
 
 
 @lru_cache(maxsize=65_536)
@@ -123,9 +132,11 @@ def _traits(label: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 @lru_cache(maxsize=16_384)
 def _marks(found: frozenset[str]) -> Marks:
     """Per set of `_GROUPS`, which of its groups the words touch; whether they name a person
-    (or a pet), many of them; which of `_WHEN` they touch (a past, a wish, a plan, a trip)."""
+    (or a pet), many of them; which of `_WHEN` they touch (a past, a wish, a plan, a trip); the
+    words that are none of those qualifiers (what they qualify)."""
     groups = tuple(frozenset(n for n, g in enumerate(sets) if g & found) for sets in _GROUPS)
-    return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), frozenset(n for n, g in enumerate(_WHEN) if g & found)
+    when = frozenset(n for n, g in enumerate(_WHEN) if g & found)
+    return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), when, found - _PERSON - _QUALIFIERS
 
 
 def _respelled(a: str, b: str) -> bool:
