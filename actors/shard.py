@@ -214,8 +214,8 @@ class Shard(ShardBulk):
                             cardinality=self._cardinality(entity), now=now, others=True)
 
     @shared
-    def drop_sources(self, partitions: list[int], sources: list[str]) -> int:
-        return drop_sources(self.host, sources, self._serve(partitions))
+    def drop_sources(self, partitions: list[int], sources: list[str], decided_by: str = "erase", note: str = "") -> int:
+        return drop_sources(self.host, sources, self._serve(partitions), decided_by=decided_by, note=note)
 
     @shared
     def erasures_waiting(self, partitions: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:

@@ -15,6 +15,9 @@ removes the content from every place the log keeps it, under the log's DuckDB lo
   authority weights stay, and so does the erasure's own `note`;
 - `disputes` of the entity: `reason` and the resolution's `note` become `ERASED`.
 
+`erase(entity, record, ids)` does the same for some claims of an entity only (the notes cut from
+an erased message): their rows, staged vectors, receipts and events.
+
 Then DuckDB checkpoints and the whole file is copied into a new one (`COPY FROM DATABASE`),
 which replaces it: an UPDATE and a CHECKPOINT leave the old row versions in the file's free
 blocks (measured: the erased text was still there), a fresh copy holds only live rows. The
@@ -113,12 +116,15 @@ class EraseSide:
     def _connect(self) -> Any: ...
     def _forget_snapshot(self) -> None: ...
 
-    def erase(self, entity: str, record: dict[str, Any]) -> int:
-        """Remove the content of every claim of `entity` (see the module docstring); `record`:
-        who erased, when and why (`by`, `at`, `note`), kept in each claim's `meta`. Returns the
-        claims erased (all of the entity's). Durable when it returns."""
+    def erase(self, entity: str, record: dict[str, Any], ids: list[str] | None = None) -> int:
+        """Remove the content of every claim of `entity` (see the module docstring), or of the claims
+        `ids` of it only (the notes cut from an erased message, on an entity that holds other notes:
+        their content, receipts and events); `record`: who erased, when and why (`by`, `at`, `note`),
+        kept in each claim's `meta`. Returns the claims erased. Durable when it returns."""
+        if ids is not None and not ids:
+            return 0
         meta, note = json.dumps({"erased": record}), str(record.get("note", ""))
-        return self._scrubbed(f"erasing {entity}", lambda con: _scrub(con, entity, meta, note, self.dim)) or 0
+        return self._scrubbed(f"erasing {entity}", lambda con: _scrub(con, entity, meta, note, self.dim, ids)) or 0
 
     def drop_sources(self, sources: list[str]) -> list[str]:
         """Null the `source` of every claim (any entity) that kept one of these messages: an erased
@@ -194,34 +200,41 @@ class EraseSide:
             os.close(old)
 
 
-def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, dim: int) -> int:
+def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, dim: int, ids: list[str] | None) -> int:
     zeros = bytes(4 * dim)
-    marker = {"m": ERASED, "e": entity}
+    some = ids is not None  # only these claims of the entity: their receipts and events by claim id
+    of = {"e": entity, "ids": ids} if some else {"e": entity}
+
+    def where(c: str = "") -> str:  # the claims, in a table `c` may name
+        return f"{c}entity = $e" + (f" AND list_contains($ids, {c}id)" if some else "")
+
     con.begin()
     try:
-        count = int(con.execute("SELECT count(*) FROM claims WHERE entity = $1", [entity]).fetchall()[0][0])
-        con.execute("UPDATE claims SET meta = $meta WHERE entity = $e AND NOT (text = $m AND "
-                    "coalesce(json_extract(meta, '$.erased') IS NOT NULL, false))", {**marker, "meta": meta}).fetchall()
-        con.execute("UPDATE claims SET text = $m, value = NULL, source = NULL, embedding = $z WHERE entity = $e",
-                    {**marker, "z": zeros}).fetchall()
+        count = int(con.execute(f"SELECT count(*) FROM claims WHERE {where()}", of).fetchall()[0][0])
+        con.execute(f"UPDATE claims SET meta = $meta WHERE {where()} AND NOT (text = $m AND "
+                    "coalesce(json_extract(meta, '$.erased') IS NOT NULL, false))", {**of, "m": ERASED, "meta": meta}).fetchall()
+        con.execute(f"UPDATE claims SET text = $m, value = NULL, source = NULL, embedding = $z WHERE {where()}",
+                    {**of, "m": ERASED, "z": zeros}).fetchall()
         staged = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'staged_vectors'").fetchall()
         if staged[0][0]:
             rows = con.execute("SELECT s.embedder, s.dim, s.claim_id FROM staged_vectors s JOIN claims c "
-                               "ON s.claim_id = c.id WHERE c.entity = $1", [entity]).fetchall()
+                               f"ON s.claim_id = c.id WHERE {where('c.')}", of).fetchall()
             for embedder, size, cid in rows:
                 con.execute("UPDATE staged_vectors SET embedding = $1 WHERE embedder = $2 AND dim = $3 AND claim_id = $4",
                             [bytes(4 * size), embedder, size, cid]).fetchall()
-        receipts = con.execute("SELECT claim_id, decision FROM receipts WHERE "
-                               "json_extract_string(decision, '$.entity') = $1", [entity]).fetchall()
+        mine = "list_contains($ids, claim_id)" if some else "json_extract_string(decision, '$.entity') = $e"
+        receipts = con.execute(f"SELECT claim_id, decision FROM receipts WHERE {mine}", {"ids": ids} if some else of).fetchall()
         _update(con, "receipts", "claim_id", "decision", [(cid, scrub_decision(d)) for cid, d in receipts])
-        events = con.execute("SELECT seq, kind, detail FROM events WHERE entity = $1", [entity]).fetchall()
+        events = con.execute("SELECT seq, kind, detail FROM events WHERE " + (
+            "entity = $e AND list_contains($ids, claim_id)" if some else "entity = $e"), of).fetchall()
         details = [(seq, kind, json.loads(d) if d else {}) for seq, kind, d in events]
         notes = {note} | {d.get("note") for _, kind, d in details if kind == "claim_erased"}
         _update(con, "events", "seq", "detail",  # the erasures' own notes stay (their events, their retractions)
                 [(seq, json.dumps(scrub_detail(d, keep_note=kind == "claim_erased" or d.get("note") in notes)))
                  for seq, kind, d in details])
-        con.execute("UPDATE disputes SET reason = CASE WHEN reason IS NULL THEN NULL ELSE $m END, "
-                    "note = CASE WHEN note IS NULL THEN NULL ELSE $m END WHERE entity = $e", marker).fetchall()
+        if not some:  # the notes `ids` are in no dispute
+            con.execute("UPDATE disputes SET reason = CASE WHEN reason IS NULL THEN NULL ELSE $m END, "
+                        "note = CASE WHEN note IS NULL THEN NULL ELSE $m END WHERE entity = $e", {**of, "m": ERASED}).fetchall()
         con.commit()
     except BaseException:
         con.rollback()

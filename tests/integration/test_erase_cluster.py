@@ -38,3 +38,29 @@ def test_erase_in_cluster_mode(cluster, tmp_path):
     store = tmp_path / "store"
     assert files_holding(store, SECRET.encode()) == [] and files_holding(store, OTHER.encode()) == []
     assert files_holding(store, b"vegan")
+
+
+def test_notes_of_an_erased_message_and_erased_ids_in_cluster_mode(cluster, tmp_path):
+    """QA2 F5 and F6 across shards: the note cut from the erased message is erased at whichever
+    shard holds `user.notes`, and an erased claim's id is refused, on its own entity's shard and
+    on another's, with nothing stored."""
+    from vault_ray import Fact, InvalidFact, Policy
+
+    vault = cluster(shards=2, partitions=4, policy=Policy(unextracted_notes=True))
+    town = "Zebraquuxville"
+    said = vault.agent("chat").add(f"I live in {town}, and my cousin Bob lives in {town} too")
+    (note,) = said.unextracted
+    mem = vault.agent("a")
+    mem.add_facts(Fact("user.diet", "The user is vegan", "vegan", claim_id="k1"))
+    vault.erase("user.location", decided_by="dpo")
+    vault.erase("user.diet", decided_by="dpo")
+    assert is_erased(vault.claim(note.note_id)) and not [h for h in vault.search(town, k=10) if town in h.claim.text]
+    for fact in (Fact("user.diet", "The user is keto", "keto", claim_id="k1"),
+                 Fact("user.location", "The user lives in Paris", "Paris", claim_id="k1"),
+                 Fact("user.likes", "The user likes chess", "chess", claim_id="k1")):
+        with pytest.raises(InvalidFact, match="erased"):
+            mem.add_facts(fact, resolve=False)
+        assert vault.get(fact.entity).values == ()
+    namespace = vault.info().namespace
+    shutdown(namespace=namespace)
+    assert files_holding(tmp_path / "store", town.encode()) == []

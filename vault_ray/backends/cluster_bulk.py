@@ -47,7 +47,7 @@ class ClusterBulk:
         p = partition_of(entity, self.partitions)
         done, sources = self._one(p, lambda s: s.erase.remote(p, entity, decided_by=decided_by, note=note, now=now))
         if sources:
-            self._routed(self._all(), lambda s, ps: s.drop_sources.remote(ps, sources))
+            self._routed(self._all(), lambda s, ps: s.drop_sources.remote(ps, sources, decided_by, note))
             self._one(p, lambda s: s.erasures_done.remote(p, [entity], sources))
         return done  # type: ignore[no-any-return]
 

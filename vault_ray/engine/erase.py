@@ -11,6 +11,11 @@
    disputes; the DuckDB file rewritten, the journal emptied, the snapshot deleted), and the
    host's vector index is rebuilt without tombstones and its saved graph file deleted.
 
+The source messages the erased claims kept are then dropped from every claim of every partition
+(`drop_sources`), and a free-text note cut from one of them (`Policy.unextracted_notes`: the rest
+of the message) is retracted and erased with it. An erased claim's id stays taken: its receipt,
+emptied, refuses any later write under it (`receipts.same_fact`).
+
 What is left is the provenance skeleton: ids, the entity key, agents, sessions, times,
 status `retracted`, supersedes links, and the erasure (its events, and each claim's `meta`:
 `{"erased": {"by", "at", "note"}}`). Erasing again erases what a crash between the two steps
@@ -49,6 +54,7 @@ from vault_ray.storage.journal import sync_dir
 from ..errors import StoreError
 from ..models import Retraction, Status, to_epoch, utcnow
 from ..policy import Policy
+from ..registry import NOTES_ENTITY
 from .retract import retract_in
 
 if TYPE_CHECKING:
@@ -98,7 +104,8 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
         if purge is not None:
             purge()
         skeleton = {c.id: c for c in part.log.claims_for_entity(entity)}
-    drop_sources(host, sources)  # every partition of this host (in cluster mode the backend asks the others)
+    # every partition of this host (in cluster mode the backend asks the others)
+    drop_sources(host, sources, decided_by=decided_by, note=note)
     with part.lock:
         if others and sources:  # the owner's part is done; the other shards' is not yet
             intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources, WAITING: True})
@@ -184,7 +191,7 @@ def finish_erasures(host: PartitionSet, policy: Policy, cardinality: Callable[[s
                         entity, row.get("by"), part.number)
             if row.get(WAITING):  # the owner's part was done in cluster mode: the sources are left
                 sources = [str(s) for s in row.get("sources") or ()]
-                drop_sources(host, sources)
+                drop_sources(host, sources, decided_by=str(row.get("by") or "erase"), note=str(row.get("note") or ""))
                 with part.lock:
                     intents.done(entity, sources)
             else:
@@ -212,16 +219,42 @@ def erasures_done(host: PartitionSet, partition: int, entities: Iterable[str], d
     return removed
 
 
-def drop_sources(host: PartitionSet, sources: Sequence[str], partitions: Iterable[int] | None = None) -> int:
+def drop_sources(host: PartitionSet, sources: Sequence[str], partitions: Iterable[int] | None = None, *,
+                 decided_by: str = "erase", note: str = "") -> int:
     """Remove these source messages from every claim of the host's partitions (or of `partitions`)
     that kept one, in the log and in memory: a message that gave an erased claim may have given
-    claims of other entities too. Returns how many claims lost their source."""
+    claims of other entities too. A free-text note cut from one of them (`Policy.unextracted_notes`:
+    the rest of the message, no fact of its own) is erased with it, as `erase` would
+    (`decided_by`, `note`: the erasure's). Returns how many claims lost their source."""
     dropped = 0
     for part in host.opened(partitions) if sources else []:
         with part.lock:
+            _erase_notes(part, list(sources), decided_by, note)
             ids = part.log.drop_sources(list(sources))
             live = {cid: c for cid in ids if (c := part.state.get(cid)) is not None and c.status.live}
             if live:  # the same status: only the memory's copy changes (no index row moves)
                 part.state.apply({cid: replace(c, source=None) for cid, c in live.items()}, {}, {}, part._stored_vector)
             dropped += len(ids)
     return dropped
+
+
+def _erase_notes(part: Any, sources: list[str], decided_by: str, note: str) -> None:
+    """Retract and erase the notes of `part` cut from these messages (under its lock)."""
+    wanted = set(sources)
+    found = {c.id: c for c in part.log.claims_for_entity(NOTES_ENTITY) if c.source in wanted and c.meta.get("note")}
+    if not found:
+        return
+    txn = part.begin(utcnow())
+    txn.cardinality[NOTES_ENTITY] = "many"
+    found = {cid: txn.claim(cid) if txn.known(cid) else c for cid, c in found.items()}
+    # notes are in no dispute: the policy is never asked
+    retract_in(txn, part, NOTES_ENTITY, found, decided_by=decided_by, note=note, policy=Policy(), cardinality="many")
+    recorded = {e.claim_id for cid in found for e in part.log.events(claim_id=cid) if e.kind == "claim_erased"}
+    for cid in found.keys() - recorded:
+        txn.event(NOTES_ENTITY, "claim_erased", claim_id=cid, agent=decided_by, status=str(Status.RETRACTED),
+                  decided_by=decided_by, note=note)
+    part.commit(txn)
+    part.log.erase(NOTES_ENTITY, {"by": decided_by, "at": to_epoch(txn.now), "note": note}, list(found))
+    purge = getattr(part.index, "purge", None)
+    if purge is not None:
+        purge()

@@ -104,7 +104,7 @@ class Partition:
         for item in items:
             if item.id in receipts:
                 decision, agent, digest = decision_from_json(receipts[item.id])
-                _same_fact(item, agent, digest)
+                _same_fact(item, agent, digest, decision)
                 out.append(txn.valued(decision, item))  # a receipt written before decisions carried it
             elif item.id in txn.decided:
                 _same_fact(item, *txn.writers[item.id])

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from vault_ray.storage.erase import ERASED
 from vault_ray.storage.tables import keys_of
 
 from ..errors import InvalidFact
+from ..models import Decision
 from .txn import Txn, WriteItem
 
 Partition = Any
@@ -52,13 +54,20 @@ def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[st
     return {p: {**found.get(p, {}), **extra.get(p, {})} for p in {*found, *extra} if found.get(p) or extra.get(p)}
 
 
-def same_fact(item: WriteItem, agent: str | None, digest: str) -> None:
+def same_fact(item: WriteItem, agent: str | None, digest: str, decision: Decision | None = None) -> None:
     """A claim id already applied answers a retry with the decision taken then; from
     another agent, or for a fact that says something else (a reused id, or an idempotency
-    key sent again with another body), it is no retry: refused, the call changes nothing."""
+    key sent again with another body), it is no retry: refused, the call changes nothing.
+    The id of an erased claim (`decision`: its receipt, which erasure emptied) stays taken:
+    the erasure dropped what the fact said, so no write can be told it is that claim's retry,
+    and none is applied again under it; refused too."""
     if agent is not None and agent != item.agent:
         raise InvalidFact(f"claim id {item.id!r} was written by another agent: a claim id names one fact; "
                           "leave it out to get a fresh one", field="claim_id", claim_id=item.id)
+    if decision is not None and decision.reason == ERASED and decision.value is None:
+        raise InvalidFact(f"claim id {item.id!r} belonged to a claim that was erased: an erased claim's id stays taken "
+                          "and its write is not applied again; leave the id out to get a fresh one",
+                          field="claim_id", claim_id=item.id)
     if digest and item.digest and digest != item.digest:
         raise InvalidFact(f"claim id {item.id!r} was already used for another fact (a retry must send the same "
                           "entity, text, value and kind; an idempotency key, the same body): leave the id out to get "

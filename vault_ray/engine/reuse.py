@@ -23,9 +23,9 @@ def refused_reuse(calls: Sequence[Mapping[int, Sequence]], held: Mapping[str, tu
     for call in calls:
         error = None
         for item in (i for items in call.values() for i in items if i.digest and i.id in held):
-            _, agent, digest = decision_from_json(held[item.id][1])
+            decision, agent, digest = decision_from_json(held[item.id][1])
             try:
-                _same_fact(item, agent, digest)
+                _same_fact(item, agent, digest, decision)
             except VaultError as e:
                 error = e
                 break

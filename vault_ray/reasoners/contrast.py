@@ -13,10 +13,17 @@ keep two labels apart, whatever they score:
   `user.schedule.gym` and `user.schedule.yoga` (a parent path of two segments or more).
 - **Contrasting words**, one of each side of a closed set: home / work, mother /
   father, first / last name, start / end, birthday / anniversary, cat / dog, ...
-- **A person (or a pet) or a past on one side only**: `user.mother_name` is not `user.name`,
-  `user.dog_name` not `user.name`,
-  `user.wife_birthday` not `user.birthday`, `user.previous_employer` not
-  `user.employer`, `user.goal_weight` not `user.weight`.
+- **A person (or a pet) on one side only**: `user.mother_name` is not `user.name`,
+  `user.dog_name` not `user.name`, `user.wife_birthday` not `user.birthday`,
+  `user.client_timezone` not `user.timezone`.
+- **A qualifier of when on one side only, or different ones** (closed sets by meaning:
+  a past, a wish, a value to come, a stay away): `user.previous_employer` and
+  `user.old_timezone` are not the current value, `user.goal_weight` not `user.weight`,
+  `user.next_location`, `user.planned_diet`, `user.vacation_location` not the user's
+  location or diet; `user.old_timezone` may still join `user.previous_timezone`.
+- **The same qualifier of two different things**: with a person on both sides, or the same
+  qualifier of when, what it qualifies must share a word: `user.wife_location` is not
+  `user.wife_timezone`, `user.dream_location` not `user.dream_job`.
 - **Different numbers**: `user.child_1` and `user.child_2`.
 
 A registry key's words include its aliases' (`user.location` is also `user.home`), so
@@ -56,12 +63,28 @@ _GROUPS: tuple[tuple[frozenset[str], ...], ...] = (
         ("min minimum lowest", "max maximum highest"),
     )),
 )
-_PERSON = frozenset().union(*_KIN, *_ANIMALS, {"partner", "spouse", "child", "kid", "baby", "parent", "sibling", "pet"})
-"""Words that make a label about someone (or some animal) other than its subject: `user.dog_name` is not `user.name`."""
+_PERSON = frozenset().union(*_KIN, *_ANIMALS, {"partner", "spouse", "child", "kid", "baby", "parent", "sibling", "pet"}, {
+    "girlfriend", "boyfriend", "fiance", "fiancee", "twin", "client", "landlord", "landlady", "secretary",
+    "doctor", "dentist", "therapist", "lawyer", "accountant", "coach", "tutor", "mentor", "teammate", "classmate"})
+"""Words that make a label about someone (or some animal) other than its subject: `user.dog_name` is not `user.name`,
+`user.client_timezone` not `user.timezone`."""
 _COLLECTIVE = frozenset({"family", "relative", "household", "contact", "people", "children", "kid", "child", "pet", "animal"})
 """Labels that hold many people or pets: `user.mother_name` may join `user.family`, `user.dog_name` `user.pets`."""
-_PAST = frozenset({"previous", "former", "ex", "past", "prior"})
-_WANTED = frozenset({"dream", "ideal", "wish", "wished", "desired", "target", "goal"})
+_WHEN = tuple(frozenset(group.split()) for group in (
+    # a past value: `user.old_timezone` is not `user.timezone`
+    "previous previously former formerly ex past prior old earlier before original",
+    # a wish: `user.dream_job` is not `user.job`
+    "dream ideal wish wished desired target goal aspiration",
+    # a value to come: `user.next_location`, `user.planned_diet`
+    "next future upcoming planned intended intend coming eventual prospective tomorrow",
+    # somewhere or something for a while: `user.vacation_location` is not `user.location`
+    "vacation holiday trip travel traveling travelling visit visiting temporary destination abroad",
+))
+"""Qualifiers of when, or for how long, a label's value holds, by meaning. A label with one
+of them names another value than a label without (or with another): `user.old_timezone`,
+`user.next_location`, `user.vacation_location` are not the user's current timezone or
+location, and aligning them would let a past, a plan or a trip supersede it."""
+_QUALIFIERS = frozenset().union(*_WHEN)
 _DIGITS = re.compile(r"\d+")
 
 
@@ -82,17 +105,22 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
         return True
     a = _marks(words(label))
     b = _marks(words(key).union(*map(words, aliases)) if aliases else words(key))
-    a_groups, a_person, a_collective, a_past, a_wanted = a
-    b_groups, b_person, b_collective, b_past, b_wanted = b
+    a_groups, a_person, a_collective, a_when, a_rest = a
+    b_groups, b_person, b_collective, b_when, b_rest = b
     for mine, theirs in zip(a_groups, b_groups, strict=True):  # one of each side of a closed set
         if mine - theirs and theirs - mine:
             return True
     if a_person != b_person and not (b_collective if a_person else a_collective):
         return True  # a person (or a pet) on one side only, the other no collective
-    return a_past != b_past or a_wanted != b_wanted
+    if a_when != b_when:
+        return True  # a past, a wish, a plan or a trip on one side only (or different ones)
+    # the same qualifier on both sides: what it qualifies must be the same thing too
+    # (`user.wife_location` is not `user.wife_timezone`, `user.dream_location` not `user.dream_job`)
+    return bool((a_when or (a_person and b_person)) and a_rest and b_rest and not a_rest & b_rest
+                and not any(_respelled(x, y) for x in a_rest for y in b_rest))
 
 
-Marks = tuple[tuple[frozenset[int], ...], bool, bool, bool, bool]
+Marks = tuple[tuple[frozenset[int], ...], bool, bool, frozenset[int], frozenset[str]]
 
 
 @lru_cache(maxsize=65_536)
@@ -104,9 +132,11 @@ def _traits(label: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 @lru_cache(maxsize=16_384)
 def _marks(found: frozenset[str]) -> Marks:
     """Per set of `_GROUPS`, which of its groups the words touch; whether they name a person
-    (or a pet), many of them, a past, a wish."""
+    (or a pet), many of them; which of `_WHEN` they touch (a past, a wish, a plan, a trip); the
+    words that are none of those qualifiers (what they qualify)."""
     groups = tuple(frozenset(n for n, g in enumerate(sets) if g & found) for sets in _GROUPS)
-    return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), bool(found & _PAST), bool(found & _WANTED)
+    when = frozenset(n for n, g in enumerate(_WHEN) if g & found)
+    return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), when, found - _PERSON - _QUALIFIERS
 
 
 def _respelled(a: str, b: str) -> bool:
