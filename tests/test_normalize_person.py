@@ -96,6 +96,24 @@ def test_a_chosen_value_meeting_a_stronger_target_value_waits_for_a_person(tmp_p
         assert vault.claim(dispute.challenger).value == "Oslo"
 
 
+def test_two_labels_with_contradicting_choices_merged_into_one_wait_for_a_person(tmp_path):
+    plan = write_plan(tmp_path / "plan.parquet", [("user.home_city", "user.location"), ("user.residence", "user.location")])
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=4) as vault:
+        person_chose_oslo(vault, berlin_waits=False)
+        vault.set_strategy("user.residence", "authority")
+        vault.set_authority("r1", "user.residence", 0.9)
+        say(vault, "r1", "user.residence", "Bergen", 4)
+        bergen = say(vault, "r2", "user.residence", "Trondheim", 5)
+        vault.resolve_dispute(bergen.dispute_id, winner=bergen.claim_id, decided_by="erin")
+    result = apply_plan(plan, store=tmp_path / "s")
+    assert (result.carried, result.held) == (2, {})
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        (dispute,) = vault.disputes()  # neither person's choice settles the other's by recency
+        assert dispute.needs_user and dispute.entity == "user.location"
+        values = {vault.claim(i).value for i in (dispute.challenger, *dispute.incumbents)}
+        assert values == {"Oslo", "Trondheim"}
+
+
 def test_the_plan_says_which_disputes_and_decisions_a_merge_touches(tmp_path):
     from vault_ray.evals.merge_disputes import touched  # noqa: PLC0415
 
