@@ -143,6 +143,11 @@ class ShardBulk:
         return bulk.note_merged(self.host, records, now)
 
     @shared
+    def carry_decisions(self, partitions: list[int], carried: Sequence[bulk.CarriedDecision], now: datetime) -> int:
+        self._serve(partitions, create=True)
+        return bulk.carry_decisions(self.host, carried, now)
+
+    @shared
     def retire_merged(self, partitions: list[int], records: Sequence[bulk.MergeRecord], now: datetime) -> int:
         self._serve(partitions)
         return bulk.retire_merged(self.host, records, now)

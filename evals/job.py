@@ -117,8 +117,8 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
 
     paths = scenario_files(scenarios)
     rows = sum(pq.read_metadata(p).num_rows for p in paths)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    check_cpus(evaluation, cpus)
+    free, cpus = free_cpus()
+    check_cpus(evaluation, free, cpus)
     block = block_size_for(rows, cpus, evaluation.block_size)
     ds = read_on_driver_node(paths)
     if rows > block:  # split big files so that every CPU gets batches; one block needs no extra stage
@@ -184,13 +184,39 @@ def scenario_files(scenarios: str | Path | Sequence[str | Path]) -> list[str]:
     return files
 
 
-def check_cpus(evaluation: EvalConfig, cpus: int) -> None:
+CPU_HINT = ("other actors hold the rest (a `vault-ray serve --address` replica holds --replica-cpus, 1 by default, "
+            "for as long as it runs): start serve with --replica-cpus 0.5 (or 0), give the Ray head more --num-cpus, "
+            "or stop serve while the job runs")
+"""What to do when a job beside a served cluster finds too few free CPUs (docs/jobs.md)."""
+
+
+def free_cpus(wait_s: float = 10.0) -> tuple[int, int]:
+    """(free, total) whole Ray CPUs, waiting up to `wait_s` for one to be free (a stage's actors
+    that just finished give theirs back). A job sizes its tasks and actors by the free ones: sized
+    by the total, an actor or task asks for CPUs that other actors hold (a Serve replica) and waits
+    for them, silently, for ever."""
+    import ray  # noqa: PLC0415
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        total = int(ray.cluster_resources().get("CPU", 0))
+        free = min(total, int(ray.available_resources().get("CPU", 0) + 1e-6))
+        if free >= 1 or time.monotonic() >= deadline:
+            return free, total
+        time.sleep(0.25)
+
+
+def check_cpus(evaluation: EvalConfig, cpus: int, total: int | None = None) -> None:
     """Each embedding actor holds a CPU for as long as it lives: with no CPU left for the
-    replays, the job would wait forever. Refuse that up front."""
+    replays, the job would wait forever. Refuse that up front. `cpus`: the free ones (`total`:
+    all of Ray's, when some are held by others)."""
+    held = f" ({cpus} of Ray's {total} free: {CPU_HINT})" if total is not None and total > cpus else ""
+    if cpus < 1:
+        raise ValueError(f"no Ray CPU is free for the replays; Ray has {cpus}{held}")
     if evaluation.embedder == "local" and cpus < evaluation.embed_actors + 1:
         raise ValueError(f"--embedder local with {evaluation.embed_actors} embedding actor(s) needs at least "
                          f"{evaluation.embed_actors + 1} Ray CPUs (one per actor, one or more for the replays); "
-                         f"Ray has {cpus}")
+                         f"Ray has {cpus}{held}")
 
 
 def block_size_for(scenarios: int, cpus: int, largest: int, smallest: int = 100) -> int:

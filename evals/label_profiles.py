@@ -74,6 +74,8 @@ class LabelProfile:
     """'key' (an exact registry entry), 'alias' (of another key), 'family' (under a `prefix.*` entry) or ''."""
     canonical: str = ""
     """The registry key this label is an alias of ('' unless registered == 'alias')."""
+    high_stakes: bool = False
+    """The policy's `high_stakes` names it: its conflicts wait for a person (a merge keeps that)."""
 
     @property
     def subject(self) -> str:
@@ -114,6 +116,7 @@ def build_profiles(claims: pa.Table, policy: Policy, registry: EntityRegistry) -
     for p in profiles.values():
         p.cardinality = policy.cardinality_for(p.label, registry.cardinality(p.label))
         p.registered, p.canonical = registration(p.label, registry)
+        p.high_stakes = policy.is_high_stakes(p.label)
     return profiles
 
 

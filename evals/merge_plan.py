@@ -17,8 +17,10 @@ Per pair of labels (similarity.py scored them):
 
 Merges then form clusters (complete link: every two labels of a cluster score at
 least `ask` or were merged directly, so a chain a~b~c never pulls in an unrelated
-c), at most one registry key each. A cluster's target is its registry key, else the
-label with the most live claims. For each merged label the plan lists the claims to
+c), at most one registry key each. A cluster's target is its registry key, else a
+high-stakes label (a merge never lowers protection: a high-stakes label is kept apart
+from a registry key that is not, `lowers protection`), else the label with the most
+live claims. For each merged label the plan lists the claims to
 re-key and the conflicts the merge creates: its active claims that contradict
 active claims of the cluster's other labels (the reasoner's `conflicts`).
 """
@@ -29,20 +31,22 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from vault_ray import Claim, EntityRegistry, Fact, Kind, Policy, Status
-from vault_ray.models import from_epoch
+from vault_ray.models import Dispute, from_epoch
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.reasoners.contrast import contrasting
 
 from .label_profiles import LabelProfile
+from .merge_disputes import touched
 
 _DIGITS = re.compile(r"\d+")
-GUARDS = ("both registry keys", "cardinality differs", "numbered differently", "agents keep both")
+GUARDS = ("both registry keys", "cardinality differs", "numbered differently", "agents keep both", "lowers protection")
 """Decisions that keep two labels apart on evidence (not for want of similarity): no
 cluster may hold both."""
 
@@ -82,6 +86,9 @@ class Merge:
     cardinality: str
     strategy: str
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    disputes: list[dict[str, Any]] = field(default_factory=list)
+    """Open disputes and a person's decisions on `source`, with what the merge does to each
+    (merge_disputes.touched: held, carried, re-decided)."""
 
 
 @dataclass
@@ -102,11 +109,16 @@ class MergePlan:
 
 
 def decide_pairs(pairs: pa.Table, profiles: dict[str, LabelProfile], reasoner: Reasoner, registry: EntityRegistry,
-                 th: Thresholds) -> list[PairDecision]:
+                 th: Thresholds, policy: Policy | None = None) -> list[PairDecision]:
     out = [_decide(r, profiles, reasoner, registry, th) for r in pairs.to_pylist() if r["a"] in profiles and r["b"] in profiles]
     scored = {frozenset((d.a, d.b)) for d in out}
     for p in profiles.values():  # an alias merges into its key even if the key has no claims yet
         if p.registered == "alias" and frozenset((p.label, p.canonical)) not in scored:
+            key = profiles.get(p.canonical)
+            if p.high_stakes and not (key.high_stakes if key else policy is not None and policy.is_high_stakes(p.canonical)):
+                out.append(PairDecision(p.label, p.canonical, {}, False, "lowers protection",
+                                        lowers(p.label, p.canonical, "key")))
+                continue
             out.append(PairDecision(p.label, p.canonical, {}, True, "registry alias",
                                     f"the registry lists {p.label} as an alias of {p.canonical}"))
     return out
@@ -114,11 +126,24 @@ def decide_pairs(pairs: pa.Table, profiles: dict[str, LabelProfile], reasoner: R
 
 def _decide(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reasoner, registry: EntityRegistry,
             th: Thresholds) -> PairDecision:
+    d = _decide_pair(r, profiles, reasoner, registry, th)
+    a, b = profiles[r["a"]], profiles[r["b"]]
+    keyed = [(x, y) for x, y in ((a, b), (b, a)) if x.high_stakes and not y.high_stakes and y.registered == "key"]
+    if d.merge and keyed and d.decided_by != "registry alias":  # the key would be the target: protection would go
+        return PairDecision(a.label, b.label, d.scores, False, "lowers protection",
+                            f"{d.evidence}; {lowers(keyed[0][0].label, keyed[0][1].label, 'key')}")
+    return d
+
+
+def _decide_pair(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reasoner, registry: EntityRegistry,
+                 th: Thresholds) -> PairDecision:
     a, b = profiles[r["a"]], profiles[r["b"]]
     scores = {k: r[k] for k in ("combined", "statement", "label", "values", "described")}
     signals = _signals(scores)
     if a.canonical == b.label or b.canonical == a.label:
         alias, key = (a, b) if a.canonical == b.label else (b, a)
+        if alias.high_stakes and not key.high_stakes:
+            return PairDecision(a.label, b.label, scores, False, "lowers protection", lowers(alias.label, key.label, "key"))
         return PairDecision(a.label, b.label, scores, True, "registry alias",
                             f"the registry lists {alias.label} as an alias of {key.label}")
     if a.registered == "key" and b.registered == "key":
@@ -146,6 +171,14 @@ def _decide(r: dict[str, Any], profiles: dict[str, LabelProfile], reasoner: Reas
         return PairDecision(a.label, b.label, scores, False, "reasoner declined",
                             f"{signals}; the reasoner kept each claim on its own label")
     return PairDecision(a.label, b.label, scores, False, "below threshold", f"{signals} < {th.ask}")
+
+
+def lowers(protected: str, other: str, why: str = "") -> str:
+    """Why `protected` (high stakes) may not merge into `other` (not)."""
+    into = f"{other} is a registry key, so it would be the target" if why == "key" else f"{other} is not"
+    return (f"{protected} is high stakes (policy.high_stakes: its conflicts wait for a person) and {into}: the merge "
+            f"would settle its disputes by {other}'s strategy and stop protecting its future writes. Add {other} to "
+            f"high_stakes first (or merge the other way)")
 
 
 def kept_apart_by(a: LabelProfile, b: LabelProfile) -> list[str]:
@@ -177,7 +210,7 @@ def _ask(reasoner: Reasoner, of: LabelProfile, other: LabelProfile, registry: En
 
 
 def build_plan(decisions: list[PairDecision], profiles: dict[str, LabelProfile], reasoner: Reasoner, policy: Policy,
-               th: Thresholds, *, similarity_embedder: str, store: str) -> MergePlan:
+               th: Thresholds, *, similarity_embedder: str, store: str, disputes: Sequence[Dispute] = ()) -> MergePlan:
     clusters = _clusters(decisions, profiles, th)
     by_pair = {frozenset((d.a, d.b)): d for d in decisions}
     merges = []
@@ -192,6 +225,7 @@ def build_plan(decisions: list[PairDecision], profiles: dict[str, LabelProfile],
                 else f"via {d.b if d.a == label else d.a}: {d.evidence}", p.live, p.claims, sorted(p.agents),
                 profiles[target].cardinality if target in profiles else p.cardinality, policy.strategy_for(target),
                 _conflicts(label, {target, *(m for m in members if m < label)}, profiles, reasoner),
+                touched(label, target, disputes, {row["id"] for row in p.active}),
             ))
     together = {x: id(c) for c in clusters for x in c}
     kept = []
@@ -201,7 +235,7 @@ def build_plan(decisions: list[PairDecision], profiles: dict[str, LabelProfile],
         if d.merge:  # a merge the clustering refused
             d = PairDecision(d.a, d.b, d.scores, False, "not clustered",
                              f"{d.evidence}; not merged: it would join two registry keys, or labels scoring below {th.ask}")
-        if d.scores.get("combined", 0.0) >= th.ask or d.decided_by == "not clustered":
+        if d.scores.get("combined", 0.0) >= th.ask or d.decided_by in ("not clustered", "lowers protection"):
             kept.append(d)
     return MergePlan(merges, sorted(kept, key=lambda d: -d.scores.get("combined", 0.0)), th, similarity_embedder, store)
 
@@ -238,7 +272,9 @@ def _target(members: set[str], profiles: dict[str, LabelProfile]) -> str:
     keys = [x for x in members if _is_key(x, profiles)]
     if keys:
         return keys[0]
-    return max(members, key=lambda x: (profiles[x].live, profiles[x].claims, len(profiles[x].agents), -len(x), x))
+    # a high-stakes label takes the others in (a merge never lowers protection), else the biggest
+    return max(members, key=lambda x: (profiles[x].high_stakes, profiles[x].live, profiles[x].claims,
+                                       len(profiles[x].agents), -len(x), x))
 
 
 def _link(label: str, members: set[str], by_pair: dict[frozenset[str], PairDecision]) -> PairDecision:

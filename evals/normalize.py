@@ -19,6 +19,9 @@ plan.parquet and plan.md (plan_report.py). Nothing in the store changes.
    each original is superseded by it (with its own `entity_merged` event); open
    disputes left without a claim on the old label are closed.
 
+A label with a dispute that waits for a person is held (not merged this run); a person's
+decision on a label goes to the target before the copies (merge_disputes.py).
+
 A claim can move to another partition: the copy is committed on the target's
 partition before the original is retired on its own, so a crash in between leaves
 both live and the next run finishes (the copy's id is deterministic and the write
@@ -30,21 +33,23 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from vault_ray import Fact, InvalidInput, RegistryEntry, VaultError, WriteRequest
-from vault_ray.engine.bulk import MergeRecord
-from vault_ray.models import utcnow, validate_entity
+from vault_ray import Fact, InvalidInput, Policy, RegistryEntry, VaultError, WriteRequest
+from vault_ray.engine.bulk import CarriedDecision, MergeRecord
+from vault_ray.models import Dispute, Status, utcnow, validate_entity
 from vault_ray.reasoners.base import Reasoner
 
+from . import merge_disputes
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
 from .label_profiles import CLAIM_COLUMNS, build_profiles
-from .merge_plan import Thresholds, build_plan, decide_pairs
+from .merge_plan import Thresholds, build_plan, decide_pairs, lowers
 from .plan_checks import accept_keeps, check_store, store_identity
 from .plan_report import approved_merges, read_plan, write_plan
 from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
@@ -87,6 +92,10 @@ class ApplyResult:
     """Of `merges`, approved "keep" rows (pairs the job kept apart, accepted by a reviewer)."""
     warnings: list[str] = field(default_factory=list)
     """E.g. a plan that does not say which store it was made for."""
+    held: dict[str, str] = field(default_factory=dict)
+    """Merged label -> why it was not merged this run (a dispute on it waits for a person)."""
+    carried: int = 0
+    """Decisions a person made on a merged label, carried onto its target with the chosen claim."""
 
 
 def normalize(*, store: str | Path | None = None, address: str | None = None, namespace: str = "vault",
@@ -112,9 +121,10 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
             nodes.update(pairs.column("node").to_pylist())
         else:
             nodes, pairs = Counter(), PAIR_SCHEMA.empty_table()
-        decisions = decide_pairs(pairs, profiles, target.vault.reasoner, registry, th)
+        decisions = decide_pairs(pairs, profiles, target.vault.reasoner, registry, th, policy)
         plan = build_plan(decisions, profiles, target.vault.reasoner, policy, th,
-                          similarity_embedder=describe(factory)[0], store=target.info.store)
+                          similarity_embedder=describe(factory)[0], store=target.info.store,
+                          disputes=target.vault.disputes("all"))
         plan.identity = identity
     plan_path, report_path = write_plan(plan, out)
     return NormalizeResult(plan.plan_id, str(plan_path), str(report_path), len(profiles), pairs.num_rows,
@@ -147,13 +157,19 @@ def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: st
         warning = check_store(job, table, any_store=any_store)
         rows = accept_keeps(job, keeps, merges)
         targets = check_merges(rows)
+        check_protection(job.vault.policy, targets)
+        merged = {s for sources in targets.values() for s in sources}
+        disputes = [d for d in job.vault.disputes("all") if d.entity in merged]
+        held = {s: why for t, sources in targets.items() for s in sources
+                if (why := merge_disputes.held_reason(s, t, disputes)) is not None}
+        targets = {t: kept for t, sources in targets.items() if (kept := {s: r for s, r in sources.items() if s not in held})}
         aliases = register_aliases(job, targets)
-        result: dict[str, Any] = {"rekeyed": 0, "retired": 0, "outcomes": {}, "errors": {}}
+        result: dict[str, Any] = {"rekeyed": 0, "retired": 0, "outcomes": {}, "errors": {}, "carried": 0}
         for target, sources in sorted(targets.items()):
-            merge_into(job, target, sources, plan_id, result)
-    return ApplyResult(plan_id, len(rows), aliases, result["rekeyed"], result["retired"], result["outcomes"],
+            merge_into(job, target, sources, plan_id, result, disputes)
+    return ApplyResult(plan_id, len(rows) - len(held), aliases, result["rekeyed"], result["retired"], result["outcomes"],
                        result["errors"], time.perf_counter() - started, len(rows) - len(merges),
-                       [warning] if warning else [])
+                       [warning] if warning else [], held, result["carried"])
 
 
 def check_merges(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -171,6 +187,17 @@ def check_merges(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, An
         raise InvalidInput(f"the plan merges labels {chained} into others and others into them; merge each cluster "
                            "into one target")
     return targets
+
+
+def check_protection(policy: Policy, targets: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """InvalidInput for a merge of a high-stakes label into one that is not: its disputes would be
+    settled by the target's strategy and its future writes land unprotected (a merge never lowers
+    protection; docs/jobs.md)."""
+    for target, sources in sorted(targets.items()):
+        for source in sorted(sources):
+            if policy.is_high_stakes(source) and not policy.is_high_stakes(target):
+                raise InvalidInput(f"the plan merges {source!r} into {target!r}: {lowers(source, target)}. Set approved="
+                                   "false on the row; nothing was changed")
 
 
 def register_aliases(job: JobStore, targets: dict[str, dict[str, dict[str, Any]]]) -> int:
@@ -202,8 +229,14 @@ def _replace_aliases(entry: RegistryEntry, aliases: tuple[str, ...]) -> Registry
 
 
 def merge_into(job: JobStore, target: str, sources: dict[str, dict[str, Any]], plan_id: str,
-               result: dict[str, Any]) -> None:
+               result: dict[str, Any], disputes: Sequence[Dispute] = ()) -> None:
     live = sorted((c for s in sources for c in job.backend.live_claims(s)), key=lambda c: (c.observed_at, c.id))
+    active = {c.id for c in live if c.status == Status.ACTIVE}
+    carried = [CarriedDecision(d, target, {i: rekeyed_id(i, target) for i in (d.challenger, *d.incumbents,
+                                                                                *d.supporters)}, plan_id)
+               for s in sorted(sources) for d in merge_disputes.carried(s, disputes, active)]
+    if carried:  # before the copies: the chosen claim's copy arrives as a value a person chose
+        result["carried"] += job.backend.carry_decisions(carried, utcnow())
     for start in range(0, len(live), WRITE_CHUNK):
         chunk = live[start:start + WRITE_CHUNK]
         requests = [WriteRequest(c.agent, facts=[Fact(

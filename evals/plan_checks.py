@@ -103,7 +103,8 @@ def accept_keeps(job: JobStore, keeps: list[dict[str, Any]], merges: list[dict[s
         if len(keys) == 2:
             raise InvalidInput(f"{row}: {a} and {b} are both registry keys (two things to the registry): set "
                                "approved=false on it, or remove one entry first")
-        target = keys[0] if keys else _bigger(job, a, b, {r["to_label"] for r in rows})
+        guarded = [x for x in (a, b) if policy.is_high_stakes(x)]  # a merge never lowers protection
+        target = keys[0] if keys else guarded[0] if len(guarded) == 1 else _bigger(job, a, b, {r["to_label"] for r in rows})
         source = b if target == a else a
         for r in rows:  # the labels merged into source go to target with it
             if r["to_label"] == source:

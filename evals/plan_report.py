@@ -28,12 +28,15 @@ from .merge_plan import MergePlan
 CONFLICT = pa.struct([("claim", pa.string()), ("agent", pa.string()), ("value", pa.string()),
                       ("against_claim", pa.string()), ("against_label", pa.string()), ("against_agent", pa.string()),
                       ("against_value", pa.string()), ("same_agent", pa.bool_())])
+DISPUTE = pa.struct([("dispute", pa.string()), ("status", pa.string()), ("needs_user", pa.bool_()),
+                     ("decided_by", pa.string()), ("claim", pa.string()), ("effect", pa.string())])
 PLAN_SCHEMA = pa.schema([
     ("plan", pa.string()), ("action", pa.string()), ("approved", pa.bool_()), ("from_label", pa.string()),
     ("to_label", pa.string()), ("score", pa.float64()), ("statement", pa.float64()), ("label", pa.float64()),
     ("values", pa.float64()), ("described", pa.float64()), ("decided_by", pa.string()), ("evidence", pa.string()),
     ("claims", pa.int64()), ("claims_total", pa.int64()), ("agents", pa.list_(pa.string())),
     ("cardinality", pa.string()), ("strategy", pa.string()), ("conflicts", pa.list_(CONFLICT)), ("store", pa.string()),
+    ("disputes", pa.list_(DISPUTE)),
 ])
 STORE_KEY = b"vault_ray.store"
 """Schema metadata key of the store identity (the `store` column holds it too: pandas and
@@ -54,13 +57,14 @@ def plan_table(plan: MergePlan) -> pa.Table:
                      "to_label": m.target, "score": _score(m.scores, "combined"), "decided_by": m.decided_by,
                      **{k: _score(m.scores, k) for k in ("statement", "label", "values", "described")},
                      "evidence": m.evidence, "claims": m.claims, "claims_total": m.claims_total, "agents": m.agents,
-                     "cardinality": m.cardinality, "strategy": m.strategy, "conflicts": m.conflicts, "store": store})
+                     "cardinality": m.cardinality, "strategy": m.strategy, "conflicts": m.conflicts, "store": store,
+                     "disputes": m.disputes})
     for d in plan.kept:
         rows.append({"plan": plan.plan_id, "action": "keep", "approved": False, "from_label": d.a, "to_label": d.b,
                      "score": _score(d.scores, "combined"), "decided_by": d.decided_by, "evidence": d.evidence,
                      **{k: _score(d.scores, k) for k in ("statement", "label", "values", "described")},
                      "claims": 0, "claims_total": 0, "agents": [], "cardinality": None, "strategy": None, "conflicts": [],
-                     "store": store})
+                     "store": store, "disputes": []})
     table = pa.Table.from_pylist(rows, schema=PLAN_SCHEMA)
     return table.replace_schema_metadata({STORE_KEY: store}) if store else table
 
@@ -124,9 +128,10 @@ def report(plan: MergePlan) -> str:
     if not plan.merges:
         lines += ["None: no two labels look like one thing.", ""]
     else:
-        lines += ["| from | to | score | decided by | claims to re-key | conflicts |", "|---|---|---|---|---|---|"]
+        lines += ["| from | to | score | decided by | claims to re-key | conflicts | disputes, decisions |",
+                  "|---|---|---|---|---|---|---|"]
         lines += [f"| `{m.source}` | `{m.target}` | {_fmt(_score(m.scores, 'combined'))} | {m.decided_by} | {m.claims} | "
-                  f"{len(m.conflicts)} |" for m in plan.merges]
+                  f"{len(m.conflicts)} | {_disputes(m.disputes)} |" for m in plan.merges]
         lines.append("")
         for m in plan.merges:
             lines += [f"### `{m.source}` -> `{m.target}`", "", f"- evidence: {m.evidence}",
@@ -136,6 +141,10 @@ def report(plan: MergePlan) -> str:
                 who = "the same agent (pass 1: the newer of the two stands)" if c["same_agent"] else f"{c['against_agent']}"
                 lines.append(f"- conflict: {c['agent']} says {c['value']!r} ({c['claim']}); `{c['against_label']}` "
                              f"has {c['against_value']!r} ({c['against_claim']}) from {who}")
+            for d in m.disputes:
+                waits = ", waits for a person" if d["needs_user"] and d["status"] == "open" else ""
+                by = f" by {d['decided_by']}" if d["decided_by"] else ""
+                lines.append(f"- dispute {d['dispute']} ({d['status']}{by}{waits}): {d['effect']}")
             lines.append("")
     lines += ["## Considered and kept apart", ""]
     if not plan.kept:
@@ -144,6 +153,15 @@ def report(plan: MergePlan) -> str:
         lines += ["| labels | score | why |", "|---|---|---|"]
         lines += [f"| `{d.a}` / `{d.b}` | {_fmt(_score(d.scores, 'combined'))} | {d.evidence} |" for d in plan.kept]
     return "\n".join(lines) + "\n"
+
+
+def _disputes(found: list[dict[str, Any]]) -> str:
+    """The plan.md cell: how many the merge holds, carries, re-decides ('-' for none)."""
+    counts: dict[str, int] = {}
+    for d in found:
+        word = d["effect"].split(":", 1)[0]
+        counts[word] = counts.get(word, 0) + 1
+    return ", ".join(f"{n} {word}" for word, n in counts.items()) or "-"
 
 
 def _fmt(value: float | None) -> str:

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from vault_ray import EntityRegistry
+from vault_ray import ClusterError, EntityRegistry
 
 from .embedder_spec import EmbedderFactory
+from .job import CPU_HINT, free_cpus
 from .label_profiles import LabelProfile
 from .text_vectors import NODE, TEXT, embed_texts, vectors_of
 
@@ -186,7 +187,10 @@ def score_pairs(v: LabelVectors, floor: float = FLOOR) -> pa.Table:
     n = len(v.labels)
     if n < 2:
         return PAIR_SCHEMA.empty_table()
-    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    free, total = free_cpus()
+    if free < 1:  # the tasks would wait for a CPU other actors hold, with no word
+        raise ClusterError(f"no Ray CPU is free to score label pairs: Ray has {total}, all held; {CPU_HINT}")
+    cpus = max(1, total)
     # earlier labels have more later ones to meet: interleave them over the blocks
     order = [i for k in range(cpus * 2) for i in range(k, n, cpus * 2)]
     blocks = max(1, min(n, cpus * 2))

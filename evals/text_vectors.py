@@ -19,10 +19,10 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from vault_ray import InvalidInput, LocalEmbedder
+from vault_ray import ClusterError, InvalidInput, LocalEmbedder
 
 from .embedder_spec import EmbedderFactory
-from .job import _no_restarts, _takes
+from .job import CPU_HINT, _no_restarts, _takes, free_cpus
 
 TEXT, VECTOR, NODE, SECONDS = "text", "vector", "node", "seconds"
 """Columns out of the pool; `seconds` is each row's share of its batch's time in the model."""
@@ -61,15 +61,18 @@ def _node_id() -> str:
 
 
 def pool_size(actors: int, cpus_per_actor: int | None) -> tuple[int, int]:
-    """(actors, CPUs each): the CPUs Ray has, shared out, and refused if too few."""
-    import ray  # noqa: PLC0415
-
-    cpus = int(ray.cluster_resources().get("CPU", 1))
+    """(actors, CPUs each): the CPUs free on Ray, shared out, and refused at once if too few (an actor
+    asking for CPUs other actors hold would wait for them with no word, for ever)."""
     if actors < 1:
         raise InvalidInput(f"actors must be at least 1, got {actors}")
-    each = cpus_per_actor or max(1, cpus // actors)
-    if actors * each > cpus:
-        raise InvalidInput(f"{actors} embedding actor(s) of {each} CPU(s) need {actors * each} Ray CPUs; Ray has {cpus}")
+    free, total = free_cpus()
+    held = f"; {CPU_HINT}" if free < total else ""
+    if free < 1:
+        raise ClusterError(f"no Ray CPU is free for the embedding actors: Ray has {total}, all held{held}")
+    each = cpus_per_actor or max(1, free // actors)
+    if actors * each > free:
+        raise InvalidInput(f"{actors} embedding actor(s) of {each} CPU(s) need {actors * each} Ray CPUs; "
+                           f"Ray has {free} free of {total}{held}")
     return actors, each
 
 

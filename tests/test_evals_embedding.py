@@ -98,3 +98,8 @@ def test_the_local_embedder_needs_a_cpu_for_the_replays_besides_its_actors():
         check_cpus(EvalConfig(embedder="local"), 1)
     with pytest.raises(ValueError, match="needs at least 3 Ray CPUs"):
         check_cpus(EvalConfig(embedder="local", embed_actors=2), 2)
+    # counted by the free CPUs: those a Serve replica holds are not the job's (the message says what to do)
+    with pytest.raises(ValueError, match="needs at least 2 Ray CPUs .* Ray has 1 .*1 of Ray's 2 free.*--replica-cpus"):
+        check_cpus(EvalConfig(embedder="local"), 1, 2)
+    with pytest.raises(ValueError, match="no Ray CPU is free .*--replica-cpus"):
+        check_cpus(EvalConfig(embedder="hashing"), 0, 2)

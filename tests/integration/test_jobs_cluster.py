@@ -133,6 +133,31 @@ def test_cluster_normalize_merges_across_partitions_through_the_shards(cluster, 
     assert len(vault.events()) == events and all(vault.check().values())
 
 
+def test_cluster_normalize_carries_a_persons_decision_through_the_shards(cluster, tmp_path):
+    import pyarrow as pa
+
+    from vault_ray.evals.normalize import apply_plan
+    from vault_ray.evals.plan_report import PLAN_SCHEMA
+
+    vault = cluster("carry")
+    vault.set_strategy("user.home_city", "authority")
+    vault.set_authority("agent-a", "user.home_city", 0.9)
+    vault.agent("agent-a").add_facts([Fact("user.home_city", "The user lives in Paris", "Paris")], resolve=False)
+    said = vault.agent("agent-b").add_facts([Fact("user.home_city", "The user lives in Rome", "Rome")], resolve=False)
+    rome = said.decisions[0]
+    vault.resolve_dispute(rome.dispute_id, winner=rome.claim_id, decided_by="dana")
+    vault.agent("agent-c").add_facts([Fact("user.location", "The user lives in Oslo", "Oslo")])  # newer than Rome
+    assert partition_of("user.home_city", 4) != partition_of("user.location", 4)
+    plan = tmp_path / "plan.parquet"
+    pq.write_table(pa.Table.from_pylist([{"plan": "p", "action": "merge", "approved": True, "from_label": "user.home_city",
+                                          "to_label": "user.location"}], schema=PLAN_SCHEMA), plan)
+    applied = apply_plan(plan, address="auto", namespace=vault.info().namespace)
+    assert (applied.carried, applied.held, applied.rekeyed) == (1, {}, 1)
+    (dispute,) = vault.disputes()  # Oslo is newer, but Rome was a person's choice: a person decides
+    assert dispute.entity == "user.location" and dispute.needs_user and vault.claim(dispute.challenger).value == "Rome"
+    assert all(vault.check().values())
+
+
 def test_a_cluster_reindex_onto_the_stores_own_embedder_stops_before_any_job(cluster, monkeypatch):
     """The store's embedder is read from the control actor before the store is joined as a
     job target, an actor pool starts or a progress bar shows: a rerun says so and exits 0."""

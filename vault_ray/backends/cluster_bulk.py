@@ -14,7 +14,7 @@ import ray
 
 from vault_ray.storage.layout import partition_of
 
-from ..engine.bulk import MergeRecord
+from ..engine.bulk import CarriedDecision, MergeRecord
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, merged
 from ..models import Claim, Retraction
 
@@ -102,12 +102,15 @@ class ClusterBulk:
     def note_merged(self, records: Sequence[MergeRecord], now: datetime) -> int:
         return self._merge_side("note_merged", records, lambda r: r.target_entity, now)
 
+    def carry_decisions(self, carried: Sequence[CarriedDecision], now: datetime) -> int:
+        return self._merge_side("carry_decisions", carried, lambda c: c.target_entity, now)
+
     def retire_merged(self, records: Sequence[MergeRecord], now: datetime) -> int:
         return self._merge_side("retire_merged", records, lambda r: r.source_entity, now)
 
-    def _merge_side(self, method: str, records: Sequence[MergeRecord], entity_of: Callable[[MergeRecord], str],
+    def _merge_side(self, method: str, records: Sequence[Any], entity_of: Callable[[Any], str],
                     now: datetime) -> int:
-        by_p: dict[int, list[MergeRecord]] = {}
+        by_p: dict[int, list[Any]] = {}
         for r in records:
             by_p.setdefault(partition_of(entity_of(r), self.partitions), []).append(r)
         mine = lambda ps: [r for p in ps for r in by_p[p]]  # noqa: E731

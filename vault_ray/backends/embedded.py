@@ -229,6 +229,9 @@ class EmbeddedBackend:
     def note_merged(self, records: Sequence[bulk.MergeRecord], now: datetime) -> int:
         return bulk.note_merged(self.host, records, now)
 
+    def carry_decisions(self, carried: Sequence[bulk.CarriedDecision], now: datetime) -> int:
+        return bulk.carry_decisions(self.host, carried, now)
+
     def retire_merged(self, records: Sequence[bulk.MergeRecord], now: datetime) -> int:
         return bulk.retire_merged(self.host, records, now)
 

@@ -244,10 +244,15 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str, a
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
     outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"
     accepted = f" ({result.accepted} accepted from keep rows)" if result.accepted else ""
+    carried = f", {result.carried} person's decision(s) carried over" if result.carried else ""
     console.print(f"plan {result.plan_id}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
-                  f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired; "
+                  f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired{carried}; "
                   f"{result.seconds:.1f} s")
+    for label, why in result.held.items():
+        console.print(f"[yellow]held:[/yellow] {label} was not merged: {why}", highlight=False)
     _exit_on_errors(result.errors, "stay on their label")
+    if result.held:
+        raise typer.Exit(1)
 
 
 def _exit_on_errors(errors: Mapping[str, str], what: str) -> None:

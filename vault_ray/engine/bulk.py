@@ -8,6 +8,7 @@ lock; every change goes through the claim log's own transactions (`commit`,
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -18,7 +19,7 @@ import pyarrow as pa
 
 from vault_ray.storage.layout import partition_of
 
-from ..models import Claim, DisputeStatus, Resolution, Status
+from ..models import Claim, Dispute, DisputeStatus, Resolution, Status
 from .partition import Partition
 from .partitions import PartitionSet
 from .txn import Txn
@@ -157,6 +158,54 @@ def note_merged(host: PartitionSet, records: Sequence[MergeRecord], now: datetim
     return written
 
 
+@dataclass(frozen=True)
+class CarriedDecision:
+    """A dispute a person resolved on a merged label, whose chosen claim is re-keyed: the
+    decision goes to the target with it (before the copies are written), so the copy is a
+    value a person chose there too (decided.py: no agent's value overturns it by policy)."""
+
+    dispute: Dispute
+    target_entity: str
+    copies: dict[str, str]
+    """Each member's claim id on the old label -> its copy's id on the target (copied or not)."""
+    plan: str = ""
+
+
+def carried_id(dispute_id: str, target: str, partition: int) -> str:
+    """The id of a decision carried onto `target`: the same on every run (a rerun records it once)."""
+    digest = hashlib.blake2b(f"{dispute_id}\x00{target}".encode(), digest_size=16).hexdigest()
+    return f"dsp-{partition}-{digest}"
+
+
+def carry_decisions(host: PartitionSet, carried: Sequence[CarriedDecision], now: datetime) -> int:
+    """On the target side: each decision as a resolved dispute of the target whose members are the
+    copies' ids and whose winner is the chosen claim's copy, by the same person, at the same time,
+    with a `dispute_resolved` event naming where it came from. Returns the decisions recorded
+    (0 for a repeat)."""
+    written = 0
+    for part, mine in _by_partition(host, carried, lambda c: c.target_entity):
+        with part.lock:
+            txn = part.begin(now)
+            for c in mine:
+                d, res = c.dispute, c.dispute.resolution
+                did = carried_id(d.id, c.target_entity, part.number)
+                if res is None or did in txn.disputes or part.log.get_dispute(did) is not None:
+                    continue
+                copy = c.copies.get
+                plan = f" by merge plan {c.plan}" if c.plan else ""
+                note = f"carried over from dispute {d.id} on {d.entity}{plan}" + (f": {res.note}" if res.note else "")
+                moved = replace(d, id=did, entity=c.target_entity, challenger=copy(d.challenger, d.challenger),
+                                incumbents=tuple(copy(i, i) for i in d.incumbents),
+                                supporters=tuple(copy(i, i) for i in d.supporters),
+                                resolution=replace(res, winner=None if res.winner is None else copy(res.winner, res.winner),
+                                                   note=note))
+                txn.put_dispute(moved, "dispute_resolved", agent=MERGED_BY, claim_id=moved.resolution.winner,  # type: ignore[union-attr]
+                                decided_by=res.decided_by, note=note, from_entity=d.entity, from_dispute=d.id)
+                written += 1
+            part.commit(txn)
+    return written
+
+
 def retire_merged(host: PartitionSet, records: Sequence[MergeRecord], now: datetime) -> int:
     """On the source side: each merged claim still live is superseded by its successor
     (with an `entity_merged` event), and open disputes left with no live claim on the
@@ -193,9 +242,9 @@ def _close_emptied_disputes(txn: Txn, entity: str, target: str) -> None:
         txn.put_dispute(closed, "dispute_resolved", agent=MERGED_BY, claim_id=None, decided_by=MERGED_BY, note=note)
 
 
-def _by_partition(host: PartitionSet, records: Sequence[MergeRecord],
-                  entity_of: Callable[[MergeRecord], str]) -> list[tuple[Partition, list[MergeRecord]]]:
-    groups: dict[int, list[MergeRecord]] = {}
+def _by_partition(host: PartitionSet, records: Sequence[Any],
+                  entity_of: Callable[[Any], str]) -> list[tuple[Partition, list[Any]]]:
+    groups: dict[int, list[Any]] = {}
     for r in records:
         groups.setdefault(partition_of(entity_of(r), host.partitions), []).append(r)
     out = []

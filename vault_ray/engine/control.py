@@ -94,6 +94,7 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
         raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
     check_entry_size(entry)
     _no_clash(registry, entry)
+    _no_lowering(registry, policy, entry)
     for alias in sorted(set(entry.aliases) & named(policy)):
         log.warning("vault-ray: %r is now an alias of %r: the policy's rules on %r no longer apply to new writes "
                     "(name %r in the policy)", alias, entry.key, alias, entry.key)
@@ -117,6 +118,17 @@ def _no_clash(registry: EntityRegistry, entry: RegistryEntry) -> None:
             raise InvalidInput(f"{alias!r} is already an alias of {owner[alias]!r}; remove it there first")
         if alias in registry.entries:
             raise InvalidInput(f"{alias!r} is a registry key of its own; it cannot also be an alias of {entry.key!r}")
+
+
+def _no_lowering(registry: EntityRegistry, policy: Policy, entry: RegistryEntry) -> None:
+    """InvalidInput for a new alias the policy calls high stakes on a key it does not: writes to the
+    alias would land on the key, where a strategy settles their conflicts with no person asked."""
+    old = registry.entries.get(entry.key)
+    for alias in entry.aliases:
+        if policy.is_high_stakes(alias) and not policy.is_high_stakes(entry.key) and (old is None or alias not in old.aliases):
+            raise InvalidInput(f"{alias!r} is high stakes (policy.high_stakes: its conflicts wait for a person) and "
+                               f"{entry.key!r} is not: as an alias its writes would land there and be settled by a "
+                               f"strategy. Add {entry.key!r} to high_stakes first, or use a high-stakes key")
 
 
 def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: object, check: object = True) -> None:

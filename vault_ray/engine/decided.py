@@ -98,10 +98,15 @@ def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn, incoming: Cl
     (a tie under authority or consensus, a near-simultaneous write under recency, an ambiguous
     judge), becomes a dispute that waits for a person (`needs_user`), whatever the strategy: no
     rule settles it, and a retraction of the chosen claim does not install the challenger
-    (retract.py, waiting.py). A verdict for the chosen claim (LOSE) stands."""
-    if verdict.action not in (Action.WIN, Action.DISPUTE) or not conflicting:
+    (retract.py, waiting.py). A verdict for the chosen claim (LOSE) stands. An incoming claim a
+    person chose already (a re-keyed copy, `_chosen_waits`) that would lose or tie waits likewise."""
+    if not conflicting or verdict.action not in (Action.WIN, Action.DISPUTE, Action.LOSE):
         return verdict
     decided = person_decided(txn, conflicting[0].entity)
+    if incoming is not None and incoming.id in decided and verdict.action != Action.WIN:
+        return _chosen_waits(verdict, incoming, decided[incoming.id])
+    if verdict.action == Action.LOSE:
+        return verdict
     chosen = next((c for c in conflicting if c.id in decided), None)
     if chosen is None:
         if incoming is None or not says_rejected(txn, incoming):
@@ -114,6 +119,16 @@ def guard(verdict: Verdict, conflicting: Sequence[Claim], txn: Txn, incoming: Cl
             else "a challenge to a person's decision waits for a person")
     reason = (f"{chosen.value or chosen.text!r} was chosen by {who} (dispute {dispute_id}); {said} "
               f"({verdict.strategy}: {verdict.reason})")
+    return replace(verdict, action=Action.DISPUTE, reason=reason, needs_user=True, winner=None)
+
+
+def _chosen_waits(verdict: Verdict, incoming: Claim, by: tuple[str, str]) -> Verdict:
+    """An incoming claim a person chose already (the copy of a chosen claim `normalize` re-keys, whose
+    decision was carried onto its new entity first) that its strategy would set aside or dispute: a
+    dispute that waits for a person, not an agent's value installed by policy over the choice."""
+    who, dispute_id = by
+    reason = (f"{incoming.value or incoming.text!r} was chosen by {who} (dispute {dispute_id}); an agent's value "
+              f"does not set a person's decision aside: a person decides ({verdict.strategy}: {verdict.reason})")
     return replace(verdict, action=Action.DISPUTE, reason=reason, needs_user=True, winner=None)
 
 
