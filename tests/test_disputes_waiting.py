@@ -251,3 +251,20 @@ def test_a_person_choosing_in_one_dispute_makes_the_other_stand_against_the_choi
     vault.resolve_dispute(c.dispute_id, c.claim_id, decided_by="dana")  # and the person can still decide it
     assert [x.value for x in vault.get("user.budget").active] == ["$7000"]
 
+
+
+def test_every_value_that_joins_a_waiting_dispute_counts_as_a_challenge(vault):
+    """The `challenges` count of a dispute that waits with no standing value goes up for each write
+    that joins it: a held value, support of the pending value, an agent's new value in place of its own."""
+    madrid = person_chose(vault)
+    assert vault.dispute(madrid.dispute_id).challenges == 1
+    say(vault, "d", "Oslo", 30, entity="user.location")  # held: the other side
+    assert vault.dispute(madrid.dispute_id).challenges == 2
+    say(vault, "e", "Lisbon", 40, entity="user.location")  # another held value
+    assert vault.dispute(madrid.dispute_id).challenges == 3
+    say(vault, "b", "Madrid", 50, entity="user.location")  # support of the pending value
+    assert vault.dispute(madrid.dispute_id).challenges == 4
+    say(vault, "d", "Porto", 60, entity="user.location")  # d's new value in place of its Oslo
+    d = vault.dispute(madrid.dispute_id)
+    assert d.challenges == 5 and d.status == "open" and vault.get("user.location").active == ()
+    assert [x.challenges for x in vault.disputes("open")] == [5]  # the listing says the same

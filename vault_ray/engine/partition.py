@@ -28,7 +28,7 @@ from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event,
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..strategies import Action, Verdict
-from . import disputes, episodic, tally, waiting
+from . import asked, disputes, episodic, tally, waiting
 from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
@@ -113,6 +113,8 @@ class Partition:
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
+                if takes_back:  # a dispute it opened or flagged may ask a person about others' items
+                    asked.flag(txn, item.entity, policy, item.agent)
                 txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
@@ -171,7 +173,7 @@ class Partition:
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
-        verdict = guard(verdict, conflicting, txn, incoming)
+        verdict = asked.wait(guard(verdict, conflicting, txn, incoming), incoming, conflicting, txn, policy)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
     @staticmethod
@@ -239,6 +241,7 @@ class Partition:
         txn.cardinality[d.entity] = cardinality
         resolved = disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
         waiting.after_decision(txn, resolved)  # a dispute that waited with no standing value now has one
+        asked.flag(txn, d.entity, None, decided_by)
         return resolved
 
     def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
