@@ -40,7 +40,19 @@ def values(vault, entity=TZ):
 
 
 def by_rule(vault):
-    return [d.resolution.decided_by for d in vault.disputes("resolved") if d.resolution.decided_by.startswith("rule:")]
+    """The rules that closed a dispute for a value (`rule:joined` closes one for none: its values wait elsewhere)."""
+    return [d.resolution.decided_by for d in vault.disputes("resolved")
+            if d.resolution.decided_by.startswith("rule:") and d.resolution.winner is not None]
+
+
+def one_question(vault, *claims):
+    """After the retraction: one open dispute holds every pending value (`claims`), waiting for a person;
+    the other was closed by `rule:joined`, for no value, naming it."""
+    (left,) = vault.disputes("open")
+    assert left.needs_user and {left.challenger, *left.incumbents, *left.supporters} == {c.claim_id for c in claims}
+    joined = [d for d in vault.disputes("resolved") if d.resolution.decided_by == "rule:joined"]
+    assert len(joined) == 1 and joined[0].resolution.winner is None and left.id in joined[0].resolution.note
+    return left
 
 
 def two_questions(vault, strategy, entity=TZ, chosen="CST", rejected="PST", other="EST"):
@@ -70,13 +82,12 @@ def test_an_open_dispute_about_the_value_waits_once_a_person_is_asked(vault, str
     vault.retract(c.claim_id, decided_by="user")  # what stands goes: no rule installs a challenger
     assert values(vault, TZ) == [] and vault.get(TZ).contested
     assert vault.claim(est.claim_id).status == vault.claim(pst.claim_id).status == Status.DISPUTED
-    assert {d.id for d in vault.disputes("open")} == {est.dispute_id, pst.dispute_id}
-    assert all(not d.incumbents for d in vault.disputes("open"))  # no superseded claim named as a side
     assert by_rule(vault) == []
-    vault.resolve_dispute(est.dispute_id, est.claim_id, decided_by="user")  # the person decides
-    assert values(vault, TZ) == ["EST"]
-    left = vault.dispute(pst.dispute_id)  # the other question now stands against the chosen value
-    assert left.status == "open" and left.needs_user and left.incumbents == (est.claim_id,)
+    left = one_question(vault, est, pst)  # one question for the person: EST or PST
+    assert {x.claim.id for x in vault.get(TZ).candidates} == {est.claim_id, pst.claim_id}
+    vault.resolve_dispute(left.id, est.claim_id, decided_by="user")  # the person decides
+    assert values(vault, TZ) == ["EST"] and vault.disputes("open") == []
+    assert vault.claim(pst.claim_id).status == Status.SUPERSEDED
     assert all(vault.check().values())
 
 
@@ -97,7 +108,9 @@ def test_a_new_challenge_while_a_person_is_asked_waits_for_the_person(vault, str
     assert est.outcome == "disputed" and vault.dispute(est.dispute_id).needs_user
     vault.retract(c.claim_id, decided_by="user")
     assert values(vault, TZ) == [] and by_rule(vault) == []
-    assert all(d.needs_user and not d.incumbents for d in vault.disputes("open"))
+    left = one_question(vault, pst, est)
+    vault.resolve_dispute(left.id, pst.claim_id, decided_by="user", note="PST after all")  # a person may choose it
+    assert set(values(vault, TZ)) == {"PST"} and vault.disputes("open") == []  # (consensus: a outvoted, back)
 
 
 @pytest.mark.parametrize("strategy", ["recency", "authority", "judge"])
@@ -139,3 +152,7 @@ def test_the_rule_holds_per_item_on_a_many_entity(vault):
     assert spouse.outcome == "disputed" and vault.dispute(spouse.dispute_id).needs_user
     vault.retract(c.claim_id, decided_by="user")
     assert values(vault, fam) == ["3 children"] and by_rule(vault) == []
+    (left,) = vault.disputes("open")  # one question about the spouse, holding every pending value
+    assert {left.challenger, *left.incumbents, *left.supporters} == {est.claim_id, pst.claim_id, spouse.claim_id}
+    vault.resolve_dispute(left.id, spouse.claim_id, decided_by="user")
+    assert values(vault, fam) == ["3 children", "spouse:Kim"] and vault.disputes("open") == []

@@ -13,7 +13,9 @@ person has been asked"):
 - every other open dispute about the item waits for a person from then on (`flag`, a
   `dispute_changed` event), so that no rule settles it: not `rule:incumbent_retracted` when a
   person retracts what stands, not a consensus count, `reasserted_by`, `rule:stale` or
-  `rule:incumbents_withdrawn` (disputes.py and retract.py skip disputes that wait for a person).
+  `rule:incumbents_withdrawn` (disputes.py and retract.py skip disputes that wait for a person);
+- when a retraction leaves such disputes waiting with no standing value, they ask one question: the
+  later one's values are held in the first and it closes for no value (`fold`, `rule:joined`).
 
 An agent revising its own claim (pass 1) is not a rule and goes on as before; so does a write about
 another item of a `many` entity, and a write that agrees with what stands (support).
@@ -23,15 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
-from ..models import Claim, Dispute
+from ..models import Claim, Dispute, DisputeStatus, Resolution, Status
 from ..policy import Policy
-from ..reasoners.rules import normalized_value, same_item
+from ..reasoners.rules import agrees, normalized_value, same_item
 from ..strategies import Action, Verdict
-from .disputes import waits_for_person
+from .disputes import held_open, waits_for_person
 from .txn import Txn
 
 CHANGED = "dispute_changed"
+JOINED = "rule:joined"
+"""Who closes a dispute whose values went to wait in another one about the same item (`fold`)."""
 
 
 def values_of(txn: Txn, d: Dispute) -> list[str]:
@@ -91,3 +96,29 @@ def flag(txn: Txn, entity: str, policy: Policy | None, agent: str | None) -> Non
                             reason=f"a person has been asked about this item in {by.id}: a person decides")
             asked.append(d)
             changed = True
+
+
+def fold(txn: Txn, d: Dispute, policy: Policy, by: str, why: str, detail: dict[str, Any]) -> bool:
+    """`d` waits for a person with no standing value and holds none (a retraction took its last
+    incumbent). When another open dispute about its item already waits so, a person is asked one
+    question, not two: `d`'s values join that dispute (backing its pending value when they say it,
+    `rules.agrees`, else held there as the other side, `disputed`) and `d` closes with no winner
+    (`JOINED`, its note naming the dispute its values wait in). False when there is none."""
+    card = txn.cardinality.get(d.entity, "one")
+    mine = [i for i in (d.challenger, *d.supporters) if txn.known(i) and txn.claim(i).status == Status.DISPUTED]
+    values = [normalized_value(txn.claim(i)) for i in mine]
+    into = next((o for o in txn.open_disputes_on(d.entity) if o.id != d.id and txn.known(o.challenger)
+                 and held_open(txn, o, policy) and _about(txn, o, values)), None) if mine else None
+    if into is None:
+        return False
+    pending = normalized_value(txn.claim(into.challenger))
+    same = tuple(i for i, v in zip(mine, values, strict=True) if agrees(d.entity, v, pending, card))
+    joined = replace(into, supporters=(*into.supporters, *same), challenges=into.challenges + d.challenges,
+                     incumbents=(*into.incumbents, *(i for i in mine if i not in same)))
+    txn.put_dispute(joined, CHANGED, agent=by, claim_id=mine[0], challenges=joined.challenges, joined=mine,
+                    reason=f"{why}; the values of {d.id} wait for a person here")
+    note = f"{why}; its values wait for a person in {into.id}"
+    closed = replace(d, status=DisputeStatus.RESOLVED, resolution=Resolution(None, JOINED, note, txn.now))
+    txn.put_dispute(closed, "dispute_resolved", agent=JOINED, claim_id=None, decided_by=JOINED, note=note,
+                    winner=None, keep_both=False, **detail)
+    return True

@@ -21,7 +21,9 @@ Open disputes the claim was in go on without it:
   still names the retracted incumbent); a dispute that waits for a person (high stakes, or
   `needs_user`: one that challenges a value a person chose) stays open instead, and later agent
   values are held in it until a person decides (waiting.py); a retracted challenger of such a
-  dispute hands the challenge to the first value held in it.
+  dispute hands the challenge to the first value held in it. When another dispute about the same
+  item already waits so, its values join that one instead and it closes for no value
+  (`rule:joined`, asked.py): one question for the person, not two.
 
 A dispute a rule closes is decided by the rule (decided_by and the event's agent); the
 person is `retracted_by` in the detail. One that goes on open gets a `dispute_changed`
@@ -192,6 +194,8 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
         # only backers left, something still contradicts the challenger, or a person decides
         kept = d.incumbents if incumbents == d.incumbents else standing or tuple(  # (no superseded one whose
             i for i in incumbents if txn.known(i) and txn.claim(i).status.live)  # successor is parked elsewhere)
+        if not kept and waits_for_person(d, policy) and asked.fold(txn, d, policy, decided_by, why, changed):
+            return  # another dispute about its item waits with no standing value: one question, not two
         txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
                         challenges=d.challenges, reason=why, **changed)
         return
