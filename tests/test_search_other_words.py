@@ -7,11 +7,16 @@ stay apart, and a contested hit lists each competing value once."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from mcp import Client
+from mcp_clients import call
 
 from vault_ray import Fact, HashingEmbedder, Vault
+from vault_ray.mcp import VaultMemory, build_server
+from vault_ray.tokens import Principal
 
 T0 = datetime.now(UTC) - timedelta(hours=1)
 FAM = "user.family"
@@ -87,3 +92,23 @@ def test_a_contested_one_entity_lists_each_competing_value_once(vault):
     assert est.dispute_id and again.dispute_id == est.dispute_id
     (hit,) = [h for h in hits_on(vault, "timezone PST", tz) if h.claim.id == pst.claim_id]
     assert hit.contested and len(hit.alternatives) == 1
+
+
+def test_the_mcp_recall_line_shows_one_side_per_value(vault):
+    """The MCP `recall` text of a contested hit puts the hit's backers in other words on its side, and a
+    challenge's supporters on the challenger's: two sides, not one per word."""
+    vault.set_strategy(FAM, "authority")
+    say(vault, "a", "mother:Ann Lee", 0)
+    say(vault, "b", "mother:Ann Smith", 10)
+    say(vault, "c", "mom:Ann", 20)
+    say(vault, "d", "mama:Ann Smith", 30)
+
+    async def run():
+        memory = lambda: VaultMemory(vault, Principal("reader", "agent", ""))  # noqa: E731
+        async with Client(build_server(memory), raise_exceptions=True) as client:
+            return await call(client, "recall", query="mother Ann")
+
+    text = asyncio.run(run())
+    line = next(x for x in text.splitlines() if "CONTESTED: " in x and "dispute" in x)
+    assert "4 agents disagree" in line and line.count(" vs ") == 1, line
+    assert "mom:Ann" not in line.split(" vs ")[1] and "mama:Ann Smith" not in line  # each side named once
