@@ -24,6 +24,7 @@ from vault_ray.backends.connect import (
     ensure_ray,
     find_control,
     finish_erasures_soon,
+    no_store_here,
 )
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
@@ -66,13 +67,12 @@ def connect(
     check_shards(shards, store, partitions)
     if index is not None:
         check_index(index)
-    ensure_ray(address, namespace)
+    ensure_ray(address, namespace, store)
     handle = find_control(namespace)
     nonce = uuid.uuid4().hex
     if handle is None:
         if store is None:
-            raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}; start one with "
-                               "`vault-ray up --store PATH`, or pass store=PATH to create it")
+            raise no_store_here(namespace, create=", or pass store=PATH to create it")
         config = ClusterConfig(
             store=str(Path(store).expanduser().resolve()), dim=embedder.dim, embedder=embedder.name,
             namespace=namespace, nonce=nonce, partitions=partitions, shards=shards, reasoner=reasoner,
@@ -137,7 +137,7 @@ def shutdown(address: str | None = "auto", *, namespace: str = "vault") -> dict[
     ensure_ray(address, namespace)
     handle = find_control(namespace)
     if handle is None:
-        raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}")
+        raise no_store_here(namespace)
     stop_delivery(namespace)  # it reads the logs: stop it before they close
     try:
         head: dict[str, Any] = _get(handle.shutdown.remote())

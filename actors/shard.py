@@ -39,6 +39,7 @@ from vault_ray.engine.erase import drop_sources, erase_entity, erasures_done, fi
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.receipts import receipts_held
 from vault_ray.engine.retract import retract_claims
+from vault_ray.engine.suggest import similar_entities
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
 from vault_ray.errors import VaultError
@@ -257,6 +258,10 @@ class Shard(ShardBulk):
     @shared
     def aligned_to(self, partitions: list[int], labels: list[str]) -> dict[str, tuple[float, str]]:
         return self.host.aligned_to(labels, self._serve(partitions))
+
+    @shared
+    def similar_entities(self, partitions: list[int], entities: list[str], n: int) -> dict[str, list[tuple[float, str]]]:
+        return similar_entities(self.host, entities, n, self._serve(partitions))
 
     @shared
     def entities_present(self, entities: list[str]) -> set[str]:

@@ -259,10 +259,16 @@ def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None]:
         return None, None
     if not cmdline.startswith("ray::"):
         return "process", None
+    return "cluster", recorded_head(root)
+
+
+def recorded_head(root: str | os.PathLike[str]) -> str | None:
+    """The address of the Ray head `vault-ray up` started for the store, as it recorded it in
+    STORE/cluster.json (None: none recorded, or no such file)."""
     state = read_json(Path(root) / "cluster.json") or {}
     head = state.get("head") if isinstance(state, dict) else None
     address = head.get("address") if isinstance(head, dict) else None
-    return "cluster", address if isinstance(address, str) and address else None
+    return address if isinstance(address, str) and address else None
 
 
 def hold_log(path: str) -> int:

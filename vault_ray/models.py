@@ -354,6 +354,9 @@ class EntityView:
     events: tuple[Claim, ...] = field(init=False, default=())
     """The events (episodic claims) among `active`, oldest first: what happened and when
     (`observed_at`), never a value of the entity nor a candidate of a dispute."""
+    suggestions: tuple[str, ...] = ()
+    """When no claim was ever made on `entity` (a typo?): the stored entity keys most like
+    it, best first ("did you mean"); empty otherwise. The view itself stays empty."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "events", tuple(c for c in self.active if c.kind == Kind.EPISODIC))
@@ -363,3 +366,12 @@ class EntityView:
         """The current value(s): the facts' (every competing one while a dispute is open), no event."""
         shown = (c.claim for c in self.candidates) if self.contested else self.active
         return tuple(c.value or c.text for c in shown if c.kind != Kind.EPISODIC)
+
+    @property
+    def did_you_mean(self) -> str:
+        """"did you mean 'user.employer'?" for an empty view with `suggestions` ("" without)."""
+        if not self.suggestions:
+            return ""
+        keys = [f"'{k}'" for k in self.suggestions]
+        either = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " or " + keys[-1]
+        return f"did you mean {either}?"

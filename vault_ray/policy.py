@@ -115,6 +115,11 @@ class Policy:
     align_threshold: float = 0.85
     ask_threshold: float = 0.70
     half_life_days: float = 30.0
+    same_event_window_s: float = 3600.0
+    """How far apart (seconds) two records of an event in the same words, with the same value,
+    may be observed and still be one event (the same agent's: a `NOOP`; search shows one hit).
+    Wide enough for a retry or a re-extraction of the same message, narrower than any
+    recurrence worth logging again (docs/policies.md, "The same event")."""
     max_text: int = 2000
     max_open_disputes: int = 3
     rules: AutoResolveRules = field(default_factory=AutoResolveRules)
@@ -273,6 +278,7 @@ class Policy:
         _positive("near_simultaneous_s", self.near_simultaneous_s, allow_zero=True)
         _positive("consensus_margin", self.consensus_margin, allow_zero=True)
         _positive("half_life_days", self.half_life_days)
+        _positive("same_event_window_s", self.same_event_window_s)
         _positive("ask_threshold", self.ask_threshold, allow_zero=True)
         _positive("align_threshold", self.align_threshold, allow_zero=True)
         ask, align = self.ask_threshold, self.align_threshold

@@ -84,10 +84,10 @@ def decision_table(rows: list[tuple[str, str, Decision]], title: str = "What the
     return Rows(title, ("agent", "said", "entity", "op", "outcome", "why"), out)
 
 
-def claims_table(claims: list[Claim], title: str) -> Rows:
+def claims_table(claims: list[Claim], title: str, *, empty: str = "") -> Rows:
     return Rows(title, ("id", "agent", "text", "value", "status", "observed_at", "superseded_by"),
                 [(short(c.id), c.agent, c.text, c.value or "", str(c.status), _when(c), short(c.superseded_by))
-                 for c in claims], empty="no claims")
+                 for c in claims], empty=empty or "no claims")
 
 
 def view_table(view: EntityView) -> Rows:
@@ -101,7 +101,8 @@ def view_table(view: EntityView) -> Rows:
     # events after the values, labelled: what happened at observed_at, not a value of the entity
     rows += [(f"event: {c.value or c.text}", c.agent, "", str(c.status), _when(c), c.session or "", "") for c in view.events]
     return Rows(title, ("value", "agent", "weight", "status", "observed_at", "session", "dispute"), rows,
-                empty="no current value (nothing stored, or every claim was superseded or retracted; see its history)")
+                empty=f"no claim was ever made on this key; {view.did_you_mean}" if view.suggestions else
+                "no current value (nothing stored, or every claim was superseded or retracted; see its history)")
 
 
 def hits_table(query: str, hits: list[Hit]) -> Rows:

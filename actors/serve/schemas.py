@@ -135,6 +135,7 @@ class PolicyBody(Strict):
     align_threshold: Number = _DEFAULT.align_threshold
     ask_threshold: Number = _DEFAULT.ask_threshold
     half_life_days: Number = _DEFAULT.half_life_days
+    same_event_window_s: Number = _DEFAULT.same_event_window_s
     max_text: Integer = _DEFAULT.max_text
     max_open_disputes: Integer = _DEFAULT.max_open_disputes
     rules: RulesIn = RulesIn()
@@ -166,6 +167,7 @@ class PolicyPatch(Strict):
     align_threshold: Number | None = None
     ask_threshold: Number | None = None
     half_life_days: Number | None = None
+    same_event_window_s: Number | None = None
     max_text: Integer | None = None
     max_open_disputes: Integer | None = None
     rules: RulesIn | None = None
@@ -270,6 +272,7 @@ class EntityViewOut(BaseModel):
     candidates: list[CandidateOut]
     disputes: list[DisputeOut]
     events: list[ClaimOut] = Field(default=[], description="the events (episodic) among active, oldest first: no value")
+    suggestions: list[str] = Field(default=[], description="a key never written: the stored keys most like it (did you mean)")
 
 
 class StepOut(BaseModel):
@@ -322,6 +325,7 @@ class PolicyOut(BaseModel):
     align_threshold: float
     ask_threshold: float
     half_life_days: float
+    same_event_window_s: float
     max_text: int
     max_open_disputes: int
     rules: RulesOut

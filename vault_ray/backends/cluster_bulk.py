@@ -15,6 +15,7 @@ import ray
 from vault_ray.storage.layout import partition_of
 
 from ..engine.bulk import MergeRecord
+from ..engine.suggest import MAX_SUGGESTIONS, Similar, merged
 from ..models import Claim, Retraction
 
 SETTLE_LEASE_S = 60.0
@@ -49,6 +50,12 @@ class ClusterBulk:
             self._routed(self._all(), lambda s, ps: s.drop_sources.remote(ps, sources))
             self._one(p, lambda s: s.erasures_done.remote(p, [entity], sources))
         return done  # type: ignore[no-any-return]
+
+    def similar_entities(self, entities: Iterable[str], n: int = MAX_SUGGESTIONS) -> dict[str, Similar]:
+        """A read off the hot path (an empty view's "did you mean"): every shard's best, merged."""
+        entities = list(entities)
+        per_shard = self._routed(self._all(), lambda s, ps: s.similar_entities.remote(ps, entities, n))
+        return {e: merged([found[e] for found in per_shard], n) for e in entities}
 
     def dump_partition(self, partition: int) -> dict[str, pa.Table]:
         return self._one(partition, lambda s: s.dump_partition.remote(partition))  # type: ignore[no-any-return]

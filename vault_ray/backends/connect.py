@@ -5,13 +5,14 @@ Ray connection it needs. Creating a store's actors is `vault_ray.actors.connect`
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from pathlib import Path
 from typing import Any
 
 import ray
 
-from vault_ray.storage.layout import REINDEX_HINT
+from vault_ray.storage.layout import REINDEX_HINT, recorded_head
 
 from ..embedders import Embedder
 from ..errors import ClusterError, StoreMismatch
@@ -19,12 +20,16 @@ from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
 from .routing import CONTROL_NAME
 
 
-def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
+def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: str | Path | None = None) -> None:
     """Connect this process to Ray unless it already is (then `address` is not
     looked at: a process talks to one Ray cluster). `address=None` or "local" starts
-    a private Ray instance in this process (a notebook, a single machine)."""
+    a private Ray instance in this process (a notebook, a single machine). "auto":
+    the one Ray cluster running on this machine (`one_ray_here`; `store`, when given,
+    names the address its `vault-ray up` recorded in the error)."""
     if ray.is_initialized():
         return
+    if address == "auto":
+        one_ray_here(store)
     options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
     try:
         if address in (None, "local"):
@@ -37,6 +42,45 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault") -> None:
             f"cannot reach a Ray cluster at {address!r}: {exc}. Start one with `vault-ray up --store PATH` "
             "(or `ray start --head`), or pass its address"
         ) from exc
+
+
+PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "
+                "`--address HOST:PORT` on the command line (or RAY_ADDRESS=HOST:PORT)")
+
+
+def one_ray_here(store: str | Path | None = None) -> None:
+    """Before joining "auto": ClusterError when several Ray clusters run on this machine (a shared
+    host, a test's Ray beside `vault-ray up`'s). Ray would pick one of them (the last `ray start`)
+    and could attach to another user's; an address names the one meant. RAY_ADDRESS, when set,
+    is that address (Ray reads it instead of "auto")."""
+    if os.environ.get("RAY_ADDRESS"):
+        return
+    try:
+        from ray._private.services import find_gcs_addresses  # noqa: PLC0415
+    except ImportError:  # another Ray: it finds its cluster itself
+        return
+    find_gcs_addresses.cache_clear()  # Ray caches what it found: the clusters running now
+    running = sorted(find_gcs_addresses())
+    if len(running) > 1:
+        head = recorded_head(store) if store is not None else None
+        theirs = f" (`vault-ray up` recorded {str(store)!r}'s at {head})" if head else ""
+        raise ClusterError(f"address 'auto' is ambiguous: {len(running)} Ray clusters run on this machine "
+                           f"({', '.join(running)}) and 'auto' could join another one's; {PASS_ADDRESS}{theirs}")
+
+
+def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
+    """No control actor serves `namespace` in the Ray cluster this process joined: which cluster
+    that is, the namespaces where it does serve a store, and what to do."""
+    try:
+        here = f" on the Ray cluster at {ray.get_runtime_context().gcs_address}"
+        served = sorted({a["namespace"] for a in ray.util.list_named_actors(all_namespaces=True)
+                         if a["name"] == CONTROL_NAME})
+    except Exception:  # noqa: BLE001  (only a better message is at stake)
+        here, served = "", []
+    elsewhere = (f" (it serves vault-ray stores in namespace(s) {', '.join(map(repr, served[:5]))}"
+                 f"{', ...' if len(served) > 5 else ''}: pass namespace=)" if served else "")
+    return ClusterError(f"no vault-ray cluster serves namespace {namespace!r}{here}{elsewhere}; to join a store "
+                        f"`vault-ray up` started, {PASS_ADDRESS}; to start one: `vault-ray up --store PATH`{create}")
 
 
 def prepare_address(address: str) -> None:
@@ -109,7 +153,7 @@ def backend_of(namespace: str) -> ClusterBackend:
     stopped on."""
     handle = find_control(namespace)
     if handle is None:
-        raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}")
+        raise no_store_here(namespace)
     info = control_info(handle)
     if info["error"] is not None:
         raise info["error"]
@@ -120,11 +164,10 @@ def join(address: str | None = "auto", *, namespace: str = "vault", store: str |
          partitions: int | None = None, embedder: Embedder, retry_timeout: float = RETRY_TIMEOUT_S) -> ClusterBackend:
     """The backend of the store served in `namespace`. Checks that `store`, `partitions`
     and the embedder, when given, match the store's."""
-    ensure_ray(address, namespace)
+    ensure_ray(address, namespace, store)
     handle = find_control(namespace)
     if handle is None:
-        raise ClusterError(f"no vault-ray cluster serves namespace {namespace!r}; start one with "
-                           "`vault-ray up --store PATH` (or vault_ray.actors.connect(store=PATH) in Python)")
+        raise no_store_here(namespace, create=" (or vault_ray.actors.connect(store=PATH) in Python)")
     info = control_info(handle)
     if info["error"] is not None:
         raise info["error"]

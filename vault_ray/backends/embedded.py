@@ -25,6 +25,7 @@ from ..engine.control import ControlFile
 from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
+from ..engine.suggest import MAX_SUGGESTIONS, Similar, similar_entities
 from ..engine.views import Scored
 from ..errors import ClaimNotFound, DisputeNotFound, InvalidInput, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event, Retraction
@@ -138,6 +139,9 @@ class EmbeddedBackend:
 
     def aligned_to(self, labels: Iterable[str]) -> dict[str, tuple[float, str]]:
         return self.host.aligned_to(labels)
+
+    def similar_entities(self, entities: Iterable[str], n: int = MAX_SUGGESTIONS) -> dict[str, Similar]:
+        return similar_entities(self.host, entities, n)
 
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
         return self.host.views(entities, self.policy)

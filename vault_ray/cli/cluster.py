@@ -35,7 +35,8 @@ HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
 
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the store (one store per namespace).")
-CLUSTER = typer.Option("auto", "--address", help="Ray address of the cluster ('auto': the one on this machine).")
+CLUSTER = typer.Option("auto", "--address", help="Ray address of the cluster, as `vault-ray up` printed it "
+                       "('auto': the only one on this machine).")
 POLICY_FILE = typer.Option(None, "--policy", help="Policy file to start with (JSON: Policy.to_dict(), or a file of "
                                                   "`vault-ray policy show` / `eval --recommend`).")
 ACTOR_OPTIONS = typer.Option(

@@ -33,7 +33,8 @@ err_console = Console(stderr=True)  # errors and notices: stdout stays the answe
 F = TypeVar("F", bound=Callable[..., Any])
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
-ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store (e.g. 'auto').")
+ADDRESS = typer.Option(None, "--address", help="Ray address of a cluster-mode store: the one `vault-ray up` printed "
+                       "('auto': the only Ray cluster on this machine).")
 NAMESPACE = typer.Option("vault", "--namespace", help="Ray namespace of the cluster-mode store.")
 HASHING = typer.Option(False, "--hashing", help="Use the deterministic hashing embedder instead of the local model.")
 JSON = typer.Option(False, "--json", help="Print JSON data (as the HTTP API sends it: times in ISO 8601 UTC).")

@@ -30,7 +30,9 @@ def history(entity: str, store: str = STORE, address: str = ADDRESS, namespace: 
     """Show every claim ever made on ENTITY, with status and provenance."""
     with open_vault(store, address, namespace, hashing) as vault:
         found = vault.history(entity)
-        print_json(found) if as_json else console.print(claims_table(found, f"history({entity!r})"))
+        hint = "" if found or as_json else vault.get(entity).did_you_mean  # a typo? the closest keys
+        hint = f"no claims; {hint}" if hint else ""
+        print_json(found) if as_json else console.print(claims_table(found, f"history({entity!r})", empty=hint))
 
 
 def search(query: str, k: int = typer.Option(5, "-k", help="How many hits."), store: str = STORE,

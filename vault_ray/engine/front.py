@@ -37,6 +37,7 @@ from ..reasoners.base import Reasoner
 from ..reasoners.contrast import contrasting
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from ..texts import check_agent, check_string
+from .suggest import with_suggestions
 from .timeline import view_as_of
 from .txn import WriteItem, fact_digest
 
@@ -352,7 +353,8 @@ def read_views(backend: Any, entities: Iterable[str], at: datetime | None, polic
     aligned = aligned_keys(backend, [e for e in blank if e not in moved])
     views.update(read((set(moved.values()) | set(aligned.values())) - views.keys()))
     moved.update({e: key for e, key in aligned.items() if at is None or _written_as(views[key], e)})
-    return {e: views[moved.get(e, key)] for e, key in wanted.items()}
+    out = {e: views[moved.get(e, key)] for e, key in wanted.items()}
+    return with_suggestions(backend, out, [e for e in blank if e not in moved and _blank(out[e])])
 
 
 def read_key(backend: Any, entity: str) -> str:

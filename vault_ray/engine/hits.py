@@ -4,7 +4,7 @@ each hit's dispute and agreeing claims from the entities' views (`Vault.search`)
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..models import Claim, EntityView, Hit, Kind, utcnow
 from ..policy import Policy
@@ -32,13 +32,14 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     # equal scores (claims of one text, observed together) in an order of their own, not the order the
     # index or the log scan (`as_of`) met them: a search now and one `as_of` now pick the same claim,
     # and so do two stores given the same writes (the id, random, decides last)
+    window = episodic.window_of(policy)
     events: dict[str, list[Claim]] = {}  # per entity, the events already a hit (one event: `episodic.one_event`)
     for score, claim in sorted(decayed, key=lambda h: (h[0], h[1].observed_at, h[1].text, h[1].agent, h[1].id),
                                reverse=True):
         if len(scored) >= k:
             break
         if claim.kind == Kind.EPISODIC:
-            if any(episodic.one_event(e, claim) for e in events.get(claim.entity, ())):
+            if any(episodic.one_event(e, claim, window) for e in events.get(claim.entity, ())):
                 continue
             events.setdefault(claim.entity, []).append(claim)
         else:
@@ -53,7 +54,7 @@ def ranked_hits(raw: list[tuple[float, Claim]], k: int, policy: Policy, at: date
     hits = []
     for score, claim, value in scored:
         view, many = views[claim.entity], card(claim.entity)
-        alike = backers(claim, [*view.active, *(x.claim for x in view.candidates)], many)
+        alike = backers(claim, [*view.active, *(x.claim for x in view.candidates)], many, window)
         said = [value, *(normalized_value(c) for c in alike.values())] if claim.kind != Kind.EPISODIC else [value]
         others: dict[str, Claim] = {}  # one claim per competing value (in any of its words): the first the view lists
         for x in view.candidates:
@@ -77,12 +78,13 @@ def joins(entity: str, value: str, group: list[str], cardinality: str) -> bool:
                               and not any(at_odds(entity, value, v, cardinality) for v in group))
 
 
-def backers(claim: Claim, claims: list[Claim], cardinality: str) -> dict[str, Claim]:
+def backers(claim: Claim, claims: list[Claim], cardinality: str,
+            window: timedelta = episodic.SAME_EVENT_WINDOW) -> dict[str, Claim]:
     """The claims among `claims` (an entity's active claims and candidates) that back `claim`'s
     hit: for a fact, the same value in any of its words (`joins`), the very same value first;
-    for an event, records of one event (`same_item`)."""
+    for an event, records of one event (`same_item`, within `window`)."""
     if claim.kind == Kind.EPISODIC:
-        return {c.id: c for c in claims if c.id != claim.id and same_item(c, claim)}
+        return {c.id: c for c in claims if c.id != claim.id and same_item(c, claim, window)}
     value, out = normalized_value(claim), {}
     group = [value]
     facts = [c for c in claims if c.id != claim.id and c.kind != Kind.EPISODIC]
@@ -94,14 +96,14 @@ def backers(claim: Claim, claims: list[Claim], cardinality: str) -> dict[str, Cl
     return out
 
 
-def same_item(a: Claim, b: Claim) -> bool:
+def same_item(a: Claim, b: Claim, window: timedelta = episodic.SAME_EVENT_WINDOW) -> bool:
     """Whether two claims of one entity are one hit: facts of one value (the agents that say
     it agree); for events (episodic claims), records of one event (`episodic.one_event`: its
-    value, its words and its time): two trips to Paris are two events, and so are two visits
-    to the gym a week apart told in the same words."""
+    value, its words and its time, within `window`): two trips to Paris are two events, and
+    so are two visits to the gym a week apart told in the same words."""
     if (a.kind == Kind.EPISODIC) != (b.kind == Kind.EPISODIC):
         return False
-    return episodic.one_event(a, b) if a.kind == Kind.EPISODIC else normalized_value(a) == normalized_value(b)
+    return episodic.one_event(a, b, window) if a.kind == Kind.EPISODIC else normalized_value(a) == normalized_value(b)
 
 
 def per_item(view: EntityView, said: list[str], cardinality: str = "many") -> tuple[bool, tuple[Claim, ...]]:

@@ -32,6 +32,7 @@ from . import asked, disputes, episodic, tally, waiting
 from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
+from .suggest import KeyIndex, ranked
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 from .views import Scored, as_live, entity_view
 
@@ -47,6 +48,8 @@ class Partition:
         self.clock: datetime | None = None
         """The recording time of the last change committed here: the next is later (`after`)."""
         self.index = index
+        self._keys: KeyIndex | None = None
+        """The live entity keys, sorted for `near_entities`: built on a miss, dropped by a commit changing them."""
         self.decided = Decided(lambda: self.log.disputes(status="resolved"))
         preloaded = len(index) > 0  # a host that restored its saved HNSW graph holds our rows already
         image = log.load(with_vectors=not preloaded)
@@ -131,7 +134,7 @@ class Partition:
             embedding=item.vector if live else None, source=item.source,
         )
         if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
-            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from)
+            return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from, policy)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
             txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
@@ -257,6 +260,8 @@ class Partition:
         self.clock = txn.now if self.clock is None or txn.now > self.clock else self.clock
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
         touched = {c.entity for c in txn.claims.values()}
+        if self._keys is not None and not self._keys.holds(touched, self.state.entities()):
+            self._keys = None
         off, on = [], []
         for entity in touched:
             rids = self.state.active_rids(entity)
@@ -314,6 +319,14 @@ class Partition:
     def has_entity(self, entity: str) -> bool:
         with self.lock:
             return self.state.has_entity(entity)
+
+    def near_entities(self, entity: str, n: int) -> list[tuple[float, str]]:
+        """The `n` live entity keys here most like `entity` ("did you mean", engine/suggest.py)."""
+        with self.lock:
+            if self._keys is None:
+                self._keys = KeyIndex(self.state.entities())
+            near = self._keys.near(entity)
+        return ranked(entity, near, n)
 
     def view(self, entity: str, policy: Policy) -> EntityView:
         with self.lock:

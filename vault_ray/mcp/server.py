@@ -226,7 +226,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
         """The current value of one entity key (e.g. 'user.timezone'). When agents disagree it is CONTESTED
         and lists every competing value with its agent, authority weight and time, one line per dispute; the
         entity's events (what happened, with when) follow apart, each marked "event:"; when nothing is stored
-        it says so."""
+        it says so, and for a key never used it names the closest stored keys (did you mean)."""
         view = await memory().get(entity)
         return answer(view_text(view), encode(view))
 
@@ -236,7 +236,8 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
         """Every claim ever made on an entity key, oldest first, with its agent, time, status (active,
         superseded, disputed) and what replaced it: the answer to "who said what, and when?"."""
         claims = await memory().history(entity)
-        return answer(history_text(entity, claims), {"result": encode(claims)})
+        view = None if claims else await memory().get(entity)  # a typo? its "did you mean"
+        return answer(history_text(entity, claims, view), {"result": encode(claims)})
 
     @server.tool(annotations=READ)
     @vault_errors

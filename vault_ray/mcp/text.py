@@ -214,6 +214,8 @@ def view_text(view: EntityView) -> str:
     facts = [c for c in view.active if c.kind != Kind.EPISODIC]
     if not facts:
         lines = [f"{view.entity}: no current value (only events, below)." if view.events else
+                 f"{view.entity}: no current value: no claim was ever made on this key; {view.did_you_mean}"
+                 if view.suggestions else
                  f"{view.entity}: no current value (nothing stored, or every claim was superseded or retracted; see "
                  "history)."]
     elif len(facts) == 1:
@@ -225,9 +227,11 @@ def view_text(view: EntityView) -> str:
     return "\n".join(lines + events_text(view))
 
 
-def history_text(entity: str, claims: Sequence[Claim]) -> str:
+def history_text(entity: str, claims: Sequence[Claim], view: EntityView | None = None) -> str:
+    """`view`: the entity's (empty) view, when no claim was ever made: its "did you mean"."""
     if not claims:
-        return f"{entity}: no claim has ever been made on this entity."
+        hint = f"; {view.did_you_mean}" if view is not None and view.suggestions else "."
+        return f"{entity}: no claim has ever been made on this entity{hint}"
     lines = [f"{entity}: {len(claims)} claim(s) ever made, oldest first:"]
     for c in claims:
         line = f"- {'event: ' if c.kind == Kind.EPISODIC else ''}{said(c, status=True)}"

@@ -48,7 +48,8 @@ async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max
 
 @router.get("/entities/{entity}", response_model=EntityViewOut, responses=READ)
 async def get_entity(entity: EntityPath, who: Agent, svc: Svc, as_of: AsOf = None) -> Any:
-    """The current view of an entity: while a dispute is open, every competing value."""
+    """The current view of an entity: while a dispute is open, every competing value. A key no claim was
+    ever made on (a typo?) answers an empty view whose `suggestions` name the closest stored keys."""
     return encode(await svc.run(svc.vault.get, entity, as_of=as_of))
 
 

@@ -1,0 +1,101 @@
+""""Did you mean": the stored entity keys closest to one that holds no claims (a typo,
+`user.emplyer` for `user.employer`), for the empty view `Vault.get` answers it.
+
+Bounded for large stores: each partition keeps its live entity keys sorted twice, as
+written and reversed (`KeyIndex`, dropped by a commit that adds or empties an entity,
+rebuilt on the next miss). A miss looks at the keys next to it in both orders, which
+share its beginning or its end: a typo anywhere but at both ends at once lands among
+them. Only those few are scored (difflib's ratio, on the part after a shared subject, so that
+`user.` alone never makes two keys alike); a partition answers its best few.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections.abc import Container, Iterable, Sequence
+from dataclasses import replace
+from difflib import SequenceMatcher
+from typing import Any, Protocol
+
+from ..models import EntityView
+
+MAX_SUGGESTIONS = 3
+"""Most keys one empty view suggests."""
+CUTOFF = 0.75
+"""Least similarity (difflib's ratio, 0 to 1) of a suggested key."""
+WINDOW = 32
+"""Neighbours looked at on each side of a missed key, in each order, per partition."""
+
+Similar = list[tuple[float, str]]
+"""(similarity, key), best first."""
+
+
+class KeyIndex:
+    """One partition's live entity keys, sorted as written and reversed."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self.keys = set(keys)
+        self.forward = sorted(self.keys)
+        self.backward = sorted(k[::-1] for k in self.forward)
+
+    def holds(self, touched: Iterable[str], live: Container[str]) -> bool:
+        """Whether it is still current after a commit that touched these entities (`live`: the keys now)."""
+        return all((e in self.keys) == (e in live) for e in touched)
+
+    def near(self, key: str, window: int = WINDOW) -> set[str]:
+        """The keys beside `key` in either order: those sharing most of its start or of its end."""
+        found: set[str] = set()
+        for keys, probe, flip in ((self.forward, key, False), (self.backward, key[::-1], True)):
+            at = bisect_left(keys, probe)
+            found.update(k[::-1] if flip else k for k in keys[max(0, at - window): at + window])
+        found.discard(key)
+        return found
+
+
+def similarity(asked: str, key: str) -> float:
+    """difflib's ratio of the two keys; of their parts after the subject when they share it,
+    or when `asked` names no subject (`employer` is like `user.employer`)."""
+    subject, dot, rest = asked.partition(".")
+    other, _, other_rest = key.partition(".")
+    if other_rest and (not dot or (subject == other and rest)):
+        asked, key = rest or asked, other_rest
+    return SequenceMatcher(None, asked, key, autojunk=False).ratio()
+
+
+def ranked(asked: str, keys: Iterable[str], n: int = MAX_SUGGESTIONS) -> Similar:
+    """The `n` keys most like `asked`, at least CUTOFF alike, best first (ties by key)."""
+    scored = [(s, k) for k in keys if (s := similarity(asked, k)) >= CUTOFF]
+    return sorted(scored, key=lambda h: (-h[0], h[1]))[:n]
+
+
+def merged(per_part: Iterable[Similar], n: int = MAX_SUGGESTIONS) -> Similar:
+    """The `n` best of several partitions' answers."""
+    return heapq.nsmallest(n, {h for hits in per_part for h in hits}, key=lambda h: (-h[0], h[1]))
+
+
+class Suggesting(Protocol):
+    def near_entities(self, entity: str, n: int) -> Similar: ...
+
+
+class Host(Protocol):
+    def opened(self, partitions: Iterable[int] | None = None) -> Sequence[Suggesting]: ...
+
+
+def similar_entities(host: Host, entities: Iterable[str], n: int = MAX_SUGGESTIONS,
+                     partitions: Iterable[int] | None = None) -> dict[str, Similar]:
+    """entity -> the best `n` keys of the host's partitions (those named) like it, scored."""
+    parts = host.opened(partitions)
+    return {e: merged([p.near_entities(e, n) for p in parts], n) for e in entities}
+
+
+def with_suggestions(backend: Any, views: dict[str, EntityView], blank: Iterable[str]) -> dict[str, EntityView]:
+    """`views` (asked label -> view), the views of the `blank` labels that hold no claim at all
+    (no alias, nothing aligned from them, none retracted or erased) carrying the live keys
+    most like them: the view stays empty, its `suggestions` say "did you mean"."""
+    blank = set(blank)
+    unknown = blank - backend.entities_present(blank) if blank else set()
+    if not unknown:
+        return views
+    found = backend.similar_entities(sorted(unknown))
+    return {e: replace(v, suggestions=tuple(k for _, k in found[e])) if found.get(e) else v for e, v in views.items()}
