@@ -110,6 +110,9 @@ class Partition:
                 out.append(txn.decided[item.id])
             else:
                 takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
+                if takes_back:  # (a store written before every dispute about an asked item was flagged)
+                    txn.cardinality[item.entity] = item.cardinality
+                    asked.flag(txn, item.entity, policy, item.agent)
                 withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
