@@ -262,3 +262,17 @@ def test_the_eval_help_is_whole_at_80_columns():
     assert "lww, recency, authority, consensus, judge, mixed (the default)" in text
     assert "lww, store, recency, authority, consensus, judge" in text
     assert "--mixed 'user.timezone=authority,user.diet=judge,*=recency'" in text
+
+
+def test_from_store_accepts_hashing_like_every_memory_command(store, tmp_path):
+    """QA qa1 L6: `--hashing` was "No such option"; the replay uses the stored vectors either way."""
+    runner = CliRunner()
+    with_flag = runner.invoke(app, ["eval", "--from-store", str(store), "--hashing", "--out", str(tmp_path / "a"),
+                                    "--policies", "store,authority"])
+    without = runner.invoke(app, ["eval", "--from-store", str(store), "--out", str(tmp_path / "b"),
+                                  "--policies", "store,authority"])
+    assert with_flag.exit_code == without.exit_code == 0, with_flag.output
+    assert (tmp_path / "a" / "from_store.md").read_text() == (tmp_path / "b" / "from_store.md").read_text()
+    synthetic = runner.invoke(app, ["eval", "--hashing", "--scenarios", "2", "--out", str(tmp_path / "c")])
+    assert synthetic.exit_code == 2 and "--hashing is for --from-store" in " ".join(synthetic.output.split())
+    assert not (tmp_path / "c").exists()

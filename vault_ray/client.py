@@ -183,6 +183,8 @@ class _Operations:
         return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))
 
     def register(self, entry: RegistryEntry) -> RegistryEntry:
+        if not isinstance(entry, RegistryEntry):  # as Vault.register
+            raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
         body = {k: v for k, v in encode(entry).items() if k != "key"}
         return self._send(Call("PUT", f"/v1/registry/{_seg(entry.key)}", _as(RegistryEntry), body=body))
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .errors import InvalidPolicy, PolicyConflict
+from .errors import InvalidInput, InvalidPolicy, PolicyConflict
 from .models import ENTITY_RE
-from .texts import storable
+from .texts import check_agent, storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
@@ -168,6 +168,7 @@ class Policy:
     def with_authority(self, agent: str, pattern: str, weight: float) -> Policy:
         if not isinstance(agent, str) or not agent:
             raise InvalidPolicy("agent must be a non-empty string", value=agent)
+        check_authority_agent(agent)
         validate_pattern(pattern)
         _check_weight(weight)
         table = {a: dict(t) for a, t in self.authority.items()}
@@ -303,6 +304,16 @@ class Policy:
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise InvalidPolicy(f"{name} must be one of {list(allowed)}, got {value!r}", value=value)
+
+
+def check_authority_agent(agent: str) -> None:
+    """InvalidPolicy unless `agent` is a name an agent may write under (`texts.check_agent`: no
+    reserved `rule:`/`strategy:` prefix, ...). Checked where an authority entry is added, not when a
+    stored policy is read (one written before the prefixes were reserved still opens)."""
+    try:
+        check_agent(agent)
+    except InvalidInput as exc:
+        raise InvalidPolicy(f"authority: {exc}", value=agent) from None
 
 
 def _check_weight(weight: object) -> None:

@@ -10,9 +10,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import InvalidPolicy
+from .errors import InvalidInput, InvalidPolicy
 from .models import validate_entity
 from .policy import CARDINALITIES
+from .texts import check_string
+
+MAX_DESCRIPTION = 2000
+"""Characters of an entry's description (it is embedded for extraction and sent with every registry read)."""
+MAX_EXAMPLE = 500
+"""Characters of one example statement (a sentence as a user would say it)."""
+MAX_EXAMPLES = 100
+"""Example statements of one entry."""
+MAX_ALIASES = 100
+"""Aliases of one entry."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,30 @@ class RegistryEntry:
             validate_entity(alias)
         if self.cardinality not in CARDINALITIES:
             raise InvalidPolicy(f"cardinality must be one of {list(CARDINALITIES)}", value=self.cardinality)
+
+
+def check_entry_size(entry: RegistryEntry) -> None:
+    """InvalidPolicy naming the field for an entry too large to register: a description over
+    MAX_DESCRIPTION characters, an example over MAX_EXAMPLE, more than MAX_EXAMPLES examples or
+    MAX_ALIASES aliases (or text with no UTF-8 form). Checked when an entry is registered, not
+    when a stored registry is read (an entry saved before the limits still opens)."""
+    for what, text, limit in (("description", entry.description, MAX_DESCRIPTION),
+                              *((f"example {i}", x, MAX_EXAMPLE) for i, x in enumerate(entry.examples))):
+        if isinstance(text, str) and len(text) > limit:
+            raise InvalidPolicy(f"registry entry {entry.key!r}: the {what} is {len(text)} characters; at most {limit}",
+                                value=len(text))
+    try:
+        check_string(entry.description, "registry description", limit=MAX_DESCRIPTION, empty=True)
+        for i, example in enumerate(entry.examples):
+            check_string(example, f"registry example {i}", limit=MAX_EXAMPLE)
+    except InvalidPolicy:
+        raise
+    except InvalidInput as exc:
+        raise InvalidPolicy(f"{exc} (entry {entry.key!r})", value=entry.key) from None
+    for name, items, limit in (("examples", entry.examples, MAX_EXAMPLES), ("aliases", entry.aliases, MAX_ALIASES)):
+        if len(items) > limit:
+            raise InvalidPolicy(f"registry entry {entry.key!r} has {len(items)} {name}; at most {limit}",
+                                value=len(items))
 
 
 # The builtin registry: the keys the rule reasoner writes, each with a few prototype

@@ -16,6 +16,7 @@ dogs) are not listed, and stand side by side as before.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _GROUPS = {
     "spouse": ("spouse", "wife", "husband"),
@@ -48,6 +49,17 @@ def other_holder(a: str, b: str) -> bool:
         return False
     wa, wb = set(_WORD.findall(ra[1].lower())), set(_WORD.findall(rb[1].lower()))
     return not (wa <= wb or wb <= wa)
+
+
+def clashing_holders(items: Iterable[str]) -> tuple[str, str, str] | None:
+    """(role, a, b) for the first two of `items` naming different holders of one single-valued
+    role ("wife:anna", "wife:sarah"): values no resolution may keep side by side; None if none do."""
+    seen = [i for i in dict.fromkeys(items) if single_role(i.casefold()) is not None]
+    for n, a in enumerate(seen):
+        for b in seen[n + 1:]:
+            if other_holder(a.casefold(), b.casefold()):
+                return single_role(a.casefold())[0], a, b  # type: ignore[index]
+    return None
 
 
 def same_role(a: str, b: str) -> bool:

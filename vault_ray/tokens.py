@@ -150,6 +150,17 @@ class TokenStore(RecordFile[TokenRecord]):
             raise UnknownAgent(record.id, f"its name {record.agent!r} {RESERVED_WHY}")
         return Principal(record.agent, record.role, record.id)
 
+    def recheck(self, who: Principal) -> None:
+        """UnknownAgent once `who`'s token is revoked (or gone): what a long request (an event
+        stream) asks again while it runs, since it authenticated only when it began."""
+        try:
+            record = self._current().get(who.token_id)
+        except StoreError as exc:
+            log.error("%s", exc)
+            raise StoreError("the server cannot read its token file: an operator must repair it") from None
+        if record is None or not record.active:
+            raise UnknownAgent(who.token_id, "revoked")
+
 
 def _token_id(token: str) -> str | None:
     if not token.startswith(PREFIX):

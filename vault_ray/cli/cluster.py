@@ -58,7 +58,8 @@ def up(
     partitions: int = typer.Option(None, "--partitions", help="Partition count of a new store (default 16)."),
     namespace: str = NAMESPACE,
     address: str = typer.Option(None, "--address", help="Join this running Ray cluster instead of starting a head."),
-    port: int = typer.Option(6379, "--port", help="Port of the local Ray head started when no --address is given."),
+    port: int = typer.Option(6379, "--port", help="Port of the local Ray head started when no --address is given "
+                             "(1-65535, but not 10001-19999 or 52365: Ray's own processes take those)."),
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs the local Ray head offers (default: all)."),
     temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
     hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
@@ -82,6 +83,7 @@ def up(
     check_shards(shards, store, partitions)  # bad input: before a Ray head starts
     head: dict[str, Any] = {}
     if address is None:
+        check_head_port(port)
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
@@ -202,6 +204,23 @@ def _ray_executable() -> str:
     if not found:
         raise ClusterError("the `ray` command is not installed (pip install 'vault-ray[cluster]')")
     return found
+
+
+RAY_PORTS = ((10001, 10001, "its client server"), (10002, 19999, "its worker processes"),
+             (52365, 52365, "its dashboard agent"))
+"""Ports a Ray head started by `up` takes for itself (Ray's defaults): a GCS port among them fails
+only after Ray has started, with a long traceback."""
+
+
+def check_head_port(port: int) -> None:
+    """InvalidInput for a `--port` the local Ray head cannot use, before anything starts."""
+    if not 1 <= port <= 65535:
+        raise InvalidInput(f"--port must be a TCP port (1-65535), got {port}")
+    for low, high, what in RAY_PORTS:
+        if low <= port <= high:
+            span = f"port {low}" if low == high else f"ports {low}-{high}"
+            raise InvalidInput(f"--port {port} is taken by Ray itself: a Ray head keeps {span} for {what}; "
+                               f"choose a port outside 10001-19999 and 52365 (e.g. the default 6379, or 26379)")
 
 
 def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[str, Any]:

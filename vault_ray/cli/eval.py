@@ -71,6 +71,9 @@ MIN_AGE = typer.Option(7.0, "--min-age-days", min=0.0,
 PROPOSAL = "proposal.json"
 SYNTHETIC_OUTPUTS = ("results.parquet", "summary.parquet", "comparisons.parquet", "run.json", "report.md",
                      "accuracy_vs_gap.png", "wrong_overwrites.png", "disputes_vs_accuracy.png", "oracle_fraction.png")
+HASHING_FROM_STORE = typer.Option(
+    False, "--hashing", help="Accepted with --from-store, as on every memory command: the replay uses the vectors "
+    "the store holds, whatever its embedder, so it changes nothing.")
 FROM_STORE_OUTPUTS = ("from_store.parquet", "from_store.md")
 OUTPUTS = (*SYNTHETIC_OUTPUTS, *FROM_STORE_OUTPUTS, PROPOSAL, "recommendation.png")
 """Every file a run writes to OUT (and `scenarios/part-*.parquet`): what a later run removes when it does not
@@ -106,7 +109,7 @@ def register(app: typer.Typer) -> None:
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
               num_cpus: int = NUM_CPUS, embedder: str = EMBEDDER, embed_actors: int = EMBED_ACTORS,
               mixed: str = MIXED, recommend: bool = RECOMMEND, current: Path = CURRENT,
-              min_age_days: float = MIN_AGE) -> None:
+              min_age_days: float = MIN_AGE, hashing: bool = HASHING_FROM_STORE) -> None:
         """Evaluate conflict policies: replay synthetic multi-agent scenarios under each policy
         with Ray Data and write results.parquet, summary.parquet, report.md and PNG charts to OUT.
         Every report adds the reliability oracle (the ceiling) and learned authority; every metric
@@ -120,6 +123,9 @@ def register(app: typer.Typer) -> None:
                 raise ValueError("--policies names no policy (leave it out for the defaults)")
             if current is not None and not recommend:
                 raise ValueError("--current names the policy --recommend improves on: give --recommend too")
+            if hashing and from_store is None:
+                raise ValueError("--hashing is for --from-store (a store written with the hashing embedder); "
+                                 "synthetic scenarios choose their vectors with --embedder hashing|local")
             if from_store is not None:
                 if current is not None:
                     raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")

@@ -15,8 +15,8 @@ from typing import Any
 from vault_ray.storage.layout import control_path, partitions_dir, read_json, write_json
 
 from ..errors import InvalidInput, InvalidPolicy, PolicyConflict, StoreError
-from ..policy import Policy
-from ..registry import EntityRegistry, RegistryEntry
+from ..policy import Policy, check_authority_agent
+from ..registry import EntityRegistry, RegistryEntry, check_entry_size
 
 
 class ControlFile:
@@ -92,6 +92,7 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     (a label `normalize` retires keeps them for its history)."""
     if not isinstance(entry, RegistryEntry):
         raise InvalidInput(f"register takes a RegistryEntry, got {type(entry).__name__}")
+    check_entry_size(entry)
     _no_clash(registry, entry)
     for alias in sorted(set(entry.aliases) & named(policy)):
         log.warning("vault-ray: %r is now an alias of %r: the policy's rules on %r no longer apply to new writes "
@@ -134,7 +135,10 @@ def unmerged_aliases(backend: Any, registry: EntityRegistry, entry: object, chec
 
 
 def check_rules(new: Policy, current: Policy, registry: EntityRegistry) -> None:
-    """InvalidPolicy for a rule `new` adds on a registered alias: it would never apply."""
+    """InvalidPolicy for a rule `new` adds on a registered alias (it would never apply), or for an
+    authority agent it adds whose name no agent may write under (a reserved prefix)."""
+    for agent in set(new.authority) - set(current.authority):
+        check_authority_agent(agent)
     for key in named(new) - named(current):
         if registry.canonical(key) != key:
             raise InvalidPolicy(f"{key!r} is an alias of {registry.canonical(key)!r}: writes to it are stored there, "

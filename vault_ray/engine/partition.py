@@ -27,6 +27,7 @@ from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNot
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
+from ..roles import clashing_holders
 from ..strategies import Action, Verdict
 from . import asked, disputes, episodic, tally, waiting
 from .decided import Decided, guard, revision_waits
@@ -242,13 +243,30 @@ class Partition:
             raise DisputeError(f"dispute {dispute_id!r} is already resolved", dispute_id=dispute_id)
         if keep_both and cardinality != "many":
             raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
-        if not keep_both:
+        if keep_both:
+            self._no_two_holders(txn, d)
+        else:
             winner = disputes.pick_winner(txn, d, winner, self.find_claim)  # type: ignore[arg-type]
         txn.cardinality[d.entity] = cardinality
         resolved = disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
         waiting.after_decision(txn, resolved)  # a dispute that waited with no standing value now has one
         asked.flag(txn, d.entity, None, decided_by)
         return resolved
+
+    def _no_two_holders(self, txn: Txn, d: Dispute) -> None:
+        """DisputeError when keeping every value would leave two holders of one single-valued role
+        (`wife:Anna` and `wife:Sarah` on a `many` entity): pass 1 calls that a contradiction, so a
+        person picks one (docs/policies.md, "Resolution")."""
+        ids = (*d.incumbents, d.challenger, *d.supporters)
+        members = [txn.claim(i) if txn.known(i) else self.find_claim(i) for i in ids]
+        values = [c.value if c.value is not None else c.text for c in members
+                  if c is not None and c.status in (Status.ACTIVE, Status.DISPUTED)]
+        clash = clashing_holders(values)
+        if clash is not None:
+            role, a, b = clash
+            raise DisputeError(f"keep_both would leave two holders of the single-valued role {role!r} on {d.entity!r} "
+                               f"({a!r} and {b!r}): one person holds it at a time, so pick the winner",
+                               dispute_id=d.id)
 
     def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
         return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at, self.find_claim)

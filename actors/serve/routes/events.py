@@ -40,5 +40,5 @@ async def events(request: Request, who: Agent, svc: Svc, since: Cursor = None, k
     wanted = EventFilter.of([k for part in kinds or () for k in part.split(",") if k] or None, needs_user, entity)
     page = await sse.first_page(svc, last_event_id or since or NOW, wanted, limit)
     if sse.wants_stream(request):
-        return sse.stream_response(svc, request, page, wanted, limit)
+        return sse.stream_response(svc, request, page, wanted, limit, lambda: svc.tokens.recheck(who))
     return encode(page)

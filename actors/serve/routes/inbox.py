@@ -12,6 +12,7 @@ the event stream (`/inbox/stream`). No route here is part of the API schema.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, quote
 
@@ -213,7 +214,7 @@ def _retract_page(request: Request, who: Principal, claim: Claim | None, note: s
 async def stream(request: Request, svc: Svc) -> Response:
     """Dispute events for the page's script (an EventSource sends the cookie)."""
     try:
-        _who(svc, request)
+        who = _who(svc, request)
     except (UnknownAgent, Forbidden) as exc:
         return _refused(request, exc)
     wanted = EventFilter.of(DISPUTE_KINDS)
@@ -221,7 +222,12 @@ async def stream(request: Request, svc: Svc) -> Response:
         page = await sse.first_page(svc, request.headers.get("last-event-id") or NOW, wanted, 100)
     except InvalidInput:  # the store was replaced under the page: start from now
         page = await sse.first_page(svc, NOW, wanted, 100)
-    return sse.stream_response(svc, request, page, wanted, 100)
+    return sse.stream_response(svc, request, page, wanted, 100, lambda: svc.tokens.recheck(who), _signed_out)
+
+
+def _signed_out(why: str) -> str:
+    """The inbox stream's last message once its token is revoked: the page's script reloads (and shows sign-in)."""
+    return f"event: signed_out\ndata: {json.dumps({'detail': why})}\n\n"
 
 
 @router.get("/static/{name}")

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 
-from vault_ray.errors import VaultError
+from vault_ray.errors import InvalidInput, VaultError
 from vault_ray.models import Fact, WriteRequest
 from vault_ray.wire import encode
 
@@ -23,7 +23,17 @@ router = APIRouter(prefix="/v1", tags=["writes"], dependencies=[Depends(known_qu
 
 IdempotencyKey = Annotated[str | None, Header(
     min_length=1, max_length=128,
-    description="Facts without a claim id get ids derived from this key: a retried request applies once")]
+    description="Facts without a claim id get ids derived from this key: a retried request applies once "
+                "(1-128 printable ASCII characters)")]
+
+
+def checked_key(key: str | None) -> str | None:
+    """The Idempotency-Key header, or InvalidInput: a header travels as bytes the server reads as
+    Latin-1, so a key of other characters (UTF-8) would arrive garbled: say so, not what it became."""
+    if key is not None and not (key.isascii() and key.isprintable()):
+        raise InvalidInput("the Idempotency-Key header must be 1-128 printable ASCII characters (letters, digits, "
+                           "punctuation: e.g. a UUID); this one has other characters")
+    return key
 
 
 @router.post("/messages", response_model=AddResultOut, responses=WRITE)
@@ -32,7 +42,7 @@ async def add_messages(body: MessagesIn, who: Agent, svc: Svc, http: Request,
     """Extract facts from the latest user turn (`messages`, or `text`) and write them as this token's agent."""
     messages = body.text if body.text is not None else [m.model_dump() for m in body.messages or ()]
     request = WriteRequest(who.name, messages=messages, session=body.session, observed_at=body.observed_at,
-                           key=idempotency_key)
+                           key=checked_key(idempotency_key))
     return await write(svc, request, http.url.path)
 
 
@@ -42,7 +52,8 @@ async def add_facts(body: FactsIn, who: Agent, svc: Svc, http: Request,
     """Write facts directly (no extraction) as this token's agent. A batch with one bad fact is rejected whole."""
     facts = [Fact(f.entity, f.text, f.value, str(f.kind), f.observed_at, f.claim_id, f.confidence, f.meta, f.source)
              for f in body.facts]
-    request = WriteRequest(who.name, facts=facts, session=body.session, resolve=body.resolve, key=idempotency_key)
+    request = WriteRequest(who.name, facts=facts, session=body.session, resolve=body.resolve,
+                           key=checked_key(idempotency_key))
     return await write(svc, request, http.url.path)
 
 

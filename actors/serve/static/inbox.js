@@ -60,5 +60,7 @@
 
   const stream = new EventSource(base + "/stream");
   for (const kind of ["dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved"]) stream.addEventListener(kind, heard);
+  // the token was revoked while the page was open: stop listening; the reload shows the sign-in form
+  stream.addEventListener("signed_out", () => { stream.close(); location.reload(); });
   document.body.classList.add("live");
 })();
