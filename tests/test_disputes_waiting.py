@@ -211,7 +211,9 @@ def test_invariants_hold_while_disputes_wait_for_a_person(tmp_path_factory, step
                         assert active == []  # nobody decided: no agent's value is current
                 else:
                     assert d.resolution is not None and d.resolution.decided_by in (
-                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn")
+                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn", "rule:joined")
+                    # its values joined another dispute that waits: closed for none
+                    assert d.resolution.decided_by != "rule:joined" or d.resolution.winner is None
             assert {c.id for c in claims.values() if c.status == Status.DISPUTED} == held
             assert all(vault.check().values())  # invariant 3
 

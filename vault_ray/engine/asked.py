@@ -27,12 +27,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..models import Claim, Dispute, DisputeStatus, Resolution, Status
+from ..models import Claim, Dispute, DisputeStatus, Kind, Resolution, Status
 from ..policy import Policy
 from ..reasoners.rules import agrees, normalized_value, same_item
 from ..strategies import Action, Verdict
 from .disputes import held_open, waits_for_person
-from .txn import Txn
+from .txn import Txn, WriteItem
 
 CHANGED = "dispute_changed"
 JOINED = "rule:joined"
@@ -96,6 +96,14 @@ def flag(txn: Txn, entity: str, policy: Policy | None, agent: str | None) -> Non
                             reason=f"a person has been asked about this item in {by.id}: a person decides")
             asked.append(d)
             changed = True
+
+
+def flag_for(txn: Txn, item: WriteItem, policy: Policy) -> None:
+    """`flag` around one write of the partition (`Partition.decide`), with the entity's cardinality
+    as the write gives it; an event (episodic) is in no dispute and flags nothing."""
+    if item.kind != Kind.EPISODIC:
+        txn.cardinality[item.entity] = item.cardinality
+        flag(txn, item.entity, policy, item.agent)
 
 
 def fold(txn: Txn, d: Dispute, policy: Policy, by: str, why: str, detail: dict[str, Any]) -> bool:

@@ -111,17 +111,14 @@ class Partition:
                 out.append(txn.decided[item.id])
             else:
                 takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
-                if takes_back:  # (a store written before every dispute about an asked item was flagged)
-                    txn.cardinality[item.entity] = item.cardinality
-                    asked.flag(txn, item.entity, policy, item.agent)
+                asked.flag_for(txn, item, policy)  # (a store written before every such dispute was flagged)
                 withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
-                if takes_back:  # a dispute it opened or flagged may ask a person about others' items
-                    asked.flag(txn, item.entity, policy, item.agent)
+                asked.flag_for(txn, item, policy)  # a dispute it opened or flagged may ask about others' items
                 txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
