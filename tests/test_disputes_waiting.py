@@ -211,7 +211,9 @@ def test_invariants_hold_while_disputes_wait_for_a_person(tmp_path_factory, step
                         assert active == []  # nobody decided: no agent's value is current
                 else:
                     assert d.resolution is not None and d.resolution.decided_by in (
-                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn")
+                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn", "rule:joined")
+                    # its values joined another dispute that waits: closed for none
+                    assert d.resolution.decided_by != "rule:joined" or d.resolution.winner is None
             assert {c.id for c in claims.values() if c.status == Status.DISPUTED} == held
             assert all(vault.check().values())  # invariant 3
 
@@ -238,16 +240,36 @@ def two_waiting_disputes(vault):
     return b, c
 
 
-def test_a_person_choosing_in_one_dispute_makes_the_other_stand_against_the_choice(vault):
+def test_two_disputes_a_retraction_leaves_waiting_are_one_question(vault):
+    """Both challenges lost their incumbent at once: the person is asked once, $9000 or $7000. The
+    later dispute's value is held in the first, and it closes for no value (`rule:joined`)."""
     b, c = two_waiting_disputes(vault)
-    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="dana")
-    view = vault.get("user.budget")
-    assert [x.value for x in view.active] == ["$9000"]
-    other = vault.dispute(c.dispute_id)
-    assert other.status == "open" and other.needs_user  # the person has not decided on $7000 yet
-    assert other.incumbents == (b.claim_id,)  # it now stands against the chosen value
-    assert {x.status for x in vault.history("user.budget") if x.value == "$7000"} == {Status.DISPUTED}
+    first = vault.dispute(b.dispute_id)
+    assert first.status == "open" and first.needs_user and first.incumbents == (c.claim_id,)
+    joined = vault.dispute(c.dispute_id)
+    assert joined.status == "resolved" and joined.resolution.decided_by == "rule:joined"
+    assert joined.resolution.winner is None and b.dispute_id in joined.resolution.note
+    assert vault.claim(c.claim_id).status == Status.DISPUTED and vault.get("user.budget").active == ()
+    assert {x.claim.id for x in vault.get("user.budget").candidates} == {b.claim_id, c.claim_id}
     assert all(vault.check().values())
-    vault.resolve_dispute(c.dispute_id, c.claim_id, decided_by="dana")  # and the person can still decide it
-    assert [x.value for x in vault.get("user.budget").active] == ["$7000"]
+    vault.resolve_dispute(b.dispute_id, c.claim_id, decided_by="dana")  # the person picks either value
+    assert [x.value for x in vault.get("user.budget").active] == ["$7000"] and vault.disputes() == []
+    assert vault.claim(b.claim_id).status == Status.SUPERSEDED
 
+
+
+def test_every_value_that_joins_a_waiting_dispute_counts_as_a_challenge(vault):
+    """The `challenges` count of a dispute that waits with no standing value goes up for each write
+    that joins it: a held value, support of the pending value, an agent's new value in place of its own."""
+    madrid = person_chose(vault)
+    assert vault.dispute(madrid.dispute_id).challenges == 1
+    say(vault, "d", "Oslo", 30, entity="user.location")  # held: the other side
+    assert vault.dispute(madrid.dispute_id).challenges == 2
+    say(vault, "e", "Lisbon", 40, entity="user.location")  # another held value
+    assert vault.dispute(madrid.dispute_id).challenges == 3
+    say(vault, "b", "Madrid", 50, entity="user.location")  # support of the pending value
+    assert vault.dispute(madrid.dispute_id).challenges == 4
+    say(vault, "d", "Porto", 60, entity="user.location")  # d's new value in place of its Oslo
+    d = vault.dispute(madrid.dispute_id)
+    assert d.challenges == 5 and d.status == "open" and vault.get("user.location").active == ()
+    assert [x.challenges for x in vault.disputes("open")] == [5]  # the listing says the same

@@ -71,8 +71,11 @@ def test_under_recency_a_near_simultaneous_challenge_waits_for_a_person_too(make
     later = say(vault, "d", "CST", 600)  # clearly newer: recency would let it win, a person decides
     assert later.outcome == "disputed" and vault.dispute(later.dispute_id).needs_user
     vault.retract(pst.claim_id, decided_by="user")
-    assert values(vault) == [] and rules_decided(vault) == []
-    assert {d.status for d in vault.disputes(None) if d.id != est.dispute_id} == {"open"}
+    assert values(vault) == [] and [r for r in rules_decided(vault) if r != "rule:joined"] == []
+    (left,) = vault.disputes("open")  # one question for the person: the two challenges' values wait in it
+    assert {left.challenger, *left.incumbents, *left.supporters} == {close.claim_id, later.claim_id}
+    (joined,) = [d for d in vault.disputes(None) if d.id not in (est.dispute_id, left.id)]
+    assert joined.resolution.decided_by == "rule:joined" and joined.resolution.winner is None
 
 
 @pytest.mark.parametrize("weights", [(0.9, 0.2), (0.2, 0.9)])

@@ -71,7 +71,9 @@ def same_role(a: str, b: str) -> bool:
 def denies(denial: str, item: str) -> bool | None:
     """Whether a denial's object ("mother:ann lee" of "not:mother:ann lee", or the bare role
     "father") denies an item, each role said by any of its words ("mom:ann lee", "dad:bob"): a
-    bare role denies whoever holds it, a name denies that name only. None when the two are not
+    bare role denies whoever holds it, a name denies that name only. The spouse's gendered words
+    meet every word that may name what they deny: "wife" meets "wife" and "spouse", never "husband"
+    (a husband is no wife; docs/policies.md), "spouse" meets all three. None when the two are not
     one single-valued role (the caller compares them as other items)."""
     rd, ri = _role(denial), _role(item)
     if rd is None or ri is None or rd[0] != ri[0]:

@@ -29,7 +29,7 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..roles import clashing_holders
 from ..strategies import Action, Verdict
-from . import disputes, episodic, tally, waiting
+from . import asked, disputes, episodic, tally, waiting
 from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
@@ -111,12 +111,14 @@ class Partition:
                 out.append(txn.decided[item.id])
             else:
                 takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
+                asked.flag_for(txn, item, policy)  # (a store written before every such dispute was flagged)
                 withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
                 if decision.superseded:
                     disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
+                asked.flag_for(txn, item, policy)  # a dispute it opened or flagged may ask about others' items
                 txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
@@ -175,7 +177,7 @@ class Partition:
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights, item.cardinality)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
-        verdict = guard(verdict, conflicting, txn, incoming)
+        verdict = asked.wait(guard(verdict, conflicting, txn, incoming), incoming, conflicting, txn, policy)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
 
     @staticmethod
@@ -245,6 +247,7 @@ class Partition:
         txn.cardinality[d.entity] = cardinality
         resolved = disputes.resolve(txn, d, winner, decided_by, note, keep_both=keep_both)
         waiting.after_decision(txn, resolved)  # a dispute that waited with no standing value now has one
+        asked.flag(txn, d.entity, None, decided_by)
         return resolved
 
     def _no_two_holders(self, txn: Txn, d: Dispute) -> None:

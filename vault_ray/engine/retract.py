@@ -21,7 +21,9 @@ Open disputes the claim was in go on without it:
   still names the retracted incumbent); a dispute that waits for a person (high stakes, or
   `needs_user`: one that challenges a value a person chose) stays open instead, and later agent
   values are held in it until a person decides (waiting.py); a retracted challenger of such a
-  dispute hands the challenge to the first value held in it.
+  dispute hands the challenge to the first value held in it. When another dispute about the same
+  item already waits so, its values join that one instead and it closes for no value
+  (`rule:joined`, asked.py): one question for the person, not two.
 
 A dispute a rule closes is decided by the rule (decided_by and the event's agent); the
 person is `retracted_by` in the detail. One that goes on open gets a `dispute_changed`
@@ -45,7 +47,7 @@ from ..models import MAX_NOTE, Claim, Dispute, DisputeStatus, Resolution, Retrac
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_not_reserved, check_string, shown
-from . import decided, disputes
+from . import asked, decided, disputes
 from .disputes import waits_for_person
 from .txn import Txn
 
@@ -91,6 +93,7 @@ def retract_in(txn: Txn, part: Partition, entity: str, found: dict[str, Claim], 
     for cid in going:
         _retract_one(txn, found[cid], decided_by, note, member[cid])
     gone = set(going)
+    asked.flag(txn, entity, policy, decided_by)  # (a store written before every such dispute was flagged)
     for d in open_now:
         d = txn.disputes.get(d.id, d)  # noqa: PLW2901 - as an earlier one of this loop left it
         left = [i for i in (d.challenger, *d.incumbents, *d.supporters) if i in gone]
@@ -98,6 +101,7 @@ def retract_in(txn: Txn, part: Partition, entity: str, found: dict[str, Claim], 
         if (left or stale) and d.status == DisputeStatus.OPEN:
             _leave(txn, d, left + [g for g in stale.values() if g not in left], decided_by, policy, cardinality,
                    stale=tuple(stale))
+    asked.flag(txn, entity, policy, decided_by)  # one that waits for a person now asks about the others' item
     return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
             else _earlier(part, found[cid]) for cid in found]
 
@@ -155,8 +159,9 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
     superseded incumbents `stale` whose place one of them took. Who decides a resolution this
     causes is the rule (`decided_by`, the event's agent); the person who retracted is
     `retracted_by` in the event's detail and named in the resolution's note."""
-    if not d.needs_user and decided.against_person(txn, d):  # opened before such disputes were flagged
-        d = replace(d, needs_user=True)
+    if not d.needs_user and (decided.against_person(txn, d)  # opened before such disputes were flagged
+                             or asked.asking(txn, d.entity, asked.values_of(txn, d), policy, but=d.id)):
+        d = replace(d, needs_user=True)  # (or a person has been asked about its item in another dispute)
     out = set(gone) | set(stale)
     named = ", ".join(gone)
     why = f"claim{'s' if len(gone) > 1 else ''} {named} retracted by {decided_by}"
@@ -187,7 +192,10 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
         d = replace(d, needs_user=True)
     if incumbents == d.incumbents or standing or waits_for_person(d, policy):
         # only backers left, something still contradicts the challenger, or a person decides
-        kept = d.incumbents if incumbents == d.incumbents else standing or incumbents
+        kept = d.incumbents if incumbents == d.incumbents else standing or tuple(  # (no superseded one whose
+            i for i in incumbents if txn.known(i) and txn.claim(i).status.live)  # successor is parked elsewhere)
+        if not kept and waits_for_person(d, policy) and asked.fold(txn, d, policy, decided_by, why, changed):
+            return  # another dispute about its item waits with no standing value: one question, not two
         txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
                         challenges=d.challenges, reason=why, **changed)
         return

@@ -82,6 +82,7 @@ def _join(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list[Claim], m
         backers.append(incoming.id)
     else:
         incumbents.append(incoming.id)
+    d = replace(d, challenges=d.challenges + 1)  # a value joined: one more challenge, as a repeat counts
     changed: Dispute | None = replace(d, incumbents=tuple(incumbents), supporters=tuple(backers[1:]))
     if backers:
         changed = replace(changed, challenger=backers[0], challenger_agent=txn.claim(backers[0]).agent)

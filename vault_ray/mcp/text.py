@@ -8,7 +8,7 @@ to `explain` and `resolve_dispute`. An empty answer says it is empty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -127,16 +127,17 @@ def contest_line(view: EntityView, hit: Hit | None = None, keys: set[str] | None
     with `keys` (one of `contest_groups`), only that contest's values. `settle`: end with what
     the model should do, and the values in no dispute."""
     ids = {c.claim.id: c.claim for c in view.candidates}
+    side = _sides(view, ids, hit)
     if hit is not None:
-        keys = {_key(view, c) for c in (hit.claim, *hit.agreeing, *hit.alternatives)}
+        keys = {side(c) for c in (hit.claim, *hit.agreeing, *hit.alternatives)}
     elif keys is None:
         keys = set().union(*contest_groups(view))
-    sided = [c for c in view.candidates if _key(view, c.claim) in keys]
+    sided = [c for c in view.candidates if side(c.claim) in keys]
     agents = {c.claim.agent for c in sided}
     sides: dict[str, list[str]] = {}  # agents that agree share one side: "EST (agent-b, ...; agent-c, ...)"
     shown: dict[str, str] = {}
     for c in sided:
-        key = _key(view, c.claim)
+        key = side(c.claim)
         shown.setdefault(key, value_of(c.claim))
         sides.setdefault(key, []).append(
             f"{c.claim.agent}, weight {c.weight:.2f}, {when(c.claim.observed_at)}, claim {c.claim.id}")
@@ -145,9 +146,19 @@ def contest_line(view: EntityView, hit: Hit | None = None, keys: set[str] | None
     head = f"CONTESTED: {len(agents)} agents disagree on {view.entity} (dispute {disputes}): {values}."
     if not settle:
         return head
-    rest = sorted({value_of(c.claim) for c in view.candidates if _key(view, c.claim) not in keys})
+    rest = sorted({value_of(c.claim) for c in view.candidates if side(c.claim) not in keys})
     also = f" Not in dispute: {', '.join(rest)}." if rest and hit is None else ""
     return f"{head} {SETTLE}{also}"
+
+
+def _sides(view: EntityView, ids: dict[str, Claim], hit: Hit | None) -> Callable[[Claim], str]:
+    """The side a claim is on, as a key: its value's, save that a dispute's supporters are on its
+    challenger's side and a search hit's agreeing claims on the hit's, whatever their words
+    ("mom:Ann" backing "mother:Ann" is one side, not two)."""
+    same = {s: _key(view, ids[d.challenger]) for d in view.disputes if d.challenger in ids for s in d.supporters}
+    if hit is not None:
+        same.update({c.id: _key(view, hit.claim) for c in (hit.claim, *hit.agreeing)})
+    return lambda c: same.get(c.id) or _key(view, c)
 
 
 def event_line(claim: Claim) -> str:
