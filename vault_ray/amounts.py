@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from . import currencies, gazetteer
+from . import amount_words, currencies, gazetteer
 from .number_words import hundreds
 
 DEFAULT_CURRENCY = "USD"  # an amount said without a currency is in the locale's (en_US)
@@ -56,8 +56,6 @@ _PERIODS = {"hour": "hour", "hr": "hour", "hourly": "hour", "day": "day", "daily
 PERIOD = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>hour|hr|day|night|week|wk|fortnight|month|mo|quarter|year"
                     r"|yr|annum)\b|\b(?P<adj>hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b",
                     re.IGNORECASE)
-_AT_LEAST = re.compile(r"\b(?:at least|(?<!no )(?<!not )more than|(?<!'t go )(?<!not go )over|above|minimum(?: of)?|min"
-                       r"|no less than|not less than|starting (?:at|from)|upwards of|north of)\b", re.IGNORECASE)
 _RANGE = re.compile(r"\bbetween\s+(?P<a>.*?\w.*?)\s+and\s+(?P<b>.*\w.*)$"
                     r"|^(?P<c>\D*\d[^-–—]*?)\s*(?:-|–|—|\bto\b)\s*(?P<d>\D*\d.*)$", re.IGNORECASE)
 
@@ -69,21 +67,28 @@ _SPELLED_RANGE = re.compile(r"^(?:from\s+)?(?P<e>" + _SPELLED.pattern + r")\s*(?
 
 
 def amount_form(text: str) -> str | None:
-    """The comparison form of an amount with what qualifies it, or None if no amount:
-    '$5000 per month' -> '5000 USD/month'; 'between $3k and $5k' -> '3000-5000 USD';
-    'at least 5000 dollars' -> '>=5000 USD'. An upper bound ('up to', 'under', 'no more
-    than') reads as the amount: a budget is a ceiling."""
-    period = PERIOD.search(text)
+    """The comparison form of an amount with what qualifies it, or None if no amount or one
+    not read with confidence (`amount_words`: "not $5k", "$120k net"): '$5000 per month' ->
+    '5000 USD/month'; 'between $3k and $5k' -> '3000-5000 USD'; 'at least 5000 dollars', '$5k
+    or more' -> '>=5000 USD'. An upper bound ('up to', 'under', 'not over') reads as the
+    amount: a budget is a ceiling."""
+    spoken = amount_words.spoken_scales(text)
+    if spoken is None:
+        return None
+    period = PERIOD.search(spoken)
     per = f"/{_PERIODS[(period.group('unit') or period.group('adj')).lower()]}" if period else ""
-    plain = PERIOD.sub(" ", text) if period else text
+    plain = PERIOD.sub(" ", spoken) if period else spoken
+    side, unbound = amount_words.bound(plain)
+    if side == "both" or amount_words.unknown_words(unbound):
+        return None
     ends = _range(plain)
     if ends is not None:
         (low, currency), (high, _) = ends
-        return f"{_number(low)}-{_number(high)} {currency}{per}"
-    amount = parse_amount(plain)
+        return f"{_number(low)}-{_number(high)} {currency}{per}" if side is None else None
+    amount = parse_amount(unbound)
     if amount is None:
         return None
-    return (">=" if _AT_LEAST.search(plain) else "") + format_amount(*amount) + per
+    return (">=" if side == "floor" else "") + format_amount(*amount) + per
 
 
 def _range(text: str) -> tuple[tuple[Decimal, str], tuple[Decimal, str]] | None:
