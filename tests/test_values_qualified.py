@@ -43,7 +43,7 @@ def test_a_negated_ceiling_or_any_floor_is_a_floor(said):
 @pytest.mark.parametrize(("a", "b"), [
     ("$5k", "not $5k"), ("$5k", "no longer $5k"), ("$5k", "was $5k"), ("$120k gross", "$120k net"), ("$80k", "$80k after taxes"),
     ("$5k", "$5k each"), ("$5k total", "$5k per person"), ("$5k per month", "$5k per person per month"),
-    ("$500 a week", "$500 every two weeks"), ("$5", "$5 a minute"), ("$5k", "$5k for 2 people"),
+    ("$500 a week", "$500 every two weeks"), ("$5", "$5 a minute"), ("$5k", "$5k for 2 people"), ("$5", "$5 and 50 cents"),
 ])
 def test_an_amount_with_words_not_read_never_equals_the_plain_amount(a, b):
     assert budget(a) != budget(b)
@@ -96,6 +96,10 @@ def test_bounds_and_scales_survive_extraction(vault):
     assert net.value == "$120k net" and canonical(net.entity, net.value) != canonical(net.entity, "$120k")
     (lakh,) = vault.agent("e").add("My budget is 5 lakh rupees").decisions
     assert canonical(lakh.entity, lakh.value) == "500000 INR"
+    (spoken,) = vault.agent("f").add("My budget is two and a half thousand dollars").decisions
+    assert canonical(spoken.entity, spoken.value) == "2500 USD"
+    (gross,) = vault.agent("g").add("I make $90k a year before taxes").decisions
+    assert canonical(gross.entity, gross.value) == canonical(gross.entity, "$90k a year")
 
 
 @pytest.mark.parametrize(("entity", "boss", "intern"), [

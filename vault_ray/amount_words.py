@@ -8,7 +8,8 @@
 - A bound is read with its negation: "at least", "or more", "and up", "$5k+", "not under"
   are a floor; "up to", "or less", "not over", "never above", "won't go above" a ceiling
   (a budget is a ceiling: it reads as the amount). "not over $5k" was read as "over $5k".
-- Any other word is one this reading does not know ("not $5k", "was $5k", "$120k net",
+- "gross" and "before tax" say what an amount of pay means anyway. Any other word is one
+  this reading does not know ("not $5k", "was $5k", "$120k net",
   "$5k each", "$5k per person"): the amount is not read with confidence, and compares as its
   words, never equal to the plain amount.
 """
@@ -132,6 +133,8 @@ def _currency_words() -> frozenset[str]:
     return frozenset(words)
 
 
+_GROSS = re.compile(r"\b(?:before[\s-]tax(?:es)?|pre[\s-]tax|gross)\b", re.IGNORECASE)
+"""Pay is said before tax unless said otherwise: "$120k gross" is "$120k", "$120k net" is not."""
 _TOKENS = re.compile(r"[^\W\d_]+")
 _DOLLAR_PREFIX = re.compile(r"(?<![\w$])[A-Za-z.]{1,4}\$")  # "C$500", "US$5k": the dollar's country
 
@@ -140,7 +143,8 @@ def unknown_words(text: str) -> list[str]:
     """The words of an amount this reading does not know: none in "$5k", "about 5000 euros",
     "five thousand dollars"; "net" in "$120k net", "not" in "not $5k", "each" in "$5k each"."""
     out = []
-    for word in _TOKENS.findall(_DOLLAR_PREFIX.sub("$", text)):
+    text = _GROSS.sub(" ", _DOLLAR_PREFIX.sub("$", text))
+    for word in _TOKENS.findall(text):
         low = word.lower()
         if low in _NEUTRAL or low in _SMALL or low in _UNITS or low in _SPOKEN or low in _currency_words():
             continue

@@ -34,6 +34,7 @@ def parse_amount(text: str) -> tuple[Decimal, str] | None:
     (k, thousand, million) scales it; spelled-out numbers go through word2number."""
     from price_parser import Price
 
+    text = amount_words.spoken_scales(text) or text  # "half a million", "5 cents", "5 lakh"
     price = Price.fromstring(text)
     dollar = _DOLLARS.search(text)  # "C$500" is Canadian: price-parser reads its currency as "$"
     currency = (_DOLLAR_CODES[dollar.group(1).upper()] if dollar else None) or gazetteer.find_currency(price.currency) \
@@ -86,7 +87,7 @@ def amount_form(text: str) -> str | None:
         (low, currency), (high, _) = ends
         return f"{_number(low)}-{_number(high)} {currency}{per}" if side is None else None
     amount = parse_amount(unbound)
-    if amount is None:
+    if amount is None or len(_NUMBER.findall(unbound)) > 1:  # "$5 and 0.5 dollars": two numbers are no one amount
         return None
     return (">=" if side == "floor" else "") + format_amount(*amount) + per
 
