@@ -181,3 +181,17 @@ def test_two_counts_of_children_in_other_words_conflict(make_vault):
     assert _write(vault, "intern", "user.family", "3 kids").outcome == Outcome.DISPUTED
     (tom,) = vault.agent("boss").add("My son Tom just turned 5").decisions
     assert tom.value == "son:Tom" and tom.outcome == Outcome.ACTIVE and not tom.superseded
+
+
+def test_items_that_only_say_another_kind_stand_side_by_side(make_vault):
+    vault = _authority(make_vault, **{"user.food_preferences": "many"})
+    _write(vault, "boss", "user.food_preferences", "likes:chicken")
+    fried = _write(vault, "intern", "user.food_preferences", "likes:fried chicken")
+    assert fried.outcome == Outcome.ACTIVE and not vault.get("user.food_preferences").contested
+    assert sorted(vault.get("user.food_preferences").values) == ["likes:chicken", "likes:fried chicken"]
+
+
+def test_a_junior_is_another_holder_of_a_single_role(make_vault):
+    vault = _authority(make_vault, **{"user.family": "many"})
+    _write(vault, "boss", "user.family", "father:Bob")
+    assert _write(vault, "intern", "user.family", "father:Bob Jr").outcome == Outcome.DISPUTED

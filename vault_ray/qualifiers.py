@@ -52,7 +52,10 @@ _KIND_PARTICIPLES = frozenset({
     "certified", "licensed", "registered", "qualified", "chartered", "experienced", "skilled", "trained", "employed",
     "tenured", "salaried", "accredited", "advanced", "dedicated", "insured", "verified", "preferred", "linked", "saved",
     "connected", "approved", "based", "united", "limited", "unlimited", "published", "board", "self", "named", "called",
-    "married", "engaged", "shared", "mixed", "integrated", "authorized", "authorised", "personalized", "backed",
+    "married", "engaged", "shared", "fried", "roasted", "grilled", "baked", "smoked", "steamed", "boiled", "pickled",
+    "dried", "aged", "canned", "processed", "flavored", "flavoured", "sweetened", "salted", "spiced", "stuffed", "blended",
+    "brewed", "iced", "printed", "animated", "detailed", "specialized", "specialised", "handed", "minded", "sized",
+    "mixed", "integrated", "authorized", "authorised", "personalized", "backed",
     "secured", "contracted", "appointed", "elected", "ordained", "decorated", "distinguished", "talented", "gifted",
 })
 _IRREGULAR_PARTICIPLES = frozenset({"stolen", "frozen", "broken", "lost", "taken", "forgotten", "hidden", "seized",
@@ -86,17 +89,22 @@ def changes(words: Iterable[str], *, name: bool = False) -> bool:
 
 
 def core(value: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(the words of an item that name the thing, the words that change it): "wife:maria
-    deceased" -> ({wife, maria}, {deceased}); "ex-wife:maria" -> ({wife, maria}, {ex}). The
-    words after the colon are a name."""
-    noun, _, name = value.lower().partition(":")
-    words = [(w, False) for w in _WORD.findall(noun)] + [(w, True) for w in _WORD.findall(name)]
-    return (frozenset(w for w, n in words if not changing(w, name=n)),
-            frozenset(w for w, n in words if changing(w, name=n)))
+    """(the words of an item that name the thing, the words that say it ended): "wife:maria
+    deceased" -> ({wife, maria}, {deceased}); "ex-wife:maria" -> ({wife, maria}, {ex}). Only
+    the words that end a thing count here: items of a `many` entity stand side by side, and
+    "likes:fried chicken" is another item beside "likes:chicken", not a change of it."""
+    words = _WORD.findall(value.lower())
+    return frozenset(w for w in words if w not in _ENDED), frozenset(w for w in words if w in _ENDED)
+
+
+_ENDED = frozenset({"not", "no", "never", "ex", "former", "formerly", "previous", "previously", "was", "were", "used", "before",
+                    "until", "anymore", "longer", "late", "deceased", "died", "dead", "passed", "lost", "stolen", "gone",
+                    "missing", "sold", "rehomed", "divorced", "separated", "widowed", "estranged", "disowned", "cancelled",
+                    "canceled", "expired", "retired", "quit", "left", "stopped"})
 
 
 def changed_item(a: str, b: str) -> bool:
-    """Whether two items of a `many` entity name one thing and one of them says it changed:
+    """Whether two items of a `many` entity name one thing and one of them says it ended:
     "dog:rex" / "dog:rex died", "wife:maria" / "late wife:maria" or "wife:maria (deceased)"."""
     (ca, xa), (cb, xb) = core(a), core(b)
     return bool(ca) and ca == cb and xa != xb
