@@ -105,7 +105,8 @@ def test_bounds_and_scales_survive_extraction(vault):
 @pytest.mark.parametrize(("entity", "boss", "intern"), [
     ("user.payment.method", "Visa", "Visa (expired)"), ("user.payment.method", "Visa", "Visa, reported stolen"),
     ("user.payment.method", "Mastercard", "Mastercard - declined"), ("user.payment.method", "PayPal", "suspended PayPal"),
-    ("user.payment.method", "Amex", "Amex blocked"), ("user.job", "president", "vice president"),
+    ("user.payment.method", "Amex", "Amex blocked"), ("user.payment.method", "Visa", "Visa on hold"),
+    ("user.job", "president", "vice president"),
     ("user.job", "professor", "assistant professor"), ("user.job", "engineer", "fired engineer"),
     ("user.job", "lawyer", "disbarred lawyer"), ("user.job", "nurse", "unemployed nurse"), ("user.job", "CEO", "deputy CEO"),
     ("user.diet", "vegan", "used to be vegan"), ("user.diet", "keto", "was keto"), ("user.diet", "vegan", "trying vegan"),

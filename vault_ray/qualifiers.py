@@ -33,7 +33,8 @@ _NEGATE_OR_END = frozenset({
     "cancelled", "canceled", "retired", "without", "except", "excluding", "but", "unless", "anti", "less", "free", "pre",
     "post", "leave", "off", "pending", "temporary", "temp", "trial", "probation", "probationary", "defunct", "closed",
     "stopping", "quitting", "leaving", "resigned", "dismissed", "sacked", "laid", "divorced", "separated", "widowed",
-    "estranged", "disowned", "missing", "sold", "rehomed", "adopted", "shut", "banned", "revoked", "overdue", "maxed",
+    "estranged", "disowned", "missing", "sold", "rehomed", "adopted", "shut", "banned", "revoked", "overdue", "maxed", "hold",
+    "overdrawn",
 })
 _OTHER_RANK = frozenset({
     "vice", "deputy", "assistant", "associate", "co", "sub", "substitute", "intern", "interns", "internship", "trainee",
