@@ -108,11 +108,11 @@ _FLOOR_WORD = re.compile(rf"^(?:{_FLOOR})$", re.IGNORECASE)
 def bound(text: str) -> tuple[str | None, str]:
     """('floor' | 'ceiling' | None, `text` without the bound's words): "not over $5k" is a
     ceiling, "not under $5k" and "$5k or more" a floor, "no more than $5k" a ceiling."""
-    kinds, rest = [], text
-    for m in _BOUND.finditer(text.replace("n't", " n't")):
+    text, kinds = text.replace("n't", " n't"), []  # "won't go above": "wo n't go above"
+    for m in _BOUND.finditer(text):
         floor = bool(_FLOOR_WORD.match(" ".join(m.group("word").lower().split())))
         kinds.append("floor" if floor != bool(m.group("neg")) else "ceiling")
-    rest = _BOUND.sub(" ", text.replace("n't", " n't"))
+    rest = _BOUND.sub(" ", text)
     if len(set(kinds)) > 1:
         return "both", rest
     return (kinds[0] if kinds else None), rest
