@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .qualifiers import changes
+
 _GROUPS = {
     "spouse": ("spouse", "wife", "husband"),
     "partner": ("partner",),
@@ -43,12 +45,13 @@ def single_role(item: str) -> tuple[str, str] | None:
 
 def other_holder(a: str, b: str) -> bool:
     """Whether two items name different people in one single-valued role ("wife:maria" /
-    "husband:anna"); a name said more fully ("maria" / "maria gonzalez") is the same one."""
+    "husband:anna", "father:bob" / "father:bob jr"); a name said more fully ("maria" /
+    "maria gonzalez") is the same one."""
     ra, rb = single_role(a), single_role(b)
     if ra is None or rb is None or ra[0] != rb[0]:
         return False
     wa, wb = set(_WORD.findall(ra[1].lower())), set(_WORD.findall(rb[1].lower()))
-    return not (wa <= wb or wb <= wa)
+    return not (wa <= wb or wb <= wa) or changes(wa ^ wb, name=True)  # "bob" / "bob jr": his son
 
 
 def clashing_holders(items: Iterable[str]) -> tuple[str, str, str] | None:

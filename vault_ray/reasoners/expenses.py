@@ -152,7 +152,11 @@ def income(m: re.Match[str]) -> list[Draft]:
         return []
     if m.group("per") and not values.PERIOD.search(said):  # "my annual income is $120k": $120k annual
         said = f"{said} {m.group('per').lower()}"
-    return [Draft("user.income", _fixed(said, rest))]
+    basis = _BASIS.match(rest)  # "$120k net" is not "$120k" (gross, as pay is said unless said otherwise)
+    return [Draft("user.income", _fixed(said, rest) + (f" {basis.group(1).lower()}" if basis else ""))]
+
+
+_BASIS = re.compile(r"^\s*(after tax(?:es)?|net|post-tax|take[- ]home)\b", IC)
 
 
 def _amount(said: str, period_ok: bool = True, per: bool = False) -> str | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .. import gazetteer, values
+from ..amount_words import bound
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import amends, asides, caveats, dated, framing, later, leads, lexicon, orgs, passing, restated, spending, then_now
@@ -40,12 +41,14 @@ _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.fo
 ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame)
 
 
+_ZERO = re.compile(r"(?<![\w$€£¥.,-])(?:0|zero)\s+(?=(?:[a-z]+s|children|people)\b)"
+                   r"(?!(?:dollars|euros|pounds|bucks|cents|pesos|rupees|percent|degrees|[a-z]+ (?:dollars|euros))\b)", re.I)
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
 
 
 def read_clause(clause: str) -> list[Draft]:
     """What the slot patterns read in one clause (empty if nothing)."""
-    norm = cl.unhedged(clause)
+    norm = _ZERO.sub("no ", cl.unhedged(clause))  # "I have 0 dogs": none, not a dog
     if not cl.about_user(norm):
         return []
     drafts: list[Draft] = change_frame(norm)  # "I went from vegetarian to vegan": vegan, whatever else reads vegetarian
@@ -64,6 +67,8 @@ def read_clause(clause: str) -> list[Draft]:
                 (not gazetteer.find_place(d.value) or re.search(r"\b(?:time|zone)\b", d.value, re.IGNORECASE)):
             continue  # "I'm in Central time" says a clock, not a place (New York is both)
         denied = _DENIED.match(d.value)  # "my budget is no longer $5000": a value the clause denies
+        if denied and values.value_kind(d.entity) == "amount" and bound(d.value)[0]:
+            denied = None  # "not over $500" is a ceiling, "not under $500" a floor: no denial
         d = replace(d, value=f"not:{denied.group('v')}") if denied else d
         key = (d.entity, values.canonical(d.entity, d.value))
         if key not in seen:

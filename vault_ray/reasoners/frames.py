@@ -256,7 +256,8 @@ _PET_HAVE = re.compile(rf"\b(?:i|we)(?: also| still)?(?P<verb>'ve got|'ve| have 
                        rf"(?P<v>{SPECIES_RE})\b(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?", IC)
 _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescue|baby|young|old)\s+)*(?P<v>{SPECIES_RE})"
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
-_PET_MY = re.compile(rf"^my (?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
+_PET_MY = re.compile(rf"^(?:one of )?(?:my|our) (?:other |second |third |older |younger |new )?"
+                     rf"(?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
 _PET_GONE = re.compile(rf"\b(?:i|we)(?: (?:do(?:n't| not)|no longer) (?:have|own) (?:an?|any)?|"
                        rf"(?: have| own|'ve got) (?:no|zero))\s*(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
                        rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?P<called>(?-i:[A-Z])[\w'-]*),?)?"

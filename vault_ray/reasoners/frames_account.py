@@ -85,7 +85,7 @@ def budget_frame(n: str) -> list[Draft]:
     # "I can spend up to $3,500 on the laptop": what it is for, keyed as "my laptop budget" is
     spent_on = re.search(rf"\s+on\s+(?:(?:the|my|our|an?)\s+(?:new\s+)?(?P<on>[a-z]+)|(?P<plan>{PLAN_WORDS}))\b", raw, IC)
     # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
-    raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|hour|day|night|week|fortnight|month"
+    raw = re.split(r"\s+(?:for|on|per|a|an|each|every)\s+(?!thousand|million|hundred|half|hour|day|night|week|fortnight|month"
                    r"|quarter|year|annum)|\s*,\s*(?=(?:it's|it is|that's|that is|which|but|so|though)\b)",  # "$400, it's for"
                    raw, maxsplit=1, flags=IC)[0]
     raw = re.sub(r"((?:per|a|an|each|every)\s+(?:hour|day|night|week|fortnight|month|quarter|year|annum))\b.*$", r"\1", raw,

@@ -135,13 +135,16 @@ def cut(value: str) -> str:
     """A slot's text without what follows the value ('Chicago last month' -> 'Chicago')."""
     value = re.sub(r"\s*\([^)]*\)", "", value)
     value = re.sub(r"^only\s+", "", value.strip())  # "allergic to only peanuts" (not "Only Natural Pet")
-    value = FILLER_END.sub("", value.strip())
+    if not _OR_MORE.search(value):  # "$500 or more" is a floor, not "$500 and the like"
+        value = FILLER_END.sub("", value.strip())
     value = VALUE_END.sub("", value.strip())
     value = values.strip_time_words(_EMOJI.sub("", value))
     value = re.sub(r"\s+(?:for|on|at|in|to|of|with|and|or|but)$", "", value.strip(" ,.;:!?\"'"), flags=re.I)
     return value.strip(" ,.;:!?\"'")
 
 
+_OR_MORE = re.compile(r"\d\s*(?:k|m|bn|thousand|million|billion|grand)?\s*(?:[a-z]{3}|dollars|euros|pounds|bucks)?\s*[,;]?\s+"
+                      r"(?:or|and) more\b", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\U0001F1E6-\U0001F1FF]+")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .. import places
 from ..embedders import Embedder
 from ..models import Claim, Fact, Op, Unextracted
+from ..qualifiers import changed_item, changes
 from ..registry import RegistryEntry
 from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
@@ -46,29 +47,33 @@ def normalized_value(claim: Claim | Fact) -> str:
 
 def polarity_object(value: str) -> tuple[str, str]:
     """'likes:italian' -> ('likes', 'italian'); 'not:dog' -> ('dislikes', 'dog'): a
-    retraction stands against the plain value. A value without a stance is positive."""
+    retraction stands against the plain value. A value without a stance is positive; a count
+    of none ('0 dog', 'zero dog', 'no dog') is a denial of the thing."""
     stance, obj = split_stance(value)
+    none = _NONE.match(obj.strip())
+    if none and stance is None:
+        return "dislikes", none.group(1)
     return ("dislikes" if stance in ("dislikes", "not") else "likes"), obj.strip()
 
 
-def refines(new: str, old: str) -> bool:
+_NONE = re.compile(r"^(?:0|zero|no|none of (?:the|my)?)\s+(\D+)$")
+
+
+def refines(new: str, old: str, *, name: bool = False) -> bool:
     """`new` says everything `old` says and more ('7am' -> '7am on weekdays'), in words that
-    change nothing of it: 'not:vegan' denies 'vegan', 'former engineer' is no more of 'engineer'."""
+    change nothing of it ('vegan' -> 'used to be vegan' or 'not:vegan' is no refinement,
+    `qualifiers.py`), in the same stance."""
     new_words, old_words = set(_WORD.findall(new)), set(_WORD.findall(old))
-    return (bool(old_words) and old_words < new_words and not (new_words - old_words) & _CHANGE_WORDS
+    return (bool(old_words) and old_words < new_words and not changes(new_words - old_words, name=name)
             and split_stance(new)[0] == split_stance(old)[0])
 
 
-_CHANGE_WORDS = frozenset({"not", "no", "non", "never", "cancelled", "canceled", "ex", "former", "previous", "old", "stopped",
-                           "quit", "without", "except", "anymore", "longer", "until", "formerly", "retired", "anti", "aspiring",
-                           "wannabe", "would", "free", "less", "pre", "post", "semi", "almost", "nearly", "half", "part",
-                           "future", "soon", "trainee", "student", "junior", "acting", "interim", "fake", "mock"})
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 def detail_of(entity: str, a: str, b: str) -> bool:
     """Whether one of two values says the other and more, in words that change nothing of it
-    (no "former", "not", "cancelled"): for names and free text; for places, a city in its
+    (no "former", "not", "expired", "vice", "used to", `qualifiers.py`): for names and free text; for places, a city in its
     state or country; zones, amounts, phones and the like compare whole ("York" is no part
     of "New York")."""
     if split_stance(a)[0] or split_stance(b)[0]:
@@ -82,7 +87,7 @@ def detail_of(entity: str, a: str, b: str) -> bool:
     more = big - small
     # a number said more exactly is another number ("9" / "9.5"), save a date's year ("march 5" / "march 5 1990")
     numbers = {w for w in more if w.isdigit() and not _YEAR.match(w)}
-    return bool(small) and small < big and not more & _CHANGE_WORDS and not numbers
+    return bool(small) and small < big and not changes(more, name=value_kind(entity) == "name") and not numbers
 
 
 _COUNTED = re.compile(r"^(?P<n>\d+)\s+(?P<noun>\D+)$")
@@ -96,7 +101,8 @@ def counted(obj: str) -> tuple[int | None, str]:
     return count, _IRREGULAR.get(noun) or singular(noun)
 
 
-_IRREGULAR = {"children": "child", "grandchildren": "grandchild", "people": "person", "mice": "mouse", "geese": "goose"}
+_IRREGULAR = {"children": "child", "kid": "child", "kids": "child",  # "2 children" / "3 kids": two counts of one thing
+               "grandchildren": "grandchild", "people": "person", "mice": "mouse", "geese": "goose"}
 
 
 def contradicts(a: str, b: str, cardinality: str) -> bool:
@@ -109,8 +115,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
         pa_, oa = polarity_object(a)
         pb, ob = polarity_object(b)
         (na, thing_a), (nb, thing_b) = counted(oa), counted(ob)
-        if pa_ == pb == "likes" and other_holder(oa, ob):
-            return True  # "my wife is Maria" / "my wife is Anna": one wife at a time
+        if pa_ == pb == "likes" and (other_holder(oa, ob) or changed_item(oa, ob)):
+            return True  # "my wife is Maria" / "my wife is Anna": one wife at a time; "dog:rex" / "dog:rex died"
         if pa_ != pb and (said := denies(*((oa, ob) if pa_ == "dislikes" else (ob, oa)))) is not None:
             return said  # "not:mother:ann" denies "mom:ann"; a bare "not:father" denies any father
         # different things stand side by side; but "not:pet" ("I don't have pets") retracts every pet
@@ -120,6 +126,8 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
             return False  # "Rex died" (not:dog:rex) retracts Rex, not Max (dog:max) nor a dog whose name was not said
         if pa_ != pb:
             return True
+        if ":" in oa or ":" in ob:
+            return False  # "dog:rex" is one of the "2 dogs": naming one of several leaves the count
         return pa_ == "likes" and (na is not None or nb is not None) and (na or 1) != (nb or 1)
     (sa, oa), (sb, ob) = split_stance(a), split_stance(b)
     if "not" in (sa, sb):  # "not:vegan" denies vegan only: it stands beside "vegetarian"
@@ -151,7 +159,7 @@ def agrees(entity: str, a: str, b: str, cardinality: str) -> bool:
     if a == b:
         return True
     if cardinality == "many":
-        return same_role(a, b) and not other_holder(a, b)
+        return same_role(a, b) and not other_holder(a, b) and not changed_item(a, b)
     return detail_of(entity, a, b)
 
 
@@ -248,7 +256,7 @@ class RuleReasoner:
                     continue  # another item; but "wife:maria gonzalez" says more of "wife:maria"
                 elif refines(new, old):
                     refined.append(claim.id)
-            elif refines(new, old):
+            elif refines(new, old, name=value_kind(incoming.entity) == "name"):
                 refined.append(claim.id)
             elif contradicts(new, old, cardinality):
                 replaced.append(claim.id)
