@@ -124,15 +124,15 @@ def test_a_chain_does_not_pull_in_a_label_kept_apart_from_the_cluster():
 
 
 def test_a_merge_never_lowers_protection_a_high_stakes_label_takes_the_others_in():
-    table = claims(*[(a, "user.travel_spend", "The travel budget is $2000", "$2000", "active") for a in "xyz"],
-                   ("a", "user.budget.travel", "The travel budget is $2000", "$2000", "active"),
-                   ("b", "user.budget.travel", "The travel budget is $9000", "$9000", "disputed"),
+    table = claims(*[(a, "user.food_spend", "The food budget is $2000", "$2000", "active") for a in "xyz"],
+                   ("a", "user.budget.food", "The food budget is $2000", "$2000", "active"),
+                   ("b", "user.budget.food", "The food budget is $9000", "$9000", "disputed"),
                    ("c", "user.budget.home", "The home budget is $500", "$500", "active"),
                    ("d", "user.location", "The user lives in Oslo", "Oslo", "active"))
-    plan = plan_for(table, pairs(("user.travel_spend", "user.budget.travel", 0.84),
+    plan = plan_for(table, pairs(("user.food_spend", "user.budget.food", 0.84),
                                  ("user.budget.home", "user.location", 0.9)))
     # fewer live claims, but high stakes: the target (its disputes keep waiting for a person)
-    assert [(m.source, m.target) for m in plan.merges] == [("user.travel_spend", "user.budget.travel")]
+    assert [(m.source, m.target) for m in plan.merges] == [("user.food_spend", "user.budget.food")]
     (kept,) = [d for d in plan.kept if {d.a, d.b} == {"user.budget.home", "user.location"}]
     assert kept.decided_by == "lowers protection" and "user.budget.home is high stakes" in kept.evidence
 
