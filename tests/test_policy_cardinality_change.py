@@ -154,3 +154,17 @@ def test_the_refusal_over_http_is_a_422_naming_the_entity(make_vault, tmp_path):
             assert refused.status_code == 422 and refused.json()["type"].endswith("InvalidPolicy"), refused.text
             assert "user.pets" in refused.text and "dog:Rex" in refused.text
         assert vault.policy == before
+
+
+def test_opening_the_store_with_such_a_policy_is_refused_and_keeps_the_saved_one(make_vault, tmp_path):
+    from vault_ray import HashingEmbedder, Vault
+
+    vault = many(make_vault, "user.sports")
+    say(vault, "a", "user.sports", "tennis")
+    say(vault, "b", "user.sports", "golf", hours=1)
+    saved = vault.policy
+    vault.close()
+    with pytest.raises(InvalidPolicy, match="user.sports holds 'tennis', 'golf'"):
+        Vault.open(tmp_path / "store", embedder=HashingEmbedder(), policy=Policy(default_strategy="authority"))
+    with Vault.open(tmp_path / "store", embedder=HashingEmbedder()) as again:  # not locked, nothing changed
+        assert again.policy == saved and sorted(again.get("user.sports").values) == ["golf", "tennis"]
