@@ -168,3 +168,27 @@ def test_opening_the_store_with_such_a_policy_is_refused_and_keeps_the_saved_one
         Vault.open(tmp_path / "store", embedder=HashingEmbedder(), policy=Policy(default_strategy="authority"))
     with Vault.open(tmp_path / "store", embedder=HashingEmbedder()) as again:  # not locked, nothing changed
         assert again.policy == saved and sorted(again.get("user.sports").values) == ["golf", "tennis"]
+
+
+def test_policy_apply_refuses_it_in_a_dry_run_too(make_vault, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    vault = many(make_vault, "user.sports")
+    say(vault, "a", "user.sports", "tennis")
+    say(vault, "b", "user.sports", "golf", hours=1)
+    vault.close()
+    store = str(tmp_path / "store")
+    data = json.loads(CliRunner().invoke(app, ["policy", "show", "--store", store]).stdout)
+    data["policy"]["cardinality"] = {"user.sports": "one"}
+    (tmp_path / "p.json").write_text(json.dumps(data))
+    for flags in (["--dry-run"], []):
+        done = CliRunner().invoke(app, ["policy", "apply", str(tmp_path / "p.json"), "--store", store, *flags],
+                                  env={"COLUMNS": "200"})
+        said = " ".join(done.output.split())
+        assert done.exit_code == 2 and "user.sports holds 'tennis', 'golf'" in said, said
+    shown = json.loads(CliRunner().invoke(app, ["policy", "show", "--store", store]).stdout)
+    assert shown["policy"]["cardinality"] == {"user.sports": "many"}

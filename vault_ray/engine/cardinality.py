@@ -78,6 +78,19 @@ def check_narrowing(backend: Any, old: tuple[Policy, EntityRegistry], new: tuple
         raise InvalidPolicy(refusal(found), value=pattern if pattern is not None else sorted(found), field="cardinality")
 
 
+class ThroughVault:
+    """A vault's public reads as `check_narrowing`'s backend (`vault-ray policy apply --dry-run`)."""
+
+    def __init__(self, vault: Any) -> None:
+        self.vault = vault
+
+    def views(self, entities: Iterable[str]) -> Any:
+        return self.vault.get_many(sorted(entities))
+
+    def all_claims(self) -> list[Claim]:
+        return self.vault.claims()  # type: ignore[no-any-return]
+
+
 def refusal(found: dict[str, list[str]]) -> str:
     listed = "; ".join(f"{e} holds {', '.join(repr(v) for v in vals)}" for e, vals in list(found.items())[:MAX_LISTED])
     more = f" (and {len(found) - MAX_LISTED} more entities)" if len(found) > MAX_LISTED else ""
