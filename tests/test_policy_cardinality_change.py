@@ -143,9 +143,16 @@ def test_the_refusal_over_http_is_a_422_naming_the_entity(make_vault, tmp_path):
     vault = many(make_vault, "user.pets")
     say(vault, "a", "user.pets", "dog:Rex")
     say(vault, "b", "user.pets", "cat:Tom", hours=1)
+    vault.register(RegistryEntry("user.instruments", "instruments the user plays", cardinality="many"))
+    say(vault, "a", "user.instruments", "piano")
+    say(vault, "b", "user.instruments", "guitar", hours=1)
     tokens = TokenStore(tmp_path / "tokens.json")
     admin = {"Authorization": f"Bearer {tokens.add('ops', 'admin')[0]}"}
     with TestClient(create_app(local_service(vault, tokens))) as http:
+        refused = http.put("/v1/registry/user.instruments", json={"description": "the instrument", "cardinality": "one"},
+                           headers=admin)
+        assert refused.status_code == 422 and "user.instruments holds 'piano', 'guitar'" in refused.text, refused.text
+        assert vault.registry.cardinality("user.instruments") == "many"
         before = vault.policy
         for call in (lambda: http.patch("/v1/policy", json={"cardinality": {"user.pets": "one"}}, headers=admin),
                      lambda: http.post("/v1/policy/cardinality", json={"pattern": "user.pets", "cardinality": "one"},
