@@ -59,8 +59,7 @@ def at_odds_values(entity: str, active: Iterable[Claim]) -> list[str]:
     return [shown[v] for v in values if v in odd]
 
 
-def check_narrowing(backend: Any, old: tuple[Policy, EntityRegistry], new: tuple[Policy, EntityRegistry],
-                    pattern: object = None) -> None:
+def check_narrowing(backend: Any, old: tuple[Policy, EntityRegistry], new: tuple[Policy, EntityRegistry]) -> None:
     """InvalidPolicy, nothing changed, when the change from `old` to `new` (policy and
     registry) makes an entity `one` that holds active values at odds as one value."""
     (old_policy, old_registry), (new_policy, new_registry) = old, new
@@ -75,7 +74,7 @@ def check_narrowing(backend: Any, old: tuple[Policy, EntityRegistry], new: tuple
     views = backend.views(set(narrowed))
     found = {e: odd for e in narrowed if e in views and (odd := at_odds_values(e, views[e].active))}
     if found:
-        raise InvalidPolicy(refusal(found), value=pattern if pattern is not None else sorted(found), field="cardinality")
+        raise InvalidPolicy(refusal(found), value=sorted(found), field="cardinality")
 
 
 class ThroughVault:
