@@ -14,7 +14,7 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder, an_embedder
 from .engine import front, gcpause
-from .engine.control import a_policy, change_policy, registered, unmerged_aliases
+from .engine.control import a_policy, change_policy, check_narrowing, registered, unmerged_aliases
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
@@ -148,6 +148,7 @@ class Vault(Transfers, Retractions):
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
         unmerged_aliases(self._backend, self.registry, entry, check_claims)
         new = registered(self.registry, self.policy, entry)
+        check_narrowing(self._backend, (self.policy, self.registry), (self.policy, new))
         self._backend.set_registry(new)
 
     # -- writes ----------------------------------------------------------------------

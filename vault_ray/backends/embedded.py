@@ -21,7 +21,7 @@ from vault_ray.storage.layout import StoreLock, init_store, set_embedder
 
 from ..engine import bulk
 from ..engine.commits import GroupCommit
-from ..engine.control import ControlFile
+from ..engine.control import ControlFile, check_narrowing
 from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
@@ -54,12 +54,15 @@ class EmbeddedBackend:
             self.partitions, self.dim, self.embedder_name, self.index = meta.partitions, dim, embedder_name, meta.index
             self.reasoner = reasoner
             self._control = ControlFile(root)
-            self.policy, self.registry = self._control.load(policy, registry)
-            self._control.save(self.policy, self.registry)
+            saved = self._control.load()
+            given = policy is not None or registry is not None
+            self.policy, self.registry = self._control.load(policy, registry) if given else saved
             host = PartitionSet(root, partitions=meta.partitions, dim=dim, open_log=open_log,
                                 new_index=new_index or (lambda: make_index(meta.index, dim)))
             host.open_many(range(meta.partitions))
             self.host = host
+            check_narrowing(self, saved, (self.policy, self.registry))  # a policy given to open changes it too
+            self._control.save(self.policy, self.registry)
             self._load_label_vectors()
             finish_erasures(host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
         except BaseException:

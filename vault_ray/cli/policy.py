@@ -13,7 +13,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..engine.control import check_rules
+from ..engine.cardinality import ThroughVault
+from ..engine.control import check_narrowing, check_rules
 from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, made_with_hashing, open_vault
 
@@ -44,6 +45,7 @@ def register(app: typer.Typer) -> None:
         with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no vectors touched
             old = vault.policy
             check_rules(new, old, vault.registry)  # as set_policy checks it: a dry run approves only what applies
+            check_narrowing(ThroughVault(vault), (old, vault.registry), (new, vault.registry))
             changes = policy_changes(old, new)
             console.print(f"{file}: {len(changes)} change{'s' if len(changes) != 1 else ''} to the store's policy",
                           highlight=False)

@@ -17,6 +17,7 @@ from vault_ray.storage.layout import control_path, partitions_dir, read_json, wr
 from ..errors import InvalidInput, InvalidPolicy, PolicyConflict, StoreError
 from ..policy import Policy, check_authority_agent
 from ..registry import EntityRegistry, RegistryEntry, check_entry_size
+from .cardinality import check_narrowing
 
 
 class ControlFile:
@@ -173,7 +174,8 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     cluster mode the control actor stores a policy only against the version it was read
     at, and a change that lost the race is applied again to the newer policy. With
     `version` given, the policy must be at that version instead (PolicyConflict, nothing
-    changed)."""
+    changed). A change that makes an entity holding values at odds `one` is refused
+    (engine/cardinality.py)."""
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise InvalidInput(f"version must be an integer, got {version!r}")
 
@@ -184,7 +186,10 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
             raise PolicyConflict(version, current.version)
         new = a_policy(change(current))
         check_rules(new, current, registry)
-        return current if replace(new, version=current.version) == current else new
+        if replace(new, version=current.version) == current:
+            return current
+        check_narrowing(backend, (current, registry), (new, registry))  # many -> one over values at odds
+        return new
 
     under_lock = getattr(backend, "change_policy", None)
     if under_lock is not None:
