@@ -333,7 +333,13 @@ class RuleReasoner:
         """Without a language model: a clear authority gap between the sides (values, with the
         claims that say them in other words), then a clear confidence gap, else ambiguous
         (`judging.py`)."""
-        return judge_sides(case, lambda a, b: agrees(a.entity, normalized_value(a), normalized_value(b), case.cardinality))
+        def together(a: Claim, b: Claim) -> bool:
+            return agrees(a.entity, normalized_value(a), normalized_value(b), case.cardinality)
+
+        def apart(a: Claim, b: Claim) -> bool:
+            return at_odds(a.entity, normalized_value(a), normalized_value(b), case.cardinality)
+
+        return judge_sides(case, together, apart)
 
     def close(self) -> None:
         pass
