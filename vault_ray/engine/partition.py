@@ -29,7 +29,7 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..roles import clashing_holders
 from ..strategies import Action, Verdict
-from . import asked, disputes, episodic, tally, waiting
+from . import asked, backing, disputes, episodic, tally, waiting
 from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
@@ -164,9 +164,9 @@ class Partition:
             txn.add(replace(incoming, supersedes=tuple(t.id for t in targets)) if targets else incoming, **pass_detail,
                     reason=own_verdict.reason)
             disputes.supersede(txn, targets, incoming, reason=f"{op}: {own_verdict.reason}")
-            settled, gone = disputes.settle_for_incumbents(txn, item.entity, policy, incoming.id)  # its support may win
-            return disputes.with_settlement(Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id, superseded=tuple(
-                t.id for t in targets) + gone, reason=own_verdict.reason, **base), settled)
+            settled, gone, joined = backing.back_and_settle(txn, incoming, policy)  # it may back a side; its support may win
+            return backing.backing(disputes.with_settlement(Decision(op=op, outcome=Outcome.ACTIVE, claim_id=incoming.id,
+                superseded=tuple(t.id for t in targets) + gone, reason=own_verdict.reason, **base), settled), joined)
         repeat = disputes.repeated_challenge(txn, incoming, conflicting, targets)
         if repeat is not None:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)

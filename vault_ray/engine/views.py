@@ -11,6 +11,7 @@ from typing import Any
 
 from ..models import Candidate, Claim, Dispute, DisputeStatus, EntityView, Kind, Status
 from ..policy import Policy
+from ..reasoners.rules import agrees, normalized_value
 
 Scored = list[tuple[float, Claim]]
 """(cosine, claim) hits of one query, best first."""
@@ -63,8 +64,22 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
     if open_:
         for c in active:
             if c.kind != Kind.EPISODIC:  # an event competes with no value (`EntityView.events` lists it)
-                offer(c.id, None)
+                offer(c.id, _said_in(c, open_, live, policy.cardinality_for(entity)))
     return EntityView(entity, active, bool(open_), tuple(candidates), open_)
+
+
+def _said_in(claim: Claim, open_: Sequence[Dispute], live: dict[str, Claim], cardinality: str) -> str | None:
+    """The open dispute one of whose values `claim` (no member of any) says in other words
+    (`rules.agrees`: "Ann Lee" for "Ann"; "spouse:ann" for "wife:ann" on a `many` entity), or
+    None: it is then about no dispute's value, or says both sides. (A write that backs a standing value joins its
+    dispute, `backing.py`; this reads such a claim of an older store, or one written before.)"""
+    value = normalized_value(claim)
+    for d in open_:
+        sides = [[live[i] for i in ids if i in live] for ids in (d.incumbents, (d.challenger, *d.supporters))]
+        says = [any(agrees(d.entity, value, normalized_value(m), cardinality) for m in side) for side in sides]
+        if says[0] != says[1]:  # one side's value ("Ann" beside "Ann Lee" vs "Ann Smith" says neither)
+            return d.id
+    return None
 
 
 def newest(found: Iterable[dict[str, tuple[float, str]]]) -> dict[str, tuple[float, str]]:

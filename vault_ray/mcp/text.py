@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Kind, Outcome, Retraction
+from ..reasoners.rules import agrees
 from ..values import canonical
 
 SETTLE = ("Do not present either value as settled: tell the user both values (and who said them) or ask which is "
@@ -98,7 +99,10 @@ def _key(view: EntityView, claim: Claim) -> str:
 
 
 def _members(view: EntityView, d: Dispute, ids: dict[str, Claim]) -> list[Claim]:
-    return [ids[i] for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids]
+    """`d`'s claims: its incumbents, challenger and supporters, then the candidates the view
+    names with its id beside them (a value of one of its sides in other words, `views.py`)."""
+    named = [ids[i] for i in (*d.incumbents, d.challenger, *d.supporters) if i in ids]
+    return named + [c.claim for c in view.candidates if c.dispute_id == d.id and c.claim.id not in {m.id for m in named}]
 
 
 def contest_groups(view: EntityView) -> list[set[str]]:
@@ -156,9 +160,22 @@ def _sides(view: EntityView, ids: dict[str, Claim], hit: Hit | None) -> Callable
     challenger's side and a search hit's agreeing claims on the hit's, whatever their words
     ("mom:Ann" backing "mother:Ann" is one side, not two)."""
     same = {s: _key(view, ids[d.challenger]) for d in view.disputes if d.challenger in ids for s in d.supporters}
+    for d in view.disputes:  # a value in other words ("spouse:Ann" beside "wife:Ann") is on the side it says
+        members = _members(view, d, ids)
+        for at, c in enumerate(members):
+            like = next((m for m in members[:at] if _alike(view, c, m)), None)
+            if c.id not in same and like is not None:
+                same[c.id] = same.get(like.id) or _key(view, like)
     if hit is not None:
         same.update({c.id: _key(view, hit.claim) for c in (hit.claim, *hit.agreeing)})
     return lambda c: same.get(c.id) or _key(view, c)
+
+
+def _alike(view: EntityView, a: Claim, b: Claim) -> bool:
+    """Whether two claims of a dispute's side say one value in other words (`rules.agrees`, read
+    either way: the view does not say the entity's cardinality)."""
+    ka, kb = _key(view, a), _key(view, b)
+    return any(agrees(view.entity, ka, kb, card) for card in ("many", "one"))
 
 
 def event_line(claim: Claim) -> str:
