@@ -236,6 +236,20 @@ def test_auto_fails_at_once_when_the_last_head_is_gone(monkeypatch):
     assert result.exit_code == 4 and "nothing answers" in result.output and "Traceback" not in result.output
 
 
+def test_auto_with_ray_address_is_joined_as_that_address(monkeypatch):
+    """RAY_ADDRESS with "auto" resolves to the address itself, so a loopback head gets this
+    machine's token as an explicit --address does (QA3 F5; the cluster run is in
+    tests/integration/test_cluster_cli.py)."""
+    from vault_ray.backends.connect import from_environment
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert from_environment("auto") == "auto" and from_environment(None) is None
+    monkeypatch.setenv("RAY_ADDRESS", " 127.0.0.1:26502 ")
+    assert from_environment("auto") == "127.0.0.1:26502"
+    assert from_environment("10.0.0.5:6379") == "10.0.0.5:6379" and from_environment("local") == "local"
+    assert from_environment(None) is None  # None starts a Ray here, whatever RAY_ADDRESS says
+
+
 def test_status_shows_the_policy_version_users_patch_against(monkeypatch):
     """The policy version is the policy's own `version` (what GET /v1/policy answers and
     PATCH expects), not the shards' control version, which a registry change bumps too."""

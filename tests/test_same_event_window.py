@@ -88,3 +88,43 @@ def test_over_http_the_window_is_read_patched_and_checked(served_app):
     assert httpx.get(served_app.url + "/v1/policy", headers=admin).json()["same_event_window_s"] == 120
     schema = httpx.get(served_app.url + "/openapi.json").json()["components"]["schemas"]
     assert "same_event_window_s" in schema["PolicyOut"]["properties"]
+
+
+@pytest.mark.parametrize("huge", [366 * 86400 + 1, 1e14, 1e308])
+def test_a_window_beyond_366_days_is_refused_naming_the_cap(served_app, huge):
+    with pytest.raises(InvalidPolicy) as refused:
+        Policy(same_event_window_s=huge)
+    assert refused.value.field == "same_event_window_s" and "at most 31622400 seconds (366 days)" in str(refused.value)
+    vault = served_app.vault
+    vault.agent("a").add_facts([gym(0)])
+    with pytest.raises(InvalidPolicy):
+        vault.patch_policy({"same_event_window_s": huge})
+    assert vault.policy.same_event_window_s == 3600
+    assert vault.search("gym") and ops(vault, "a", 30) == [Op.NOOP]
+    admin = {"Authorization": f"Bearer {served_app.token('ops', 'admin')}"}
+    patched = httpx.patch(served_app.url + "/v1/policy", json={"same_event_window_s": huge}, headers=admin)
+    assert patched.status_code == 422 and patched.json()["field"] == "same_event_window_s", patched.text
+    assert httpx.get(served_app.url + "/v1/search", params={"q": "gym"}, headers=admin).status_code == 200
+
+
+def test_a_year_is_accepted_and_folds_records_months_apart(make_vault):
+    vault = make_vault(policy=Policy(same_event_window_s=366 * 86400))
+    assert ops(vault, "a", -60 * 24 * 200, 0) == [Op.ADD, Op.NOOP]
+
+
+def test_a_store_saved_with_a_huge_window_still_opens_and_works(tmp_path, caplog):
+    store = tmp_path / "store"
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([gym(0)])
+    control = next(store.rglob("control.json"))
+    data = json.loads(control.read_text())
+    data["policy"]["same_event_window_s"] = 1e14  # saved by a version that did not check the cap
+    control.write_text(json.dumps(data))
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.policy.same_event_window_s == 366 * 86400
+        assert "same_event_window_s" in caplog.text and "366 days" in caplog.text
+        assert [hit.claim.value for hit in vault.search("gym")] == ["gym"]
+        assert ops(vault, "a", 90) == [Op.NOOP]  # still one event within the (capped) window
+        vault.patch_policy({"same_event_window_s": 600})
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        assert vault.policy.same_event_window_s == 600

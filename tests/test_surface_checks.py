@@ -110,7 +110,8 @@ def test_client_register_of_a_non_entry_is_invalid_input(served_app, bad):
 
 @pytest.mark.parametrize(("port", "said"), [("16479", "10002-19999"), ("10002", "10002-19999"),
                                             ("19999", "10002-19999"), ("10001", "port 10001"),
-                                            ("52365", "port 52365"), ("70000", "1-65535"), ("0", "1-65535")])
+                                            ("52365", "port 52365"), ("8265", "port 8265"), ("70000", "1-65535"),
+                                            ("0", "1-65535")])
 def test_up_refuses_a_port_ray_takes_for_itself_in_one_line_before_starting(tmp_path, port, said):
     pytest.importorskip("ray")
     store = tmp_path / "store"
@@ -123,7 +124,7 @@ def test_up_refuses_a_port_ray_takes_for_itself_in_one_line_before_starting(tmp_
 
 def test_up_help_says_which_ports_are_usable():
     text = " ".join(CliRunner().invoke(app, ["up", "--help"], env={"COLUMNS": "200"}).output.split())
-    assert "10001-19999" in text and "52365" in text
+    assert "10001-19999" in text and "52365" in text and "8265" in text
 
 
 # -- L7: keep both on two holders of a single-valued role --------------------------------------

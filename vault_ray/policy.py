@@ -33,6 +33,21 @@ their registry aliases, and the seed's category names (`budget_authority`,
 `legal_consent`, `payment_method`, bare or under `user.`)."""
 
 
+MAX_SAME_EVENT_WINDOW_S = 366 * 86400.0
+"""The widest `Policy.same_event_window_s` (366 days, in seconds): records of one event a
+year apart are two events whatever the setting."""
+
+
+def clamp_saved_window(data: dict[str, Any]) -> dict[str, Any]:
+    """A saved policy's members with a `same_event_window_s` above the cap (saved before it was
+    checked) lowered to `MAX_SAME_EVENT_WINDOW_S`, so that the store opens and works; the
+    caller warns. Anything else is left to `Policy.from_dict` to check."""
+    window = data.get("same_event_window_s")
+    if isinstance(window, int | float) and not isinstance(window, bool) and window > MAX_SAME_EVENT_WINDOW_S:
+        return {**data, "same_event_window_s": MAX_SAME_EVENT_WINDOW_S}
+    return data
+
+
 def validate_pattern(pattern: object) -> str:
     if not isinstance(pattern, str) or not pattern:
         raise InvalidPolicy(f"pattern must be a non-empty string, got {pattern!r}", value=pattern)
@@ -280,6 +295,10 @@ class Policy:
         _positive("consensus_margin", self.consensus_margin, allow_zero=True)
         _positive("half_life_days", self.half_life_days)
         _positive("same_event_window_s", self.same_event_window_s)
+        if self.same_event_window_s > MAX_SAME_EVENT_WINDOW_S:
+            raise InvalidPolicy(f"same_event_window_s must be at most {MAX_SAME_EVENT_WINDOW_S:.0f} seconds (366 days), "
+                                f"got {self.same_event_window_s!r}", value=self.same_event_window_s,
+                                field="same_event_window_s")
         _positive("ask_threshold", self.ask_threshold, allow_zero=True)
         _positive("align_threshold", self.align_threshold, allow_zero=True)
         ask, align = self.ask_threshold, self.align_threshold
@@ -324,8 +343,8 @@ def _check_weight(weight: object) -> None:
 def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
-        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number", value=value,
-                            field=name)
+        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, got {value!r}",
+                            value=value, field=name)
 
 
 def _whole(name: str, value: object, least: int) -> None:

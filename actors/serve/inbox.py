@@ -21,7 +21,7 @@ import jinja2
 
 from vault_ray.engine.explain import build, retracted_from
 from vault_ray.models import MAX_NOTE, Claim, Dispute, Status
-from vault_ray.reasoners.rules import normalized_value
+from vault_ray.reasoners.rules import kept_denial, normalized_value
 from vault_ray.roles import clashing_holders
 from vault_ray.vault import Vault
 
@@ -106,8 +106,10 @@ def card(vault: Vault, dispute: Dispute) -> Card:
         value = Value(c, role, policy.weight(c.agent, dispute.entity), build(c, log, disputes).text())
         options.setdefault(normalized_value(c), []).append(value)
     many = policy.cardinality_for(dispute.entity, registry.cardinality(dispute.entity)) == "many"
-    if many and clashing_holders(v.claim.value or v.claim.text for vs in options.values() for v in vs):
-        many = False  # two holders of one single-valued role (wife:Anna / wife:Sarah): keeping both is no choice
+    held = [v.claim for vs in options.values() for v in vs]
+    if many and (clashing_holders(c.value or c.text for c in held) or kept_denial(held)):
+        many = False  # two holders of one single-valued role (wife:Anna / wife:Sarah), or a value and its
+        # denial (peanuts / not:peanuts): keeping both is no choice
     backers = {dispute.challenger, *dispute.supporters}
     gone = tuple((claims[cid], by) for cid, by in retracted_from(log, dispute.id)
                  if cid in claims and cid not in backers and cid not in dispute.incumbents

@@ -37,9 +37,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(*args: str, stdin: str = "", timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def run(*args: str, stdin: str = "", timeout: float = 240, ray_address: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}  # rich tables unwrapped
     env.pop("RAY_ADDRESS", None)
+    if ray_address is not None:
+        env["RAY_ADDRESS"] = ray_address
     return subprocess.run([VAULT_RAY, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -63,6 +65,9 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert b.returncode == 0, b.stdout + b.stderr
         assert "disputed" in b.stdout and "does not outweigh agent-a" in b.stdout
         assert "CONTESTED" in b.stdout and "PST" in b.stdout and "EST" in b.stdout
+        # RAY_ADDRESS with --address auto joins as the address given (this machine's token sent: QA3 F5)
+        auto = run("get", "user.timezone", "--address", "auto", *cluster, "--hashing", ray_address=address)
+        assert auto.returncode == 0 and "PST" in auto.stdout and "EST" in auto.stdout, auto.stdout + auto.stderr
         moved = run("rebalance", "--shards", "3", "--address", address, *cluster)
         assert moved.returncode == 0, moved.stdout + moved.stderr
         assert "epoch 2" in moved.stdout and "vault-shard-2" in moved.stdout

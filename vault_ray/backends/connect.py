@@ -28,6 +28,7 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: st
     names the address its `vault-ray up` recorded in the error)."""
     if ray.is_initialized():
         return
+    address = from_environment(address)
     if address == "auto":
         one_ray_here(store)
     options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
@@ -46,6 +47,14 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: st
 
 PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "
                 "`--address HOST:PORT` on the command line (or RAY_ADDRESS=HOST:PORT)")
+
+
+def from_environment(address: str | None) -> str | None:
+    """"auto" with RAY_ADDRESS set is that address, joined exactly as when it is given (this
+    machine's token sent to a head on 127.0.0.1: Ray sends it for neither); any other address
+    (or None) as it is."""
+    named = os.environ.get("RAY_ADDRESS", "").strip()
+    return named if address == "auto" and named else address
 
 
 def one_ray_here(store: str | Path | None = None) -> None:
@@ -86,6 +95,7 @@ def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
 def prepare_address(address: str) -> None:
     """Before `ray.init(address=...)`: fail in seconds when nothing answers, and send this
     machine's token to a head on this machine (what `ensure_ray` does; the bulk jobs too)."""
+    address = from_environment(address) or address
     _check_reachable(address)
     if _is_loopback(address):
         _use_local_token()

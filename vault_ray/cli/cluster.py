@@ -59,7 +59,7 @@ def up(
     namespace: str = NAMESPACE,
     address: str = typer.Option(None, "--address", help="Join this running Ray cluster instead of starting a head."),
     port: int = typer.Option(6379, "--port", help="Port of the local Ray head started when no --address is given "
-                             "(1-65535, but not 10001-19999 or 52365: Ray's own processes take those)."),
+                             "(1-65535, but not 10001-19999, 52365 or 8265: Ray's own processes take those)."),
     num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs the local Ray head offers (default: all)."),
     temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
     hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
@@ -207,7 +207,7 @@ def _ray_executable() -> str:
 
 
 RAY_PORTS = ((10001, 10001, "its client server"), (10002, 19999, "its worker processes"),
-             (52365, 52365, "its dashboard agent"))
+             (52365, 52365, "its dashboard agent"), (8265, 8265, "its dashboard (even with the dashboard off)"))
 """Ports a Ray head started by `up` takes for itself (Ray's defaults): a GCS port among them fails
 only after Ray has started, with a long traceback."""
 
@@ -220,7 +220,7 @@ def check_head_port(port: int) -> None:
         if low <= port <= high:
             span = f"port {low}" if low == high else f"ports {low}-{high}"
             raise InvalidInput(f"--port {port} is taken by Ray itself: a Ray head keeps {span} for {what}; "
-                               f"choose a port outside 10001-19999 and 52365 (e.g. the default 6379, or 26379)")
+                               f"choose a port outside 10001-19999, 52365 and 8265 (e.g. the default 6379, or 26379)")
 
 
 def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[str, Any]:

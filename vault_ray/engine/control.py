@@ -15,7 +15,7 @@ from typing import Any
 from vault_ray.storage.layout import control_path, partitions_dir, read_json, write_json
 
 from ..errors import InvalidInput, InvalidPolicy, PolicyConflict, StoreError
-from ..policy import Policy, check_authority_agent
+from ..policy import MAX_SAME_EVENT_WINDOW_S, Policy, check_authority_agent, clamp_saved_window
 from ..registry import EntityRegistry, RegistryEntry, check_entry_size
 from .cardinality import check_narrowing
 
@@ -57,6 +57,11 @@ class ControlFile:
                             "are the defaults (or those given) from now on. Restore the file from a backup, or set the "
                             "policy again, if the store had its own", self.path)
             return None, None
+        if isinstance(data.get("policy"), dict) and (clamped := clamp_saved_window(data["policy"])) is not data["policy"]:
+            log.warning("vault-ray: the saved policy in %s has same_event_window_s %r, above the cap of %.0f seconds "
+                        "(366 days): it is read as %.0f; set the policy again to store a valid window", self.path,
+                        data["policy"]["same_event_window_s"], MAX_SAME_EVENT_WINDOW_S, MAX_SAME_EVENT_WINDOW_S)
+            data = {**data, "policy": clamped}
         try:
             return (Policy.from_dict(data["policy"]) if "policy" in data else None,
                     EntityRegistry.from_list(data["registry"]) if "registry" in data else None)

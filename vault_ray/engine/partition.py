@@ -27,6 +27,7 @@ from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNot
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
+from ..reasoners.rules import kept_denial
 from ..roles import clashing_holders
 from ..strategies import Action, Verdict
 from . import asked, backing, disputes, episodic, tally, waiting
@@ -252,18 +253,17 @@ class Partition:
 
     def _no_two_holders(self, txn: Txn, d: Dispute) -> None:
         """DisputeError when keeping every value would leave two holders of one single-valued role
-        (`wife:Anna` and `wife:Sarah` on a `many` entity): pass 1 calls that a contradiction, so a
-        person picks one (docs/policies.md, "Resolution")."""
-        ids = (*d.incumbents, d.challenger, *d.supporters)
-        members = [txn.claim(i) if txn.known(i) else self.find_claim(i) for i in ids]
-        values = [c.value if c.value is not None else c.text for c in members
-                  if c is not None and c.status in (Status.ACTIVE, Status.DISPUTED)]
-        clash = clashing_holders(values)
-        if clash is not None:
-            role, a, b = clash
-            raise DisputeError(f"keep_both would leave two holders of the single-valued role {role!r} on {d.entity!r} "
-                               f"({a!r} and {b!r}): one person holds it at a time, so pick the winner",
+        (`wife:Anna` and `wife:Sarah` on a `many` entity), or a value and its denial (`peanuts` and
+        `not:peanuts`): pass 1 calls either a contradiction, so a person picks one (docs/policies.md)."""
+        members = [txn.claim(i) if txn.known(i) else self.find_claim(i) for i in (*d.incumbents, d.challenger, *d.supporters)]
+        live = [c for c in members if c is not None and c.status in (Status.ACTIVE, Status.DISPUTED)]
+        if (clash := clashing_holders(c.value if c.value is not None else c.text for c in live)) is not None:
+            raise DisputeError(f"keep_both would leave two holders of the single-valued role {clash[0]!r} on {d.entity!r} "
+                               f"({clash[1]!r} and {clash[2]!r}): one person holds it at a time, so pick the winner",
                                dispute_id=d.id)
+        if (denial := kept_denial(live)) is not None:
+            raise DisputeError(f"keep_both would keep {denial[1]!r} and its denial {denial[0]!r} on {d.entity!r}: both "
+                               "cannot be true, so pick the winner", dispute_id=d.id)
 
     def expire_disputes(self, txn: Txn, policy: Policy, at: datetime) -> list[Dispute]:
         return disputes.expire(txn, list(self.state.open_disputes.values()), policy, at, self.find_claim)

@@ -136,6 +136,20 @@ def contradicts(a: str, b: str, cardinality: str) -> bool:
     return a != b
 
 
+def kept_denial(claims: Iterable[Claim]) -> tuple[str, str] | None:
+    """(denial, denied) as written, for the first two claims of a `many` entity of which one
+    denies the other's value by `contradicts` ('not:peanuts' / 'peanuts', 'not:pet' / 'dog:rex',
+    'no dog' / 'dog:rex'): values no resolution may keep side by side; None if none do. A
+    dislike is no denial ('likes:jazz' / 'dislikes:jazz' may both be kept: mixed feelings)."""
+    seen = {normalized_value(c): c.value or c.text for c in claims}
+    denials = [v for v in seen if polarity_object(v)[0] == "dislikes" and split_stance(v)[0] != "dislikes"]
+    for denial in denials:
+        for other in seen:
+            if polarity_object(other)[0] == "likes" and contradicts(denial, other, "many"):
+                return seen[denial], seen[other]
+    return None
+
+
 def same_item(a: str, b: str) -> bool:
     """Whether two values of a `many` entity are about one item: one thing whatever the stance
     ('likes:jazz' / 'dislikes:jazz'), two counts or a denial of it ('2 cats' / '5 cats',
