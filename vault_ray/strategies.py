@@ -14,7 +14,7 @@ from .models import Claim
 from .policy import Policy
 from .reasoners.base import JudgeCase, Judgement, Reasoner
 from .reasoners.judging import grouped
-from .reasoners.rules import agrees, normalized_value
+from .reasoners.rules import agrees, at_odds, normalized_value
 
 
 class Action(StrEnum):
@@ -128,12 +128,14 @@ def consensus(
     """Support per side: the incoming value against the conflicting ones (those that agree
     with each other one side), each side counting every agent that says its value, in its
     words or others that agree (`rules.agrees`: "mom:ann" and "mother:ann lee" back
-    "mother:ann"; a pool claim that agrees with two sides backs neither). A side is shown by
-    the claim that wins for it: the incoming one, or the side's newest conflicting claim."""
+    "mother:ann"; a pool claim that agrees with two sides backs neither, and none backs a side
+    holding a claim at odds with it). A side is shown by the claim that wins for it: the
+    incoming one, or the side's newest conflicting claim."""
     sides = _sides(incoming, conflicting, cardinality)
     heads = [incoming, *(max(side, key=_newest) for side in sides[1:])]  # of the incoming and conflicting claims
+    said = [list(side) for side in sides]  # a pool claim is matched to these, never to another pool claim
     for c in pool:
-        at = _side_of(c, sides, cardinality)
+        at = _side_of(c, said, cardinality)
         if at is not None and all(c.id != m.id for m in sides[at]):
             sides[at].append(c)
     entity = incoming.entity
@@ -162,20 +164,33 @@ def _newest(c: Claim) -> tuple[datetime, datetime, str]:
 
 def _sides(incoming: Claim, conflicting: Sequence[Claim], cardinality: str) -> list[list[Claim]]:
     """[incoming], then the conflicting claims grouped: those whose values agree (directly or
-    through another of them) are one side, whatever order they come in (the judge's sides too)."""
-    return [[incoming], *grouped(conflicting, lambda a, b: agrees(a.entity, normalized_value(a), normalized_value(b),
-                                                                   cardinality))]
+    through another of them) are one side, whatever order they come in (the judge's sides too),
+    never two claims at odds (`rules.at_odds`). A vaguer claim that agrees with two sides at odds
+    ("maria" beside "maria gonzalez" and "maria lopez") backs neither, as a pool claim does (`_side_of`)."""
+    def together(a: Claim, b: Claim) -> bool:
+        return agrees(a.entity, normalized_value(a), normalized_value(b), cardinality)
+
+    def apart(a: Claim, b: Claim) -> bool:
+        return at_odds(a.entity, normalized_value(a), normalized_value(b), cardinality)
+
+    groups = grouped(conflicting, together, apart)
+    shared = [c for c in conflicting if sum(any(c is m for m in g) for g in groups) > 1]
+    sides = ([m for m in g if all(m is not s for s in shared)] for g in groups)
+    return [[incoming], *(side for side in sides if side)]
 
 
 def _side_of(c: Claim, sides: list[list[Claim]], cardinality: str) -> int | None:
     """The side a pool claim backs: the one saying its very value, else the only one whose
-    value it agrees with; None for none (another item) or for two (it takes no side)."""
+    value it agrees with; None for none (another item) or for two (it takes no side). Never a
+    side holding a claim at odds with it ("maria lopez" does not back "maria gonzalez" through a
+    vaguer "maria" on that side)."""
     value = normalized_value(c)
     said = [{normalized_value(m) for m in side} for side in sides]
-    exact = [i for i, values in enumerate(said) if value in values]
+    fits = [i for i, values in enumerate(said) if not any(at_odds(c.entity, value, v, cardinality) for v in values)]
+    exact = [i for i in fits if value in said[i]]
     if exact:
         return exact[0]
-    close = [i for i, values in enumerate(said) if any(agrees(c.entity, value, v, cardinality) for v in values)]
+    close = [i for i in fits if any(agrees(c.entity, value, v, cardinality) for v in said[i])]
     return close[0] if len(close) == 1 else None
 
 
