@@ -39,6 +39,7 @@ from vault_ray.engine.erase import drop_sources, erase_entity, erasures_done, fi
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.receipts import receipts_held
 from vault_ray.engine.retract import retract_claims
+from vault_ray.engine.stakes import all_read, as_read, views_read
 from vault_ray.engine.suggest import similar_entities
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
@@ -272,7 +273,7 @@ class Shard(ShardBulk):
     @shared
     def views(self, entities: list[str]) -> dict[str, EntityView]:
         self._entity_partitions(entities)
-        return self.host.views(entities, self.policy)
+        return views_read(self.host.views(entities, self.policy), self.policy)
 
     @shared
     def history(self, entity: str) -> list[Claim]:
@@ -285,12 +286,13 @@ class Shard(ShardBulk):
 
     @shared
     def disputes(self, partitions: list[int], status: str | None) -> list[Dispute]:
-        return self.host.disputes(status, self._serve(partitions))
+        return all_read(self.host.disputes(status, self._serve(partitions)), self.policy)
 
     @shared
     def get_dispute(self, partition: int, dispute_id: str) -> Dispute | None:
         self._serve([partition])
-        return self.host.get_dispute(dispute_id)
+        found = self.host.get_dispute(dispute_id)
+        return found and as_read(found, self.policy)
 
     @shared
     def events(self, partitions: list[int], entity: str | None = None, claim_id: str | None = None) -> list[Event]:

@@ -25,6 +25,7 @@ from ..engine.control import ControlFile, check_narrowing
 from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
+from ..engine.stakes import all_read, as_read, views_read
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, similar_entities
 from ..engine.views import Scored
 from ..errors import ClaimNotFound, DisputeNotFound, InvalidInput, VaultError
@@ -148,7 +149,7 @@ class EmbeddedBackend:
         return similar_entities(self.host, entities, n)
 
     def views(self, entities: Iterable[str]) -> dict[str, EntityView]:
-        return self.host.views(entities, self.policy)
+        return views_read(self.host.views(entities, self.policy), self.policy)
 
     def history(self, entity: str) -> list[Claim]:
         return self.host.history(entity)
@@ -160,13 +161,13 @@ class EmbeddedBackend:
         return found
 
     def disputes(self, status: str | None) -> list[Dispute]:
-        return self.host.disputes(status)
+        return all_read(self.host.disputes(status), self.policy)  # high stakes by the policy now
 
     def dispute(self, dispute_id: str) -> Dispute:
         found = self.host.get_dispute(dispute_id)
         if found is None:
             raise DisputeNotFound(dispute_id)
-        return found
+        return as_read(found, self.policy)
 
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]:
         return self.host.events(entity=entity, claim_id=claim_id)
