@@ -27,8 +27,10 @@ from ..values import canonical
 from . import clauses as cl
 from . import traits
 from .amends import fits, kind_of, same_kind, shaped
-from .base import Message, as_messages
+from .base import Extraction, Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
+from .lexicon import DIETS
+from .prototypes import PrototypeClassifier
 
 MAX_FIX_WORDS = 5
 
@@ -153,11 +155,17 @@ def _kinds(value: str) -> list[str]:
     kind = kind_of(value)
     # a notable place first ("Sorry, Singapore"); "Actually, Alice": a name first, a town in Texas second
     kinds = ["place"] if kind == "place" and places.notable(value) else []
-    kinds += ["zone"] if kind == "zone" or gazetteer.find_zone(value) else []  # "Central": a zone, and a town
-    # last, a company's name ("Sorry, Amazon"): no place, no zone said as one, no greeting, day or person ("Sorry, Dave")
-    return kinds + (["employer"] if _company(value) else [])
+    company = _company(value)
+    zone = kind == "zone" or bool(gazetteer.find_zone(value))  # "Central": a zone, and a town
+    if zone and company and not (_ZONE_SAID.search(value) or _BARE_ZONES.match(value)):
+        zone = False  # "Sorry, Amazon": a zone's name too (Amazon time), but said alone it is the company
+    kinds += ["zone"] if zone else []
+    # last, a company's name ("Sorry, Oracle"): no place, no zone ("Sorry, Pacific"), no greeting, day, person or diet
+    return kinds + (["employer"] if company and not zone else [])
 
 
+_BARE_ZONES = re.compile(r"^(?:eastern|central|mountain|pacific|atlantic|alaska|hawaii|greenwich)$", re.IGNORECASE)
+"""A zone a user says by its word alone ("Sorry, Pacific"); another zone's name said alone ("Amazon", "Gulf") is no zone."""
 _LINKS = frozenset({"&", "and", "of", "the", "de", "la", "y"})
 
 
@@ -168,7 +176,7 @@ def _company(value: str) -> bool:
     return 0 < len(words) <= 4 and words[0][:1].isupper() and \
         all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS for w in words) and \
         same_kind("user.employer", "", value) and fits("user.employer", "", value) and \
-        not traits.trait(value)  # "Sorry, Korean", "Sorry, Vegan": what a person is
+        not traits.trait(value) and value.lower() not in DIETS  # "Sorry, Korean", "Sorry, Vegan", "Sorry, Keto": no company
 
 
 def _in_place(said: str, fix: str, kind: str, *, now: bool) -> str | None:
@@ -212,3 +220,28 @@ def theirs(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) 
         elif cl.about_someone_else(clause):  # "My daughter is vegetarian" "Actually, vegan": no pattern reads hers
             found |= {e for e in entities if typed_values(e, cl.normalize_subject(clause))}
     return found
+
+
+def kept(messages: Sequence[Message] | str, turn: str, found: Extraction,
+         classifier: PrototypeClassifier | None = None) -> Extraction:
+    """The facts of a correcting `turn` that correct the user's own fact of the previous turn, in its
+    slot: one of someone else's ("My office is on Pacific time." "Oops, I meant Eastern", see `theirs`)
+    or of a slot the previous turn never said ("I work at Google." "Sorry, Vegan": no diet) is left
+    out and reported. A turn after an assistant reply that is no acknowledgement keeps its facts."""
+    if not found.facts or the_fix(turn) is None:
+        return found
+    previous, between = _before(messages)
+    gone = theirs(messages, turn, found.facts)
+    if gone:
+        found = Extraction(tuple(f for f in found.facts if f.entity not in gone), (*found.unextracted, Unextracted(
+            turn, f"corrects someone else's fact said before it ({', '.join(sorted(gone))}), not the user's")))
+    if previous is None or not found.facts or \
+            not all(_ACK.match(said.strip()) or _says_back(said, previous) for said in between):
+        return found
+    said = {f.entity for f in extract_turn(previous, classifier=classifier).facts}
+    said |= {d.entity for s in cl.sentences(previous) for c in cl.clauses(s) for d in read_clause(c)}
+    other = {f.entity for f in found.facts} - said
+    if not other:
+        return found
+    return Extraction(tuple(f for f in found.facts if f.entity in said), (*found.unextracted, Unextracted(
+        turn, f"a correction of the previous turn that says no value of its slots ({', '.join(sorted(other))})")))

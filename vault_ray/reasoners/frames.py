@@ -30,7 +30,7 @@ from .lexicon import (
     place_value,
     split_list,
 )
-from .orgs import FIRM, org_name
+from .orgs import FIRM, THE, org_name
 
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
@@ -234,7 +234,7 @@ def employer_frame(n: str) -> list[Draft]:
     if m:
         org = org_name(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
         if org and not gazetteer.find_place(org):
-            left.append(Draft("user.employer", f"not:{org}"))
+            left.append(Draft("user.employer", f"not:{THE.sub('', org)}"))
     m = _WORK_AT.search(n)
     if not m:
         return left
@@ -242,7 +242,9 @@ def employer_frame(n: str) -> list[Draft]:
     if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC) or (  # "joined a gym"
             re.search(r"\bjoined\s+an?\s", m.group(0), IC) and not any(map(is_capitalized, org.split()[1:]))):
         return []
-    out = [Draft("user.employer", org)]
+    if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and THE.match(org):
+        return []  # "Now at the Hilton": a stay at a hotel, a hospital, a venue as much as a job; nothing stored
+    out = [Draft("user.employer", THE.sub("", org))]  # "I work at the Hilton": Hilton
     role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)
     if role and OCCUPATIONS.search(cut(role.group("v"))):
         out.append(Draft("user.job", cut(role.group("v"))))

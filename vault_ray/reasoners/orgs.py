@@ -14,6 +14,8 @@ _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|ni
                             r"in|at|on|near|based|located|headquartered|from)\b(?!&)", IC)  # "my company is in London": a place
 
 
+THE = re.compile(r"^the\s+(?=(?-i:[A-Z]))", IC)
+"""The article before a name ("the Hilton"): no part of the employer's name."""
 _WORD = r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?"
 FIRM = re.compile(rf"{_WORD}(?:,\s*{_WORD})+,?\s*&\s*{_WORD}")
 """A firm named for its partners, commas and a last "&" ("Morgan, Lewis & Bockius", "Skadden, Arps, Slate, Meagher & Flom")."""

@@ -21,7 +21,7 @@ from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .clauses import first_person
-from .corrections import corrected_statement, theirs
+from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
 from .labels import LabelMatcher, described, label_phrase
@@ -237,9 +237,7 @@ class RuleReasoner:
         """The facts of the latest user turn and what reads as a statement but gave none."""
         user, _assistant = latest_turn(messages)
         found = extract_turn(user, classifier=self.classifier, registry=registry)
-        if gone := theirs(messages, user, found.facts):  # "My office is on Pacific time." "Oops, I meant Eastern"
-            found = Extraction(tuple(f for f in found.facts if f.entity not in gone), (*found.unextracted, Unextracted(
-                user, f"corrects someone else's fact said before it ({', '.join(sorted(gone))}), not the user's")))
+        found = kept(messages, user, found, self.classifier)  # "I work at Google." "Sorry, Vegan": no diet
         question = None if found.facts else question_before(messages)
         statement = as_statement(question, user) if question else None
         if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected

@@ -36,6 +36,11 @@ _STOP = re.compile(r"\s+(?:and|but|or|so|because|since|if|when|please|this|next|
                    r"this month|per|a|each|every)\b.*$", IC)
 _FOR = re.compile(r"\bbudget for\s+(?P<t>.+?)\s+(?:is|was|will be|of|=|:|'s)\s*(?:now\s+|about\s+|around\s+)?$", IC)
 PER_UNIT = "a cap per night, item or person (\"nothing over $200 a night\"), not the user's overall budget"
+HABIT = "what the user spends (\"I spend $20 at Starbucks every day\"), not a budget or limit of the user's"
+_SPENDS = re.compile(r"\b(?:i|we)\s+(?:(?:usually|normally|typically|often|always|generally|probably|also|still|just|"
+                     r"already)\s+)*(?:spend|spent|pay|paid|drop|blow)\s+"
+                     r"(?:(?:about|around|roughly|like|almost|nearly|over|at least)\s+)?$", IC)
+"""An amount said as spent, no modal nor limit ("I spend $20 at Starbucks every day"; not "I can spend $500")."""
 ONE_PURCHASE = "a limit for one purchase (\"on this gift\"), not the user's overall budget"
 
 
@@ -98,12 +103,14 @@ def keyed(clause: str, drafts: Sequence[Draft]) -> list[Draft]:
 
 
 def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
-    """Why an overall budget read in `clause` is no budget of the user's: a cap per unit or per
-    item, or a limit for one purchase whose purpose no key can be made of."""
+    """Why an overall budget read in `clause` is no budget of the user's: an amount the user spends,
+    a cap per unit or per item, or a limit for one purchase whose purpose no key can be made of."""
     for d in drafts:
         around = _after(clause, d.value) if d.entity == "user.budget" else None
         if not around:
             continue
+        if _SPENDS.search(around[0]):
+            return HABIT
         if _PER_UNIT.match(around[1]) or re.search(r"\b(?:anything|something|nothing)\s+(?:that costs? )?(?:over|above|"
                                                    r"more than|pricier than)\s*$", around[0], IC):
             return PER_UNIT
