@@ -117,7 +117,7 @@ def evaluation_dataset(scenarios: str | Path | Sequence[str], policies: Sequence
 
     paths = scenario_files(scenarios)
     rows = sum(pq.read_metadata(p).num_rows for p in paths)
-    free, cpus = free_cpus()
+    free, cpus = free_cpus(evaluation.embed_actors + 1 if evaluation.embedder == "local" else 1)
     check_cpus(evaluation, free, cpus)
     block = block_size_for(rows, cpus, evaluation.block_size)
     ds = read_on_driver_node(paths)
@@ -190,18 +190,18 @@ CPU_HINT = ("other actors hold the rest (a `vault-ray serve --address` replica h
 """What to do when a job beside a served cluster finds too few free CPUs (docs/jobs.md)."""
 
 
-def free_cpus(wait_s: float = 10.0) -> tuple[int, int]:
-    """(free, total) whole Ray CPUs, waiting up to `wait_s` for one to be free (a stage's actors
-    that just finished give theirs back). A job sizes its tasks and actors by the free ones: sized
-    by the total, an actor or task asks for CPUs that other actors hold (a Serve replica) and waits
-    for them, silently, for ever."""
+def free_cpus(need: int = 1, wait_s: float = 15.0) -> tuple[int, int]:
+    """(free, total) whole Ray CPUs, waiting up to `wait_s` for `need` of them to be free (the
+    actors of a stage that just finished give theirs back a moment later). A job sizes its tasks
+    and actors by the free ones: sized by the total, an actor or task asks for CPUs that other
+    actors hold (a Serve replica) and waits for them, silently, for ever."""
     import ray  # noqa: PLC0415
 
     deadline = time.monotonic() + wait_s
     while True:
         total = int(ray.cluster_resources().get("CPU", 0))
         free = min(total, int(ray.available_resources().get("CPU", 0) + 1e-6))
-        if free >= 1 or time.monotonic() >= deadline:
+        if free >= min(max(1, need), total) or time.monotonic() >= deadline:
             return free, total
         time.sleep(0.25)
 

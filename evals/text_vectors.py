@@ -65,7 +65,7 @@ def pool_size(actors: int, cpus_per_actor: int | None) -> tuple[int, int]:
     asking for CPUs other actors hold would wait for them with no word, for ever)."""
     if actors < 1:
         raise InvalidInput(f"actors must be at least 1, got {actors}")
-    free, total = free_cpus()
+    free, total = free_cpus(actors * (cpus_per_actor or 1))
     held = f"; {CPU_HINT}" if free < total else ""
     if free < 1:
         raise ClusterError(f"no Ray CPU is free for the embedding actors: Ray has {total}, all held{held}")
