@@ -99,9 +99,10 @@ def test_follow_through_the_client_stops_with_unknown_agent_once_revoked(served_
 
     thread = threading.Thread(target=follow, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not got:
-        _write(served_app, writer, "user.pet", f"cat{len(got)}")
+    deadline, tries = time.monotonic() + 20, 0
+    while not got:  # a new value each time: the same one again is the same claim and no new event
+        tries += 1
+        _write(served_app, writer, "user.pet", f"cat{tries}")
         assert time.monotonic() < deadline, "follow saw nothing"
         time.sleep(0.3)
     _revoke(served_app, "follower")
