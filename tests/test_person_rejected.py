@@ -112,3 +112,30 @@ def test_the_chosen_claims_own_agent_alone_revising_to_the_rejected_value_waits(
     later = dispute_steps.say(vault, "b", moved, 300, entity)  # a value nobody rejected: its revision as before
     assert later.outcome == "active" and values(vault, entity) == [moved]
     assert vault.disputes() == [] and all(vault.check().values())
+
+
+@pytest.mark.parametrize("strategy", ["recency", "authority", "consensus"])
+def test_a_later_decision_that_does_not_mention_a_rejected_value_keeps_it_rejected(vault, strategy):
+    """fuzz4 seed 5033: a person turned EST down for PST, later turned CST down for PST too; EST
+    is still a value the person rejected, while CST, chosen in a third decision, no longer is."""
+    e = "user.timezone"
+    vault.set_strategy(e, strategy)
+    dispute_steps.say(vault, "a", "EST", 0, e)
+    b = dispute_steps.say(vault, "b", "PST", 10, e)
+    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="user", note="not EST")
+    c = dispute_steps.say(vault, "c", "CST", 100, e)
+    assert c.outcome == "disputed"
+    vault.resolve_dispute(c.dispute_id, b.claim_id, decided_by="user", note="not CST either")
+    assert values(vault, e) == ["PST"]
+    d = dispute_steps.say(vault, "d", "PST", 150, e)  # another agent's PST; the chosen claim's agent withdraws it
+    vault.retract(b.claim_id, decided_by="b")
+    assert values(vault, e) == ["PST"]
+    est = dispute_steps.say(vault, "e", "EST", 200, e)  # rejected in the first decision, not in the second
+    assert est.outcome == "disputed" and vault.dispute(est.dispute_id).needs_user
+    assert values(vault, e) == ["PST"]
+    vault.retract(d.claim_id, decided_by="d")  # what stood against it goes: the dispute still waits for a person
+    assert "EST" not in values(vault, e) and vault.dispute(est.dispute_id).status == "open"
+    vault.resolve_dispute(est.dispute_id, est.claim_id, decided_by="user", note="EST after all")
+    assert values(vault, e) == ["EST"]
+    cst = dispute_steps.say(vault, "f", "CST", 300, e)  # rejected in the second decision: still needs a person
+    assert cst.outcome == "disputed" and vault.dispute(cst.dispute_id).needs_user

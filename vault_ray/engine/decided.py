@@ -67,24 +67,31 @@ def person_decided(txn: Txn, entity: str) -> dict[str, tuple[str, str]]:
 
 
 def rejected(txn: Txn, entity: str) -> list[str]:
-    """The values a person rejected on `entity`: those of the members of the newest dispute a person
-    resolved there for a winner (its challenger, incumbents, supporters) that do not say the winner's
-    value (`rules.agrees`). A person's newer decision on the entity replaces them (it may choose one)."""
+    """The values a person rejected on `entity`: in every dispute a person resolved there for a
+    winner, the values of its members (challenger, incumbents, supporters) that do not say the
+    winner's value (`rules.agrees`). Decisions count in the order they were made: a later decision
+    choosing a value rejected before takes it back; a later decision that does not mention a
+    rejected value leaves it rejected (choosing PST over CST does not bring back the EST a person
+    turned down before)."""
     found = {d.id: d for d in txn.decided_disputes(entity)}
     found.update({d.id: d for d in txn.disputes.values() if d.entity == entity and by_person(d)})
     if not found:
         return []
-    last = max(found.values(), key=lambda d: (d.resolution.at, d.id))  # type: ignore[union-attr]
-    ids = [i for i in dict.fromkeys((last.challenger, *last.incumbents, *last.supporters))]
+    decisions = sorted(found.values(), key=lambda d: (d.resolution.at, d.id))  # type: ignore[union-attr]
+    ids = list(dict.fromkeys(i for d in decisions for i in (d.challenger, *d.incumbents, *d.supporters)))
     missing = [i for i in ids if not txn.known(i)]
     stored = txn.stored(missing) if missing else {}
     claims = {i: txn.claim(i) if txn.known(i) else stored[i][0] for i in ids if txn.known(i) or i in stored}
-    winner = claims.get(last.resolution.winner)  # type: ignore[union-attr,arg-type]
-    if winner is None:
-        return []
-    card, chosen = txn.cardinality.get(entity, "one"), normalized_value(winner)
-    return list(dict.fromkeys(v for c in claims.values()
-                              if not agrees(entity, v := normalized_value(c), chosen, card)))
+    card, out = txn.cardinality.get(entity, "one"), []
+    for d in decisions:
+        winner = claims.get(d.resolution.winner)  # type: ignore[union-attr,arg-type]
+        if winner is None:
+            continue
+        chosen = normalized_value(winner)
+        out = [v for v in out if not agrees(entity, v, chosen, card)]
+        out.extend(v for i in (d.challenger, *d.incumbents, *d.supporters) if i in claims
+                   and not agrees(entity, v := normalized_value(claims[i]), chosen, card))
+    return list(dict.fromkeys(out))
 
 
 def says_rejected(txn: Txn, claim: Claim) -> bool:
