@@ -84,3 +84,17 @@ def test_as_of_takes_epoch_seconds_as_the_library_and_http_do(store):
     for bad, why in (("1e300", "outside the representable times"), ("tomorrow", "ISO 8601 time or epoch seconds")):
         code, said = invoke("get", "user.diet", "--store", store, "--hashing", "--as-of", bad)
         assert code == 2 and why in said, said
+
+
+@pytest.mark.parametrize("command", [("strategy", "user.timezone", "authority"),
+                                     ("authority", "scheduler", "user.timezone", "0.9")])
+def test_a_policy_command_on_a_path_with_no_store_says_it_made_a_new_one(store, tmp_path, command):
+    typo = str(tmp_path / "stroe")
+    code, said = invoke(*command, "--store", typo, "--hashing")
+    assert code == 0 and f"note: there was no vault-ray store at {typo}: made a new, empty one" in said
+    code, said = invoke(*command, "--store", typo, "--hashing")  # the store is there now: no note
+    assert code == 0 and "note: there was no" not in said
+    code, said = invoke(*command, "--store", store, "--hashing")
+    assert code == 0 and "note: there was no" not in said
+    with Vault.open(typo, embedder=HashingEmbedder()) as vault:
+        assert vault.get("user.diet").active == ()  # the new store is empty; the one with the data is another

@@ -134,11 +134,14 @@ def resumable(fn: F) -> F:
 
 @contextmanager
 def open_vault(store: str | None, address: str | None, namespace: str = "vault", hashing: bool = False, *,
-               create: bool = False) -> Iterator[Vault]:
+               create: bool = False, announce: bool = False) -> Iterator[Vault]:
     """The store a command works on. Only commands that write (`create`) make a new one:
-    a read of a path that holds no store (a typo) is an error, not an empty store."""
+    a read of a path that holds no store (a typo) is an error, not an empty store. `announce`:
+    say so on stderr when a new store was made (a policy command on a mistyped path would
+    otherwise look as if it had changed the store the user meant)."""
     if store and not address and not create:
         require_store(store)
+    fresh = bool(store and not address and create and announce and read_meta(store) is None)
     embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
@@ -146,6 +149,9 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
         vault = Vault.open(store, embedder=embedder)
     else:
         raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
+    if fresh:
+        err_console.print(f"note: there was no vault-ray store at {store}: made a new, empty one with this setting "
+                          f"(check the path if you meant an existing store)", highlight=False)
     try:
         yield vault
     finally:

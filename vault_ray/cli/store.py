@@ -94,7 +94,8 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
     if misread := next((a for a in (agent, pattern) if a is not None and a.startswith("-")), None):
         raise InvalidInput(f"no such option: {misread}")  # unknown options reach here as arguments (see register)
-    with open_vault(store, address, namespace, hashing or settings_only(store), create=agent is not None) as vault:
+    with open_vault(store, address, namespace, hashing or settings_only(store), create=agent is not None,
+                    announce=True) as vault:
         if agent is not None:
             if pattern is None or weight is None:
                 raise InvalidInput("give AGENT PATTERN WEIGHT to set a weight")
@@ -116,7 +117,8 @@ def strategy(pattern: str = typer.Argument(None, help="Entity pattern, e.g. user
              name: str = typer.Argument(None, help="recency, authority, consensus or judge."), store: str = STORE,
              address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Show the strategy table, or set PATTERN's conflict strategy to NAME (Vault.set_strategy)."""
-    with open_vault(store, address, namespace, hashing or settings_only(store), create=pattern is not None) as vault:
+    with open_vault(store, address, namespace, hashing or settings_only(store), create=pattern is not None,
+                    announce=True) as vault:
         if pattern is not None:
             if name is None:
                 raise InvalidInput("give PATTERN NAME to set a strategy (recency, authority, consensus or judge)")
