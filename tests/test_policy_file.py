@@ -139,3 +139,23 @@ def test_policy_apply_dry_run_refuses_what_the_apply_refuses(store, tmp_path, dr
     result = runner.invoke(app, ["policy", "apply", str(path), "--store", str(store), "--hashing", *dry_run])
     assert result.exit_code == 2 and "'user.tz' is an alias of 'user.timezone'" in " ".join(result.output.split())
     assert stored_policy(store) == before
+
+
+def test_policy_apply_names_the_stores_settings_the_file_removes(tmp_path):
+    """qa4 F2: a proposal from synthetic scenarios starts from the default policy; applying it
+    drops the store's own strategies and high-stakes patterns, so the dry run says which."""
+    path = tmp_path / "store"
+    own = Policy(strategies={"user.diet": "judge", "user.timezone": "authority"}, high_stakes=("user.medical.*",))
+    with Vault.open(path, embedder=HashingEmbedder(), policy=own):
+        pass
+    proposal = write_policy_file(tmp_path / "proposal.json", PROPOSED)
+    dry = runner.invoke(app, ["policy", "apply", str(proposal), "--store", str(path), "--hashing", "--dry-run"],
+                        env={"COLUMNS": "400"})
+    said = " ".join(dry.output.split())
+    assert dry.exit_code == 0 and "note: this file removes 2 settings the store has now" in said
+    assert "strategies[user.timezone]" in said and "high_stakes: user.medical.*" in said
+    assert "--current current.json" in said and stored_policy(path).strategies == own.strategies  # a dry run
+    kept = write_policy_file(tmp_path / "kept.json", Policy(strategies={**own.strategies, "user.x": "consensus"},
+                                                            high_stakes=own.high_stakes))
+    more = runner.invoke(app, ["policy", "apply", str(kept), "--store", str(path), "--hashing"], env={"COLUMNS": "400"})
+    assert more.exit_code == 0 and "note: this file removes" not in more.output  # it only adds

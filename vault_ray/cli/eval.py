@@ -301,7 +301,9 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
     if g is not None:
         console.print(Text(f"final-state accuracy {fmt(g.current, '%')} -> {fmt(g.proposed, '%')} "
                            f"({verdict((g.difference, g.low, g.high)) or 'no interval'}); review, then "
-                           f"`vault-ray policy apply {path} --store PATH`"))
+                           f"`vault-ray policy apply {path} --store PATH`"
+                           + ("" if rec.unit != "scenarios" else " (it replaces the store's whole policy: "
+                              "`--current FILE`, from `vault-ray policy show`, starts the proposal from yours)")))
 
 
 def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = False, min_age_s: float = 0.0,
