@@ -331,7 +331,8 @@ class ControlActor:
         return [infos[n] for n in names]
 
     def set_head(self, head: dict[str, Any]) -> None:
-        """Remember the Ray head `vault-ray up` started, so `vault-ray down` can stop it."""
+        """Remember where `vault-ray up` serves the store (address, namespace) and the Ray head it
+        started (its pid and host), so `vault-ray down` can stop that head."""
         self._check()
         with self._lock:
             self.state = self.state.evolve(head=dict(head))

@@ -225,8 +225,8 @@ class StoreLock:
         except BlockingIOError as exc:
             os.close(self._fd)  # held by another: a file this open made is theirs now, not removed
             here = StoreLock.HELD.get(self._real) == os.getpid()
-            holder, address = (None, None) if here else holder_of(self.root)
-            raise StoreLocked(self.root, here=here, holder=holder, address=address) from exc
+            holder, address, namespace = (None, None, None) if here else holder_of(self.root)
+            raise StoreLocked(self.root, here=here, holder=holder, address=address, namespace=namespace) from exc
         try:
             os.ftruncate(self._fd, 0)
             os.write(self._fd, str(os.getpid()).encode())
@@ -247,28 +247,34 @@ class StoreLock:
             self._fd = -1
 
 
-def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None]:
+def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None, str | None]:
     """What holds the store, for StoreLocked to say how to reach it: ("cluster", the Ray address
-    `vault-ray up` recorded in STORE/cluster.json, if any) when the process named in the lock
-    file is a Ray worker (the control actor), ("process", None) for another process, (None,
-    None) when the lock file or the process cannot be read (not Linux, another machine)."""
+    and the namespace `vault-ray up` recorded in STORE/cluster.json, if any) when the process
+    named in the lock file is a Ray worker (the control actor), ("process", None, None) for
+    another process, (None, None, None) when the lock file or the process cannot be read (not
+    Linux, another machine)."""
     try:
         pid = int((Path(root) / ".lock").read_text().strip())
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
     except (OSError, ValueError):
-        return None, None
+        return None, None, None
     if not cmdline.startswith("ray::"):
-        return "process", None
-    return "cluster", recorded_head(root)
+        return "process", None, None
+    return "cluster", recorded_head(root), _recorded(root, "namespace")
 
 
 def recorded_head(root: str | os.PathLike[str]) -> str | None:
-    """The address of the Ray head `vault-ray up` started for the store, as it recorded it in
-    STORE/cluster.json (None: none recorded, or no such file)."""
+    """The address of the Ray cluster `vault-ray up` serves the store on (the head it started, or
+    the one it joined with --address), as it recorded it in STORE/cluster.json (None: none
+    recorded, or no such file)."""
+    return _recorded(root, "address")
+
+
+def _recorded(root: str | os.PathLike[str], key: str) -> str | None:
     state = read_json(Path(root) / "cluster.json") or {}
     head = state.get("head") if isinstance(state, dict) else None
-    address = head.get("address") if isinstance(head, dict) else None
-    return address if isinstance(address, str) and address else None
+    value = head.get(key) if isinstance(head, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def hold_log(path: str) -> int:

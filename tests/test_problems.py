@@ -39,6 +39,8 @@ SAMPLES: dict[str, errors.VaultError] = {
     "StoreError": errors.StoreError("cannot read the token file"),
     "StoreLocked": errors.StoreLocked("/data/store"),
     "StoreLocked (up)": errors.StoreLocked("/data/store", holder="cluster", address="10.0.0.5:6379"),
+    "StoreLocked (up, namespace)": errors.StoreLocked("/data/store", holder="cluster", address="10.0.0.5:6379",
+                                                      namespace="v2"),
     "StoreClosed": errors.StoreClosed("this vault is closed"),
     "StoreMismatch": errors.StoreMismatch("16 partitions, not 4", path="/data/store"),
     "StorageFailure": errors.StorageFailure("disk full", partition=3),

@@ -183,20 +183,25 @@ class StoreError(VaultError):
 class StoreLocked(StoreError):
     """`holder`: what holds the store, when the lock says so: "cluster" (cluster-mode actors:
     `vault-ray up` or `vault-ray serve`) or "process" (an embedded open); None when unknown.
-    `address`: the Ray address `vault-ray up` recorded for the cluster that holds it."""
+    `address`, `namespace`: the Ray address and namespace `vault-ray up` recorded for the
+    cluster that holds it."""
 
     def __init__(self, path: str, *, here: bool = False, holder: str | None = None,
-                 address: str | None = None) -> None:
+                 address: str | None = None, namespace: str | None = None) -> None:
         self.path = path
         self.here = here
-        self.holder, self.address = holder, address
+        self.holder, self.address, self.namespace = holder, address, namespace
         if here:
             super().__init__(f"store {path!r} is already open in this process: use that Vault (threads may share "
                              "it), or close it before opening the store again")
             return
         serve = ("if `vault-ray serve` runs it, go through its HTTP API (`VaultClient(URL, TOKEN)` in Python, "
                  "`vault-ray events|mcp --url URL --token TOKEN`)")
-        if holder == "cluster" and address:
+        if holder == "cluster" and address and namespace:
+            how = (f"it is served in cluster mode (`vault-ray up`, Ray at {address}, namespace {namespace!r}): reach "
+                   f"it with `--address {address} --namespace {namespace}` on the command line or "
+                   f"`Vault.connect({address!r}, namespace={namespace!r})` in Python")
+        elif holder == "cluster" and address:
             how = (f"it is served in cluster mode (`vault-ray up`, Ray at {address}): reach it with `--address "
                    f"{address}` on the command line or `Vault.connect({address!r})` in Python (and `--namespace` / "
                    "`namespace=` if it is not 'vault')")

@@ -68,6 +68,9 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         # RAY_ADDRESS with --address auto joins as the address given (this machine's token sent: QA3 F5)
         auto = run("get", "user.timezone", "--address", "auto", *cluster, "--hashing", ray_address=address)
         assert auto.returncode == 0 and "PST" in auto.stdout and "EST" in auto.stdout, auto.stdout + auto.stderr
+        locked = run("get", "user.timezone", "--store", str(store), "--hashing", timeout=60)  # says how to reach it
+        said = " ".join(locked.stderr.split())
+        assert locked.returncode == 4 and f"--address {address} --namespace cli" in said, said
         moved = run("rebalance", "--shards", "3", "--address", address, *cluster)
         assert moved.returncode == 0, moved.stdout + moved.stderr
         assert "epoch 2" in moved.stdout and "vault-shard-2" in moved.stdout

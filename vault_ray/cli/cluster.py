@@ -89,8 +89,8 @@ def up(
     try:
         vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                         embedder=embedder, policy=policy, actor_options=options, index=index)
-        if head:
-            attach(address, namespace=namespace).note_head(head)
+        # the head it started (for `down` to stop), or only the cluster it joined: where to reach the store
+        attach(address, namespace=namespace).note_head({**head, "address": address, "namespace": namespace})
     except BaseException:
         if head:
             _stop_head(head)
@@ -118,7 +118,7 @@ def down(
 
     head = shutdown(address, namespace=namespace)
     console.print(f"stopped the vault-ray actors of namespace {namespace!r}; the store is free", highlight=False)
-    if head and not keep_ray:
+    if head and head.get("pid") and not keep_ray:  # a head `up` started (one it joined records no pid)
         if head.get("host") != socket.gethostname():
             console.print(f"the Ray head at {head.get('address')} runs on {head.get('host')}: stop it there")
             return
