@@ -101,7 +101,8 @@ def fresh_snapshot(path: Path, journal: Journal, *, db: str, dim: int, fmt: int,
         return None
     if found is None:
         if not created:
-            log.warning("vault-ray: the snapshot %s is missing: %s %s", path, rebuilt, db)
+            log.warning("vault-ray: no snapshot at %s (the store was not closed after this log last changed, as "
+                        "after a crash, or the file was removed): %s %s", path, rebuilt, db)
         return None
     head = found.header
     now = stamp(db)

@@ -73,7 +73,7 @@ def test_a_missing_snapshot_is_rebuilt_with_a_warning(tmp_path, caplog):
     snap.unlink()
     with caplog.at_level(logging.WARNING, logger="vault_ray"), Vault.open(tmp_path / "s", embedder=EMB) as vault:
         assert len(vault.claims()) == len(FACTS)
-    assert warned(caplog, str(snap), "missing", "rebuilt from its claim log")
+    assert warned(caplog, str(snap), "no snapshot at", "not closed", "rebuilt from its claim log")
 
 
 def test_a_new_store_warns_about_nothing(tmp_path, caplog):
@@ -93,7 +93,7 @@ def test_a_damaged_or_missing_hnsw_graph_is_rebuilt_with_a_warning(tmp_path, cap
     with caplog.at_level(logging.WARNING, logger="vault_ray"), Vault.open(tmp_path / "s", embedder=EMB) as vault:
         assert [(h.claim.id, round(h.score, 4)) for h in vault.search("fact number 7 about topic 0", k=5)] == before
         assert all(vault.check().values())
-    assert warned(caplog, str(graph), "damaged" if damage == "flip" else "missing", "rebuilt")
+    assert warned(caplog, str(graph), "damaged" if damage == "flip" else "no saved HNSW index at", "rebuilt")
 
 
 @pytest.mark.parametrize("left", ["snapshot", "journal"])

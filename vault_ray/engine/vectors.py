@@ -112,7 +112,8 @@ class HostIndex:
                                                    f"damaged ({exc.why})", rebuilt)
             return set()
         if saved is None:
-            log.warning("vault-ray: the saved HNSW index %s is missing: %s", self.graph_path, rebuilt)
+            log.warning("vault-ray: no saved HNSW index at %s (the store was last closed in the other mode or with "
+                        "the flat index, or not closed, or the file was removed): %s", self.graph_path, rebuilt)
             return set()
         try:
             head = saved.header
