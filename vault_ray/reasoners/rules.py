@@ -26,6 +26,7 @@ from .extraction import extract_turn, read_clause
 from .judging import judge_sides
 from .labels import LabelMatcher, described, label_phrase
 from .lexicon import Draft
+from .paraphrase import first_person_turn
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -236,6 +237,7 @@ class RuleReasoner:
     def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
         """The facts of the latest user turn and what reads as a statement but gave none."""
         user, _assistant = latest_turn(messages)
+        user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
         found = extract_turn(user, classifier=self.classifier, registry=registry)
         found = kept(messages, user, found, self.classifier)  # "I work at Google." "Sorry, Vegan": no diet
         question = None if found.facts else question_before(messages)
