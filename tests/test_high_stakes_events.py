@@ -36,6 +36,7 @@ def test_a_pattern_added_then_removed_publishes_one_event_each_way(make_vault, e
     (event,) = vault.events(since=cursor, needs_user=True).events  # nothing else waits for a person
     assert event.entity == entity and event.claim_id == d.claim_id
     assert event.detail["pattern"] == pattern and event.detail["policy_version"] == vault.policy.version
+    assert "high stakes now" in str(vault.explain(d.claim_id))  # the challenger's story says why
     after_add = vault.events(since="now").cursor
     vault.patch_policy({"high_stakes": list(before)})
     assert changed(vault, after_add) == [(d.dispute_id, False, "high_stakes_lifted")]

@@ -190,6 +190,8 @@ def _describe(step: Step) -> list[str]:
         lines.append(f"judge: {step.rationale}")
     if step.decided_by:
         lines.append(f"decided by {step.decided_by}" + (f": {step.note}" if step.note else ""))
+    elif step.note:  # a change no one decided (a policy change: engine/stakes.py)
+        lines.append(step.note)
     return lines
 
 
