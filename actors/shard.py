@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -39,7 +40,7 @@ from vault_ray.engine.erase import drop_sources, erase_entity, erasures_done, fi
 from vault_ray.engine.partitions import Groups, PartitionSet
 from vault_ray.engine.receipts import receipts_held
 from vault_ray.engine.retract import retract_claims
-from vault_ray.engine.stakes import all_read, as_read, views_read
+from vault_ray.engine.stakes import all_read, announce_policy, as_read, views_read
 from vault_ray.engine.suggest import similar_entities
 from vault_ray.engine.txn import WriteItem
 from vault_ray.engine.views import Scored
@@ -81,6 +82,7 @@ class Shard(ShardBulk):
         self.owned: set[int] = set(state.partitions_of(name)) if state else set()
         self.policy, self.registry = ControlFile(store).load()
         self.control_version = state.control_version if state else 0
+        self._control_lock = threading.Lock()  # one policy change at a time (`set_control`)
         self.pending: dict[int, str] = {}
         """Owned partitions not served yet: handed over but not released, or not openable."""
         # at once: a saved HNSW graph of exactly these is restored. A failure (typically a
@@ -155,9 +157,12 @@ class Shard(ShardBulk):
         return wanted
 
     def set_control(self, version: int, policy: Policy, registry: EntityRegistry) -> int:
-        if version >= self.control_version:
-            self.control_version, self.policy, self.registry = version, policy, registry
-        return self.control_version
+        with self.ownership.shared(), self._control_lock:  # the partitions announced stay open meanwhile
+            if version >= self.control_version:
+                old = self.policy
+                self.control_version, self.policy, self.registry = version, policy, registry
+                announce_policy(self.host, old, policy)  # the disputes it makes read otherwise (engine/stakes.py)
+            return self.control_version
 
     def _cardinality(self, entity: str) -> str:
         return self.policy.cardinality_for(entity, self.registry.cardinality(entity))

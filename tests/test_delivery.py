@@ -183,3 +183,24 @@ def test_the_webhook_file_is_owner_only_and_a_damaged_one_is_a_store_error(tmp_p
     with pytest.raises(StoreError, match="webhook file"):  # and nothing is written over it
         hooks.add("http://127.0.0.1:9/y", secret="a-secret-of-16-chars")
     assert hooks.path.read_text() == '{"webhooks": [{"no id": 1}]}'
+
+
+def test_a_needs_user_only_hook_hears_of_a_dispute_a_policy_change_makes_wait(vault, receivers, dispatchers):
+    store = vault.info().store
+    receiver = receivers("policy-change-secret-1")
+    WebhookStore.for_store(store).add(receiver.url, secret="policy-change-secret-1", needs_user_only=True)
+    vault.set_strategy("user.medication", "authority")  # equal weights: a dispute no person is asked for
+    vault.agent("a").add_facts(Fact("user.medication", "takes insulin", "insulin", observed_at=T0), resolve=False)
+    (d,) = vault.agent("b").add_facts(Fact("user.medication", "takes metformin", "metformin",
+                                           observed_at=T0 + timedelta(hours=1)), resolve=False).decisions
+    dispatchers(vault, store, policy=FAST)
+    time.sleep(0.3)
+    assert receiver.accepted == {}  # nothing waited for a person so far
+    before = vault.policy.high_stakes
+    vault.patch_policy({"high_stakes": [*before, "user.medication"]})
+    wait_until(lambda: receiver.accepted)
+    vault.patch_policy({"high_stakes": list(before)})  # no longer waits: not for this hook
+    time.sleep(0.3)
+    (event,) = receiver.accepted.values()
+    assert (event["kind"], event["dispute_id"], event["needs_user"], event["reason"]) == (
+        "dispute_changed", d.dispute_id, True, "high_stakes")

@@ -102,10 +102,14 @@ def test_http_bodies_and_the_inbox_show_it_after_put_high_stakes(make_vault, tmp
         admin = {"Authorization": f"Bearer {tokens.add('root', 'admin')[0]}"}
         resolver = {"Authorization": f"Bearer {tokens.add('alice', 'resolver')[0]}"}
         assert client.get(f"/v1/disputes/{d.dispute_id}", headers=admin).json()["needs_user"] is False
+        cursor = client.get("/v1/events", headers=admin, params={"since": "now"}).json()["cursor"]
         put = client.put("/v1/policy/high-stakes", headers=admin,
                          json={"patterns": [*vault.policy.high_stakes, "user.medication"]})
         assert put.status_code == 200, put.text
         assert client.get(f"/v1/disputes/{d.dispute_id}", headers=admin).json()["needs_user"] is True
+        told = client.get("/v1/events", headers=admin, params={"since": cursor, "needs_user": "true"}).json()
+        assert [(e["kind"], e["dispute_id"], e["reason"]) for e in told["events"]] == [
+            ("dispute_changed", d.dispute_id, "high_stakes")]  # told at once (tests/test_high_stakes_events.py)
         listed = {x["id"]: x["needs_user"] for x in client.get("/v1/disputes", headers=admin).json()}
         assert listed[d.dispute_id] is True and sum(listed.values()) == 1
         page = client.get("/inbox/list", headers=resolver)

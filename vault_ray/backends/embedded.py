@@ -25,7 +25,7 @@ from ..engine.control import ControlFile, check_narrowing
 from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
 from ..engine.retract import retract_claims
-from ..engine.stakes import all_read, as_read, views_read
+from ..engine.stakes import all_read, announce_policy, as_read, views_read
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, similar_entities
 from ..engine.views import Scored
 from ..errors import ClaimNotFound, DisputeNotFound, InvalidInput, VaultError
@@ -66,6 +66,7 @@ class EmbeddedBackend:
             self._control.save(self.policy, self.registry)
             self._load_label_vectors()
             finish_erasures(host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
+            announce_policy(host, saved[0], self.policy)  # a policy given to open is a change too
         except BaseException:
             try:  # everything this open took is let go of: an open right after is not refused (StoreLocked)
                 if host is not None:
@@ -88,7 +89,8 @@ class EmbeddedBackend:
         with self._control_lock:
             check_version(self.policy, if_version)
             self._control.save(policy, self.registry)
-            self.policy = policy
+            old, self.policy = self.policy, policy
+            announce_policy(self.host, old, policy)  # the disputes it makes read otherwise (engine/stakes.py)
 
     def change_policy(self, change: Callable[[Policy], Policy]) -> Policy:
         """`change` of the policy, read and stored under one lock (engine/control.py)."""
@@ -96,7 +98,8 @@ class EmbeddedBackend:
             new = change(self.policy)
             if new is not self.policy:
                 self._control.save(new, self.registry)
-                self.policy = new
+                old, self.policy = self.policy, new
+                announce_policy(self.host, old, new)
             return new
 
     def set_registry(self, registry: EntityRegistry) -> None:

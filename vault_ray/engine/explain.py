@@ -20,7 +20,7 @@ STEP_TITLES = {
     "status_changed": "status changed",
     "dispute_opened": "dispute opened",
     "dispute_challenged": "challenge repeated",
-    "dispute_changed": "dispute members changed (one left, or a value joined)",
+    "dispute_changed": "dispute members changed (one left, or a value joined), or who decides it (a policy change)",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",
@@ -190,6 +190,8 @@ def _describe(step: Step) -> list[str]:
         lines.append(f"judge: {step.rationale}")
     if step.decided_by:
         lines.append(f"decided by {step.decided_by}" + (f": {step.note}" if step.note else ""))
+    elif step.note:  # a change no one decided (a policy change: engine/stakes.py)
+        lines.append(step.note)
     return lines
 
 

@@ -275,10 +275,17 @@ class Txn:
     def put_dispute(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None, **detail: Any) -> None:
         self.disputes[dispute.id] = dispute
         self.dispute_rows[dispute.id] = dispute
-        # the event carries needs_user as it stood then (the event stream filters on it), and the
-        # whole dispute after the change: what `as_of` reads replay (dispute_replay.py)
+        self.dispute_event(dispute, kind, agent=agent, claim_id=claim_id, **detail)
+
+    def dispute_event(self, dispute: Dispute, kind: str, *, agent: str | None, claim_id: str | None,
+                      needs_user: bool | None = None, **detail: Any) -> None:
+        """`kind`'s event for `dispute` as it is stored. It carries needs_user as it stood then (the event
+        stream filters on it; `needs_user`: as a reader sees it, when that is not the stored flag: a
+        policy change, engine/stakes.py), and the whole dispute as stored: what `as_of` reads replay
+        (dispute_replay.py)."""
         self.event(dispute.entity, kind, claim_id=claim_id, dispute_id=dispute.id, agent=agent,
-                   needs_user=dispute.needs_user, **detail, **{STATE: record(dispute)})
+                   needs_user=dispute.needs_user if needs_user is None else needs_user,
+                   **detail, **{STATE: record(dispute)})
 
     def event(self, entity: str, kind: str, *, claim_id: str | None = None, dispute_id: str | None = None,
               agent: str | None = None, status: str | None = None, superseded_by: str | None = None, **detail: Any) -> None:

@@ -54,6 +54,8 @@
     try { event = JSON.parse(message.data); } catch (_) { /* a cursor-only message */ }
     if (message.type === "dispute_opened" && event.entity) {
       live.textContent = "New dispute on " + event.entity + (event.needs_user ? ", waiting for you" : "");
+    } else if (message.type === "dispute_changed" && event.reason === "high_stakes" && event.entity) {
+      live.textContent = "A dispute on " + event.entity + " now waits for you (the policy calls it high stakes)";
     }
     if (!timer) timer = setTimeout(refresh, 150);
   }
