@@ -28,7 +28,7 @@ from vault_ray.backends.connect import (
 )
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
-from vault_ray.engine.control import a_policy, change_policy, changed_policy
+from vault_ray.engine.control import a_policy, change_policy, changed_policy, check_narrowing
 from vault_ray.errors import ClusterError, InvalidInput
 from vault_ray.policy import Policy
 from vault_ray.reasoners.base import Reasoner
@@ -92,6 +92,12 @@ def connect(
         raise ClusterError(f"namespace {namespace!r} serves its store with the {info.get('index')!r} index, not "
                            f"{index!r}; restart it (`vault-ray down`, then `vault-ray up --index {index}`) to switch")
     backend = ClusterBackend(handle, info, retry_timeout=retry_timeout)
+    if not created and registry is not None:  # with the policy given, checked before either changes (cardinality.py)
+        if not isinstance(registry, EntityRegistry):
+            raise InvalidInput(f"registry must be an EntityRegistry, got {type(registry).__name__}")
+        now = backend.control()
+        check_narrowing(backend, now, (now[0] if policy is None else changed_policy(now[0], a_policy(policy), registry),
+                                       registry))
     if not created and policy is not None:  # a change of the running store's policy, checked and numbered after it
         registry_now = registry if registry is not None else backend.control()[1]
         change_policy(backend, lambda current: changed_policy(current, a_policy(policy), registry_now))

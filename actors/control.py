@@ -25,7 +25,7 @@ import ray
 from ray.exceptions import ActorDiedError, RayActorError
 
 from vault_ray.backends.routing import CONTROL_NAME, shard_name
-from vault_ray.engine.control import ControlFile
+from vault_ray.engine.control import ControlFile, check_narrowing
 from vault_ray.engine.erase import waiting_erasures
 from vault_ray.errors import ClusterError, InvalidInput, StoreMismatch, VaultError
 from vault_ray.policy import Policy, check_version
@@ -35,6 +35,7 @@ from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embed
 
 from .assignment import ClusterState, load_state, moves, plan, save_state
 from .erasures import finish_waiting
+from .narrowing import ShardReads
 from .shard import Shard
 
 log = logging.getLogger("vault_ray")
@@ -114,7 +115,12 @@ class ControlActor:
                                index=None if restarted else cfg.index)
         control = ControlFile(cfg.store)
         # a restarted actor takes what the store says, not what it was first created with
-        self.policy, self.registry = control.load() if restarted else control.load(cfg.policy, cfg.registry)
+        saved = control.load()
+        wanted = saved if restarted else control.load(cfg.policy, cfg.registry)
+        # one given for a store that has its own is a change of it: the shards start on the saved one,
+        # and the change is stored once checked against their claims (actors/narrowing.py)
+        changing = not restarted and control.path.exists() and wanted != saved
+        self.policy, self.registry = saved if changing else wanted
         control.save(self.policy, self.registry)
         state = load_state(cfg.store)
         if state is None or state.assignment and max(state.assignment) >= self.meta.partitions:
@@ -139,6 +145,14 @@ class ControlActor:
         if state.draining:
             self.state = state.evolve(draining=())
             save_state(cfg.store, self.state)
+        if changing:  # many -> one over values at odds: InvalidPolicy, and the cluster does not start
+            try:
+                check_narrowing(ShardReads(self.shards, self.state, self.meta.partitions), saved, wanted)
+            except VaultError:  # the shards let go of their logs before the refusal is answered
+                self._each(list(self.shards), lambda s, n: s.close_all.remote())
+                raise
+            self.policy, self.registry = wanted
+            control.save(self.policy, self.registry)
         self._push_control()
         self.finish_erasures()  # those a crash cut short between the owner's part and the others'
 

@@ -154,7 +154,10 @@ def test_the_refusal_over_http_is_a_422_naming_the_entity(make_vault, tmp_path):
         assert refused.status_code == 422 and "user.instruments holds 'piano', 'guitar'" in refused.text, refused.text
         assert vault.registry.cardinality("user.instruments") == "many"
         before = vault.policy
+        whole = {k: v for k, v in before.to_dict().items() if k != "version"}
+        whole["cardinality"] = {**whole["cardinality"], "user.pets": "one"}
         for call in (lambda: http.patch("/v1/policy", json={"cardinality": {"user.pets": "one"}}, headers=admin),
+                     lambda: http.put("/v1/policy", json=whole, headers=admin),
                      lambda: http.post("/v1/policy/cardinality", json={"pattern": "user.pets", "cardinality": "one"},
                                        headers=admin)):
             refused = call()

@@ -32,6 +32,7 @@ SAMPLES: dict[str, errors.VaultError] = {
     "NotFound": errors.NotFound("no such thing"),
     "ClaimNotFound": errors.ClaimNotFound("c-1"),
     "DisputeNotFound": errors.DisputeNotFound("dsp-0-x"),
+    "EntityNotFound": errors.EntityNotFound("user.emial", ["user.email"], action="forget"),
     "DisputeError": errors.DisputeError("already resolved", dispute_id="dsp-1-y"),
     "DisputeCapExceeded": errors.DisputeCapExceeded("agent-b", "user.timezone", 3),
     "PolicyConflict": errors.PolicyConflict(12, 14),

@@ -59,7 +59,9 @@ def run_chat(vault: Vault, agent: str, console: Console, *, session: str | None 
             elif cmd == "/get":
                 console.print(view_table(vault.get(arg)))
             elif cmd == "/history":
-                console.print(claims_table(vault.history(arg), f"history({arg!r})"))
+                found = vault.history(arg)
+                console.print(claims_table(found, f"history({arg!r})",
+                                           empty=f"no claims; {found.did_you_mean}" if found.suggestions else ""))
             elif cmd == "/disputes":
                 found = vault.disputes()
                 console.print(disputes_table(found, vault) if found else "no open disputes")

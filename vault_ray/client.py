@@ -29,12 +29,12 @@ from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
 from .fact_checks import check_fact
-from .http_calls import Call
+from .http_calls import SUGGESTIONS, Call, suggested
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import segment as _seg
 from .http_calls import wire_time as _time
-from .models import AddResult, Claim, Dispute, EntityView, Fact, Hit, Retraction, new_id, validate_entity
+from .models import AddResult, Claim, Dispute, EntityView, Fact, Found, Hit, Retraction, new_id, validate_entity
 from .policy import AutoResolveRules, Policy
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages
@@ -77,18 +77,19 @@ class _Operations:
 
     # -- reads ------------------------------------------------------------------------------------
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
-               as_of: datetime | float | None = None, mine: bool = False) -> list[Hit]:
-        """Semantic search over active claims (`mine=True`: only this token's agent's)."""
+               as_of: datetime | float | None = None, mine: bool = False) -> Found[Hit]:
+        """Semantic search over active claims (`mine=True`: only this token's agent's); `suggestions` as `Vault.search`."""
         params = {"q": query, "k": k, "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
                   "mine": "true" if mine else None}
-        return self._send(Call("GET", "/v1/search", _as(list[Hit]), params=params))
+        return self._send(Call("GET", "/v1/search", _as(list[Hit]), params=params, found=True))
 
     def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
         path = f"/v1/entities/{_seg(validate_entity(entity))}"
         return self._send(Call("GET", path, _as(EntityView), params={"as_of": _time(as_of, "as_of")}))
 
-    def history(self, entity: str) -> list[Claim]:
-        return self._send(Call("GET", f"/v1/entities/{_seg(validate_entity(entity))}/history", _as(list[Claim])))
+    def history(self, entity: str) -> Found[Claim]:
+        path = f"/v1/entities/{_seg(validate_entity(entity))}/history"
+        return self._send(Call("GET", path, _as(list[Claim]), found=True))
 
     def claim(self, claim_id: str) -> Claim:
         return self._send(Call("GET", f"/v1/claims/{_seg(claim_id)}", _as(Claim)))
@@ -260,7 +261,8 @@ class _Transport:
         if isinstance(outcome, Exception):
             raise ClusterError(f"no answer from vault-ray at {self.url}: {type(outcome).__name__}: {outcome}") from outcome
         if outcome.is_success:
-            return call.read(outcome.json())
+            answer = call.read(outcome.json())
+            return Found(answer, suggested(outcome.headers.get(SUGGESTIONS))) if call.found else answer
         try:
             body = outcome.json()
         except ValueError:

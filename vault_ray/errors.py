@@ -14,7 +14,8 @@
     ├── Forbidden                 a known token whose role may not do this (an agent token on an admin route)
     ├── NotFound
     │   ├── ClaimNotFound
-    │   └── DisputeNotFound
+    │   ├── DisputeNotFound
+    │   └── EntityNotFound        forget/erase of a key no claim was ever made on, with stored keys like it (a typo)
     ├── DisputeError              resolving a resolved dispute, a winner outside it, ...
     │   └── DisputeCapExceeded    too many open disputes by one agent on one entity
     ├── RateLimited               an agent exceeded its write budget (carries retry_after)
@@ -138,6 +139,26 @@ class DisputeNotFound(NotFound):
     def __init__(self, dispute_id: str) -> None:
         self.dispute_id = dispute_id
         super().__init__(f"no dispute with id {dispute_id!r}")
+
+
+class EntityNotFound(NotFound):
+    """A call that acts on an entity (`forget`, `erase`) named a key no claim was ever made on
+    while stored keys are close to it (a typo?): nothing was changed. `suggestions` lists
+    those keys, best first, as `EntityView.suggestions` does for `get`."""
+
+    def __init__(self, entity: str, suggestions: list[str], *, action: str = "change") -> None:
+        self.entity, self.suggestions = entity, list(suggestions)
+        super().__init__(f"no claim was ever made on {entity!r} ({did_you_mean(self.suggestions)}), so there is "
+                         f"nothing to {action}: nothing was changed")
+
+
+def did_you_mean(keys: list[str] | tuple[str, ...]) -> str:
+    """"did you mean 'user.employer'?" ("did you mean 'a', 'b' or 'c'?"; "" for no key)."""
+    if not keys:
+        return ""
+    quoted = [f"'{k}'" for k in keys]
+    either = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    return f"did you mean {either}?"
 
 
 class DisputeError(VaultError):

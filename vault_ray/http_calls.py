@@ -15,6 +15,15 @@ from .errors import InvalidInput
 from .models import as_utc, routable
 from .wire import decode
 
+SUGGESTIONS = "Vault-Suggestions"
+"""The header of a list answer (history, search with `entity`) for a key no claim was ever made on: the stored
+keys most like it, best first, comma-separated (entity keys hold no comma); `Found.suggestions` in Python."""
+
+
+def suggested(header: str | None) -> tuple[str, ...]:
+    """The keys a `Vault-Suggestions` header names."""
+    return tuple(k.strip() for k in (header or "").split(",") if k.strip())
+
 
 @dataclass(frozen=True)
 class Call:
@@ -26,6 +35,7 @@ class Call:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     idempotent: bool = True  # safe to send again after a timeout or a 503 (a write whose ids are fixed, a read)
+    found: bool = False  # a list answer read as `Found`, with the keys its `Vault-Suggestions` header names
 
 
 def read_as(tp: Any) -> Callable[[Any], Any]:

@@ -7,17 +7,19 @@ import math
 import os
 import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
-from .errors import InvalidEntity, InvalidFact, InvalidInput
+from .errors import InvalidEntity, InvalidFact, InvalidInput, did_you_mean
 from .nesting import clipped
 from .texts import shown
 
 ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 MAX_ENTITY_LEN = 128
+T = TypeVar("T")
 MAX_FUTURE = timedelta(days=1)
 """How far ahead of the vault's clock a fact's observed_at may be (clock skew, a local
 time taken for UTC); a later one is refused, as it would outrank every write until then."""
@@ -370,8 +372,18 @@ class EntityView:
     @property
     def did_you_mean(self) -> str:
         """"did you mean 'user.employer'?" for an empty view with `suggestions` ("" without)."""
-        if not self.suggestions:
-            return ""
-        keys = [f"'{k}'" for k in self.suggestions]
-        either = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " or " + keys[-1]
-        return f"did you mean {either}?"
+        return did_you_mean(self.suggestions)
+
+
+class Found(list[T]):
+    """The list `history` and `search(entity=...)` answer: a list, whose `suggestions` name the
+    stored keys most like the entity key asked when no claim was ever made on it (a typo?),
+    best first, as `EntityView.suggestions` does for `get`; empty otherwise."""
+
+    def __init__(self, items: Iterable[T] = (), suggestions: Iterable[str] = ()) -> None:
+        super().__init__(items)
+        self.suggestions: tuple[str, ...] = tuple(suggestions)
+
+    @property
+    def did_you_mean(self) -> str:
+        return did_you_mean(self.suggestions)

@@ -19,6 +19,7 @@ from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
 from .engine.retract import Retractions
+from .engine.suggest import listed
 from .engine.txn import WriteItem
 from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
@@ -30,6 +31,7 @@ from .models import (
     EntityView,
     Event,
     Fact,
+    Found,
     Hit,
     Unextracted,
     WriteRequest,
@@ -260,18 +262,18 @@ class Vault(Transfers, Retractions):
 
     # -- reads ------------------------------------------------------------------------
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
-               as_of: datetime | float | None = None) -> list[Hit]:
-        """Semantic search over active claims, scored cosine x recency decay. Hits on an
-        entity with an open dispute are `contested` and carry the competing claims. With
-        `agent`, that agent's claims parked in open disputes are found too (contested).
-        `as_of` (a datetime or epoch seconds) searches as the store stood at that moment (the
-        same filters, parked claims included), replayed from the event log, decay and flags then."""
+               as_of: datetime | float | None = None) -> Found[Hit]:
+        """Semantic search over active claims, scored cosine x recency decay. Hits on an entity with an open dispute
+        are `contested` and carry the competing claims. With `agent`, that agent's claims parked in open disputes are
+        found too (contested). `as_of` (a datetime or epoch seconds) searches as the store stood at that moment (the
+        same filters, parked claims included), replayed from the event log, decay and flags then. No hit for an
+        `entity` no claim was ever made on: `suggestions` name the stored keys like it (as `EntityView`'s)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         check_string(query, "query", limit=MAX_QUERY)
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
-        entity = None if entity is None else self._key(entity)
+        asked, entity = entity, None if entity is None else self._key(entity)
         agent = None if agent is None else check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
         vector = self.embedder.embed([query])
@@ -285,14 +287,12 @@ class Vault(Transfers, Retractions):
             hits = ranked_hits(raw, k, policy, at, lambda entities: self.get_many(entities, as_of=at),
                                lambda e: policy.cardinality_for(e, registry.cardinality(e)))
             if len(hits) >= k or found < fetch or fetch >= MAX_FETCH:
-                return hits
+                return listed(self._backend, asked, entity, hits)
             fetch = min(4 * fetch, MAX_FETCH)
 
     def get(self, entity: str, *, as_of: datetime | float | None = None) -> EntityView:
-        """The current view: active claim(s); with an open dispute, every competing value.
-
-        `as_of` (a datetime or epoch seconds) answers as the store stood then, replayed
-        from the event log; before the first write that is an empty view."""
+        """The current view: active claim(s); with an open dispute, every competing value. `as_of` (a datetime
+        or epoch seconds) answers as the store stood then, replayed from the event log (before any write: empty)."""
         return self.get_many([entity], as_of=as_of)[entity]
 
     def get_many(self, entities: Sequence[str] | set[str], *, as_of: datetime | float | None = None) -> dict[str, EntityView]:
@@ -307,9 +307,10 @@ class Vault(Transfers, Retractions):
         judge rationale, dispute, resolution); `str()` of the answer reads as text."""
         return explain_claim(self._backend, check_string(claim_id, "claim_id", limit=128))
 
-    def history(self, entity: str) -> list[Claim]:
-        """Every claim ever made on `entity`, with status and provenance."""
-        return self._backend.history(self._key(entity))
+    def history(self, entity: str) -> Found[Claim]:
+        """Every claim ever made on `entity`, with status and provenance (none: `suggestions`, as get's)."""
+        key = self._key(entity)
+        return listed(self._backend, entity, key, self._backend.history(key))
 
     def _key(self, entity: str) -> str:
         return front.read_key(self._backend, entity)

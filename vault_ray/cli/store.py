@@ -9,7 +9,20 @@ from rich.table import Table
 from ..errors import ClaimNotFound, InvalidInput
 from ..render import claims_table, disputes_table, hits_table, view_table
 from ..vault import Vault
-from .common import ADDRESS, AS_OF, HASHING, JSON, NAMESPACE, STORE, console, handle_errors, open_vault, parse_time, print_json
+from .common import (
+    ADDRESS,
+    AS_OF,
+    HASHING,
+    JSON,
+    NAMESPACE,
+    STORE,
+    console,
+    err_console,
+    handle_errors,
+    open_vault,
+    parse_time,
+    print_json,
+)
 from .common import made_with_hashing as settings_only
 
 WEIGHTED = ("authority", "consensus")
@@ -30,8 +43,9 @@ def history(entity: str, store: str = STORE, address: str = ADDRESS, namespace: 
     """Show every claim ever made on ENTITY, with status and provenance."""
     with open_vault(store, address, namespace, hashing) as vault:
         found = vault.history(entity)
-        hint = "" if found or as_json else vault.get(entity).did_you_mean  # a typo? the closest keys
-        hint = f"no claims; {hint}" if hint else ""
+        hint = f"no claims; {found.did_you_mean}" if found.suggestions else ""  # a typo? the closest keys
+        if as_json and hint:  # stdout keeps the JSON list; the hint goes to stderr, as errors do
+            err_console.print(f"{entity}: {hint}", highlight=False)
         print_json(found) if as_json else console.print(claims_table(found, f"history({entity!r})", empty=hint))
 
 

@@ -49,6 +49,7 @@ from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_not_reserved, check_string, shown
 from . import asked, decided, disputes
 from .disputes import waits_for_person
+from .suggest import refuse_unknown
 from .txn import Txn
 
 if TYPE_CHECKING:
@@ -229,16 +230,23 @@ def retract(store: RetractStore, claim_id: object, decided_by: object, note: obj
     return store.retract(claim.entity, [claim.id], decided_by=by, note=why, now=utcnow())[0]
 
 
-def forget(store: RetractStore, entity: str, decided_by: object, note: object) -> list[Retraction]:
-    """`Vault.forget`: retract every live (active or disputed) claim of `entity` in one transaction."""
+def forget(store: RetractStore, entity: str, decided_by: object, note: object, asked: str | None = None) -> list[Retraction]:
+    """`Vault.forget`: retract every live (active or disputed) claim of `entity` in one transaction. `asked`:
+    the label the caller named (`entity` is the key it reads): one no claim was ever made on, but like stored
+    keys, is EntityNotFound naming them (a typo?)."""
     by, why = check_retraction(decided_by, note)
-    live = [c.id for c in store.history(entity) if c.status.live]
+    claims = store.history(entity)
+    if not claims:
+        refuse_unknown(store, asked or entity, entity, "forget")
+    live = [c.id for c in claims if c.status.live]
     return store.retract(entity, live, decided_by=by, note=why, now=utcnow()) if live else []
 
 
-def erase(store: RetractStore, entity: str, decided_by: object, note: object) -> list[Retraction]:
-    """`Vault.erase`: checks every argument, then erases at the entity's owner (engine/erase.py)."""
+def erase(store: RetractStore, entity: str, decided_by: object, note: object, asked: str | None = None) -> list[Retraction]:
+    """`Vault.erase`: checks every argument (and `asked`, as `forget`), then erases at the entity's owner
+    (engine/erase.py)."""
     by, why = check_retraction(decided_by, note)
+    refuse_unknown(store, asked or entity, entity, "erase")
     return store.erase(entity, decided_by=by, note=why, now=utcnow())
 
 
@@ -260,8 +268,9 @@ class Retractions:
         return retract(self._backend, claim_id, decided_by, note)
 
     def forget(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:
-        """Retract every live (active or disputed) claim of `entity` at once; [] when it has none."""
-        return forget(self._backend, self._key(entity), decided_by, note)
+        """Retract every live (active or disputed) claim of `entity` at once; [] when it has none. A key no claim
+        was ever made on is EntityNotFound when stored keys are like it (a typo? it names them), else []."""
+        return forget(self._backend, self._key(entity), decided_by, note, asked=entity)
 
     def erase(self, entity: str, *, decided_by: str, note: str = "") -> list[Retraction]:
         """Forget `entity` for good (a privacy request): every claim of it, whatever its status, is retracted
@@ -269,6 +278,7 @@ class Retractions:
         receipts, event details and disputes that could quote them (docs/design.md, "Erasure"). What stays is
         the provenance skeleton (ids, entity, agents, sessions, times, status `retracted`, supersedes links)
         with who erased it, when and why (`note`: keep content out of it). One Retraction per claim, its claim
-        the skeleton (`text` "[erased]", `value` None); [] when the entity has no claims. Erasing again
-        changes nothing (and finishes an erasure a crash cut short)."""
-        return erase(self._backend, self._key(entity), decided_by, note)
+        the skeleton (`text` "[erased]", `value` None); [] when the entity has no claims (EntityNotFound, nothing
+        changed, when stored keys are like it: a typo? it names them). Erasing again changes nothing (and finishes
+        an erasure a crash cut short)."""
+        return erase(self._backend, self._key(entity), decided_by, note, asked=entity)

@@ -16,9 +16,12 @@ from bisect import bisect_left
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from ..models import EntityView
+from ..errors import EntityNotFound
+from ..models import EntityView, Found
+
+T = TypeVar("T")
 
 MAX_SUGGESTIONS = 3
 """Most keys one empty view suggests."""
@@ -99,3 +102,26 @@ def with_suggestions(backend: Any, views: dict[str, EntityView], blank: Iterable
         return views
     found = backend.similar_entities(sorted(unknown))
     return {e: replace(v, suggestions=tuple(k for _, k in found[e])) if found.get(e) else v for e, v in views.items()}
+
+
+def suggestions_for(backend: Any, asked: str | None, key: str | None) -> tuple[str, ...]:
+    """get's "did you mean" for the one label another call read as `key` (`history`, `search(entity=)`,
+    `forget`, `erase`): the live keys most like `asked` when it holds no claim at all and is neither an
+    alias nor a label entity resolution aligned (then `key` is another key); () otherwise."""
+    if asked is None or key != asked or backend.entities_present([asked]):
+        return ()
+    return tuple(k for _, k in backend.similar_entities([asked]).get(asked, ()))
+
+
+def listed(backend: Any, asked: str | None, key: str | None, items: Iterable[T]) -> Found[T]:
+    """`items` (what a read of `key` found) as a `Found`: with "did you mean" when there are none."""
+    items = list(items)
+    return Found(items, () if items else suggestions_for(backend, asked, key))
+
+
+def refuse_unknown(backend: Any, asked: str, key: str, action: str) -> None:
+    """EntityNotFound, for a call about to `action` `asked` (read as `key`), when no claim was ever made
+    on it and stored keys are like it (a typo?): the call changes nothing. A key like none acts as before."""
+    close = suggestions_for(backend, asked, key)
+    if close:
+        raise EntityNotFound(asked, list(close), action=action)

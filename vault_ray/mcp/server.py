@@ -234,10 +234,11 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
     @vault_errors
     async def history(entity: EntityKey) -> Annotated[CallToolResult, list[Claim]]:
         """Every claim ever made on an entity key, oldest first, with its agent, time, status (active,
-        superseded, disputed) and what replaced it: the answer to "who said what, and when?"."""
+        superseded, disputed) and what replaced it: the answer to "who said what, and when?". For a key never
+        used it names the closest stored keys (did you mean)."""
         claims = await memory().history(entity)
-        view = None if claims else await memory().get(entity)  # a typo? its "did you mean"
-        return answer(history_text(entity, claims, view), {"result": encode(claims)})
+        close = list(getattr(claims, "suggestions", ()))  # a typo? its "did you mean"
+        return answer(history_text(entity, claims, close), {"result": encode(claims), "suggestions": close})
 
     @server.tool(annotations=READ)
     @vault_errors

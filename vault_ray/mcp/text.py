@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import did_you_mean
 from ..models import AddResult, Candidate, Claim, Decision, Dispute, EntityView, Hit, Kind, Outcome, Retraction
 from ..reasoners.rules import agrees
 from ..values import canonical
@@ -244,10 +245,10 @@ def view_text(view: EntityView) -> str:
     return "\n".join(lines + events_text(view))
 
 
-def history_text(entity: str, claims: Sequence[Claim], view: EntityView | None = None) -> str:
-    """`view`: the entity's (empty) view, when no claim was ever made: its "did you mean"."""
+def history_text(entity: str, claims: Sequence[Claim], suggestions: Sequence[str] = ()) -> str:
+    """`suggestions`: when no claim was ever made on `entity`, the stored keys like it ("did you mean")."""
     if not claims:
-        hint = f"; {view.did_you_mean}" if view is not None and view.suggestions else "."
+        hint = f"; {did_you_mean(tuple(suggestions))}" if suggestions else "."
         return f"{entity}: no claim has ever been made on this entity{hint}"
     lines = [f"{entity}: {len(claims)} claim(s) ever made, oldest first:"]
     for c in claims:

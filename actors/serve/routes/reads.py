@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Response
 
 from vault_ray.errors import InvalidInput
+from vault_ray.http_calls import SUGGESTIONS
+from vault_ray.models import Found
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
@@ -32,18 +34,22 @@ from . import READ, known_query_only
 
 router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_query_only)])
 
+SUGGESTING: dict[int | str, dict[str, Any]] = {**READ, 200: {"headers": {SUGGESTIONS: {
+    "description": "For a key no claim was ever made on: the stored keys most like it, best first, comma-separated",
+    "schema": {"type": "string"}}}}}
 AsOf = Annotated[Time | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
 
 
-@router.get("/search", response_model=list[HitOut], responses=READ)
-async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
+@router.get("/search", response_model=list[HitOut], responses=SUGGESTING)
+async def search(who: Agent, svc: Svc, response: Response, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
                  k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None, agent: str | None = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
-    """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""
+    """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives. No hit
+    for an `entity` no claim was ever made on (a typo?): the `Vault-Suggestions` header names the closest stored keys."""
     if mine and agent is not None and agent != who.name:
         raise InvalidInput("mine=true searches the caller's own claims: give mine or agent, not both")
     hits = await svc.run(svc.vault.search, q, k=k, agent=who.name if mine else agent, entity=entity, as_of=as_of)
-    return encode(hits)
+    return suggesting(response, hits)
 
 
 @router.get("/entities/{entity}", response_model=EntityViewOut, responses=READ)
@@ -53,10 +59,18 @@ async def get_entity(entity: EntityPath, who: Agent, svc: Svc, as_of: AsOf = Non
     return encode(await svc.run(svc.vault.get, entity, as_of=as_of))
 
 
-@router.get("/entities/{entity}/history", response_model=list[ClaimOut], responses=READ)
-async def history(entity: EntityPath, who: Agent, svc: Svc) -> Any:
-    """Every claim ever made on the entity, with status and provenance."""
-    return encode(await svc.run(svc.vault.history, entity))
+@router.get("/entities/{entity}/history", response_model=list[ClaimOut], responses=SUGGESTING)
+async def history(entity: EntityPath, who: Agent, svc: Svc, response: Response) -> Any:
+    """Every claim ever made on the entity, with status and provenance. None, for a key no claim was ever made on
+    (a typo?): the `Vault-Suggestions` header names the closest stored keys."""
+    return suggesting(response, await svc.run(svc.vault.history, entity))
+
+
+def suggesting(response: Response, found: Found[Any]) -> Any:
+    """`found` as the body, its "did you mean" keys (if any) in the `Vault-Suggestions` header."""
+    if found.suggestions:
+        response.headers[SUGGESTIONS] = ", ".join(found.suggestions)
+    return encode(found)
 
 
 @router.get("/claims/{claim_id}", response_model=ClaimOut, responses=READ)
