@@ -265,8 +265,8 @@ _INTENTION = re.compile(
     re.IGNORECASE)
 
 
-_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|suppose|heard|feel like|bet|assume|reckon)|i'm (?:pretty |fairly )?sure|"
-                    r"i'm told|i was told)(?: that)?\s+", re.IGNORECASE)
+_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|suppose|heard|feel like|bet|assume|reckon|imagine)|"
+                    r"i'm (?:pretty |fairly )?sure|i'm told|i was told)(?: that)?\s+", re.IGNORECASE)
 
 
 def unhedged(clause: str) -> str:

@@ -28,6 +28,7 @@ from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
 from .frames_change import CHANGE, change_frame, employer_to
 from .frames_names import name_part_frame
 from .frames_zone import zone_frame, zone_mentions
+from .gone import GONE, NAMED_GONE
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
@@ -156,8 +157,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
                 missed.append(clause)
                 theirs[clause] = set(others)
                 others |= {"*"} if cl.about_someone_else(clause) else set()  # "my wife loves ramen, so ..."
-            elif _NAMED_GONE.match(clause):  # "Rex died": whose Rex (a pet? a person?) is not said
-                unextracted.append(Unextracted(clause, _GONE))
+            elif NAMED_GONE.match(clause):  # "Rex died": whose Rex (a pet? a person?) is not said
+                unextracted.append(Unextracted(clause, GONE))
             elif cl.foreign_first_person(clause):
                 foreign.append(clause)
     unextracted += [Unextracted(c, "not in English: the rule reasoner reads English statements (an LLM reasoner, "
@@ -201,9 +202,6 @@ def value_in(clause: str) -> tuple[str, str] | None:
     return (said[0].entity, said[0].value) if len(said) == 1 and said[0].value.lower() in clause.lower() else None
 
 
-_NAMED_GONE = re.compile(r"^(?!(?:it|he|she|they|this|that|everything|nothing|someone|everyone)\b)(?-i:[A-Z])[\w'-]+ "
-                         r"(?:just |sadly |finally )?(?:died|passed away|passed|ran away|was put down)\b", re.IGNORECASE)
-_GONE = "a death or loss of someone named, not said to be the user's pet: which pet (or person) is not said, nothing stored"
 _TAKEN = "said, then taken back by the user (\"but I'm actually not\", \"just kidding\")"
 _THERE = "reads as user.employer, but \"I'm at ...\" says where the user is, not where the user works"
 _STAY = "reads as user.location, but as a past or passing stay, not where the user lives now"

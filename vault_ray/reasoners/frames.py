@@ -260,17 +260,29 @@ _PET_ITEM = re.compile(rf"^(?:(?P<n>{_PET_COUNT})\s+)?(?:(?:new|little|pet|rescu
                        rf"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'-]+))?$", IC)
 _PET_MY = re.compile(rf"^(?:one of )?(?:my|our) (?:other |second |third |older |younger |new )?"
                      rf"(?P<v>{SPECIES_RE})(?:'s name)? (?:is|was) (?:called |named )?(?P<name>(?-i:[A-Z])[\w'-]+)", IC)
+_PET_KIND = r"(?:old|little|sweet|beloved|poor|first|other|family|senior|rescue|baby|elderly|dear|precious)"
+_PET_NAME = r"(?-i:[A-Z])[\w'-]*"
 _PET_GONE = re.compile(rf"\b(?:i|we)(?: (?:do(?:n't| not)|no longer) (?:have|own) (?:an?|any)?|"
                        rf"(?: have| own|'ve got) (?:no|zero))\s*(?P<v>{SPECIES_RE}\b|pets?(?=(?: anymore| now| at all)?\W*$))"
-                       rf"|\b(?:my|our) (?P<w>{SPECIES_RE})(?:,? (?P<called>(?-i:[A-Z])[\w'-]*),?)?"
-                       rf" (?:died|passed away|passed|ran away)\b"
-                       rf"|\b(?:i|we) (?:had to )?(?:g[ia]ve away|rehomed?|lost|put down) (?:my|our) (?P<x>{SPECIES_RE})\b", IC)
+                       rf"|(?:\b(?P<named>{_PET_NAME}), (?=(?:my|our) (?:{_PET_KIND}\s+)*(?:{SPECIES_RE}), ))?"
+                       rf"\b(?:my|our) (?:{_PET_KIND}\s+)*(?P<w>{SPECIES_RE})(?:,? (?P<called>{_PET_NAME}),?)?"
+                       rf",?(?: (?:just|sadly|finally|suddenly|peacefully))? (?:died|passed away|passed|ran away"
+                       rf"|(?:was|got|had to be) (?:put down|put to sleep|euthanized))\b"
+                       rf"|\b(?:i|we) (?:just |sadly |finally )?(?:had to )?(?:g[ia]ve away|rehomed?|lost|put down|euthanized"
+                       rf"|said goodbye to) (?:my|our) (?:{_PET_KIND}\s+)*(?P<x>{SPECIES_RE})\b(?!')"
+                       rf"(?:,? (?P<called2>{_PET_NAME}))?"
+                       rf"|\b(?:i|we) (?:just |sadly |finally )?(?:had to )?put (?:my|our) (?:{_PET_KIND}\s+)*(?P<y>{SPECIES_RE})"
+                       rf"(?:,? (?P<called3>{_PET_NAME}),?)? (?:down|to sleep)\b", IC)
+"""A pet the user no longer has: "I don't have a dog", "Our dog Rex passed away", "Biscuit, our golden retriever,
+died", "We had to put our dog down", "We lost our cat Luna" (a name said retracts that pet only)."""
 
 
 def pets_frame(n: str) -> list[Draft]:
     if m := _PET_GONE.search(n):
-        return [Draft("user.pets", f"not:{SPECIES.get((m.group('v') or m.group('w') or m.group('x')).lower(), 'pet')}"
-                      + (f":{m.group('called')}" if m.group("called") else ""))]  # "our dog Rex died": Rex only
+        called = m.group("called") or m.group("named") or m.group("called2") or m.group("called3")
+        kind = m.group("v") or m.group("w") or m.group("x") or m.group("y")
+        return [Draft("user.pets", f"not:{SPECIES.get(kind.lower(), 'pet')}"
+                      + (f":{called}" if called else ""))]  # "our dog Rex died": Rex only
     if re.search(r"\ballerg", n, IC):
         return []
     m = _PET_HAVE.search(n)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from . import compose
+
 _FENCED = re.compile(r"```.*?(?:```|$)|`[^`\n]+`", re.DOTALL)
 _MARKUP = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|$)|</?[a-z][^<>]*>", re.IGNORECASE | re.DOTALL)
 _ELISIONS = r"(?:cause|cos|em|til|tis|twas|n|s|round|bout|nuff|ol)\b"
@@ -22,7 +24,9 @@ _QUOTED = re.compile(r"\"[^\"\n]+\"|“[^”\n]+”|„[^“”\n]+[“”]|«[^
                      rf"|(?<![\w'])'(?!{_ELISIONS})(?:[^'\n]|'(?=\w))+(?<!s)'(?!\w)", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our)\b", re.IGNORECASE)
 _SPEECH = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our|you|you're|your)\b|\?\s*$", re.IGNORECASE)
-_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:translate|role-?play|example(?:\s+sentence)?|pretend|imagine|repeat after me|"
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?(?:help me\s+)?|help me\s+(?:to\s+)?|"
+                      r"i need (?:you to|help)\s+)?(?:translate|compose|create|writing|drafting|"
+                      r"role-?play|example(?:\s+sentence)?|pretend|imagine|repeat after me|"
                       r"rephrase|proofread|paraphrase|summari[sz]e|write|draft|here'?s my (?:\w+ )?draft|sample|"
                       r"for (?:the|this|a) (?:role ?play|exercise|example|story|game|test))\b[^:\n]{0,60}:\s*(?P<rest>\S.*)$",
                       re.IGNORECASE | re.MULTILINE)
@@ -52,7 +56,8 @@ def set_aside(text: str) -> tuple[str, list[tuple[str, str]]]:
 
     def request(m: re.Match[str]) -> str:
         taken.append((m.group("rest").strip(), QUOTED))
-        return m.group(0)[: m.start("rest") - m.start()]
+        head = m.group(0)[: m.start("rest") - m.start()]
+        return "" if _FIRST_PERSON.search(head) else head  # "Help me write my bio: ...": the request says nothing
 
     text = _MARKUP.sub(code, _FENCED.sub(code, text or ""))
     kept = []
@@ -62,7 +67,8 @@ def set_aside(text: str) -> tuple[str, list[tuple[str, str]]]:
                 taken.append((line.strip(), CODE))
             continue
         kept.append(line)
-    return _REQUEST.sub(request, _QUOTED.sub(quoted, "\n".join(kept))), taken
+    text = _REQUEST.sub(request, _QUOTED.sub(quoted, "\n".join(kept)))
+    return compose.set_aside(text, taken, PRETEND), taken  # "Write a short story where I work at NASA"
 
 
 def _title(words: str) -> bool:
@@ -97,12 +103,30 @@ _PRETEND = re.compile(
     r"\bif (?:i|we|i'm|we're)\b|\bi'd be\b|\bi would be\b|"
     r"\b(?:might|could|may) (?:switch|move|go|change|be|start|become|end up)\b|"
     r"\bonce (?:i|i'm|we|we're) (?:move|get|start|switch|have|am|in|at|on|moved)?\b|\b(?:assume|assuming|pretend|pretending|"
-    r"suppose|supposing|hypothetically|let's say)\b|\bimagine\b(?!\s+(?-i:[A-Z]))|"
+    r"suppose|supposing|hypothetically|let's say)\b|\bimagine\b(?!\s+(?-i:(?!I\b|I'|We\b|My\b|Me\b)[A-Z]))|"
     r"\bfor (?:the|this|a) (?:role ?play|exercise|example|story|game|test|hypothetical)\b|"
     r"\bask me (?:if|whether|about)\b|^(?:please\s+)?translate\b|\btranslate (?:this|that|the following|to|into)\b|"
-    r"\beither\b.+\bor\b|\bwhat if\b|"
-    r"\b(?:starting|beginning|from) (?:next|tomorrow|in a|in two|on (?:mon|tue|wed|thu|fri|sat|sun))",
+    r"\beither\b.+\bor\b|\bwhat if\b",
     re.IGNORECASE)
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_DATE = rf"(?:{_DAY}|the \d{{1,2}}(?:st|nd|rd|th)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{{1,2}}\b)"
+_FUTURE = re.compile(
+    r"\b(?:i|we)(?:'ll| will| shall)\s+(?:(?:probably|definitely|also|just|soon|then|officially|finally)\s+)?be\b"
+    r"(?!\s+(?:paying|using|reachable|available)\b)|\b(?:i'm|i am|we're|we are) (?:going to|gonna) be\b"
+    r"|\b(?:tomorrow|next (?:week|weekend|month|year|semester|term|quarter|spring|summer|fall|autumn|winter|" + _DAY + r")"
+    r"|later (?:this|next) (?:week|month|year)|this coming \w+|(?:the )?end of (?:this|next) (?:week|month|year)"
+    r"|in (?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple(?: of)?|few|several|\d+) (?:more )?"
+    r"(?:days?|weeks?|months?|years?)\b(?! ago)|(?:starting|beginning|from|as of|effective) (?:on )?" + _DATE + r")"
+    r"|\b(?:start|starts|begin|begins|join|joins|move|moves|relocate|fly|flies|leave|leaves|switch|transfer|head)\b"
+    r"[^,;]*?\bon " + _DATE + r"(?!s)",
+    re.IGNORECASE)
+"""A plan for a time to come, said in the present ("I start at Netflix in two weeks", "I fly to Tokyo tomorrow",
+"I join Stripe on Monday", "I'm vegan starting next week") or as what the user will be ("I'll be on JST for two
+weeks"): no state of now. A time that bounds a state of now ("on Eastern time until next week"), a purpose ("my
+budget for next month") or a count in a span ("3 times in a week") says none."""
+_STILL_NOW = re.compile(r"(?:\b(?:for|for the|until|till|through|by|before)|[\d$€£¥][\w.,]*|\b(?:times|once|twice|days|"
+                        r"hours|nights|ago))\s+$", re.IGNORECASE)
+_QUALIFIER = re.compile(r"\s*(?:(?:starting|beginning|from|as of|effective|again|only|officially|at least)\s*)*", re.IGNORECASE)
 _WISH = re.compile(
     r"\b(?:i|we)(?:'d| would)\s+(?:really\s+|so\s+|much\s+)?(?:love|like|prefer|rather)\s+(?:to\s+)?(?=\w)"
     r"|\b(?:i|we)\s+(?:should|ought to|must|(?:really\s+)?(?:need|want|hope|plan|intend|aim) to)\s+"
@@ -127,9 +151,11 @@ REMOVE = "a request to remove what is stored, not a statement about the user (a 
 PAST = "a past state, not how things are now"
 PRETEND = "hypothetical, pretend or a request, not a current fact"
 WISH = "a wish, a plan or what the user ought to do, not a current fact"
+PLAN = "a plan for a time to come (tomorrow, next week, in two weeks, \"I'll be\"), not a current fact"
 HEDGED = "a guess the user is not sure of ('maybe', 'I think', 'not sure'...), not a certain fact"
 
-_HEDGE_WORDS = (r"(?:maybe|perhaps|probably|possibly|i (?:think|guess|believe|suppose|reckon|assume)(?! (?:so|not|of|about)\b)"
+_HEDGE_WORDS = (r"(?:maybe|perhaps|probably|possibly"
+                r"|i (?:think|guess|believe|suppose|reckon|assume|imagine)(?! (?:so|not|of|about)\b)"
                 r"|(?:i'm |i am )?(?:not (?:100% |entirely |totally |quite )?(?:sure|certain)|unsure)|iirc"
                 r"|if i (?:remember|recall) (?:right|rightly|correctly))")
 _HEDGED = re.compile(
@@ -183,13 +209,22 @@ def framed(clause: str) -> tuple[str, str | None]:
         return "", PAST
     m, why = _PRETEND.search(masked), PRETEND
     if m is None:
+        m, why = _future(masked), PLAN
+    if m is None:
         m, why = _wish(masked), WISH
     if m is None:
         return clause, None
-    cut = _BOUNDARY if why == PRETEND else _WISH_HEAD  # "I work at Google where I need to be on call": Google
+    cut = _BOUNDARY if why != WISH else _WISH_HEAD  # "I work at Google where I need to be on call": Google
     before = [b for b in cut.finditer(masked[: m.start()]) if b.start() > 0]  # the last one before it
+    if why == PLAN and before and _QUALIFIER.fullmatch(masked[before[-1].end():m.start()]) \
+            and len(re.findall(r"\w+", masked[m.end():])) <= 2:
+        return "", why  # "I'm vegan, starting tomorrow": the time said of the statement before it (not "..., but tomorrow I")
     head = clause[: before[-1].start()].strip(" ,;:") if before else ""
     return (head, why) if len(head.split()) >= 2 else ("", why)
+
+
+def _future(masked: str) -> re.Match[str] | None:
+    return next((m for m in _FUTURE.finditer(masked) if not _STILL_NOW.search(masked[: m.start()])), None)
 
 
 def _wish(masked: str) -> re.Match[str] | None:
