@@ -234,8 +234,7 @@ class Vault(Transfers, Retractions):
                  observed_at: datetime | float | None) -> tuple[list[Fact], list[Fact], tuple[Unextracted, ...]]:
         """The turn's facts, then (with `Policy.unextracted_notes`) one note per part of the
         turn that read as a statement about the user but gave no fact; and those parts."""
-        msgs = as_messages(messages)
-        user, _ = latest_turn(msgs)
+        user, _ = latest_turn(msgs := as_messages(messages))
         if not user.strip():
             raise InvalidFact(no_user_turn(msgs), field="messages")
         policy, registry = self._backend.control(fresh=False)
