@@ -331,7 +331,8 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
         proposal.write(out / PROPOSAL)
         text += "\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n"
     report.write_text(text)
-    table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities")
+    table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities"
+                  + (f" ({result.erased:,} erased claims left out)" if result.erased else ""))
     for header in ("policy", "entities ending differently", "refused writes"):
         table.add_column(header)
     for name in names:
