@@ -35,6 +35,7 @@ from vault_ray.engine.control import ControlFile
 from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
 from vault_ray.models import EntityView
 from vault_ray.storage import StoreReader
+from vault_ray.storage.erase import erased_rows
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
@@ -61,6 +62,9 @@ class ClaimLog:
     """The name of the embedder that made the stored vectors (vault.json; "" when unknown)."""
     disputes: pa.Table = field(default_factory=DISPUTE_SCHEMA.empty_table)
     """Every dispute (DISPUTE_COLUMNS): what labels.py reads resolutions from."""
+    erased: int = 0
+    """Claims left out of `claims` because they were erased (`Vault.erase`): retracted, with no
+    text, value or vector left, they have nothing to replay."""
 
     @property
     def missing_vectors(self) -> int:
@@ -106,7 +110,9 @@ def _control(reader: StoreReader) -> tuple[Policy, EntityRegistry]:
 
 def read_claim_log(path: str | Path) -> ClaimLog:
     """Read an export directory, a store directory or one partition's .duckdb file. A store
-    or export without a claim is refused: there is nothing to evaluate."""
+    or export without a claim is refused: there is nothing to evaluate. Erased claims (the
+    skeletons `Vault.erase` leaves: no content, a zeroed vector) are left out and counted
+    (`ClaimLog.erased`); a stored all-zero vector on any other claim counts as missing."""
     empty = f"{str(path)!r} has no claims to evaluate: nothing was written to this store yet"
     try:
         reader = StoreReader(path)
@@ -117,11 +123,29 @@ def read_claim_log(path: str | Path) -> ClaimLog:
     claims = reader.claims(CLAIM_COLUMNS)
     if claims.num_rows == 0:
         raise StoreError(empty)
+    erased = erased_rows(claims)
+    claims = claims.filter(pc.invert(erased))
+    if claims.num_rows == 0:
+        raise StoreError(f"{str(path)!r} has no claims to evaluate: every claim of it was erased")
+    claims = _zero_vectors_missing(claims)
     disputes = reader.table("disputes", DISPUTE_COLUMNS).select(DISPUTE_COLUMNS).cast(DISPUTE_SCHEMA)
     open_ = disputes.filter(pc.equal(disputes.column("status"), "open")).select(["entity"])
     policy, registry = _control(reader)
     dim, embedder = _embedding_meta(reader, claims.column("embedding"))
-    return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes)
+    return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes, pc.sum(erased).as_py() or 0)
+
+
+def _zero_vectors_missing(claims: pa.Table) -> pa.Table:
+    """`claims` with every all-zero embedding made null: a zero vector has no direction, so the
+    replay gives such a claim a hashing vector, as it does a claim stored without one."""
+    column = claims.column("embedding")
+    zero = pa.chunked_array([pa.array([False] * claims.num_rows, pa.bool_())])
+    for size in pc.unique(pc.binary_length(column)).drop_null().to_pylist():
+        zero = pc.or_(zero, pc.fill_null(pc.equal(column, pa.scalar(bytes(size), column.type)), False))
+    if not pc.any(zero).as_py():
+        return claims
+    blobs = pc.if_else(zero, pa.scalar(None, column.type), column)
+    return claims.set_column(claims.schema.get_field_index("embedding"), "embedding", blobs)
 
 
 def _embedding_meta(reader: StoreReader, blobs: pa.ChunkedArray) -> tuple[int, str]:
@@ -263,6 +287,8 @@ class WhatIf:
     embedder: str = ""
     missing_vectors: int = 0
     """Claims replayed with a hashing vector because the log held no embedding for them."""
+    erased: int = 0
+    """Erased claims left out of the replay (`ClaimLog.erased`)."""
 
     def differences(self, policy: str) -> list[str]:
         return sorted(e for e, a in self.answers[policy].items() if a != self.stored.get(e, "-"))
@@ -288,7 +314,7 @@ def what_if(path: str | Path, policies: list[str], *, keep: str | Path | None = 
             directory = None if keep is None else Path(keep) / name
             answers[name], rejected[name] = replay_answers(log, policy, directory=directory)
     return WhatIf(stored_answers(log), answers, rejected, log.claims.num_rows, log.dim, log.embedder,
-                  log.missing_vectors)
+                  log.missing_vectors, log.erased)
 
 
 def whatif_report(result: WhatIf, source: str, *, limit: int = 50) -> str:
@@ -296,7 +322,9 @@ def whatif_report(result: WhatIf, source: str, *, limit: int = 50) -> str:
              f"Replayed {result.claims:,} claims from `{source}` on {len(result.stored):,} entities, "
              f"with their stored {result.dim}-dimensional embeddings ({result.embedder or 'embedder not recorded'})"
              + (f"; {result.missing_vectors:,} claims had none and got hashing vectors." if result.missing_vectors
-                else "."), "",
+                else ".")
+             + (f" {result.erased:,} erased claims were left out (an erasure left no text, value or vector "
+                "to replay; their entities are compared on the claims that remain)." if result.erased else ""), "",
              "| policy | entities ending differently | refused writes |", "|---|---|---|"]
     lines += [f"| {p} | {len(result.differences(p)):,} | {result.rejected[p]:,} |" for p in result.answers]
     for policy in result.answers:

@@ -94,13 +94,13 @@ def ensure_ray(address: str | None, *, store: str | Path | None = None, namespac
 
         join_ray(address or "auto", namespace)
         return
-    options = {"address": address} if address else {"address": "local"}
+    from vault_ray.backends.connect import init_ray, prepare_address  # noqa: PLC0415
+
     if address:
-        from vault_ray.backends.connect import prepare_address  # noqa: PLC0415
         from vault_ray.errors import ClusterError  # noqa: PLC0415
 
         try:  # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
             prepare_address(address)
         except ConnectionError as exc:
             raise ClusterError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
-    ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **options)
+    init_ray(address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False)

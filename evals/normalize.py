@@ -39,11 +39,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from vault_ray import Fact, InvalidInput, Policy, RegistryEntry, VaultError, WriteRequest
 from vault_ray.engine.bulk import CarriedDecision, MergeRecord
 from vault_ray.models import Dispute, Status, utcnow, validate_entity
 from vault_ray.reasoners.base import Reasoner
+from vault_ray.storage.erase import erased_rows
 
 from . import merge_disputes
 from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
@@ -112,7 +114,7 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
         policy, registry = target.vault.policy, target.vault.registry
         claims = read_claims(target)
         identity = store_identity(target, claims)
-        profiles = build_profiles(claims, policy, registry)
+        profiles = build_profiles(claims.filter(pc.invert(erased_rows(claims))), policy, registry)  # no erased label
         ensure_ray(address, store=store, namespace=namespace)
         if profiles:
             vectors, nodes = embed_profiles(list(profiles.values()), registry, factory, batch_size=batch_size,
@@ -133,9 +135,11 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
 
 
 def read_claims(target: JobStore) -> pa.Table:
+    """CLAIM_COLUMNS and `meta` of every claim (erased ones too: `erased_rows` tells them)."""
+    columns = [*CLAIM_COLUMNS, "meta"]
     tables = [t for p in range(target.info.partitions)
-              if (t := target.backend.claim_columns(p, CLAIM_COLUMNS)) is not None and t.num_rows]
-    return pa.concat_tables(tables) if tables else pa.table({c: [] for c in CLAIM_COLUMNS})
+              if (t := target.backend.claim_columns(p, columns)) is not None and t.num_rows]
+    return pa.concat_tables(tables) if tables else pa.table({c: pa.array([], pa.string()) for c in columns})
 
 
 def rekeyed_id(claim_id: str, target: str) -> str:

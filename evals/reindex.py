@@ -1,7 +1,9 @@
 """Reindex: move a store to another embedder (docs/jobs.md).
 
 1. **Read.** Every claim, active and historical, that has no vector staged for the
-   new embedder yet: `id` and `text`, from each partition's owner.
+   new embedder yet: `id` and `text`, from each partition's owner. An erased claim
+   (`Vault.erase`: its text is the marker "[erased]") is not embedded: it is staged
+   with zeros, as the erasure left its old vector.
 2. **Embed.** The distinct texts go through a Ray Data `map_batches` actor pool
    (text_vectors.py): each distinct text is embedded once.
 3. **Stage.** The vectors are written beside the claims' own, through the owners
@@ -116,10 +118,17 @@ class _Run:
         self.nodes: Counter[str] = Counter()
 
     def worklist(self, partitions: range | list[int] | None = None) -> pa.Table:
-        """(partition, id, text) of the claims with no staged vector yet."""
+        """(partition, id, text) of the claims with no staged vector yet; erased claims
+        (no content to embed) get zeros staged here and are not in it."""
         tables = []
         for p in partitions if partitions is not None else range(self.partitions):
             found = self.backend.unstaged(p, self.name, self.dim)
+            if found is not None and "erased" in found.column_names:
+                erased = found.filter(pc.fill_null(found.column("erased"), False))
+                if erased.num_rows:
+                    ids = erased.column("id").to_pylist()
+                    self.backend.stage_vectors(p, self.name, self.dim, ids, np.zeros((len(ids), self.dim), np.float32))
+                found = found.filter(pc.invert(pc.fill_null(found.column("erased"), False))).select(["id", TEXT])
             if found is not None and found.num_rows:
                 tables.append(found.append_column("partition", pa.array([p] * found.num_rows, pa.int64())))
         if not tables:

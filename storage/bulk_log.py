@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from vault_ray.errors import StorageFailure, StoreError, StoreMismatch
 
+from .erase import ERASED
 from .rows import CLAIM_SCHEMA, DISPUTE_SCHEMA, EVENT_SCHEMA
 
 RECEIPT_SCHEMA = pa.schema([("claim_id", pa.string()), ("decision", pa.string())])
@@ -102,11 +103,14 @@ class BulkLog:
         return self._has_staged_table() and bool(self._scalar("SELECT count(*) FROM staged_vectors"))
 
     def unstaged(self, embedder: str, dim: int) -> pa.Table:
-        """`id` and `text` of every claim (any status) with no vector staged for `embedder`/`dim`."""
+        """`id` and `text` of every claim (any status) with no vector staged for `embedder`/`dim`,
+        and `erased`: whether it is an erasure's skeleton (nothing to embed: it gets zeros)."""
+        erased = (f"(c.text = '{ERASED}' AND coalesce(json_extract(c.meta, '$.erased') IS NOT NULL, false)) "
+                  "AS erased")
         if not self._has_staged_table():
-            return self._con.sql("SELECT id, text FROM claims ORDER BY rid").to_arrow_table()
+            return self._con.sql(f"SELECT c.id, c.text, {erased} FROM claims c ORDER BY c.rid").to_arrow_table()
         return self._con.sql(
-            "SELECT c.id, c.text FROM claims c WHERE NOT EXISTS (SELECT 1 FROM staged_vectors s "
+            f"SELECT c.id, c.text, {erased} FROM claims c WHERE NOT EXISTS (SELECT 1 FROM staged_vectors s "
             "WHERE s.claim_id = c.id AND s.embedder = $e AND s.dim = $d) ORDER BY c.rid",
             params={"e": embedder, "d": dim},
         ).to_arrow_table()

@@ -60,6 +60,25 @@ def is_erased(claim: Claim) -> bool:
     return claim.text == ERASED and isinstance(claim.meta.get("erased"), dict)
 
 
+def erased_rows(claims: pa.Table) -> pa.Array:
+    """Per row of a claims table (with its `text` and `meta` columns, meta as JSON): whether
+    it is the skeleton an erasure left (`is_erased` over Arrow rows). Such a row has no
+    content and a zeroed embedding: readers of a dump or an export (evals, imports) skip it."""
+    texts, metas = claims.column("text").to_pylist(), claims.column("meta").to_pylist()
+    return pa.array([t == ERASED and m is not None and isinstance(_loads(m).get("erased"), dict)
+                     for t, m in zip(texts, metas, strict=True)], pa.bool_())
+
+
+def _loads(meta: str | dict) -> dict:
+    if isinstance(meta, dict):
+        return meta
+    try:
+        found = json.loads(meta)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def scrub_detail(detail: Any, *, keep_note: bool = False) -> Any:
     """An event's detail with every free-text value replaced by `ERASED` (see the module docstring);
     `keep_note`: its `note` is the erasure's own."""

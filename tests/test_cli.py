@@ -87,7 +87,7 @@ def test_a_negative_authority_weight_gets_the_librarys_error(store, weight):
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         before = vault.policy
     got = invoke("authority", "chat", "user.timezone", weight, "--store", store, "--hashing")
-    assert got.exit_code == 2 and "authority weight must be in [0, 1]" in got.output, got.output
+    assert got.exit_code == 2 and "authority weight must be a number in [0, 1], got -" in " ".join(got.output.split()), got.output
     typo = invoke("authority", "--stor", store)  # a mistyped option is still no agent
     assert typo.exit_code == 2 and "no such option: --stor" in typo.output
     with Vault.open(store, embedder=HashingEmbedder()) as vault:

@@ -31,7 +31,7 @@ def test_a_policy_file_round_trips_and_keeps_its_evidence(tmp_path):
     ("[1, 2]", "JSON object"),
     ('{"policy": {"default_strategy": "authority", "strategy": {}}}', "unknown policy settings: strategy"),
     ('{"policy": {"default_strategy": "newest"}}', "default_strategy must be one of"),
-    ('{"policy": {"authority": {"chat": {"*": 1.5}}}}', "authority weight must be in"),
+    ('{"policy": {"authority": {"chat": {"*": 1.5}}}}', "authority weight must be a number in"),
     ('{"policy": {"authority": {"chat": 0.5}}}', "authority of 'chat' must be an object"),
     ('{"policy": {"high_stakes": "user.payment.*"}}', "high_stakes must be a list"),
     ('{"policy": {"strategies": {"User Diet": "recency"}}}', "invalid pattern"),

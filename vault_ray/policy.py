@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import InvalidInput, InvalidPolicy, PolicyConflict
 from .models import ENTITY_RE
-from .texts import check_agent, storable
+from .texts import check_agent, shown, storable
 
 STRATEGIES = ("recency", "authority", "consensus", "judge")
 CARDINALITIES = ("one", "many")
@@ -290,7 +290,7 @@ class Policy:
                                 value=self.high_stakes)
         for pattern in self.high_stakes:
             validate_pattern(pattern)
-        _check_weight(self.default_weight)
+        _check_weight(self.default_weight, "default_weight")
         _positive("near_simultaneous_s", self.near_simultaneous_s, allow_zero=True)
         _positive("consensus_margin", self.consensus_margin, allow_zero=True)
         _positive("half_life_days", self.half_life_days)
@@ -335,21 +335,38 @@ def check_authority_agent(agent: str) -> None:
         raise InvalidPolicy(f"authority: {exc}", value=agent) from None
 
 
-def _check_weight(weight: object) -> None:
+def _check_weight(weight: object, name: str = "authority weight") -> None:
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight) or not 0 <= weight <= 1:
-        raise InvalidPolicy(f"authority weight must be in [0, 1], got {weight!r}", value=weight)
+        raise InvalidPolicy(f"{name} must be a number in [0, 1], got {_given(weight)}", value=weight)
+
+
+def _given(value: object) -> str:
+    """A wrong setting as a message shows it, naming its type where that is the mistake: a
+    number in a string (from a config file or an environment variable) reads "the string '0.9'"."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return f"the string {shown(value)}"
+        return f"the string {shown(value)} (give the number itself, not a string)"
+    if isinstance(value, bool):
+        return f"the boolean {value!r}"
+    if value is None or isinstance(value, int | float):
+        return repr(value)
+    return f"{shown(value)} (a {type(value).__name__})"
 
 
 def _positive(name: str, value: object, *, allow_zero: bool = False) -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):  # type: ignore[operator]
-        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, got {value!r}",
-                            value=value, field=name)
+        raise InvalidPolicy(f"{name} must be a {'non-negative' if allow_zero else 'positive'} number, "
+                            f"got {_given(value)}", value=value, field=name)
 
 
 def _whole(name: str, value: object, least: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InvalidPolicy(f"{name} must be an integer of at least {least}, got {value!r}", value=value, field=name)
+        raise InvalidPolicy(f"{name} must be an integer of at least {least}, got {_given(value)}", value=value,
+                            field=name)
 
 
 def check_version(current: Policy, expected: int | None) -> None:

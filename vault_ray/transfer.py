@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vault_ray.storage.archive import Archive, ArchiveWriter
+from vault_ray.storage.erase import erased_rows
 from vault_ray.storage.layout import partition_of
 
 from .backends.base import BulkBackend
@@ -78,6 +79,9 @@ class ImportResult:
     retracted; noop: a claim that repeated one keeps none of its own)."""
     retracted: int = 0
     """Claims retracted because the source had retracted them (merge; a restore keeps them verbatim)."""
+    erased: int = 0
+    """Claims the source had erased, left out of a merge: an erasure left no text, value or vector
+    to write (a restore keeps their skeletons verbatim)."""
 
 
 class Transfers:
@@ -175,6 +179,11 @@ def _restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]:
 def _merge(backend: BulkBackend, archive: Archive,
            write: Callable[[list[WriteRequest]], list[AddResult | VaultError]]) -> dict[str, Any]:
     claims = _claims_in_recording_order(archive)
+    erased = 0
+    if claims.num_rows:
+        gone = erased_rows(claims)
+        erased = pc.sum(gone).as_py() or 0
+        claims = claims.filter(pc.invert(gone))  # their retractions find no claim here: skipped
     written = skipped = 0
     outcomes: Counter[str] = Counter()
     errors: dict[str, str] = {}
@@ -211,7 +220,8 @@ def _merge(backend: BulkBackend, archive: Archive,
                     kept.setdefault(partition_of(d.entity, backend.partitions), set()).add(d.claim_id)
     retracted += replay(pending, None, retract)
     return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors,
-            "statuses": _final_statuses(backend, kept, noops=outcomes["noop"]), "retracted": retracted}
+            "statuses": _final_statuses(backend, kept, noops=outcomes["noop"]), "retracted": retracted,
+            "erased": erased}
 
 
 def _final_statuses(backend: BulkBackend, kept: dict[int, set[str]], *, noops: int) -> dict[str, int]:

@@ -4,6 +4,7 @@ Ray connection it needs. Creating a store's actors is `vault_ray.actors.connect`
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -43,6 +44,27 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: st
             f"cannot reach a Ray cluster at {address!r}: {exc}. Start one with `vault-ray up --store PATH` "
             "(or `ray start --head`), or pass its address"
         ) from exc
+
+
+def init_ray(address: str | None, **options: Any) -> None:
+    """`ray.init(address=...)` for a bulk job or an evaluation ("local" or None: a Ray started
+    in this process), with a failure as one ClusterError that says what to do, not Ray's
+    traceback: a busy machine can time a local Ray's start-up out ("The current node timed out
+    during startup"), a temporary directory may not be writable, an address may refuse."""
+    try:
+        ray.init(address=address or "local", **options)
+    except Exception as exc:  # noqa: BLE001  (Ray raises bare Exception for a start-up timeout)
+        with contextlib.suppress(Exception):  # what a half-done start left running
+            ray.shutdown()
+        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if address in (None, "local"):
+            raise ClusterError(f"Ray could not start on this machine ({type(exc).__name__}: {said}); nothing was "
+                               "changed. Retry (a busy machine can make Ray's start-up time out; check RAY_TMPDIR "
+                               "is a writable directory), or pass --address of a running Ray cluster "
+                               "(`vault-ray up`, `ray start --head`)") from exc
+        raise ClusterError(f"cannot join the Ray cluster at {address!r} ({type(exc).__name__}: {said}); nothing "
+                           "was changed. Check the address (`vault-ray up` prints it) and that the cluster runs, "
+                           "or leave --address out to start Ray on this machine") from exc
 
 
 PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "

@@ -202,15 +202,15 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
 
     started_here = not ray.is_initialized()
     if started_here:
-        kwargs = {"address": address} if address else {"address": "local", "num_cpus": num_cpus}
-        if address:
-            from vault_ray.backends.connect import prepare_address  # noqa: PLC0415
+        from vault_ray.backends.connect import init_ray, prepare_address  # noqa: PLC0415
 
+        kwargs = {} if address else {"num_cpus": num_cpus}
+        if address:
             try:  # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
                 prepare_address(address)
             except ConnectionError as exc:
                 raise ClusterError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
-        ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
+        init_ray(address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
     try:
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False  # the rich bar below reports progress
@@ -331,7 +331,8 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
         proposal.write(out / PROPOSAL)
         text += "\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n"
     report.write_text(text)
-    table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities")
+    table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities"
+                  + (f" ({result.erased:,} erased claims left out)" if result.erased else ""))
     for header in ("policy", "entities ending differently", "refused writes"):
         table.add_column(header)
     for name in names:

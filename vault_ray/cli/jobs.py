@@ -126,12 +126,14 @@ def _merge_summary(result: Any) -> str:
                      f"(as each was written: {counts(result.outcomes)})")
     elif result.skipped:
         parts.append(f"nothing new: all {result.skipped:,} claim(s) of the export are already in the store (skipped)")
-    else:
+    elif not result.erased:
         parts.append("nothing new: the export holds no claim")
     if result.claims and result.skipped:
         parts.append(f"{result.skipped:,} skipped: already in the store")
     if result.retracted:
         parts.append(f"{result.retracted:,} retracted as in the source")
+    if result.erased:
+        parts.append(f"{result.erased:,} erased claim(s) left out: the source erased them, no content is left to merge")
     return "; ".join([*parts, f"{result.seconds:.1f} s"])
 
 

@@ -278,7 +278,7 @@ class Partition:
         self.clock = txn.now if self.clock is None or txn.now > self.clock else self.clock
         leaving, joining = self.state.apply(txn.claims, txn.rids, txn.disputes, self._stored_vector, txn.vectors)
         touched = {c.entity for c in txn.claims.values()}
-        if self._keys is not None and not self._keys.holds(touched, self.state.entities()):
+        if self._keys is not None and not self._keys.holds(touched, self.state.has_entity):
             self._keys = None
         off, on = [], []
         for entity in touched:
@@ -339,10 +339,11 @@ class Partition:
             return self.state.has_entity(entity)
 
     def near_entities(self, entity: str, n: int) -> list[tuple[float, str]]:
-        """The `n` live entity keys here most like `entity` ("did you mean", engine/suggest.py)."""
+        """The `n` entity keys here (with any claim, live or history only) most like `entity`
+        ("did you mean", engine/suggest.py)."""
         with self.lock:
             if self._keys is None:
-                self._keys = KeyIndex(self.state.entities())
+                self._keys = KeyIndex(self.state.stored_entities())
             near = self._keys.near(entity)
         return ranked(entity, near, n)
 

@@ -162,6 +162,10 @@ class PartitionState:
         """Entities with live claims."""
         return self._by_entity.keys()
 
+    def stored_entities(self) -> set[str]:
+        """Entities with any claim: live ones, and those with none live (history only)."""
+        return set(self._by_entity) | self._gone
+
     def open_dispute_ids(self, entity: str) -> set[str]:
         return self.disputes_by_entity.get(entity, set())
 

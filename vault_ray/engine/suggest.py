@@ -1,9 +1,13 @@
 """"Did you mean": the stored entity keys closest to one that holds no claims (a typo,
 `user.emplyer` for `user.employer`), for the empty view `Vault.get` answers it.
 
-Bounded for large stores: each partition keeps its live entity keys sorted twice, as
-written and reversed (`KeyIndex`, dropped by a commit that adds or empties an entity,
-rebuilt on the next miss). A miss looks at the keys next to it in both orders, which
+The keys suggested are those with any claim: live ones, and those whose every claim was
+superseded, retracted (`forget`) or erased, whose history is still there to read (`history
+user.timezon` after `forget user.timezone` hints the forgotten key; an erasure keeps the
+entity key in the provenance skeleton, docs/design.md "Erasure", so it is no secret here
+either). Bounded for large stores: each partition keeps those keys sorted twice, as
+written and reversed (`KeyIndex`, dropped by a commit that adds an entity, rebuilt on the
+next miss). A miss looks at the keys next to it in both orders, which
 share its beginning or its end: a typo anywhere but at both ends at once lands among
 them. Only those few are scored (difflib's ratio, on the part after a shared subject, so that
 `user.` alone never makes two keys alike); a partition answers its best few.
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 from typing import Any, Protocol, TypeVar
@@ -35,16 +39,17 @@ Similar = list[tuple[float, str]]
 
 
 class KeyIndex:
-    """One partition's live entity keys, sorted as written and reversed."""
+    """One partition's entity keys with any claim, sorted as written and reversed."""
 
     def __init__(self, keys: Iterable[str]) -> None:
         self.keys = set(keys)
         self.forward = sorted(self.keys)
         self.backward = sorted(k[::-1] for k in self.forward)
 
-    def holds(self, touched: Iterable[str], live: Container[str]) -> bool:
-        """Whether it is still current after a commit that touched these entities (`live`: the keys now)."""
-        return all((e in self.keys) == (e in live) for e in touched)
+    def holds(self, touched: Iterable[str], present: Callable[[str], bool]) -> bool:
+        """Whether it is still current after a commit that touched these entities (`present`: whether
+        a key has any claim now)."""
+        return all((e in self.keys) == present(e) for e in touched)
 
     def near(self, key: str, window: int = WINDOW) -> set[str]:
         """The keys beside `key` in either order: those sharing most of its start or of its end."""
@@ -94,8 +99,8 @@ def similar_entities(host: Host, entities: Iterable[str], n: int = MAX_SUGGESTIO
 
 def with_suggestions(backend: Any, views: dict[str, EntityView], blank: Iterable[str]) -> dict[str, EntityView]:
     """`views` (asked label -> view), the views of the `blank` labels that hold no claim at all
-    (no alias, nothing aligned from them, none retracted or erased) carrying the live keys
-    most like them: the view stays empty, its `suggestions` say "did you mean"."""
+    (no alias, nothing aligned from them, none retracted or erased) carrying the stored keys
+    (with any claim) most like them: the view stays empty, its `suggestions` say "did you mean"."""
     blank = set(blank)
     unknown = blank - backend.entities_present(blank) if blank else set()
     if not unknown:

@@ -13,6 +13,7 @@ the event stream (`/inbox/stream`). No route here is part of the API schema.
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 from urllib.parse import parse_qs, quote
 
@@ -26,7 +27,7 @@ from vault_ray.problems import status_of
 from vault_ray.tokens import RESERVED_WHY, Principal
 
 from .. import inbox, sse
-from ..auth import Svc
+from ..auth import Svc, service
 from ..service import Service
 
 router = APIRouter(prefix="/inbox", include_in_schema=False)
@@ -79,7 +80,15 @@ def _refused(request: Request, exc: VaultError) -> HTMLResponse:
         status, error = 401, f"This token cannot open the inbox: {exc}"
     else:  # wrong, empty or revoked: say so rather than show the bare form again
         status, error = 401, UNKNOWN_TOKEN
-    return _page(inbox.render("sign_in.html", base=_base(request), error=error), status)
+    return _sign_in_page(request, error, status)
+
+
+def _sign_in_page(request: Request, error: str | None, status: int = 200) -> HTMLResponse:
+    """The sign-in form, with the command that makes a resolver token for this service's own
+    token file (run where the service runs: as written, it works)."""
+    path = service(request).tokens.path
+    command = f"vault-ray token add NAME --role resolver --tokens {shlex.quote(str(path))}"
+    return _page(inbox.render("sign_in.html", base=_base(request), error=error, command=command), status)
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -90,7 +99,7 @@ async def _form(request: Request) -> dict[str, str]:
 @router.get("", response_class=HTMLResponse)
 async def page(request: Request, svc: Svc, done: str | None = None, retracted: str | None = None) -> Response:
     if _token(request) is None:
-        return _page(inbox.render("sign_in.html", base=_base(request), error=None))
+        return _sign_in_page(request, None)
     try:
         who = _who(svc, request)
     except (UnknownAgent, Forbidden) as exc:

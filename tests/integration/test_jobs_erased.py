@@ -1,0 +1,41 @@
+"""The bulk jobs on a store where `erase` was used (qa4 finding 5): a reindex stages no vector of
+the marker text for an erased claim (it keeps zeros, as the erasure left it) and switches; a
+normalize run builds no profile of an erased label (its claims have no content to compare)."""
+
+from __future__ import annotations
+
+from erasing import seed
+
+from vault_ray import Fact, HashingEmbedder, Vault
+from vault_ray.evals.normalize import normalize
+from vault_ray.evals.reindex import reindex
+from vault_ray.storage import StoreReader
+
+
+def erased_store(path):
+    with Vault.open(path, embedder=HashingEmbedder(dim=64), partitions=4) as vault:
+        seed(vault)
+        vault.agent("doc").add_facts([Fact("user.health_status", "The user's health status is poor", value="poor")])
+        vault.erase("user.health", decided_by="dana")
+        vault.erase("user.health_status", decided_by="dana")
+    return path
+
+
+def test_reindex_after_an_erase_switches_and_keeps_the_erased_vectors_zero(ray_session, tmp_path):
+    path = erased_store(tmp_path / "store")
+    result = reindex("hashing", store=path, dim=32)
+    assert (result.embedder, result.dim, result.claims) == ("hashing-32", 32, 6)
+    assert result.embedded == 2  # city and diet; the four erased claims were staged as zeros
+    claims = StoreReader(path).claims(["entity", "embedding"]).to_pylist()
+    assert {len(c["embedding"]) for c in claims} == {4 * 32}
+    assert all((c["embedding"] == bytes(128)) == c["entity"].startswith("user.health") for c in claims)
+    with Vault.open(path, embedder=HashingEmbedder(dim=32)) as vault:
+        assert vault.search("where does the user live", k=1)[0].claim.value == "lyonville"
+        assert vault.get("user.health").values == ()
+
+
+def test_normalize_after_an_erase_leaves_the_erased_labels_out(ray_session, tmp_path):
+    path = erased_store(tmp_path / "store")
+    result = normalize(store=path, out=tmp_path / "plan", embedder="hashing")
+    assert result.labels == 2 and result.merges == 0  # user.city and user.diet only
+    assert "user.health" not in (tmp_path / "plan" / "plan.md").read_text()
