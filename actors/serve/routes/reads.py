@@ -12,11 +12,13 @@ from vault_ray.errors import InvalidInput
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
+from ..params import AGENT_PATTERN, text_rule
 from ..schemas import (
     MAX_K,
     MAX_QUERY,
     ClaimIdPath,
     ClaimOut,
+    DisputeIdPath,
     DisputeOut,
     EntityFilter,
     EntityPath,
@@ -32,12 +34,15 @@ from . import READ, known_query_only
 
 router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_query_only)])
 
+AgentFilter = Annotated[str | None, Query(description="Only this agent's claims", json_schema_extra={
+    "pattern": AGENT_PATTERN, "minLength": 1, "maxLength": 128})]
 AsOf = Annotated[Time | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
 
 
 @router.get("/search", response_model=list[HitOut], responses=READ)
-async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
-                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None, agent: str | None = None,
+async def search(who: Agent, svc: Svc, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY, json_schema_extra=text_rule(
+                     blank=False))], k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None,
+                 agent: AgentFilter = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
     """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives."""
     if mine and agent is not None and agent != who.name:
@@ -76,7 +81,7 @@ async def disputes(who: Agent, svc: Svc, status: Literal["open", "resolved", "al
 
 
 @router.get("/disputes/{dispute_id}", response_model=DisputeOut, responses=READ)
-async def dispute(dispute_id: str, who: Agent, svc: Svc) -> Any:
+async def dispute(dispute_id: DisputeIdPath, who: Agent, svc: Svc) -> Any:
     return encode(await svc.run(svc.vault.dispute, dispute_id))
 
 
