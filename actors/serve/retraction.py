@@ -9,19 +9,22 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from .bodies import NOTE
 from .schemas import ClaimOut, Strict
 
 
 class RetractIn(Strict):
-    note: str = Field("", description="Why the claim is taken back (kept with the retraction)")
+    note: str = Field("", description="Why the claim is taken back (kept with the retraction)", json_schema_extra=NOTE)
 
 
 class ForgetIn(Strict):
-    note: str = Field("", description="Why the entity's claims are taken back (kept with each retraction)")
+    note: str = Field("", description="Why the entity's claims are taken back (kept with each retraction)",
+                      json_schema_extra=NOTE)
 
 
 class EraseIn(Strict):
-    note: str = Field("", description="Why the entity is erased (kept with the erasure record; write no personal data here)")
+    note: str = Field("", description="Why the entity is erased (kept with the erasure record; write no personal data here)",
+                      json_schema_extra=NOTE)
 
 
 class RetractionOut(BaseModel):

@@ -1,8 +1,5 @@
-"""Request and response models of the HTTP API: what `/openapi.json` documents.
-
-Requests are strict (an unknown field is a 422, so no body can name an agent); their
-values are checked by the core, which answers with the error tree's own types. The
-response models mirror the frozen dataclasses of `vault_ray.models` field by field
+"""Response models of the HTTP API: what `/openapi.json` documents (the request bodies
+are in `bodies.py`, re-exported here). The response models mirror the frozen dataclasses of `vault_ray.models` field by field
 (a test holds them together); routes fill them from `vault_ray.wire.encode`, the
 codec the client reads them back with.
 """
@@ -12,176 +9,34 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from vault_ray.models import DisputeStatus, Kind, Op, Outcome, Status
-from vault_ray.policy import Policy
 
-from .params import ClaimIdPath, EntityFilter, EntityPath, Time  # noqa: F401  (the routes' parameter types)
+from .bodies import (  # noqa: F401  (the request bodies: bodies.py)
+    AuthorityIn,
+    CardinalityIn,
+    FactIn,
+    FactsIn,
+    HighStakesIn,
+    MessageIn,
+    MessagesIn,
+    PolicyBody,
+    PolicyPatch,
+    RateLimitBody,
+    RateLimitPatch,
+    RegistryEntryIn,
+    ResolveIn,
+    RulesIn,
+    StrategyIn,
+    Strict,
+)
+from .params import ClaimIdPath, DisputeIdPath, EntityFilter, EntityPath, Time  # noqa: F401  (the routes' parameter types)
 
 MAX_K = 100
 """The most hits one search returns over HTTP."""
 MAX_QUERY = 1000
 """The longest search query, in characters (it travels in the URL)."""
-_DEFAULT = Policy()
-
-# Request fields take JSON as typed: a number may be an integer, never `true`; a flag is a boolean.
-Number = StrictFloat
-Integer = StrictInt
-Flag = StrictBool
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-# -- requests ---------------------------------------------------------------------------------------
-class MessageIn(Strict):
-    role: str = Field(min_length=1, description="'user', 'assistant', ...: facts come from the latest user turn")
-    content: str
-
-
-class MessagesIn(Strict):
-    """A user turn to extract facts from: `messages`, or `text` as one user message."""
-
-    messages: list[MessageIn] | None = None
-    text: str | None = None
-    session: str | None = Field(None, max_length=256)
-    observed_at: Time | None = Field(None, description="When it was said (default: now); ISO 8601 or epoch seconds")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> MessagesIn:  # a request validation error: the problem carries `errors` (loc ["body"])
-        if (self.messages is None) == (self.text is None):
-            raise ValueError("give either messages or text")
-        return self
-
-
-class FactIn(Strict):
-    entity: str = Field(description="Dotted lowercase key, e.g. user.timezone")
-    text: str
-    value: str | None = None
-    kind: Kind = Field(Kind.SEMANTIC, description="semantic (a fact that holds now) or procedural: conflict detection "
-                       "applies; episodic (an event that happened): never contradicts or supersedes, events accumulate")
-    observed_at: Time | None = None
-    claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once")
-    confidence: Number = 1.0
-    meta: dict[str, Any] | None = None
-    source: str | None = Field(None, description="What was said, as said, if the fact was taken from a text")
-
-
-class FactsIn(Strict):
-    facts: list[FactIn]
-    session: str | None = Field(None, max_length=256)
-    resolve: Flag = Field(True, description="Align new entity labels with existing ones (false: a fixed taxonomy)")
-
-
-class ResolveIn(Strict):
-    winner: str | None = Field(None, description="The claim id that wins; or keep_both on a 'many' entity")
-    note: str = ""
-    keep_both: Flag = False
-
-
-class AuthorityIn(Strict):
-    agent: str
-    pattern: str = Field(description="An entity key, optionally ending in '.*', or '*'")
-    weight: Number
-
-
-class StrategyIn(Strict):
-    pattern: str
-    strategy: Literal["recency", "authority", "consensus", "judge"]
-
-
-class CardinalityIn(Strict):
-    pattern: str
-    cardinality: Literal["one", "many"]
-
-
-class HighStakesIn(Strict):
-    patterns: list[str]
-
-
-class RulesIn(Strict):
-    reasserted_by: Integer | None = None
-    stale_after_s: Number | None = None
-
-
-class RateLimitBody(Strict):
-    rate: Number
-    burst: Integer
-
-
-class RateLimitPatch(Strict):
-    rate: Number | None = None
-    burst: Integer | None = None
-
-
-class PolicyBody(Strict):
-    """A whole policy (`Policy.to_dict()`); what is left out keeps `Policy()`'s default.
-    `version`: the version this policy was read at; when given, the store takes it only while
-    its policy is still at that version (409 otherwise). The store sets the new version."""
-
-    default_strategy: str = _DEFAULT.default_strategy
-    strategies: dict[str, str] = {}
-    authority: dict[str, dict[str, Number]] = {}
-    cardinality: dict[str, str] = {}
-    on_ambiguous: dict[str, str] = {}
-    default_on_ambiguous: str = _DEFAULT.default_on_ambiguous
-    high_stakes: list[str] = list(_DEFAULT.high_stakes)
-    default_weight: Number = _DEFAULT.default_weight
-    default_cardinality: str = _DEFAULT.default_cardinality
-    near_simultaneous_s: Number = _DEFAULT.near_simultaneous_s
-    consensus_margin: Number = _DEFAULT.consensus_margin
-    align_threshold: Number = _DEFAULT.align_threshold
-    ask_threshold: Number = _DEFAULT.ask_threshold
-    half_life_days: Number = _DEFAULT.half_life_days
-    same_event_window_s: Number = _DEFAULT.same_event_window_s
-    max_text: Integer = _DEFAULT.max_text
-    max_open_disputes: Integer = _DEFAULT.max_open_disputes
-    rules: RulesIn = RulesIn()
-    rate_limit: RateLimitBody | None = None
-    unextracted_notes: Flag = _DEFAULT.unextracted_notes
-    version: Integer | None = None
-
-
-class PolicyPatch(Strict):
-    """A JSON merge patch of the policy (RFC 7396): the fields given replace the policy's,
-    the others keep their value. In the tables (`strategies`, `cardinality`, `on_ambiguous`,
-    `authority` and each agent's table), `rules` and `rate_limit`, the keys given are set and
-    a key given as null is removed (a rule removed is off; `rate_limit` null is no limit); any
-    other field given as null takes `Policy()`'s default. `version`: apply only while the
-    policy is at this version (409 PolicyConflict otherwise); without it, a change that
-    another change overtook is applied again to the newer policy."""
-
-    default_strategy: str | None = None
-    strategies: dict[str, str | None] | None = None
-    authority: dict[str, dict[str, Number | None] | None] | None = None
-    cardinality: dict[str, str | None] | None = None
-    on_ambiguous: dict[str, str | None] | None = None
-    default_on_ambiguous: str | None = None
-    high_stakes: list[str] | None = None
-    default_weight: Number | None = None
-    default_cardinality: str | None = None
-    near_simultaneous_s: Number | None = None
-    consensus_margin: Number | None = None
-    align_threshold: Number | None = None
-    ask_threshold: Number | None = None
-    half_life_days: Number | None = None
-    same_event_window_s: Number | None = None
-    max_text: Integer | None = None
-    max_open_disputes: Integer | None = None
-    rules: RulesIn | None = None
-    rate_limit: RateLimitPatch | None = None
-    unextracted_notes: Flag | None = None
-    version: Integer | None = Field(None, description="The policy's version this change was made against")
-
-
-class RegistryEntryIn(Strict):
-    description: str = ""
-    cardinality: Literal["one", "many"] = "one"
-    aliases: list[str] = []
-    examples: list[str] = Field([], description="Example phrasings that help extraction find the entry")
-
 
 # -- responses -------------------------------------------------------------------------------------
 class DecisionOut(BaseModel):

@@ -1,13 +1,16 @@
 """The OpenAPI schema is the contract: schemathesis generates requests for every
 route of the live app (valid tokens; data that fits the schema and data that does
-not), bounded in examples and time, and checks that no answer is a 5xx and that
-every answer conforms to the schema (status, content type, body, headers)."""
+not), bounded in examples and time, and checks that no answer is a 5xx, that
+every answer conforms to the schema (status, content type, body, headers), that
+data the schema refuses is refused, and that data it takes is not refused as
+invalid (but for the reasons no schema can say: `http_schema_checks`)."""
 
 from __future__ import annotations
 
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
+from http_schema_checks import valid_data_accepted  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
@@ -26,7 +29,7 @@ from vault_ray import Fact  # noqa: E402
 from .served import served  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
-          response_headers_conformance, negative_data_rejection]
+          response_headers_conformance, negative_data_rejection, valid_data_accepted]
 EXAMPLES = 30
 
 

@@ -99,7 +99,7 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
         return False
     a_parts, a_numbers = _traits(label)
     b_parts, b_numbers = _traits(key)
-    if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1] and not _respelled(a_parts[-1], b_parts[-1]):
+    if len(a_parts) >= 3 and a_parts[:-1] == b_parts[:-1] and not respelled(a_parts[-1], b_parts[-1]):
         return True
     if a_numbers and b_numbers and a_numbers != b_numbers:
         return True
@@ -117,7 +117,7 @@ def contrasting(label: str, key: str, aliases: Iterable[str] = ()) -> bool:
     # the same qualifier on both sides: what it qualifies must be the same thing too
     # (`user.wife_location` is not `user.wife_timezone`, `user.dream_location` not `user.dream_job`)
     return bool((a_when or (a_person and b_person)) and a_rest and b_rest and not a_rest & b_rest
-                and not any(_respelled(x, y) for x in a_rest for y in b_rest))
+                and not any(respelled(x, y) for x in a_rest for y in b_rest))
 
 
 Marks = tuple[tuple[frozenset[int], ...], bool, bool, frozenset[int], frozenset[str]]
@@ -139,7 +139,7 @@ def _marks(found: frozenset[str]) -> Marks:
     return groups, bool(found & _PERSON), bool(found & _COLLECTIVE), when, found - _PERSON - _QUALIFIERS
 
 
-def _respelled(a: str, b: str) -> bool:
+def respelled(a: str, b: str) -> bool:
     """Two leaves that are one word said two ways: `seat` / `seating`, `diet` / `dietary`,
     `email` / `email_address`."""
     short, long = sorted((a, b), key=len)
@@ -156,5 +156,10 @@ def words(label: str) -> frozenset[str]:
     for part in below:
         for word in re.split(r"[_\W\d]+", part.lower()):
             if word:
-                out.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word)
+                out.add(singular_word(word))
     return frozenset(out)
+
+
+def singular_word(word: str) -> str:
+    """`names` -> `name`; `address`, `status`, `basis` stay."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word

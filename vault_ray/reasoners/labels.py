@@ -8,6 +8,7 @@ reasoner weighs this when it disambiguates a new label (with an embedder)."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -15,7 +16,10 @@ from functools import lru_cache
 import numpy as np
 
 from ..embedders import Embedder
+from ..models import Fact
 from ..registry import RegistryEntry
+from ..values import value_kind
+from .contrast import respelled, singular_word, words
 
 LABEL_FLOOR = 0.5
 """Least similarity for a label to name the same thing as a candidate (MiniLM: true
@@ -124,3 +128,63 @@ class LabelMatcher:
         if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < LABEL_MARGIN:
             return None
         return ranked[0][1]
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset({"the", "user", "users", "s", "e", "g", "or", "a", "an", "is", "in", "of", "to", "and", "not", "on", "at",
+                   "with"})
+
+
+def _topic(text: str) -> set[str]:
+    """The words of a text that say what it is about: no stop words, no numbers (a number is
+    a value: "agent-a 0" and `user.rs_agent_a_0` share the token `0`, not a topic)."""
+    return {w for w in _WORD.findall(text.lower()) if not w.isdigit()} - _STOP
+
+
+def by_shared_words(fact: Fact, candidates: Sequence[str], registry: Sequence[RegistryEntry] = ()) -> str | None:
+    """Without vectors of meaning (no embedder, or hashing vectors, whose few label words
+    collide): the candidate whose words and registry description share the most words with the
+    fact's statement, two at least; only among the candidates whose label shares a word with
+    the fact's own label (`same_words`). Hashing vectors measure shared tokens, so a statement
+    that happens to say a key's words ("wh agent-a 0" under `user.wh.ka_0`, near
+    `user.rs_agent_a_0`) is no evidence that the writer's own key names that entity."""
+    said = _topic(fact.text)
+    entries = {e.key: e for e in registry}
+    best, best_overlap = None, 0
+    for key in candidates:
+        entry = entries.get(key)
+        if not same_words(fact.entity, key, entry):
+            continue
+        overlap = len(said & (_topic(label_phrase(key)) | _topic(entry.description if entry is not None else "")))
+        if overlap > best_overlap:
+            best, best_overlap = key, overlap
+    return best if best_overlap >= 2 else None
+
+
+def same_words(label: str, key: str, entry: RegistryEntry | None = None) -> bool:
+    """Whether a new label and a candidate key say a word in common (`contrast.words`: singular,
+    below the subject): the same word, one word said two ways (`fav` / `favorite`, `diet` /
+    `dietary`), a word and its compound (`zone` / `timezone`, `city` / `hotcity`); or name the
+    same kind of value (`values.value_kind` of the label or a word of it: `residence` and
+    `location` are places, `mobile_no` and `phone` phones). A registered key's aliases
+    (`user.tz` for `user.timezone`) and description count as its words."""
+    if _kinds(label) & _kinds(key):
+        return True
+    theirs = set(words(key))
+    if entry is not None:
+        theirs.update(*map(words, entry.aliases))
+        theirs |= {singular_word(w) for w in _topic(entry.description)}
+    mine = [w for w in words(label) if len(w) > 1 and w not in _STOP]  # `a` of `agent_a` is no topic
+    return any(a == b or respelled(a, b) or _compound(a, b) for a in mine for b in theirs)
+
+
+def _kinds(label: str) -> set[str]:
+    """The kinds of value a label or one of its words names (`user.mobile_no`: a phone)."""
+    return ({value_kind(label)} | {value_kind(f"user.{w}") for w in words(label)}) - {"text"}
+
+
+def _compound(a: str, b: str) -> bool:
+    """`timezone` / `zone`, `hotcity` / `city`: a word that ends with the other (of 4 letters
+    at least; a common start is `contrast.respelled`)."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and long.endswith(short)

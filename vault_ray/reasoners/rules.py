@@ -24,13 +24,12 @@ from .clauses import first_person
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
-from .labels import LabelMatcher, described, label_phrase
+from .labels import LabelMatcher, by_shared_words, described, label_phrase
 from .lexicon import Draft
 from .paraphrase import first_person_turn
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = {"the", "user", "users", "s", "e", "g", "or", "a", "an", "is", "in", "of", "to", "and", "not", "on", "at", "with"}
 
 
 def normalized_value(claim: Claim | Fact) -> str:
@@ -326,22 +325,15 @@ class RuleReasoner:
            again) as one of the candidates, with the fact's own value.
         2. With an embedder, what the label means: its words next to each candidate's
            words and registry description (labels.py), when one clearly leads.
-        3. Without one, shared words of the text and the candidates (two at least)."""
+        3. Without one (or with hashing vectors), shared words of the text and the candidates
+           (two at least), among the candidates whose label shares a word with the fact's
+           (labels.py, `by_shared_words`)."""
         read, concrete = _compared(fact, candidates)
         if not concrete:  # settled by the statement, or nothing to compare the label with
             return read
         if self.labels is not None:
             return self.labels.choose(fact.entity, concrete, registry)
-        words = set(_WORD.findall(fact.text.lower())) - _STOP
-        entries = {e.key: e.description for e in registry}
-        best, best_overlap = None, 0
-        for key in concrete:
-            key_words = set(_WORD.findall(key.replace("user.", "").replace("_", " ")))
-            key_words = (key_words | set(_WORD.findall(entries.get(key, "").lower()))) - _STOP
-            overlap = len(words & key_words)
-            if overlap > best_overlap:
-                best, best_overlap = key, overlap
-        return best if best_overlap >= 2 else None
+        return by_shared_words(fact, concrete, registry)
 
     def judge(self, case: JudgeCase) -> Judgement:
         """Without a language model: a clear authority gap between the sides (values, with the

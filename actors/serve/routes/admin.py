@@ -4,10 +4,11 @@ rules (an admin token)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Path
 
+from vault_ray.models import MAX_ENTITY_LEN
 from vault_ray.policy import AutoResolveRules, Policy
 from vault_ray.registry import RegistryEntry
 from vault_ray.vault import Vault
@@ -19,6 +20,7 @@ from ..schemas import (
     AuthorityIn,
     CardinalityIn,
     ClaimIdPath,
+    DisputeIdPath,
     DisputeOut,
     EntityPath,
     HighStakesIn,
@@ -33,12 +35,14 @@ from ..schemas import (
 )
 from . import ADMIN, known_query_only, problems
 
+RegistryKey = Annotated[str, Path(description="An entity key, or a pattern ending in '.*'", json_schema_extra={
+    "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$", "maxLength": MAX_ENTITY_LEN + 2})]
 router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_query_only)])
 FORGET = problems(401, 403, 409, 413, 422, 503)  # no 404: an entity with no live claim answers []
 
 
 @router.post("/disputes/{dispute_id}/resolve", response_model=DisputeOut, responses=ADMIN)
-async def resolve_dispute(dispute_id: str, body: ResolveIn, who: Resolver, svc: Svc) -> Any:
+async def resolve_dispute(dispute_id: DisputeIdPath, body: ResolveIn, who: Resolver, svc: Svc) -> Any:
     """Settle a dispute: the winner becomes active and the others superseded (or keep both on a 'many' entity)."""
     done = await svc.run(svc.vault.resolve_dispute, dispute_id, body.winner, decided_by=who.name, note=body.note,
                          keep_both=body.keep_both)
@@ -126,7 +130,7 @@ async def set_rules(body: RulesIn, who: Admin, svc: Svc) -> Any:
 
 
 @router.put("/registry/{key}", response_model=RegistryEntryOut, responses=ADMIN)
-async def register(key: str, body: RegistryEntryIn, who: Admin, svc: Svc) -> Any:
+async def register(key: RegistryKey, body: RegistryEntryIn, who: Admin, svc: Svc) -> Any:
     """Add or replace an entity registry entry."""
     entry = RegistryEntry(key, body.description, body.cardinality, tuple(body.aliases), tuple(body.examples))
     await svc.run(svc.vault.register, entry)

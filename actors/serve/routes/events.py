@@ -13,6 +13,7 @@ from vault_ray.wire import encode
 
 from .. import sse
 from ..auth import Agent, Svc
+from ..params import EVENT_CURSOR
 from ..schemas import EventPageOut
 from . import READ, known_query_only
 
@@ -20,22 +21,27 @@ router = APIRouter(prefix="/v1", tags=["events"], dependencies=[Depends(known_qu
 
 STREAMED = {200: {"description": "A page of events (JSON), or with `Accept: text/event-stream` an SSE stream",
                   "content": {sse.MEDIA_TYPE: {"schema": {"type": "string"}}}}}
-Cursor = Annotated[str | None, Query(max_length=4000, description=(
-    "Events after this cursor (one an event or a page carried), 'start' (everything) or 'now' (the default)"))]
-Kinds = Annotated[list[str] | None, Query(description=f"Only these kinds (repeat, or comma-separated): {', '.join(KINDS)}")]
+Cursor = Annotated[str, Query(max_length=4000, json_schema_extra={"pattern": EVENT_CURSOR}, description=(
+    "Events after this cursor (one an event or a page carried, of this store: 'v1' and a "
+    "'.<partition>-<position>' per partition), 'start' (everything) or 'now' (the default)"))]
+_KIND = "|".join(KINDS)
+Kinds = Annotated[list[str] | None, Query(description=f"Only these kinds (repeat, or comma-separated): {', '.join(KINDS)}",
+                                          json_schema_extra={"items": {"type": "string",
+                                                                       "pattern": f"^,*(({_KIND})(,+({_KIND}))*)?,*$"}})]
 
 
 NeedsUser = Annotated[bool | None, Query(description="Only events of disputes that wait (or not) for a person")]
 Entity = Annotated[str | None, Query(max_length=130, description="An entity key or pattern, e.g. user.budget.*",
                                      json_schema_extra={"pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$"})]
-LastEventId = Annotated[str | None, Header(max_length=4000, description="The SSE resume point (a cursor)")]
+LastEventId = Annotated[str, Header(max_length=4000, json_schema_extra={"pattern": EVENT_CURSOR},
+                                           description="The SSE resume point (a cursor)")]
 
 
 @router.get("/events", response_model=EventPageOut, responses={**READ, **STREAMED})
-async def events(request: Request, who: Agent, svc: Svc, since: Cursor = None, kinds: Kinds = None,
+async def events(request: Request, who: Agent, svc: Svc, since: Cursor = NOW, kinds: Kinds = None,
                  needs_user: NeedsUser = None, entity: Entity = None,
                  limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
-                 last_event_id: LastEventId = None) -> Any:
+                 last_event_id: LastEventId = "") -> Any:
     """The store's events after a cursor: claims added and superseded, disputes opened, challenged and resolved."""
     wanted = EventFilter.of([k for part in kinds or () for k in part.split(",") if k] or None, needs_user, entity)
     page = await sse.first_page(svc, last_event_id or since or NOW, wanted, limit)

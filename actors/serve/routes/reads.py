@@ -14,11 +14,13 @@ from vault_ray.models import Found
 from vault_ray.wire import encode
 
 from ..auth import Agent, Svc
+from ..params import AGENT_PATTERN, text_rule
 from ..schemas import (
     MAX_K,
     MAX_QUERY,
     ClaimIdPath,
     ClaimOut,
+    DisputeIdPath,
     DisputeOut,
     EntityFilter,
     EntityPath,
@@ -37,12 +39,15 @@ router = APIRouter(prefix="/v1", tags=["reads"], dependencies=[Depends(known_que
 SUGGESTING: dict[int | str, dict[str, Any]] = {**READ, 200: {"headers": {SUGGESTIONS: {
     "description": "For a key no claim was ever made on: the stored keys most like it, best first, comma-separated",
     "schema": {"type": "string"}}}}}
+AgentFilter = Annotated[str | None, Query(description="Only this agent's claims", json_schema_extra={
+    "pattern": AGENT_PATTERN, "minLength": 1, "maxLength": 128})]
 AsOf = Annotated[Time | None, Query(description="Answer as the store stood then (ISO 8601 or epoch seconds)")]
 
 
 @router.get("/search", response_model=list[HitOut], responses=SUGGESTING)
-async def search(who: Agent, svc: Svc, response: Response, q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY)],
-                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None, agent: str | None = None,
+async def search(who: Agent, svc: Svc, response: Response, q: Annotated[str, Query(
+                     min_length=1, max_length=MAX_QUERY, json_schema_extra=text_rule(blank=False))],
+                 k: Annotated[int, Query(ge=1, le=MAX_K)] = 5, entity: EntityFilter = None, agent: AgentFilter = None,
                  as_of: AsOf = None, mine: bool = False) -> Any:
     """Semantic search over active claims; hits on a disputed entity are `contested`, with the alternatives. No hit
     for an `entity` no claim was ever made on (a typo?): the `Vault-Suggestions` header names the closest stored keys."""
@@ -90,7 +95,7 @@ async def disputes(who: Agent, svc: Svc, status: Literal["open", "resolved", "al
 
 
 @router.get("/disputes/{dispute_id}", response_model=DisputeOut, responses=READ)
-async def dispute(dispute_id: str, who: Agent, svc: Svc) -> Any:
+async def dispute(dispute_id: DisputeIdPath, who: Agent, svc: Svc) -> Any:
     return encode(await svc.run(svc.vault.dispute, dispute_id))
 
 

@@ -22,7 +22,7 @@ from . import WRITE, known_query_only
 router = APIRouter(prefix="/v1", tags=["writes"], dependencies=[Depends(known_query_only)])
 
 IdempotencyKey = Annotated[str | None, Header(
-    min_length=1, max_length=128,
+    min_length=1, max_length=128, json_schema_extra={"pattern": "^[\x20-\x7e]+$"},
     description="Facts without a claim id get ids derived from this key: a retried request applies once "
                 "(1-128 printable ASCII characters)")]
 
