@@ -80,6 +80,9 @@ _SUBJECT_FIXES = [
                 r"(?:isn't|is not|'s not) (?!on |in |at |the |a )[^,;]{1,40}[,;]\s*(?:it's|it is)\s+"
                 r"(?!spelled|missing|wrong|right|fine|ok|okay|not)(?=[\w$€£¥])", re.I), r"\1 is "),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
+    # "My name is actually John", "my budget's, um, $500": a filler before the value is no part of it
+    (re.compile(r"^(my(?: [\w-]+){1,4}?(?: is|'s))[\s,]+(?:(?:actually|really|truly|um+|uh+|erm|in fact|technically|"
+                r"honestly)\b[\s,]+)+(?=\S)", re.I), r"\1 "),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|yeah|hey|hi|hello|note|"
                 r"no(?!\s+(?:more\s+)?(?:[\w-]+\s+)?(?:e-?mails?|newsletters?|texts?|calls|ads|offers|promotions|marketing|spam)\b)"
