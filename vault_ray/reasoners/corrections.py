@@ -36,7 +36,8 @@ MAX_FIX_WORDS = 5
 
 _CUE = (r"correction|sorry|oops|whoops|my bad|typo|scratch that|strike that|nope|no|nah|actually|wait|rather|"
         r"i mean|i meant|make (?:that|it)|change (?:that|it) to|should be|that should be|(?:it's|it is) actually")
-_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?:(?:it's|it is)\s+)?(?P<fix>(?:[^.!?;]|\.(?=\w))+?)[\s.!]*$", re.IGNORECASE)
+_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?:(?:it's|it is)\s+)?(?P<fix>(?:[^.!?;]|\.(?=\w))+?)[\s.!]*$",
+                  re.IGNORECASE)  # "Actually it's Porto": after a cue, "it's" is no part of the value
 _NOT = re.compile(r"^not\s+[^,;]+[,;]\s*(?:but\s+|it's\s+)?(?P<a>.+)$|^(?P<b>[^,;]+?)[,;]?\s+(?:not|instead of)\s+[^,;]+$",
                   re.IGNORECASE)
 _TAIL = re.compile(r"\s+(?:now|instead|then|please|sorry)$", re.IGNORECASE)
