@@ -129,6 +129,17 @@ def test_we_and_x_and_i_include_the_user(reasoner, said, want):
     assert facts(reasoner, said) == want
 
 
+@pytest.mark.parametrize(("said", "want"), [
+    ("We're gluten free and dairy free", [("user.diet", "dairy-free"), ("user.diet", "gluten-free")]),
+    ("My wife and I are vegan and gluten free", [("user.diet", "gluten-free"), ("user.diet", "vegan")]),
+    ("We're vegan and allergic to nuts", [("user.allergies", "nuts"), ("user.diet", "vegan")]),
+])
+def test_a_state_said_after_we_without_its_subject_is_the_users_too(reasoner, said, want):
+    """qa92 kept "We're gluten free and dairy free" as no one's; "we" includes the user (docs: "We live in
+    Denver and work at Google" stays the user's), so both diets are."""
+    assert facts(reasoner, said) == want
+
+
 @pytest.mark.parametrize("said", [
     "My wife and kids are allergic to nuts", "Our kids are allergic to nuts", "Our kids are vegetarian",
     "We're vegetarian-friendly", "We are a vegan bakery", "We're vegetarian restaurant owners", "We're not vegetarian",

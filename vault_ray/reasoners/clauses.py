@@ -169,6 +169,8 @@ def clauses(sentence: str) -> list[str]:
         if not bare:  # a part with its own subject: the parts after it continue that one
             out.append(part)
             theirs = _THEIR_SUBJECT.match(normalize_subject(part))
+        elif theirs and bare.group("state") and not theirs.group("them"):
+            out.append(f"we're {part}")  # "We're vegan and gluten free": a state of "we", the user's too
         elif theirs and (bare.group("state") or theirs.group("them")):
             out.append(part)  # "My kids are dairy free and gluten free": not the user's "I'm", left as said
         elif theirs and (bare.group("verb") or "").lower() in ("pay", "make", "earn"):
