@@ -14,6 +14,7 @@ import re
 
 from .. import gazetteer
 from ..values import split_stance
+from .frames_birthday import relative
 
 IC = re.IGNORECASE
 
@@ -25,6 +26,8 @@ BELIEF = "what someone else thinks or says of the user, not the user's own state
 JOKE = "a joke (no one is allergic to a weekday, their job or people), not an allergy"
 LANDMARK = "a landmark the user lives near, not a place the user lives in"
 ONE_OFF = "a one-off event (on one day, or at one place), not a routine"
+RELATIVE_DAY = ("a day said relative to today (\"tomorrow\", \"next Friday\"), not a date the birthday can keep: "
+                "say the date (\"My birthday is March 13\")")
 
 _SUBJECTS = re.compile(r"\b(?P<first>i|i'm|i've|i'd|i'll|im|me|my|we|we're|we've|our)\b"
                        r"|\b(?P<third>he|she|they|he's|she's|they're|hes|shes|his|her|hers|their|theirs)\b", IC)
@@ -101,6 +104,8 @@ def aside(clause: str, entities: set[str]) -> str | None:
         return OTHER
     if _BELIEF.match(norm):  # "Everyone thinks I'm from Texas (but I'm from Ohio)"
         return BELIEF
+    if "user.birthday" in entities and relative(norm):  # "My birthday is tomorrow": never stored as "tomorrow"
+        return RELATIVE_DAY
     if "user.allergies" in entities and _JOKE.search(norm):  # "I'm allergic to Mondays haha"
         return JOKE
     near = _NEAR.search(norm) if "user.location" in entities else None

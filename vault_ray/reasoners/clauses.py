@@ -80,6 +80,9 @@ _SUBJECT_FIXES = [
                 r"(?:isn't|is not|'s not) (?!on |in |at |the |a )[^,;]{1,40}[,;]\s*(?:it's|it is)\s+"
                 r"(?!spelled|missing|wrong|right|fine|ok|okay|not)(?=[\w$€£¥])", re.I), r"\1 is "),
     (re.compile(r"\bi'm not\b", re.I), "i'm not"),
+    # "My name is actually John", "my budget's, um, $500": a filler before the value is no part of it
+    (re.compile(r"^(my(?: [\w-]+){1,4}?(?: is|'s))[\s,]+(?:(?:actually|really|truly|um+|uh+|erm|in fact|technically|"
+                r"honestly)\b[\s,]+)+(?=\S)", re.I), r"\1 "),
     (re.compile(r"^(?:(?:oh|well|ok|okay|so|also|btw|by the way|fyi|actually|just so you know|heads up|"
                 r"update|correction|quick update|oh and|and|but|yes|yeah|hey|hi|hello|note|"
                 r"no(?!\s+(?:more\s+)?(?:[\w-]+\s+)?(?:e-?mails?|newsletters?|texts?|calls|ads|offers|promotions|marketing|spam)\b)"
@@ -166,6 +169,8 @@ def clauses(sentence: str) -> list[str]:
         if not bare:  # a part with its own subject: the parts after it continue that one
             out.append(part)
             theirs = _THEIR_SUBJECT.match(normalize_subject(part))
+        elif theirs and bare.group("state") and not theirs.group("them"):
+            out.append(f"we're {part}")  # "We're vegan and gluten free": a state of "we", the user's too
         elif theirs and (bare.group("state") or theirs.group("them")):
             out.append(part)  # "My kids are dairy free and gluten free": not the user's "I'm", left as said
         elif theirs and (bare.group("verb") or "").lower() in ("pay", "make", "earn"):

@@ -36,7 +36,8 @@ MAX_FIX_WORDS = 5
 
 _CUE = (r"correction|sorry|oops|whoops|my bad|typo|scratch that|strike that|nope|no|nah|actually|wait|rather|"
         r"i mean|i meant|make (?:that|it)|change (?:that|it) to|should be|that should be|(?:it's|it is) actually")
-_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?P<fix>(?:[^.!?;]|\.(?=\w))+?)[\s.!]*$", re.IGNORECASE)
+_FIX = re.compile(rf"^(?:(?:{_CUE})\b[\s,:;.!\-–—]*)+(?:(?:it's|it is)\s+)?(?P<fix>(?:[^.!?;]|\.(?=\w))+?)[\s.!]*$",
+                  re.IGNORECASE)  # "Actually it's Porto": after a cue, "it's" is no part of the value
 _NOT = re.compile(r"^not\s+[^,;]+[,;]\s*(?:but\s+|it's\s+)?(?P<a>.+)$|^(?P<b>[^,;]+?)[,;]?\s+(?:not|instead of)\s+[^,;]+$",
                   re.IGNORECASE)
 _TAIL = re.compile(r"\s+(?:now|instead|then|please|sorry)$", re.IGNORECASE)
@@ -117,17 +118,31 @@ _YOU_RE = re.compile(r"\b(?:you're|you are|you've|you have|yours|your|you)\b", r
 _ITS_OWN = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|our|us)\b", re.IGNORECASE)
 
 
+_CHECK_TAIL = re.compile(r"(?:[\s,]+(?:right|correct|yes|yeah|yep|no|is that (?:right|correct)|did i get that right|"
+                         r"am i right))?\s*\?+\s*$", re.IGNORECASE)
+"""A confirming question's tail ("You live in Lisbon, right?", "Lisbon?"): what it asks is whether it heard right."""
+_ACK_TAIL = re.compile(r"(?:[\s,.!\-–—]+(?:noted|got it|saved|updated|understood|thanks|thank you|perfect|great|"
+                       r"cool|lovely|nice))+[\s.!]*$|[\s.!]+$", re.IGNORECASE)
+
+
 def _says_back(reply: str, previous: str | None) -> bool:
     """Whether an assistant reply only says back the user's statement before it ("Got it, you live
-    in Austin."): a correction may follow it. A reply that says what the assistant did ("Great, I
-    booked a table in Boston") or anything the user did not say is no such reply."""
+    in Austin.", "Got it, Lisbon!", "Lisbon, noted.") or asks to confirm it ("You live in Lisbon,
+    right?", "So you're at Google?", "Lisbon?"): a correction may follow it. A reply that says what
+    the assistant did ("Great, I booked a table in Boston"), asks anything else ("Do you like Lisbon?")
+    or says anything the user did not say ("Got it, Madrid!") is no such reply."""
     rest = _ACK_HEAD.sub("", reply.strip()).strip()
     if previous is None or not rest or _ITS_OWN.search(rest):
         return False
     back = _YOU_RE.sub(lambda m: _YOU[m.group(0).lower()], rest)  # "you live in Austin": I live in Austin
-    mine = {(f.entity, canonical(f.entity, f.value)) for f in extract_turn(previous).facts}
+    facts = extract_turn(previous).facts
+    mine = {(f.entity, canonical(f.entity, f.value)) for f in facts}
     for sentence in cl.sentences(back):  # each sentence says back the user's ("..., Here are hotels in Rome" does not)
-        said = {(f.entity, canonical(f.entity, f.value)) for f in extract_turn(sentence).facts}
+        asked = _CHECK_TAIL.sub("", sentence).strip()  # "I live in Lisbon, right?": whether it heard right
+        if asked and any(canonical(f.entity, _ACK_TAIL.sub("", asked).strip(" ,")) == canonical(f.entity, f.value)
+                         for f in facts):
+            continue  # the value alone, said back: "Lisbon!", "Lisbon, noted.", "Lisbon?"
+        said = {(f.entity, canonical(f.entity, f.value)) for f in extract_turn(asked).facts} if asked else set()
         if not said or not said <= mine:
             return False
     return True

@@ -22,7 +22,7 @@ _HOME = re.compile(
     r"(?P<k2>rent|(?:my |our |the )?mortgage)\b(?P<after>.*)$", IC)
 _PAY = re.compile(  # "I pay $900 rent", "We pay 2k rent a month", "I pay $1,200 monthly rent"
     r"\b(?:i|we)\s+(?:(?:now|currently|still|only)\s+)?pay\s+(?:(?:about|around|roughly)\s+)?(?P<v>\S+(?:\s+(?:k|grand|"
-    r"thousand|dollars|bucks|euros|pounds))?)\s+(?P<per>monthly\s+|weekly\s+)?(?:in\s+|for\s+)?(?P<k>rent|mortgage)\b"
+    r"thousand|dollars|bucks|euros|pounds|quid|[€£¥]))?)\s+(?P<per>monthly\s+|weekly\s+)?(?:in\s+|for\s+)?(?P<k>rent|mortgage)\b"
     r"(?:\s+payments?)?(?P<after>.*)$", IC)
 _CHANGED = re.compile(  # "My rent went up to $2,100", "Our rent was raised from $1,800 to $2,000 a month": the new amount
     r"^(?:(?:and|but|so|well|now|also),?\s+)?(?:my|our)\s+(?:monthly\s+)?(?P<k>rent|mortgage)(?:\s+payment)?\s+(?:(?:just|"
@@ -162,7 +162,7 @@ _BASIS = re.compile(r"^\s*(after tax(?:es)?|net|post-tax|take[- ]home)\b", IC)
 def _amount(said: str, period_ok: bool = True, per: bool = False) -> str | None:
     """The amount said first, with its period ("$1,800 a month"); None when it is no amount."""
     m = re.match(rf"\s*(?P<a>(?P<c>[$€£¥]\s*)?[\w,.]*\w(?P<k>\s*(?:k|thousand|grand|hundred|million)\b)?"
-                 rf"(?P<d>\s*(?:dollars|bucks|euros|pounds|usd|eur|gbp)\b)?)(?P<p>{_PERIOD})(?![\w%])"
+                 rf"(?P<d>\s*(?:(?:dollars|bucks|euros|pounds|quid|usd|eur|gbp)\b|[€£¥](?!\w)))?)(?P<p>{_PERIOD})(?![\w%])"
                  r"(?!\s*(?:%|percent|days?|weeks?|months?|years?|hours?|minutes?|times|bedrooms?|seats?)\b)", said, IC)
     if not m or values.parse_amount(m.group("a")) is None:
         return None

@@ -301,7 +301,7 @@ def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = 
     def find(n: str) -> list[Draft]:
         m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
         # "a dog person", "a cat lover": a kind of person, not a pet or a diet
-        if not m or re.match(r"\s+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE) \
+        if not m or re.match(r"[\s-]+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE) \
                 or (entity == "user.diet" and passing.attributive(n[m.end():])):  # "a vegan restaurant": a thing's
             return []
         value = table[m.group(1).lower()]

@@ -84,7 +84,13 @@ _DIET_IS = re.compile(
     rf"i'm now|i (?:only |mostly |strictly |just )?eat|i follow|i keep|i'm on|i do|i try to eat|i stick to|my diet is|"
     rf"i started eating|i'm eating|"
     rf"i stay|i live)\s+(?:(?:a|an|now|strictly|fully|mostly|completely|pretty much|100%|totally|entirely|mainly|"
-    rf"basically|also|still|back)\s+)*(?P<v>{DIET_RE})\b", IC)
+    rf"basically|also|still|back)\s+)*(?P<v>{DIET_RE})\b(?![\s-]friendly\b)", IC)  # "vegan-friendly": no diet
+_DIET_WE = re.compile(  # "We're vegetarian", "My wife and I are vegan" (we are), "My sister and I are vegan" (I are)
+    rf"^(?:we're|we are|i are|we've been|we have been|we (?:went|became|turned))\s+(?:(?:both|all|now|strictly|fully|"
+    rf"mostly|completely|totally|also|still)\s+)*(?P<v>{DIET_RE})(?=\s*(?:$|[,;.!]|(?:and|but|so|now|too|as well|these days)\b))",
+    IC)
+"""The user's diet said with someone else's: "we" includes the user. Only the diet alone, so no "we're vegetarian-friendly",
+"we're a vegan bakery" or "vegetarian restaurant owners"."""
 _DIET_NOT = re.compile(
     rf"\b(?:i'm not|i am not|i'm no longer|i no longer|i stopped being|i quit being|i gave up being|i'm done being|"
     rf"i stopped eating|i'm not eating|i don't eat|i no longer eat|i'm not following|i stopped following)\s+"
@@ -98,7 +104,7 @@ _MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? me
 def diet_frame(n: str) -> list[Draft]:
     if m := _DIET_NOT.search(n):
         return [Draft("user.diet", f"not:{DIETS[m.group('v').lower()]}")]
-    m = _DIET_IS.search(n)
+    m = _DIET_IS.search(n) or _DIET_WE.match(n)
     if m:
         return [Draft("user.diet", DIETS[m.group("v").lower()])]
     if re.search(r"\bi (?:only )?eat (?:fish|seafood)(?:,)?(?: but| and)? (?:no|not|never) meat\b"
@@ -182,6 +188,7 @@ _JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:
 _WORK_STATUS = {"retired", "unemployed", "self-employed", "self employed", "between jobs", "out of work", "a stay-at-home mom",
                 "stay-at-home mom", "stay-at-home dad", "stay-at-home parent", "a homemaker", "homemaker", "semi-retired"}
 """What the user does for a living when it is no occupation ("I'm retired": no marital status)."""
+_STAY_HOME = re.compile(r"\bstay[- ]at[- ]home\b(?=[- ](?:mom|mum|dad|parent|mother|father|wife|husband|spouse)s?\b)", IC)
 
 
 _SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|friends|going out|living|partnered|divorced|"
@@ -190,6 +197,7 @@ _SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|frie
 
 
 def job_frame(n: str) -> list[Draft]:
+    n = _STAY_HOME.sub("stay-at-home", n)  # "a stay at home dad": one word, no employer "home dad"
     m = _JOB_NOT.search(n)
     if m:
         job = cut(m.group("v") or m.group("w"))
@@ -307,7 +315,8 @@ def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
     return Draft("user.pets", f"{name}:{called}" if called else name)
 
 
-_ALLERGIC = re.compile(r"\bi'm (?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
+_ALLERGIC = re.compile(r"(?:\bi'm|^(?:we're|we are|i are)(?: both| all)?) "  # "My wife and I are allergic to ...": we
+                       r"(?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad) )?(?!(?:no|any)\b)(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
