@@ -11,21 +11,16 @@ import json
 import httpx
 import pytest
 from mcp import Client
+from test_did_you_mean import seed  # the same store as get's suggestions
 from typer.testing import CliRunner
 
-from vault_ray import EntityNotFound, Fact, Found, HashingEmbedder, NotFound, RegistryEntry, Vault, VaultClient
+from vault_ray import EntityNotFound, Found, HashingEmbedder, NotFound, RegistryEntry, Vault, VaultClient
 from vault_ray.cli import app
 from vault_ray.mcp import VaultMemory, build_server
 from vault_ray.tokens import Principal
 
-FACTS = [("user.employer", "Acme"), ("user.timezone", "CET"), ("user.email", "ana@example.org"),
-         ("project.deadline", "Friday"), ("user.pets.dog", "Rex")]
 TYPOS = [("user.emplyer", "user.employer"), ("usr.timezone", "user.timezone"), ("project.dedline", "project.deadline"),
          ("user.pets.dgo", "user.pets.dog"), ("employer", "user.employer"), ("user.emial", "user.email")]
-
-
-def seed(vault) -> None:
-    vault.agent("a").add_facts([Fact(key, f"{key} is {value}", value=value) for key, value in FACTS])
 
 
 @pytest.fixture
