@@ -44,7 +44,10 @@ _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?
                    r"(?: now)?(?: in)?|i call)\s+(?P<v>.+?)(?:\s+home)?$", IC)
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
-                       r"|\b(?:i|we) (?:moved|moved away) (?:away )?from\s+(?P<w>.+)$", IC)
+                       r"|\b(?:i|we)(?: just| recently| finally|'ve| have)* (?:moved|relocated)"
+                       r"(?: away| here| over here| out here)? from\s+(?P<w>.+)$", IC)
+_MOVED_FROM = re.compile(r"\s+(?:all the way |originally )?from\s+.*$", IC)
+"""Where a move started, said after the new home ("moved to Seattle from Austin"): no part of the new home."""
 
 
 def location_frame(n: str) -> list[Draft]:
@@ -56,7 +59,8 @@ def location_frame(n: str) -> list[Draft]:
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
-            said = re.sub(r"^the\s+(?=[A-Z])", "", cut(m.group("v"))) if strong else m.group("v")  # "the Bay Area"
+            said = _MOVED_FROM.sub("", m.group("v")) if pattern is _MOVED else m.group("v")  # "to Seattle from Austin"
+            said = re.sub(r"^the\s+(?=[A-Z])", "", cut(said)) if strong else said  # "the Bay Area"
             said = re.split(r"\s+(?:for|because|since|with|so)\s+(?-i:[a-z])", said, maxsplit=1)[0] if strong else said
             if origin and not gazetteer.find_place(cut(said)) and not gazetteer.find_place(origin.group(0)[5:].strip()):
                 return []
