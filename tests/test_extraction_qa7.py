@@ -25,7 +25,8 @@ def reasoner(request) -> RuleReasoner:
     "I quit caffeine two weeks ago.", "I quit sugar last year.", "I quit Twitter, too toxic.", "I quit coffee.",
     "I quit alcohol.", "I quit TikTok last month.", "I finally quit Red Bull.", "I quit Instagram.", "I quit gluten.",
     "I quit the gym.", "I left my husband.", "I left Tom.", "I left the Catholic Church.", "I left the Labour Party.",
-    "I quit social media.", "I left Facebook.",
+    "I quit social media.", "I left Facebook.", "I left Google Docs open.", "I left Amazon a review.",
+    "I left Microsoft Teams running.", "I left London for Paris.", "I left Tom for Mike.",
 ])
 def test_giving_something_up_is_no_employer(reasoner, said):
     assert not [f for f in facts(reasoner, said) if f[0] == "user.employer"]
@@ -44,6 +45,9 @@ def test_giving_something_up_is_no_employer(reasoner, said):
     ("I quit Twitter to join Google.", [("user.employer", "Google")]),
     ("I left Facebook for a job at Stripe.", [("user.employer", "Stripe")]),
     ("I quit Meta and joined OpenAI.", [("user.employer", "OpenAI")]),
+    ("I left Uber for Lyft.", [("user.employer", "Lyft")]),
+    ("I left Bank of America last year.", [("user.employer", "not:Bank of America")]),
+    ("I quit Procter & Gamble.", [("user.employer", "not:Procter & Gamble")]),
 ])
 def test_leaving_an_organisation_or_a_job_is_read(reasoner, said, want):
     assert facts(reasoner, said) == want

@@ -53,13 +53,27 @@ def left_employer(n: str) -> list[Draft]:
     if not org or gazetteer.find_place(org):
         return []
     org = THE.sub("", org)
-    if m.group("bare") and not m.group("mine") and not _SAYS_JOB.search(n[m.start("v"):]) and not _organisation(org):
+    bare = m.group("bare") and not m.group("mine")
+    if bare and (moved := _FOR.fullmatch(org)):  # "I left Uber for Lyft": a name for another name
+        old, new_org = moved.group("old"), moved.group("new")
+        if not (_organisation(old) and _organisation(new_org)) or gazetteer.find_place(new_org):
+            return []  # "I left London for Paris": a move, no employer
+        return [Draft("user.employer", f"not:{old}"), Draft("user.employer", new_org)]
+    if bare and not _RUN.fullmatch(org):
+        return []  # "I left Google Docs open", "I left Amazon a review": no name said whole
+    if bare and not _SAYS_JOB.search(n[m.start("v"):]) and not _organisation(org):
         return []  # "I quit caffeine", "I quit Twitter, too toxic", "I left my husband", "I left the Catholic Church"
     out = [Draft("user.employer", f"not:{org}")]
     new = _NEW.search(n[m.start("v"):])
     if new and not gazetteer.find_place(name := cut(new.group("v"))):
         out.append(Draft("user.employer", name))  # "I quit Google to join Meta": Meta (the `not:` is dropped)
     return out
+
+
+_NAME_WORD = r"(?-i:[A-Z0-9])[\w&'.\-]*"
+_RUN = re.compile(rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|of|de|du|von|van))*")
+"""A name said whole after a bare "left"/"quit": capitalized words ("Goldman Sachs", "Procter & Gamble", "Bank of America")."""
+_FOR = re.compile(rf"(?P<old>{_RUN.pattern})\s+for\s+(?P<new>{_RUN.pattern})")
 
 
 def _organisation(org: str) -> bool:
