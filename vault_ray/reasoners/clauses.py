@@ -66,9 +66,9 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
-    # "Let's bump the gift budget to $800", "Please raise my budget to $800": the user's decision, as "we raised ..." says it
+    # "Let's bump the gift budget to $800", "Please raise my budget to $800": the user's decision, as "I raise ..." says it
     (re.compile(rf"^(?:(?:let's|let us|please|ok(?:ay)?|so)[,\s]+)+(?=(?:just\s+)?{BUDGET_CHANGE}\s+"
-                r"(?:the|my|our)\s+(?:[a-z]+\s+)?budget\b)", re.I), "we "),
+                r"(?:the|my|our)\s+(?:[a-z]+\s+)?budget\b)", re.I), "i "),
     # "Hi, Tom here", "Robert Smith here.": the user's introduction, as "I'm Tom" says it
     (re.compile(r"^(?:(hi|hey|hello|hiya)(?: there| all| everyone)?[,!.]*\s+)?(?!(?:nobody|no one|everyone|everybody|someone|"
                 r"somebody|anyone|nothing|everything|something|it|this|that|who|what|which|same|all|also|still|just|"

@@ -74,7 +74,7 @@ _BUDGET = re.compile(
     r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
     r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$"
     r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:cut|raised|lowered|increased|reduced|dropped|bumped|upped|set|moved|"
-    r"changed|pushed|(?<=we )(?:just\s+)?(?:cut|raise|lower|increase|reduce|drop|bump|up|set|move|change|push))\s+"
+    r"changed|pushed|raise|lower|increase|reduce|drop|bump|up|move|change|push)\s+"
     r"(?:the|my|our)\s+(?:(?P<pre2>[a-z]+)\s+)?budget\s+(?:up\s+|down\s+)?(?:to|at|down to|up to)\s+(?P<s>.+)$", IC)
 
 
