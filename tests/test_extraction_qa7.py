@@ -26,7 +26,7 @@ def reasoner(request) -> RuleReasoner:
     "I quit alcohol.", "I quit TikTok last month.", "I finally quit Red Bull.", "I quit Instagram.", "I quit gluten.",
     "I quit the gym.", "I left my husband.", "I left Tom.", "I left the Catholic Church.", "I left the Labour Party.",
     "I quit social media.", "I left Facebook.", "I left Google Docs open.", "I left Amazon a review.",
-    "I left Microsoft Teams running.", "I left London for Paris.", "I left Tom for Mike.",
+    "I left Microsoft Teams running.", "I left London for Paris.", "I left Tom for Mike.", "I quit Twitter after 2 years.",
 ])
 def test_giving_something_up_is_no_employer(reasoner, said):
     assert not [f for f in facts(reasoner, said) if f[0] == "user.employer"]

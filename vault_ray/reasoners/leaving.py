@@ -38,7 +38,7 @@ _MEMBERSHIP = re.compile(r"\b(?:church|party|cult|club|faith|religion|congregati
 """A body the user belongs to rather than works for ("the Catholic Church", "the Labour Party")."""
 _SAYS_JOB = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:new )?(?:job|role|position|offer)|job|"
                        r"jobs|role|position|career|employer|company|boss|manager|coworkers|co-workers|colleagues|"
-                       r"after \w+ (?:years?|months?)(?: (?:there|as|of))?|resign\w*|notice|laid off|hired)\b", IC)
+                       r"after \w+ (?:years?|months?) (?:there|as an?|of working)|resign\w*|notice|laid off|hired)\b", IC)
 _NEW = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:new )?(?:job|role|position) (?:at|with))\s+"
                   r"(?:the\s+)?(?P<v>(?-i:[A-Z])[\w&'.\-]*(?:\s+(?-i:[A-Z&])[\w&'.\-]*){0,3})", IC)
 
