@@ -47,7 +47,7 @@ _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
                        r"|\b(?:i|we)(?: just| recently| finally|'ve| have)* (?:moved|relocated)"
-                       r"(?: away| here| over here| out here)? from\s+(?P<w>.+)$", IC)
+                       r"(?: away)? from\s+(?P<w>.+)$", IC)  # not "moved here from London" (tests/test_extraction_qa93b.py)
 _MOVED_FROM = re.compile(r"\s+(?:all the way |originally )?from\s+.*$", IC)
 """Where a move started, said after the new home ("moved to Seattle from Austin"): no part of the new home."""
 
