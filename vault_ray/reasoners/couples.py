@@ -66,6 +66,8 @@ def ended(n: str) -> list[Draft]:
     m = _ENDED.search(n)
     if not m or not (m.group("role") or m.group("name") or m.group("div")):
         return []
+    if re.search(r"\b(?:after|before|since|when|once|until)\b", n[:m.start()], IC):
+        return []  # "We divorced in 2021, after I separated from my husband": an earlier step, the status is said before
     role = (m.group("role") or "").lower().replace("é", "e")
     name = person_named(m.group("name"), n[m.end():]) if m.group("name") else None
     if m.group("div") and not (name or role or "divorce" in m.group("div").lower().split()):
