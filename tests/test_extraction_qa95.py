@@ -191,11 +191,15 @@ def test_a_couple_said_together(reasoner, said, want):
 
 
 @pytest.mark.parametrize("said", [
-    "We're not married", "My husband and I are getting divorced", "Me and my boyfriend split up",
-    "My wife and my sister are nurses",
+    "We're not married", "My husband and I are getting divorced", "My wife and my sister are nurses",
 ])
 def test_no_status_where_none_is_said_as_now(reasoner, said):
     assert [f for f in facts(reasoner, said) if f[0] in ("user.marital_status", "user.family")] == []
+
+
+def test_a_boyfriend_gone_is_no_marital_status(reasoner):
+    """No status is said ("separated" is a married couple's); the boyfriend is no longer the user's (qa7 F5)."""
+    assert facts(reasoner, "Me and my boyfriend split up") == [("user.family", "not:boyfriend")]
 
 
 @pytest.mark.parametrize(("said", "entity", "value"), [

@@ -79,11 +79,17 @@ def denies(denial: str, item: str) -> bool | None:
     (a husband is no wife; docs/policies.md), "spouse" meets all three. None when the two are not
     one single-valued role (the caller compares them as other items)."""
     rd, ri = _role(denial), _role(item)
+    if rd is not None and ri is not None and rd[0] == "partner" and rd[1] and ri[0] in _COUPLED:
+        return rd[1].casefold() == ri[1].casefold()  # "not:partner:Jess" ("I broke up with Jess"): girlfriend:Jess too
     if rd is None or ri is None or rd[0] != ri[0]:
         return None
     if {denial.partition(":")[0].strip(), item.partition(":")[0].strip()} == {"wife", "husband"}:
         return False  # "no husband" says nothing of a wife, nor the other way round
     return not rd[1] or rd[1].casefold() == ri[1].casefold()
+
+
+_COUPLED = frozenset({"spouse", "partner", "boyfriend", "girlfriend", "fiance"})
+"""The roles a partner may be said in: a named "partner" denial denies that person in any of them."""
 
 
 def _role(obj: str) -> tuple[str, str] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .couples import COUPLE
+from .couples import COUPLE, pair_ended
 from .lexicon import SPECIES_RE
 
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
@@ -44,6 +44,8 @@ _CLAUSE_SPLIT = re.compile(
     r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
     re.IGNORECASE,
 )
+BUDGET_CHANGE = r"(?:cut|raise|lower|increase|reduce|drop|bump|up|set|move|change|push)"
+"""A verb that sets a budget anew ("bump the gift budget to $800")."""
 _SUBJECT_FIXES = [
     (re.compile(r"[’‘`]"), "'"),
     (re.compile(r"\bi am\b", re.I), "i'm"),
@@ -64,6 +66,9 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
+    # "Let's bump the gift budget to $800", "Please raise my budget to $800": the user's decision, as "I raise ..." says it
+    (re.compile(rf"^(?:(?:let's|let us|please|ok(?:ay)?|so)[,\s]+)+(?=(?:just\s+)?{BUDGET_CHANGE}\s+"
+                r"(?:the|my|our)\s+(?:[a-z]+\s+)?budget\b)", re.I), "i "),
     # "Hi, Tom here", "Robert Smith here.": the user's introduction, as "I'm Tom" says it
     (re.compile(r"^(?:(hi|hey|hello|hiya)(?: there| all| everyone)?[,!.]*\s+)?(?!(?:nobody|no one|everyone|everybody|someone|"
                 r"somebody|anyone|nothing|everything|something|it|this|that|who|what|which|same|all|also|still|just|"
@@ -161,7 +166,7 @@ def narrative(sentence: str) -> bool:
 
 
 def clauses(sentence: str) -> list[str]:
-    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", pair_ended(sentence), count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
@@ -183,7 +188,7 @@ def clauses(sentence: str) -> list[str]:
 def continued(sentence: str) -> list[str]:
     """The clauses of `clauses(sentence)` that go on with the statement before them, their subject left out ("I'm
     gluten free and dairy free": the second): a statement moved to someone else moves them with it."""
-    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", sentence, count=1))  # "my wife and I are ...": "we are ..."
+    sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", pair_ended(sentence), count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 

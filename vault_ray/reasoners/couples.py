@@ -28,6 +28,58 @@ _TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just b
                  r"(?P<n>(?-i:[A-Z])[a-z]+(?:[ -](?!I\b)(?-i:[A-Z])(?:[\w\-]|'(?!s\b))*[a-z]){0,3})\b(?!'|\.\w)", IC)
 """A partner named ("I'm married to Sarah Jones", "to Dr. Sarah Jones": Sarah Jones); not one said as someone else's
 ("married to Sarah Jones' brother": whose name is not said)."""
+_ENDED_VERB = r"(?:broke up|split up|called it quits|separated|divorced|got divorced|finalized (?:our|the) divorce)"
+_ONE = rf"(?:my|our) {_PARTNER}(?: (?-i:[A-Z])[a-z]+)?"
+PAIR_ENDED = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?|{_ONE}) (?:and|&) (?-i:I)|me (?:and|&) "
+                        rf"(?P<mine>{_ONE})) (?P<aux>(?:(?:just|finally|"
+                        rf"officially|recently|eventually|have|had|are|got)\s+)*)(?P<verb>{_ENDED_VERB})\b", IC)
+"""A couple that ended, the partner named before "and I" ("Tom and I finalized our divorce", "Jess and I broke up")."""
+
+
+def pair_ended(sentence: str) -> str:
+    """'Jess and I broke up' -> 'I broke up with Jess', 'Tom and I got divorced' -> 'I got divorced from Tom': the
+    user's own statement, the partner kept as its object (read by `couple_frame`)."""
+    m = PAIR_ENDED.match(sentence)
+    if not m or (m.group("name") or "").lower() in ("we", "you", "he", "she", "they", "it", "this", "that"):
+        return sentence
+    partner = m.group("name") or m.group("mine")
+    aux = " ".join({"are": "'m", "have": "'ve"}.get(w.lower(), w) for w in m.group("aux").split())
+    verb = m.group("verb")
+    prep = "with" if re.match(r"(?:broke|split|called)", verb, IC) else "from"
+    head = f"I{'' if aux.startswith(chr(39)) else ' '}{aux}{' ' if aux else ''}{verb} {prep} {partner}"
+    return re.sub(r" our (?=divorce|\w)", " my ", head) + sentence[m.end():]
+
+
+_ENDED = re.compile(r"\bi(?:'m|'ve| have| had)?(?:\s+(?:just|finally|officially|recently|eventually|now))*\s+(?:"
+                    r"(?P<split>broke up|split up|called it quits) with|(?P<div>(?:got )?divorced(?: from)?|finalized "
+                    r"(?:my|our|the) divorce(?: from| with)?)|(?P<sep>separated from))(?:\s+(?:my (?:ex-?)?(?P<role>wife|husband|"
+                    r"spouse|partner|boyfriend|girlfriend|fianc[eé]e?)\b,?\s*)?"
+                    r"(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?)?)?", IC)
+"""The end of a couple with the partner said: "I broke up with my girlfriend Jess" (not:girlfriend:Jess), "I split up with
+Dan" (not:partner:Dan, whoever Dan was to the user), "I got divorced from Tom" (divorced, not:spouse:Tom)."""
+_SPOUSE = ("wife", "husband", "spouse")
+
+
+def ended(n: str) -> list[Draft]:
+    """What a couple's end says: the status for a spouse's ("divorced"; "separated" for a split from a husband or a wife),
+    and a partner no longer the user's (`not:<role>:<name>`; the role "partner" when only the name is said)."""
+    m = _ENDED.search(n)
+    if not m or not (m.group("role") or m.group("name") or m.group("div")):
+        return []
+    if re.search(r"\b(?:after|before|since|when|once|until)\b", n[:m.start()], IC):
+        return []  # "We divorced in 2021, after I separated from my husband": an earlier step, the status is said before
+    role = (m.group("role") or "").lower().replace("é", "e")
+    name = person_named(m.group("name"), n[m.end():]) if m.group("name") else None
+    if m.group("div") and not (name or role or "divorce" in m.group("div").lower().split()):
+        return []  # "I got divorced in 2012 and remarried in 2020": the statuses in order (`frames_family`)
+    if m.group("div"):
+        gone = f"not:{role or 'spouse'}{':' + name if name else ''}" if (name or role) and role in ("", *_SPOUSE) else ""
+        return [Draft("user.marital_status", "divorced"), *([Draft("user.family", gone)] if gone else [])]
+    if m.group("sep") or role in _SPOUSE:  # "I separated from Tom", "I broke up with my husband": separated
+        return [Draft("user.marital_status", "separated")] if m.group("sep") or role else []
+    return [Draft("user.family", f"not:{role or 'partner'}{':' + name if name else ''}")] if role or name else []
+
+
 _STATUS = {"separating": "separated", "split up": "separated", "splitting up": "separated"}
 _RELATION = {"engaged": "fiance", "married": "spouse"}
 
@@ -37,6 +89,8 @@ def couple_frame(n: str) -> list[Draft]:
     husband"), and a partner named with it ("I'm engaged to Sarah": fiance:Sarah)."""
     if re.search(r"\b(?:not|never|no longer|isn't|aren't|weren't|didn't)\b|n't\b", n, IC):
         return []
+    if said := ended(n):
+        return said
     out = []
     if (m := _TOGETHER.search(n)) and not _NOT_NOW.search(n[:m.end()] + n[m.end():m.end() + 12]):
         said = (m.group("v") or m.group("w")).lower()

@@ -18,7 +18,7 @@ from .. import gazetteer, values
 from ..amount_words import bound
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, leads, lexicon, orgs, passing, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, lexicon, names, orgs, passing, restated, spending, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -281,7 +281,8 @@ def _find_org(n: str) -> list[Draft]:
     if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
         return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
-    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]):
+    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]) \
+            and not names.person(m.group(1)):  # "I left Tom for Mike": a person, no employer
         return [Draft("user.employer", m.group(1))]
     return []
 

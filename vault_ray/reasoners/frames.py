@@ -12,8 +12,10 @@ from collections.abc import Callable
 
 from .. import gazetteer
 from .frames_birthday import birthday_frame
+from .frames_change import SCHEDULE_MOVED, eats_again
 from .frames_family import family_frame
 from .introductions import introduced
+from .leaving import left_employer
 from .lexicon import (
     AT_NAME,
     DIET_RE,
@@ -44,7 +46,10 @@ _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?
                    r"(?: now)?(?: in)?|i call)\s+(?P<v>.+?)(?:\s+home)?$", IC)
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
-                       r"|\b(?:i|we) (?:moved|moved away) (?:away )?from\s+(?P<w>.+)$", IC)
+                       r"|\b(?:i|we)(?: just| recently| finally|'ve| have)* (?:moved|relocated)"
+                       r"(?: away)? from\s+(?P<w>.+)$", IC)  # not "moved here from London" (tests/test_extraction_qa93b.py)
+_MOVED_FROM = re.compile(r"\s+(?:all the way |originally )?from\s+.*$", IC)
+"""Where a move started, said after the new home ("moved to Seattle from Austin"): no part of the new home."""
 
 
 def location_frame(n: str) -> list[Draft]:
@@ -56,7 +61,8 @@ def location_frame(n: str) -> list[Draft]:
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
-            said = re.sub(r"^the\s+(?=[A-Z])", "", cut(m.group("v"))) if strong else m.group("v")  # "the Bay Area"
+            said = _MOVED_FROM.sub("", m.group("v")) if pattern is _MOVED else m.group("v")  # "to Seattle from Austin"
+            said = re.sub(r"^the\s+(?=[A-Z])", "", cut(said)) if strong else said  # "the Bay Area"
             said = re.split(r"\s+(?:for|because|since|with|so)\s+(?-i:[a-z])", said, maxsplit=1)[0] if strong else said
             if origin and not gazetteer.find_place(cut(said)) and not gazetteer.find_place(origin.group(0)[5:].strip()):
                 return []
@@ -102,6 +108,8 @@ _MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? me
 
 
 def diet_frame(n: str) -> list[Draft]:
+    if ended := eats_again(n):  # "I started eating fish again": not vegan, not vegetarian
+        return ended
     if m := _DIET_NOT.search(n):
         return [Draft("user.diet", f"not:{DIETS[m.group('v').lower()]}")]
     m = _DIET_IS.search(n) or _DIET_WE.match(n)
@@ -177,10 +185,24 @@ def name_frame(n: str) -> list[Draft]:
 
 
 _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
-                  r"job title) is(?: now)?|i (?:became|got promoted to|was promoted to|got a job as|started as|now work as|"
-                  r"retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|i've been|i have been|"
+                  r"job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?(?:became|"
+                  r"(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
+                  r"started as|now work as|retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|"
+                  r"i've been|i have been|"
                   r"by (?:profession|trade),? i'm)\s+"
-                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?:at|for|with|in|by|of)\s+(?P<org>.+))?$", IC)
+                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?P<sep>at|for|with|in|by|of)\s+(?P<org>.+))?$", IC)
+_FIELDS = (r"engineering|sales|marketing|operations|ops|products?|finance|hr|human resources|people|talent|design|research|"
+           r"it|technology|communications|security|data|data science|analytics|growth|strategy|legal|compliance|"
+           r"customer (?:success|service|support|experience)|support|education|nursing|medicine|surgery|history|english|"
+           r"math|mathematics|physics|chemistry|biology|economics|philosophy|music|art|science|computer science|psychology|"
+           r"business development|partnerships|development|infrastructure|platform|procurement|logistics|admissions|"
+           r"programs|content|events|facilities|quality|manufacturing|innovation|software|hardware|ai")
+_OF_FIELD = re.compile(rf"^(?P<f>(?:{_FIELDS})(?:\s*(?:,|and|&)\s*(?:{_FIELDS}))*)\b(?:\s+(?:at|for|with)\s+(?P<rest>.+))?", IC)
+"""A department or field after a title ("VP of Engineering at Stripe", "professor of History"): part of the job, no employer."""
+_RETIRED = re.compile(r"\bi (?:(?:just|recently|finally|officially|already|have|'ve|fully)\s+)*retired\b"
+                      r"(?!\s+(?:the|my|our|a|an|his|her|it|them|this|that|those|these)\b)", IC)
+"""Retiring, said as done ("I retired last June", "I just retired"; not "I retired my old laptop"): the job is "retired",
+as "I'm retired" says."""
 _JOB_NOT = re.compile(r"\bi'm (?:no longer|not) (?:a|an|the) (?P<v>[\w\- ]+?)(?:\s+(?:anymore|any more|any longer))?$"
                       r"|\bi (?:quit|left|stopped) (?:being|working as) (?:a|an|the) (?P<w>[\w\- ]+?)$", IC)
 
@@ -204,16 +226,17 @@ def job_frame(n: str) -> list[Draft]:
         return [Draft("user.job", f"not:{job}")] if OCCUPATIONS.search(job) else []
     m = _JOB.search(n)
     if not m:
-        return []
-    job = cut(m.group("v"))
+        return [Draft("user.job", "retired")] if _RETIRED.search(n) else []
+    job, said = cut(m.group("v")), m.group("org") or ""
     if _SOMEONE_ELSES_JOB.search(job):  # "I'm married to a nurse", "I'm engaged to Tom Baker": the other's job or name
         return []
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS or \
             job in (introduced(n) or ""):
         return []
+    if (m.group("sep") or "").lower() == "of" and (field := _OF_FIELD.match(said)):  # "VP of Engineering at Stripe"
+        job, said = f"{job} of {cut(field.group('f'))}", field.group("rest") or ""
     out = [Draft("user.job", job)]
     # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
-    said = m.group("org") or ""
     firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
     org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
@@ -230,19 +253,11 @@ _WORK_AT = re.compile(
     r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
     r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
     r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
-_LEFT = re.compile(r"\bi (?:just )?(?:left|quit|resigned from|was laid off from|got laid off from|got fired from|was let go "
-                   r"from|no longer work (?:at|for)|don't work (?:at|for))\s+(?:(?:my|the|our) (?:old |current )?(?:job|"
-                   r"position|role|post|gig)(?: as (?:a|an) [\w\- ]+?)? (?:at|with|for)\s+)?(?P<v>.+)$", IC)  # "my job at Google"
 
 
 
 def employer_frame(n: str) -> list[Draft]:
-    left: list[Draft] = []
-    m = _LEFT.search(n)
-    if m:
-        org = org_name(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
-        if org and not gazetteer.find_place(org):
-            left.append(Draft("user.employer", f"not:{THE.sub('', org)}"))
+    left = left_employer(n)  # "I left Amazon": not:Amazon; "I quit caffeine": no employer
     m = _WORK_AT.search(n)
     if not m:
         return left
@@ -361,13 +376,15 @@ _NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done
 
 
 def schedule_frame(n: str) -> list[Draft]:
-    for pattern in (_SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
+    for pattern in (SCHEDULE_MOVED, _SCHEDULE_MY, _SCHEDULE_DO, _SCHEDULE, _SCHEDULE_FIRST):
         m = pattern.search(n)
         if m:
             thing = re.sub(r"\s+(?:session|sessions|class|classes|time|appointment)$", "", m.group("thing").lower().strip())
             thing = re.sub(r"[^a-z0-9]+", "_", thing).strip("_")
             thing = {"work_out": "workout", "exercise": "workout", "train": "workout", "get_up": "wake_up"}.get(thing, thing)
             when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
+            if pattern is SCHEDULE_MOVED and not re.match(r"(?:at|around|on)\b", when):  # "... to 7pm": at 7pm
+                when = f"at {when}" if re.match(r"\d|noon|midnight", when) else f"on {when}"
             if AT_NAME.match(m.group("when")):  # "My job is at Apple": a place of work, no time
                 continue
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):

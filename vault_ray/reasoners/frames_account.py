@@ -73,8 +73,9 @@ _BUDGET = re.compile(
     r"|\b(?:i have|i've got|i've)\s+(?P<z>.+?)\s+to spend\b"
     r"|\b(?:my )?budget (?:is |of |around |about |up to |at )+(?P<u>.+)$"
     r"|\bi'm (?:working with|on) a (?:budget|limit) of\s+(?P<t>.+)$"
-    r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:cut|raised|lowered|increased|reduced|dropped|bumped|upped|set|moved)\s+"
-    r"(?:the|my|our)\s+(?:(?P<pre2>[a-z]+)\s+)?budget\s+(?:to|at|down to|up to)\s+(?P<s>.+)$", IC)
+    r"|\b(?:we|i)(?:'ve| have)?\s+(?:just\s+)?(?:cut|raised|lowered|increased|reduced|dropped|bumped|upped|set|moved|"
+    r"changed|pushed|raise|lower|increase|reduce|drop|bump|up|move|change|push)\s+"
+    r"(?:the|my|our)\s+(?:(?P<pre2>[a-z]+)\s+)?budget\s+(?:up\s+|down\s+)?(?:to|at|down to|up to)\s+(?P<s>.+)$", IC)
 
 
 def budget_frame(n: str) -> list[Draft]:
@@ -274,7 +275,8 @@ FOOD_WORDS = {
 _LIKE = (r"(?:really |absolutely |totally |also |just |still |do |so |pretty )*(?:love|like|enjoy|adore|dig|crave|into|only eat|"
          r"mostly eat|a (?:big |huge |massive )?fan of|crazy about|obsessed with|can't get enough of|addicted to|prefer)")
 _DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislike|detest|can't stand|don't like|don't enjoy|"
-            r"don't eat|avoid|not a (?:big |huge )?fan of|not into|loathe|despise|don't care for|'m sick of|'m tired of|"
+            r"don't eat|avoid|not (?:really |that |so |much of )?a (?:big |huge )?fan of|"
+            r"not (?:really |that |so |too |very |as )?into|loathe|despise|don't care for|'m sick of|'m tired of|"
             r"no longer (?:like|enjoy|eat|love)|stopped (?:liking|eating|enjoying)|can't eat|sick of|tired of)")
 _PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", IC)
 _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"

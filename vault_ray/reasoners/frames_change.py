@@ -1,4 +1,6 @@
 """A change said as "from X to Y": the user's diet, job or employer is Y now, never X.
+A routine moved to another time ("I switched my gym sessions to 7pm": `frames.schedule_frame`
+reads it) and a food the user started eating again (the diets it ends) are changes too.
 
 "I went from vegetarian to vegan" (vegan), "I went from being a teacher to a nurse" (nurse),
 "I changed jobs from Amazon to Apple" (Apple). A move between places is read by the location
@@ -49,3 +51,31 @@ def employer_to(n: str) -> str | None:
     if not (is_capitalized(new) and is_capitalized(old)) or len(new.split()) > 4:
         return None
     return None if gazetteer.find_place(new) or gazetteer.find_place(old) else new
+
+
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?"
+SCHEDULE_MOVED = re.compile(r"\bi (?:(?:just|recently|finally|now)\s+)?(?:switched|moved|changed|pushed|shifted|bumped|"
+                             r"rescheduled)\s+(?:my|our|the) (?:weekly |daily |regular |usual )?(?P<thing>[a-z ]+?)\s+"
+                             r"(?:back |up |forward )?to\s+(?P<when>(?:(?:at|around) )?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|"
+                             rf"p\.m\.)|\d{{1,2}}:\d\d|noon|midnight)(?![\w:])[^,;]*|(?:on )?(?:{_DAYS})\b[^,;]*)", IC)
+"""A routine moved to another time ("I switched my gym sessions to 7pm"): its time now."""
+
+
+_EATS_AGAIN = re.compile(r"\bi(?:'ve| have)?(?: (?:just|recently|finally|now|also))* (?:started|began|went back to|'m back to|"
+                         r"am back to|started back) eating (?:some |a little |a bit of )?(?P<v>fish|seafood|salmon|tuna|shrimp|"
+                         r"sushi|dairy|eggs|cheese|milk|honey|butter|yogurt|chicken|beef|pork|turkey|bacon|steak)\b", IC)
+_EATING_ENDS = {"fish": ("vegan", "vegetarian"), "dairy": ("vegan",), "chicken": ("vegan", "vegetarian", "pescatarian")}
+_FOOD_KIND = {"seafood": "fish", "salmon": "fish", "tuna": "fish", "shrimp": "fish", "sushi": "fish", "eggs": "dairy",
+              "cheese": "dairy", "milk": "dairy", "honey": "dairy", "butter": "dairy", "yogurt": "dairy", "beef": "chicken",
+              "pork": "chicken", "turkey": "chicken", "bacon": "chicken", "steak": "chicken"}
+"""A food the user started eating, and the diets it ends ("I started eating fish again": not vegan, not vegetarian)."""
+
+
+def eats_again(n: str) -> list[Draft]:
+    """`not:` each diet a food the user started eating ends ("I started eating fish again": not vegan, not vegetarian;
+    "dairy": not vegan); none when the clause denies it ("I never started eating fish")."""
+    m = _EATS_AGAIN.search(n)
+    if not m or re.search(r"\b(?:no|not|never|don't|stopped)\b", n[:m.start()], IC):
+        return []
+    food = m.group("v").lower()
+    return [Draft("user.diet", f"not:{d}") for d in _EATING_ENDS[_FOOD_KIND.get(food, food)]]
