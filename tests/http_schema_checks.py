@@ -20,6 +20,9 @@ BEYOND_THE_SCHEMA = re.compile("|".join([
     r"need 0 <= ask_threshold <= align_threshold",  # two fields of a policy together
     r"rate_limit must be null or \{rate, burst\}",  # a patch of half a rate limit onto a policy with none
     r"is already an alias of|is a registry key of its own",  # the registry as it stands
+    r"holds live claims: as an alias of",  # an alias naming a key that earlier requests wrote claims to
+    r"is an alias of .*: writes to it are stored there",  # a key (or a policy pattern) an earlier request made an alias
+    r"is high stakes \(policy\.high_stakes",  # a high-stakes alias of a key that is not: the policy as it stands
     r"is the entry's own key; an alias names another label",  # the path's key named in the body
     r"the policy allows \d+",  # a text over the policy's max_text, which an admin may change
     r"^fact \d+: meta ",  # meta is any JSON; its text and depth rules are not in the schema (docs/http.md)

@@ -224,7 +224,12 @@ def framed(clause: str) -> tuple[str, str | None]:
 
 
 def _future(masked: str) -> re.Match[str] | None:
+    if _BIRTHDAY.search(masked):  # "my birthday is next Friday, March 13": a date, not a plan (frames_birthday.py)
+        return None
     return next((m for m in _FUTURE.finditer(masked) if not _STILL_NOW.search(masked[: m.start()])), None)
+
+
+_BIRTHDAY = re.compile(r"\b(?:birthday|bday|b-day|born)\b", re.IGNORECASE)
 
 
 def _wish(masked: str) -> re.Match[str] | None:
