@@ -171,3 +171,14 @@ def test_a_promotion_said_with_just_is_the_job_now(tmp_path):
         vault.agent("a").add("I'm a product manager at Shopify.")
         vault.agent("b").add("I just got promoted to senior product manager!")
         assert "senior product manager" in vault.get("user.job").values
+
+
+# -- F9: a cap said of a plan is that plan's budget, never the user's budget -------------------------
+@pytest.mark.parametrize(("said", "key"), [
+    ("Keep gifts under $500 this year.", "user.budget.gift"),
+    ("Please keep the hotel under $200 a night.", "user.budget.hotel"),
+])
+def test_a_cap_said_of_a_plan_is_that_plans_budget(reasoner, said, key):
+    got = facts(reasoner, said)
+    assert not [f for f in got if f[0] == "user.budget"]  # never the general budget
+    assert all(e == key for e, _ in got if e.startswith("user.budget"))
