@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from vault_ray import LocalEmbedder, RuleReasoner
-from vault_ray.reasoners.clauses import first_person, third_person
+from vault_ray.reasoners.clauses import third_person
+from vault_ray.reasoners.paraphrase import first_person
 
 
 @pytest.fixture(scope="module")

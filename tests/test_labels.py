@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from vault_ray import EntityRegistry, Fact, HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault
-from vault_ray.reasoners.clauses import first_person
 from vault_ray.reasoners.labels import LabelMatcher, label_phrase, label_texts
+from vault_ray.reasoners.paraphrase import first_person
 
 
 def test_a_stored_rewrite_reads_in_the_first_person_again():

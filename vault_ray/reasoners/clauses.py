@@ -355,30 +355,3 @@ def third_person(clause: str) -> str:
         i += 1
     text = " ".join(out).strip()
     return text[:1].upper() + text[1:] if text else text
-
-
-_THIRD_FIXED = [
-    (re.compile(r"^the user's\b", re.I), "my"),
-    (re.compile(r"^the user is\b", re.I), "i'm"),
-    (re.compile(r"^the user has\b", re.I), "i have"),
-    (re.compile(r"^the user does\b", re.I), "i do"),
-    (re.compile(r"^the user doesn't\b", re.I), "i don't"),
-]
-_THIRD_VERB = re.compile(r"^the user((?:\s+(?:" + "|".join(sorted(_ADVERBS)) + r"))*)\s+([a-z]+)\b", re.I)
-
-
-def first_person(text: str) -> str:
-    """'The user lives in Berlin' -> 'I live in Berlin': a stored rewrite read back by the
-    first-person patterns (entity resolution reads what a claim says)."""
-    out = text.strip()
-    for pattern, repl in _THIRD_FIXED:
-        if pattern.match(out):
-            return pattern.sub(repl, out, count=1)
-    m = _THIRD_VERB.match(out)
-    if not m:
-        return out
-    verb = m.group(2)
-    base = {"goes": "go", "does": "do", "has": "have"}.get(verb.lower())
-    if base is None:
-        base = verb[:-2] if re.search(r"(?:ss|sh|ch|x|o)es$", verb) else verb[:-1] if verb.endswith("s") else verb
-    return f"i{m.group(1)} {base}" + out[m.end():]

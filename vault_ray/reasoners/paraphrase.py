@@ -1,4 +1,5 @@
-"""An agent's summary of what the user said, in the third person, read as the user's own words.
+"""The user in the third person, read as the user's own words: a claim's stored rewrite ("The user
+lives in Berlin", `first_person`, read back by entity resolution) and an agent's summary of a turn.
 
 LLM agents often pass `remember` (MCP) or `POST /v1/messages` a paraphrase rather than the
 user's turn: "User works at Google as an engineer", "The user no longer eats meat", "The user's
@@ -32,19 +33,19 @@ _PRONOUN_SUBJECT = [  # after "the user said (that)": the pronoun is the user
 ]
 _FIXED = [  # "the user" + a form of be, have, do: its first-person form
     (re.compile(rf"^{_USER}'s\b", re.I), "my"),
-    (re.compile(rf"^{_USER}\s+(?:is|are)\s+not\b|^{_USER}\s+(?:isn't|aren't)\b", re.I), "I'm not"),
-    (re.compile(rf"^{_USER}\s+(?:is|are)\b", re.I), "I'm"),
-    (re.compile(rf"^{_USER}\s+(?:was|were)\b", re.I), "I was"),
-    (re.compile(rf"^{_USER}\s+(?:has|have)\s+not\b|^{_USER}\s+(?:hasn't|haven't)\b", re.I), "I haven't"),
-    (re.compile(rf"^{_USER}\s+(?:has|have)\b", re.I), "I have"),
-    (re.compile(rf"^{_USER}\s+(?:does\s+not|doesn't|don't|do\s+not)\b", re.I), "I don't"),
-    (re.compile(rf"^{_USER}\s+(?:did\s+not|didn't)\b", re.I), "I didn't"),
+    (re.compile(rf"^{_USER}\s+(?:is|are)\s+not\b|^{_USER}\s+(?:isn't|aren't)\b", re.I), "i'm not"),
+    (re.compile(rf"^{_USER}\s+(?:is|are)\b", re.I), "i'm"),
+    (re.compile(rf"^{_USER}\s+(?:was|were)\b", re.I), "i was"),
+    (re.compile(rf"^{_USER}\s+(?:has|have)\s+not\b|^{_USER}\s+(?:hasn't|haven't)\b", re.I), "i haven't"),
+    (re.compile(rf"^{_USER}\s+(?:has|have)\b", re.I), "i have"),
+    (re.compile(rf"^{_USER}\s+(?:does\s+not|doesn't|don't|do\s+not)\b", re.I), "i don't"),
+    (re.compile(rf"^{_USER}\s+(?:did\s+not|didn't)\b", re.I), "i didn't"),
 ]
-_ADVERBS = (r"(?:no\s+longer|never|always|usually|only|also|really|often|sometimes|now|still|just|actually|recently|"
+_ADVERBS = (r"(?:no\s+longer|never|always|usually|only|also|really|absolutely|often|sometimes|now|still|just|actually|recently|"
             r"mostly|currently|finally|generally|definitely|already|rarely|typically|normally)")
 _VERB = re.compile(rf"^{_USER}((?:\s+{_ADVERBS})*)\s+([a-z][a-z'-]*)\b", re.I)
 _MODALS = frozenset(("can", "can't", "cannot", "will", "won't", "would", "wouldn't", "should", "shouldn't", "might",
-                     "must", "may", "could", "couldn't", "used", "plans", "wants", "needs"))
+                     "must", "may", "could", "couldn't", "used", "plans", "wants", "needs", "shall", "ought", "need"))
 _PAST = re.compile(r"(?:ed|left|quit|got|went|came|became|began|made|took|gave|found|bought|sold|lost|won|met|ran|saw|"
                    r"kept|spent|sent|moved|grew|had|did|said|told|lived|worked|switched|started|stopped)$", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
@@ -69,7 +70,14 @@ def _base(verb: str) -> str | None:
     return None
 
 
-def _sentence(text: str) -> str:
+def first_person(text: str, *, strict: bool = False) -> str:
+    """One sentence whose subject is the user, in the first person, lower case ("The user lives
+    in Berlin" -> "i live in Berlin", "The user's diet is keto" -> "my diet is keto"): a claim's
+    stored rewrite read back by the first-person patterns (entity resolution reads what a claim
+    says), and each sentence of an agent's summary (`first_person_turn`). `strict`: a word after
+    "the user" that is no verb form of the user ("The user interface ...") leaves the sentence
+    as it is; otherwise it is kept as the verb (a claim's rewrite has one there)."""
+    text = text.strip()
     said = _SAID.match(text)
     if said:
         rest = text[said.end():]
@@ -83,9 +91,14 @@ def _sentence(text: str) -> str:
         if m := pattern.match(text):
             return _theirs(repl + text[m.end():], possessive=repl == "my")
     m = _VERB.match(text)
-    if not m or (base := _base(m.group(2))) is None:
+    if not m:
         return text
-    return _theirs(f"I{m.group(1)} {base}" + text[m.end():], possessive=False)
+    base = _base(m.group(2))
+    if base is None:
+        if strict:
+            return text
+        base = m.group(2)
+    return _theirs(f"i{m.group(1)} {base}" + text[m.end():], possessive=False)
 
 
 def _theirs(text: str, *, possessive: bool) -> str:
@@ -102,5 +115,5 @@ def first_person_turn(text: str) -> str:
     if not re.search(r"\buser\b", text, re.I):
         return text
     parts = _SENTENCE.split(text.strip())
-    out = [_sentence(p) for p in parts]
+    out = [first_person(p, strict=True) for p in parts]
     return text if out == parts else " ".join(p[:1].upper() + p[1:] for p in out)

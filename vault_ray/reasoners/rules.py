@@ -20,13 +20,12 @@ from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
-from .clauses import first_person
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
 from .labels import LabelMatcher, by_shared_words, described, label_phrase
 from .lexicon import Draft
-from .paraphrase import first_person_turn
+from .paraphrase import first_person, first_person_turn
 from .prototypes import PrototypeClassifier
 
 _WORD = re.compile(r"[a-z0-9]+")
