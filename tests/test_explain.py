@@ -129,3 +129,22 @@ def test_cli_explain_text_and_json(make_vault, tmp_path, monkeypatch):
     assert parsed["claim"]["id"] == new.claim_id and parsed["steps"][0]["strategy"] == "authority"
     missing = runner.invoke(app, ["explain", "nope", *store])
     assert missing.exit_code == 3 and "no claim" in missing.output
+
+
+def test_a_replaced_incumbent_keeps_the_dispute_it_stood_in(make_vault):
+    """A newer claim takes an incumbent's place in an open dispute: the replaced claim's explanation still
+    shows that it was challenged, by whom, and the dispute (what the stored events say, not today's read)."""
+    vault = make_vault(policy=Policy(near_simultaneous_s=2))
+    pst = say(vault, "scheduler", "PST", 0, entity="user.timezone")
+    est = say(vault, "chat", "EST", 1, entity="user.timezone")
+    assert est.outcome == "disputed"
+    say(vault, "crm", "CET", 20 * 3600, entity="user.timezone")
+
+    ex = vault.explain(pst.claim_id)
+    assert ex.claim.status == "superseded"
+    assert [d.id for d in ex.disputes] == [est.dispute_id]
+    opened = [s for s in ex.steps if s.kind == "dispute_opened"]
+    assert len(opened) == 1 and opened[0].dispute_id == est.dispute_id and opened[0].agent == "chat"
+    assert est.dispute_id in str(ex)
+    # the challenger's explanation names the same dispute
+    assert est.dispute_id in [d.id for d in vault.explain(est.claim_id).disputes]

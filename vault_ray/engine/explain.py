@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from ..models import Claim, Dispute, Event, from_epoch
+from .dispute_replay import STATE
 
 STEP_TITLES = {
     "claim_added": "recorded",
@@ -96,8 +97,10 @@ def step_from_event(e: Event) -> Step:
 def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explanation:
     """Pick the claim's steps out of its entity's events (in log order)."""
     # a member that left (retracted, withdrawn), or the claim that settled it: its events name them
+    # or a member once, whose place a newer claim took (a dispute's read names that one): each event's record
     left = {e.dispute_id for e in events if e.dispute_id and e.kind.startswith("dispute_")
-            and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT))}
+            and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT)
+                 or _was_member(claim.id, e.detail.get(STATE)))}
     mine = tuple(d for d in disputes if d.id in left or claim.id in (d.challenger, *d.incumbents, *d.supporters))
     dispute_ids = {d.id for d in mine}
     added = {e.claim_id: step_from_event(e) for e in events if e.kind == "claim_added"}
@@ -114,6 +117,13 @@ def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explana
             step = _with_cause(step, added, resolved)
         steps.append(step)
     return Explanation(claim, tuple(steps), mine)
+
+
+def _was_member(claim_id: str, record: Any) -> bool:
+    """Whether a dispute event's record of the dispute (`dispute_replay.record`) lists the claim."""
+    if not isinstance(record, dict):
+        return False
+    return claim_id == record.get("challenger") or any(claim_id in (record.get(k) or ()) for k in ("incumbents", "supporters"))
 
 
 def retracted_from(events: list[Event], dispute_id: str) -> list[tuple[str, str]]:
