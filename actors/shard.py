@@ -214,10 +214,10 @@ class Shard(ShardBulk):
 
     @shared
     def erase(self, partition: int, entity: str, *, decided_by: str, note: str,
-              now: datetime) -> tuple[list[Retraction], list[str]]:
+              now: datetime, ids: list[str] | None = None) -> tuple[list[Retraction], list[str]]:
         self._serve([partition])
         return erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
-                            cardinality=self._cardinality(entity), now=now, others=True)
+                            cardinality=self._cardinality(entity), now=now, others=True, ids=ids)
 
     @shared
     def drop_sources(self, partitions: list[int], sources: list[str], decided_by: str = "erase", note: str = "") -> int:

@@ -16,7 +16,10 @@ removes the content from every place the log keeps it, under the log's DuckDB lo
 - `disputes` of the entity: `reason` and the resolution's `note` become `ERASED`.
 
 `erase(entity, record, ids)` does the same for some claims of an entity only (the notes cut from
-an erased message): their rows, staged vectors, receipts and events.
+an erased message): their rows, staged vectors, receipts and events. With `audit=True` (a merge
+import carrying the source's erasure of some claims, transfer_erase.py), the free text of every
+event and dispute of the entity and the reasons of its other claims' receipts go too, since they
+may quote the erased values; the other claims keep their text, value, vector and receipt.
 
 Then DuckDB checkpoints and the whole file is copied into a new one (`COPY FROM DATABASE`),
 which replaces it: an UPDATE and a CHECKPOINT leave the old row versions in the file's free
@@ -111,6 +114,15 @@ def _scrub_state(rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def scrub_reason(text: str) -> str:
+    """A receipt's stored decision without its reason (which may quote another claim's value)."""
+    data = json.loads(text)
+    if not data.get("reason"):
+        return text
+    data["reason"] = ERASED
+    return json.dumps(data)
+
+
 def scrub_decision(text: str) -> str:
     """A receipt's stored decision without the fact's value, reason and digest."""
     data = json.loads(text)
@@ -135,15 +147,20 @@ class EraseSide:
     def _connect(self) -> Any: ...
     def _forget_snapshot(self) -> None: ...
 
-    def erase(self, entity: str, record: dict[str, Any], ids: list[str] | None = None) -> int:
+    def erase(self, entity: str, record: dict[str, Any], ids: list[str] | None = None, *,
+              audit: bool = False) -> int:
         """Remove the content of every claim of `entity` (see the module docstring), or of the claims
         `ids` of it only (the notes cut from an erased message, on an entity that holds other notes:
         their content, receipts and events); `record`: who erased, when and why (`by`, `at`, `note`),
-        kept in each claim's `meta`. Returns the claims erased. Durable when it returns."""
+        kept in each claim's `meta`. `audit` (with `ids`: a merge carrying a source's erasure): the
+        free text of the whole entity's events and disputes and the reasons of its other claims'
+        receipts are scrubbed too, as they may quote the erased values; the other claims keep their
+        text, value, vector and receipt. Returns the claims erased. Durable when it returns."""
         if ids is not None and not ids:
             return 0
         meta, note = json.dumps({"erased": record}), str(record.get("note", ""))
-        return self._scrubbed(f"erasing {entity}", lambda con: _scrub(con, entity, meta, note, self.dim, ids)) or 0
+        return self._scrubbed(f"erasing {entity}",
+                              lambda con: _scrub(con, entity, meta, note, self.dim, ids, audit=audit)) or 0
 
     def drop_sources(self, sources: list[str]) -> list[str]:
         """Null the `source` of every claim (any entity) that kept one of these messages: an erased
@@ -219,9 +236,11 @@ class EraseSide:
             os.close(old)
 
 
-def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, dim: int, ids: list[str] | None) -> int:
+def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, dim: int, ids: list[str] | None, *,
+           audit: bool = False) -> int:
     zeros = bytes(4 * dim)
     some = ids is not None  # only these claims of the entity: their receipts and events by claim id
+    every = not some or audit  # the entity's events and disputes, whichever claim they are about
     of = {"e": entity, "ids": ids} if some else {"e": entity}
 
     def where(c: str = "") -> str:  # the claims, in a table `c` may name
@@ -244,16 +263,22 @@ def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, di
         mine = "list_contains($ids, claim_id)" if some else "json_extract_string(decision, '$.entity') = $e"
         receipts = con.execute(f"SELECT claim_id, decision FROM receipts WHERE {mine}", {"ids": ids} if some else of).fetchall()
         _update(con, "receipts", "claim_id", "decision", [(cid, scrub_decision(d)) for cid, d in receipts])
+        if some and audit:  # the entity's other claims keep their value and digest, not a reason that may quote
+            others = con.execute("SELECT claim_id, decision FROM receipts WHERE json_extract_string(decision, "
+                                 "'$.entity') = $e AND NOT list_contains($ids, claim_id)", of).fetchall()
+            _update(con, "receipts", "claim_id", "decision", [(cid, scrub_reason(d)) for cid, d in others])
         events = con.execute("SELECT seq, kind, detail FROM events WHERE " + (
-            "entity = $e AND list_contains($ids, claim_id)" if some else "entity = $e"), of).fetchall()
+            "entity = $e" if every else "entity = $e AND list_contains($ids, claim_id)"),
+            {"e": entity} if every else of).fetchall()
         details = [(seq, kind, json.loads(d) if d else {}) for seq, kind, d in events]
         notes = {note} | {d.get("note") for _, kind, d in details if kind == "claim_erased"}
         _update(con, "events", "seq", "detail",  # the erasures' own notes stay (their events, their retractions)
                 [(seq, json.dumps(scrub_detail(d, keep_note=kind == "claim_erased" or d.get("note") in notes)))
                  for seq, kind, d in details])
-        if not some:  # the notes `ids` are in no dispute
+        if every:  # the notes `ids` are in no dispute
             con.execute("UPDATE disputes SET reason = CASE WHEN reason IS NULL THEN NULL ELSE $m END, "
-                        "note = CASE WHEN note IS NULL THEN NULL ELSE $m END WHERE entity = $e", {**of, "m": ERASED}).fetchall()
+                        "note = CASE WHEN note IS NULL THEN NULL ELSE $m END WHERE entity = $e",
+                        {"e": entity, "m": ERASED}).fetchall()
         con.commit()
     except BaseException:
         con.rollback()

@@ -14,7 +14,9 @@
   the source recorded them, so conflicts are detected by the target's policy.
   Importing the same export twice changes nothing the second time. A claim the
   source retracted is retracted here too, at its place in the source's order, with
-  its `decided_by` and note (`transfer_retract.py`): never live in the target.
+  its `decided_by` and note (`transfer_retract.py`): never live in the target. A claim
+  the source erased is not written, and the store's own copy of it, if it holds one, is
+  erased as `Vault.erase` does (`transfer_erase.py`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .errors import ExportError, StoreMismatch, VaultError
 from .models import AddResult, Fact, WriteRequest, from_epoch, utcnow
 from .policy import Policy
 from .registry import EntityRegistry
+from .transfer_erase import carry_erasures, source_erasures
 from .transfer_retract import replay, source_retractions
 
 MERGE_BATCH = 500
@@ -82,6 +85,9 @@ class ImportResult:
     erased: int = 0
     """Claims the source had erased, left out of a merge: an erasure left no text, value or vector
     to write (a restore keeps their skeletons verbatim)."""
+    erased_here: int = 0
+    """Of those, the claims this store held (an earlier copy) and had not erased: erased here too,
+    as `Vault.erase` does (transfer_erase.py; merge)."""
 
 
 class Transfers:
@@ -105,7 +111,8 @@ class Transfers:
         id, new claims going through the write path so conflicts are detected. The
         export is verified first: a truncated or tampered one raises ExportError and
         changes nothing. A claim the source retracted stays retracted (a merge replays
-        the retraction). Importing the same export again changes nothing."""
+        the retraction); a claim it erased, if this store holds it, is erased here too (a
+        merge). Importing the same export again changes nothing."""
         return import_archive(as_bulk(self._backend), directory, lambda reqs: self.write_batch(reqs, rate_limit=False))
 
 
@@ -179,11 +186,12 @@ def _restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]:
 def _merge(backend: BulkBackend, archive: Archive,
            write: Callable[[list[WriteRequest]], list[AddResult | VaultError]]) -> dict[str, Any]:
     claims = _claims_in_recording_order(archive)
-    erased = 0
+    erased, erasures = 0, []
     if claims.num_rows:
         gone = erased_rows(claims)
         erased = pc.sum(gone).as_py() or 0
-        claims = claims.filter(pc.invert(gone))  # their retractions find no claim here: skipped
+        erasures = source_erasures(claims.filter(gone))  # erased here too where this store holds them
+        claims = claims.filter(pc.invert(gone))
     written = skipped = 0
     outcomes: Counter[str] = Counter()
     errors: dict[str, str] = {}
@@ -219,9 +227,10 @@ def _merge(backend: BulkBackend, archive: Archive,
                 if str(d.outcome) != "noop":
                     kept.setdefault(partition_of(d.entity, backend.partitions), set()).add(d.claim_id)
     retracted += replay(pending, None, retract)
+    erased_here = carry_erasures(backend, erasures) if erasures else 0  # transfer_erase.py
     return {"mode": "merge", "claims": written, "skipped": skipped, "outcomes": dict(outcomes), "errors": errors,
             "statuses": _final_statuses(backend, kept, noops=outcomes["noop"]), "retracted": retracted,
-            "erased": erased}
+            "erased": erased, "erased_here": erased_here}
 
 
 def _final_statuses(backend: BulkBackend, kept: dict[int, set[str]], *, noops: int) -> dict[str, int]:

@@ -39,3 +39,31 @@ def test_normalize_after_an_erase_leaves_the_erased_labels_out(ray_session, tmp_
     result = normalize(store=path, out=tmp_path / "plan", embedder="hashing")
     assert result.labels == 2 and result.merges == 0  # user.city and user.diet only
     assert "user.health" not in (tmp_path / "plan" / "plan.md").read_text()
+
+
+def test_a_merge_into_a_cluster_store_erases_its_copies_of_claims_the_source_erased(cluster, tmp_path):
+    """docs/jobs.md: a merge carries the source's erasures, through the owner shard (and every shard
+    for the erased claims' source messages), as `Vault.erase` in cluster mode does."""
+    from erasing import MESSAGE, OTHER, SECRET, files_holding
+
+    from vault_ray.actors import shutdown
+    from vault_ray.engine.erase import is_erased
+
+    with Vault.open(tmp_path / "src", embedder=HashingEmbedder(), partitions=4) as source:
+        ids = seed(source)
+        source.export(tmp_path / "old")
+    target = cluster(shards=2, partitions=4)
+    assert target.import_from(tmp_path / "old").mode == "restore"
+    with Vault.open(tmp_path / "src", embedder=HashingEmbedder()) as source:
+        source.erase("user.health", decided_by="dana", note="request 9")
+        source.export(tmp_path / "new")
+    result = target.import_from(tmp_path / "new")
+    assert (result.mode, result.erased, result.erased_here, result.errors) == ("merge", 3, 3, {})
+    assert target.get("user.health").active == () and all(is_erased(c) for c in target.history("user.health"))
+    assert all(h.claim.entity != "user.health" for h in target.search(f"the user has {SECRET}", k=10))
+    assert target.claim(ids["city"].claim_id).source is None  # at whichever shard holds it
+    assert target.import_from(tmp_path / "new").erased_here == 0
+    shutdown(namespace=target.info().namespace)
+    for needle in (SECRET, OTHER, MESSAGE):
+        assert files_holding(tmp_path / "store", needle.encode()) == [], needle
+    assert files_holding(tmp_path / "store", b"vegan")

@@ -86,8 +86,10 @@ class Backend(Protocol):
                 now: datetime) -> list[Retraction]:
         """Retract claims of `entity` at its partition's owner, in one transaction (engine/retract.py)."""
         ...
-    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
-        """Erase every claim of `entity` at its partition's owner (engine/erase.py)."""
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime,
+              ids: Sequence[str] | None = None) -> list[Retraction]:
+        """Erase every claim of `entity` (or the claims `ids` of it: a merge import carrying the
+        source's erasure) at its partition's owner (engine/erase.py)."""
         ...
     def events(self, entity: str | None = None, claim_id: str | None = None) -> list[Event]: ...
     def events_from(self, positions: dict[int, int], limit: int) -> list[tuple[int, int, Event]]:

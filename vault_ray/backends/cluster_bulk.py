@@ -40,12 +40,15 @@ class ClusterBulk:
         return self._one(p, lambda s: s.retract.remote(p, entity, list(claim_ids), decided_by=decided_by,  # type: ignore[no-any-return]
                                                         note=note, now=now))
 
-    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime,
+              ids: Sequence[str] | None = None) -> list[Retraction]:
         """At the entity's owner, then its claims' source messages at every shard, then the owner's
         record of the erasure goes (engine/erase.py); a retry after a lost answer erases again
         (idempotent). Should this process die in between, the control actor finishes it."""
         p = partition_of(entity, self.partitions)
-        done, sources = self._one(p, lambda s: s.erase.remote(p, entity, decided_by=decided_by, note=note, now=now))
+        some = None if ids is None else list(ids)
+        done, sources = self._one(p, lambda s: s.erase.remote(p, entity, decided_by=decided_by, note=note, now=now,
+                                                              ids=some))
         if sources:
             self._routed(self._all(), lambda s, ps: s.drop_sources.remote(ps, sources, decided_by, note))
             self._one(p, lambda s: s.erasures_done.remote(p, [entity], sources))

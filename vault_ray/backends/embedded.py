@@ -126,9 +126,10 @@ class EmbeddedBackend:
         return retract_claims(self.host, entity, claim_ids, decided_by=decided_by, note=note, policy=self.policy,
                               cardinality=self._cardinality(entity), now=now)
 
-    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]:
+    def erase(self, entity: str, *, decided_by: str, note: str, now: datetime,
+              ids: Sequence[str] | None = None) -> list[Retraction]:
         return erase_entity(self.host, entity, decided_by=decided_by, note=note, policy=self.policy,
-                            cardinality=self._cardinality(entity), now=now)[0]  # sources dropped in every partition
+                            cardinality=self._cardinality(entity), now=now, ids=ids)[0]  # sources dropped in every partition
 
     # -- reads ---------------------------------------------------------------------------
     def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,

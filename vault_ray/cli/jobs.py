@@ -134,6 +134,8 @@ def _merge_summary(result: Any) -> str:
         parts.append(f"{result.retracted:,} retracted as in the source")
     if result.erased:
         parts.append(f"{result.erased:,} erased claim(s) left out: the source erased them, no content is left to merge")
+    if result.erased_here:
+        parts.append(f"{result.erased_here:,} of them erased here too: this store held a copy")
     return "; ".join([*parts, f"{result.seconds:.1f} s"])
 
 

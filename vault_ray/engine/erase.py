@@ -16,6 +16,10 @@ The source messages the erased claims kept are then dropped from every claim of 
 of the message) is retracted and erased with it. An erased claim's id stays taken: its receipt,
 emptied, refuses any later write under it (`receipts.same_fact`).
 
+`erase_entity(..., ids=...)` erases only those claims of the entity, the same way (a merge import
+carrying the source's erasure of them, transfer_erase.py; the intent record names the ids, so a
+crash is finished on those claims only); the entity's other claims keep their content.
+
 What is left is the provenance skeleton: ids, the entity key, agents, sessions, times,
 status `retracted`, supersedes links, and the erasure (its events, and each claim's `meta`:
 `{"erased": {"by", "at", "note"}}`). Erasing again erases what a crash between the two steps
@@ -69,23 +73,36 @@ source messages is left (cluster mode; the control actor has them do it)."""
 
 
 def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str, policy: Policy,
-                 cardinality: str, now: datetime, others: bool = False) -> tuple[list[Retraction], list[str]]:
+                 cardinality: str, now: datetime, others: bool = False,
+                 ids: Sequence[str] | None = None) -> tuple[list[Retraction], list[str]]:
     """Erase every claim of `entity` (see the module docstring): one Retraction per claim, in
     history order, each claim as it stands now (the skeleton; `already`: retracted before), and
     the source messages the erased claims kept (for `drop_sources` on every partition).
     `others`: the host is one shard of several, so the record stays, marked `WAITING`, until the
-    other shards have dropped the source messages too (`Intents.done`)."""
+    other shards have dropped the source messages too (`Intents.done`).
+    `ids`: only these claims of the entity (a merge import carrying the source's erasure of them,
+    transfer.py): each erased as above; the entity's other claims keep their content, and the free
+    text of its events, disputes and receipts' reasons, which may quote the erased values, is
+    scrubbed (`ClaimLog.erase(audit=True)`)."""
     part = host.owner(entity)
     if part is None:
         return [], []
     intents = Intents(host.root, part.number)
     with part.lock:
         claims = part.log.claims_for_entity(entity)
+        if ids is not None:
+            ids = _ids_to_finish(intents, entity, ids)  # with those of an erasure of them a crash cut short
+        if ids is not None:
+            wanted = set(ids)
+            claims = [c for c in claims if c.id in wanted]
+            if not claims:
+                return [], []
         if not claims:
             intents.remove(entity)
             return [], []
         sources = sorted({c.source for c in claims if c.source} | set(intents.sources(entity)))
-        intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources})  # before any change
+        mine = {} if ids is None else {"ids": sorted(c.id for c in claims)}
+        intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources, **mine})  # before any change
         txn = part.begin(now)
         txn.cardinality[entity] = cardinality
         found = {c.id: txn.claim(c.id) if txn.known(c.id) else c for c in claims}
@@ -99,7 +116,7 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
                       decided_by=decided_by, note=note)
         part.commit(txn)
         record = {"by": decided_by, "at": to_epoch(txn.now), "note": note}
-        part.log.erase(entity, record)
+        part.log.erase(entity, record, mine.get("ids"), audit=ids is not None)
         purge = getattr(part.index, "purge", None)
         if purge is not None:
             purge()
@@ -108,10 +125,22 @@ def erase_entity(host: PartitionSet, entity: str, *, decided_by: str, note: str,
     drop_sources(host, sources, decided_by=decided_by, note=note)
     with part.lock:
         if others and sources:  # the owner's part is done; the other shards' is not yet
-            intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources, WAITING: True})
+            intents.add({"entity": entity, "by": decided_by, "note": note, "sources": sources, WAITING: True, **mine})
         else:
             intents.remove(entity)
     return [replace(done[c.id], claim=skeleton.get(c.id, done[c.id].claim)) for c in claims], sources
+
+
+def _ids_to_finish(intents: Intents, entity: str, ids: Sequence[str]) -> list[str] | None:
+    """The claims an erasure of some claims of `entity` takes: `ids`, and those of an unfinished erasure
+    of the entity recorded before it (None: that one takes every claim of the entity)."""
+    found = set(ids)
+    for row in intents.pending():
+        if row["entity"] == entity and not row.get(WAITING):
+            if not isinstance(row.get("ids"), list):
+                return None
+            found |= {str(i) for i in row["ids"]}
+    return sorted(found)
 
 
 class Intents:
@@ -195,8 +224,10 @@ def finish_erasures(host: PartitionSet, policy: Policy, cardinality: Callable[[s
                 with part.lock:
                     intents.done(entity, sources)
             else:
+                some = row.get("ids")
                 erase_entity(host, entity, decided_by=str(row.get("by") or "erase"), note=str(row.get("note") or ""),
-                             policy=policy, cardinality=cardinality(entity), now=utcnow(), others=others)
+                             policy=policy, cardinality=cardinality(entity), now=utcnow(), others=others,
+                             ids=[str(i) for i in some] if isinstance(some, list) else None)
             done.append(entity)
     return done
 
