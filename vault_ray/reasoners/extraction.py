@@ -333,7 +333,7 @@ def _find_amount(n: str) -> list[Draft]:
     if m and values.parse_amount(spending.amount(m.group(0))):
         # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
         plan = _PLAN.search(n)
-        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or _one(plan.group("cap")))
+        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or plan.group("cap"))
         found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
         return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
     return []
@@ -342,12 +342,7 @@ def _find_amount(n: str) -> list[Draft]:
 _PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my|our|a) (?P<topic>{cl.PLAN_WORDS})\b"
                    rf"|\b(?:spend|spending)\b.*\bon (?:the|my|our|a|a new) (?P<on>[a-z]+)\b"
                    rf"|\b(?P<cap>{cl.PLAN_WORDS}) (?:under|below|within|at or under|at most|to under) ", re.IGNORECASE)
-"""... or the plan a cap is said of: "Keep gifts under $500" is the gift budget, not the user's budget."""
-
-
-def _one(topic: str | None) -> str | None:
-    """A plan word said in the plural ("gifts", "flights") as the budget keys it ("gift", "flight")."""
-    return topic[:-1] if topic and topic.lower().endswith("s") and re.fullmatch(cl.PLAN_WORDS, topic[:-1], re.I) else topic
+"""... or the plan a cap is said of: "Keep gifts under $500" is the gift budget (`spending.keyed`: user.budget.gift)."""
 
 
 def _find_payment(n: str) -> list[Draft]:
