@@ -29,6 +29,7 @@ from .frames_change import CHANGE, change_frame, employer_to
 from .frames_names import name_part_frame
 from .frames_zone import zone_frame, zone_mentions
 from .gone import GONE, NAMED_GONE
+from .job_place import job_place_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
@@ -39,7 +40,7 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame)
 
 
 _ZERO = re.compile(r"(?<![\w$€£¥.,-])(?:0|zero)\s+(?=(?:[a-z]+s|children|people)\b)"
