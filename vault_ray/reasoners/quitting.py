@@ -22,7 +22,8 @@ from .base import Message, as_messages
 from .extraction import extract_turn
 
 IC = re.IGNORECASE
-_LEAD = r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|guess what|big news|news|update|fyi|btw|anyway|also|and)\b[\s,:;!.\-–—]*)*"
+_LEAD = (r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|ugh|wow|guess what|big news|news|update|fyi|btw|anyway|also|and|today|"
+         r"yesterday|this (?:morning|week)|last (?:week|night|friday|monday)|on friday|finally)\b[\s,:;!.\-–—]*)*")
 _ADV = r"(?:(?:just|finally|recently|officially|actually|also|today|yesterday)\s+)*"
 _UNNAMED = re.compile(
     rf"{_LEAD}i {_ADV}(?:(?:quit|left|resigned from|walked out (?:of|on)) (?:my|the) (?:current |day |full[- ]time |"
