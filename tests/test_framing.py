@@ -70,7 +70,8 @@ def test_words_that_are_not_a_current_statement_are_reported_not_stored(reasoner
     ("I work at Shopify — sorry, I meant Spotify", [("user.employer", canonical("user.employer", "Spotify"))]),
     ("call me Mike. Actually make it Michael", [("user.name", "michael")]),
     ("I'm a nurse in Toronto, on Eastern time", [("user.timezone", canonical("user.timezone", "Eastern time")),
-                                                  ("user.job", "nurse")]),
+                                                  ("user.job", "nurse"),
+                                                  ("user.location", canonical("user.location", "Toronto"))]),
 ])
 def test_what_the_user_says_of_now_is_still_read(reasoner, said, facts):
     assert turn(reasoner, said)[0] == facts

@@ -207,20 +207,11 @@ def _one_name(employer: str) -> bool:
     if _INITIALS.match(employer.strip()):
         return True
     if orgs.FIRM.fullmatch(employer.strip()):  # "Morgan, Lewis & Bockius"; not "Google, Meta & Amazon"
-        return not any(p.strip().lower() in _COMPANIES for p in re.split(r"[,&]", employer))
+        return not any(p.strip().lower() in orgs.COMPANIES for p in re.split(r"[,&]", employer))
     name = re.sub(r"\s*&\s*", " and ", employer.lower().strip(" .,")).replace("'s", "").replace("’s", "")
     return name in _ONE_NAMES or bool(_ONE_NAME.search(name))
 
 
-_COMPANIES = frozenset((
-    "google", "alphabet", "youtube", "meta", "facebook", "instagram", "whatsapp", "amazon", "aws", "apple", "microsoft",
-    "netflix", "ibm", "intel", "oracle", "salesforce", "adobe", "nvidia", "amd", "cisco", "dell", "hp", "samsung", "sony",
-    "tesla", "spacex", "uber", "lyft", "airbnb", "twitter", "linkedin", "spotify", "stripe", "shopify", "paypal",
-    "openai", "anthropic", "deepmind", "walmart", "target", "costco", "starbucks", "mcdonald's", "disney", "nike",
-    "boeing", "ford", "gm", "toyota", "deloitte", "accenture", "pwc", "kpmg", "ey", "mckinsey", "goldman sachs",
-    "jpmorgan", "morgan stanley", "citi", "citibank", "verizon", "comcast", "pfizer", "kaiser", "fedex", "ups", "usps",
-))
-"""Employers well known by one name: one joined to another by "&", "/" or "+" ("Google & Meta", "Acme/Google") is two."""
 _BOTH = re.compile(r"\b(?:both|two (?:jobs|employers|companies)|each of)\b", IC)
 
 
@@ -232,7 +223,7 @@ def _joined(clause: str, employer: str) -> bool:
     at = clause.find(employer)
     if _JOINED.search(employer) and not _one_name(employer) and not re.search(r"\s+(?:and|plus|then)\s+|,", employer):
         sides = [p.strip(" .").lower() for p in re.split(r"\s*[&/+]\s*", employer)]
-        return any(p in _COMPANIES for p in sides) or bool(_BOTH.search(clause))
+        return any(p in orgs.COMPANIES for p in sides) or bool(_BOTH.search(clause))
     return (bool(_JOINED.search(employer)) and not _one_name(employer)) or (
         at >= 0 and bool(_LIST_AFTER.match(clause, at + len(employer))))
 

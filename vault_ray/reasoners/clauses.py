@@ -168,6 +168,11 @@ def narrative(sentence: str) -> bool:
 def clauses(sentence: str) -> list[str]:
     sentence = COUPLE.sub("we", _LEAD.sub(r"\1, ", pair_ended(sentence), count=1))  # "my wife and I are ...": "we are ..."
     parts = [c.strip(" ,.!;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,.!;")]
+    head = parts and _HEADED.match(parts[0])  # "Quick context: vegetarian, allergic to nuts": I'm vegetarian
+    if head and _said_alone(head.group("rest"), verb=len(parts) > 1):
+        parts[0] = _LEFT_OUT.sub(_with_subject, head.group("rest"))
+    elif len(parts) > 1 and _said_alone(parts[0], verb=False) and _LEFT_OUT.match(parts[1]):
+        parts[0] = _LEFT_OUT.sub(_with_subject, parts[0])  # "Vegetarian, allergic to tree nuts": a list said of the user
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
     for part in parts[1:]:
         bare = _LEFT_OUT.match(part)
@@ -203,6 +208,23 @@ free") is said of that subject, not of the user; a bare verb ("and work at Rush"
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
                        r"love|like|dislike|prefer|speak|own|can't stand|don't like|" + _PAID + r")|(?P<state>allergic|vegan|"
                        r"vegetarian|pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
+
+
+_HEADED = re.compile(r"^(?:(?:quick|some|a bit of|brief|little|short)\s+)?(?:context|about me|a bit about me|background|"
+                     r"profile|info|notes?|fyi|me|details|quick facts|facts about me|for reference|for context|re me)\s*:\s*"
+                     r"(?P<rest>.+)$", re.IGNORECASE)
+"""A list headed as the user's own ("Quick context: vegetarian, ..."): its first item is the user's as the others are."""
+
+
+def _said_alone(part: str, *, verb: bool) -> bool:
+    """Whether a first part is an item of a list said of the user: a state word alone ("vegetarian"; "allergic to
+    nuts" with what it is to), not a word that goes on to name a thing ("Vegetarian restaurants"); with `verb` also a
+    bare verb ("live in Leeds")."""
+    bare = _LEFT_OUT.match(part)
+    if not bare:
+        return False
+    return bool(bare.group("verb")) and verb if not bare.group("state") else (
+        not part[bare.end():].strip() or bare.group("state").lower() == "allergic")
 
 
 def _with_subject(m: re.Match[str]) -> str:

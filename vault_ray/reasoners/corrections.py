@@ -31,6 +31,7 @@ from .base import Extraction, Message, as_messages
 from .extraction import extract_turn, read_clause, typed_values, value_in
 from .lexicon import DIETS
 from .prototypes import PrototypeClassifier
+from .respelled import respelled
 
 MAX_FIX_WORDS = 5
 
@@ -89,6 +90,8 @@ def the_fix(turn: str) -> str | None:
 
 def corrected_statement(messages: Sequence[Message] | str, turn: str) -> tuple[str | None, Unextracted | None]:
     """(the statement a correcting `turn` makes, or None; what to report when it makes none)."""
+    if named := respelled(messages, turn):  # "My name is Jon." "Nice to meet you, John!" "It's Jon, no h"
+        return named, None
     fix = the_fix(turn)
     if fix is None:
         return None, None

@@ -29,6 +29,7 @@ from .frames_change import CHANGE, change_frame, employer_to
 from .frames_names import name_part_frame
 from .frames_zone import zone_frame, zone_mentions
 from .gone import GONE, NAMED_GONE
+from .job_place import job_place_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
 from .prototypes import PrototypeClassifier
 
@@ -39,7 +40,7 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame)
 
 
 _ZERO = re.compile(r"(?<![\w$€£¥.,-])(?:0|zero)\s+(?=(?:[a-z]+s|children|people)\b)"
@@ -333,7 +334,7 @@ def _find_amount(n: str) -> list[Draft]:
     if m and values.parse_amount(spending.amount(m.group(0))):
         # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
         plan = _PLAN.search(n)
-        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or _one(plan.group("cap")))
+        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or plan.group("cap"))
         found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
         return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
     return []
@@ -342,12 +343,7 @@ def _find_amount(n: str) -> list[Draft]:
 _PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my|our|a) (?P<topic>{cl.PLAN_WORDS})\b"
                    rf"|\b(?:spend|spending)\b.*\bon (?:the|my|our|a|a new) (?P<on>[a-z]+)\b"
                    rf"|\b(?P<cap>{cl.PLAN_WORDS}) (?:under|below|within|at or under|at most|to under) ", re.IGNORECASE)
-"""... or the plan a cap is said of: "Keep gifts under $500" is the gift budget, not the user's budget."""
-
-
-def _one(topic: str | None) -> str | None:
-    """A plan word said in the plural ("gifts", "flights") as the budget keys it ("gift", "flight")."""
-    return topic[:-1] if topic and topic.lower().endswith("s") and re.fullmatch(cl.PLAN_WORDS, topic[:-1], re.I) else topic
+"""... or the plan a cap is said of: "Keep gifts under $500" is the gift budget (`spending.keyed`: user.budget.gift)."""
 
 
 def _find_payment(n: str) -> list[Draft]:

@@ -240,7 +240,8 @@ def job_frame(n: str) -> list[Draft]:
     firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
     org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
-    if org and named and not gazetteer.find_place(org) and not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):
+    if org and named and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
+            not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))
     return out
 

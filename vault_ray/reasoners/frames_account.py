@@ -55,6 +55,10 @@ def _instrument(raw: str) -> str:
                                                                        r"american express|revolut)\b", raw, IC) else raw
 
 
+_MONEY = re.compile(r"[$€£¥]|\b(?:dollars?|bucks|euros?|quid|grand|usd|eur|gbp|cad|aud|nzd|chf|inr|jpy|rupees|yen)\b|\d\s*k\b",
+                    IC)
+"""A cap said as money ("under $800", "under 500 euros"); "under 200 pounds" may be a weight."""
+_EACH = re.compile(r"\b(?:a|per|each)\s+(?:person|head|guest|plate|item|ticket|piece|pair|seat)\b|\b(?:each|apiece)\b", IC)
 _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
     r"|current |approved )?(?:(?:[a-z]+ )?(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
@@ -66,7 +70,9 @@ _BUDGET = re.compile(
     r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
     r"|\b(?:keep (?:it|things|(?:the|my|our) (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within"
     r"|at most|around|about)\s+(?P<x>.+)$"
-    r"|\bkeep (?:the|my|our) (?P<pre3>(?!spending|spend|costs?|price|total|budget)[a-z]+)(?: (?:cost|price|bill|spend|spending))?"
+    r"|\bkeep (?:(?:the|my|our) )?(?P<pre3>(?!(?:spending|spend|costs?|prices?|total|budget|it|things|everything|all|that|"
+    r"this|them|stuff|expenses|me|us|him|her|you|each|both|one|any|anything|something|whatever|those|these|mine)\b)"
+    r"[a-z]+)(?: (?:cost|price|bill|spend|spending))?"
     r" (?:under|below|within|at most|around"
     r"|about)\s+(?P<r>.+)$"
     r"|\bi (?:don't|do not) want to (?:spend|pay) more than\s+(?P<y>.+)$"
@@ -93,8 +99,8 @@ def budget_frame(n: str) -> list[Draft]:
                  flags=IC)
     if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
-    if values.parse_amount(raw) is None:
-        return []
+    if values.parse_amount(raw) is None or (m.group("r") and (not _MONEY.search(raw) or _EACH.search(m.group("r")))):
+        return []  # "Keep the temperature below 70", "Keep my weight under 200 pounds": no money; "$40 a person": a cap
     spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
     topic = m.group("topic") or m.group("pre") or m.group("pre2") or m.group("pre3") or spent_on  # "for the trip"
     entity = "user.budget." + slug(topic) if topic and slug(topic) else "user.budget"  # "my birthday party budget"

@@ -96,6 +96,8 @@ _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged
 def family_frame(n: str) -> list[Draft]:
     m = _FAMILY_HAVE.search(n)
     if m:
+        if named := _named(m, n[m.end():]):  # "I have two kids, Max who is 7 and Lily who is 4"
+            return named
         items = [_FAMILY_ITEM.match(x) for x in split_list(n[m.start("n"):])]
         return [_relative(x) for x in items if x] or [_relative(m)]
     m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
@@ -114,6 +116,28 @@ def family_frame(n: str) -> list[Draft]:
     return []
 
 
+
+
+_NAMES_AFTER = re.compile(r"^\s*(?:,|:|-|–|—|named|called)\s*(?:(?:named|called)\s+)?(?P<names>.+?)[\s.!]*$", IC)
+_ONE = re.compile(r"^(?P<name>(?-i:[A-Z])[a-z]+(?:-(?-i:[A-Z])[a-z]+)?)(?:\s*\(\s*\d{1,2}\s*\)|,?\s*(?:who is|who's|aged?|is)\s+"
+                  r"\d{1,2}(?:\s*(?:years? old|yo|y/o|months? old))?|,?\s+\d{1,2})?$", IC)
+
+
+def _named(m: re.Match[str], after: str) -> list[Draft]:
+    """The relatives a count names right after it, one name each ("two kids, Max who is 7 and Lily who is 4": 2
+    children, child:Max, child:Lily; "a son named Max": son:Max); none unless every item is one name and there are as
+    many names as the count says."""
+    said = _NAMES_AFTER.match(after)
+    count = number_word(m.group("n")) or 1
+    listed = re.sub(r",\s*(?=(?:who is|who's|aged?)\b)", " ", said.group("names").strip(), flags=IC) if said else ""
+    items = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", listed) if listed else []
+    names = [x.group("name") for x in map(_ONE.match, items)
+             if x and person_named(x.group("name")) and not _TIME_WORDS.match(x.group("name"))]
+    if not items or len(names) != len(items) or len(names) != count or m.group("r").lower() == "twins":
+        return []
+    role = re.sub(r"^\d+ ", "", _relative(m).value)  # "2 children": children; "son"
+    one = {"children": "child", "grandchildren": "grandchild"}.get(role, re.sub(r"s$", "", role))
+    return ([] if count == 1 else [_relative(m)]) + [Draft("user.family", f"{one}:{name}") for name in names]
 
 
 def _last_status(said: str, after: str) -> str:

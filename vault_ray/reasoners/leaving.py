@@ -15,7 +15,7 @@ import re
 from .. import gazetteer
 from .lexicon import Draft, cut, is_capitalized
 from .names import person
-from .orgs import THE, org_name
+from .orgs import COMPANIES, THE, org_name
 
 IC = re.IGNORECASE
 _JOB_VERB = (r"resigned from|was laid off from|got laid off from|got fired from|was fired from|was let go from|"
@@ -50,8 +50,8 @@ def left_employer(n: str) -> list[Draft]:
     if not m:
         return []
     org = org_name(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
-    if not org or gazetteer.find_place(org):
-        return []
+    if not org or gazetteer.find_place(org) or re.match(r"(?:my|our|his|her|their|your)\b", org, IC):
+        return []  # "I got fired from my band": no employer's name
     org = THE.sub("", org)
     bare = m.group("bare") and not m.group("mine")
     if bare and (moved := _FOR.fullmatch(org)):  # "I left Uber for Lyft": a name for another name
@@ -59,8 +59,10 @@ def left_employer(n: str) -> list[Draft]:
         if not (_organisation(old) and _organisation(new_org)) or gazetteer.find_place(new_org):
             return []  # "I left London for Paris": a move, no employer
         return [Draft("user.employer", f"not:{old}"), Draft("user.employer", new_org)]
-    if bare and not _RUN.fullmatch(org):
-        return []  # "I left Google Docs open", "I left Amazon a review": no name said whole
+    if (m.group("mine") or "").rstrip().lower().endswith("for"):
+        return []  # "I quit my job for good", "... for personal reasons": no name; "... for Meta": the new one, or the old
+    if bare and not (_RUN.fullmatch(org) or _known(org)):
+        return []  # "I left Google Docs open", "I left Amazon a review": no name said whole; "i quit google" is one
     if bare and not _SAYS_JOB.search(n[m.start("v"):]) and not _organisation(org):
         return []  # "I quit caffeine", "I quit Twitter, too toxic", "I left my husband", "I left the Catholic Church"
     out = [Draft("user.employer", f"not:{org}")]
@@ -76,8 +78,17 @@ _RUN = re.compile(rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|of|de|du|von|van))*")
 _FOR = re.compile(rf"(?P<old>{_RUN.pattern})\s+for\s+(?P<new>{_RUN.pattern})")
 
 
+def _known(org: str) -> bool:
+    """A company known by one name said in lower case, as chat users type ("i quit google", "i left stripe"); not one
+    whose name is also an everyday word ("target", "apple"), nor an app ("netflix")."""
+    return org in COMPANIES and org not in _WORDS_TOO and not _NOT_EMPLOYERS.match(org)
+
+
+_WORDS_TOO = frozenset({"target", "apple", "ups", "ey", "gm", "hp", "citi", "ford", "nike", "oracle", "meta"})
+
+
 def _organisation(org: str) -> bool:
     """Whether a name said after a bare "quit"/"left" reads as an organisation (a capitalized name that is no person,
     app, social network, habit, substance, faith or club)."""
-    return (is_capitalized(org) and not _NOT_EMPLOYERS.match(org) and not person(org)
+    return ((is_capitalized(org) or _known(org)) and not _NOT_EMPLOYERS.match(org) and not person(org)
             and not _MEMBERSHIP.search(org) and not re.search(r"ism$", org, IC))

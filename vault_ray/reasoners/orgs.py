@@ -14,6 +14,17 @@ _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|ni
                             r"in|at|on|near|based|located|headquartered|from)\b(?!&)", IC)  # "my company is in London": a place
 
 
+COMPANIES = frozenset((
+    "google", "alphabet", "youtube", "meta", "facebook", "instagram", "whatsapp", "amazon", "aws", "apple", "microsoft",
+    "netflix", "ibm", "intel", "oracle", "salesforce", "adobe", "nvidia", "amd", "cisco", "dell", "hp", "samsung", "sony",
+    "tesla", "spacex", "uber", "lyft", "airbnb", "twitter", "linkedin", "spotify", "stripe", "shopify", "paypal",
+    "openai", "anthropic", "deepmind", "walmart", "target", "costco", "starbucks", "mcdonald's", "disney", "nike",
+    "boeing", "ford", "gm", "toyota", "deloitte", "accenture", "pwc", "kpmg", "ey", "mckinsey", "goldman sachs",
+    "jpmorgan", "morgan stanley", "citi", "citibank", "verizon", "comcast", "pfizer", "kaiser", "fedex", "ups", "usps",
+))
+"""Employers well known by one name: one joined to another by "&", "/" or "+" ("Google & Meta", "Acme/Google") is two
+(`caveats`); said in lower case after "quit" or "left" ("i quit google"), still a company (`leaving`)."""
+
 THE = re.compile(r"^the\s+(?=(?-i:[A-Z]))", IC)
 """The article before a name ("the Hilton"): no part of the employer's name."""
 _WORD = r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?"

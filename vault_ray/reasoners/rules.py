@@ -27,6 +27,8 @@ from .labels import LabelMatcher, by_shared_words, described, label_phrase
 from .lexicon import Draft
 from .paraphrase import first_person, first_person_turn
 from .prototypes import PrototypeClassifier
+from .quitting import leaving, left_unnamed
+from .trips import for_a_trip
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -238,6 +240,9 @@ class RuleReasoner:
         user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
         found = extract_turn(user, classifier=self.classifier, registry=registry)
         found = kept(messages, user, found, self.classifier)  # "I work at Google." "Sorry, Vegan": no diet
+        found = for_a_trip(user, found)  # "Switch me to CET, I'll be in Berlin next week": no zone now
+        if left := left_unnamed(messages, user, found.facts):  # "I work at Google." ... "I quit my job": not:Google
+            found = Extraction((*found.facts, *left), tuple(u for u in found.unextracted if not leaving(u.text)))
         question = None if found.facts else question_before(messages)
         statement = as_statement(question, user) if question else None
         if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected

@@ -92,14 +92,47 @@ def _after(clause: str, value: str) -> tuple[str, str] | None:
 
 def keyed(clause: str, drafts: Sequence[Draft]) -> list[Draft]:
     """The overall budgets read in `clause` keyed by the purpose said after their amount ("I can
-    spend $500 on the new couch": user.budget.couch)."""
+    spend $500 on the new couch": user.budget.couch), and every plan's key in the singular ("Keep the
+    flights under $800" and "My flight budget is $800": user.budget.flight)."""
     out = []
     for d in drafts:
         around = _after(clause, d.value) if d.entity == "user.budget" else None
         said = _FOR.search(around[0]) if around else None  # "my budget for my mom's birthday gift is $100"
         topic = (purpose(f" for {said.group('t')}") if said else purpose(around[1])) if around else None
-        out.append(Draft(f"user.budget.{topic}", d.value, d.kind, d.text) if topic else d)
+        d = Draft(f"user.budget.{topic}", d.value, d.kind, d.text) if topic else d
+        plan = d.entity.removeprefix("user.budget.") if d.entity.startswith("user.budget.") else ""
+        out.append(Draft(f"user.budget.{one_plan(plan)}", d.value, d.kind, d.text) if plan else d)
     return out
+
+
+_PLURAL_ONLY = frozenset({
+    "clothes", "glasses", "sunglasses", "eyeglasses", "pants", "jeans", "shorts", "trousers", "leggings", "tights",
+    "pajamas", "pyjamas", "goods", "supplies", "essentials", "toiletries", "headphones", "earphones", "scissors",
+    "binoculars", "savings", "earnings", "belongings", "furnishings", "premises", "series", "species", "means", "news",
+    "sweets", "spirits", "dues", "outdoors", "christmas", "vegas", "arts"})
+"""Words a plan is said by in the plural only ("my clothes budget", "keep the glasses under $300"): kept as said."""
+_IE = frozenset({"movies", "cookies", "hoodies", "smoothies", "brownies", "pies", "ties", "veggies", "beanies", "selfies",
+                 "calories", "zombies", "freebies", "goodies"})
+_OE = frozenset({"shoes", "toes", "canoes", "oboes", "hoes"})
+
+
+def one_plan(key: str) -> str:
+    """A budget's key with its last word in the singular, as "my flight budget" says it ("flights" -> "flight",
+    "groceries" -> "grocery", "birthday_presents" -> "birthday_present", "dresses" -> "dress"); a word said in the
+    plural only ("clothes", "glasses", "supplies") or no plural ("gas", "tennis", "electronics") is kept."""
+    head, _, word = key.rpartition("_")
+    if len(word) <= 3 or word in _PLURAL_ONLY or not word.endswith("s") or word.endswith(
+            ("ss", "us", "is", "ics", "ous", "as", "ves", "'s")):
+        return key
+    if word in _IE or word in _OE:
+        one = word[:-1]
+    elif word.endswith("ies"):
+        one = word[:-3] + "y"  # "groceries": grocery; "activities": activity
+    elif word.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        one = word[:-2]  # "lunches", "dishes", "taxes", "dresses", "potatoes"
+    else:
+        one = word[:-1]  # "flights", "hotels", "gifts", "courses", "toys"
+    return f"{head}_{one}" if head else one
 
 
 def caveat(clause: str, drafts: Sequence[Draft]) -> str | None:
