@@ -17,7 +17,7 @@ COUPLE = re.compile(rf"^(?:(?:my|our) (?!late )(?:\w+ )?{_PARTNER} (?:and|&) i|m
 
 _TOGETHER = re.compile(
     r"^(?:(?:so|and|but|well|actually|then|later|eventually|finally|after that),?\s+)*(?:we|we're|we've)"
-    r"(?:\s+(?:are|were|have|had|got|just|recently|finally|officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b"
+    r"(?:\s+(?:are|were|have|had|got|just|recently|finally|officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b(?!\s+(?:the|a|an|our|my|some|all|both|them|it|these|those)\b)"
     r"(?<!engaged(?=\s(?:in|with)\b))(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
     r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
     r"(?:from|with) my (?:husband|wife|spouse|partner)\b", IC)
@@ -29,10 +29,12 @@ _TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just b
 """A partner named ("I'm married to Sarah Jones", "to Dr. Sarah Jones": Sarah Jones); not one said as someone else's
 ("married to Sarah Jones' brother": whose name is not said)."""
 _ENDED_VERB = r"(?:broke up|split up|called it quits|separated|divorced|got divorced|finalized (?:our|the) divorce)"
+_NO_OBJECT = r"(?!\s+(?:the|a|an|our|my|his|her|their|its|it|them|this|that|these|those|some|all|both|each|every|[a-z]+ing)\b)"
+"""A split said of something ("Dan and I split up the chores", "We separated the recycling"): no couple's end."""
 _ONE = rf"(?:my|our) {_PARTNER}(?: (?-i:[A-Z])[a-z]+)?"
 PAIR_ENDED = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?|{_ONE}) (?:and|&) (?-i:I)|me (?:and|&) "
                         rf"(?P<mine>{_ONE})) (?P<aux>(?:(?:just|finally|"
-                        rf"officially|recently|eventually|have|had|are|got)\s+)*)(?P<verb>{_ENDED_VERB})\b", IC)
+                        rf"officially|recently|eventually|have|had|are|got)\s+)*)(?P<verb>{_ENDED_VERB})\b{_NO_OBJECT}", IC)
 """A couple that ended, the partner named before "and I" ("Tom and I finalized our divorce", "Jess and I broke up")."""
 
 

@@ -20,6 +20,7 @@ from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .breakups import ended_with
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
@@ -238,6 +239,7 @@ class RuleReasoner:
         user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
         found = extract_turn(user, classifier=self.classifier, registry=registry)
         found = kept(messages, user, found, self.classifier)  # "I work at Google." "Sorry, Vegan": no diet
+        found = ended_with(messages, user, found)  # "My girlfriend is Jess." "We broke up": not:girlfriend:Jess
         question = None if found.facts else question_before(messages)
         statement = as_statement(question, user) if question else None
         if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected
