@@ -34,9 +34,9 @@ def chat(*turns: str) -> list[dict[str, str]]:
     (("My partner is Alex.", "Sadly we called it quits after 5 years."), [("user.family", "not:partner:Alex")]),
     (("I'm married.", "We split up."), [("user.marital_status", "separated")]),
     (("My wife is Ann.", "We split up in the spring."), [("user.marital_status", "separated")]),
-    (("My husband and I love hiking.", "We broke up a few weeks ago."), [("user.marital_status", "separated")]),
     (("I'm engaged.", "We called it quits."), [("user.marital_status", "not:engaged")]),
-    (("My wife is Ann.", "Ann and I went to Rome in May. We split up."), [("user.marital_status", "separated")]),
+    (("I'm married.", "We split last year."), [("user.marital_status", "separated")]),
+    (("My wife and I have been married 10 years.", "We split up a few weeks ago."), [("user.marital_status", "separated")]),
     (("My girlfriend is Jess.", "A: How is Jess doing?", "We broke up yesterday."), [("user.family", "not:girlfriend:Jess")]),
     (("I'm married to Dan.", "Dan and I split up."), [("user.family", "not:partner:Dan"), ("user.marital_status", "separated")]),
     (("My husband is Dan.", "Dan and I broke up last week."),
@@ -61,6 +61,11 @@ def test_a_couples_end_said_after_the_partner_was_named(reasoner, turns, want):
     ("My wife is Ann.", "We split up to shop."),  # a group that went two ways
     ("My wife is Ann.", "We split up at the mall."),
     ("My wife is Ann.", "We split the bill."),
+    ("My wife and I went to dinner.", "We split."),  # the bill
+    ("My wife and I went hiking.", "We split up."),  # a hike's "we"
+    ("My wife is Ann.", "We went hiking. We split up."),
+    ("My wife is Ann.", "Ann and I went to Rome in May. We split up."),
+    ("My husband and I are at the mall.", "We split up."),
     ("My wife is Ann.", "We split up the chores."),
     ("My wife is Ann.", "We broke up. We got back together in May."),
     ("My wife is Ann.", "Maybe we split up."),

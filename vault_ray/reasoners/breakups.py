@@ -6,9 +6,10 @@ relationship (`not:girlfriend:Jess`), after "I'm married" or "My wife is Ann" it
 the user said Dan is their husband or wife ("I'm married to Dan"), in the conversation or to any agent
 (`known_spouse`: the store holds `spouse:Dan` and no status but married).
 
-"We" is the partner's only when the nearest earlier sentence that names anyone names the partner:
-"My wife is Ann. My co-founder and I ran a startup. We split up last year" is the startup's end,
-and nothing is stored. A turn that says the couple got back together stores nothing."""
+"We" is the partner's only when the nearest earlier sentence that names anyone, or says "we", names the
+partner: "My wife is Ann. My co-founder and I ran a startup. We split up last year" is the startup's
+end, "My wife and I went hiking. We split up" a hike's, and nothing is stored. A turn that says the
+couple got back together stores nothing."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from collections.abc import Callable, Sequence
 from ..models import Fact
 from . import clauses as cl
 from .base import Extraction, Message, as_messages
-from .couples import COUPLE
 from .extraction import extract_turn
 from .names import first_name
 from .paraphrase import first_person_turn
@@ -34,9 +34,10 @@ _WHEN = (r"(?:last|this|earlier this|early this|late last) (?:week|weekend|month
          r"(?:marriage|dating|being together)))?")
 WE_ENDED = re.compile(
     r"^(?:(?:so|and|but|well|sadly|unfortunately|anyway|yeah|update|actually|also|then|oh)[,:]?\s+)*(?:we|we've|we have)"
-    r"(?:\s+(?:just|finally|officially|recently|eventually|actually|have))*\s+(?P<v>broke up|split up|split|called it quits|"
-    rf"parted ways|went our separate ways|ended (?:it|things))(?P<rest>(?:,?\s+(?:{_WHEN}))*)[\s.!]*$", IC)
-"""A couple's end said of "we", with at most when it happened: "We split up last month", "We broke up after 3 years"."""
+    r"(?:\s+(?:just|finally|officially|recently|eventually|actually|have))*\s+(?:(?P<v>broke up|split up|called it quits|"
+    rf"parted ways|went our separate ways|ended things)(?P<rest>(?:,?\s+(?:{_WHEN}))*)|split(?:,?\s+(?:{_WHEN}))+)[\s.!]*$", IC)
+"""A couple's end said of "we", with at most when it happened: "We split up last month", "We broke up after 3 years"
+("We split" only with its when: "We split." after dinner splits the bill)."""
 _BACK = re.compile(r"\b(?:back together|got back|getting back|reconcil\w*|made up|patched (?:it|things) up|working (?:it|"
                    r"things) out|trying again|try again|another (?:try|chance|shot))\b", IC)
 _READ = re.compile(r"^(?:no pattern reads it|reads as [\w.]+ \(similarity [\d.]+\) but no value was found in it)", IC)
@@ -48,6 +49,9 @@ _OTHERS = re.compile(
     r"housemates?|boss|manager|business|company|startup|band|landlord|neighbou?rs?)|friends?|buddies|colleagues?|"
     r"co-?workers?|co-?founders?|team(?:mates?)?|classmates?|band|group|everyone|guys)\b", IC)
 """Words that name someone other than the partner: "we" after them may be that someone and the user."""
+_WE = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us|our|ours|ourselves|and i|me and)\b", IC)
+"""A sentence the user says of "we" that names no partner: a split after it may be of what it tells ("We went
+hiking. We split up")."""
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -139,9 +143,6 @@ def _partner_in(sentence: str) -> tuple[str, str | None] | None:
         return roles[0].group("r").lower().replace("é", "e"), roles[0].group("n")
     if "engaged" in status:
         return "engaged", None
-    couple = COUPLE.match(sentence.strip())
-    if couple and (m := re.search(r"(wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend)", couple.group(0), IC)):
-        return m.group(1).lower().replace("é", "e"), None
     return None
 
 
@@ -156,8 +157,8 @@ def _partner_of_we(before: str, earlier: list[tuple[str, str]]) -> tuple[str, st
             if not kind or not names <= {(name or "").split(" ")[0].casefold()}:
                 return None
             return kind, name, same_turn
-        if _OTHERS.search(sentence):
-            return None
+        if _OTHERS.search(sentence) or (role == "user" and _WE.search(sentence)):
+            return None  # "My brother and I ran a shop", "My wife and I went hiking", "We went hiking": whose split?
         names |= _names(sentence)
     return None
 
