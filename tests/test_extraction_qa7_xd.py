@@ -81,6 +81,26 @@ def test_a_split_with_no_partner_named_stores_no_end(reasoner, turns):
     assert not [f for f in got if f[0] in ("user.marital_status", "user.family")], got
 
 
+@pytest.mark.parametrize(("said", "want"), [
+    ("Jess dumped me last week.", [("user.family", "not:partner:Jess")]),
+    ("Sam broke up with me.", [("user.family", "not:partner:Sam")]),
+    ("My girlfriend Jess dumped me.", [("user.family", "not:girlfriend:Jess")]),
+    ("My girlfriend dumped me.", [("user.family", "not:girlfriend")]),
+    ("My wife left me.", [("user.marital_status", "separated")]),
+    ("My wife left me for my best friend.", [("user.marital_status", "separated")]),
+])
+def test_a_couple_the_partner_ended(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
+
+
+@pytest.mark.parametrize("said", [
+    "My wife left me a note.", "My wife left me alone tonight.", "Tom left me.", "She dumped me.", "My boss dumped me.",
+    "Jess dumped me from the team.", "Google dumped me last week.", "Uber dumped me at the airport.",
+])
+def test_no_couples_end_when_someone_else_or_something_else_is_said(reasoner, said):
+    assert not [f for f in facts(reasoner, said) if f[0] in ("user.marital_status", "user.family")]
+
+
 @pytest.mark.parametrize(("turns", "want"), [
     (("I'm married.", "Dan and I split up."), [("user.family", "not:partner:Dan")]),  # Dan may not be the spouse
     (("I'm married to Tom.", "Dan and I split up."), [("user.family", "not:partner:Dan")]),
@@ -108,6 +128,7 @@ def test_the_end_replaces_the_relationship_in_the_vault(tmp_path, turns, entity,
 @pytest.mark.parametrize(("first", "second", "want"), [
     ("I'm married to Dan.", "Dan and I split up in the spring.", ("separated",)),
     ("My husband is Dan.", "I broke up with Dan.", ("separated",)),
+    ("My husband is Dan.", "Dan dumped me.", ("separated",)),
     ("I'm engaged to Luc.", "Luc and I called it quits.", ("not:engaged",)),
     ("I'm married to Tom.", "Dan and I split up.", ("married",)),  # Dan is no spouse on record
     ("I'm divorced. My ex-husband is Dan.", "Dan and I split up.", ("divorced",)),

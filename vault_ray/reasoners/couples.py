@@ -9,6 +9,7 @@ import re
 
 from .frames_family import person_named
 from .lexicon import Draft
+from .names import first_name
 
 IC = re.IGNORECASE
 _PARTNER = r"(?:wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|other half|better half)"
@@ -38,9 +39,22 @@ PAIR_ENDED = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?
 """A couple that ended, the partner named before "and I" ("Tom and I finalized our divorce", "Jess and I broke up")."""
 
 
+_BY_THEM = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?)|(?P<mine>{_ONE})) (?:(?:just|finally|recently|"
+                      rf"officially|suddenly)\s+)*(?P<verb>dumped me|broke up with me|split up with me|ended things with me|"
+                      rf"divorced me|left me)(?=\s*(?:$|[.!,;]|for (?:someone|another|my|his|her|a|an)\b|last\b|this\b|after\b|"
+                      rf"yesterday\b|today\b|recently\b|over text\b|by text\b))", IC)
+"""A couple the partner ended ("Jess dumped me", "My wife left me": "left" said of a partner's role only), with at most
+when or for whom after it ("Tom left me a note", "Jess dumped me from the team" are none); a name is a first name
+("Google dumped me" is no partner's)."""
+
+
 def pair_ended(sentence: str) -> str:
     """'Jess and I broke up' -> 'I broke up with Jess', 'Tom and I got divorced' -> 'I got divorced from Tom': the
     user's own statement, the partner kept as its object (read by `couple_frame`)."""
+    if (b := _BY_THEM.match(sentence)) and not (b.group("name") and (b.group("verb").lower().startswith("left") or
+                                                                    not first_name(b.group("name").split(" ")[0]))):
+        prep = "I got divorced from" if b.group("verb").lower() == "divorced me" else "I broke up with"
+        return f"{prep} {b.group('name') or b.group('mine')}{sentence[b.end():]}"  # "Jess dumped me": I broke up with Jess
     m = PAIR_ENDED.match(sentence)
     if not m or (m.group("name") or "").lower() in ("we", "you", "he", "she", "they", "it", "this", "that"):
         return sentence
