@@ -36,6 +36,10 @@ def chat(*turns: str) -> list[dict[str, str]]:
     (("My wife is Ann.", "We split up in the spring."), [("user.marital_status", "separated")]),
     (("I'm engaged.", "We called it quits."), [("user.marital_status", "not:engaged")]),
     (("I'm married.", "We split last year."), [("user.marital_status", "separated")]),
+    (("My girlfriend is Jess.", "We're not together anymore."), [("user.family", "not:girlfriend:Jess")]),
+    (("My boyfriend is Sam.", "We're no longer together."), [("user.family", "not:boyfriend:Sam")]),
+    (("My girlfriend is Jess.", "We broke it off last month."), [("user.family", "not:girlfriend:Jess")]),
+    (("I'm engaged.", "We called off the engagement."), [("user.marital_status", "not:engaged")]),
     (("My wife and I have been married 10 years.", "We split up a few weeks ago."), [("user.marital_status", "separated")]),
     (("My girlfriend is Jess.", "A: How is Jess doing?", "We broke up yesterday."), [("user.family", "not:girlfriend:Jess")]),
     (("I'm married to Dan.", "Dan and I split up."), [("user.family", "not:partner:Dan"), ("user.marital_status", "separated")]),
@@ -72,6 +76,9 @@ def test_a_couples_end_said_after_the_partner_was_named(reasoner, turns, want):
     ("My wife is Ann.", "If we split up, I'd move to Denver."),
     ("My wife is Ann.", "We almost split up."),
     ("My wife is Ann.", "We never split up."),
+    ("My wife is Ann.", "We're not together today."),  # a day apart
+    ("My wife is Ann.", "We're not together at the moment."),
+    ("My wife is Ann.", "Maybe we're not together anymore."),
     ("My wife is Ann.", "My parents split up."),
     ("I broke up with my girlfriend Jess.", "We broke up."),  # no partner now
     ("My girlfriend is Jess.", "A: Do you and your brother get along?", "We split up years ago."),

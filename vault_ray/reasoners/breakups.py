@@ -33,14 +33,19 @@ _WHEN = (r"(?:last|this|earlier this|early this|late last) (?:week|weekend|month
          r"two|three|four|five|six|seven|eight|nine|ten|\d+|a few|many|several) (?:years?|months?)(?: (?:together|of "
          r"(?:marriage|dating|being together)))?")
 WE_ENDED = re.compile(
-    r"^(?:(?:so|and|but|well|sadly|unfortunately|anyway|yeah|update|actually|also|then|oh)[,:]?\s+)*(?:we|we've|we have)"
-    r"(?:\s+(?:just|finally|officially|recently|eventually|actually|have))*\s+(?:(?P<v>broke up|split up|called it quits|"
-    rf"parted ways|went our separate ways|ended things)(?P<rest>(?:,?\s+(?:{_WHEN}))*)|split(?:,?\s+(?:{_WHEN}))+)[\s.!]*$", IC)
+    r"^(?:(?:so|and|but|well|sadly|unfortunately|anyway|yeah|update|actually|also|then|oh)[,:]?\s+)*(?:we|we've|we have"
+    r"|we're|we are)(?:\s+(?:just|finally|officially|recently|eventually|actually|have|now))*\s+(?:(?P<v>broke up|split up|"
+    r"called it quits|parted ways|went our separate ways|ended things|broke it off|called off (?:the|our) (?:engagement|"
+    rf"wedding))(?P<rest>(?:,?\s+(?:{_WHEN}))*)|split(?:,?\s+(?:{_WHEN}))+|(?:(?:not|no longer) together|broken up|not a "
+    r"couple|no longer a couple)(?:,?\s+(?:now|anymore|any more))*)[\s.!]*$", IC)
 """A couple's end said of "we", with at most when it happened: "We split up last month", "We broke up after 3 years"
-("We split" only with its when: "We split." after dinner splits the bill)."""
+("We split" only with its when: "We split." after dinner splits the bill); a state with at most "now" or "anymore":
+"We're not together anymore" ("We're not together today" says a day apart)."""
 _BACK = re.compile(r"\b(?:back together|got back|getting back|reconcil\w*|made up|patched (?:it|things) up|working (?:it|"
                    r"things) out|trying again|try again|another (?:try|chance|shot))\b", IC)
-_READ = re.compile(r"^(?:no pattern reads it|reads as [\w.]+ \(similarity [\d.]+\) but no value was found in it)", IC)
+_READ = re.compile(r"^(?:no pattern reads it|reads as [\w.]+ \(similarity [\d.]+\) but no value was found in it|reads as "
+                   r"[\w.]+, but as a denial the prototypes cannot read)", IC)
+"""What a plain statement no rule read is reported as (a guess, a plan, a hypothetical are reported otherwise)."""
 _ROLE = re.compile(r"^(?P<r>wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?)(?::(?P<n>.+))?$", IC)
 _SPOUSE = ("wife", "husband", "spouse")
 _OTHERS = re.compile(
