@@ -192,7 +192,8 @@ def test_a_girlfriend_named_after_have_is_the_one_a_breakup_ends(tmp_path):
 
 # -- a person is no employer ----------------------------------------------------------------------------
 @pytest.mark.parametrize("said", [
-    "I work for Sarah.", "I work for my dad.", "I work for my father-in-law.", "I work with Sarah.", "I work with my brother.", "I'm working for Tom now.",
+    "I work for Sarah.", "I work for my dad.", "I work for my father-in-law.", "I work with Sarah.", "I work with my brother.",
+    "I'm working for Tom now.",
     "I started working for Dave last month.", "I'm employed by Mike.", "I got hired by Sarah.", "I work for Dr. Smith.",
     "I work for a family friend.", "I work for my boss.", "I work for Mom.", "I work with Sarah Jones.", "I'm with Sarah.",
     "I'm a nanny for Sarah.", "I work for a small startup.",

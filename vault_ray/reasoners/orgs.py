@@ -63,8 +63,8 @@ def bought(before: str) -> bool:
     return not _WORKING.search(before) and bool(_BOUGHT.search(before) or _PRICE.search(before))
 
 
-_PEOPLE = (r"(?:mom|mum|mother|dad|father|parents|brother|sister|son|daughter)(?:-in-law)?|cousin|aunt|uncle|grand(?:ma|pa|mother|father|"
-           r"parents)|in-laws|family|wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|friends?|buddy|neighbou?r|"
+_PEOPLE = (r"(?:mom|mum|mother|dad|father|parents|brother|sister|son|daughter)(?:-in-law)?|cousin|aunt|uncle|"
+           r"grand(?:ma|pa|mother|father|parents)|in-laws|family|wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|friends?|buddy|neighbou?r|"
            r"ex|relatives?|step(?:dad|mom|mum|father|mother)|godfather|godmother|mentor|boss|manager")
 _KIN = re.compile(rf"^(?:(?:my|our|a|an)\s+(?:(?:own|old|best|close|former|younger|older|little|big|late|good|family)\s+)*)?"
                   rf"(?:{_PEOPLE})$", IC)
