@@ -36,6 +36,7 @@ def chat(*turns: str) -> list[dict[str, str]]:
     (("My wife is Ann.", "We split up in the spring."), [("user.marital_status", "separated")]),
     (("I'm engaged.", "We called it quits."), [("user.marital_status", "not:engaged")]),
     (("I'm married.", "We split last year."), [("user.marital_status", "separated")]),
+    (("I'm married.", "We split up and I'm divorced now."), [("user.marital_status", "divorced")]),  # the status said
     (("My girlfriend is Jess.", "We're not together anymore."), [("user.family", "not:girlfriend:Jess")]),
     (("My boyfriend is Sam.", "We're no longer together."), [("user.family", "not:boyfriend:Sam")]),
     (("My girlfriend is Jess.", "We broke it off last month."), [("user.family", "not:girlfriend:Jess")]),
