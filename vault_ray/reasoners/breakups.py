@@ -82,6 +82,9 @@ def ended_with(messages: Sequence[Message] | str, turn: str, found: Extraction) 
         role, name, same_turn = said
         said_now = {f.value for f in facts if f.entity == "user.marital_status"} - {"married", "engaged"}
         new = [(e, v) for e, v in _end_of(role, name) if not (e == "user.marital_status" and said_now)]  # "..., I'm divorced"
+        if not new:
+            kept.append(u)
+            continue
         who = f"their {role}{' ' + name if name else ''}" if role not in ("married", "engaged") else "their partner"
         text = re.sub(r"^the user\b", f"The user and {who}", cl.third_person(u.text.strip(" .!")), flags=IC)
         facts += [Fact(entity, text, value=value) for entity, value in new]
