@@ -42,7 +42,7 @@ from .models import (
 from .policy import Policy
 from .ratelimit import RateLimiter
 from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn, no_user_turn
-from .reasoners.gone import known_pets
+from .reasoners.recorded import on_record
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
 from .texts import check_agent, check_string
@@ -241,7 +241,7 @@ class Vault(Transfers, Retractions):
         if len(user) > policy.max_text * 10:
             raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
-        extraction = known_pets(extract_with_report(self.reasoner, msgs, relevant), lambda: self.get("user.pets").values)
+        extraction = on_record(extract_with_report(self.reasoner, msgs, relevant), lambda e: self.get(e).values)
         # provenance keeps what was said, beside the reasoner's rewrite
         facts, long = front.too_long([f if f.source is not None else replace(f, source=user) for f in extraction.facts],
                                      policy.max_text)

@@ -315,7 +315,7 @@ _PAST = re.compile(
     r"\b(?:used to|tried (?:living|staying|being based)|"
     r"until (?:\d{4}|last|recently|a (?:few|couple)|\w+ (?:years?|months?) ago)|(?:was|were) (?:living|based|"
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
-    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|years ago|back then|"
+    r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|back then|"
     # an event that happened there, no home: "My wife and I met in Paris", "we got married in Rome"
     r"(?:first |originally )?met|got (?:married|engaged|hitched)|honeymooned|fell in love|had our (?:wedding|honeymoon))\b",
     re.IGNORECASE)
@@ -327,10 +327,23 @@ _PASSING = re.compile(
 _SETTLED = re.compile(r"\b(?:moved|relocated|moving|settled|live|living|home|based|since)\b", re.IGNORECASE)
 
 
+_YEARS_AGO = re.compile(r"\byears ago\b", re.IGNORECASE)
+_MOVED_IN = re.compile(r"(?:\b(?:i|we|and)(?:'ve| have)?\s+|^)(?:(?:just|recently|finally|eventually|permanently)\s+)*"
+                       r"(?:moved|relocated|emigrated|immigrated)(?:\s+(?:back|over|out|here|there))*\s+(?:to|into|here)\b"
+                       r"(?!.*\b(?:for (?:a|an|one|two|three|a few|a couple of|\d+|six) (?:years?|months?|weeks?|semesters?|"
+                       r"terms?)|then|later|after that|moved|relocated)\b)", re.IGNORECASE)
+"""A move to a place said with when ("I moved to Berlin two years ago"): the home since, unless the move was for a
+while ("for a year") or a first one ("I first moved to Berlin years ago" says later ones)."""
+
+
 def not_now(clause: str) -> bool:
     """'I was living in Denver until 2020', 'I'm in Berlin this week for a conference': a stay
-    that ended, or one for a while, not where the user lives."""
-    return bool(_PAST.search(clause)) or (bool(_PASSING.search(clause)) and not _SETTLED.search(clause))
+    that ended, or one for a while, not where the user lives. A move years ago with no later one
+    said is the home now ("I moved to Berlin two years ago"); a stay years ago is past ("I lived in
+    Berlin two years ago")."""
+    if _PAST.search(clause) or (_YEARS_AGO.search(clause) and not _MOVED_IN.search(clause)):
+        return True
+    return bool(_PASSING.search(clause)) and not _SETTLED.search(clause)
 
 
 def intention(clause: str) -> bool:

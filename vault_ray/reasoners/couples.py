@@ -9,6 +9,7 @@ import re
 
 from .frames_family import person_named
 from .lexicon import Draft
+from .names import first_name
 
 IC = re.IGNORECASE
 _PARTNER = r"(?:wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|other half|better half)"
@@ -17,7 +18,7 @@ COUPLE = re.compile(rf"^(?:(?:my|our) (?!late )(?:\w+ )?{_PARTNER} (?:and|&) i|m
 
 _TOGETHER = re.compile(
     r"^(?:(?:so|and|but|well|actually|then|later|eventually|finally|after that),?\s+)*(?:we|we're|we've)"
-    r"(?:\s+(?:are|were|have|had|got|just|recently|finally|officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b"
+    r"(?:\s+(?:are|were|have|had|got|just|recently|finally|officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b(?!\s+(?:the|a|an|our|my|some|all|both|them|it|these|those)\b)"
     r"(?<!engaged(?=\s(?:in|with)\b))(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
     r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
     r"(?:from|with) my (?:husband|wife|spouse|partner)\b", IC)
@@ -29,16 +30,31 @@ _TO = re.compile(r"\bi(?:'m| am| got| just got| recently got|'ve been|'ve just b
 """A partner named ("I'm married to Sarah Jones", "to Dr. Sarah Jones": Sarah Jones); not one said as someone else's
 ("married to Sarah Jones' brother": whose name is not said)."""
 _ENDED_VERB = r"(?:broke up|split up|called it quits|separated|divorced|got divorced|finalized (?:our|the) divorce)"
+_NO_OBJECT = r"(?!\s+(?:the|a|an|our|my|his|her|their|its|it|them|this|that|these|those|some|all|both|each|every|[a-z]+ing)\b)"
+"""A split said of something ("Dan and I split up the chores", "We separated the recycling"): no couple's end."""
 _ONE = rf"(?:my|our) {_PARTNER}(?: (?-i:[A-Z])[a-z]+)?"
 PAIR_ENDED = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?|{_ONE}) (?:and|&) (?-i:I)|me (?:and|&) "
                         rf"(?P<mine>{_ONE})) (?P<aux>(?:(?:just|finally|"
-                        rf"officially|recently|eventually|have|had|are|got)\s+)*)(?P<verb>{_ENDED_VERB})\b", IC)
+                        rf"officially|recently|eventually|have|had|are|got)\s+)*)(?P<verb>{_ENDED_VERB})\b{_NO_OBJECT}", IC)
 """A couple that ended, the partner named before "and I" ("Tom and I finalized our divorce", "Jess and I broke up")."""
+
+
+_BY_THEM = re.compile(rf"^(?:(?P<name>(?-i:[A-Z])[a-z]+(?: (?-i:[A-Z])[a-z]+)?)|(?P<mine>{_ONE})) (?:(?:just|finally|recently|"
+                      rf"officially|suddenly)\s+)*(?P<verb>dumped me|broke up with me|split up with me|ended things with me|"
+                      rf"divorced me|left me)(?=\s*(?:$|[.!,;]|for (?:someone|another|my|his|her|a|an)\b|last\b|this\b|after\b|"
+                      rf"yesterday\b|today\b|recently\b|over text\b|by text\b))", IC)
+"""A couple the partner ended ("Jess dumped me", "My wife left me": "left" said of a partner's role only), with at most
+when or for whom after it ("Tom left me a note", "Jess dumped me from the team" are none); a name is a first name
+("Google dumped me" is no partner's)."""
 
 
 def pair_ended(sentence: str) -> str:
     """'Jess and I broke up' -> 'I broke up with Jess', 'Tom and I got divorced' -> 'I got divorced from Tom': the
     user's own statement, the partner kept as its object (read by `couple_frame`)."""
+    if (b := _BY_THEM.match(sentence)) and not (b.group("name") and (b.group("verb").lower().startswith("left") or
+                                                                    not first_name(b.group("name").split(" ")[0]))):
+        prep = "I got divorced from" if b.group("verb").lower() == "divorced me" else "I broke up with"
+        return f"{prep} {b.group('name') or b.group('mine')}{sentence[b.end():]}"  # "Jess dumped me": I broke up with Jess
     m = PAIR_ENDED.match(sentence)
     if not m or (m.group("name") or "").lower() in ("we", "you", "he", "she", "they", "it", "this", "that"):
         return sentence

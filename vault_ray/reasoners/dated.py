@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from datetime import date
 
 from ..models import Fact
+from .lexicon import number_word
 
 _YEAR = re.compile(r"\b(?:in|since|by|as of|during|back in|in (?:early|late|mid-?)|(?:early|late|mid-?))\s+"
                    r"(?P<y>(?:19|20)\d\d)\b(?!\s*[-/]\s*\d)", re.IGNORECASE)
+
+
+_AGO = re.compile(r"\b(?:(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) years? ago|"
+                  r"(?P<last>last|this) year)\b", re.IGNORECASE)
+"""A year said from now ("two years ago", "last year"): of two values a turn dates so, or by a year and so, the later
+("I moved to Berlin two years ago but moved back to Ohio last year": Ohio)."""
 
 
 _THEN = re.compile(r"^(?:and\s+|but\s+)?(?:then|later|eventually|finally|after that|afterwards|since then)\b,?\s*(?!again\b)",
@@ -29,6 +37,10 @@ def year_of(clause: str, value: str = "") -> int | None:
     the first said after `value` ("We divorced in 2021, after I separated in 2019": 2019 for
     separated). None for none, or two and no value placed before one."""
     said = [(m.start(), int(m.group("y"))) for m in _YEAR.finditer(clause)]
+    this_year = date.today().year
+    said += [(m.start(), this_year - (number_word(m.group("n")) or 0 if m.group("n") else m.group("last").lower() == "last"))
+             for m in _AGO.finditer(clause)]
+    said.sort()
     if len({y for _, y in said}) == 1:
         return said[0][1]
     at = clause.lower().find(value.lower()) if value else -1

@@ -283,7 +283,7 @@ def _find_org(n: str) -> list[Draft]:
         return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
     if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]) \
-            and not names.person(m.group(1)):  # "I left Tom for Mike": a person, no employer
+            and not (names.person(m.group(1)) or orgs.a_person(m.group(1))):  # "I left Tom for Mike", "Dr. Smith": a person
         return [Draft("user.employer", m.group(1))]
     return []
 

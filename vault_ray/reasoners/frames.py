@@ -32,7 +32,7 @@ from .lexicon import (
     place_value,
     split_list,
 )
-from .orgs import FIRM, THE, org_name
+from .orgs import FIRM, THE, a_person, org_name
 
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
@@ -235,11 +235,10 @@ def job_frame(n: str) -> list[Draft]:
         return []
     if (m.group("sep") or "").lower() == "of" and (field := _OF_FIELD.match(said)):  # "VP of Engineering at Stripe"
         job, said = f"{job} of {cut(field.group('f'))}", field.group("rest") or ""
-    out = [Draft("user.job", job)]
-    # "a nurse in Toronto, on Eastern time"; "at Microsoft in Redmond": where it is, not the employer's name
+    out = [Draft("user.job", job)]  # "a nurse in Toronto", "at Microsoft in Redmond": where it is, not the employer
     firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
     org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
-    named = any(is_capitalized(w) for w in org.split())  # "for 20 years", "at night": not an employer
+    named = any(is_capitalized(w) for w in org.split()) and not a_person(org)  # "for 20 years", "for Sarah": no employer
     if org and named and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
             not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))
@@ -266,6 +265,8 @@ def employer_frame(n: str) -> list[Draft]:
     if not org or (m.group("w") and gazetteer.find_place(org)) or re.search(r"\btime\b", org, IC) or (  # "joined a gym"
             re.search(r"\bjoined\s+an?\s", m.group(0), IC) and not any(map(is_capitalized, org.split()[1:]))):
         return []
+    if a_person(org, colleague=bool(re.search(r"\bwith\s*$", n[:m.start("v" if m.group("v") else "w")], IC))):
+        return []  # "I work for Sarah", "I work for my dad", "I work with Sarah Jones": a person, no employer
     if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and THE.match(org):
         return []  # "Now at the Hilton": a stay at a hotel, a hospital, a venue as much as a job; nothing stored
     out = [Draft("user.employer", THE.sub("", org))]  # "I work at the Hilton": Hilton

@@ -36,6 +36,14 @@ _FAMILY_NAME = re.compile(rf"^(?i:(?:(?:now|and|so|also|but|actually|well|btw),?
                           rf"son|daughter|mom|mother|dad|father|brother|sister|fiancee?|boyfriend|girlfriend)"
                           rf"(?:(?:'s name)? is (?:called |named )?(?P<v>{_PERSON})\b"
                           rf"|,? (?P<w>{_PERSON})\b)", re.UNICODE)  # "my wife is Anna Lee", "my wife Anna is ..."
+_HAVE_NAMED = re.compile(rf"\b(?i:(?P<s>i|we)(?: have|'ve got| have got| got| now have)\s+(?:a|an|one)\s+(?:(?:new|little|"
+                         rf"younger|older|big|baby|teenage|grown|adult|lovely|amazing|wonderful|beautiful|great)\s+)*"
+                         rf"(?P<r>wife|husband|partner|spouse|fianc[eé]e?|boyfriend|girlfriend|son|daughter|brother|sister|"
+                         rf"stepson|stepdaughter),?\s+(?:named|called|whose name is|by the name of)\s+)(?P<v>{_PERSON})\b",
+                         re.UNICODE)
+"""A relative said with their name after "have" ("I have a girlfriend named Jess": girlfriend:Jess, as "My girlfriend
+is Jess" says; "We have a son called Max": son:Max); "we" has no partner ("We have a partner called Acme")."""
+_KIN_OF_US = ("son", "daughter", "stepson", "stepdaughter")
 _TIME_WORDS = re.compile(r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|"
                          r"june|july|august|september|october|november|december|today|tonight|tomorrow|yesterday)$", IC)
 
@@ -94,6 +102,9 @@ _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged
 
 
 def family_frame(n: str) -> list[Draft]:
+    if (m := _HAVE_NAMED.search(n)) and not (m.group("s").lower() == "we" and m.group("r").lower() not in _KIN_OF_US):
+        name = person_named(m.group("v"), n[m.end():])
+        return [Draft("user.family", f"{m.group('r').lower().replace('é', 'e')}:{name}")] if name else []
     m = _FAMILY_HAVE.search(n)
     if m:
         if named := _named(m, n[m.end():]):  # "I have two kids, Max who is 7 and Lily who is 4"

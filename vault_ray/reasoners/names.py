@@ -71,3 +71,8 @@ def person(value: str) -> bool:
     if not_a_name(value):
         return True
     return words[0].lower() in _FIRST and len(words) <= 2 and all(w[:1].isupper() for w in words)
+
+
+def first_name(word: str) -> bool:
+    """Whether `word` is a common first name ("Sarah", "Dave"; not "Google", "Monday")."""
+    return word.strip(" .,!?").lower() in _FIRST

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import cut
+from .names import first_name, person
 
 IC = re.IGNORECASE
 _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
@@ -71,3 +72,22 @@ def bought(before: str) -> bool:
     """Whether a name said after `before` is something the user pays for ("I pay $60 a month for Netflix", "I spend
     $20 at Starbucks", "$15 a month for Spotify"): a purchase, no employer ("I make $90k a year working for Netflix" is one)."""
     return not _WORKING.search(before) and bool(_BOUGHT.search(before) or _PRICE.search(before))
+
+
+_PEOPLE = (r"(?:mom|mum|mother|dad|father|parents|brother|sister|son|daughter)(?:-in-law)?|cousin|aunt|uncle|"
+           r"grand(?:ma|pa|mother|father|parents)|in-laws|family|wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|friends?|buddy|neighbou?r|"
+           r"ex|relatives?|step(?:dad|mom|mum|father|mother)|godfather|godmother|mentor|boss|manager")
+_KIN = re.compile(rf"^(?:(?:my|our|a|an)\s+(?:(?:own|old|best|close|former|younger|older|little|big|late|good|family)\s+)*)?"
+                  rf"(?:{_PEOPLE})$", IC)
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|miss|mx|prof|professor|sir|dame|judge|rev|reverend)\.?\s+(?-i:[A-Z])", IC)
+
+
+def a_person(org: str, *, colleague: bool = False) -> bool:
+    """Whether an employer as said is a person: a relative or a friend ("my dad", "a family friend"; "my dad's
+    company" is a workplace), someone with a title ("Dr. Smith"), a single common first name ("Sarah"; "Sarah's"
+    names a shop); said after "with" (`colleague`), a first name and a surname too ("I work with Sarah Jones")."""
+    if _KIN.match(org.strip()) or _TITLE.match(org.strip()):
+        return True
+    if len(org.split()) == 1 and "'" not in org and first_name(org):
+        return True
+    return colleague and person(org) and org[:1].isupper()

@@ -20,6 +20,7 @@ from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
+from .breakups import ended_with
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
@@ -243,6 +244,7 @@ class RuleReasoner:
         found = for_a_trip(user, found)  # "Switch me to CET, I'll be in Berlin next week": no zone now
         if left := left_unnamed(messages, user, found.facts):  # "I work at Google." ... "I quit my job": not:Google
             found = Extraction((*found.facts, *left), tuple(u for u in found.unextracted if not leaving(u.text)))
+        found = ended_with(messages, user, found)  # "My girlfriend is Jess." "We broke up": not:girlfriend:Jess
         question = None if found.facts else question_before(messages)
         statement = as_statement(question, user) if question else None
         if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected

@@ -1,0 +1,17 @@
+"""A turn's facts read with what the store already holds: a named pet's end ("Biscuit passed away" when
+the store holds `dog:Biscuit`: `gone.known_pets`), a split with a spouse ("Dan and I split up" when it holds
+`spouse:Dan`: `breakups.known_spouse`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .base import Extraction
+from .breakups import known_spouse
+from .gone import known_pets
+
+
+def on_record(found: Extraction, values: Callable[[str], Sequence[str]]) -> Extraction:
+    """`found` read with what the store holds (`values(entity)`: the entity's current values, asked only when a
+    fact or a report needs them)."""
+    return known_spouse(known_pets(found, lambda: values("user.pets")), values)
