@@ -141,12 +141,15 @@ def test_serve_whose_ray_cannot_start_is_one_error_line_and_creates_no_store(tmp
 
 def test_up_whose_ray_head_cannot_start_is_one_error_line_and_creates_no_store(tmp_path):
     (tmp_path / "not-a-dir").write_text("")
+    (tmp_path / "tmp").mkdir()  # where the head's log goes (TMPDIR)
     port = free_port()
     code, said = cli("up", "--store", str(tmp_path / "store"), "--hashing", "--port", str(port),
-                     "--temp-dir", str(tmp_path / "not-a-dir"), cwd=tmp_path)
+                     "--temp-dir", str(tmp_path / "not-a-dir"), cwd=tmp_path, TMPDIR=str(tmp_path / "tmp"))
     assert code == 4 and said.startswith(f"error: could not start a Ray head on port {port} (FileExistsError"), said
     assert "nothing was changed" in said and "--temp-dir" in said and "--address" in said
     assert said.count("error:") == 1 and 'File "' not in said  # the log's reason, not its traceback
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-dir"]
+    log = tmp_path / "tmp" / f"vault-ray-head-{port}.log"
+    assert str(log) in said and "Traceback" in log.read_text()  # the traceback is in the log it names
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-dir", "tmp"]
     with socket.socket() as s:  # and no head was left running on the port
         assert s.connect_ex(("127.0.0.1", port)) != 0
