@@ -94,13 +94,7 @@ def ensure_ray(address: str | None, *, store: str | Path | None = None, namespac
 
         join_ray(address or "auto", namespace)
         return
-    from vault_ray.backends.connect import init_ray, prepare_address  # noqa: PLC0415
+    from vault_ray.backends.connect import init_ray  # noqa: PLC0415
 
-    if address:
-        from vault_ray.errors import ClusterError  # noqa: PLC0415
-
-        try:  # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
-            prepare_address(address)
-        except ConnectionError as exc:
-            raise ClusterError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
+    # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
     init_ray(address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False)

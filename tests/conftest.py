@@ -31,6 +31,15 @@ def vault(make_vault):
 
 
 @pytest.fixture
+def family_vault(make_vault):
+    """A vault whose `user.family` is many-valued: a person's relatives as `role:Name` items
+    (mom:Ann, wife:Maria, child:Tom), each a value of its own."""
+    vault = make_vault()
+    vault.set_cardinality("user.family", "many")
+    return vault
+
+
+@pytest.fixture
 def authority(make_vault):
     """A vault whose user.timezone is settled by authority: scheduler 0.9, chat 0.2."""
     vault = make_vault()

@@ -80,3 +80,31 @@ def test_the_rules_of_the_core_are_in_the_schema(app):
     params = {p["name"]: p for p in spec["paths"]["/v1/events"]["get"]["parameters"]}
     cursor = params["since"]["schema"]["pattern"]
     assert all(re.search(cursor, c) for c in ("start", "now", "v1", "v1.0-12.3-5")) and not re.search(cursor, "0000")
+
+
+def test_meta_rules_are_in_the_schema_and_what_it_takes_is_stored(app):
+    """`meta` (any JSON object): its keys and strings at every level without DEL or C1 control
+    characters, its depth as `x-maxDepth`; what the schema takes is stored as sent."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    asgi, token = app
+    client = TestClient(asgi)
+    bodies = client.get("/openapi.json").json()["components"]["schemas"]
+    meta = bodies["FactIn"]["properties"]["meta"]
+    assert meta["x-maxDepth"] == 32 and not re.search(meta["propertyNames"]["pattern"], "k\x7f")
+    strings = [s for s in bodies["MetaValue"]["anyOf"] if s.get("type") == "string"]
+    assert len(strings) == 1 and not re.search(strings[0]["pattern"], "a\x96b") and re.search(strings[0]["pattern"], "tab\t")
+    nested = [s for s in bodies["MetaValue"]["anyOf"] if s.get("type") == "object"]
+    assert nested[0]["additionalProperties"] == {"$ref": "#/components/schemas/MetaValue"}
+    sent = {"k\x05": ["é", 1, 2.5, True, None, {"deep": [[{"x": "tab\there"}]]}]}
+    headers = {"Authorization": f"Bearer {token}"}
+    taken = client.post("/v1/facts", headers=headers, json={"facts": [{"entity": "user.pet", "text": "A cat", "meta": sent}]})
+    assert taken.status_code == 200, taken.text
+    (decision,) = taken.json()["decisions"]
+    assert client.get(f"/v1/claims/{decision['claim_id']}", headers=headers).json()["meta"] == sent
+    for bad in ({"k": "a\x96b"}, {"k\x7f": 1}, {"k": [{"deeper": "\x85"}]}):  # what the schema refuses, refused
+        refused = client.post("/v1/facts", headers=headers, json={"facts": [{"entity": "user.pet", "text": "A dog",
+                                                                             "meta": bad}]})
+        assert refused.status_code == 422 and refused.json()["field"] == "meta", refused.text

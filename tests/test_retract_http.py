@@ -130,9 +130,12 @@ def test_forget_refuses_an_agent_a_stranger_and_bad_input_and_changes_nothing(ht
 
 
 def test_the_forget_route_is_in_the_openapi_schema(http):
-    client, _, _ = http
+    """Its answers are documented, the 404 of a typo of a stored key (EntityNotFound) too."""
+    client, headers, _ = http
     schema = client.get("/openapi.json").json()
     op = schema["paths"]["/v1/entities/{entity}/forget"]["post"]
-    assert {"200", "401", "403", "422", "503"} <= set(op["responses"]) and "404" not in op["responses"]
+    assert {"200", "401", "403", "404", "422", "503"} <= set(op["responses"])
+    typo = client.post("/v1/entities/user.diett/forget", headers=headers["ana"], json={})
+    assert typo.status_code == 404 and typo.json()["suggestions"] == ["user.diet"], typo.text
     assert op["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"].endswith("/RetractionOut")
     assert op["parameters"][0]["schema"]["pattern"]

@@ -66,4 +66,5 @@ def check_meta(meta: dict[str, Any], index: int, max_text: int) -> None:
     if (why := unstorable(text)) is not None:  # JSON escapes control characters: only a lone surrogate is left
         raise InvalidFact(f"meta {why}", index=index, field="meta")
     if len(text) > max_text * 10:
-        raise InvalidFact(f"meta is {len(text)} characters as JSON; at most {max_text * 10}", index=index, field="meta")
+        raise InvalidFact(f"meta is {len(text)} characters as JSON; the policy allows {max_text * 10} (10 x its max_text)",
+                          index=index, field="meta")

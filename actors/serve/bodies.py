@@ -13,9 +13,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    model_validator,
+)
+from typing_extensions import TypeAliasType
 
 from vault_ray.models import MAX_NOTE, MAX_SESSION, Kind
+from vault_ray.nesting import MAX_META_DEPTH
 from vault_ray.policy import CARDINALITIES, MAX_SAME_EVENT_WINDOW_S, ON_AMBIGUOUS, STRATEGIES, Policy
 from vault_ray.registry import MAX_ALIASES, MAX_DESCRIPTION, MAX_EXAMPLE, MAX_EXAMPLES
 
@@ -55,6 +67,18 @@ def one_of(choices: tuple[str, ...], *more: None) -> dict[str, Any]:
 def table(choices: tuple[str, ...], *more: None) -> dict[str, Any]:
     """A table of key patterns to one of these words (None too, in a patch: removes the key)."""
     return {"propertyNames": PATTERN, "additionalProperties": one_of(choices, *more)}
+
+
+META_TEXT = {"pattern": r"^[^\x7f-\x9f]*$"}
+"""A string in `meta` (a key or a value): JSON escapes C0 control characters, so only DEL and
+C1 ones are refused there (`nesting.check_meta`)."""
+MetaText = Annotated[str, Field(json_schema_extra=META_TEXT)]
+MetaObject = Annotated[dict[str, "MetaValue"], Field(json_schema_extra={"propertyNames": META_TEXT})]
+MetaValue = TypeAliasType("MetaValue", "MetaText | StrictInt | StrictFloat | StrictBool | None | list[MetaValue] | "
+                          "MetaObject")  # type: ignore[misc]
+"""Any JSON value in `meta`, its strings as META_TEXT (the schema's `MetaValue`)."""
+META = {"propertyNames": META_TEXT, "x-maxDepth": MAX_META_DEPTH}
+"""`meta`'s keys as META_TEXT; `x-maxDepth`: levels of objects and arrays (JSON Schema has no keyword for it)."""
 
 
 class Strict(BaseModel):
@@ -98,7 +122,10 @@ class FactIn(Strict):
     claim_id: str | None = Field(None, description="Client-chosen id: a retry with the same id applies once",
                                  json_schema_extra={"pattern": ID_PATTERN, "maxLength": 128})
     confidence: Number = Field(1.0, json_schema_extra=UNIT)
-    meta: dict[str, Any] | None = None
+    meta: SkipValidation[MetaObject] | None = Field(
+        None, description=f"Any JSON object: no DEL or C1 control character in its keys and strings, nested at most "
+        f"{MAX_META_DEPTH} levels of objects and arrays (the object itself is level 1; `x-maxDepth`), at most 10 x "
+        "the policy's max_text characters as JSON", json_schema_extra=META)  # checked once, by the core (check_meta)
     source: str | None = Field(None, description="What was said, as said, if the fact was taken from a text",
                                json_schema_extra=text_rule())
 

@@ -26,45 +26,49 @@ def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: st
     looked at: a process talks to one Ray cluster). `address=None` or "local" starts
     a private Ray instance in this process (a notebook, a single machine). "auto":
     the one Ray cluster running on this machine (`one_ray_here`; `store`, when given,
-    names the address its `vault-ray up` recorded in the error)."""
+    names the address its `vault-ray up` recorded in the error). A failure is one
+    ClusterError (`init_ray`), in seconds when nothing (or no Ray) answers at the address."""
     if ray.is_initialized():
         return
     address = from_environment(address)
     if address == "auto":
         one_ray_here(store)
     options: dict[str, Any] = {"namespace": namespace, "logging_level": logging.WARNING, "log_to_driver": False}
-    try:
-        if address in (None, "local"):
-            ray.init(address="local", include_dashboard=False, **options)
-        else:
-            prepare_address(address)
-            ray.init(address=address, **options)
-    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-        raise ClusterError(
-            f"cannot reach a Ray cluster at {address!r}: {exc}. Start one with `vault-ray up --store PATH` "
-            "(or `ray start --head`), or pass its address"
-        ) from exc
+    if address in (None, "local"):
+        init_ray("local", include_dashboard=False, **options)
+    else:
+        init_ray(address, advice=JOIN_ADVICE, **options)
 
 
-def init_ray(address: str | None, **options: Any) -> None:
-    """`ray.init(address=...)` for a bulk job or an evaluation ("local" or None: a Ray started
-    in this process), with a failure as one ClusterError that says what to do, not Ray's
-    traceback: a busy machine can time a local Ray's start-up out ("The current node timed out
-    during startup"), a temporary directory may not be writable, an address may refuse."""
+JOIN_ADVICE = ("Check the address (`vault-ray up` prints it: HOST:PORT of the Ray head, not the HTTP port of "
+               "`vault-ray serve`) and that the cluster runs; to start one: `vault-ray up --store PATH`")
+
+
+def init_ray(address: str | None, *, advice: str | None = None, **options: Any) -> None:
+    """`ray.init(address=...)` ("local" or None: a Ray started in this process), with a failure as
+    one ClusterError that says what failed and what to do (`advice`, when given, replaces the
+    command-line advice), not Ray's traceback: a busy machine can time a local Ray's start-up out
+    ("The current node timed out during startup"), a temporary directory may not be writable,
+    nothing may answer at an address, or something that is no Ray cluster (`prepare_address`
+    finds both in seconds; Ray would retry for minutes). `Vault.connect`, `vault-ray serve`,
+    the bulk jobs and `eval` start or join Ray through it."""
+    local = address in (None, "local")
     try:
+        if not local:
+            prepare_address(address)  # type: ignore[arg-type]
         ray.init(address=address or "local", **options)
     except Exception as exc:  # noqa: BLE001  (Ray raises bare Exception for a start-up timeout)
         with contextlib.suppress(Exception):  # what a half-done start left running
             ray.shutdown()
         said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        if address in (None, "local"):
+        if local:
             raise ClusterError(f"Ray could not start on this machine ({type(exc).__name__}: {said}); nothing was "
-                               "changed. Retry (a busy machine can make Ray's start-up time out; check RAY_TMPDIR "
-                               "is a writable directory), or pass --address of a running Ray cluster "
-                               "(`vault-ray up`, `ray start --head`)") from exc
+                               "changed. " + (advice or "Retry (a busy machine can make Ray's start-up time out; "
+                               "check RAY_TMPDIR is a writable directory), or pass --address of a running Ray "
+                               "cluster (`vault-ray up`, `ray start --head`)")) from exc
         raise ClusterError(f"cannot join the Ray cluster at {address!r} ({type(exc).__name__}: {said}); nothing "
-                           "was changed. Check the address (`vault-ray up` prints it) and that the cluster runs, "
-                           "or leave --address out to start Ray on this machine") from exc
+                           "was changed. " + (advice or "Check the address (`vault-ray up` prints it) and that the "
+                           "cluster runs, or leave --address out to start Ray on this machine")) from exc
 
 
 PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "
@@ -137,9 +141,37 @@ def _check_reachable(address: str) -> None:
     if address.startswith("ray://") or not host or not port.isdigit():
         return
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=5) as conn:
+            answer = None if _uses_tls() else _http2_answer(conn)
     except OSError as exc:
         raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from exc
+    if answer is not None and answer[3:4] != b"\x04":  # no HTTP/2 SETTINGS frame: no gRPC server
+        said = ("it sends no reply to a gRPC client" if not answer else
+                "it answers HTTP/1, as a web server does" if answer.isascii() else "it answers, but not as gRPC does")
+        raise ConnectionError(f"something listens at {address}, but no Ray cluster: {said}")
+
+
+GCS_ANSWER_S = 10.0
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # + empty SETTINGS
+
+
+def _http2_answer(conn: socket.socket) -> bytes:
+    """The first 9 bytes the server at `conn` sends back to an HTTP/2 client's preface (fewer if it
+    closes or stays silent for GCS_ANSWER_S). A Ray head's GCS, a gRPC server, answers at once
+    with a SETTINGS frame (type 4, its 4th byte); a web server answers "HTTP/1.1 400"; a port
+    that is no Ray's at all may say nothing, where `ray.init` would wait for minutes."""
+    conn.settimeout(GCS_ANSWER_S)
+    conn.sendall(HTTP2_PREFACE)
+    got = b""
+    with contextlib.suppress(TimeoutError, ConnectionResetError):
+        while len(got) < 9 and (chunk := conn.recv(9 - len(got))):
+            got += chunk
+    return got
+
+
+def _uses_tls() -> bool:
+    """Ray's gRPC runs over TLS (RAY_USE_TLS): the plain HTTP/2 probe does not apply."""
+    return os.environ.get("RAY_USE_TLS", "0").strip().lower() not in ("", "0", "false", "no")
 
 
 def _is_loopback(address: str) -> bool:

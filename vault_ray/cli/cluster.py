@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -243,12 +244,24 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
     deadline = time.monotonic() + HEAD_START_TIMEOUT_S
     while "Ray runtime started" not in log_path.read_text(errors="replace"):
         if proc.poll() is not None or time.monotonic() > deadline:
-            if proc.poll() is None:
+            timed_out = proc.poll() is None
+            if timed_out:
                 _stop_head({"pid": proc.pid})
-            tail = log_path.read_text(errors="replace")[-1500:]
-            raise ClusterError(f"could not start a Ray head on port {port} (log {log_path}):\n{tail}")
+            said = (f"it did not start within {HEAD_START_TIMEOUT_S:.0f} s" if timed_out
+                    else why_it_stopped(log_path.read_text(errors="replace")))
+            raise ClusterError(f"could not start a Ray head on port {port} ({said}); nothing was changed. Its log: "
+                               f"{log_path}. Retry (a busy machine can make Ray's start-up time out), check --temp-dir "
+                               "(or RAY_TMPDIR) is a writable directory, or join a running Ray cluster with --address")
         time.sleep(0.2)
     return {"pid": proc.pid, "host": socket.gethostname(), "address": f"127.0.0.1:{port}", "log": str(log_path)}
+
+
+def why_it_stopped(log: str) -> str:
+    """The line of a failed `ray start`'s log that says why (the exception ending its traceback,
+    `FileExistsError: [Errno 17] File exists: ...`), else its last line: one line, not the traceback."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[\w.]*(Error|Exception|Exit)\b.*:", line)]
+    return (errors or lines or ["its log is empty"])[-1][:300]
 
 
 def _is_ray_start(pid: int) -> bool:

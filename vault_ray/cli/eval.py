@@ -22,7 +22,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import ClusterError
 from .common import console, err_console, handle_errors, print_table
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
@@ -202,14 +201,10 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
 
     started_here = not ray.is_initialized()
     if started_here:
-        from vault_ray.backends.connect import init_ray, prepare_address  # noqa: PLC0415
+        from vault_ray.backends.connect import init_ray  # noqa: PLC0415
 
         kwargs = {} if address else {"num_cpus": num_cpus}
-        if address:
-            try:  # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
-                prepare_address(address)
-            except ConnectionError as exc:
-                raise ClusterError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
+        # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
         init_ray(address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
     try:
         ctx = ray.data.DataContext.get_current()

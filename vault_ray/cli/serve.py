@@ -67,18 +67,17 @@ def serve(
     To share the store: `vault-ray up --store PATH`, then `serve --address ADDR`."""
     if (store is None) == (address is None):
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
-    import ray  # noqa: PLC0415  (Ray only when the command runs)
 
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
-    from vault_ray.backends.connect import ensure_ray, find_control  # noqa: PLC0415
+    from vault_ray.backends.connect import ensure_ray, find_control, init_ray  # noqa: PLC0415
 
     _check_port(host, port)
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
     own_ray = address is None
     if own_ray:
-        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
-                 log_to_driver=False)
+        init_ray("local", num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
+                 log_to_driver=False)  # a failed start: one ClusterError (exit code 4), not Ray's traceback
     else:
         ensure_ray(address, namespace)
     if not own_ray:
