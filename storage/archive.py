@@ -143,8 +143,11 @@ class Archive:
         path = self.root / MANIFEST
         if not path.is_file():
             raise self._refuse(f"no {MANIFEST} (an unfinished or foreign export)")
+        raw = path.read_bytes()
+        self.digest = hashlib.sha256(raw).hexdigest()
+        """The SHA-256 of the manifest, which holds every file's: the export's identity."""
         try:
-            manifest = json.loads(path.read_text())
+            manifest = json.loads(raw.decode())
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self._refuse(f"{MANIFEST} is not JSON ({exc})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:

@@ -90,10 +90,12 @@ def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, n
 def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
             hashing: bool = HASHING) -> None:
     """Import an export: restored verbatim into an empty (or new) store, merged by claim id into one
-    with claims (new claims go through the write path). A tampered export is refused whole.
+    with claims (new claims go through the write path). A tampered export is refused whole. An
+    interrupted restore is resumed by the same command (another import is refused until it is).
     --hashing is accepted like on every memory command (an import embeds nothing: it takes the vectors as exported)."""
     del hashing  # the new store gets the export's embedder name and dimension; merged claims keep their vectors
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
+    from vault_ray.storage.restoring import read_restoring  # noqa: PLC0415
 
     _target(store, address, existing=False)
     made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
@@ -103,11 +105,14 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
         with open_store(store, address=None if store else address, namespace=namespace) as job:
             result = job.vault.import_from(directory)
     except VaultError:
-        if made:
+        if made and read_restoring(store) is None:  # an unfinished restore stays, for the same import to resume
             shutil.rmtree(store, ignore_errors=True)
         raise
     if result.mode == "restore":
-        console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
+        resumed = (f" ({result.resumed} partition(s) restored by an interrupted run of this import: checked and kept)"
+                   if result.resumed else "")
+        console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s"
+                      f"{resumed}")
     else:
         console.print(_merge_summary(result), highlight=False)
     _exit_on_errors(result.errors, "refused by the write path")
