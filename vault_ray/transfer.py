@@ -138,8 +138,13 @@ def export_store(backend: BulkBackend, directory: str | Path, policy: Policy, re
         writer.add_json("registry.json", registry.to_list())
         info = backend.info()
         manifest = writer.finish({"partitions": info.partitions, "dim": info.dim, "embedder": info.embedder})
-    except OSError as e:  # a full disk, a folder made read-only meanwhile: no manifest, so no import takes it
-        raise ExportError(f"writing the export to {str(directory)!r} failed: {e.strerror or e}", path=str(directory)) from e
+    except OSError as e:  # a full disk, a folder made read-only meanwhile: what was written goes
+        writer.discard()
+        raise ExportError(f"writing the export to {str(directory)!r} failed: {e.strerror or e}; nothing was "
+                          "exported", path=str(directory)) from e
+    except BaseException:  # interrupted (Ctrl-C), an owner's error: the same export can run again
+        writer.discard()
+        raise
     root = Path(directory)
     return ExportResult(str(root), str(root / "manifest.json"), written, manifest["rows"],
                         [str(root / f.path) for f in writer.files] + [str(root / "manifest.json")],

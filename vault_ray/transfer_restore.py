@@ -36,12 +36,13 @@ def unfinished_restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]
     marker = backend.restoring()
     if marker is None or marker.get("manifest_sha256") == archive.digest:
         return marker
-    store = backend.info().store
+    info = backend.info()
+    where = f"--store {info.store}" if info.mode == "embedded" else f"--address ADDR --namespace {info.namespace}"
     raise StoreError(
-        f"the store {store} holds an unfinished restore of another export ({marker.get('export')!r}, "
-        f"started {marker.get('started_at')}): nothing was imported. Run the same import of that export again "
-        f"to finish it (`vault-ray import {marker.get('export')} --store {store}`, or `Vault.import_from` with "
-        "it), or delete the store and import again")
+        f"the store {info.store} holds an unfinished restore of another export ({marker.get('export')!r}, "
+        f"started {marker.get('started_at')}): nothing was imported. To finish it, run the same import of that "
+        f"export again (`vault-ray import {marker.get('export')} {where}`, or `Vault.import_from` with it); or "
+        "delete the store and import again")
 
 
 def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | None) -> dict[str, Any]:
@@ -53,6 +54,10 @@ def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | Non
                             f"{info.partitions}: a restore keeps partitions as they are; create the store with "
                             f"partitions={archive.store['partitions']}", path=info.store)
     policy, registry = _control(archive)  # both parsed (and refused if bad) before anything is set
+    held = {p for p, counts in backend.row_counts().items() if any(counts.values())}
+    for p in sorted(held):  # a resume: each partition restored must hold exactly the export's rows for it
+        if p not in archive.partitions or not _holds_exactly(backend.dump_partition(p), archive.tables(p)):
+            _refuse_resume(info.store, archive, p)
     if marker is None:
         backend.mark_restoring({"format": "vault-ray-restore", "export": str(Path(archive.root).absolute()),
                                 "manifest_sha256": archive.digest, "exported_at": archive.manifest.get("created_at"),
@@ -61,22 +66,14 @@ def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | Non
         backend.set_policy(policy)
     if registry is not None:
         backend.set_registry(registry)
-    held = {p for p, counts in backend.row_counts().items() if any(counts.values())}
-    if held - set(archive.partitions):
-        _refuse_resume(info.store, archive, sorted(held - set(archive.partitions))[0])
     rows: Counter[str] = Counter()
-    resumed = 0
     for p in archive.partitions:
-        tables = archive.tables(p)
-        if p in held:
-            if not _holds_exactly(backend.dump_partition(p), tables):
-                _refuse_resume(info.store, archive, p)
-            rows.update({name: table.num_rows for name, table in tables.items()})
-            resumed += 1
+        if p in held:  # checked above
+            rows.update({f.table: f.rows or 0 for f in archive.files if f.partition == p and f.table is not None})
         else:
-            rows.update(backend.restore_partition(p, tables))
+            rows.update(backend.restore_partition(p, archive.tables(p)))
     backend.mark_restoring(None)
-    return {"mode": "restore", "claims": rows["claims"], "rows": dict(rows), "resumed": resumed}
+    return {"mode": "restore", "claims": rows["claims"], "rows": dict(rows), "resumed": len(held)}
 
 
 def _control(archive: Archive) -> tuple[Policy | None, EntityRegistry | None]:
@@ -105,4 +102,4 @@ def _refuse_resume(store: str, archive: Archive, partition: int) -> None:
     raise StoreError(
         f"the store {store} holds an unfinished restore of {str(archive.root)!r}, but its partition {partition} "
         "holds rows that are not the export's for it (written to since the restore was interrupted?): the "
-        "restore cannot be finished. Delete the store and import the export again")
+        "restore cannot be finished: delete the store and import the export again")

@@ -47,13 +47,18 @@ SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors:
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
 ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
 ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it was made for another store.")
+EXPORT_STOPPED = ("nothing was exported (the files written so far were removed) and the store is unchanged; run "
+                  "the same command again to start over")
+IMPORT_STOPPED = ("the store is whole; run the same command again to resume (a restore keeps the partitions it "
+                  "restored and restores the rest; a merge skips the claims it wrote)")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export", help=export.__doc__)(resumable(handle_errors(export)))
-    app.command("import", help=import_.__doc__)(resumable(handle_errors(import_)))
-    app.command("reindex", help=reindex.__doc__)(resumable(handle_errors(reindex)))
-    app.command("normalize", help=normalize.__doc__)(resumable(handle_errors(normalize)))
+    # resumable inside: a Ctrl-C that DuckDB turned into a StorageFailure is still the interruption
+    app.command("export", help=export.__doc__)(handle_errors(resumable(export, EXPORT_STOPPED)))
+    app.command("import", help=import_.__doc__)(handle_errors(resumable(import_, IMPORT_STOPPED)))
+    app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
+    app.command("normalize", help=normalize.__doc__)(handle_errors(resumable(normalize)))
 
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
