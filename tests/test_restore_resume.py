@@ -14,12 +14,11 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from bulk_data import fill, reads, searches
+from interrupting import ctrl_c_after
 from typer.testing import CliRunner
 
 from vault_ray import Fact, HashingEmbedder, StoreError, Vault
@@ -44,30 +43,6 @@ def source(tmp_path_factory):
         vault.export(root / "other-export")
     assert sum("decided_by='user'" in repr(d.resolution) for d in expected["disputes"]) > 10
     return root / "export", result, expected, root / "other-export"
-
-
-@contextmanager
-def ctrl_c_after(target: object, method: str, calls: int):
-    """The user's Ctrl-C (a real SIGINT to this process) once `method` of `target` has
-    returned `calls` times: between two partitions of the job."""
-    original = getattr(target, method)
-    done = []
-
-    def counted(*args, **kwargs):
-        out = original(*args, **kwargs)
-        done.append(method)
-        if len(done) == calls:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)  # (the handler raises at once)
-        return out
-
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # also when run in the background
-    setattr(target, method, counted)
-    try:
-        yield
-    finally:
-        setattr(target, method, original)
-        signal.signal(signal.SIGINT, before)
 
 
 def interrupted_restore(store: Path, export: Path, after: int) -> None:
