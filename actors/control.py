@@ -32,6 +32,7 @@ from vault_ray.policy import Policy, check_version
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.registry import EntityRegistry
 from vault_ray.storage.layout import StoreLock, init_store, read_meta, set_embedder
+from vault_ray.storage.restoring import mark_restoring, read_restoring
 
 from .assignment import ClusterState, load_state, moves, plan, save_state
 from .erasures import finish_waiting
@@ -262,6 +263,15 @@ class ControlActor:
             save_state(self.config.store, self.state)
             self._push_control()
             return self.state.control_version
+
+    def restoring(self) -> dict[str, Any] | None:
+        """The unfinished restore recorded in the store (transfer_restore.py), None if none."""
+        self._check()
+        return read_restoring(self.config.store)
+
+    def mark_restoring(self, marker: dict[str, Any] | None) -> None:
+        self._check()
+        mark_restoring(self.config.store, marker)
 
     def assignment(self) -> tuple[int, dict[int, str]]:
         self._check()

@@ -18,9 +18,11 @@ read each table directory as one dataset with a `partition` column.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,11 +81,27 @@ class ArchiveWriter:
             raise ExportError(f"{str(self.root)!r} is a file; export into a new (or empty) directory", path=str(self.root))
         if self.root.exists() and any(self.root.iterdir()):
             raise ExportError(f"{str(self.root)!r} is not an empty directory; export into a new one", path=str(self.root))
+        self._made = not self.root.exists()
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ExportError(f"cannot create {str(self.root)!r}: {e.strerror or e}", path=str(self.root)) from e
         self.files: list[ArchiveFile] = []
+
+    def discard(self) -> None:
+        """Remove what an unfinished export wrote (no manifest yet), and the directory if this
+        writer made it: an interrupted or failed export leaves the directory as it found it,
+        so the same export can run again. A finished export (its manifest written) is kept."""
+        if (self.root / MANIFEST).exists():
+            return
+        for name in TABLE_SCHEMAS:
+            shutil.rmtree(self.root / name, ignore_errors=True)
+        for name in (*JSON_FILES, MANIFEST + ".tmp"):
+            with contextlib.suppress(OSError):
+                (self.root / name).unlink(missing_ok=True)
+        if self._made:
+            with contextlib.suppress(OSError):
+                self.root.rmdir()
 
     def _entry(self, rel: str, table: str | None, partition: int | None, rows: int | None) -> ArchiveFile:
         path = self.root / rel
@@ -143,8 +161,11 @@ class Archive:
         path = self.root / MANIFEST
         if not path.is_file():
             raise self._refuse(f"no {MANIFEST} (an unfinished or foreign export)")
+        raw = path.read_bytes()
+        self.digest = hashlib.sha256(raw).hexdigest()
+        """The SHA-256 of the manifest, which holds every file's: the export's identity."""
         try:
-            manifest = json.loads(path.read_text())
+            manifest = json.loads(raw.decode())
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self._refuse(f"{MANIFEST} is not JSON ({exc})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:

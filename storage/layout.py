@@ -9,6 +9,7 @@
       partitions/p0000.snapshot     its in-memory image and active vectors, saved at close
       partitions/<host>.hnsw        an HNSW graph over a host's partitions, saved at close
       label_vectors.npz   the label vectors entity resolution compared (a cache, saved at close)
+      restoring.json      a restore under way: which export (storage/restoring.py; gone when it is done)
 
 Format 1 (before the journal) had only the DuckDB files; a format-1 store is
 upgraded in place when it is opened: its logs gain a `journal` table, vault.json

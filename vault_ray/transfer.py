@@ -7,7 +7,9 @@
   so a truncated or tampered one changes nothing. Into an **empty** store it
   restores every partition verbatim (ids, provenance, statuses, events, disputes,
   receipts, policy, registry) through the owners' `restore`, which commits the
-  tables in one claim-log transaction and rebuilds the index. Into a store that
+  tables in one claim-log transaction and rebuilds the index. A restore records
+  itself in the store first (`transfer_restore.py`), so an interrupted one is resumed
+  by the same import (and any other import is refused until it is). Into a store that
   **holds claims** it merges by claim id: claims the store has are skipped, the
   others are written through the normal write path (`Vault.write_batch`, with
   their ids, provenance and stored vectors, entity resolution off), in the order
@@ -43,6 +45,7 @@ from .models import AddResult, Fact, WriteRequest, from_epoch, utcnow
 from .policy import Policy
 from .registry import EntityRegistry
 from .transfer_erase import carry_erasures, source_erasures
+from .transfer_restore import restore, unfinished_restore
 from .transfer_retract import replay, source_retractions
 
 MERGE_BATCH = 500
@@ -69,6 +72,9 @@ class ImportResult:
     """Claims restored, or written through the write path when merging."""
     skipped: int = 0
     """Claims the store already held (merge)."""
+    resumed: int = 0
+    """Partitions an interrupted restore of the same export had restored (each checked to hold
+    exactly the export's rows for it): kept, the others restored (restore)."""
     rows: dict[str, int] = field(default_factory=dict)
     """Rows restored per table (restore)."""
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -107,7 +113,9 @@ class Transfers:
 
     def import_from(self, directory: str | Path) -> ImportResult:
         """Load an export. Into an empty store: restored verbatim (ids, statuses, events,
-        disputes, receipts, policy, registry). Into a store with claims: merged by claim
+        disputes, receipts, policy, registry); an interrupted restore is resumed by the
+        same import (`ImportResult.resumed`), and any other import into that store is
+        refused (StoreError) until it is. Into a store with claims: merged by claim
         id, new claims going through the write path so conflicts are detected. The
         export is verified first: a truncated or tampered one raises ExportError and
         changes nothing. A claim the source retracted stays retracted (a merge replays
@@ -130,8 +138,13 @@ def export_store(backend: BulkBackend, directory: str | Path, policy: Policy, re
         writer.add_json("registry.json", registry.to_list())
         info = backend.info()
         manifest = writer.finish({"partitions": info.partitions, "dim": info.dim, "embedder": info.embedder})
-    except OSError as e:  # a full disk, a folder made read-only meanwhile: no manifest, so no import takes it
-        raise ExportError(f"writing the export to {str(directory)!r} failed: {e.strerror or e}", path=str(directory)) from e
+    except OSError as e:  # a full disk, a folder made read-only meanwhile: what was written goes
+        writer.discard()
+        raise ExportError(f"writing the export to {str(directory)!r} failed: {e.strerror or e}; nothing was "
+                          "exported", path=str(directory)) from e
+    except BaseException:  # interrupted (Ctrl-C), an owner's error: the same export can run again
+        writer.discard()
+        raise
     root = Path(directory)
     return ExportResult(str(root), str(root / "manifest.json"), written, manifest["rows"],
                         [str(root / f.path) for f in writer.files] + [str(root / "manifest.json")],
@@ -144,43 +157,18 @@ def import_archive(backend: BulkBackend, directory: str | Path,
     the vault's write path for a batch of requests (rate limits off)."""
     started = time.perf_counter()
     archive = Archive(directory)
+    marker = unfinished_restore(backend, archive)  # an unfinished restore of another export refuses this import
     info = backend.info()
     exported = archive.store
     if (exported["embedder"], exported["dim"]) != (info.embedder, info.dim):
         raise StoreMismatch(f"the export holds {exported['dim']}-dimensional {exported['embedder']!r} vectors; this "
                             f"store uses {info.dim}-dimensional {info.embedder!r} ones. Import into a store with the "
                             "export's embedder, then `vault-ray reindex` it", path=info.store)
-    empty = not any(n for counts in backend.row_counts().values() for n in counts.values())
-    if empty:
-        if exported["partitions"] != info.partitions:
-            raise StoreMismatch(f"the export has {exported['partitions']} partitions, this empty store "
-                                f"{info.partitions}: a restore keeps partitions as they are; create the store with "
-                                f"partitions={exported['partitions']}", path=info.store)
-        result = _restore(backend, archive)
+    if marker is not None or not any(n for counts in backend.row_counts().values() for n in counts.values()):
+        result = restore(backend, archive, marker)  # transfer_restore.py: resumes an interrupted one
     else:
         result = _merge(backend, archive, write)
     return ImportResult(str(directory), **result, seconds=time.perf_counter() - started)
-
-
-def _restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]:
-    # both parsed (and refused if bad) before anything is set
-    policy, registry = archive.json("policy.json"), archive.json("registry.json")
-    try:
-        policy = Policy.from_dict(policy) if policy is not None else None
-        registry = EntityRegistry.from_list(registry) if registry is not None else None
-    except (TypeError, KeyError, AttributeError, ValueError) as exc:
-        if isinstance(exc, VaultError):
-            raise
-        raise ExportError(f"the export's policy.json or registry.json does not read ({exc!r}); nothing was imported",
-                          path=str(archive.root)) from None
-    if policy is not None:
-        backend.set_policy(policy)
-    if registry is not None:
-        backend.set_registry(registry)
-    rows: Counter[str] = Counter()
-    for p in archive.partitions:
-        rows.update(backend.restore_partition(p, archive.tables(p)))
-    return {"mode": "restore", "claims": rows["claims"], "rows": dict(rows)}
 
 
 def _merge(backend: BulkBackend, archive: Archive,
@@ -268,7 +256,7 @@ def _request(row: dict[str, Any]) -> WriteRequest:
 
 def as_bulk(backend: Any) -> BulkBackend:
     """The backend, checked to answer the bulk jobs' calls."""
-    if not all(hasattr(backend, name) for name in ("dump_partition", "restore_partition", "present_claims")):
+    if not all(hasattr(backend, name) for name in ("dump_partition", "restore_partition", "present_claims", "restoring")):
         raise VaultError(f"{type(backend).__name__} does not support export and import")
     return backend  # type: ignore[no-any-return]
 

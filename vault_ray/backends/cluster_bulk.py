@@ -73,6 +73,13 @@ class ClusterBulk:
             out.update(found)
         return dict(sorted(out.items()))
 
+    def restoring(self) -> dict[str, Any] | None:
+        """Asked of the control actor, which holds the store directory."""
+        return self._call_control("restoring")  # type: ignore[no-any-return]
+
+    def mark_restoring(self, marker: dict[str, Any] | None) -> None:
+        self._call_control("mark_restoring", marker)
+
     def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
         return self._one(partition, lambda s: s.claim_columns.remote(partition, list(columns)))  # type: ignore[no-any-return]
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +19,7 @@ import pyarrow as pa
 from vault_ray.storage import label_vectors
 from vault_ray.storage import new_index as make_index
 from vault_ray.storage.layout import StoreLock, init_store, set_embedder
+from vault_ray.storage.restoring import mark_restoring, read_restoring
 
 from ..engine import bulk
 from ..engine.commits import GroupCommit
@@ -200,6 +202,12 @@ class EmbeddedBackend:
 
     def row_counts(self) -> dict[int, dict[str, int]]:
         return bulk.row_counts(self.host, range(self.partitions))
+
+    def restoring(self) -> dict[str, Any] | None:
+        return read_restoring(self.root)
+
+    def mark_restoring(self, marker: dict[str, Any] | None) -> None:
+        mark_restoring(self.root, marker)
 
     def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
         return bulk.claim_columns(self.host, partition, columns)

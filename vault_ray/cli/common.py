@@ -96,11 +96,15 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def resumable(fn: F) -> F:
+RESUMES = "the store is whole; run the same command again to resume or start over"
+
+
+def resumable(fn: F, then: str = RESUMES) -> F:
     """A long job's Ctrl-C: one line and exit code 130, not the traceback of whatever the
     interrupt cut (DuckDB answers it with 'Query interrupted', then an aborted
-    transaction). The jobs are crash-safe: the store is whole, and the same command
-    resumes or starts again."""
+    transaction). The line says "interrupted: " and `then`, which must be true of the
+    job: the jobs are crash-safe (the store is whole), and the same command resumes or
+    starts again (an export removes what it wrote, an import resumes a restore)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -122,8 +126,7 @@ def resumable(fn: F) -> F:
         except (KeyboardInterrupt, Exception) as exc:
             if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
                 raise
-            err_console.print("interrupted: the store is whole; run the same command again to resume or start over",
-                          highlight=False)
+            err_console.print(f"interrupted: {then}", highlight=False)
             raise typer.Exit(130) from None
         finally:
             if in_main:

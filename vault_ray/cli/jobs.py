@@ -47,13 +47,18 @@ SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors:
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
 ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
 ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it was made for another store.")
+EXPORT_STOPPED = ("nothing was exported (the files written so far were removed) and the store is unchanged; run "
+                  "the same command again to start over")
+IMPORT_STOPPED = ("the store is whole; run the same command again to resume (a restore keeps the partitions it "
+                  "restored and restores the rest; a merge skips the claims it wrote)")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export", help=export.__doc__)(resumable(handle_errors(export)))
-    app.command("import", help=import_.__doc__)(resumable(handle_errors(import_)))
-    app.command("reindex", help=reindex.__doc__)(resumable(handle_errors(reindex)))
-    app.command("normalize", help=normalize.__doc__)(resumable(handle_errors(normalize)))
+    # resumable inside: a Ctrl-C that DuckDB turned into a StorageFailure is still the interruption
+    app.command("export", help=export.__doc__)(handle_errors(resumable(export, EXPORT_STOPPED)))
+    app.command("import", help=import_.__doc__)(handle_errors(resumable(import_, IMPORT_STOPPED)))
+    app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
+    app.command("normalize", help=normalize.__doc__)(handle_errors(resumable(normalize)))
 
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
@@ -90,10 +95,12 @@ def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, n
 def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
             hashing: bool = HASHING) -> None:
     """Import an export: restored verbatim into an empty (or new) store, merged by claim id into one
-    with claims (new claims go through the write path). A tampered export is refused whole.
+    with claims (new claims go through the write path). A tampered export is refused whole. An
+    interrupted restore is resumed by the same command (another import is refused until it is).
     --hashing is accepted like on every memory command (an import embeds nothing: it takes the vectors as exported)."""
     del hashing  # the new store gets the export's embedder name and dimension; merged claims keep their vectors
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
+    from vault_ray.storage.restoring import read_restoring  # noqa: PLC0415
 
     _target(store, address, existing=False)
     made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
@@ -103,11 +110,14 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
         with open_store(store, address=None if store else address, namespace=namespace) as job:
             result = job.vault.import_from(directory)
     except VaultError:
-        if made:
+        if made and read_restoring(store) is None:  # an unfinished restore stays, for the same import to resume
             shutil.rmtree(store, ignore_errors=True)
         raise
     if result.mode == "restore":
-        console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s")
+        resumed = (f" ({result.resumed} partition(s) restored by an interrupted run of this import: checked and kept)"
+                   if result.resumed else "")
+        console.print(f"restored {', '.join(f'{n:,} {t}' for t, n in result.rows.items())} in {result.seconds:.1f} s"
+                      f"{resumed}")
     else:
         console.print(_merge_summary(result), highlight=False)
     _exit_on_errors(result.errors, "refused by the write path")
