@@ -128,6 +128,8 @@ class EntityViewOut(BaseModel):
     disputes: list[DisputeOut]
     events: list[ClaimOut] = Field(default=[], description="the events (episodic) among active, oldest first: no value")
     suggestions: list[str] = Field(default=[], description="a key never written: the stored keys most like it (did you mean)")
+    values: list[str] = Field(default=[], description="the current value(s), each once (one value said by several "
+                              "claims, in any words that canonicalize alike, shows once): who says it is in active/candidates")
 
 
 class StepOut(BaseModel):
