@@ -120,3 +120,21 @@ def test_the_cli_adds_and_removes_one_pattern(tmp_path):
         assert vault.policy.high_stakes == (*(p for p in DEFAULT_HIGH_STAKES if p != "user.payment.*"), "user.calendar.*")
     done = CliRunner().invoke(app, ["high-stakes", "user.payment.*", "--remove", "--store", store, "--hashing"])
     assert done.exit_code != 0 and "not a high-stakes pattern" in done.output
+
+
+def test_only_an_admin_token_changes_a_pattern(served_app):
+    before = served_app.vault.policy
+    for role in ("agent", "resolver"):
+        headers = {"Authorization": f"Bearer {served_app.token(f'x-{role}', role)}"}
+        url = f"{served_app.url}/v1/policy/high-stakes"
+        assert httpx.post(url, json={"pattern": "user.calendar.*"}, headers=headers).status_code == 403
+        assert httpx.delete(f"{url}/user.payment.*", headers=headers).status_code == 403
+    assert served_app.vault.policy == before
+
+
+@pytest.mark.parametrize("bad", [None, 5, "", "User.Calendar", "user/calendar", ["user.calendar.*"]])
+def test_the_client_refuses_a_bad_pattern_as_the_vault_does_before_sending(vault, bad):
+    with VaultClient("http://127.0.0.1:9", "t0ken", retries=0) as client:  # nothing listens: nothing is sent
+        for call in (client.add_high_stakes, client.remove_high_stakes, vault.add_high_stakes, vault.remove_high_stakes):
+            with pytest.raises(InvalidPolicy):
+                call(bad)

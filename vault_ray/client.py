@@ -36,7 +36,7 @@ from .http_calls import read_policy_noting as _noting_removed
 from .http_calls import segment as _seg
 from .http_calls import wire_time as _time
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Found, Hit, Retraction, new_id, validate_entity
-from .policy import AutoResolveRules, Policy
+from .policy import AutoResolveRules, Policy, validate_pattern
 from .policy_file import high_stakes_list
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages
@@ -182,10 +182,11 @@ class _Operations:
         return self._send(Call("PUT", "/v1/policy/high-stakes", _noting_removed({"high_stakes": []}), body=body))
 
     def add_high_stakes(self, pattern: str) -> Policy:  # as Vault.add_high_stakes: the others kept
-        return self._send(Call("POST", "/v1/policy/high-stakes", _as(Policy), body={"pattern": pattern}))
+        return self._send(Call("POST", "/v1/policy/high-stakes", _as(Policy), body={"pattern": validate_pattern(pattern)}))
 
     def remove_high_stakes(self, pattern: str) -> Policy:  # as Vault.remove_high_stakes
-        return self._send(Call("DELETE", f"/v1/policy/high-stakes/{_seg(pattern)}", _as(Policy), idempotent=False))
+        path = f"/v1/policy/high-stakes/{_seg(validate_pattern(pattern))}"  # refused as Vault refuses it: InvalidPolicy
+        return self._send(Call("DELETE", path, _as(Policy), idempotent=False))
 
     def set_rules(self, rules: AutoResolveRules) -> Policy:
         return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))
