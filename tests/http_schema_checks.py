@@ -23,6 +23,7 @@ BEYOND_THE_SCHEMA = re.compile("|".join([
     r"holds live claims: as an alias of",  # an alias naming a key that earlier requests wrote claims to
     r"is an alias of .*: writes to it are stored there",  # a key (or a policy pattern) an earlier request made an alias
     r"is high stakes \(policy\.high_stakes",  # a high-stakes alias of a key that is not: the policy as it stands
+    r"is not a high-stakes pattern of the policy",  # DELETE of a pattern the policy (as it stands) does not have
     r"is the entry's own key; an alias names another label",  # the path's key named in the body
     r"the policy allows \d+",  # a text (or a meta's JSON) over the policy's max_text, which an admin may change
 ]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -32,10 +32,12 @@ from .fact_checks import check_fact
 from .http_calls import SUGGESTIONS, Call, suggested
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
+from .http_calls import read_policy_noting as _noting_removed
 from .http_calls import segment as _seg
 from .http_calls import wire_time as _time
 from .models import AddResult, Claim, Dispute, EntityView, Fact, Found, Hit, Retraction, new_id, validate_entity
-from .policy import AutoResolveRules, Policy
+from .policy import AutoResolveRules, Policy, validate_pattern
+from .policy_file import high_stakes_list
 from .problems import RETRYABLE, from_problem
 from .reasoners.base import Message, as_messages
 from .registry import RegistryEntry
@@ -161,7 +163,7 @@ class _Operations:
         if not isinstance(patch, Mapping) or "version" in patch:  # as Vault.patch_policy: version is no field
             raise InvalidPolicy(f"a policy patch is a mapping of field: value without 'version' (pass version=N), got {patch!r}")
         body = {**encode(dict(patch)), **({} if version is None else {"version": version})}
-        return self._send(Call("PATCH", "/v1/policy", _as(Policy), body=body))
+        return self._send(Call("PATCH", "/v1/policy", _noting_removed(patch), body=body))
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> Policy:
         body = {"agent": agent, "pattern": pattern, "weight": weight}
@@ -175,10 +177,16 @@ class _Operations:
         body = {"pattern": pattern, "cardinality": cardinality}
         return self._send(Call("POST", "/v1/policy/cardinality", _as(Policy), body=body))
 
-    def set_high_stakes(self, patterns: Sequence[str]) -> Policy:
-        if isinstance(patterns, str | bytes) or not isinstance(patterns, Iterable):  # "user" is no list of u, s, e, r
-            raise InvalidPolicy(f"high_stakes takes a list of patterns, got {patterns!r}")
-        return self._send(Call("PUT", "/v1/policy/high-stakes", _as(Policy), body={"patterns": list(patterns)}))
+    def set_high_stakes(self, patterns: Sequence[str]) -> Policy:  # as Vault.set_high_stakes: replaced whole
+        body = {"patterns": list(high_stakes_list(patterns))}  # "user" is no list of u, s, e, r
+        return self._send(Call("PUT", "/v1/policy/high-stakes", _noting_removed({"high_stakes": []}), body=body))
+
+    def add_high_stakes(self, pattern: str) -> Policy:  # as Vault.add_high_stakes: the others kept
+        return self._send(Call("POST", "/v1/policy/high-stakes", _as(Policy), body={"pattern": validate_pattern(pattern)}))
+
+    def remove_high_stakes(self, pattern: str) -> Policy:  # as Vault.remove_high_stakes
+        path = f"/v1/policy/high-stakes/{_seg(validate_pattern(pattern))}"  # refused as Vault refuses it: InvalidPolicy
+        return self._send(Call("DELETE", path, _as(Policy), idempotent=False))
 
     def set_rules(self, rules: AutoResolveRules) -> Policy:
         return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))

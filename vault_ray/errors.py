@@ -173,12 +173,32 @@ class DisputeError(VaultError):
 
 
 class DisputeCapExceeded(DisputeError):
-    def __init__(self, agent: str, entity: str, cap: int) -> None:
+    """An agent's write that would open one dispute too many on an entity. In a write of several
+    facts, `index` is the fact that tripped it and `batch` how many the write held; `written` says
+    whether the others may have been stored (False: nothing of the write was, the usual case)."""
+
+    index: int | None = None
+    batch: int | None = None
+    claim_id: str | None = None
+    written: bool = False
+
+    def __init__(self, agent: str, entity: str, cap: int, *, claim_id: str | None = None, index: int | None = None,
+                 batch: int | None = None, written: bool = False) -> None:
         self.agent, self.entity, self.cap = agent, entity, cap
-        super().__init__(
-            f"agent {agent!r} already has {cap} open dispute(s) on {entity!r} "
-            "(policy.max_open_disputes); resolve them first"
-        )
+        for name, value in (("claim_id", claim_id), ("index", index), ("batch", batch)):
+            if value is not None:
+                setattr(self, name, value)
+        if written:
+            self.written = True
+        why = f"agent {agent!r} already has {cap} open dispute(s) as challenger on {entity!r} (policy.max_open_disputes)"
+        if index is not None and batch is not None and batch > 1:
+            kept = ("this fact was not written (the batch's facts on other partitions may have been: read them back)"
+                    if written else f"so nothing of this write ({batch} facts) was written: send the others again without it")
+            said = f"fact {index} ({entity!r}; counting from 0) of a write of {batch}: {why}, {kept}"
+        else:
+            said = f"{why}, so this write was not stored"
+        super().__init__(f"{said}. Those disputes wait for a resolver or a person (a token allowed to resolve, the "
+                         "inbox), not for this agent: its value can be sent again once one is settled")
 
 
 class PolicyConflict(VaultError):

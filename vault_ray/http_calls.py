@@ -3,7 +3,7 @@ ids as path segments, times as ISO strings, the service's base URL checked befor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -13,6 +13,8 @@ import httpx
 
 from .errors import InvalidInput
 from .models import as_utc, routable
+from .policy import Policy
+from .policy_file import replaced_whole, warn_removed
 from .wire import decode
 
 SUGGESTIONS = "Vault-Suggestions"
@@ -40,6 +42,14 @@ class Call:
 
 def read_as(tp: Any) -> Callable[[Any], Any]:
     return lambda data: decode(tp, data)
+
+
+def read_policy_noting(patch: Mapping[str, Any]) -> Any:
+    """A policy answer read, with a warning of what `patch` dropped by a list (as `Vault.patch_policy`)."""
+    def read(data: Any) -> Policy:
+        warn_removed(replaced_whole(data.get("removed", []) if isinstance(data, Mapping) else [], patch))
+        return decode(Policy, data)
+    return read
 
 
 def segment(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404

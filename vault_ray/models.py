@@ -359,15 +359,22 @@ class EntityView:
     suggestions: tuple[str, ...] = ()
     """When no claim was ever made on `entity` (a typo?): the stored entity keys most like
     it, best first ("did you mean"); empty otherwise. The view itself stays empty."""
+    values: tuple[str, ...] = ()
+    """The current value(s), each once: the facts' (every competing one while a dispute is open),
+    no event. Claims that say one value (the engine's canonical value: "Google" from three agents,
+    "PST" and "Pacific time") give it once, in the words of the first of them in `active` (or,
+    while contested, `candidates`); who says it, and how often, is there. Reads fill it; a view
+    built without it lists the distinct values as said."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "events", tuple(c for c in self.active if c.kind == Kind.EPISODIC))
+        if not self.values:
+            object.__setattr__(self, "values", tuple(dict.fromkeys(c.value or c.text for c in self.value_claims())))
 
-    @property
-    def values(self) -> tuple[str, ...]:
-        """The current value(s): the facts' (every competing one while a dispute is open), no event."""
+    def value_claims(self) -> tuple[Claim, ...]:
+        """The claims behind `values`: the candidates while contested, else the active facts (no event)."""
         shown = (c.claim for c in self.candidates) if self.contested else self.active
-        return tuple(c.value or c.text for c in shown if c.kind != Kind.EPISODIC)
+        return tuple(c for c in shown if c.kind != Kind.EPISODIC)
 
     @property
     def did_you_mean(self) -> str:

@@ -16,12 +16,16 @@ is applied.
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidPolicy
 from .policy import Policy
+
+log = logging.getLogger(__name__)
 
 FORMAT = "vault-ray-policy"
 VERSION = 1
@@ -130,3 +134,50 @@ def policy_changes(old: Policy, new: Policy) -> list[tuple[str, object, object]]
         else:
             out.append((name, a, b))
     return out
+
+
+def removed_settings(old: Policy, new: Policy) -> list[str]:
+    """The settings of `old` that `new` no longer has, as `policy_changes` names them: a table
+    entry gone (`strategies[user.diet]`, `authority[chat][*]`) and each item gone from a list
+    (`high_stakes: user.payment.*`). What `vault-ray policy apply` notes a file removes, and what
+    the HTTP policy routes answer in `removed`."""
+    changes = policy_changes(old, new)
+    removed = [name for name, before, after in changes if before is not None and after is None]
+    removed += [f"{name}: {item}" for name, before, after in changes if isinstance(before, list | tuple)
+                and isinstance(after, list | tuple) for item in before if item not in after]
+    return removed
+
+
+def replaced_whole(removed: Iterable[str], patch: Mapping[str, Any]) -> list[str]:
+    """Of `removed` (a change's `removed_settings`), those a patch dropped without naming them:
+    the items of a list it gave in place of the policy's (`high_stakes` is replaced whole), not
+    the entries it removed on purpose with a null."""
+    whole = {name for name, value in patch.items() if isinstance(value, list | tuple)}
+    return [r for r in removed if r.partition(":")[0] in whole]
+
+
+def removal_note(removed: Sequence[str]) -> str:
+    """The warning for the high-stakes patterns (list items) a change dropped, each list's together."""
+    lists: dict[str, list[str]] = {}
+    for r in removed:
+        name, _, item = r.partition(": ")
+        lists.setdefault(name if item else r, []).extend([item] if item else [])
+    said = "; ".join(f"{name}: {', '.join(items)}" if items else name for name, items in lists.items())
+    n = len(removed)
+    return (f"vault-ray: this policy change removes {n} setting{'s' if n != 1 else ''} the policy had ({said}): a "
+            f"list is replaced whole, so a dropped high-stakes pattern no longer waits for a person. To add one pattern "
+            f"and keep the others: add_high_stakes(pattern) (POST /v1/policy/high-stakes, `vault-ray high-stakes PATTERN`)")
+
+
+def high_stakes_list(patterns: object) -> tuple[str, ...]:
+    """`patterns` as the list of high-stakes patterns it is meant to be; one string is refused
+    (it is no list of one-letter patterns)."""
+    if isinstance(patterns, str | bytes) or not isinstance(patterns, Iterable):
+        raise InvalidPolicy(f"high_stakes takes a list of patterns, got {patterns!r}", value=patterns,
+                            field="high_stakes")
+    return tuple(patterns)
+
+
+def warn_removed(removed: list[str]) -> None:
+    if removed:
+        log.warning(removal_note(removed))

@@ -14,10 +14,11 @@ import numpy as np
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .embedders import Embedder, LocalEmbedder, an_embedder
 from .engine import front, gcpause
-from .engine.control import a_policy, change_policy, check_narrowing, registered, unmerged_aliases
+from .engine.control import check_narrowing, registered, unmerged_aliases
 from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
+from .engine.policy_edits import PolicyEdits
 from .engine.retract import Retractions
 from .engine.suggest import listed
 from .engine.txn import WriteItem
@@ -52,7 +53,7 @@ MAX_FETCH = 4096
 """Most candidates a search asks the index for while agreeing claims fold into fewer than k hits."""
 
 
-class Vault(Transfers, Retractions):
+class Vault(Transfers, Retractions, PolicyEdits):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
 
@@ -130,23 +131,6 @@ class Vault(Transfers, Retractions):
     def registry(self) -> EntityRegistry:
         return self._backend.control()[1]
 
-    def set_policy(self, policy: Policy, *, if_version: int | None = None) -> None:
-        """Replace the policy (stored as the next version); `if_version`: only while it is at that version."""
-        change_policy(self._backend, lambda current: replace(a_policy(policy), version=current.version + 1), if_version)
-
-    def patch_policy(self, patch: dict[str, Any], *, version: int | None = None) -> Policy:
-        """Change what `patch` names, keep the rest (`Policy.patched`); `version`: only while the policy is at it."""
-        return change_policy(self._backend, lambda current: current.patched(patch), version)
-
-    def set_authority(self, agent: str, pattern: str, weight: float) -> None:
-        change_policy(self._backend, lambda current: current.with_authority(agent, pattern, weight))
-
-    def set_strategy(self, pattern: str, strategy: str) -> None:
-        change_policy(self._backend, lambda current: current.with_strategy(pattern, strategy))
-
-    def set_cardinality(self, pattern: str, cardinality: str) -> None:
-        change_policy(self._backend, lambda current: current.with_cardinality(pattern, cardinality))
-
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
         unmerged_aliases(self._backend, self.registry, entry, check_claims)
@@ -192,7 +176,8 @@ class Vault(Transfers, Retractions):
         for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
             if isinstance(decided, VaultError):
                 whole = getattr(self._backend, "atomic", True) or len(groups) == 1  # else maybe stored in part (shards)
-                staged[i] = self._refused(requests[i], n if whole else 0, front.placed(decided, groups), policy, rate_limit)
+                staged[i] = self._refused(requests[i], n if whole else 0, front.placed(decided, groups, whole=whole), policy,
+                                          rate_limit)
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
             staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])

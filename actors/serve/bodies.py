@@ -169,6 +169,10 @@ class HighStakesIn(Strict):
     patterns: list[str] = Field(json_schema_extra=PATTERNS)
 
 
+class HighStakesPatternIn(Strict):
+    pattern: str = Field(json_schema_extra=PATTERN)
+
+
 class RulesIn(Strict):
     reasserted_by: Integer | None = Field(None, json_schema_extra={"minimum": 2})
     stale_after_s: Number | None = Field(None, json_schema_extra=POSITIVE)

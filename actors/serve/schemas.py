@@ -19,6 +19,7 @@ from .bodies import (  # noqa: F401  (the request bodies: bodies.py)
     FactIn,
     FactsIn,
     HighStakesIn,
+    HighStakesPatternIn,
     MessageIn,
     MessagesIn,
     PolicyBody,
@@ -128,6 +129,8 @@ class EntityViewOut(BaseModel):
     disputes: list[DisputeOut]
     events: list[ClaimOut] = Field(default=[], description="the events (episodic) among active, oldest first: no value")
     suggestions: list[str] = Field(default=[], description="a key never written: the stored keys most like it (did you mean)")
+    values: list[str] = Field(default=[], description="the current value(s), each once (one value said by several "
+                              "claims, in any words that canonicalize alike, shows once): who says it is in active/candidates")
 
 
 class StepOut(BaseModel):
@@ -187,6 +190,15 @@ class PolicyOut(BaseModel):
     rate_limit: RateLimitOut | None
     unextracted_notes: bool
     version: int
+
+
+class PolicyChangeOut(PolicyOut):
+    """The policy a change stored, and what it removed."""
+
+    removed: list[str] = Field(default=[], description=(
+        "the settings the policy had that this change removed, as `vault-ray policy apply` names them: a table entry "
+        "('strategies[user.diet]', 'authority[chat][*]') or a list item ('high_stakes: user.payment.*'; a list "
+        "given is replaced whole)"))
 
 
 class RegistryEntryOut(BaseModel):

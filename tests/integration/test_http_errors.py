@@ -107,6 +107,8 @@ ADMIN_ROUTES = [
     ("POST", "/v1/policy/strategy", {"pattern": "user.*", "strategy": "authority"}),
     ("POST", "/v1/policy/cardinality", {"pattern": "user.*", "cardinality": "many"}),
     ("PUT", "/v1/policy/high-stakes", {"patterns": []}),
+    ("POST", "/v1/policy/high-stakes", {"pattern": "user.calendar.*"}),
+    ("DELETE", "/v1/policy/high-stakes/user.payment.*", None),
     ("PUT", "/v1/policy/rules", {"reasserted_by": 2}),
     ("PUT", "/v1/registry/user.shoe_size", {"description": "shoe size"}),
     ("POST", "/v1/rules/apply", None),

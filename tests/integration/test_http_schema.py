@@ -62,7 +62,8 @@ def test_the_schema_documents_every_route(api_schema):
         "/v1/claims/{claim_id}", "/v1/claims/{claim_id}/explain", "/v1/claims/{claim_id}/retract", "/v1/disputes",
         "/v1/disputes/{dispute_id}",
         "/v1/disputes/{dispute_id}/resolve", "/v1/policy", "/v1/policy/authority", "/v1/policy/strategy",
-        "/v1/policy/cardinality", "/v1/policy/high-stakes", "/v1/policy/rules", "/v1/registry", "/v1/registry/{key}",
+        "/v1/policy/cardinality", "/v1/policy/high-stakes", "/v1/policy/high-stakes/{pattern}", "/v1/policy/rules",
+        "/v1/registry", "/v1/registry/{key}",
         "/v1/rules/apply", "/v1/whoami", "/v1/events", "/healthz", "/readyz", "/metrics"}
     for path, operations in paths.items():
         for method, operation in operations.items():

@@ -15,7 +15,8 @@ from rich.text import Text
 
 from ..engine.cardinality import ThroughVault
 from ..engine.control import check_narrowing, check_rules
-from ..policy_file import policy_changes, policy_to_file_data, read_policy_file
+from ..policy import Policy
+from ..policy_file import policy_changes, policy_to_file_data, read_policy_file, removed_settings
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, err_console, handle_errors, made_with_hashing, open_vault
 
 FILE = typer.Argument(..., help="Policy file (JSON), e.g. proposal.json written by `vault-ray eval --recommend`.")
@@ -56,7 +57,7 @@ def register(app: typer.Typer) -> None:
                 for name, before, after in changes:
                     table.add_row(Text(name), Text(_show(before)), Text(_show(after)))  # no markup: [..] is data
                 console.print(table)
-                _warn_removed(changes, store or "PATH")
+                _warn_removed(old, new, store or "PATH")
             if dry_run or not changes:
                 console.print("dry run: nothing applied" if dry_run else "the store already runs this policy")
                 return
@@ -64,12 +65,10 @@ def register(app: typer.Typer) -> None:
             console.print(f"applied {file}: policy version {old.version} -> {old.version + 1}")
 
 
-def _warn_removed(changes: list, store: str) -> None:
+def _warn_removed(old: Policy, new: Policy, store: str) -> None:
     """Say which of the store's own settings the file drops (`policy apply` replaces the whole
     policy; a proposal of synthetic scenarios starts from the default policy, not the store's)."""
-    removed = [name for name, before, after in changes if before is not None and after is None]
-    removed += [f"{name}: {item}" for name, before, after in changes if isinstance(before, list | tuple)
-                and isinstance(after, list | tuple) for item in before if item not in after]
+    removed = removed_settings(old, new)
     if removed:
         err_console.print(Text(
             f"note: this file removes {len(removed)} setting{'s' if len(removed) != 1 else ''} the store has now "

@@ -1,5 +1,5 @@
 """Reading and deciding on a store: get, history, search, explain, disputes, resolve,
-authority, strategy. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mode)."""
+authority, strategy, high-stakes. Each takes `--store PATH` (embedded) or `--address ADDR` (cluster mode)."""
 
 from __future__ import annotations
 
@@ -147,6 +147,24 @@ def strategy(pattern: str = typer.Argument(None, help="Entity pattern, e.g. user
         console.print(t)
 
 
+def high_stakes(pattern: str = typer.Argument(None, help="Entity pattern, e.g. user.calendar.* or user.medication."),
+                remove: bool = typer.Option(False, "--remove", help="Remove PATTERN instead of adding it."),
+                store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
+    """Show the high-stakes patterns (their conflicts always wait for a person), or add PATTERN
+    to them, keeping the others (Vault.add_high_stakes); --remove removes it."""
+    if remove and pattern is None:
+        raise InvalidInput("give the PATTERN to remove (vault-ray high-stakes PATTERN --remove)")
+    with open_vault(store, address, namespace, hashing or settings_only(store), create=pattern is not None,
+                    announce=True) as vault:
+        if pattern is not None:
+            (vault.remove_high_stakes if remove else vault.add_high_stakes)(pattern)
+        t = Table(title="High stakes")
+        t.add_column("pattern")
+        for p in vault.policy.high_stakes:
+            t.add_row(p)
+        console.print(t)
+
+
 def _strategy_of(vault: Vault, pattern: str) -> str:
     """The strategy that decides the entities `pattern` names (the default for '*')."""
     policy = vault.policy
@@ -180,3 +198,4 @@ def register(app: typer.Typer) -> None:
     # a negative WEIGHT (-0.1) is the argument, so the library says what a weight must be: click read it as option -0
     app.command(help=authority.__doc__, context_settings={"ignore_unknown_options": True})(handle_errors(authority))
     app.command(help=strategy.__doc__)(handle_errors(strategy))
+    app.command("high-stakes", help=high_stakes.__doc__)(handle_errors(high_stakes))

@@ -15,7 +15,7 @@ import numpy as np
 from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
-from ..errors import InvalidFact, InvalidInput
+from ..errors import DisputeCapExceeded, InvalidFact, InvalidInput
 from ..fact_checks import check_fact
 from ..models import (
     ENTITY_RE,
@@ -126,13 +126,18 @@ def validate_batch(facts: Sequence[Fact], policy: Policy) -> list[Fact]:
     return checked
 
 
-def placed(error: Exception, groups: Mapping[int, Sequence[tuple[int, Any]]]) -> Exception:
+def placed(error: Exception, groups: Mapping[int, Sequence[tuple[int, Any]]], *, whole: bool = True) -> Exception:
     """`error` naming the position of its fact in the call (`index`) when a partition refused
-    a given claim id: a partition sees items, not the caller's list of facts."""
+    a given claim id, or a claim opened one dispute too many (with how many facts the call held,
+    and whether the others were written: `whole`, the call stored all or nothing): a partition sees
+    items, not the caller's list of facts."""
     claim_id = getattr(error, "claim_id", None)
+    pos = next((pos for items in groups.values() for pos, item in items if item.id == claim_id), None)
+    if pos is not None and isinstance(error, DisputeCapExceeded) and error.index is None:
+        return DisputeCapExceeded(error.agent, error.entity, error.cap, claim_id=claim_id, index=pos,
+                                  batch=sum(map(len, groups.values())), written=not whole)
     if not isinstance(error, InvalidFact) or error.index is not None or claim_id is None:
         return error
-    pos = next((pos for items in groups.values() for pos, item in items if item.id == claim_id), None)
     return error if pos is None else InvalidFact(str(error), index=pos, field=error.field, claim_id=claim_id)
 
 

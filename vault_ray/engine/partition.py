@@ -206,7 +206,7 @@ class Partition:
                             superseded=tuple(c.id for c in beaten), reason=verdict.reason, **base)
         mine = [d for d in txn.open_disputes_on(incoming.entity) if d.challenger_agent == incoming.agent]
         if len(mine) >= policy.max_open_disputes:
-            raise DisputeCapExceeded(incoming.agent, incoming.entity, policy.max_open_disputes)
+            raise DisputeCapExceeded(incoming.agent, incoming.entity, policy.max_open_disputes, claim_id=incoming.id)
         txn.add(replace(incoming, status=Status.DISPUTED, supersedes=tuple(t.id for t in targets)), **detail)
         disputes.supersede(txn, targets, incoming, reason=f"{op}: retracted by its agent")
         dispute = Dispute(

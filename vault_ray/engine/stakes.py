@@ -51,7 +51,7 @@ def views_read(views: dict[str, EntityView], policy: Policy) -> dict[str, Entity
             for e, v in views.items()}
 
 
-def _pattern(policy: Policy, entity: str) -> str | None:
+def covering_pattern(policy: Policy, entity: str) -> str | None:
     """The most specific pattern of `policy.high_stakes` that covers `entity`."""
     scored = [(score, p) for p in policy.high_stakes if (score := specificity(p, entity)) is not None]
     return max(scored)[1] if scored else None
@@ -69,7 +69,7 @@ def announce(txn: Txn, disputes: Iterable[Dispute], old: Policy, new: Policy) ->
     `old` to `new` alters; the disputes announced."""
     out = []
     for d, waits in changed_reads(disputes, old, new):
-        pattern = _pattern(new if waits else old, d.entity)
+        pattern = covering_pattern(new if waits else old, d.entity)
         why = (f"the policy calls {d.entity} high stakes now ({pattern!r}): a person decides" if waits else
                f"the policy no longer calls {d.entity} high stakes ({pattern!r} removed): no longer waits for a person")
         txn.dispute_event(d, "dispute_changed", agent=None, claim_id=d.challenger, needs_user=waits,

@@ -65,7 +65,17 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
         for c in active:
             if c.kind != Kind.EPISODIC:  # an event competes with no value (`EntityView.events` lists it)
                 offer(c.id, _said_in(c, open_, live, policy.cardinality_for(entity)))
-    return EntityView(entity, active, bool(open_), tuple(candidates), open_)
+    view = EntityView(entity, active, bool(open_), tuple(candidates), open_)
+    return replace(view, values=distinct_values(view.value_claims()))
+
+
+def distinct_values(claims: Iterable[Claim]) -> tuple[str, ...]:
+    """The claims' values, each once: claims whose canonical values are equal (`normalized_value`:
+    "Google" three times, "PST" and "Pacific time") give the first one's words."""
+    first: dict[str, str] = {}
+    for c in claims:
+        first.setdefault(normalized_value(c), c.value or c.text)
+    return tuple(first.values())
 
 
 def _said_in(claim: Claim, open_: Sequence[Dispute], live: dict[str, Claim], cardinality: str) -> str | None:

@@ -4,14 +4,17 @@ rules (an admin token)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
+from vault_ray.engine.policy_edits import with_high_stakes, without_high_stakes
 from vault_ray.models import MAX_ENTITY_LEN
 from vault_ray.policy import AutoResolveRules, Policy
+from vault_ray.policy_file import removed_settings
 from vault_ray.registry import RegistryEntry
-from vault_ray.vault import Vault
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
@@ -24,8 +27,9 @@ from ..schemas import (
     DisputeOut,
     EntityPath,
     HighStakesIn,
+    HighStakesPatternIn,
     PolicyBody,
-    PolicyOut,
+    PolicyChangeOut,
     PolicyPatch,
     RegistryEntryIn,
     RegistryEntryOut,
@@ -35,6 +39,9 @@ from ..schemas import (
 )
 from . import ADMIN, known_query_only
 
+PatternPath = Annotated[str, Path(description="A high-stakes pattern: an entity key, optionally ending in '.*', or '*'",
+                                  json_schema_extra={"pattern": r"^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)$",
+                                                     "maxLength": MAX_ENTITY_LEN + 2})]
 RegistryKey = Annotated[str, Path(description="An entity key, or a pattern ending in '.*'", json_schema_extra={
     "pattern": r"^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$", "maxLength": MAX_ENTITY_LEN + 2})]
 router = APIRouter(prefix="/v1", tags=["admin"], dependencies=[Depends(known_query_only)])
@@ -76,57 +83,68 @@ async def erase_entity(entity: EntityPath, body: EraseIn, who: Admin, svc: Svc) 
     return encode(await svc.run(svc.vault.erase, entity, decided_by=who.name, note=body.note))
 
 
-@router.put("/policy", response_model=PolicyOut, responses=ADMIN)
+@router.put("/policy", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
     """Replace the whole policy. With `version` (the policy's as read), only while the policy
     is at it (409 PolicyConflict otherwise): a read, change and write back overwrites no
-    change made meanwhile."""
+    change made meanwhile. `removed`: the settings the policy had that this body leaves out."""
     if_version = body.version if "version" in body.model_fields_set else None
-
-    def change(vault: Vault) -> Policy:
-        vault.set_policy(Policy.from_dict({**body.model_dump(), "version": 0}), if_version=if_version)
-        return vault.policy
-
-    return encode(await svc.run(change, svc.vault))
+    given = Policy.from_dict({**body.model_dump(), "version": 0})
+    return await _changed(svc, lambda current: replace(given, version=current.version + 1), if_version)
 
 
-@router.patch("/policy", response_model=PolicyOut, responses=ADMIN)
+@router.patch("/policy", response_model=PolicyChangeOut, responses=ADMIN)
 async def patch_policy(body: PolicyPatch, who: Admin, svc: Svc) -> Any:
     """Change the fields the body names and keep the rest (a JSON merge patch, RFC 7396;
-    `application/json` or `application/merge-patch+json`)."""
+    `application/json` or `application/merge-patch+json`). A list (`high_stakes`) is replaced
+    whole: `removed` names the settings the change dropped (POST /v1/policy/high-stakes adds one)."""
     changes = body.model_dump(exclude_unset=True)
     version = changes.pop("version", None)
-    return encode(await svc.run(svc.vault.patch_policy, changes, version=version))
+    return await _changed(svc, lambda current: current.patched(changes), version)
 
 
-@router.post("/policy/authority", response_model=PolicyOut, responses=ADMIN)
+@router.post("/policy/authority", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_authority(body: AuthorityIn, who: Admin, svc: Svc) -> Any:
     """Set an agent's authority weight on an entity pattern."""
-    return await _changed(svc, lambda v: v.set_authority(body.agent, body.pattern, body.weight))
+    return await _changed(svc, lambda current: current.with_authority(body.agent, body.pattern, body.weight))
 
 
-@router.post("/policy/strategy", response_model=PolicyOut, responses=ADMIN)
+@router.post("/policy/strategy", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_strategy(body: StrategyIn, who: Admin, svc: Svc) -> Any:
     """Set the conflict strategy of an entity pattern."""
-    return await _changed(svc, lambda v: v.set_strategy(body.pattern, body.strategy))
+    return await _changed(svc, lambda current: current.with_strategy(body.pattern, body.strategy))
 
 
-@router.post("/policy/cardinality", response_model=PolicyOut, responses=ADMIN)
+@router.post("/policy/cardinality", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_cardinality(body: CardinalityIn, who: Admin, svc: Svc) -> Any:
-    return await _changed(svc, lambda v: v.set_cardinality(body.pattern, body.cardinality))
+    return await _changed(svc, lambda current: current.with_cardinality(body.pattern, body.cardinality))
 
 
-@router.put("/policy/high-stakes", response_model=PolicyOut, responses=ADMIN)
+@router.put("/policy/high-stakes", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_high_stakes(body: HighStakesIn, who: Admin, svc: Svc) -> Any:
-    """The entity patterns that never auto-resolve (their disputes need the user)."""
-    return await _changed(svc, lambda v: v.set_policy(v.policy.updated(high_stakes=tuple(body.patterns))))
+    """The entity patterns that never auto-resolve (their disputes need the user), replaced whole:
+    `removed` names the patterns dropped (the defaults too). POST adds one pattern, DELETE removes one."""
+    return await _changed(svc, lambda current: current.updated(high_stakes=tuple(body.patterns)))
 
 
-@router.put("/policy/rules", response_model=PolicyOut, responses=ADMIN)
+@router.post("/policy/high-stakes", response_model=PolicyChangeOut, responses=ADMIN)
+async def add_high_stakes(body: HighStakesPatternIn, who: Admin, svc: Svc) -> Any:
+    """Add one high-stakes pattern, keeping the others (unchanged if it is one already)."""
+    return await _changed(svc, lambda current: with_high_stakes(current, body.pattern))
+
+
+@router.delete("/policy/high-stakes/{pattern}", response_model=PolicyChangeOut, responses=ADMIN)
+async def remove_high_stakes(pattern: PatternPath, who: Admin, svc: Svc) -> Any:
+    """Remove one high-stakes pattern, keeping the others; 422 InvalidPolicy, nothing changed, when
+    the policy has no such pattern."""
+    return await _changed(svc, lambda current: without_high_stakes(current, pattern))
+
+
+@router.put("/policy/rules", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_rules(body: RulesIn, who: Admin, svc: Svc) -> Any:
     """The auto-resolve rules (reasserted_by, stale_after_s; null turns one off)."""
     rules = AutoResolveRules(body.reasserted_by, body.stale_after_s)
-    return await _changed(svc, lambda v: v.set_policy(v.policy.updated(rules=rules)))
+    return await _changed(svc, lambda current: current.updated(rules=rules))
 
 
 @router.put("/registry/{key}", response_model=RegistryEntryOut, responses=ADMIN)
@@ -143,9 +161,7 @@ async def apply_rules(who: Admin, svc: Svc) -> Any:
     return encode(await svc.run(svc.vault.apply_rules))
 
 
-async def _changed(svc: Svc, change: Any) -> Any:
-    def run(vault: Vault) -> Policy:
-        change(vault)
-        return vault.policy
-
-    return encode(await svc.run(run, svc.vault))
+async def _changed(svc: Svc, change: Callable[[Policy], Policy], version: int | None = None) -> Any:
+    """The policy `change` stored, with the settings it removed (`removed`)."""
+    old, new = await svc.run(svc.vault.edit_policy, change, version=version)
+    return {**encode(new), "removed": removed_settings(old, new)}
