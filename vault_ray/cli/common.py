@@ -96,40 +96,64 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def resumable(fn: F) -> F:
-    """A long job's Ctrl-C: one line and exit code 130, not the traceback of whatever the
-    interrupt cut (DuckDB answers it with 'Query interrupted', then an aborted
-    transaction). The jobs are crash-safe: the store is whole, and the same command
-    resumes or starts again."""
+INTERRUPTED = "interrupted: the store is whole; run the same command again to resume or start over"
+STOP_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+"""A job stopped by Ctrl-C (SIGINT) exits 130, by SIGTERM (`kill`, `timeout`, systemd, Kubernetes) 143."""
 
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        asked = threading.Event()
-        previous = signal.getsignal(signal.SIGINT)
 
-        def on_sigint(signum: int, frame: Any) -> None:
-            asked.set()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                raise KeyboardInterrupt
+def stopped(message: str) -> Callable[[F], F]:
+    """A long command's Ctrl-C or SIGTERM: `message` in one line and exit code 130 (143 for
+    SIGTERM), not the traceback of whatever the signal cut (DuckDB answers it with 'Query
+    interrupted', then an aborted transaction) nor Ray's fault handler (Ray's SIGTERM handlers
+    are kept off: backends/connect.py `_ray_init`). A Ray started here stops as the process exits."""
 
-        in_main = threading.current_thread() is threading.main_thread()
-        if in_main:
-            signal.signal(signal.SIGINT, on_sigint)
-        try:
-            return fn(*args, **kwargs)
-        except (KeyboardInterrupt, Exception) as exc:
-            if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
-                raise
-            err_console.print("interrupted: the store is whole; run the same command again to resume or start over",
-                          highlight=False)
-            raise typer.Exit(130) from None
-        finally:
-            if in_main:
-                signal.signal(signal.SIGINT, previous)
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with stop_on_signals() as asked:
+                try:
+                    return fn(*args, **kwargs)
+                except (KeyboardInterrupt, Exception) as exc:
+                    if not (asked or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
+                        raise
+                    err_console.print(message, highlight=False, soft_wrap=True)
+                    raise typer.Exit(STOP_CODES[asked[0] if asked else signal.SIGINT]) from None
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return wrap
+
+
+resumable = stopped(INTERRUPTED)
+"""The bulk jobs: they are crash-safe, so the store is whole and the same command resumes or starts again."""
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread while the block runs (each
+    handler is put back after); yields the signals received, in order. The SIGTERM handler is
+    marked to outlive `ray.init` (HOLDS_SIGTERM)."""
+    asked: list[int] = []
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield asked
+        return
+    previous = {s: signal.getsignal(s) for s in STOP_CODES}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        asked.append(signum)
+        before = previous[signal.Signals(signum)]
+        if signum == signal.SIGINT and callable(before):
+            before(signum, frame)  # Python's own: KeyboardInterrupt
+        raise KeyboardInterrupt
+
+    setattr(on_signal, "vault_ray_holds_sigterm", True)  # noqa: B010  (backends.connect.HOLDS_SIGTERM: no Ray here)
+    for s in STOP_CODES:
+        signal.signal(s, on_signal)
+    try:
+        yield asked
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
 
 
 @contextmanager

@@ -50,10 +50,11 @@ ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it w
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export", help=export.__doc__)(resumable(handle_errors(export)))
-    app.command("import", help=import_.__doc__)(resumable(handle_errors(import_)))
-    app.command("reindex", help=reindex.__doc__)(resumable(handle_errors(reindex)))
-    app.command("normalize", help=normalize.__doc__)(resumable(handle_errors(normalize)))
+    # resumable inside handle_errors: an error the signal caused (a StorageFailure of a cut query) is the interruption
+    app.command("export", help=export.__doc__)(handle_errors(resumable(export)))
+    app.command("import", help=import_.__doc__)(handle_errors(resumable(import_)))
+    app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
+    app.command("normalize", help=normalize.__doc__)(handle_errors(resumable(normalize)))
 
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
