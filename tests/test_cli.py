@@ -355,3 +355,15 @@ def test_an_entity_with_no_current_value_says_so(store):
     got = invoke("get", "user.timezone", "--store", store, "--hashing")
     assert got.exit_code == 0 and "no current value" in got.output and "retracted" in got.output
     assert "no claims" in invoke("history", "user.nowhere", "--store", store, "--hashing").output
+
+
+def test_hashing_on_a_store_of_the_local_model_says_to_leave_it_out(tmp_path):
+    """qa9 F2: the hint named the very flag given; it now says what to do instead."""
+    from vault_ray import LocalEmbedder
+
+    Vault.open(tmp_path / "s", embedder=LocalEmbedder()).close()  # the model is loaded only to embed
+    result = CliRunner().invoke(app, ["get", "user.diet", "--store", str(tmp_path / "s"), "--hashing"],
+                                env={"COLUMNS": "300"})
+    said = " ".join(result.output.split())
+    assert result.exit_code == 4 and "'all-MiniLM-L6-v2' embedder (384 dimensions)" in said, said
+    assert "leave --hashing out" in said and "on the CLI, `--hashing`" not in said

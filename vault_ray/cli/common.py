@@ -23,7 +23,7 @@ from rich.table import Table
 from vault_ray.storage.layout import read_meta
 
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
+from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, StoreMismatch, VaultError
 from ..models import time_from_text
 from ..vault import Vault
 from ..wire import encode
@@ -166,7 +166,7 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
     if store and not address and not create:
         require_store(store)
     fresh = bool(store and not address and create and announce and read_meta(store) is None)
-    embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
+    embedder = _hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
     elif store:
@@ -199,7 +199,33 @@ def made_with_hashing(store: str | None) -> bool:
     return meta is not None and meta.embedder.startswith("hashing-")
 
 
-def _hashing_dim(store: str | None) -> int:
-    """The size of an embedded store's hashing vectors (a reindex may have changed it), else 384."""
-    meta = read_meta(store) if store else None
-    return meta.dim if meta is not None and meta.embedder.startswith("hashing-") else 384
+def _hashing_embedder(store: str | None, address: str | None, namespace: str) -> HashingEmbedder:
+    """--hashing: the hashing embedder of the store's size (a reindex may have changed it from
+    384), read from an embedded store's vault.json or, with --address, from the cluster's control
+    actor; a new store gets 384. A store on another embedder is refused with what to do instead."""
+    if address:
+        served = _served_embedder(address, namespace)
+        where = f"the store served in namespace {namespace!r}"
+    else:
+        meta = read_meta(store) if store else None
+        served = None if meta is None else (meta.embedder, meta.dim)
+        where = f"store {store!r}"
+    if served is None or served[0].startswith("hashing-"):
+        return HashingEmbedder(384 if served is None else served[1])
+    name, dim = served
+    instead = ("leave --hashing out (the local model opens it)" if name == LocalEmbedder().name else
+               "the command line opens stores of the local model or the hashing embedder: move it to one with "
+               f"`vault-ray reindex {'--address ADDR' if address else '--store PATH'} --embedder local|hashing`")
+    raise StoreMismatch(f"{where} was written with the {name!r} embedder ({dim} dimensions), not the hashing one "
+                        f"that --hashing asks for; {instead}", path=store)
+
+
+def _served_embedder(address: str, namespace: str) -> tuple[str, int] | None:
+    """(embedder name, dimension) of the cluster-mode store served in `namespace` at `address`, as
+    its control actor says; None when no store is served there (joining gives that error)."""
+    from ..backends.connect import control_info, ensure_ray, find_control  # noqa: PLC0415  (Ray when used)
+
+    ensure_ray(address, namespace)
+    handle = find_control(namespace)
+    info = control_info(handle) if handle is not None else None
+    return None if info is None or info["error"] is not None else (info["embedder"], info["dim"])
