@@ -52,8 +52,8 @@ from .embedder_spec import EmbedderFactory, EmbedderSpec, as_factory, describe
 from .job_store import JobStore, ensure_ray, open_store
 from .label_profiles import CLAIM_COLUMNS, build_profiles
 from .merge_plan import Thresholds, build_plan, decide_pairs, lowers
-from .plan_checks import accept_keeps, check_store, store_identity
-from .plan_report import approved_merges, read_plan, write_plan
+from .plan_checks import accept_keeps, check_columns, check_store, store_identity
+from .plan_report import PLAN_FILE, approved_merges, read_plan, write_plan
 from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
 
 WRITE_CHUNK = 1000
@@ -153,7 +153,7 @@ def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: st
     store's partition owners (see the module docstring). The plan is checked whole,
     and against the store it was made for (unless `any_store`), before anything changes."""
     started = time.perf_counter()
-    table = read_plan(plan)
+    table = check_columns(read_plan(plan), Path(plan) / PLAN_FILE if Path(plan).is_dir() else plan)
     merges, keeps = approved_merges(table), approved_merges(table, "keep")
     check_merges(merges)
     plan_id = next((r["plan"] for r in merges + keeps), "")

@@ -9,6 +9,10 @@
   not hold was made for another store and is refused; a plan of
   an empty store names its path instead. A plan without an identity (written before
   plans carried one) is applied with a warning.
+- **The columns.** Each column the plan schema names (`PLAN_SCHEMA`) that the plan has
+  holds its type's kind: text for the labels, `action`, `plan`; true/false for `approved`
+  (a reviewer's tool may have written "yes"/"no", or 0/1); numbers for the scores and
+  counts. A plan that does not is refused naming the column and the type expected.
 - **Accepted pairs.** A "keep" row a reviewer approved merges its pair: into the
   registry key, else into a label the plan merges others into, else into the label
   with more live claims; a label the plan merges away brings its whole cluster. A
@@ -30,10 +34,55 @@ from vault_ray.models import validate_entity
 from vault_ray.storage.layout import partition_of
 
 from .job_store import JobStore
-from .plan_report import plan_identity
+from .plan_report import PLAN_SCHEMA, plan_identity
 
 WITNESSES = 8
 """Claim ids a plan records to recognise its store."""
+
+
+def check_columns(table: pa.Table, path: str | Path) -> pa.Table:
+    """The plan with its text columns as plain strings and an all-empty `approved` as booleans;
+    InvalidInput naming the first column whose values are not of the type the plan schema gives it."""
+    for name in table.column_names:
+        if name not in PLAN_SCHEMA.names:
+            continue  # a reviewer's own column (a note): not read
+        wanted, found = PLAN_SCHEMA.field(name).type, table.schema.field(name).type
+        if pa.types.is_dictionary(found):  # a categorical column (pandas, DuckDB enums)
+            found = found.value_type
+        if _same_kind(wanted, found):
+            if wanted != found and (pa.types.is_string(wanted) or pa.types.is_null(found)):
+                table = table.set_column(table.column_names.index(name), name, table.column(name).cast(wanted))
+            continue
+        raise InvalidInput(f"{str(path)!r} is not a merge plan: its column {name!r} holds {_kind(found)} "
+                           f"values, not {_kind(wanted)}"
+                           + (" (set each row's `approved` to true or false)" if name == "approved" else ""))
+    return table
+
+
+def _same_kind(wanted: pa.DataType, found: pa.DataType) -> bool:
+    if pa.types.is_null(found):  # every row empty
+        return True
+    if pa.types.is_string(wanted):
+        return pa.types.is_string(found) or pa.types.is_large_string(found) or pa.types.is_string_view(found)
+    if pa.types.is_boolean(wanted):
+        return pa.types.is_boolean(found)
+    if pa.types.is_floating(wanted) or pa.types.is_integer(wanted):
+        return pa.types.is_floating(found) or pa.types.is_integer(found)
+    if pa.types.is_list(wanted):
+        return pa.types.is_list(found) or pa.types.is_large_list(found)
+    return True
+
+
+def _kind(t: pa.DataType) -> str:
+    if pa.types.is_boolean(t):
+        return "true/false (boolean)"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "text (string)"
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        return f"number ({t})"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return "list"
+    return str(t)
 
 
 def store_identity(job: JobStore, claims: pa.Table) -> dict[str, Any]:

@@ -55,7 +55,8 @@ class ReindexResult:
     claims: int
     """Claims in the store, every one now with a vector of the new embedder."""
     embedded: int
-    """Claims given a vector by this run (the rest were staged by an interrupted earlier run)."""
+    """Claims given a vector by this run, catch-up included (the rest, but for `erased`, were staged by an
+    interrupted earlier run)."""
     texts: int
     """Distinct texts embedded by the actor pool."""
     caught_up: int
@@ -67,6 +68,13 @@ class ReindexResult:
     """Of which the model's own `encode` calls, summed over the actors."""
     nodes: dict[str, int] = field(default_factory=dict)
     """Ray node -> texts it embedded."""
+    erased: int = 0
+    """Erased claims (no content to embed) this run staged with zeros."""
+
+    @property
+    def staged_before(self) -> int:
+        """Claims whose new vector an interrupted earlier run staged (this one found them done)."""
+        return max(0, self.claims - self.embedded - self.erased)
 
     @property
     def claims_per_s(self) -> float:
@@ -100,7 +108,8 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
         run.embed(factory, batch_size=batch_size, actors=actors, cpus_per_actor=cpus_per_actor)
         caught_up = run.switch(factory)
     return ReindexResult(info.store, info.embedder, info.dim, name, new_dim, run.total, run.embedded, run.texts,
-                         caught_up, time.perf_counter() - started, run.embed_seconds, run.model_seconds, dict(run.nodes))
+                         caught_up, time.perf_counter() - started, run.embed_seconds, run.model_seconds, dict(run.nodes),
+                         run.erased)
 
 
 class _Run:
@@ -112,6 +121,7 @@ class _Run:
         self.total = sum(c["claims"] for c in self.backend.row_counts().values())
         self.done = 0
         self.embedded = 0
+        self.erased = 0
         self.texts = 0
         self.embed_seconds = 0.0
         self.model_seconds = 0.0
@@ -128,6 +138,7 @@ class _Run:
                 if erased.num_rows:
                     ids = erased.column("id").to_pylist()
                     self.backend.stage_vectors(p, self.name, self.dim, ids, np.zeros((len(ids), self.dim), np.float32))
+                    self.erased += len(ids)
                 found = found.filter(pc.invert(pc.fill_null(found.column("erased"), False))).select(["id", TEXT])
             if found is not None and found.num_rows:
                 tables.append(found.append_column("partition", pa.array([p] * found.num_rows, pa.int64())))

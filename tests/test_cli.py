@@ -207,6 +207,35 @@ def test_a_jobs_ctrl_c_is_one_line_and_exit_130_whatever_it_cut():
         resumable(lambda: (_ for _ in ()).throw(ValueError("bad")))()
 
 
+@pytest.mark.parametrize(("signum", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_store_error_a_signal_caused_is_the_interruption_not_an_error_line(signum, code, capsys):
+    """SIGTERM ends a job as Ctrl-C does (143); an error of ours the signal caused (a query cut
+    short, reported as a StorageFailure) is the interruption, not "error: ...", exit 4."""
+    import os
+    import signal
+    import time
+
+    import typer
+
+    from vault_ray.cli.common import handle_errors, resumable
+    from vault_ray.errors import StorageFailure
+
+    def staging() -> None:
+        try:
+            os.kill(os.getpid(), getattr(signal, signum))
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise StorageFailure("cannot write partition 3: Query interrupted") from None
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    with pytest.raises(typer.Exit) as stopped:
+        handle_errors(resumable(staging))()
+    assert stopped.value.exit_code == code
+    said = capsys.readouterr().err
+    assert "interrupted: the store is whole" in said and "error" not in said
+    assert {s: signal.getsignal(s) for s in before} == before
+
+
 def test_every_command_refuses_a_store_that_is_not_there_at_once_and_alike(tmp_path):
     """A typo in --store is exit code 3 and one line for reads, tokens, webhooks and the
     bulk jobs alike, before any Ray starts, and creates nothing; a file is exit code 4."""
@@ -326,3 +355,15 @@ def test_an_entity_with_no_current_value_says_so(store):
     got = invoke("get", "user.timezone", "--store", store, "--hashing")
     assert got.exit_code == 0 and "no current value" in got.output and "retracted" in got.output
     assert "no claims" in invoke("history", "user.nowhere", "--store", store, "--hashing").output
+
+
+def test_hashing_on_a_store_of_the_local_model_says_to_leave_it_out(tmp_path):
+    """qa9 F2: the hint named the very flag given; it now says what to do instead."""
+    from vault_ray import LocalEmbedder
+
+    Vault.open(tmp_path / "s", embedder=LocalEmbedder()).close()  # the model is loaded only to embed
+    result = CliRunner().invoke(app, ["get", "user.diet", "--store", str(tmp_path / "s"), "--hashing"],
+                                env={"COLUMNS": "300"})
+    said = " ".join(result.output.split())
+    assert result.exit_code == 4 and "'all-MiniLM-L6-v2' embedder (384 dimensions)" in said, said
+    assert "leave --hashing out" in said and "on the CLI, `--hashing`" not in said

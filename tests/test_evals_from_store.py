@@ -238,7 +238,7 @@ def test_a_run_removes_the_outputs_of_an_earlier_run_it_does_not_write(store, tm
 
 
 def test_a_synthetic_run_keeps_the_scenarios_it_generated_or_replays(tmp_path):
-    from vault_ray.cli.eval import _reads_scenarios_of
+    from vault_ray.cli.eval_out import reads_scenarios_of as _reads_scenarios_of
 
     out = tmp_path / "out"
     assert _reads_scenarios_of(out, None) and _reads_scenarios_of(out, out / "scenarios")

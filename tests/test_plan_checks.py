@@ -190,3 +190,51 @@ def test_the_identity_survives_a_pandas_edit(tmp_path):
     frame.to_parquet(tmp_path / "edited.parquet")
     with pytest.raises(InvalidInput, match="made for the store"):
         apply_plan(tmp_path / "edited.parquet", store=tmp_path / "other")
+
+
+def edited(plan, tmp_path, column: str, values: pa.Array):  # type: ignore[no-untyped-def]
+    """The plan with one column replaced as a reviewer's tool might have written it."""
+    table = pq.read_table(plan)
+    path = tmp_path / f"edited-{column}.parquet"
+    pq.write_table(table.set_column(table.schema.get_field_index(column), column, values), path)
+    return path
+
+
+@pytest.mark.parametrize(("column", "values", "said"), [
+    ("approved", pa.array(["yes"]), "column 'approved' holds text (string) values, not true/false (boolean)"),
+    ("approved", pa.array([1]), "column 'approved' holds number (int64) values, not true/false (boolean)"),
+    ("from_label", pa.array([3]), "column 'from_label' holds number (int64) values, not text (string)"),
+    ("action", pa.array([True]), "column 'action' holds true/false (boolean) values, not text (string)"),
+    ("score", pa.array(["high"]), "column 'score' holds text (string) values, not number (double)"),
+])
+def test_a_plan_whose_column_holds_another_type_is_refused_in_one_line_and_changes_nothing(tmp_path, column, values,
+                                                                                           said):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+        before = totals(vault)
+    plan = edited(write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")]), tmp_path, column, values)
+    result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "s"), "--apply", str(plan)],
+                           env={"COLUMNS": "300"})
+    assert result.exit_code == 2, result.output
+    assert said in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert totals(vault) == before and vault.registry.lookup("user.residence") is None
+
+
+def test_a_plan_rewritten_with_other_text_and_number_types_still_applies(tmp_path):
+    """Large strings (pandas' pyarrow strings), dictionary (categorical) labels, integer scores and an
+    all-empty evidence column are the same kinds: the plan applies."""
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), partitions=6) as vault:
+        drifted(vault)
+    plan = write_plan(tmp_path / "plan.parquet", [("user.residence", "user.location")])
+    table = pq.read_table(plan)
+    for column, values in (("from_label", pa.array(["user.residence"], pa.large_string())),
+                           ("to_label", pa.array(["user.location"]).dictionary_encode()),
+                           ("score", pa.array([1])), ("evidence", pa.nulls(1))):
+        table = table.set_column(table.schema.get_field_index(column), column, values)
+    pq.write_table(table, tmp_path / "rewritten.parquet")
+    result = runner.invoke(app, ["normalize", "--store", str(tmp_path / "s"), "--apply", str(tmp_path / "rewritten.parquet")])
+    assert result.exit_code == 0, result.output
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        assert vault.registry.lookup("user.residence").key == "user.location"

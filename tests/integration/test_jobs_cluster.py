@@ -178,3 +178,23 @@ def test_a_cluster_reindex_onto_the_stores_own_embedder_stops_before_any_job(clu
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and "already on hashing (hashing-384, 384 dimensions); nothing to do" in said, said
     assert "claims/s" not in said
+
+
+def test_after_a_cluster_reindex_to_another_hashing_size_hashing_on_the_cli_takes_the_stores_size(cluster):
+    """qa9 F2: `--hashing` with `--address` meant 384 dimensions, so no CLI command reached a store
+    reindexed to `--embedder hashing --dim 128`; the size is now the control actor's."""
+    vault = cluster("hashdim")
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", "vegan"),
+                                Fact("user.city", "The user lives in Lyon", "Lyon")])
+    namespace = vault.info().namespace
+    join = ["--address", "auto", "--namespace", namespace, "--hashing"]
+    env = {"COLUMNS": "300"}
+    moved = CliRunner().invoke(app, ["reindex", "--address", "auto", "--namespace", namespace, "--embedder", "hashing",
+                                     "--dim", "128"], env=env)
+    assert moved.exit_code == 0 and "-> hashing-128 (128)" in moved.output, moved.output
+    got = CliRunner().invoke(app, ["get", "user.diet", *join], env=env)
+    assert got.exit_code == 0 and "vegan" in got.output, got.output
+    found = CliRunner().invoke(app, ["search", "the user lives in Lyon", *join, "-k", "1"], env=env)
+    assert found.exit_code == 0 and "Lyon" in found.output, found.output
+    written = CliRunner().invoke(app, ["chat", "--agent", "b", *join], input="/quit\n", env=env)
+    assert "error" not in written.output, written.output

@@ -26,6 +26,7 @@ def test_reindex_after_an_erase_switches_and_keeps_the_erased_vectors_zero(ray_s
     result = reindex("hashing", store=path, dim=32)
     assert (result.embedder, result.dim, result.claims) == ("hashing-32", 32, 6)
     assert result.embedded == 2  # city and diet; the four erased claims were staged as zeros
+    assert (result.erased, result.staged_before) == (4, 0)  # by this run: no earlier run staged any
     claims = StoreReader(path).claims(["entity", "embedding"]).to_pylist()
     assert {len(c["embedding"]) for c in claims} == {4 * 32}
     assert all((c["embedding"] == bytes(128)) == c["entity"].startswith("user.health") for c in claims)
@@ -67,3 +68,21 @@ def test_a_merge_into_a_cluster_store_erases_its_copies_of_claims_the_source_era
     for needle in (SECRET, OTHER, MESSAGE):
         assert files_holding(tmp_path / "store", needle.encode()) == [], needle
     assert files_holding(tmp_path / "store", b"vegan")
+
+
+def test_a_first_reindex_says_the_erased_claims_it_staged_as_zeros_not_an_earlier_run(ray_session, tmp_path):
+    """qa9 F4: the summary counted the erased claims this run staged as "staged by an earlier run"."""
+    from typer.testing import CliRunner
+
+    from vault_ray.cli import app
+
+    path = erased_store(tmp_path / "store")
+    result = CliRunner().invoke(app, ["reindex", "--store", str(path), "--embedder", "hashing", "--dim", "48"],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "4 erased claim(s) staged as zeros" in result.output and "earlier run" not in result.output
+    assert "hashing-64 (64) -> hashing-48 (48)" in result.output
+    again = CliRunner().invoke(app, ["reindex", "--store", str(path), "--embedder", "hashing", "--dim", "40"],
+                               env={"COLUMNS": "300"})  # from a store reindexed once: the erased claims again
+    assert again.exit_code == 0 and "4 erased claim(s) staged as zeros" in again.output, again.output
+    assert "earlier run" not in again.output

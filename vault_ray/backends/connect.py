@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +58,7 @@ def init_ray(address: str | None, *, advice: str | None = None, **options: Any) 
     try:
         if not local:
             prepare_address(address)  # type: ignore[arg-type]
-        ray.init(address=address or "local", **options)
+        _ray_init(address=address or "local", **options)
     except Exception as exc:  # noqa: BLE001  (Ray raises bare Exception for a start-up timeout)
         with contextlib.suppress(Exception):  # what a half-done start left running
             ray.shutdown()
@@ -69,6 +71,26 @@ def init_ray(address: str | None, *, advice: str | None = None, **options: Any) 
         raise ClusterError(f"cannot join the Ray cluster at {address!r} ({type(exc).__name__}: {said}); nothing "
                            "was changed. " + (advice or "Check the address (`vault-ray up` prints it) and that the "
                            "cluster runs, or leave --address out to start Ray on this machine")) from exc
+
+
+HOLDS_SIGTERM = "vault_ray_holds_sigterm"
+"""The attribute (True) of a SIGTERM handler that `ray.init` must not replace (cli/common.py `resumable`)."""
+
+
+def _ray_init(**options: Any) -> None:
+    """`ray.init`, which installs Ray's own SIGTERM handlers (exit; a Ray started here: stop its
+    processes and exit 1; and a fault handler that dumps the stack and aborts). A handler this
+    process holds for SIGTERM (marked HOLDS_SIGTERM: a bulk job's, which ends it as Ctrl-C does)
+    is put back after, in Python and for the process; Ray's processes still stop at exit. (A
+    SIGTERM during the start-up itself still meets Ray's: blocking it meanwhile would leave it
+    blocked in the processes Ray starts.)"""
+    main = threading.current_thread() is threading.main_thread()
+    held = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        ray.init(**options)
+    finally:
+        if getattr(held, HOLDS_SIGTERM, False):
+            signal.signal(signal.SIGTERM, held)
 
 
 PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "

@@ -23,7 +23,7 @@ from rich.table import Table
 from vault_ray.storage.layout import read_meta
 
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, VaultError
+from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, StoreMismatch, VaultError
 from ..models import time_from_text
 from ..vault import Vault
 from ..wire import encode
@@ -97,42 +97,67 @@ def handle_errors(fn: F) -> F:
 
 
 RESUMES = "the store is whole; run the same command again to resume or start over"
+INTERRUPTED = f"interrupted: {RESUMES}"
+STOP_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+"""A job stopped by Ctrl-C (SIGINT) exits 130, by SIGTERM (`kill`, `timeout`, systemd, Kubernetes) 143."""
+
+
+def stopped(message: str) -> Callable[[F], F]:
+    """A long command's Ctrl-C or SIGTERM: `message` in one line and exit code 130 (143 for
+    SIGTERM), not the traceback of whatever the signal cut (DuckDB answers it with 'Query
+    interrupted', then an aborted transaction) nor Ray's fault handler (Ray's SIGTERM handlers
+    are kept off: backends/connect.py `_ray_init`). A Ray started here stops as the process exits."""
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with stop_on_signals() as asked:
+                try:
+                    return fn(*args, **kwargs)
+                except (KeyboardInterrupt, Exception) as exc:
+                    if not (asked or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
+                        raise
+                    err_console.print(message, highlight=False, soft_wrap=True)
+                    raise typer.Exit(STOP_CODES[asked[0] if asked else signal.SIGINT]) from None
+
+        return wrapper  # type: ignore[return-value]
+
+    return wrap
 
 
 def resumable(fn: F, then: str = RESUMES) -> F:
-    """A long job's Ctrl-C: one line and exit code 130, not the traceback of whatever the
-    interrupt cut (DuckDB answers it with 'Query interrupted', then an aborted
-    transaction). The line says "interrupted: " and `then`, which must be true of the
-    job: the jobs are crash-safe (the store is whole), and the same command resumes or
-    starts again (an export removes what it wrote, an import resumes a restore)."""
+    """A bulk job's Ctrl-C or SIGTERM (`stopped`): "interrupted: " and `then`, which must be true of the
+    job: the jobs are crash-safe (the store is whole), and the same command resumes or starts again (an
+    export removes what it wrote, an import resumes a restore)."""
+    return stopped(f"interrupted: {then}")(fn)
 
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        asked = threading.Event()
-        previous = signal.getsignal(signal.SIGINT)
 
-        def on_sigint(signum: int, frame: Any) -> None:
-            asked.set()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                raise KeyboardInterrupt
+@contextmanager
+def stop_on_signals() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread while the block runs (each
+    handler is put back after); yields the signals received, in order. The SIGTERM handler is
+    marked to outlive `ray.init` (HOLDS_SIGTERM)."""
+    asked: list[int] = []
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield asked
+        return
+    previous = {s: signal.getsignal(s) for s in STOP_CODES}
 
-        in_main = threading.current_thread() is threading.main_thread()
-        if in_main:
-            signal.signal(signal.SIGINT, on_sigint)
-        try:
-            return fn(*args, **kwargs)
-        except (KeyboardInterrupt, Exception) as exc:
-            if not (asked.is_set() or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
-                raise
-            err_console.print(f"interrupted: {then}", highlight=False)
-            raise typer.Exit(130) from None
-        finally:
-            if in_main:
-                signal.signal(signal.SIGINT, previous)
+    def on_signal(signum: int, frame: Any) -> None:
+        asked.append(signum)
+        before = previous[signal.Signals(signum)]
+        if signum == signal.SIGINT and callable(before):
+            before(signum, frame)  # Python's own: KeyboardInterrupt
+        raise KeyboardInterrupt
 
-    return wrapper  # type: ignore[return-value]
+    setattr(on_signal, "vault_ray_holds_sigterm", True)  # noqa: B010  (backends.connect.HOLDS_SIGTERM: no Ray here)
+    for s in STOP_CODES:
+        signal.signal(s, on_signal)
+    try:
+        yield asked
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
 
 
 @contextmanager
@@ -145,7 +170,7 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
     if store and not address and not create:
         require_store(store)
     fresh = bool(store and not address and create and announce and read_meta(store) is None)
-    embedder = HashingEmbedder(_hashing_dim(store)) if hashing else LocalEmbedder()
+    embedder = _hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
     elif store:
@@ -178,7 +203,33 @@ def made_with_hashing(store: str | None) -> bool:
     return meta is not None and meta.embedder.startswith("hashing-")
 
 
-def _hashing_dim(store: str | None) -> int:
-    """The size of an embedded store's hashing vectors (a reindex may have changed it), else 384."""
-    meta = read_meta(store) if store else None
-    return meta.dim if meta is not None and meta.embedder.startswith("hashing-") else 384
+def _hashing_embedder(store: str | None, address: str | None, namespace: str) -> HashingEmbedder:
+    """--hashing: the hashing embedder of the store's size (a reindex may have changed it from
+    384), read from an embedded store's vault.json or, with --address, from the cluster's control
+    actor; a new store gets 384. A store on another embedder is refused with what to do instead."""
+    if address:
+        served = _served_embedder(address, namespace)
+        where = f"the store served in namespace {namespace!r}"
+    else:
+        meta = read_meta(store) if store else None
+        served = None if meta is None else (meta.embedder, meta.dim)
+        where = f"store {store!r}"
+    if served is None or served[0].startswith("hashing-"):
+        return HashingEmbedder(384 if served is None else served[1])
+    name, dim = served
+    instead = ("leave --hashing out (the local model opens it)" if name == LocalEmbedder().name else
+               "the command line opens stores of the local model or the hashing embedder: move it to one with "
+               f"`vault-ray reindex {'--address ADDR' if address else '--store PATH'} --embedder local|hashing`")
+    raise StoreMismatch(f"{where} was written with the {name!r} embedder ({dim} dimensions), not the hashing one "
+                        f"that --hashing asks for; {instead}", path=store)
+
+
+def _served_embedder(address: str, namespace: str) -> tuple[str, int] | None:
+    """(embedder name, dimension) of the cluster-mode store served in `namespace` at `address`, as
+    its control actor says; None when no store is served there (joining gives that error)."""
+    from ..backends.connect import control_info, ensure_ray, find_control  # noqa: PLC0415  (Ray when used)
+
+    ensure_ray(address, namespace)
+    handle = find_control(namespace)
+    info = control_info(handle) if handle is not None else None
+    return None if info is None or info["error"] is not None else (info["embedder"], info["dim"])

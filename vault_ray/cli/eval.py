@@ -22,7 +22,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .common import console, err_console, handle_errors, print_table
+from .common import console, err_console, handle_errors, print_table, stopped
+from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
+    FROM_STORE_OUTPUTS,
+    OUTPUTS,
+    PROPOSAL,
+    SYNTHETIC_OUTPUTS,
+    move_in,
+    partial_dir,
+    reads_scenarios_of,
+)
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column, with intervals
@@ -67,42 +76,14 @@ CURRENT = typer.Option(None, "--current", exists=True, dir_okay=False,
                        help="Synthetic --recommend: the policy file to improve on (default: a new store's policy).")
 MIN_AGE = typer.Option(7.0, "--min-age-days", min=0.0,
                        help="--from-store --recommend: a value is a label once it stood this many days uncontradicted.")
-PROPOSAL = "proposal.json"
-SYNTHETIC_OUTPUTS = ("results.parquet", "summary.parquet", "comparisons.parquet", "run.json", "report.md",
-                     "accuracy_vs_gap.png", "wrong_overwrites.png", "disputes_vs_accuracy.png", "oracle_fraction.png")
 HASHING_FROM_STORE = typer.Option(
     False, "--hashing", help="Accepted with --from-store, as on every memory command: the replay uses the vectors "
     "the store holds, whatever its embedder, so it changes nothing.")
-FROM_STORE_OUTPUTS = ("from_store.parquet", "from_store.md")
-OUTPUTS = (*SYNTHETIC_OUTPUTS, *FROM_STORE_OUTPUTS, PROPOSAL, "recommendation.png")
-"""Every file a run writes to OUT (and `scenarios/part-*.parquet`): what a later run removes when it does not
-write it again. Nothing else in OUT is touched."""
-
-
-def _remove_stale(out: Path, written: tuple[str, ...], keep_scenarios: bool) -> None:
-    """After a successful run: remove the outputs of an earlier run into OUT that this one did not write, so
-    OUT holds one run's results (a failed run leaves OUT as it was); with `keep_scenarios` False, the
-    generated scenarios of an earlier run too."""
-    for name in OUTPUTS:
-        if name not in written:
-            (out / name).unlink(missing_ok=True)
-    scenarios = out / "scenarios"
-    if keep_scenarios or not scenarios.is_dir():
-        return
-    for stale in scenarios.glob("part-*.parquet"):
-        stale.unlink()
-    if not any(scenarios.iterdir()):
-        scenarios.rmdir()
-
-
-def _reads_scenarios_of(out: Path, input_dir: Path | None) -> bool:
-    """Whether this run generates OUT/scenarios or replays files in it (--input)."""
-    return input_dir is None or (out / "scenarios").resolve() in (input_dir.resolve(), *input_dir.resolve().parents)
-
 
 def register(app: typer.Typer) -> None:
     @app.command("eval")
-    @handle_errors
+    @handle_errors  # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
+    @stopped("interrupted: nothing was written to --out (an earlier run's files there are as they were)")
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int | None = SEED,
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,
               input_dir: Path = INPUT, from_store: Path = FROM_STORE, address: str = ADDRESS,
@@ -125,18 +106,19 @@ def register(app: typer.Typer) -> None:
             if hashing and from_store is None:
                 raise ValueError("--hashing is for --from-store (a store written with the hashing embedder); "
                                  "synthetic scenarios choose their vectors with --embedder hashing|local")
-            if from_store is not None:
-                if current is not None:
-                    raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
-                _from_store(from_store, policies, out, recommend, min_age_days * 86_400.0, seed or 0)
-                _remove_stale(out, FROM_STORE_OUTPUTS + ((PROPOSAL,) if recommend else ()), keep_scenarios=False)
-            else:
-                settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
-                            "embed_actors": embed_actors, "mixed": mixed}
-                _synthetic(scenarios, policies or DEFAULT_POLICIES, out, seed, settings, config, input_dir, address,
-                           num_cpus, current if recommend else None, recommend)
-                _remove_stale(out, SYNTHETIC_OUTPUTS + ((PROPOSAL, "recommendation.png") if recommend else ()),
-                              keep_scenarios=_reads_scenarios_of(out, input_dir))
+            if from_store is not None and current is not None:
+                raise ValueError("--current is for synthetic scenarios: --from-store improves on the store's policy")
+            with partial_dir(out) as work:  # OUT changes only once the run succeeded
+                if from_store is not None:
+                    _from_store(from_store, policies, (out, work), recommend, min_age_days * 86_400.0, seed or 0)
+                    report = move_in(work, out, keep_scenarios=False)
+                else:
+                    settings = {"judge_accuracy": judge_accuracy, "block_size": block_size, "embedder": embedder,
+                                "embed_actors": embed_actors, "mixed": mixed}
+                    _synthetic(scenarios, policies or DEFAULT_POLICIES, out, work, seed, settings, config, input_dir,
+                               address, num_cpus, current if recommend else None, recommend)
+                    report = move_in(work, out, keep_scenarios=reads_scenarios_of(out, input_dir))
+            _say_written(out, report)
         except ValueError as exc:
             err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(2) from None
@@ -145,10 +127,19 @@ def register(app: typer.Typer) -> None:
                 out.rmdir()
 
 
-def _synthetic(n: int, policies: str, out: Path, seed: int | None, settings: dict[str, object], config: Path | None,
+def _say_written(out: Path, written: tuple[str, ...]) -> None:
+    """Where the run's report and results are, now that they are in OUT."""
+    if "from_store.md" in written:
+        console.print(f"report: {out / 'from_store.md'}\nper entity: {out / 'from_store.parquet'}")
+    else:
+        console.print(f"report: {out / 'report.md'}\nresults: {out / 'results.parquet'}")
+
+
+def _synthetic(n: int, policies: str, out: Path, work: Path, seed: int | None, settings: dict[str, object], config: Path | None,
                input_dir: Path | None, address: str | None, num_cpus: int | None, current: Path | None = None,
                recommend: bool = False) -> None:
-    """`settings`: EvalConfig fields given on the command line (None: keep the config's)."""
+    """`settings`: EvalConfig fields given on the command line (None: keep the config's). The files
+    are written into `work` (moved into `out` once the run succeeded)."""
     from dataclasses import replace  # noqa: PLC0415
 
     from vault_ray import Policy  # noqa: PLC0415
@@ -178,14 +169,13 @@ def _synthetic(n: int, policies: str, out: Path, seed: int | None, settings: dic
         n = sum(_rows(f) for f in files)
     else:
         started = time.perf_counter()
-        for stale in (out / "scenarios").glob("part-*.parquet"):  # a bigger earlier run must not leak in
-            stale.unlink()
         with console.status(f"generating {n:,} scenarios"):
-            write_scenarios(n, out / "scenarios", gen)
-        console.print(f"generated {n:,} scenarios in {time.perf_counter() - started:.1f} s -> {out / 'scenarios'}")
-        source = str(out / "scenarios")
-    run, machine, proposal = _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base)
-    _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config, proposal)
+            write_scenarios(n, work / "scenarios", gen)
+        console.print(f"generated {n:,} scenarios in {time.perf_counter() - started:.1f} s (into {out / 'scenarios'} "
+                      "once the run succeeds)")
+        source = str(work / "scenarios")
+    run, machine, proposal = _run_job(source, names, gen, ev, seed, n, work, address, num_cpus, base)
+    _write_outputs(run, machine, (out, work), gen, ev, names, seed, n, input_dir, config, proposal)
 
 
 def _rows(path: str) -> int:
@@ -243,12 +233,14 @@ def _run_job(source, names, gen, ev, seed, n, out, address, num_cpus, base):  # 
     return run, machine, proposal
 
 
-def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config, proposal) -> None:  # type: ignore[no-untyped-def]
+def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, config, proposal) -> None:  # type: ignore[no-untyped-def]
+    """Into `work` of `dirs` (out, work); `out` is what the command and the messages name."""
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray.evals.config import EvalConfig  # noqa: PLC0415
     from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
 
+    out, work = dirs
     source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
     command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
     command += f" --config {config}" if config else ""
@@ -256,17 +248,17 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     if "mixed" in names and ev.mixed != EvalConfig().mixed:
         command += " --mixed " + ",".join(f"{p}={s}" for p, s in ev.mixed.items())
     command += " --recommend" if proposal is not None else ""
-    pq.write_table(run.summary, out / "summary.parquet")
-    pq.write_table(run.comparisons, out / "comparisons.parquet")
+    pq.write_table(run.summary, work / "summary.parquet")
+    pq.write_table(run.comparisons, work / "comparisons.parquet")
     meta = {"scenarios": run.scenarios, "seconds": run.seconds, "scenarios_per_s": run.scenarios_per_s,
             "command": command, "seed": gen.seed, "judge_seed": seed, "judge_accuracy": ev.judge_accuracy,
             "machine": machine, "resamples": ev.bootstrap_resamples,
             "generator": gen.to_dict(), "eval": ev.to_dict(), "policies": names, "cpus": run.extra.get("cpus"),
             "nodes": run.extra.get("nodes"), "recommend_seconds": run.extra.get("recommend_seconds")}
-    (out / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+    (work / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
     if proposal is not None:
-        proposal.write(out / PROPOSAL)
-    report = write_report(out, run.summary, run.accuracy_by_gap, meta=meta, comparisons=run.comparisons,
+        proposal.write(work / PROPOSAL)
+    write_report(work, run.summary, run.accuracy_by_gap, meta=meta, comparisons=run.comparisons,
                           gap_intervals=run.gap_intervals, recommendation=proposal)
     table = Table(title=f"{run.scenarios:,} scenarios, {run.seconds:.1f} s, {run.scenarios_per_s:.1f} scenarios/s")
     kinds = {"final_vs_oracle": "%", **{c: k for c, _, k in COLUMNS}}
@@ -277,7 +269,6 @@ def _write_outputs(run, machine, out, gen, ev, names, seed, n, input_dir, config
     print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
-    console.print(f"report: {report}\nresults: {out / 'results.parquet'}")
 
 
 def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -301,8 +292,9 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
                               "`--current FILE`, from `vault-ray policy show`, starts the proposal from yours)")))
 
 
-def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = False, min_age_s: float = 0.0,
-                seed: int = 0) -> None:
+def _from_store(path: Path, policies: str | None, dirs: tuple[Path, Path], recommend: bool = False,
+                min_age_s: float = 0.0, seed: int = 0) -> None:
+    """Into `work` of `dirs` (out, work); the messages name `out`."""
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray import Policy  # noqa: PLC0415
@@ -319,13 +311,13 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
             proposal = recommend_from_store(path, min_age_s=min_age_s, seed=seed)
     with console.status(f"replaying {path} under {len(names)} policies"):
         result = what_if(path, names)
-    pq.write_table(result.table(), out / "from_store.parquet")
-    report = out / "from_store.md"
+    out, work = dirs
+    pq.write_table(result.table(), work / "from_store.parquet")
     text = whatif_report(result, str(path))
     if proposal is not None:
-        proposal.write(out / PROPOSAL)
+        proposal.write(work / PROPOSAL)
         text += "\n" + "\n".join(recommendation_lines(proposal, PROPOSAL)) + "\n"
-    report.write_text(text)
+    (work / "from_store.md").write_text(text)
     table = Table(title=f"{result.claims:,} claims on {len(result.stored):,} entities"
                   + (f" ({result.erased:,} erased claims left out)" if result.erased else ""))
     for header in ("policy", "entities ending differently", "refused writes"):
@@ -337,4 +329,3 @@ def _from_store(path: Path, policies: str | None, out: Path, recommend: bool = F
         _print_proposal(proposal, out / PROPOSAL)
         for note in proposal.notes:  # what a store's few labels could not support (weights.MIN_REPORTS), ...
             console.print(Text(f"note: {note}"))
-    console.print(f"report: {report}\nper entity: {out / 'from_store.parquet'}")

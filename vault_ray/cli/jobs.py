@@ -54,7 +54,7 @@ IMPORT_STOPPED = ("the store is whole; run the same command again to resume (a r
 
 
 def register(app: typer.Typer) -> None:
-    # resumable inside: a Ctrl-C that DuckDB turned into a StorageFailure is still the interruption
+    # resumable inside handle_errors: an error the signal caused (a StorageFailure of a cut query) is the interruption
     app.command("export", help=export.__doc__)(handle_errors(resumable(export, EXPORT_STOPPED)))
     app.command("import", help=import_.__doc__)(handle_errors(resumable(import_, IMPORT_STOPPED)))
     app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
@@ -204,14 +204,14 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
     except NothingToReindex:  # a cluster-mode store already on it: a rerun of a finished job
         console.print(f"already on {embedder} ({spec.name}, {spec.dim} dimensions); nothing to do")
         return
-    resumed = result.claims - result.embedded - result.caught_up
     embedded = (f"{result.texts:,} distinct texts embedded at {result.claims_per_s:,.1f} claims/s" if result.embedded
                 else "no claims to embed" if not result.claims else "nothing left to embed")
     console.print(
         f"reindexed {result.claims:,} claims: {result.old_embedder} ({result.old_dim}) -> {result.embedder} "
         f"({result.dim}); {embedded}"
         + (f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else "")
-        + (f", {resumed:,} staged by an earlier run" if resumed > 0 else "")
+        + (f", {result.erased:,} erased claim(s) staged as zeros" if result.erased else "")
+        + (f", {result.staged_before:,} staged by an earlier run" if result.staged_before else "")
         + (f", {result.caught_up:,} written meanwhile" if result.caught_up else "")
         + f"; {result.seconds:.1f} s. Open it with the new embedder from now on.")
 
