@@ -31,7 +31,7 @@ from vault_ray import Policy
 
 from .from_store import ClaimLog, read_claim_log, replay_views
 from .metrics import COUNT_COLUMNS, answer_of
-from .recommend import CANDIDATES, NOT_JUDGE, Recommendation, candidate_policy, choose, held_gains, proposed_policy
+from .recommend import CANDIDATES, NOT_JUDGE, Recommendation, candidate_policy, choose_with_floor, held_gains, proposed_policy
 from .weights import FIT, HELD, MIN_PATTERNS, MIN_REPORTS, LearnedWeights, entity_half, entity_pattern, summed
 
 DAY = 86_400.0
@@ -125,7 +125,7 @@ def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, cand
             total = totals.setdefault((c, entity_pattern(entity)), dict.fromkeys(COUNT_COLUMNS, 0.0))
             for k, v in counts.items():
                 total[k] += v
-    choices, default = choose(totals, log.policy, candidates)
+    choices, default, held = choose_with_floor(totals, log.policy, candidates)  # a change needs MIN_ENTITIES
     proposal = proposed_policy(log.policy, choices, default, learned)
     rows = [{"policy": name, "entity": e, "pattern": entity_pattern(e), **counts}
             for name, policy in (("current", log.policy), ("proposed", proposal))
@@ -136,7 +136,7 @@ def recommend_from_store(path: str | Path, *, min_age_s: float = MIN_AGE_S, cand
             f"(an agent's `*` weight: {MIN_REPORTS} from {MIN_PATTERNS} or more patterns); too few, so not proposed "
             f"(the current weights stay): {', '.join(left_out)}"] if left_out else [])
     return Recommendation(proposal, log.policy, choices, weights, gains, _source(labels, min_age_s), unit="entities",
-                          notes=[*few, NOT_JUDGE])
+                          notes=[*held, *few, NOT_JUDGE])
 
 
 def _source(labels: dict[str, Label], min_age_s: float) -> str:

@@ -11,6 +11,9 @@ store's labels (labels.py):
 3. Per entity pattern, propose the candidate with the highest final-state accuracy
    (then read accuracy, then fewer disputes; a tie keeps the current strategy). The
    default strategy (`*`, entities the data never showed) is the best candidate overall.
+   A store's labels are few (`choose(min_entities=MIN_ENTITIES)`): a pattern with fewer
+   labelled entities than that, or whose candidates are all equally accurate, keeps its
+   current strategy, and the recommendation's notes say which and why.
 4. On the held half, which chose nothing, replay the current policy and the proposal and
    report the gain in accuracy with a paired bootstrap interval (uncertainty.py), overall
    and per pattern.
@@ -47,6 +50,11 @@ CANDIDATES = ("recency", "authority", "consensus")
 setting (or the offline rule reasoner's), not a measurement of the judge a store runs."""
 NOT_JUDGE = ("`judge` is never proposed: its accuracy in an evaluation is a setting (the scripted judge) or the "
              "offline rule reasoner's, not a measurement of the judge a store would run.")
+MIN_ENTITIES = 5
+"""Labelled entities (fit half) a pattern needs before `eval --from-store --recommend` proposes
+another strategy for it (the default strategy: as many over all patterns), as weights.MIN_REPORTS
+for a weight; and the candidates' final-state accuracy must differ there. Otherwise the current
+strategy stays: one labelled entity that every candidate gets right says nothing about which is."""
 Replays = Callable[[Mapping[str, Policy], str], Iterable[pa.Table]]
 """(named user-level policies, half) -> PATTERN_RESULTS_SCHEMA blocks of that half."""
 
@@ -80,6 +88,9 @@ class PatternChoice:
     chosen: str
     current: str
     high_stakes: bool = False
+    kept: str = ""
+    """Why the current strategy stays though another candidate ranked first (too few labelled
+    entities, every candidate equally accurate); empty when `chosen` is the best candidate."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +114,8 @@ class Recommendation:
         return {
             "source": self.source, "unit": self.unit, "candidates": list(CANDIDATES),
             "patterns": [{"pattern": c.pattern, "strategy": c.chosen, "current": c.current, "entities": c.entities,
-                          "accuracy": c.accuracy, "high_stakes": c.high_stakes} for c in self.choices],
+                          "accuracy": c.accuracy, "high_stakes": c.high_stakes, **({"kept": c.kept} if c.kept else {})}
+                         for c in self.choices],
             "gains": [{"metric": g.metric, "pattern": g.pattern, "units": g.units, "current": g.current,
                        "proposed": g.proposed, "difference": g.difference, "low": g.low, "high": g.high}
                       for g in self.gains],
@@ -140,20 +152,50 @@ def choose(totals: Mapping[tuple[str, str], Mapping[str, float]], current: Polic
            candidates: Sequence[str] = CANDIDATES) -> tuple[list[PatternChoice], str]:
     """Per pattern, the best candidate on `totals` ((candidate, pattern) -> summed counts);
     and the default strategy: the best candidate over every pattern."""
+    choices, default, _ = choose_with_floor(totals, current, candidates, min_entities=0)
+    return choices, default
+
+
+def choose_with_floor(totals: Mapping[tuple[str, str], Mapping[str, float]], current: Policy,
+                      candidates: Sequence[str] = CANDIDATES, *,
+                      min_entities: int = MIN_ENTITIES) -> tuple[list[PatternChoice], str, list[str]]:
+    """`choose`, where a change needs evidence (`min_entities` > 0, a store's labels): a pattern
+    with fewer labelled entities, or whose candidates are all equally accurate, keeps its current
+    strategy (`PatternChoice.kept` says why); so does the default. Also returns the note saying so."""
     patterns = sorted({p for _, p in totals})
     choices = []
     for pattern in patterns:
         scored = {c: totals[(c, pattern)] for c in candidates if (c, pattern) in totals}
         now = current.strategy_for(_probe(pattern))
         best = max(scored, key=lambda c: _rank(scored[c], c == now, candidates.index(c)))
+        kept = _unsupported(scored, best, now, min_entities)
         choices.append(PatternChoice(pattern, int(scored[best]["entities"]),
                                      {c: _ratio(t["final_correct"], t["entities"]) for c, t in scored.items()},
-                                     best, now, current.is_high_stakes(_probe(pattern))))
+                                     now if kept else best, now, current.is_high_stakes(_probe(pattern)), kept))
     pooled = {c: {k: sum(t[k] for (cc, _), t in totals.items() if cc == c) for k in _RANKED} for c in candidates
               if any(cc == c for cc, _ in totals)}
-    default = max(pooled, key=lambda c: _rank(pooled[c], c == current.default_strategy, candidates.index(c))) \
-        if pooled else current.default_strategy
-    return choices, default
+    now = current.default_strategy
+    default = max(pooled, key=lambda c: _rank(pooled[c], c == now, candidates.index(c))) if pooled else now
+    default_kept = _unsupported(pooled, default, now, min_entities) if pooled else ""
+    held = [f"`{c.pattern}` ({c.current}: {c.kept})" for c in choices if c.kept and not c.high_stakes]
+    held += [f"the default `*` ({now}: {default_kept})"] if default_kept else []
+    notes = ([f"A strategy is changed only on the evidence of at least {min_entities} labelled entities of its "
+              "pattern (the default: over all patterns) whose candidates differ in final-state accuracy; too little, "
+              f"so the current strategy stays: {', '.join(held)}"] if held else [])
+    return choices, now if default_kept else default, notes
+
+
+def _unsupported(scored: Mapping[str, Mapping[str, float]], best: str, now: str, min_entities: int) -> str:
+    """Why the labels cannot support changing `now` to `best` ("" when they can, or when
+    `min_entities` is 0: no floor)."""
+    if not min_entities or best == now:
+        return ""
+    entities = int(scored[best]["entities"])
+    if entities < min_entities:
+        return f"{entities} labelled entit{'y' if entities == 1 else 'ies'}"
+    if len({_ratio(t["final_correct"], t["entities"], 0.0) for t in scored.values()}) == 1:
+        return "every candidate equally accurate"
+    return ""
 
 
 _RANKED = ("final_correct", "entities", "reads_correct", "reads", "disputes", "writes")

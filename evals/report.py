@@ -216,7 +216,8 @@ def recommendation_lines(rec: Recommendation, proposal_file: str = "proposal.jso
               + " | entities (fit) | held-out gain, final-state accuracy |", "|" + "---|" * (5 + len(CANDIDATES))]
     for c in rec.choices:
         g = rec.gain("final_accuracy", c.pattern)
-        current, proposed = ("asks the user (high stakes)",) * 2 if c.high_stakes else (c.current, f"**{c.chosen}**")
+        current, proposed = ("asks the user (high stakes)",) * 2 if c.high_stakes else (
+            c.current, f"**{c.chosen}**" + (f" (kept: {c.kept})" if c.kept else ""))
         lines.append(f"| `{c.pattern}` | {current} | {proposed} | "
                      + " | ".join(fmt(c.accuracy.get(k), "%") for k in CANDIDATES)
                      + f" | {c.entities:,} | {verdict((g.difference, g.low, g.high)) if g else 'n/a'} |")

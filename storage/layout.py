@@ -248,12 +248,34 @@ class StoreLock:
             self._fd = -1
 
 
+def check_not_held(root: str | os.PathLike[str]) -> None:
+    """StoreLocked, as an open would raise it, when a process holds the store now (a bulk job
+    asks before it starts Ray, which takes seconds). The lock is taken and let go at once;
+    nothing is made: a store without a lock file is held by no one."""
+    lock = Path(root) / ".lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:  # no lock file (a new store), or unreadable: the open says what is wrong
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        real = os.path.realpath(root)
+        here = StoreLock.HELD.get(real) == os.getpid()
+        holder, address, namespace = (None, None, None) if here else holder_of(root)
+        raise StoreLocked(str(root), here=here, holder=holder, address=address, namespace=namespace) from exc
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None, str | None]:
     """What holds the store, for StoreLocked to say how to reach it: ("cluster", the Ray address
-    and the namespace `vault-ray up` recorded in STORE/cluster.json, if any) when the process
-    named in the lock file is a Ray worker (the control actor), ("process", None, None) for
-    another process, (None, None, None) when the lock file or the process cannot be read (not
-    Linux, another machine)."""
+    and the namespace `vault-ray up` or `vault-ray serve --store` recorded in STORE/cluster.json,
+    if any) when the process named in the lock file is a Ray worker (the control actor),
+    ("process", None, None) for another process, (None, None, None) when the lock file or the
+    process cannot be read (not Linux, another machine)."""
     try:
         pid = int((Path(root) / ".lock").read_text().strip())
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
@@ -266,8 +288,8 @@ def holder_of(root: str | os.PathLike[str]) -> tuple[str | None, str | None, str
 
 def recorded_head(root: str | os.PathLike[str]) -> str | None:
     """The address of the Ray cluster `vault-ray up` serves the store on (the head it started, or
-    the one it joined with --address), as it recorded it in STORE/cluster.json (None: none
-    recorded, or no such file)."""
+    the one it joined with --address; `vault-ray serve --store`: the Ray it runs), as it recorded
+    it in STORE/cluster.json (None: none recorded, or no such file)."""
     return _recorded(root, "address")
 
 

@@ -87,8 +87,10 @@ class StoreReader:
             try:  # a process with the partition open holds an exclusive flock on the file
                 fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise StoreError(f"cannot read {str(source)!r}: a process holds the store; export it with "
-                                 "Vault.export(dir) and read that directory") from None
+                raise StoreError(f"cannot read {str(source)!r}: a process holds the store; export it through its "
+                                 "holder (`vault-ray export --address ADDR --namespace NS --out DIR` with what `vault-ray "
+                                 "up` or `vault-ray serve` printed, or Vault.export(DIR) in that process) and read DIR"
+                                 ) from None
             if Journal(source.with_suffix(".journal")).has_records():
                 raise StoreError(f"{str(source)!r} has acknowledged writes still in its journal (the store was not "
                                  "closed cleanly): open the store once (Vault.open, or vault-ray up) to apply them")

@@ -300,11 +300,11 @@ def test_status_shows_the_policy_version_users_patch_against(monkeypatch):
 
 def test_up_and_serve_say_what_ray_exposes():
     """`--host` covers the HTTP port only; Ray's ports listen on every interface (Ray
-    cannot bind them to loopback), and the Ray of `serve --store` cannot be joined."""
+    cannot bind them to loopback), and the Ray of `serve --store` is joined with the address it prints."""
     up = " ".join(invoke("up", "--help").output.split())
     assert "every interface" in up and "firewall" in up and "Network exposure" in up
     served = " ".join(invoke("serve", "--help").output.split())
-    assert "every interface" in served and "cannot join it with Vault.connect" in served
+    assert "every interface" in served and "--address ADDR --namespace NS" in served and "Vault.connect" in served
 
 
 

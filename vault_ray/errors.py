@@ -224,8 +224,8 @@ class StoreError(VaultError):
 class StoreLocked(StoreError):
     """`holder`: what holds the store, when the lock says so: "cluster" (cluster-mode actors:
     `vault-ray up` or `vault-ray serve`) or "process" (an embedded open); None when unknown.
-    `address`, `namespace`: the Ray address and namespace `vault-ray up` recorded for the
-    cluster that holds it."""
+    `address`, `namespace`: the Ray address and namespace `vault-ray up` (or `vault-ray serve
+    --store`) recorded for the cluster that holds it."""
 
     def __init__(self, path: str, *, here: bool = False, holder: str | None = None,
                  address: str | None = None, namespace: str | None = None) -> None:
@@ -236,23 +236,26 @@ class StoreLocked(StoreError):
             super().__init__(f"store {path!r} is already open in this process: use that Vault (threads may share "
                              "it), or close it before opening the store again")
             return
-        serve = ("if `vault-ray serve` runs it, go through its HTTP API (`VaultClient(URL, TOKEN)` in Python, "
-                 "`vault-ray events|mcp --url URL --token TOKEN`)")
+        jobs = "every command, the bulk jobs (export, import, reindex, normalize) included"
         if holder == "cluster" and address and namespace:
-            how = (f"it is served in cluster mode (`vault-ray up`, Ray at {address}, namespace {namespace!r}): reach "
-                   f"it with `--address {address} --namespace {namespace}` on the command line or "
-                   f"`Vault.connect({address!r}, namespace={namespace!r})` in Python")
+            how = (f"it is served in cluster mode (`vault-ray up` or `vault-ray serve --store`, Ray at {address}, "
+                   f"namespace {namespace!r}): reach it with `--address {address} --namespace {namespace}` on the "
+                   f"command line ({jobs}) or `Vault.connect({address!r}, namespace={namespace!r})` in Python")
         elif holder == "cluster" and address:
             how = (f"it is served in cluster mode (`vault-ray up`, Ray at {address}): reach it with `--address "
-                   f"{address}` on the command line or `Vault.connect({address!r})` in Python (and `--namespace` / "
-                   "`namespace=` if it is not 'vault')")
+                   f"{address}` on the command line ({jobs}) or `Vault.connect({address!r})` in Python (and "
+                   "`--namespace` / `namespace=` if it is not 'vault')")
         elif holder == "cluster":
-            how = (f"it is served in cluster mode: {serve}; if `vault-ray up --address ADDR` runs it, join with "
-                   "`--address ADDR` (`Vault.connect(ADDR)`)")
+            how = ("it is served in cluster mode: reach it with the `--address ADDR --namespace NS` that `vault-ray "
+                   "up` or `vault-ray serve` printed (`Vault.connect(ADDR, namespace=NS)` in Python); a `vault-ray "
+                   "serve` that printed none: its HTTP API serves reads and writes (`VaultClient(URL, TOKEN)`), and "
+                   "a bulk job (export, import, reindex, normalize) needs it stopped first")
         else:
             how = ("embedded mode allows one process per store. To share a store between processes use cluster "
                    "mode (`vault-ray up --store PATH`, then `--address ADDR` / `Vault.connect(ADDR)`); if the holder "
-                   f"is `vault-ray up`, reach it that way; {serve}")
+                   "is `vault-ray up` or `vault-ray serve`, reach it with the `--address ADDR --namespace NS` it "
+                   "printed (reads and writes also through a serve's HTTP API: `VaultClient(URL, TOKEN)`); else stop "
+                   "the holder first")
         super().__init__(f"store {path!r} is held by another process; {how}.")
 
 

@@ -22,6 +22,29 @@ from ..errors import ClusterError, StoreMismatch
 from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
 from .routing import CONTROL_NAME
 
+TOKEN_LOGGER = "ray._private.authentication.authentication_token_setup"
+TOKEN_NOTICE = "Token authentication is enabled for this Ray cluster"
+
+
+class _NoTokenNotice(logging.Filter):
+    """Drops Ray's "Token authentication is enabled for this Ray cluster. Set RAY_AUTH_MODE=disabled
+    to opt out" notice: printed on every join and local start, it asks nothing of the user but
+    suggests turning security off. Ray's other warnings (token authentication *disabled*, a missing
+    token) still print, and token authentication itself is untouched."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(TOKEN_NOTICE)
+
+
+def quiet_token_notice() -> None:
+    """Filter Ray's token-authentication notice (once per process; see `_NoTokenNotice`)."""
+    logger = logging.getLogger(TOKEN_LOGGER)
+    if not any(isinstance(f, _NoTokenNotice) for f in logger.filters):
+        logger.addFilter(_NoTokenNotice())
+
+
+quiet_token_notice()  # every path to Ray in this package imports this module first
+
 
 def ensure_ray(address: str | None = "auto", namespace: str = "vault", store: str | Path | None = None) -> None:
     """Connect this process to Ray unless it already is (then `address` is not

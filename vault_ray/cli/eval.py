@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import StoreError, StoreLocked
 from .common import console, err_console, handle_errors, print_table, stopped
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
@@ -45,8 +46,9 @@ SHORT = {  # the terminal table; report.md has every column, with intervals
 
 SCENARIOS = typer.Option(1000, "--scenarios", "-n", min=1, help="How many synthetic scenarios (users) to generate.")
 POLICIES = typer.Option(None, "--policies", "-p",  # ", " in the help: rich wraps the list instead of cutting it
-                        help=f"Comma-separated policies. Synthetic: {DEFAULT_POLICIES.replace(',', ', ')} (the default). "
-                             "--from-store: lww, store, recency, authority, consensus, judge (the default).")
+                        help="Comma-separated policies; left out: every policy of the mode. Synthetic: "
+                             f"{DEFAULT_POLICIES.replace(',', ', ')}. --from-store: lww, store, recency, authority, "
+                             "consensus, judge.")
 OUT = typer.Option(Path("eval-out"), "--out", "-o", help="Directory for results, report and charts.")
 SEED = typer.Option(None, "--seed", help="Seed of the generator and of the scripted judge (default: --config's, else 0).")
 JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
@@ -295,6 +297,7 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
 def _from_store(path: Path, policies: str | None, dirs: tuple[Path, Path], recommend: bool = False,
                 min_age_s: float = 0.0, seed: int = 0) -> None:
     """Into `work` of `dirs` (out, work); the messages name `out`."""
+    _not_held(path)  # at once, not after the imports and the replay's start
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray import Policy  # noqa: PLC0415
@@ -329,3 +332,24 @@ def _from_store(path: Path, policies: str | None, dirs: tuple[Path, Path], recom
         _print_proposal(proposal, out / PROPOSAL)
         for note in proposal.notes:  # what a store's few labels could not support (weights.MIN_REPORTS), ...
             console.print(Text(f"note: {note}"))
+
+
+def _not_held(path: Path) -> None:
+    """--from-store of a store directory another process holds (`vault-ray up`, `vault-ray serve
+    --store`, an embedded open): StoreError naming what works, its export."""
+    from vault_ray.storage.layout import check_not_held  # noqa: PLC0415
+
+    if not (path / "vault.json").is_file():  # an export directory or a .duckdb file
+        return
+    try:
+        check_not_held(path)
+    except StoreLocked as exc:
+        if exc.here:
+            raise
+        joined = f"--address {exc.address} --namespace {exc.namespace}" if exc.address and exc.namespace else None
+        how = (f"export it while it is served: `vault-ray export {joined} --out DIR`, then `vault-ray eval --from-store "
+               "DIR`" if joined else "export it through its holder (`vault-ray export --address ADDR --namespace NS --out "
+               "DIR` with the address `vault-ray up` or `vault-ray serve` printed, or Vault.export(DIR) in the process "
+               "that holds it), then `vault-ray eval --from-store DIR`; or stop the holder first")
+        raise StoreError(f"store {str(path)!r} is held by another process, and --from-store reads a store no process "
+                         f"holds, or an export; {how}") from None

@@ -27,6 +27,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from vault_ray.storage.layout import check_not_held
+
 from ..errors import InvalidInput, VaultError
 from .common import HASHING, console, handle_errors, require_store, resumable
 
@@ -63,11 +65,15 @@ def register(app: typer.Typer) -> None:
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
     """--store or --address; a --store that must exist is checked before Ray starts (a typo
-    is an error at once, with the exit code every command gives it)."""
+    is an error at once, with the exit code every command gives it), and so is a --store
+    another process holds (`vault-ray up`, `vault-ray serve --store`: StoreLocked names
+    the --address and --namespace that reach it) instead of after Ray's start-up."""
     if not store and not address:
         raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
     if store and not address and existing:
         require_store(store)
+    if store:
+        check_not_held(store)
 
 
 def _quiet_ray() -> None:

@@ -2,8 +2,10 @@
 | revoke` (its bearer tokens).
 
 `serve --store PATH` starts Ray in this process, the store's cluster-mode actors and
-the Ray Serve app on `--host:--port`, prints the base and docs URLs and runs until
-Ctrl-C (or SIGTERM), then stops what it started. `serve --address ADDR` attaches to
+the Ray Serve app on `--host:--port`, prints the base and docs URLs and the Ray address
+and namespace other processes join it with (`--address ADDR --namespace NS`: the bulk
+jobs, `Vault.connect`; also recorded beside the store, where a refused open finds it),
+and runs until Ctrl-C (or SIGTERM), then stops what it started. `serve --address ADDR` attaches to
 a running cluster (and its store, started by `vault-ray up`) and, on exit, removes
 its app (and Serve, when it holds no other app, so the port is free for a restart).
 Ray and the Serve app are imported inside the command.
@@ -62,9 +64,10 @@ def serve(
 ) -> None:
     """Serve a store over HTTP for agent fleets (Ray Serve + FastAPI); Ctrl-C stops it.
 
-    With --store, Ray runs inside this command for it alone: other processes cannot join it with Vault.connect.
+    With --store, Ray runs inside this command and stops with it; it prints the `--address ADDR --namespace NS`
+    that other commands (export, reindex, normalize, get, ...) and Vault.connect join it with.
 
-    To share the store: `vault-ray up --store PATH`, then `serve --address ADDR`."""
+    To keep the store up without the service: `vault-ray up --store PATH`, then `serve --address ADDR`."""
     if (store is None) == (address is None):
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
 
@@ -90,6 +93,7 @@ def serve(
                         embedder=embedder)
         info = vault.info()
         vault.close()
+        joined = _ray_address(address, namespace) if own_ray else address
         token_file = Path(tokens) if tokens else Path(info.store) / "tokens.json"
         config = ServeConfig(namespace=namespace, embedder="hashing" if hashing else "local", tokens=str(token_file),
                              max_body_bytes=max_body_bytes)
@@ -97,7 +101,7 @@ def serve(
                           ray_actor_options={"num_cpus": replica_cpus})
         served = True  # from here on there may be an app to remove
         url = start(config, scaling, host=host, port=port)
-        _announce(url, info.store, token_file)
+        _announce(url, info.store, token_file, joined, namespace)
         stop.wait()
         console.print("stopping ...", highlight=False)
     finally:
@@ -180,12 +184,32 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def _announce(url: str, store: str, token_file: Path) -> None:
+def _ray_address(address: str | None, namespace: str) -> str:
+    """The address other processes on this machine join the Ray this command started with
+    (its GCS port on 127.0.0.1, as `vault-ray up` prints its head's: the GCS listens on every
+    interface, and a loopback address gets this machine's Ray token), recorded beside the
+    store (STORE/cluster.json, as `up` records its own) so that a job refused the store
+    names it; the record goes when the store's actors stop."""
+    import ray  # noqa: PLC0415
+
+    from vault_ray.actors import attach  # noqa: PLC0415
+
+    port = ray.get_runtime_context().gcs_address.rpartition(":")[2]
+    joined = f"127.0.0.1:{port}"
+    attach(address, namespace=namespace).note_head({"address": joined, "namespace": namespace, "by": "serve"})
+    return joined
+
+
+def _announce(url: str, store: str, token_file: Path, address: str | None, namespace: str) -> None:
     active = [t for t in TokenStore(token_file).list() if t.active]
+    ray_line = ([f"  Ray at {address}, namespace {namespace!r}: other commands join it with --address {address} "
+                 f"--namespace {namespace} (e.g. vault-ray export --address {address} --namespace {namespace} --out DIR; "
+                 "also reindex, normalize, get, ...)"] if address and address != "auto" else [])
     for line in (
         f"[green]vault-ray serves[/green] {store} at {url}",
         f"  API docs: {url}/docs · OpenAPI: {url}/openapi.json · metrics: {url}/metrics",
         f"  tokens: {token_file} ({len(active)} active); make one with: vault-ray token add AGENT --tokens {token_file}",
+        *ray_line,
         "  Ctrl-C stops it",
     ):
         console.print(line, highlight=False, soft_wrap=True)
