@@ -6,7 +6,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from vault_ray import HashingEmbedder, Policy, Vault  # noqa: E402
+from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault  # noqa: E402
 
 
 @pytest.fixture
@@ -83,3 +83,11 @@ def served_app(make_vault, tmp_path):
     server.should_exit = True
     thread.join(30)
     sock.close()
+
+
+@pytest.fixture(scope="module", params=["local", "hashing", "patterns"])
+def reasoner(request: pytest.FixtureRequest) -> RuleReasoner:
+    """Every reader: the local model, the hashing embedder, patterns only (extraction tests; a file may define its own)."""
+    if request.param == "local":
+        return RuleReasoner(LocalEmbedder())
+    return RuleReasoner(HashingEmbedder()) if request.param == "hashing" else RuleReasoner()

@@ -13,3 +13,8 @@ def facts(reasoner: RuleReasoner, said: str | list[dict[str, str]]) -> list[tupl
 def reasons(reasoner: RuleReasoner, said: str | list[dict[str, str]]) -> list[str]:
     """Why each statement about the user the turn holds gave no fact."""
     return [u.reason for u in reasoner.extract_turn(said).unextracted]
+
+
+def chat(*turns: str) -> list[dict[str, str]]:
+    """Turns alternating user / assistant, the user first."""
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(turns)]

@@ -3,15 +3,6 @@ budget; "now at the Hilton" is no job and an employer's name has no article."""
 
 import pytest
 
-from vault_ray import HashingEmbedder, LocalEmbedder, RuleReasoner
-
-
-@pytest.fixture(scope="module", params=["local", "hashing", "patterns"])
-def reasoner(request) -> RuleReasoner:
-    if request.param == "local":
-        return RuleReasoner(LocalEmbedder())
-    return RuleReasoner(HashingEmbedder()) if request.param == "hashing" else RuleReasoner()
-
 
 def facts(reasoner, *turns):
     msgs = [{"role": "user", "content": t} for t in turns]

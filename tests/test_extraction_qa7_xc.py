@@ -8,21 +8,7 @@ without a fact."""
 from __future__ import annotations
 
 import pytest
-from extraction_qa import facts, reasons
-
-from vault_ray import HashingEmbedder, LocalEmbedder, RuleReasoner
-
-
-@pytest.fixture(scope="module", params=["local", "hashing", "patterns"])
-def reasoner(request) -> RuleReasoner:
-    if request.param == "local":
-        return RuleReasoner(LocalEmbedder())
-    return RuleReasoner(HashingEmbedder()) if request.param == "hashing" else RuleReasoner()
-
-
-def chat(*turns: str) -> list[dict[str, str]]:
-    """Turns alternating user / assistant, the user first."""
-    return [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(turns)]
+from extraction_qa import chat, facts, reasons
 
 
 # -- F6: a correction after the assistant's echo or confirming question ----------------------------

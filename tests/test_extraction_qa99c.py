@@ -10,14 +10,7 @@ from __future__ import annotations
 import pytest
 from extraction_qa import facts
 
-from vault_ray import HashingEmbedder, LocalEmbedder, RuleReasoner, Vault
-
-
-@pytest.fixture(scope="module", params=["local", "hashing", "patterns"])
-def reasoner(request) -> RuleReasoner:
-    if request.param == "local":
-        return RuleReasoner(LocalEmbedder())
-    return RuleReasoner(HashingEmbedder()) if request.param == "hashing" else RuleReasoner()
+from vault_ray import HashingEmbedder, Vault
 
 
 def chat(*turns: str) -> list[dict[str, str]]:
