@@ -25,6 +25,9 @@ def turn(question: str, answer: str) -> list[dict[str, str]]:
     ("Do you follow a particular diet?", "vegan", ("user.diet", "vegan")),
     ("Which country do you live in?", "The US", ("user.location", "US")),
     ("What should I call you?", "Mia is fine.", ("user.name", "Mia")),
+    # a filler before the answer is no part of it ("it's June 5" was stored as the birthday)
+    ("When is your birthday?", "Actually, it's June 5", ("user.birthday", "June 5")),
+    ("What city do you live in?", "Actually it's Boston.", ("user.location", "Boston")),
     # a yes or a no to a question about the user says what the question says, or its denial
     ("Do you speak Spanish?", "Yes, fluently.", ("user.language", "Spanish")),
     ("Are you still vegetarian?", "No, not anymore.", ("user.diet", "not:vegetarian")),

@@ -42,7 +42,7 @@ _TOPICS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(q, re.IGNOR
      r"|\breach you\b", "Contact me by {}"),
     (r"\bpets?\b", "I have {}"),
 ))
-_POLITE = re.compile(r"^(?:(?:it's|it is|that's|that would be|i'd say|i think|probably|definitely|um+|uh+|well|oh|so|"
+_POLITE = re.compile(r"^(?:(?:it's|it is|that's|that would be|i'd say|i think|probably|definitely|actually|um+|uh+|well|oh|so|"
                      r"sure|yes|yeah|ok|okay)\b[,\s]*)+|[,\s]*\b(?:please|thanks|thank you|i think|i guess)\b[.!\s]*$",
                      re.IGNORECASE)
 
