@@ -14,13 +14,15 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from ..models import Claim, Dispute, Event, from_epoch
+from .dispute_replay import STATE
 
 STEP_TITLES = {
     "claim_added": "recorded",
     "status_changed": "status changed",
     "dispute_opened": "dispute opened",
     "dispute_challenged": "challenge repeated",
-    "dispute_changed": "dispute members changed (one left, or a value joined), or who decides it (a policy change)",
+    "dispute_changed": "dispute members changed (one left, or a value joined), its reason (a claim took an incumbent's place), "
+                       "or who decides it (a policy change)",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",
@@ -93,11 +95,19 @@ def step_from_event(e: Event) -> Step:
     )
 
 
+def _named(cid: str, rec: Any) -> bool:
+    """Whether a dispute event's record (the dispute as stored then) names `cid` among its members: a
+    dispute that named the claim once still lists it after its incumbents changed (QA8 F4)."""
+    return isinstance(rec, dict) and cid in (rec.get("challenger"), *(rec.get("incumbents") or ()),
+                                             *(rec.get("supporters") or ()))
+
+
 def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explanation:
     """Pick the claim's steps out of its entity's events (in log order)."""
     # a member that left (retracted, withdrawn), or the claim that settled it: its events name them
     left = {e.dispute_id for e in events if e.dispute_id and e.kind.startswith("dispute_")
-            and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT))}
+            and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT)
+                 or _named(claim.id, e.detail.get(STATE)))}
     mine = tuple(d for d in disputes if d.id in left or claim.id in (d.challenger, *d.incumbents, *d.supporters))
     dispute_ids = {d.id for d in mine}
     added = {e.claim_id: step_from_event(e) for e in events if e.kind == "claim_added"}
