@@ -181,3 +181,26 @@ def test_the_second_dispute_can_still_be_settled_for_its_challenger(make_vault):
     vault.resolve_dispute(initech.dispute_id, winner=initech.claim_id, decided_by="user", note="Initech after all")
     assert vault.get("user.employer").values == ("Initech",) and vault.disputes() == []
     assert vault.claim(acme.claim_id).status == Status.SUPERSEDED
+
+
+def test_a_judge_that_fails_when_asked_again_leaves_the_dispute_and_the_write_stands(make_vault):
+    from vault_ray import RuleReasoner
+
+    class Flaky(RuleReasoner):
+        calls = 0
+
+        def judge(self, case):
+            Flaky.calls += 1
+            if Flaky.calls > 2:
+                raise RuntimeError("model down")
+            return super().judge(case)
+
+    vault = make_vault(reasoner=Flaky())
+    vault.set_strategy("user.home_city", "judge")
+    vault.set_authority("boss", "*", 0.9)
+    say(vault, "a", "Paris", 0, entity="user.home_city")
+    berlin = say(vault, "b", "Berlin", 1, entity="user.home_city")  # the judge: ambiguous (call 1)
+    rome = say(vault, "boss", "Rome", 2, entity="user.home_city")  # the judge picks Rome (2), then fails (3)
+    assert rome.outcome == Outcome.ACTIVE and Flaky.calls == 3
+    assert vault.dispute(berlin.dispute_id).status == "open"
+    assert set(vault.get("user.home_city").values) == {"Rome", "Berlin"}

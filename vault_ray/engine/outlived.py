@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from .. import strategies
+from ..errors import VaultError
 from ..models import Claim, Decision, Dispute, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
@@ -78,10 +79,12 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
     """After a write that superseded claims: the open disputes on its entity whose incumbents'
     places it changed are asked again (module docstring). Returns `decision`, naming the disputes it
     settled (the last in `dispute_id` unless it names one, the claims superseded in `superseded`)."""
-    gone = set(decision.superseded)
+    gone, open_ = set(decision.superseded), txn.open_disputes_on(decision.entity)
+    if not open_:
+        return decision  # (most writes)
     settled: list[Dispute] = []
     before = [c.id for c in txn.live_on(decision.entity)]
-    for d in txn.open_disputes_on(decision.entity):
+    for d in open_:
         if not txn.known(d.challenger) or txn.claim(d.challenger).status != Status.DISPUTED:
             continue
         if any(txn.known(i) and txn.claim(i).status == Status.ACTIVE for i in d.incumbents):
@@ -122,7 +125,10 @@ def _ask(txn: Txn, d: Dispute, standing: list[Claim], policy: Policy, reasoner: 
     verdict = strategies.decide(head, standing, policy, pool=pool, cardinality=card)
     if verdict.action == Action.ASK_JUDGE:
         case = JudgeCase(head, tuple(standing), verdict.weights, card)
-        verdict = strategies.from_judgement(head, standing, strategies.judged(reasoner, case), verdict)
+        try:
+            verdict = strategies.from_judgement(head, standing, strategies.judged(reasoner, case), verdict)
+        except VaultError:  # a judge that fails now leaves the dispute as it was: the write goes on
+            return replace(verdict, action=Action.WIN)
     return verdict
 
 
