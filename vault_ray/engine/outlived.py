@@ -32,6 +32,7 @@ from ..errors import VaultError
 from ..models import Claim, Decision, Dispute, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
+from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action, Verdict
 from . import disputes, tally
 from .decided import says_rejected
@@ -96,7 +97,12 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
         if disputes.waits_for_person(d, policy):
             _note_place(txn, d, standing, lookup, decision.claim_id)
             continue
-        verdict = _ask(txn, d, standing, policy, reasoner)
+        head = max((txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)), key=strategies.ordered_at)
+        card = txn.cardinality.get(d.entity, "one")
+        standing = [c for c in standing if contradicts(normalized_value(head), normalized_value(c), card)]
+        if not standing:
+            continue  # what stands now says nothing against the challenger ("not:vegan" beside "vegetarian")
+        verdict = _ask(txn, d, head, standing, policy, reasoner)
         if verdict.action == Action.LOSE and verdict.winner is not None and not says_rejected(txn, txn.claim(verdict.winner)):
             settled.append(disputes.resolve(txn, d, verdict.winner, f"strategy:{verdict.strategy}", verdict.reason,
                                             keep_both=False, strategy=verdict.strategy, weights=verdict.weights,
@@ -114,11 +120,10 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
                    reason=f"{decision.reason}; settles open dispute {last.id} ({res.decided_by}: {res.note})")
 
 
-def _ask(txn: Txn, d: Dispute, standing: list[Claim], policy: Policy, reasoner: Reasoner) -> Verdict:
-    """The entity's strategy on the dispute's challenger side (its newest backer: the side's latest
-    word) against the claims standing for its incumbents; the judge is asked when the strategy asks."""
-    backers = [txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)]
-    head = max(backers, key=strategies.ordered_at)
+def _ask(txn: Txn, d: Dispute, head: Claim, standing: list[Claim], policy: Policy, reasoner: Reasoner) -> Verdict:
+    """The entity's strategy on the dispute's challenger side (`head`, its newest backer: the side's
+    latest word) against the claims standing for its incumbents that contradict it; the judge is
+    asked when the strategy asks."""
     card = txn.cardinality.get(d.entity, "one")
     strategy = policy.strategy_for(d.entity)
     pool = tally.assertions(txn, d.entity) if strategy == "consensus" else txn.live_on(d.entity)
