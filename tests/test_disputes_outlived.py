@@ -204,3 +204,15 @@ def test_a_judge_that_fails_when_asked_again_leaves_the_dispute_and_the_write_st
     assert rome.outcome == Outcome.ACTIVE and Flaky.calls == 3
     assert vault.dispute(berlin.dispute_id).status == "open"
     assert set(vault.get("user.home_city").values) == {"Rome", "Berlin"}
+
+
+def test_a_retracted_incumbent_leaves_a_reason_about_the_claim_that_stands_now(make_vault):
+    vault = make_vault()
+    acme, globex, _ = two_disputes(vault)
+    vault.set_authority("hr", "*", 0.9)
+    backing = say(vault, "hr", "Acme", 3, entity="user.employer")  # another agent says the standing value
+    vault.retract(acme.claim_id, decided_by="user", note="crm's record was wrong")
+    d = vault.dispute(globex.dispute_id)
+    assert d.status == "open" and d.incumbents == (backing.claim_id,)
+    assert d.reason.startswith("bot1 (0.50) does not outweigh crm (0.90); since then claim ")
+    assert d.reason.endswith("it stands against 'Acme' (hr)")

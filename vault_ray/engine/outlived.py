@@ -137,6 +137,11 @@ def _ask(txn: Txn, d: Dispute, head: Claim, standing: list[Claim], policy: Polic
     return verdict
 
 
+def since(d: Dispute, change: str) -> str:
+    """`d`'s reason with what changed since it was given (replacing what an earlier change said)."""
+    return f"{d.reason.split(SINCE)[0]}{SINCE}{change}"
+
+
 def _note_place(txn: Txn, d: Dispute, standing: list[Claim], lookup: Lookup, by: str) -> None:
     """`d` waits for a person: its reason says which claim now stands in its incumbents' place."""
     old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
@@ -144,7 +149,7 @@ def _note_place(txn: Txn, d: Dispute, standing: list[Claim], lookup: Lookup, by:
     was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old if c.id not in {s.id for s in standing})
     if not was:
         return
-    reason = f"{d.reason.split(SINCE)[0]}{SINCE}{now} took the place of {was}"
+    reason = since(d, f"{now} took the place of {was}")
     if reason != d.reason:
         txn.put_dispute(replace(d, reason=reason), "dispute_changed", agent=None, claim_id=by,
                         challenges=d.challenges, replaced=list(d.incumbents), reason=reason)
