@@ -159,9 +159,10 @@ class Shard(ShardBulk):
     def set_control(self, version: int, policy: Policy, registry: EntityRegistry) -> int:
         with self.ownership.shared(), self._control_lock:  # the partitions announced stay open meanwhile
             if version >= self.control_version:
-                old = self.policy
+                old, was = self.policy, self.registry
                 self.control_version, self.policy, self.registry = version, policy, registry
-                announce_policy(self.host, old, policy)  # the disputes it makes read otherwise (engine/stakes.py)
+                # the disputes it makes read otherwise (engine/stakes.py) or closes (engine/widen.py)
+                announce_policy(self.host, old, policy, registries=(was, registry))
             return self.control_version
 
     def _cardinality(self, entity: str) -> str:

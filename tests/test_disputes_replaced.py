@@ -22,13 +22,15 @@ def say(vault, agent, value, seconds=0.0, entity="user.diet"):
 @pytest.mark.parametrize("close", ["resolve", "stale rule"])
 def test_a_dispute_whose_incumbent_was_replaced_can_be_closed_for_the_claim_in_its_place(make_vault, close):
     """Recency: b's claim, 10 s after a's, is disputed (near-simultaneous); then c's newer
-    claim supersedes a's. The dispute's only incumbent is gone: it could be closed only for
-    b (c was 'not part of' it, a 'since superseded'), so the entity stayed contested."""
+    claim supersedes a's, itself inside the window of b's (25 s): the strategy asked again still
+    disputes. The dispute's only incumbent is gone: it could be closed only for b (c was 'not
+    part of' it, a 'since superseded'), so the entity stayed contested."""
     vault = make_vault(policy=Policy(near_simultaneous_s=30, rules=AutoResolveRules(stale_after_s=60)))
     a = say(vault, "a", "vegan", 0)
     b = say(vault, "b", "vegetarian", 10)
-    c = say(vault, "c", "pescatarian", 3600)
+    c = say(vault, "c", "pescatarian", 35)
     assert b.dispute_id and c.superseded == (a.claim_id,) and vault.get("user.diet").contested
+    assert vault.dispute(b.dispute_id).reason.startswith("near-simultaneous: observed 25.0s apart")
     with pytest.raises(DisputeError, match=c.claim_id):  # the replaced incumbent names the claim in its place
         vault.resolve_dispute(b.dispute_id, winner=a.claim_id, decided_by="user")
     if close == "resolve":
@@ -50,7 +52,7 @@ def test_the_disputes_table_names_the_claim_in_a_replaced_incumbents_place(make_
     vault = make_vault("t", policy=Policy(near_simultaneous_s=30))
     say(vault, "a", "vegan", 0)
     b = say(vault, "b", "vegetarian", 10)
-    c = say(vault, "c", "pescatarian", 3600)
+    c = say(vault, "c", "pescatarian", 35)  # newer than a's, inside b's window: the dispute stays open
     vault.close()
     shown = CliRunner().invoke(app, ["disputes", "--store", str(tmp_path / "t"), "--hashing"], env={"COLUMNS": "250"})
     assert shown.exit_code == 0 and b.dispute_id in shown.output

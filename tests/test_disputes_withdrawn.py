@@ -119,7 +119,10 @@ def test_recency_does_not_break_an_exact_tie_by_arrival_order(make_vault):
     assert tie.outcome == Outcome.DISPUTED and "same moment" in tie.reason
     assert vault.claim(first.claim_id).status == Status.ACTIVE and vault.get("user.location").contested
     later = say(vault, "c", "Rome", 1, entity="user.location")
-    assert later.outcome == Outcome.ACTIVE and later.reason == "newer observation wins"
+    assert later.outcome == Outcome.ACTIVE and later.reason.startswith("newer observation wins")
+    # Berlin was observed before Rome too: the tie's dispute is settled for Rome (QA8 F3)
+    assert later.dispute_id == tie.dispute_id and tie.claim_id in later.superseded
+    assert vault.get("user.location").values == ("Rome",) and not vault.get("user.location").contested
 
 
 @pytest.mark.parametrize("who", ["   ", "\n\t", "\u200b"])

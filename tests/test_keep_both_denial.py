@@ -40,8 +40,8 @@ def test_keep_both_is_refused_for_a_value_and_its_denial_and_a_winner_still_work
 def test_keep_both_still_keeps_two_values_that_do_not_deny_each_other(make_vault):
     vault = make_vault()  # a dispute opened while user.employer held one value; now it holds many
     d = _dispute(vault, "user.employer", "Google", "Apple")
-    vault.set_cardinality("user.employer", "many")
-    vault.resolve_dispute(d.dispute_id, None, decided_by="dana", keep_both=True)
+    vault.set_cardinality("user.employer", "many")  # widening keeps both itself (QA8 F9, engine/widen.py)
+    assert vault.dispute(d.dispute_id).resolution.keep_both and vault.disputes() == []
     assert sorted(c.value for c in vault.get("user.employer").active) == ["Apple", "Google"]
 
 

@@ -115,10 +115,15 @@ def test_one_active_value_beside_an_open_item_dispute_is_no_obstacle(make_vault)
 def test_one_to_many_and_other_changes_are_not_checked_against_claims(make_vault):
     vault = make_vault(policy=Policy(default_strategy="authority"))
     say(vault, "a", "user.diet", "vegan")
-    d = say(vault, "b", "user.diet", "keto", hours=1)
+    d = say(vault, "b", "user.diet", "not:vegan", hours=1)
     vault.set_cardinality("user.diet", "many")  # widening never leaves values at odds uncontested
     vault.set_strategy("user.diet", "recency")
     assert vault.dispute(d.dispute_id).status.value == "open" and vault.get("user.diet").contested
+    vault.set_cardinality("user.pets", "one")
+    say(vault, "b", "user.pets", "dog:rex")
+    other = say(vault, "c", "user.pets", "cat:tom", hours=1)  # two items once widened: kept both (widen.py)
+    vault.set_cardinality("user.pets", "many")
+    assert not vault.get("user.pets").contested and vault.dispute(other.dispute_id).resolution.keep_both
 
 
 def test_a_registry_entry_that_makes_an_entity_one_is_refused_too(make_vault):

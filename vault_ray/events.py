@@ -40,7 +40,8 @@ decided and how; `claim_retracted` who retracted the claim (`decided_by`) and wh
 the claim; `dispute_changed` an open dispute that goes on without a member (detail
 `retracted` and `retracted_by`, or `withdrawn`), took in a value (`joined`), or that
 a policy change made wait for a person or no longer (`reason` `high_stakes` or
-`high_stakes_lifted`): no new challenge."""
+`high_stakes_lifted`), or whose reason changed because a claim took its incumbent's place
+(`replaced`: the incumbents it lists, engine/outlived.py): no new challenge."""
 DISPUTE_KINDS: tuple[str, ...] = ("dispute_opened", "dispute_challenged", "dispute_changed", "dispute_resolved")
 START, NOW = "start", "now"
 """Special cursors: the beginning of the log, and its current end."""

@@ -68,7 +68,7 @@ class EmbeddedBackend:
             self._control.save(self.policy, self.registry)
             self._load_label_vectors()
             finish_erasures(host, self.policy, self._cardinality)  # those a crash cut short (engine/erase.py)
-            announce_policy(host, saved[0], self.policy)  # a policy given to open is a change too
+            announce_policy(host, saved[0], self.policy, registries=(saved[1], self.registry))  # a change too
         except BaseException:
             try:  # everything this open took is let go of: an open right after is not refused (StoreLocked)
                 if host is not None:
@@ -92,7 +92,8 @@ class EmbeddedBackend:
             check_version(self.policy, if_version)
             self._control.save(policy, self.registry)
             old, self.policy = self.policy, policy
-            announce_policy(self.host, old, policy)  # the disputes it makes read otherwise (engine/stakes.py)
+            # the disputes it makes read otherwise (engine/stakes.py) or closes (widen.py)
+            announce_policy(self.host, old, policy, registries=(self.registry, self.registry))
 
     def change_policy(self, change: Callable[[Policy], Policy]) -> Policy:
         """`change` of the policy, read and stored under one lock (engine/control.py)."""
@@ -101,12 +102,13 @@ class EmbeddedBackend:
             if new is not self.policy:
                 self._control.save(new, self.registry)
                 old, self.policy = self.policy, new
-                announce_policy(self.host, old, new)
+                announce_policy(self.host, old, new, registries=(self.registry, self.registry))
             return new
 
     def set_registry(self, registry: EntityRegistry) -> None:
         self._control.save(self.policy, registry)
-        self.registry = registry
+        old, self.registry = self.registry, registry
+        announce_policy(self.host, self.policy, self.policy, registries=(old, registry))  # widen.py
 
     def _cardinality(self, entity: str) -> str:
         return self.policy.cardinality_for(entity, self.registry.cardinality(entity))

@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..models import Claim, Decision, Dispute, Status
 from ..policy import Policy
 from ..reasoners.rules import agrees, normalized_value
-from . import disputes
+from . import outlived
 from .txn import Txn
 
 
@@ -43,10 +43,10 @@ def join(txn: Txn, incoming: Claim) -> list[Dispute]:
 
 
 def back_and_settle(txn: Txn, incoming: Claim, policy: Policy) -> tuple[list[Dispute], tuple[str, ...], Dispute | None]:
-    """`join`, then `disputes.settle_for_incumbents` (under consensus its support may settle them):
+    """`join`, then `outlived.settle_for_incumbents` (under consensus its support may settle them):
     the disputes settled, the claims their settlement superseded, and the first dispute it joined."""
     joined = join(txn, incoming) if txn.known(incoming.id) and txn.claim(incoming.id).status == Status.ACTIVE else []
-    settled, gone = disputes.settle_for_incumbents(txn, incoming.entity, policy, incoming.id)
+    settled, gone = outlived.settle_for_incumbents(txn, incoming.entity, policy, incoming.id)
     return settled, gone, (joined[0] if joined else None)
 
 

@@ -114,32 +114,9 @@ def settle_repeat(txn: Txn, incoming: Claim, d: Dispute, n_agents: int,
     return f"strategy:{verdict.strategy}", verdict.reason, {"strategy": verdict.strategy, "weights": verdict.weights}
 
 
-def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
-                          by: str | None = None) -> tuple[list[Dispute], tuple[str, ...]]:
-    """Under consensus, a claim that backs an open dispute's incumbents may give them the clear
-    majority: the dispute is settled for them, as a supporter settles it for the challenger
-    (`settle_repeat`). Returns the disputes it settled and the claims their settlement superseded.
-    `by`: the claim whose write settles them (`settling` on the `dispute_resolved` event)."""
-    settled: list[Dispute] = []
-    if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
-        return settled, ()
-    before = [c.id for c in txn.live_on(entity)]
-    for d in txn.open_disputes_on(entity):
-        standing = [txn.claim(c) for c in d.incumbents if txn.known(c) and txn.claim(c).status == Status.ACTIVE]
-        if not standing or not txn.known(d.challenger) or d.needs_user or says_rejected(txn, standing[0]):
-            continue  # a person decides it
-        pool = tally.assertions(txn, entity)
-        verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {},
-                                       txn.cardinality.get(entity, "one"))
-        if verdict.action == Action.WIN:
-            settled.append(resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason, keep_both=False,
-                                   strategy="consensus", weights=verdict.weights, **({"settling": [by]} if by else {})))
-    return settled, superseded_among(txn, before) if settled else ()
-
-
 def with_settlement(decision: Decision, settled: list[Dispute]) -> Decision:
     """The decision of a write whose support settled disputes for their incumbents
-    (`settle_for_incumbents`): it names the last of them and says so, as a repeated
+    (`outlived.settle_for_incumbents`): it names the last of them and says so, as a repeated
     challenge that settles a dispute does ("dispute settled by strategy:consensus: ...")."""
     if not settled or settled[-1].resolution is None:
         return decision

@@ -21,7 +21,8 @@ STEP_TITLES = {
     "status_changed": "status changed",
     "dispute_opened": "dispute opened",
     "dispute_challenged": "challenge repeated",
-    "dispute_changed": "dispute members changed (one left, or a value joined), or who decides it (a policy change)",
+    "dispute_changed": "dispute members changed (one left, or a value joined), its reason (a claim took an incumbent's place), "
+                       "or who decides it (a policy change)",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",
@@ -94,13 +95,20 @@ def step_from_event(e: Event) -> Step:
     )
 
 
+def _named(cid: str, rec: Any) -> bool:
+    """Whether a dispute event's record (the dispute as stored then) names `cid` among its members: a
+    dispute that named the claim once still lists it after its incumbents changed (QA8 F4)."""
+    return isinstance(rec, dict) and cid in (rec.get("challenger"), *(rec.get("incumbents") or ()),
+                                             *(rec.get("supporters") or ()))
+
+
 def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explanation:
     """Pick the claim's steps out of its entity's events (in log order)."""
     # a member that left (retracted, withdrawn), or the claim that settled it: its events name them
-    # or a member once, whose place a newer claim took (a dispute's read names that one): each event's record
+    # or a member once, whose place a newer claim took (today's read names that one): each event's record
     left = {e.dispute_id for e in events if e.dispute_id and e.kind.startswith("dispute_")
             and (e.claim_id == claim.id or any(claim.id in (e.detail.get(k) or ()) for k in _LEFT)
-                 or _was_member(claim.id, e.detail.get(STATE)))}
+                 or _named(claim.id, e.detail.get(STATE)))}
     mine = tuple(d for d in disputes if d.id in left or claim.id in (d.challenger, *d.incumbents, *d.supporters))
     dispute_ids = {d.id for d in mine}
     added = {e.claim_id: step_from_event(e) for e in events if e.kind == "claim_added"}
@@ -117,13 +125,6 @@ def build(claim: Claim, events: list[Event], disputes: list[Dispute]) -> Explana
             step = _with_cause(step, added, resolved)
         steps.append(step)
     return Explanation(claim, tuple(steps), mine)
-
-
-def _was_member(claim_id: str, record: Any) -> bool:
-    """Whether a dispute event's record of the dispute (`dispute_replay.record`) lists the claim."""
-    if not isinstance(record, dict):
-        return False
-    return claim_id == record.get("challenger") or any(claim_id in (record.get(k) or ()) for k in ("incumbents", "supporters"))
 
 
 def retracted_from(events: list[Event], dispute_id: str) -> list[tuple[str, str]]:

@@ -30,7 +30,7 @@ from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
 from ..reasoners.rules import kept_denial
 from ..roles import clashing_holders
 from ..strategies import Action, Verdict
-from . import asked, backing, disputes, episodic, tally, waiting
+from . import asked, backing, disputes, episodic, outlived, tally, waiting
 from .decided import Decided, guard, revision_waits
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
@@ -117,8 +117,8 @@ class Partition:
                 decision = self._write_one(txn, item, policy, reasoner)
                 if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
                     decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
-                if decision.superseded:
-                    disputes.settle_withdrawn(txn, item.entity, item.cardinality, policy)
+                if decision.superseded:  # withdrawn incumbents, or ones whose place it took (outlived.py)
+                    decision = outlived.after_write(txn, decision, item.cardinality, policy, reasoner, self.find_claim)
                 asked.flag_for(txn, item, policy)  # a dispute it opened or flagged may ask about others' items
                 txn.decided[item.id] = decision = txn.valued(decision, item)
                 txn.writers[item.id] = (item.agent, item.digest)

@@ -47,7 +47,7 @@ from ..models import MAX_NOTE, Claim, Dispute, DisputeStatus, Resolution, Retrac
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_not_reserved, check_string, shown
-from . import asked, decided, disputes
+from . import asked, decided, disputes, outlived
 from .disputes import waits_for_person
 from .suggest import refuse_unknown
 from .txn import Txn
@@ -197,6 +197,9 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
             i for i in incumbents if txn.known(i) and txn.claim(i).status.live)  # successor is parked elsewhere)
         if not kept and waits_for_person(d, policy) and asked.fold(txn, d, policy, decided_by, why, changed):
             return  # another dispute about its item waits with no standing value: one question, not two
+        if kept != d.incumbents:  # its reason no longer describes a claim that is gone (QA8 F4)
+            d = replace(d, reason=outlived.since(d, f"{why}; it stands against " + (", ".join(
+                f"{c.value or c.text!r} ({c.agent})" for c in (txn.claim(i) for i in kept if txn.known(i))) or "none")))
         txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
                         challenges=d.challenges, reason=why, **changed)
         return

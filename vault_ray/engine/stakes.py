@@ -26,6 +26,8 @@ from dataclasses import replace
 
 from ..models import Dispute, DisputeStatus, EntityView, utcnow
 from ..policy import Policy, specificity
+from ..registry import EntityRegistry
+from . import widen
 from .partitions import PartitionSet
 from .txn import Txn
 
@@ -79,10 +81,13 @@ def announce(txn: Txn, disputes: Iterable[Dispute], old: Policy, new: Policy) ->
     return out
 
 
-def announce_policy(host: PartitionSet, old: Policy, new: Policy,
-                    partitions: Iterable[int] | None = None) -> list[Dispute]:
+def announce_policy(host: PartitionSet, old: Policy, new: Policy, partitions: Iterable[int] | None = None,
+                    registries: tuple[EntityRegistry, EntityRegistry] | None = None) -> list[Dispute]:
     """`announce` the policy change from `old` to `new` in each open partition (among `partitions`),
-    committed like any change (durable when this returns); the disputes announced."""
+    committed like any change (durable when this returns); the disputes announced. First, disputes
+    the change widens to `many` whose sides no longer contradict are closed (widen.py; `registries`:
+    the registry before and after, when the change may be one of it)."""
+    widen.settle_widened(host, old, new, registries, partitions)
     if set(old.high_stakes) == set(new.high_stakes):
         return []  # nothing else changes how a dispute reads
     out: list[Dispute] = []

@@ -26,7 +26,7 @@ from typing import Any
 from ..models import Claim, Decision, Dispute, Op, Outcome, Status
 from ..policy import Policy
 from ..reasoners.rules import agrees, contradicts, normalized_value
-from . import disputes
+from . import disputes, outlived
 from .txn import Txn
 
 HELD = "held for a person's decision: a dispute on this entity waits for one, with no standing value"
@@ -124,10 +124,15 @@ def after_decision(txn: Txn, resolved: Dispute) -> None:
             disputes.resolve(txn, d, d.challenger, res.decided_by, f"the value chosen in {resolved.id}",
                              keep_both=False)
             continue
-        changed = replace(d, incumbents=(*held, *(c.id for c in active)), needs_user=True)
+        # the stored row keeps every id it named (explain lists it for them; `pick_winner` answers a
+        # superseded one with the values that can win); reads show the claims that stand (`views.as_live`)
+        kept = [i for i in d.incumbents if i in held or any(c.status == Status.SUPERSEDED for c in outlived.chain(txn, i)[:1])]
+        why = (f"{active[0].value or active[0].text!r} was chosen by {res.decided_by} (dispute {resolved.id}): "
+               "this challenge stands against a person's decision and waits for a person")
+        changed = replace(d, incumbents=tuple(dict.fromkeys((*kept, *(c.id for c in active)))), needs_user=True,
+                          reason=why)
         txn.put_dispute(changed, "dispute_changed", agent=res.decided_by, claim_id=active[0].id,
-                        challenges=changed.challenges, joined=[c.id for c in active],
-                        reason=f"stands against the value chosen in {resolved.id}")
+                        challenges=changed.challenges, joined=[c.id for c in active], reason=why)
 
 
 def _flag_against(txn: Txn, resolved: Dispute, chosen: str) -> None:

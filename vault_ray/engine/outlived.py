@@ -1,0 +1,188 @@
+"""Open disputes whose incumbents a newer claim replaced (docs/policies.md, "The incumbent's place").
+
+A dispute names the claims its challenger contradicted. When a newer claim takes an incumbent's
+place while the dispute is open (a newer observation under recency, a majority, the judge's pick,
+the incumbent's own agent updating it), reads and `resolve_dispute` read that claim in its place
+(`views.as_live`, `disputes.pick_winner`). The strategy that left the dispute open judged the old
+pair, not this one, so the write that takes the place asks it again (`reconsider`):
+
+- it decides clearly against the parked challenger (recency: the challenger was observed before the
+  claim now standing, outside the near-simultaneous window; consensus: a clear margin; the judge: a
+  clear pick): the dispute is settled for the standing claim (`decided_by="strategy:<name>"`, a
+  `dispute_resolved` event naming the write in `detail.settling`), the challenger and its supporters
+  superseded by it (history and explain keep them);
+- it would still dispute: the dispute stays open, its `reason` the strategy's reason about the new
+  pair (a `dispute_changed` event, detail `replaced`);
+- it would let the challenger win: nothing changes (a repeat or a person settles that).
+
+A dispute that waits for a person (high stakes, `needs_user`) is never settled this way; its reason
+says which claim now stands in the incumbent's place. Authority never rules against a challenger (it
+parks a lighter one), so an authority dispute stays open as DESIGN.md §2 step 6 keeps it. Under
+consensus, backing the claim in the incumbent's place counts as backing the incumbent
+(`settle_for_incumbents`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from .. import strategies
+from ..errors import VaultError
+from ..models import Claim, Decision, Dispute, Status
+from ..policy import Policy
+from ..reasoners.base import JudgeCase, Reasoner
+from ..reasoners.rules import contradicts, normalized_value
+from ..strategies import Action, Verdict
+from . import disputes, tally
+from .decided import says_rejected
+from .txn import Txn
+
+Lookup = Callable[[str], Claim | None]
+SINCE = "; since then "
+"""Where a reason says what took an incumbent's place (cut off when it changes again)."""
+
+
+def _stored(txn: Txn, cid: str) -> Claim | None:
+    found = txn.stored([cid]).get(cid)
+    return found[0] if found is not None else None
+
+
+def chain(txn: Txn, cid: str, lookup: Lookup | None = None) -> list[Claim]:
+    """`cid` and the claims that replaced it in turn (`superseded_by`), up to the first that is not superseded."""
+    out: list[Claim] = []
+    hops: str | None = cid
+    for _ in range(32):
+        if hops is None:
+            break
+        claim = txn.claim(hops) if txn.known(hops) else (lookup or (lambda i: _stored(txn, i)))(hops)
+        if claim is None:
+            break
+        out.append(claim)
+        if claim.status != Status.SUPERSEDED:
+            break
+        hops = claim.superseded_by
+    return out
+
+
+def places(txn: Txn, d: Dispute, lookup: Lookup | None = None) -> list[Claim]:
+    """The active claims that stand for `d`'s incumbents: an active incumbent itself, else the active
+    claim at the end of its chain of replacements. Those of the dispute's other side never."""
+    backers, out = {d.challenger, *d.supporters}, {}
+    for cid in d.incumbents:
+        last = chain(txn, cid, lookup)[-1:]
+        if last and last[0].status == Status.ACTIVE and last[0].id not in backers:
+            out[last[0].id] = last[0]
+    return list(out.values())
+
+
+def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner, lookup: Lookup) -> Decision:
+    """After a write that superseded claims: the open disputes on its entity whose incumbents'
+    places it changed are asked again (module docstring). Returns `decision`, naming the disputes it
+    settled (the last in `dispute_id` unless it names one, the claims superseded in `superseded`)."""
+    gone, open_ = set(decision.superseded), txn.open_disputes_on(decision.entity)
+    if not open_:
+        return decision  # (most writes)
+    settled: list[Dispute] = []
+    before = [c.id for c in txn.live_on(decision.entity)]
+    for d in open_:
+        if not txn.known(d.challenger) or txn.claim(d.challenger).status != Status.DISPUTED:
+            continue
+        if any(txn.known(i) and txn.claim(i).status == Status.ACTIVE for i in d.incumbents):
+            continue  # an incumbent stands itself: its strategy decided this pair already
+        hops = {c.id for i in d.incumbents for c in chain(txn, i, lookup)[1:]} | set(d.incumbents)
+        standing = places(txn, d, lookup)
+        if not standing or not hops & gone:
+            continue  # the write did not change who stands in the incumbents' place
+        if disputes.waits_for_person(d, policy):
+            _note_place(txn, d, standing, lookup, decision.claim_id)
+            continue
+        head = max((txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)), key=strategies.ordered_at)
+        card = txn.cardinality.get(d.entity, "one")
+        standing = [c for c in standing if contradicts(normalized_value(head), normalized_value(c), card)]
+        if not standing:
+            continue  # what stands now says nothing against the challenger ("not:vegan" beside "vegetarian")
+        verdict = _ask(txn, d, head, standing, policy, reasoner)
+        if verdict.action == Action.LOSE and verdict.winner is not None and not says_rejected(txn, txn.claim(verdict.winner)):
+            settled.append(disputes.resolve(txn, d, verdict.winner, f"strategy:{verdict.strategy}", verdict.reason,
+                                            keep_both=False, strategy=verdict.strategy, weights=verdict.weights,
+                                            settling=[decision.claim_id]))
+        elif verdict.action == Action.DISPUTE and verdict.reason != d.reason:
+            changed = replace(d, reason=verdict.reason)
+            txn.put_dispute(changed, "dispute_changed", agent=None, claim_id=standing[0].id,
+                            challenges=d.challenges, replaced=list(d.incumbents), reason=verdict.reason)
+    if not settled:
+        return decision
+    superseded = (*decision.superseded, *(i for i in disputes.superseded_among(txn, before) if i not in gone))
+    last, res = settled[-1], settled[-1].resolution
+    assert res is not None
+    return replace(decision, superseded=superseded, dispute_id=decision.dispute_id or last.id,
+                   reason=f"{decision.reason}; settles open dispute {last.id} ({res.decided_by}: {res.note})")
+
+
+def _ask(txn: Txn, d: Dispute, head: Claim, standing: list[Claim], policy: Policy, reasoner: Reasoner) -> Verdict:
+    """The entity's strategy on the dispute's challenger side (`head`, its newest backer: the side's
+    latest word) against the claims standing for its incumbents that contradict it; the judge is
+    asked when the strategy asks."""
+    card = txn.cardinality.get(d.entity, "one")
+    strategy = policy.strategy_for(d.entity)
+    pool = tally.assertions(txn, d.entity) if strategy == "consensus" else txn.live_on(d.entity)
+    verdict = strategies.decide(head, standing, policy, pool=pool, cardinality=card)
+    if verdict.action == Action.ASK_JUDGE:
+        case = JudgeCase(head, tuple(standing), verdict.weights, card)
+        try:
+            verdict = strategies.from_judgement(head, standing, strategies.judged(reasoner, case), verdict)
+        except VaultError:  # a judge that fails now leaves the dispute as it was: the write goes on
+            return replace(verdict, action=Action.WIN)
+    return verdict
+
+
+def since(d: Dispute, change: str) -> str:
+    """`d`'s reason with what changed since it was given (replacing what an earlier change said)."""
+    return f"{d.reason.split(SINCE)[0]}{SINCE}{change}"
+
+
+def _note_place(txn: Txn, d: Dispute, standing: list[Claim], lookup: Lookup, by: str) -> None:
+    """`d` waits for a person: its reason says which claim now stands in its incumbents' place."""
+    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
+    now = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in standing)
+    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old if c.id not in {s.id for s in standing})
+    if not was:
+        return
+    reason = since(d, f"{now} took the place of {was}")
+    if reason != d.reason:
+        txn.put_dispute(replace(d, reason=reason), "dispute_changed", agent=None, claim_id=by,
+                        challenges=d.challenges, replaced=list(d.incumbents), reason=reason)
+
+
+def settle_for_incumbents(txn: Txn, entity: str, policy: Policy,
+                          by: str | None = None) -> tuple[list[Dispute], tuple[str, ...]]:
+    """Under consensus, a claim that backs an open dispute's incumbents (or the claims standing in
+    their place, `places`) may give them the clear majority: the dispute is settled for them, as a
+    supporter settles it for the challenger (`disputes.settle_repeat`). Returns the disputes it
+    settled and the claims their settlement superseded. `by`: the claim whose write settles them
+    (`settling` on the `dispute_resolved` event)."""
+    settled: list[Dispute] = []
+    if policy.strategy_for(entity) != "consensus" or policy.is_high_stakes(entity):
+        return settled, ()
+    before = [c.id for c in txn.live_on(entity)]
+    for d in txn.open_disputes_on(entity):
+        standing = places(txn, d)
+        if not standing or not txn.known(d.challenger) or d.needs_user or says_rejected(txn, standing[0]):
+            continue  # a person decides it
+        pool = tally.assertions(txn, entity)
+        verdict = strategies.consensus(standing[0], [txn.claim(d.challenger)], policy, pool, {},
+                                       txn.cardinality.get(entity, "one"))
+        if verdict.action == Action.WIN:
+            settled.append(disputes.resolve(txn, d, standing[0].id, "strategy:consensus", verdict.reason,
+                                            keep_both=False, strategy="consensus", weights=verdict.weights,
+                                            **({"settling": [by]} if by else {})))
+    return settled, disputes.superseded_among(txn, before) if settled else ()
+
+
+def after_write(txn: Txn, decision: Decision, item_cardinality: str, policy: Policy, reasoner: Reasoner,
+                lookup: Lookup) -> Decision:
+    """What a write that superseded claims settles besides: disputes whose incumbents were all
+    withdrawn (`disputes.settle_withdrawn`), then those whose incumbents' place it changed."""
+    disputes.settle_withdrawn(txn, decision.entity, item_cardinality, policy)
+    return reconsider(txn, decision, policy, reasoner, lookup)
