@@ -170,7 +170,7 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
     if store and not address and not create:
         require_store(store)
     fresh = bool(store and not address and create and announce and read_meta(store) is None)
-    embedder = _hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
+    embedder = hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
     if address:
         vault = Vault.connect(address, namespace=namespace, embedder=embedder)
     elif store:
@@ -203,7 +203,7 @@ def made_with_hashing(store: str | None) -> bool:
     return meta is not None and meta.embedder.startswith("hashing-")
 
 
-def _hashing_embedder(store: str | None, address: str | None, namespace: str) -> HashingEmbedder:
+def hashing_embedder(store: str | None, address: str | None, namespace: str) -> HashingEmbedder:
     """--hashing: the hashing embedder of the store's size (a reindex may have changed it from
     384), read from an embedded store's vault.json or, with --address, from the cluster's control
     actor; a new store gets 384. A store on another embedder is refused with what to do instead."""

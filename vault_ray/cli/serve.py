@@ -25,10 +25,10 @@ from types import FrameType
 import typer
 from rich.table import Table
 
-from ..embedders import HashingEmbedder, LocalEmbedder
+from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..tokens import TokenStore
-from .common import HASHING, NAMESPACE, console, handle_errors, id_column, iso, print_table, require_store
+from .common import HASHING, NAMESPACE, console, handle_errors, hashing_embedder, id_column, iso, print_table, require_store
 
 TOKENS = typer.Option(None, "--tokens", help="The token file (default: STORE/tokens.json).")
 STORE = typer.Option(None, "--store", "-s", help="The store whose tokens these are (its tokens.json).")
@@ -76,13 +76,14 @@ def serve(
     from vault_ray.backends.connect import ensure_ray, find_control, init_ray  # noqa: PLC0415
 
     _check_port(host, port)
-    embedder = HashingEmbedder() if hashing else LocalEmbedder()  # the replicas load the model
     own_ray = address is None
     if own_ray:
         init_ray("local", num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
                  log_to_driver=False)  # a failed start: one ClusterError (exit code 4), not Ray's traceback
     else:
         ensure_ray(address, namespace)
+    # the replicas load the model; --hashing: of the store's size (a reindex may have made it other than 384)
+    embedder = hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
     if not own_ray:
         _check_not_served(host, port)
     created = find_control(namespace) is None
@@ -95,7 +96,7 @@ def serve(
         vault.close()
         joined = _ray_address(address, namespace) if own_ray else address
         token_file = Path(tokens) if tokens else Path(info.store) / "tokens.json"
-        config = ServeConfig(namespace=namespace, embedder="hashing" if hashing else "local", tokens=str(token_file),
+        config = ServeConfig(namespace=namespace, embedder=embedder if hashing else "local", tokens=str(token_file),
                              max_body_bytes=max_body_bytes)
         scaling = Scaling(replicas=replicas, max_ongoing_requests=max_ongoing_requests,
                           ray_actor_options={"num_cpus": replica_cpus})
