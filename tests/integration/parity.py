@@ -98,9 +98,9 @@ def normalize(obj: Any) -> Any:
     rounded: equal for the same behaviour in both modes.
 
     A claim's label is its content (entity, agent, text), so it does not depend on
-    where the claim first shows up; and an entity view's active claims are compared
-    as a set, since claims of one batch share `observed_at` and the view breaks that
-    tie by (random) claim id."""
+    where the claim first shows up; and an entity view's active claims (and its distinct
+    values, in their order) are compared as sets, since claims of one batch share
+    `observed_at` and the view breaks that tie by (random) claim id."""
     labels: dict[str, str] = {}
     used: Counter[str] = Counter()
 
@@ -126,8 +126,9 @@ def normalize(obj: Any) -> Any:
         if is_dataclass(x) and not isinstance(x, type):
             out = {"__": type(x).__name__, **{f.name: walk(getattr(x, f.name)) for f in fields(x)
                                               if f.name != "embedding"}}
-            if isinstance(x, EntityView):
+            if isinstance(x, EntityView):  # `values` follows the active claims' order: a set too
                 out["active"] = sorted(out["active"], key=repr)
+                out["values"] = sorted(out["values"], key=repr)
             return out
         if isinstance(x, Enum):
             return str(x.value)
