@@ -104,16 +104,46 @@ def _ray_init(**options: Any) -> None:
     """`ray.init`, which installs Ray's own SIGTERM handlers (exit; a Ray started here: stop its
     processes and exit 1; and a fault handler that dumps the stack and aborts). A handler this
     process holds for SIGTERM (marked HOLDS_SIGTERM: a bulk job's, which ends it as Ctrl-C does)
-    is put back after, in Python and for the process; Ray's processes still stop at exit. (A
-    SIGTERM during the start-up itself still meets Ray's: blocking it meanwhile would leave it
-    blocked in the processes Ray starts.)"""
+    is put back after, in Python and for the process, and the Ray processes started here get a
+    process group of their own (`_apart`); Ray's processes still stop at exit. (A SIGTERM during
+    the start-up itself still meets Ray's: blocking it meanwhile would leave it blocked in the
+    processes Ray starts.)"""
     main = threading.current_thread() is threading.main_thread()
     held = signal.getsignal(signal.SIGTERM) if main else None
+    holds = getattr(held, HOLDS_SIGTERM, False)
     try:
-        ray.init(**options)
+        with _apart() if holds else contextlib.nullcontext():
+            ray.init(**options)
     finally:
-        if getattr(held, HOLDS_SIGTERM, False):
+        if holds:
             signal.signal(signal.SIGTERM, held)
+
+
+@contextlib.contextmanager
+def _apart() -> Any:
+    """The processes `ray.init` starts (GCS, raylet and their helpers) in a process group of their
+    own, so that a SIGTERM to the job's group (`kill -TERM -PGID`, a supervisor's group stop) reaches
+    the job alone: it stops as Ctrl-C stops it, and its Ray stops with it (at exit, and by the
+    parent-death signal Ray sets). Without this the raylet could die first and Ray's driver
+    ends the process with exit 1 at its next raylet call, before the job's handler runs. (Ray
+    already keeps SIGINT from them; a signal to every process of a cgroup still reaches them.)"""
+    try:
+        from ray._private import services  # noqa: PLC0415
+    except ImportError:  # another Ray: started as it starts them
+        yield
+        return
+    popen = services.ConsolePopen
+
+    class Apart(popen):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("process_group", 0)
+            super().__init__(*args, **kwargs)
+
+    services.ConsolePopen = Apart
+    try:
+        yield
+    finally:
+        services.ConsolePopen = popen
 
 
 PASS_ADDRESS = ("pass the address `vault-ray up` printed: `Vault.connect('HOST:PORT', namespace=...)`, "
