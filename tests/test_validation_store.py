@@ -189,6 +189,8 @@ def test_texts_and_agent_names_refuse_the_same_control_characters(char):
     for check in (lambda v: check_string(v, "text", limit=100), check_agent):
         with pytest.raises(InvalidInput, match="control character"):
             check(f"a{char}b")
+    with pytest.raises(InvalidInput, match=f"U\\+{ord(char):04X}.*only tab, newline and carriage return may be stored"):
+        check_string(f"a{char}b", "text", limit=100)  # the one found, named as a code point
     assert check_string("a\tb\nc", "text", limit=100) == "a\tb\nc"
     with pytest.raises(InvalidInput, match="control character"):
         check_agent("a\tb")

@@ -30,7 +30,8 @@ def unstorable(text: str) -> str | None:
     """Why `text` is no storable text ("has ..."), None if it is: a lone surrogate, or a
     control character (NUL, ESC, ...) other than tab, newline and carriage return."""
     if (found := _CONTROL.search(text)) is not None:
-        return f"has a control character (U+{ord(found.group()):04X}; only tab, newline and carriage return are text)"
+        return (f"has a control character (U+{ord(found.group()):04X}): of the control characters only tab, "
+                "newline and carriage return may be stored")
     return None if storable(text) else "has a lone surrogate character (no UTF-8 form)"
 
 
