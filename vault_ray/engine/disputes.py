@@ -131,6 +131,7 @@ def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:
 
 
 WITHDRAWN = "rule:challenger_withdrawn"
+INCUMBENTS_WITHDRAWN = "rule:incumbents_withdrawn"
 
 
 def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
@@ -273,7 +274,7 @@ def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) ->
         if any(agrees(entity, normalized_value(c), value, cardinality) for c in active) and not any(
             contradicts(normalized_value(c), value, cardinality) for c in active
         ):
-            resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",
+            resolve(txn, d, d.challenger, INCUMBENTS_WITHDRAWN,
                     "every incumbent was withdrawn and the current value agrees with the challenger", keep_both=False)
 
 

@@ -34,7 +34,7 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action, Verdict
-from . import disputes, tally
+from . import asked, disputes, tally
 from .decided import says_rejected
 from .txn import Txn
 
@@ -98,17 +98,22 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
             _note_place(txn, d, standing, lookup, decision.claim_id)
             continue
         head = max((txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)), key=strategies.ordered_at)
-        card = txn.cardinality.get(d.entity, "one")
+        card, places_now = txn.cardinality.get(d.entity, "one"), standing
         standing = [c for c in standing if contradicts(normalized_value(head), normalized_value(c), card)]
-        if not standing:
-            continue  # what stands now says nothing against the challenger ("not:vegan" beside "vegetarian")
+        fresh = not standing  # what stands now says nothing against the challenger ("not:vegan" beside
+        if fresh:  # "vegetarian"): it is decided as a fresh write of its value would be, against what does
+            standing = _against(txn, d, head, card)
+            if not standing:
+                if (closed := _stands(txn, d, head, places_now, policy, lookup, decision.claim_id)) is not None:
+                    settled.append(closed)
+                continue
         verdict = _ask(txn, d, head, standing, policy, reasoner)
         if verdict.action == Action.LOSE and verdict.winner is not None and not says_rejected(txn, txn.claim(verdict.winner)):
             settled.append(disputes.resolve(txn, d, verdict.winner, f"strategy:{verdict.strategy}", verdict.reason,
                                             keep_both=False, strategy=verdict.strategy, weights=verdict.weights,
                                             settling=[decision.claim_id]))
-        elif verdict.action == Action.DISPUTE and verdict.reason != d.reason:
-            changed = replace(d, reason=verdict.reason)
+        elif verdict.action == Action.DISPUTE and (verdict.reason != d.reason or fresh):
+            changed = replace(d, reason=verdict.reason, **({"incumbents": tuple(c.id for c in standing)} if fresh else {}))
             txn.put_dispute(changed, "dispute_changed", agent=None, claim_id=standing[0].id,
                             challenges=d.challenges, replaced=list(d.incumbents), reason=verdict.reason)
     if not settled:
@@ -118,6 +123,30 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
     assert res is not None
     return replace(decision, superseded=superseded, dispute_id=decision.dispute_id or last.id,
                    reason=f"{decision.reason}; settles open dispute {last.id} ({res.decided_by}: {res.note})")
+
+
+def _against(txn: Txn, d: Dispute, head: Claim, card: str) -> list[Claim]:
+    """The active claims on `d`'s entity that contradict its challenger side (`head`), as a fresh
+    write of its value would meet them (never one of its own backers)."""
+    backers, value = {d.challenger, *d.supporters}, normalized_value(head)
+    return [c for c in txn.live_on(d.entity) if c.status == Status.ACTIVE and c.id not in backers
+            and contradicts(value, normalized_value(c), card)]
+
+
+def _stands(txn: Txn, d: Dispute, head: Claim, now: list[Claim], policy: Policy, lookup: Lookup,
+            by: str) -> Dispute | None:
+    """No incumbent of `d` stands, what stands in their place says nothing against its challenger and
+    no active claim contradicts it: a fresh write of its value would simply apply, so it stands
+    (`rule:incumbents_withdrawn`, the note saying why; `by` settles it). Not while a person has been
+    asked about its item elsewhere (asked.py), nor for a value a person rejected (decided.py)."""
+    if asked.asking(txn, d.entity, asked.values_of(txn, d), policy, but=d.id) is not None or says_rejected(txn, head):
+        return None
+    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
+    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old)
+    place = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in now)
+    note = (f"no incumbent stands any more ({was} gave way to {place}) and no active claim contradicts "
+            f"{head.value or head.text!r}: decided as a fresh write of it would be, it stands")
+    return disputes.resolve(txn, d, d.challenger, disputes.INCUMBENTS_WITHDRAWN, note, keep_both=False, settling=[by])
 
 
 def _ask(txn: Txn, d: Dispute, head: Claim, standing: list[Claim], policy: Policy, reasoner: Reasoner) -> Verdict:
