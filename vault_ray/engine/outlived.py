@@ -24,7 +24,6 @@ consensus, backing the claim in the incumbent's place counts as backing the incu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from .. import strategies
@@ -34,46 +33,10 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action, Verdict
-from . import asked, disputes, tally
+from . import asked, disputes, sides, tally
 from .decided import says_rejected
+from .sides import SINCE, Lookup, chain, places
 from .txn import Txn
-
-Lookup = Callable[[str], Claim | None]
-SINCE = "; since then "
-"""Where a reason says what took an incumbent's place (cut off when it changes again)."""
-
-
-def _stored(txn: Txn, cid: str) -> Claim | None:
-    found = txn.stored([cid]).get(cid)
-    return found[0] if found is not None else None
-
-
-def chain(txn: Txn, cid: str, lookup: Lookup | None = None) -> list[Claim]:
-    """`cid` and the claims that replaced it in turn (`superseded_by`), up to the first that is not superseded."""
-    out: list[Claim] = []
-    hops: str | None = cid
-    for _ in range(32):
-        if hops is None:
-            break
-        claim = txn.claim(hops) if txn.known(hops) else (lookup or (lambda i: _stored(txn, i)))(hops)
-        if claim is None:
-            break
-        out.append(claim)
-        if claim.status != Status.SUPERSEDED:
-            break
-        hops = claim.superseded_by
-    return out
-
-
-def places(txn: Txn, d: Dispute, lookup: Lookup | None = None) -> list[Claim]:
-    """The active claims that stand for `d`'s incumbents: an active incumbent itself, else the active
-    claim at the end of its chain of replacements. Those of the dispute's other side never."""
-    backers, out = {d.challenger, *d.supporters}, {}
-    for cid in d.incumbents:
-        last = chain(txn, cid, lookup)[-1:]
-        if last and last[0].status == Status.ACTIVE and last[0].id not in backers:
-            out[last[0].id] = last[0]
-    return list(out.values())
 
 
 def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner, lookup: Lookup) -> Decision:
@@ -97,7 +60,9 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
         if disputes.waits_for_person(d, policy):
             _note_place(txn, d, standing, lookup, decision.claim_id)
             continue
-        head = max((txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)), key=strategies.ordered_at)
+        head = sides.head(txn, d, policy)
+        if head is None:
+            continue
         card, places_now = txn.cardinality.get(d.entity, "one"), standing
         standing = [c for c in standing if contradicts(normalized_value(head), normalized_value(c), card)]
         fresh = not standing  # what stands now says nothing against the challenger ("not:vegan" beside
