@@ -15,6 +15,11 @@ pair, not this one, so the write that takes the place asks it again (`reconsider
   pair (a `dispute_changed` event, detail `replaced`);
 - it would let the challenger win: nothing changes (a repeat or a person settles that).
 
+When what stands in the incumbents' place says nothing against the challenger ("not:vegan" beside a
+parked "vegetarian"), the challenger is decided as a fresh write of its value would be: against the
+active claims that contradict it (the strategy, as above), and with none it stands (`_stands`:
+`rule:incumbents_withdrawn`, a note saying why), unless a person decides it.
+
 A dispute that waits for a person (high stakes, `needs_user`) is never settled this way; its reason
 says which claim now stands in the incumbent's place. Authority never rules against a challenger (it
 parks a lighter one), so an authority dispute stays open as DESIGN.md §2 step 6 keeps it. Under
