@@ -214,5 +214,6 @@ def test_a_retracted_incumbent_leaves_a_reason_about_the_claim_that_stands_now(m
     vault.retract(acme.claim_id, decided_by="user", note="crm's record was wrong")
     d = vault.dispute(globex.dispute_id)
     assert d.status == "open" and d.incumbents == (backing.claim_id,)
-    assert d.reason.startswith("bot1 (0.50) does not outweigh crm (0.90); since then claim ")
+    # stated again about the sides as they stand: hr's claim now holds the standing side, not crm's
+    assert d.reason.startswith("bot1 (0.50) does not outweigh hr (0.90); since then claim ")
     assert d.reason.endswith("it stands against 'Acme' (hr)")

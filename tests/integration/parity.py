@@ -24,7 +24,6 @@ from vault_ray import (
     ClaimNotFound,
     DisputeError,
     DisputeNotFound,
-    EntityView,
     Fact,
     HashingEmbedder,
     InvalidEmbedding,
@@ -98,9 +97,9 @@ def normalize(obj: Any) -> Any:
     rounded: equal for the same behaviour in both modes.
 
     A claim's label is its content (entity, agent, text), so it does not depend on
-    where the claim first shows up; and an entity view's active claims (and its distinct
-    values, in their order) are compared as sets, since claims of one batch share
-    `observed_at` and the view breaks that tie by (random) claim id."""
+    where the claim first shows up. An entity view's active claims and distinct values are
+    compared in their order: a tie on `observed_at` (one batch) reads in write order, then
+    agent and value (docs/policies.md, "The order of a view"), the same in both modes."""
     labels: dict[str, str] = {}
     used: Counter[str] = Counter()
 
@@ -126,9 +125,6 @@ def normalize(obj: Any) -> Any:
         if is_dataclass(x) and not isinstance(x, type):
             out = {"__": type(x).__name__, **{f.name: walk(getattr(x, f.name)) for f in fields(x)
                                               if f.name != "embedding"}}
-            if isinstance(x, EntityView):  # `values` follows the active claims' order: a set too
-                out["active"] = sorted(out["active"], key=repr)
-                out["values"] = sorted(out["values"], key=repr)
             return out
         if isinstance(x, Enum):
             return str(x.value)

@@ -17,11 +17,11 @@ from dataclasses import replace
 from ..models import Claim, Decision, Dispute, Status
 from ..policy import Policy
 from ..reasoners.rules import agrees, normalized_value
-from . import outlived
+from . import outlived, sides
 from .txn import Txn
 
 
-def join(txn: Txn, incoming: Claim) -> list[Dispute]:
+def join(txn: Txn, incoming: Claim, policy: Policy) -> list[Dispute]:
     """The open disputes on `incoming`'s entity whose standing side `incoming` (stored active)
     says, in its words or others, with `incoming` added to their incumbents."""
     card, value, out = txn.cardinality.get(incoming.entity, "one"), normalized_value(incoming), []
@@ -34,7 +34,7 @@ def join(txn: Txn, incoming: Claim) -> list[Dispute]:
             continue
         if any(agrees(d.entity, value, normalized_value(c), card) for c in backers):
             continue  # it says both sides (a name and a fuller one): no side to take
-        joined = replace(d, incumbents=(*d.incumbents, incoming.id))
+        joined = sides.restated(txn, d, replace(d, incumbents=(*d.incumbents, incoming.id)), policy)
         txn.put_dispute(joined, "dispute_changed", agent=incoming.agent, claim_id=incoming.id,
                         challenges=joined.challenges, backs=standing[0].id,
                         reason="another agent says the standing value")
@@ -45,7 +45,7 @@ def join(txn: Txn, incoming: Claim) -> list[Dispute]:
 def back_and_settle(txn: Txn, incoming: Claim, policy: Policy) -> tuple[list[Dispute], tuple[str, ...], Dispute | None]:
     """`join`, then `outlived.settle_for_incumbents` (under consensus its support may settle them):
     the disputes settled, the claims their settlement superseded, and the first dispute it joined."""
-    joined = join(txn, incoming) if txn.known(incoming.id) and txn.claim(incoming.id).status == Status.ACTIVE else []
+    joined = join(txn, incoming, policy) if txn.known(incoming.id) and txn.claim(incoming.id).status == Status.ACTIVE else []
     settled, gone = outlived.settle_for_incumbents(txn, incoming.entity, policy, incoming.id)
     return settled, gone, (joined[0] if joined else None)
 

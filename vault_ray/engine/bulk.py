@@ -23,6 +23,7 @@ from ..models import Claim, Dispute, DisputeStatus, Resolution, Status
 from .partition import Partition
 from .partitions import PartitionSet
 from .txn import Txn
+from .views import read_order
 
 MERGED_BY = "normalize"
 """Who the events of an entity merge name (agent, decided_by)."""
@@ -122,7 +123,7 @@ def live_claims(host: PartitionSet, entity: str) -> list[Claim]:
     with part.lock:
         ids = sorted(part.state.live_ids(entity))
         found = part.log.get_claims(ids, with_vectors=True)
-    return sorted(found.values(), key=lambda c: (c.observed_at, c.id))
+    return sorted(found.values(), key=read_order)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..reasoners.rules import agrees, at_odds, contradicts, normalized_value, po
 from ..roles import same_role
 from ..strategies import Action
 from ..texts import check_not_reserved, check_string
-from . import tally
+from . import sides, tally
 from .decided import person_decided, says_rejected
 from .txn import Txn
 
@@ -57,6 +57,7 @@ def count_challenge(txn: Txn, incoming: Claim, d: Dispute, op: Op, targets: list
     # a dispute on a high-stakes entity waits for the user however it was opened
     updated = replace(d, challenges=d.challenges + 1, supporters=supporters, incumbents=_repointed(txn, d, targets),
                       needs_user=d.needs_user or policy.is_high_stakes(d.entity))
+    updated = sides.restated(txn, d, updated, policy)  # a new supporter, or an incumbent's place taken
     txn.put_dispute(updated, "dispute_challenged", agent=incoming.agent, claim_id=incoming.id,
                     challenges=updated.challenges, agents=sorted(agents))
     settled = settle_repeat(txn, incoming, updated, len(agents), policy)
@@ -131,6 +132,7 @@ def superseded_among(txn: Txn, ids: Sequence[str]) -> tuple[str, ...]:
 
 
 WITHDRAWN = "rule:challenger_withdrawn"
+INCUMBENTS_WITHDRAWN = "rule:incumbents_withdrawn"
 
 
 def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
@@ -163,6 +165,7 @@ def withdraw_challenge(txn: Txn, item: Any, policy: Policy) -> tuple[str, ...]:
         left = [c.id for c in backers if c not in mine]
         if left:  # still backed: the first remaining backer holds the challenge
             kept = replace(d, challenger=left[0], supporters=tuple(left[1:]), challenger_agent=txn.claim(left[0]).agent)
+            kept = sides.restated(txn, d, kept, policy)  # its reason names who stands on the side now
             txn.put_dispute(kept, "dispute_changed", agent=item.agent, claim_id=item.id, challenges=kept.challenges,
                             withdrawn=[c.id for c in mine], reason="its agent withdrew the challenge")
             continue
@@ -273,7 +276,7 @@ def settle_withdrawn(txn: Txn, entity: str, cardinality: str, policy: Policy) ->
         if any(agrees(entity, normalized_value(c), value, cardinality) for c in active) and not any(
             contradicts(normalized_value(c), value, cardinality) for c in active
         ):
-            resolve(txn, d, d.challenger, "rule:incumbents_withdrawn",
+            resolve(txn, d, d.challenger, INCUMBENTS_WITHDRAWN,
                     "every incumbent was withdrawn and the current value agrees with the challenger", keep_both=False)
 
 

@@ -21,8 +21,8 @@ STEP_TITLES = {
     "status_changed": "status changed",
     "dispute_opened": "dispute opened",
     "dispute_challenged": "challenge repeated",
-    "dispute_changed": "dispute members changed (one left, or a value joined), its reason (a claim took an incumbent's place), "
-                       "or who decides it (a policy change)",
+    "dispute_changed": "dispute members changed (one left, or a value joined), its reason (a claim took an incumbent's place, "
+                       "or a side's claims changed), or who decides it (a policy change)",
     "dispute_resolved": "dispute resolved",
     "noop": "re-asserted by its agent (nothing changed)",
     "entity_merged": "entity merged (vault-ray normalize)",

@@ -15,6 +15,11 @@ pair, not this one, so the write that takes the place asks it again (`reconsider
   pair (a `dispute_changed` event, detail `replaced`);
 - it would let the challenger win: nothing changes (a repeat or a person settles that).
 
+When what stands in the incumbents' place says nothing against the challenger ("not:vegan" beside a
+parked "vegetarian"), the challenger is decided as a fresh write of its value would be: against the
+active claims that contradict it (the strategy, as above), and with none it stands (`_stands`:
+`rule:incumbents_withdrawn`, a note saying why), unless a person decides it.
+
 A dispute that waits for a person (high stakes, `needs_user`) is never settled this way; its reason
 says which claim now stands in the incumbent's place. Authority never rules against a challenger (it
 parks a lighter one), so an authority dispute stays open as DESIGN.md §2 step 6 keeps it. Under
@@ -24,7 +29,6 @@ consensus, backing the claim in the incumbent's place counts as backing the incu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from .. import strategies
@@ -34,46 +38,10 @@ from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
 from ..reasoners.rules import contradicts, normalized_value
 from ..strategies import Action, Verdict
-from . import disputes, tally
+from . import asked, disputes, sides, tally
 from .decided import says_rejected
+from .sides import SINCE, Lookup, chain, places
 from .txn import Txn
-
-Lookup = Callable[[str], Claim | None]
-SINCE = "; since then "
-"""Where a reason says what took an incumbent's place (cut off when it changes again)."""
-
-
-def _stored(txn: Txn, cid: str) -> Claim | None:
-    found = txn.stored([cid]).get(cid)
-    return found[0] if found is not None else None
-
-
-def chain(txn: Txn, cid: str, lookup: Lookup | None = None) -> list[Claim]:
-    """`cid` and the claims that replaced it in turn (`superseded_by`), up to the first that is not superseded."""
-    out: list[Claim] = []
-    hops: str | None = cid
-    for _ in range(32):
-        if hops is None:
-            break
-        claim = txn.claim(hops) if txn.known(hops) else (lookup or (lambda i: _stored(txn, i)))(hops)
-        if claim is None:
-            break
-        out.append(claim)
-        if claim.status != Status.SUPERSEDED:
-            break
-        hops = claim.superseded_by
-    return out
-
-
-def places(txn: Txn, d: Dispute, lookup: Lookup | None = None) -> list[Claim]:
-    """The active claims that stand for `d`'s incumbents: an active incumbent itself, else the active
-    claim at the end of its chain of replacements. Those of the dispute's other side never."""
-    backers, out = {d.challenger, *d.supporters}, {}
-    for cid in d.incumbents:
-        last = chain(txn, cid, lookup)[-1:]
-        if last and last[0].status == Status.ACTIVE and last[0].id not in backers:
-            out[last[0].id] = last[0]
-    return list(out.values())
 
 
 def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner, lookup: Lookup) -> Decision:
@@ -97,18 +65,25 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
         if disputes.waits_for_person(d, policy):
             _note_place(txn, d, standing, lookup, decision.claim_id)
             continue
-        head = max((txn.claim(i) for i in (d.challenger, *d.supporters) if txn.known(i)), key=strategies.ordered_at)
-        card = txn.cardinality.get(d.entity, "one")
+        head = sides.head(txn, d, policy)
+        if head is None:
+            continue
+        card, places_now = txn.cardinality.get(d.entity, "one"), standing
         standing = [c for c in standing if contradicts(normalized_value(head), normalized_value(c), card)]
-        if not standing:
-            continue  # what stands now says nothing against the challenger ("not:vegan" beside "vegetarian")
+        fresh = not standing  # what stands now says nothing against the challenger ("not:vegan" beside
+        if fresh:  # "vegetarian"): it is decided as a fresh write of its value would be, against what does
+            standing = _against(txn, d, head, card)
+            if not standing:
+                if (closed := _stands(txn, d, head, places_now, policy, lookup, decision.claim_id)) is not None:
+                    settled.append(closed)
+                continue
         verdict = _ask(txn, d, head, standing, policy, reasoner)
         if verdict.action == Action.LOSE and verdict.winner is not None and not says_rejected(txn, txn.claim(verdict.winner)):
             settled.append(disputes.resolve(txn, d, verdict.winner, f"strategy:{verdict.strategy}", verdict.reason,
                                             keep_both=False, strategy=verdict.strategy, weights=verdict.weights,
                                             settling=[decision.claim_id]))
-        elif verdict.action == Action.DISPUTE and verdict.reason != d.reason:
-            changed = replace(d, reason=verdict.reason)
+        elif verdict.action == Action.DISPUTE and (verdict.reason != d.reason or fresh):
+            changed = replace(d, reason=verdict.reason, **({"incumbents": tuple(c.id for c in standing)} if fresh else {}))
             txn.put_dispute(changed, "dispute_changed", agent=None, claim_id=standing[0].id,
                             challenges=d.challenges, replaced=list(d.incumbents), reason=verdict.reason)
     if not settled:
@@ -118,6 +93,30 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
     assert res is not None
     return replace(decision, superseded=superseded, dispute_id=decision.dispute_id or last.id,
                    reason=f"{decision.reason}; settles open dispute {last.id} ({res.decided_by}: {res.note})")
+
+
+def _against(txn: Txn, d: Dispute, head: Claim, card: str) -> list[Claim]:
+    """The active claims on `d`'s entity that contradict its challenger side (`head`), as a fresh
+    write of its value would meet them (never one of its own backers)."""
+    backers, value = {d.challenger, *d.supporters}, normalized_value(head)
+    return [c for c in txn.live_on(d.entity) if c.status == Status.ACTIVE and c.id not in backers
+            and contradicts(value, normalized_value(c), card)]
+
+
+def _stands(txn: Txn, d: Dispute, head: Claim, now: list[Claim], policy: Policy, lookup: Lookup,
+            by: str) -> Dispute | None:
+    """No incumbent of `d` stands, what stands in their place says nothing against its challenger and
+    no active claim contradicts it: a fresh write of its value would simply apply, so it stands
+    (`rule:incumbents_withdrawn`, the note saying why; `by` settles it). Not while a person has been
+    asked about its item elsewhere (asked.py), nor for a value a person rejected (decided.py)."""
+    if asked.asking(txn, d.entity, asked.values_of(txn, d), policy, but=d.id) is not None or says_rejected(txn, head):
+        return None
+    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
+    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old)
+    place = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in now)
+    note = (f"no incumbent stands any more ({was} gave way to {place}) and no active claim contradicts "
+            f"{head.value or head.text!r}: decided as a fresh write of it would be, it stands")
+    return disputes.resolve(txn, d, d.challenger, disputes.INCUMBENTS_WITHDRAWN, note, keep_both=False, settling=[by])
 
 
 def _ask(txn: Txn, d: Dispute, head: Claim, standing: list[Claim], policy: Policy, reasoner: Reasoner) -> Verdict:

@@ -47,7 +47,7 @@ from ..models import MAX_NOTE, Claim, Dispute, DisputeStatus, Resolution, Retrac
 from ..policy import Policy
 from ..reasoners.rules import contradicts, normalized_value
 from ..texts import check_not_reserved, check_string, shown
-from . import asked, decided, disputes, outlived
+from . import asked, decided, disputes, outlived, sides
 from .disputes import waits_for_person
 from .suggest import refuse_unknown
 from .txn import Txn
@@ -103,6 +103,11 @@ def retract_in(txn: Txn, part: Partition, entity: str, found: dict[str, Claim], 
             _leave(txn, d, left + [g for g in stale.values() if g not in left], decided_by, policy, cardinality,
                    stale=tuple(stale))
     asked.flag(txn, entity, policy, decided_by)  # one that waits for a person now asks about the others' item
+    for d in txn.open_disputes_on(entity) if going else ():  # a vote its tally counted, no member of it
+        if (now := sides.restated(txn, d, d, policy)) is not d:
+            txn.put_dispute(now, DISPUTE_CHANGED, agent=decided_by, claim_id=going[0], challenges=d.challenges,
+                            reason=f"its sides changed: {', '.join(going)} retracted by {decided_by}",
+                            retracted=going, retracted_by=decided_by)
     return [Retraction(txn.claim(cid), decided_by, note, txn.now, member[cid]) if cid in member
             else _earlier(part, found[cid]) for cid in found]
 
@@ -159,7 +164,9 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
     """Dispute `d` goes on without the claims `gone` (see the module docstring), and without the
     superseded incumbents `stale` whose place one of them took. Who decides a resolution this
     causes is the rule (`decided_by`, the event's agent); the person who retracted is
-    `retracted_by` in the event's detail and named in the resolution's note."""
+    `retracted_by` in the event's detail and named in the resolution's note. A dispute that goes on
+    states its reason about the sides as they stand now (sides.py)."""
+    first = d
     if not d.needs_user and (decided.against_person(txn, d)  # opened before such disputes were flagged
                              or asked.asking(txn, d.entity, asked.values_of(txn, d), policy, but=d.id)):
         d = replace(d, needs_user=True)  # (or a person has been asked about its item in another dispute)
@@ -172,7 +179,8 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
     standing = tuple(i for i in incumbents if txn.known(i) and txn.claim(i).status == Status.ACTIVE)
     held = disputes.promote_held(txn, replace(d, incumbents=incumbents)) if waits_for_person(d, policy) else None
     if not backers and held is not None:  # values held for a person's decision: the first holds the challenge
-        txn.put_dispute(held, DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0], challenges=d.challenges,
+        txn.put_dispute(sides.restated(txn, first, held, policy), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
+                        challenges=d.challenges,
                         reason=why, **changed)
         return
     if not backers:  # nothing challenges any more: closed for what still stands of the incumbents (or none)
@@ -200,7 +208,8 @@ def _leave(txn: Txn, d: Dispute, gone: list[str], decided_by: str, policy: Polic
         if kept != d.incumbents:  # its reason no longer describes a claim that is gone (QA8 F4)
             d = replace(d, reason=outlived.since(d, f"{why}; it stands against " + (", ".join(
                 f"{c.value or c.text!r} ({c.agent})" for c in (txn.claim(i) for i in kept if txn.known(i))) or "none")))
-        txn.put_dispute(replace(d, incumbents=kept), DISPUTE_CHANGED, agent=decided_by, claim_id=gone[0],
+        txn.put_dispute(sides.restated(txn, first, replace(d, incumbents=kept), policy), DISPUTE_CHANGED,
+                        agent=decided_by, claim_id=gone[0],
                         challenges=d.challenges, reason=why, **changed)
         return
     # the closed dispute (its row and its event's record alike) still names the retracted incumbents

@@ -22,6 +22,7 @@ from vault_ray.storage import ChangeSet
 from ..models import Claim, Decision, Dispute, DisputeStatus, Event, Kind, Op, Outcome, Status, to_epoch
 from .dispute_replay import STATE, record
 from .state import PartitionState
+from .views import read_order
 
 
 class WriteItem(NamedTuple):
@@ -200,7 +201,7 @@ class Txn:
         ids = set(stored) | (mine or set())
         out = [self.claim(i) for i in ids]
         return sorted((c for c in out if c.status.live and (c.kind == Kind.EPISODIC) == episodic),
-                      key=lambda c: (c.observed_at, c.id))
+                      key=read_order)
 
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}

@@ -24,6 +24,15 @@ def merge_top(per_part: Sequence[list[Scored]], n_queries: int, k: int) -> list[
     ]
 
 
+def read_order(c: Claim) -> tuple[Any, ...]:
+    """The order reads list claims in (docs/policies.md, "The order of a view"): oldest observation
+    first; within a tie (the claims of one batch share `observed_at`), the write applied first
+    (`recorded_at`), then the agent and the value's words. The id, random, decides only between
+    two claims of one agent saying the same words at the same times, so two reads of one state,
+    two stores given the same writes, and embedded and cluster mode list them alike."""
+    return c.observed_at, c.recorded_at, c.agent, c.value or c.text, c.text, c.id
+
+
 def strip(claim: Claim) -> Claim:
     """The claim without its embedding (what reads return)."""
     return claim if claim.embedding is None else replace(claim, embedding=None)
@@ -46,7 +55,7 @@ def entity_view(entity: str, claims: Iterable[Claim], disputes: Iterable[Dispute
     claim in its place, which is the dispute's candidate."""
     live = {c.id: c for c in claims if c.status.live}
     active = tuple(sorted((strip(c) for c in live.values() if c.status == Status.ACTIVE),
-                          key=lambda c: (c.observed_at, c.id)))
+                          key=read_order))
     open_ = tuple(sorted((d if lookup is None else as_live(d, live, lookup) for d in disputes
                           if d.status == DisputeStatus.OPEN), key=lambda d: (d.opened_at, d.id)))
     candidates: list[Candidate] = []
