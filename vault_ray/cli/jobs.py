@@ -43,7 +43,7 @@ CPUS = typer.Option(None, "--cpus-per-actor", min=1, help="Ray CPUs (and torch t
 BATCH = typer.Option(256, "--batch-size", min=1, help="Texts per model call.")
 EXPORT_OUT = typer.Option(..., "--out", "-o", help="New (or empty) directory for the export.")
 EXPORTED = typer.Argument(..., help="A directory written by `vault-ray export`.")
-PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet and plan.md.")
+PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet, plan.md and kept.csv.")
 APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its directory) instead of planning.")
 SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
@@ -240,6 +240,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
     from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
 
+    _check_out_dir(out)
     given: dict[str, Any] = {k: v for k, v in (("accept", accept), ("ask", ask)) if v is not None}
     th = Thresholds(**given)
     if th.ask > th.accept:
@@ -254,6 +255,16 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
+
+
+def _check_out_dir(out: Path) -> None:
+    """--out names a directory or a path one can be made at: a file there (or above it) is refused
+    before Ray starts, not after the whole job with a traceback."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
+            return
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
