@@ -30,7 +30,7 @@ from rich.text import Text
 from vault_ray.storage.layout import check_not_held
 
 from ..errors import InvalidInput, VaultError
-from .common import HASHING, console, handle_errors, require_store, resumable
+from .common import HASHING, RESUMES, console, handle_errors, removes_ray_session, require_store, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -57,10 +57,10 @@ IMPORT_STOPPED = ("the store is whole; run the same command again to resume (a r
 
 def register(app: typer.Typer) -> None:
     # resumable inside handle_errors: an error the signal caused (a StorageFailure of a cut query) is the interruption
-    app.command("export", help=export.__doc__)(handle_errors(resumable(export, EXPORT_STOPPED)))
-    app.command("import", help=import_.__doc__)(handle_errors(resumable(import_, IMPORT_STOPPED)))
-    app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
-    app.command("normalize", help=normalize.__doc__)(handle_errors(resumable(normalize)))
+    # removes_ray_session between them: an error (not an interruption) keeps the session of a Ray started here
+    for name, fn, then in (("export", export, EXPORT_STOPPED), ("import", import_, IMPORT_STOPPED),
+                           ("reindex", reindex, RESUMES), ("normalize", normalize, RESUMES)):
+        app.command(name, help=fn.__doc__)(handle_errors(removes_ray_session(resumable(fn, then))))
 
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
