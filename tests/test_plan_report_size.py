@@ -69,3 +69,20 @@ def test_a_few_kept_pairs_are_listed_one_by_one(tmp_path):
     assert "too many to list" not in text
     with open(tmp_path / "kept.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(plan.kept)
+
+
+def test_an_out_under_a_file_is_refused_before_the_job_starts(tmp_path):
+    from typer.testing import CliRunner
+
+    from vault_ray import Fact, HashingEmbedder, Vault
+    from vault_ray.cli import app
+
+    store = tmp_path / "store"
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add_facts([Fact("user.city", "The user lives in Paris", value="Paris")])
+    (tmp_path / "notes.txt").write_text("")
+    for out in (tmp_path / "notes.txt", tmp_path / "notes.txt" / "plan"):
+        ran = CliRunner().invoke(app, ["normalize", "--store", str(store), "--embedder", "hashing", "--out", str(out)])
+        said = " ".join(ran.output.split())
+        assert ran.exit_code == 2, said
+        assert f"'{tmp_path / 'notes.txt'}' is a file, not a directory" in said and "Traceback" not in said
