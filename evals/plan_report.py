@@ -19,11 +19,12 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from vault_ray import InvalidInput
 
-from .merge_plan import MergePlan
+from .merge_plan import MergePlan, PairDecision
 
 CONFLICT = pa.struct([("claim", pa.string()), ("agent", pa.string()), ("value", pa.string()),
                       ("against_claim", pa.string()), ("against_label", pa.string()), ("against_agent", pa.string()),
@@ -41,7 +42,13 @@ PLAN_SCHEMA = pa.schema([
 STORE_KEY = b"vault_ray.store"
 """Schema metadata key of the store identity (the `store` column holds it too: pandas and
 DuckDB keep columns, not Parquet metadata, when a reviewer rewrites the plan)."""
-PLAN_FILE, REPORT_FILE = "plan.parquet", "plan.md"
+PLAN_FILE, REPORT_FILE, KEPT_FILE = "plan.parquet", "plan.md", "kept.csv"
+KEPT_COLUMNS = ["from_label", "to_label", "score", "decided_by", "evidence"]
+KEPT_IN_FULL = 100
+"""plan.md lists this many kept-apart pairs one by one; more (a store of numbered labels,
+`room 1` .. `room 300`, keeps tens of thousands apart) are summarised: counts by reason
+and each reason's KEPT_PER_REASON highest-scoring pairs, the full list in kept.csv."""
+KEPT_PER_REASON = 10
 
 
 def _score(scores: dict[str, float], key: str) -> float | None:
@@ -72,7 +79,10 @@ def plan_table(plan: MergePlan) -> pa.Table:
 def write_plan(plan: MergePlan, out: str | Path) -> tuple[Path, Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(plan_table(plan), out / PLAN_FILE)
+    table = plan_table(plan)
+    pq.write_table(table, out / PLAN_FILE)
+    kept = table.filter(pc.equal(table["action"], "keep")).select(KEPT_COLUMNS)
+    pa_csv.write_csv(kept, out / KEPT_FILE)  # every kept pair, as plan.parquet orders them (highest score first)
     (out / REPORT_FILE).write_text(report(plan))
     return out / PLAN_FILE, out / REPORT_FILE
 
@@ -149,10 +159,35 @@ def report(plan: MergePlan) -> str:
     lines += ["## Considered and kept apart", ""]
     if not plan.kept:
         lines.append("None.")
+    elif len(plan.kept) <= KEPT_IN_FULL:
+        lines += _kept_rows(plan.kept)
     else:
-        lines += ["| labels | score | why |", "|---|---|---|"]
-        lines += [f"| `{d.a}` / `{d.b}` | {_fmt(_score(d.scores, 'combined'))} | {d.evidence} |" for d in plan.kept]
+        lines += _kept_summary(plan.kept)
     return "\n".join(lines) + "\n"
+
+
+def _kept_rows(kept: list[PairDecision]) -> list[str]:
+    return ["| labels | score | why |", "|---|---|---|",
+            *(f"| `{d.a}` / `{d.b}` | {_fmt(_score(d.scores, 'combined'))} | {d.evidence} |" for d in kept)]
+
+
+def _kept_summary(kept: list[PairDecision]) -> list[str]:
+    """Many kept pairs: how many per reason, and each reason's highest-scoring ones (the pairs
+    closest to a merge: what a reviewer may want to accept); the whole list is in kept.csv."""
+    by_reason: dict[str, list[PairDecision]] = {}
+    for d in kept:  # highest score first, as the plan orders them
+        by_reason.setdefault(d.decided_by, []).append(d)
+    reasons = sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
+    lines = [f"{len(kept):,} pairs, too many to list here: every one is a `keep` row of `{PLAN_FILE}` (where "
+             f"approving it merges the pair) and a line of `{KEPT_FILE}` beside this file ({', '.join(KEPT_COLUMNS)}; "
+             "highest score first; to read or grep: editing it changes nothing).", "",
+             "| why kept apart | pairs | highest score |", "|---|---|---|"]
+    lines += [f"| {reason} | {len(found):,} | {_fmt(_score(found[0].scores, 'combined'))} |" for reason, found in reasons]
+    for reason, found in reasons:
+        shown = found[:KEPT_PER_REASON]
+        more = f", the {len(shown)} highest-scoring shown" if len(found) > len(shown) else ""
+        lines += ["", f"### {reason} ({len(found):,} pair(s){more})", "", *_kept_rows(shown)]
+    return lines
 
 
 def _disputes(found: list[dict[str, Any]]) -> str:

@@ -37,6 +37,7 @@ from .metrics import Metrics
 from .service import DEFAULT_MAX_BODY_BYTES, AppSettings, BatchWriter, Service, Written
 
 APP_NAME = "vault-ray"
+NAMESPACE_KEY = "vault_ray_namespace"
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,10 @@ class VaultIngress:
     async def write(self, request: WriteRequest) -> Written:
         return await self._decide(request)  # type: ignore[no-any-return]
 
+    def reconfigure(self, user_config: dict[str, Any]) -> None:
+        """Serve's user_config holds the namespace served (`served_as`), for `vault-ray down` to
+        find the apps that use a store's actors (running.py); nothing to change here."""
+
     def __serve_build_asgi_app__(self) -> Any:
         return create_app(self.service)
 
@@ -151,7 +156,14 @@ def make_embedder(spec: Embedder | str) -> Embedder:
 
 def build(config: ServeConfig, scaling: Scaling | None = None) -> Application:
     """The Serve application: bind it with `serve.run(app, name=..., route_prefix=...)`."""
-    return VaultIngress.options(**(scaling or Scaling()).options()).bind(config)  # type: ignore[attr-defined]
+    options = (scaling or Scaling()).options()
+    options.setdefault("user_config", served_as(config.namespace))
+    return VaultIngress.options(**options).bind(config)  # type: ignore[attr-defined]
+
+
+def served_as(namespace: str) -> dict[str, str]:
+    """The deployment's user_config: the namespace whose store the app serves (running.py reads it)."""
+    return {NAMESPACE_KEY: namespace}
 
 
 def start(config: ServeConfig, scaling: Scaling | None = None, *, host: str = "127.0.0.1", port: int = 8000,
@@ -200,4 +212,4 @@ def app_builder(args: dict[str, Any]) -> Application:
     config = ServeConfig(namespace=found.namespace, embedder=found.embedder, tokens=found.tokens,
                          max_body_bytes=found.max_body_bytes, max_batch_size=found.max_batch_size,
                          batch_wait_timeout_s=found.batch_wait_timeout_s)
-    return VaultIngress.bind(config)  # type: ignore[attr-defined]
+    return VaultIngress.options(user_config=served_as(found.namespace)).bind(config)  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ from vault_ray.storage.layout import REINDEX_HINT, recorded_head
 
 from ..embedders import Embedder
 from ..errors import ClusterError, StoreMismatch
+from . import ray_session
 from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
 from .routing import CONTROL_NAME
 
@@ -82,6 +83,8 @@ def init_ray(address: str | None, *, advice: str | None = None, **options: Any) 
         if not local:
             prepare_address(address)  # type: ignore[arg-type]
         _ray_init(address=address or "local", **options)
+        if local:
+            ray_session.note_started()  # its session directory: removed at exit when the caller asks
     except Exception as exc:  # noqa: BLE001  (Ray raises bare Exception for a start-up timeout)
         with contextlib.suppress(Exception):  # what a half-done start left running
             ray.shutdown()

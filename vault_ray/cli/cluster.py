@@ -113,10 +113,17 @@ def up(
 def down(
     address: str = CLUSTER, namespace: str = NAMESPACE,
     keep_ray: bool = typer.Option(False, "--keep-ray", help="Leave the Ray head `up` started running."),
+    force: bool = typer.Option(False, "--force", help="Stop them even under a running `vault-ray serve`: its HTTP "
+                               "app is removed first (its clients then get errors) and its process waits for Ctrl-C."),
 ) -> None:
-    """Stop the store's actors (closing every log) and the Ray head `vault-ray up` started."""
+    """Stop the store's actors (closing every log) and the Ray head `vault-ray up` started.
+
+    Refused while a `vault-ray serve` uses them (or runs on the head it would stop): stop that first."""
     from vault_ray.actors import shutdown  # noqa: PLC0415
 
+    from .cluster_serve import check_not_served  # noqa: PLC0415
+
+    check_not_served(address, namespace, keep_ray=keep_ray, force=force)
     head = shutdown(address, namespace=namespace)
     console.print(f"stopped the vault-ray actors of namespace {namespace!r}; the store is free", highlight=False)
     if head and head.get("pid") and not keep_ray:  # a head `up` started (one it joined records no pid)

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from vault_ray.storage.layout import read_meta
 
+from ..backends import ray_session
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, StoreMismatch, VaultError
 from ..models import time_from_text
@@ -92,6 +93,27 @@ def handle_errors(fn: F) -> F:
         except VaultError as exc:
             err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def removes_ray_session(fn: F) -> F:
+    """A job that may start Ray in this process: the session directory that Ray leaves behind
+    (/tmp/ray/session_*) is removed when the process ends (backends/ray_session.py), only that one
+    and only of a Ray started here. A job that fails with an error keeps it and says where on
+    stderr (Ray's logs help a bug report); one that completes, or is interrupted, does not.
+    Put it inside `handle_errors` (which turns the errors into exit codes) and outside `stopped`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ray_session.remove_at_exit()
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:  # done (exit 0, 1 for refused claims) or interrupted (130, 143)
+            raise
+        except Exception as exc:
+            ray_session.keep(f"the job failed: {type(exc).__name__}")
+            raise
 
     return wrapper  # type: ignore[return-value]
 

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import StoreError, StoreLocked
-from .common import console, err_console, handle_errors, print_table, stopped
+from .common import console, err_console, handle_errors, print_table, removes_ray_session, stopped
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
     OUTPUTS,
@@ -85,6 +85,7 @@ HASHING_FROM_STORE = typer.Option(
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     @handle_errors  # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
+    @removes_ray_session  # of a Ray started here, at exit; kept when the run fails
     @stopped("interrupted: nothing was written to --out (an earlier run's files there are as they were)")
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int | None = SEED,
               judge_accuracy: float = JUDGE_ACCURACY, block_size: int = BLOCK_SIZE, config: Path = CONFIG,

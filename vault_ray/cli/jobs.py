@@ -30,7 +30,7 @@ from rich.text import Text
 from vault_ray.storage.layout import check_not_held
 
 from ..errors import InvalidInput, VaultError
-from .common import HASHING, console, handle_errors, require_store, resumable
+from .common import HASHING, RESUMES, console, handle_errors, removes_ray_session, require_store, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -43,7 +43,7 @@ CPUS = typer.Option(None, "--cpus-per-actor", min=1, help="Ray CPUs (and torch t
 BATCH = typer.Option(256, "--batch-size", min=1, help="Texts per model call.")
 EXPORT_OUT = typer.Option(..., "--out", "-o", help="New (or empty) directory for the export.")
 EXPORTED = typer.Argument(..., help="A directory written by `vault-ray export`.")
-PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet and plan.md.")
+PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet, plan.md and kept.csv.")
 APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its directory) instead of planning.")
 SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
@@ -57,10 +57,10 @@ IMPORT_STOPPED = ("the store is whole; run the same command again to resume (a r
 
 def register(app: typer.Typer) -> None:
     # resumable inside handle_errors: an error the signal caused (a StorageFailure of a cut query) is the interruption
-    app.command("export", help=export.__doc__)(handle_errors(resumable(export, EXPORT_STOPPED)))
-    app.command("import", help=import_.__doc__)(handle_errors(resumable(import_, IMPORT_STOPPED)))
-    app.command("reindex", help=reindex.__doc__)(handle_errors(resumable(reindex)))
-    app.command("normalize", help=normalize.__doc__)(handle_errors(resumable(normalize)))
+    # removes_ray_session between them: an error (not an interruption) keeps the session of a Ray started here
+    for name, fn, then in (("export", export, EXPORT_STOPPED), ("import", import_, IMPORT_STOPPED),
+                           ("reindex", reindex, RESUMES), ("normalize", normalize, RESUMES)):
+        app.command(name, help=fn.__doc__)(handle_errors(removes_ray_session(resumable(fn, then))))
 
 
 def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
@@ -240,6 +240,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
     from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
 
+    _check_out_dir(out)
     given: dict[str, Any] = {k: v for k, v in (("accept", accept), ("ask", ask)) if v is not None}
     th = Thresholds(**given)
     if th.ask > th.accept:
@@ -254,6 +255,16 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
+
+
+def _check_out_dir(out: Path) -> None:
+    """--out names a directory or a path one can be made at: a file there (or above it) is refused
+    before Ray starts, not after the whole job with a traceback."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
+            return
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
