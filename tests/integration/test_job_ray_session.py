@@ -69,6 +69,10 @@ def test_a_failed_job_keeps_its_session_and_says_where(tmp_path, ray_tmp):
     ran = job(store, ray_tmp, "reindex", "--embedder", "openai:text-embedding-3-small", "--dim", "64",
               OPENAI_API_KEY="sk-test", OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     assert ran.returncode != 0, ran.stdout + ran.stderr
+    # one line says why, as for an error of the job's own process: no traceback of Ray's, no Ray Data log
+    assert "error: embedding with text-embedding-3-small failed: Connection error." in ran.stderr, ran.stderr
+    assert "Traceback" not in ran.stderr and "UserCodeException" not in ran.stderr, ran.stderr
+    assert "Failed to apply UDF" not in ran.stderr and "ERROR" not in ran.stderr, ran.stderr
     (kept,) = [name for name in sessions(ray_tmp) if name.startswith("session_2") and not name.endswith("_1")]
     said = " ".join(ran.stderr.split())
     assert f"note: Ray's logs of this run are kept in {ray_tmp / 'ray' / kept / 'logs'}" in said, said

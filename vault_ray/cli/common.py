@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -83,6 +85,10 @@ def exit_code(exc: VaultError) -> int:
     return 1
 
 
+RAY_DATA_RETRIES = re.compile(r"\nFailed to .* attempts \(total backoff ")
+"""Where Ray Data's note on its retries begins, which it appends to a failed task's error message."""
+
+
 def handle_errors(fn: F) -> F:
     """One line on stderr and an exit code for every error of the tree."""
 
@@ -91,7 +97,10 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            cause = getattr(exc, "cause", None)  # a Ray task's error (quiet_ray_data): what the task raised
+            exc = cause if isinstance(cause, VaultError) else exc
+            said = RAY_DATA_RETRIES.split(str(exc), maxsplit=1)[0] if cause is exc else str(exc)
+            err_console.print(f"[red]error:[/red] {escape(said)}", highlight=False)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -112,10 +121,21 @@ def removes_ray_session(fn: F) -> F:
         except typer.Exit:  # done (exit 0, 1 for refused claims) or interrupted (130, 143)
             raise
         except Exception as exc:
-            ray_session.keep(f"the job failed: {type(exc).__name__}")
+            cause = getattr(exc, "cause", None)  # a Ray task's error: what the task raised
+            ray_session.keep(f"the job failed: {type(cause if isinstance(cause, Exception) else exc).__name__}")
             raise
 
     return wrapper  # type: ignore[return-value]
+
+
+def quiet_ray_data(ctx: Any) -> None:
+    """A job's Ray Data context (`ray.data.DataContext`): no progress bars of Ray's (the job's own bar
+    reports progress), no log lines of a failed task (the job prints one error line), and a task's own
+    error raised as itself, not wrapped in Ray Data's UserCodeException: a store or embedder error (an
+    unreachable embedding service) reaches `handle_errors` as that error."""
+    ctx.enable_progress_bars = False
+    ctx.raise_original_map_exception = True
+    logging.getLogger("ray.data").setLevel(logging.CRITICAL)
 
 
 RESUMES = "the store is whole; run the same command again to resume or start over"

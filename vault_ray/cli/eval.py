@@ -8,7 +8,6 @@ Ray, pyarrow and matplotlib are imported only when the command runs."""
 from __future__ import annotations
 
 import json
-import logging
 import os
 import platform
 import time
@@ -23,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import StoreError, StoreLocked
-from .common import console, err_console, handle_errors, print_table, removes_ray_session, stopped
+from .common import console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
     OUTPUTS,
@@ -200,9 +199,7 @@ def _ray(address: str | None, num_cpus: int | None) -> Iterator[tuple[int, int, 
         # a closed port fails in seconds; a head `vault-ray up` started here gets this machine's token
         init_ray(address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False, **kwargs)
     try:
-        ctx = ray.data.DataContext.get_current()
-        ctx.enable_progress_bars = False  # the rich bar below reports progress
-        logging.getLogger("ray.data").setLevel(logging.ERROR)
+        quiet_ray_data(ray.data.DataContext.get_current())
         cpus = int(ray.cluster_resources().get("CPU", 0))
         nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
         machine = f"{nodes} Ray node{'s' if nodes != 1 else ''}, {cpus} Ray CPUs "

@@ -9,7 +9,6 @@ they were not asked for. `vault_ray.evals` (and Ray) are imported inside the com
 
 from __future__ import annotations
 
-import logging
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,7 +29,7 @@ from rich.text import Text
 from vault_ray.storage.layout import check_not_held
 
 from ..errors import InvalidInput, VaultError
-from .common import HASHING, RESUMES, console, handle_errors, removes_ray_session, require_store, resumable
+from .common import HASHING, RESUMES, console, handle_errors, quiet_ray_data, removes_ray_session, require_store, resumable
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -79,8 +78,7 @@ def _target(store: str | None, address: str | None, *, existing: bool = True) ->
 def _quiet_ray() -> None:
     import ray  # noqa: PLC0415
 
-    ray.data.DataContext.get_current().enable_progress_bars = False  # ours reports progress
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    quiet_ray_data(ray.data.DataContext.get_current())
 
 
 def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE,
