@@ -101,6 +101,7 @@ def test_opening_warns_once_reads_answer_partially_and_every_change_is_refused(h
             "patch_policy": lambda: vault.patch_policy({"max_open_disputes": 5}),
             "add_high_stakes": lambda: vault.add_high_stakes("user.health.*"),
             "register": lambda: vault.register(RegistryEntry("user.project.codename", aliases=("user.project.alias",))),
+            "register, clashing": lambda: vault.register(RegistryEntry("user.city")),  # refused first: the store's state
             "export": lambda: vault.export(tmp_path / "out"),
         }
         for name, change in changes.items():

@@ -139,6 +139,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
+        self._backend.refuse_while_restoring()  # a store whose restore is unfinished: before checks that read it
         unmerged_aliases(self._backend, self.registry, entry, check_claims)
         new = registered(self.registry, self.policy, entry)
         check_narrowing(self._backend, (self.policy, self.registry), (self.policy, new))
