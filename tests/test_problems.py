@@ -75,7 +75,8 @@ def test_a_problem_rebuilds_the_same_error(name):
     [("InvalidEntity", 422), ("InvalidFact", 422), ("InvalidPolicy", 422), ("UnknownAgent", 401),
      ("PayloadTooLarge", 413), ("Forbidden", 403), ("ClaimNotFound", 404), ("DisputeNotFound", 404),
      ("DisputeError", 409), ("DisputeCapExceeded", 409), ("PolicyConflict", 409), ("RestoreUnfinished", 409),
-     ("RateLimited", 429), ("StoreLocked", 503), ("StorageFailure", 503), ("ClusterError", 503), ("ReasonerError", 503), ("EmbedderError", 503),
+     ("RateLimited", 429), ("StoreLocked", 503), ("StorageFailure", 503), ("ClusterError", 503),
+     ("ReasonerError", 503), ("EmbedderError", 503),
      ("VaultError", 500)],
 )
 def test_statuses(name, status):
