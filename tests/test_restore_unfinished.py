@@ -150,6 +150,10 @@ def test_the_command_line_warns_in_one_line_reads_and_refuses_changes_and_jobs(h
     lines = read.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("warning: the store") and "unfinished restore" in lines[0]
     assert f"vault-ray import {export} --store {store}" in lines[0] and "partial" in lines[0]
+    evaluated = runner.invoke(app, ["eval", "--from-store", str(store), "--out", str(tmp_path / "eval"),
+                                    "--policies", "store"], env=WIDE)
+    assert evaluated.exit_code == 0, evaluated.output  # a reader of the files: told too
+    assert evaluated.stderr.startswith("warning: the store") and "unfinished restore" in evaluated.stderr
     for args in (["forget", "user.auth.e1", "--by", "ops"], ["strategy", "user.location", "recency"]):
         changed = runner.invoke(app, [*args, "--store", str(store), "--hashing"], env=WIDE)
         assert changed.exit_code == 4, changed.output

@@ -105,19 +105,23 @@ def refuse_unfinished(backend: Any, action: str) -> None:
         raise refusal(marker, info.store, target_of(info.mode, info.store, info.namespace), action)
 
 
+def unfinished_note(marker: dict[str, Any], store: str, target: str) -> str:
+    """What opening a store whose restore is unfinished says."""
+    export = marker.get("export")
+    return (f"the store {store} holds an unfinished restore of {export!r} (started {marker.get('started_at')}): "
+            "its reads are partial (only the partitions restored so far answer) and it refuses writes, exports, "
+            f"reindexes and normalizations until the restore is finished: run the same import again (`vault-ray "
+            f"import {export} {target}`, or `Vault.import_from({export!r})`), or delete the store and import the "
+            "export again")
+
+
 def warn_unfinished(backend: Any) -> None:
     """One warning when a vault opens a store whose restore is unfinished."""
     marker = restoring_of(backend)
-    if marker is None:
-        return
-    info = backend.info()
-    export, target = marker.get("export"), target_of(info.mode, info.store, info.namespace)
-    warnings.warn(UnfinishedRestoreWarning(
-        f"the store {info.store} holds an unfinished restore of {export!r} (started {marker.get('started_at')}): "
-        "its reads are partial (only the partitions restored so far answer) and it refuses writes, exports, "
-        f"reindexes and normalizations until the restore is finished: run the same import again (`vault-ray import "
-        f"{export} {target}`, or `Vault.import_from({export!r})`), or delete the store and import the export again"),
-        stacklevel=_outside_package())
+    if marker is not None:
+        info = backend.info()
+        note = unfinished_note(marker, info.store, target_of(info.mode, info.store, info.namespace))
+        warnings.warn(UnfinishedRestoreWarning(note), stacklevel=_outside_package())
 
 
 def _outside_package() -> int:
