@@ -8,8 +8,11 @@ whole. While the record is there, an import of the same export resumes the resto
 partition that holds rows is checked to hold exactly the export's rows for it (every
 table, verbatim) and kept, the empty ones are restored; the record goes when every
 partition is done. Any other import (another export, or a merge of one) is refused,
-naming the unfinished restore and what to do; so is a resume that finds a partition
-holding anything else (written to since the restore was interrupted).
+naming the unfinished restore and what to do (RestoreUnfinished); so is a resume that
+finds a partition holding anything else (written to since the restore was interrupted,
+by a vault-ray that took writes then). While the record is there the store refuses every
+change (backends/unfinished.py): the restore sets the export's policy and registry with
+a call of its own (`restore_control`), not as a policy edit.
 """
 
 from __future__ import annotations
