@@ -9,7 +9,10 @@ shards when the record comes and goes; a shard that starts reads it from the sto
 The writes are the methods named in `WRITES`, wrapped once per class by `refuses_writes`;
 `write_many` (and a shard's `write`) answer each call with the error instead, as they
 answer every refusal. The restore goes through methods of its own (`restore_partition`,
-`restore_control`, `mark_restoring`), which are not writes here.
+`restore_control`, `mark_restoring`), which are not writes here. A change that reads the
+store before it writes (retract, forget, erase, a policy edit, register) asks first
+(`refuse_while_restoring`; a cluster client asks the control actor), so a claim or an
+entity of a partition not restored yet is not reported unknown.
 
 Opening such a store warns (`UnfinishedRestoreWarning`, from `Vault`); the bulk jobs
 that read it whole (export, reindex, normalize) refuse with the writes' error
