@@ -203,3 +203,25 @@ def test_the_http_surface_answers_reads_and_refuses_changes_with_409(half):
             assert body["type"].endswith(":RestoreUnfinished") and body["export"] == str(export)
             assert "unfinished restore" in body["detail"] and "delete the store" in body["detail"]
         assert client.get("/v1/policy", headers=agent).json() == before
+
+
+def test_the_mcp_tools_read_and_refuse_changes_as_tool_errors(half):
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import Client
+    from mcp_clients import call, refused, stdio
+
+    store, export = half
+
+    async def session():
+        async with Client(stdio("--store", str(store), "--agent", "ops", "--hashing")) as client:
+            said = await refused(client, "remember", text="I live in Porto")
+            fact = await refused(client, "remember_fact", entity="user.city", value="Porto",
+                                 text="The user lives in Porto")
+            return said, fact, await call(client, "recall", query="what does the user like?")
+
+    said, fact, recalled = asyncio.run(session())
+    for error in (said, fact):
+        assert "RestoreUnfinished: this write was refused" in error and f"vault-ray import {export}" in error
+    assert recalled  # the restored part answers
