@@ -25,6 +25,7 @@ import ray
 from ray.exceptions import ActorDiedError, RayActorError
 
 from vault_ray.backends.routing import CONTROL_NAME, shard_name
+from vault_ray.backends.unfinished import RestoreGuard, refuses_writes, target_of
 from vault_ray.engine.control import ControlFile, check_narrowing
 from vault_ray.engine.erase import waiting_erasures
 from vault_ray.errors import ClusterError, InvalidInput, StoreMismatch, VaultError
@@ -51,7 +52,7 @@ class ShardActor(Shard):
     """`Shard` in a Ray worker. Thin on purpose: the logic is in `Shard` and `Partition`."""
 
     def __init__(self, store: str, name: str, reasoner: Reasoner | None = None, namespace: str | None = None) -> None:
-        super().__init__(store, name, reasoner)
+        super().__init__(store, name, reasoner, namespace)
         # Restarted alone by Ray with erasures whose other shards' part is left (actors/erasures.py):
         # ask the control actor of its namespace to finish them, without waiting (it calls this shard back).
         if namespace is not None and _reconstructed() and waiting_erasures(self.host):
@@ -85,7 +86,8 @@ class ClusterConfig:
 
 
 @ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=0, max_concurrency=8)  # type: ignore[call-overload]
-class ControlActor:
+@refuses_writes  # policy, registry and embedder changes, while the store's restore is unfinished
+class ControlActor(RestoreGuard):
     """Policy, registry and assignment of one store. Threaded so clients can read
     routes while a rebalance runs; every change takes `_lock`."""
 
@@ -121,6 +123,10 @@ class ControlActor:
         # one given for a store that has its own is a change of it: the shards start on the saved one,
         # and the change is stored once checked against their claims (actors/narrowing.py)
         changing = not restarted and control.path.exists() and wanted != saved
+        self.unfinished = read_restoring(cfg.store)  # the shards read it as they start
+        self.restore_where = (cfg.store, target_of("cluster", cfg.store, cfg.namespace))
+        if changing:
+            self.refuse_while_restoring("starting the store with another policy or registry")
         self.policy, self.registry = saved if changing else wanted
         control.save(self.policy, self.registry)
         state = load_state(cfg.store)
@@ -270,8 +276,16 @@ class ControlActor:
         return read_restoring(self.config.store)
 
     def mark_restoring(self, marker: dict[str, Any] | None) -> None:
+        """Record a restore under way, or that it is done: the shards refuse writes until then."""
         self._check()
-        mark_restoring(self.config.store, marker)
+        with self._lock:
+            mark_restoring(self.config.store, marker)
+            self.unfinished = marker
+            self._each(list(self.state.shards), lambda s, n: s.set_restoring.remote(marker))
+
+    def restore_control(self, policy: Policy, registry: EntityRegistry) -> int:
+        """A restore's policy and registry, the export's (not a write: taken while the restore is unfinished)."""
+        return self._set_control(policy, registry)
 
     def assignment(self) -> tuple[int, dict[int, str]]:
         self._check()

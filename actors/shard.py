@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from vault_ray.backends.routing import NotOwner
+from vault_ray.backends.unfinished import RestoreGuard, refuses_writes, target_of
 from vault_ray.engine.commits import GroupCommit
 from vault_ray.engine.control import ControlFile
 from vault_ray.engine.erase import drop_sources, erase_entity, erasures_done, finish_erasures, waiting_erasures
@@ -52,6 +53,7 @@ from vault_ray.reasoners.rules import RuleReasoner
 from vault_ray.registry import EntityRegistry
 from vault_ray.storage import new_index, vector_index
 from vault_ray.storage.layout import StoreMeta, partition_of, read_meta
+from vault_ray.storage.restoring import read_restoring
 
 from .assignment import load_state
 from .ownership import Ownership, shared
@@ -60,8 +62,9 @@ from .shard_bulk import ShardBulk
 HANDOVER = "waiting for its previous owner to close it"
 
 
-class Shard(ShardBulk):
-    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None) -> None:
+@refuses_writes  # while the store's restore is unfinished (backends/unfinished.py)
+class Shard(ShardBulk, RestoreGuard):
+    def __init__(self, store: str, name: str, reasoner: Reasoner | None = None, namespace: str | None = None) -> None:
         # One OpenMP thread: several shards share a node's cores, and FAISS's default
         # (one thread per core in every process) oversubscribes them badly.
         vector_index.set_threads(1)
@@ -81,6 +84,8 @@ class Shard(ShardBulk):
         self.epoch = state.epoch if state else 0
         self.owned: set[int] = set(state.partitions_of(name)) if state else set()
         self.policy, self.registry = ControlFile(store).load()
+        # the control actor tells of a restore that starts or ends (`set_restoring`)
+        self.unfinished, self.restore_where = read_restoring(store), (self.root, target_of("cluster", self.root, namespace))
         self.control_version = state.control_version if state else 0
         self._control_lock = threading.Lock()  # one policy change at a time (`set_control`)
         self.pending: dict[int, str] = {}
@@ -165,6 +170,10 @@ class Shard(ShardBulk):
                 announce_policy(self.host, old, policy, registries=(was, registry))
             return self.control_version
 
+    def set_restoring(self, marker: dict[str, Any] | None) -> None:
+        """The store's record of an unfinished restore, as the control actor just wrote it (None: gone)."""
+        self.unfinished = marker
+
     def _cardinality(self, entity: str) -> str:
         return self.policy.cardinality_for(entity, self.registry.cardinality(entity))
 
@@ -185,6 +194,8 @@ class Shard(ShardBulk):
         the shard's policy's: the front may have read an older policy. `embedder` names
         the client's: vectors of another than the store's are refused."""
         with self.ownership.shared():
+            if (refused := self.restore_refusal()) is not None:
+                return self.control_version, [refused] * len(calls)
             self.check_writable({p for call in calls for p in call}, embedder)
             self._serve({p for call in calls for p in call}, create=True)
             self.writing += 1

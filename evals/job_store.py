@@ -9,12 +9,14 @@ to load. Ray (for the Ray Data stages) is joined at `address`, or started here.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vault_ray import RuleReasoner, StoreError, Vault
 from vault_ray.backends import BulkBackend, EmbeddedBackend, StoreInfo
+from vault_ray.backends.unfinished import UnfinishedRestoreWarning, refuse_unfinished
 from vault_ray.reasoners.base import Reasoner
 from vault_ray.storage.layout import read_meta
 
@@ -38,9 +40,11 @@ class JobStore:
 
 
 def open_store(store: str | Path | None = None, *, address: str | None = None, namespace: str = "vault",
-               reasoner: Reasoner | None = None) -> JobStore:
+               reasoner: Reasoner | None = None, job: str | None = None) -> JobStore:
     """`store`: an embedded store's directory. Without it, the cluster-mode store served in
-    `namespace` on the Ray cluster at `address`."""
+    `namespace` on the Ray cluster at `address`. A store whose restore is unfinished opens
+    without a warning: `job` ("this reindex", ...) is refused on it (RestoreUnfinished, the
+    store let go of), an import resumes the restore, an export refuses itself."""
     reasoner = reasoner if reasoner is not None else RuleReasoner()
     if store is not None:
         meta = read_meta(store)
@@ -59,7 +63,15 @@ def open_store(store: str | Path | None = None, *, address: str | None = None, n
             raise served["error"]
         stand_in = StoredVectors(served["dim"], served["embedder"])
         backend = join(address or "auto", namespace=namespace, embedder=stand_in)
-    vault = Vault(backend, stand_in, reasoner)
+    with warnings.catch_warnings():  # the job says what it does with it
+        warnings.simplefilter("ignore", UnfinishedRestoreWarning)
+        vault = Vault(backend, stand_in, reasoner)
+    if job is not None:
+        try:
+            refuse_unfinished(backend, job)
+        except BaseException:
+            vault.close()
+            raise
     return JobStore(vault, backend, backend.info())
 
 

@@ -110,7 +110,7 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
     started = time.perf_counter()
     factory = as_factory(embedder)
     th = thresholds or Thresholds()
-    with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as target:
+    with open_store(store, address=address, namespace=namespace, reasoner=reasoner, job="this normalize") as target:
         policy, registry = target.vault.policy, target.vault.registry
         claims = read_claims(target)
         identity = store_identity(target, claims)
@@ -157,7 +157,8 @@ def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: st
     merges, keeps = approved_merges(table), approved_merges(table, "keep")
     check_merges(merges)
     plan_id = next((r["plan"] for r in merges + keeps), "")
-    with open_store(store, address=address, namespace=namespace, reasoner=reasoner) as job:
+    with open_store(store, address=address, namespace=namespace, reasoner=reasoner,
+                    job="this normalize --apply") as job:
         warning = check_store(job, table, any_store=any_store)
         rows = accept_keeps(job, keeps, merges)
         targets = check_merges(rows)

@@ -97,7 +97,7 @@ def reindex(embedder: str | EmbedderSpec | EmbedderFactory, *, store: str | Path
     started = time.perf_counter()
     if store_embedder(store, address=address, namespace=namespace) == (name, new_dim):  # before any job starts
         raise NothingToReindex(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")
-    with open_store(store, address=address, namespace=namespace) as target:
+    with open_store(store, address=address, namespace=namespace, job="this reindex") as target:
         info = target.info
         if (name, new_dim) == (info.embedder, info.dim):
             raise NothingToReindex(f"the store already uses {name!r} ({new_dim} dimensions): nothing to reindex")

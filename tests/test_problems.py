@@ -45,6 +45,8 @@ SAMPLES: dict[str, errors.VaultError] = {
     "StoreClosed": errors.StoreClosed("this vault is closed"),
     "StoreMismatch": errors.StoreMismatch("16 partitions, not 4", path="/data/store"),
     "StorageFailure": errors.StorageFailure("disk full", partition=3),
+    "RestoreUnfinished": errors.RestoreUnfinished("/data/store", "/backups/export", "2026-12-06T02:15:00+00:00",
+                                                  target="--store /data/store"),
     "ExportError": errors.ExportError("'/data/export' is not a valid vault-ray export: no manifest.json", path="/data/export"),
     "ReasonerError": errors.ReasonerError("malformed answer twice", answer={"x": [1, 2]}),
     "EmbedderError": errors.EmbedderError("cannot make the OpenAI client: no api_key"),
@@ -72,8 +74,9 @@ def test_a_problem_rebuilds_the_same_error(name):
     ("name", "status"),
     [("InvalidEntity", 422), ("InvalidFact", 422), ("InvalidPolicy", 422), ("UnknownAgent", 401),
      ("PayloadTooLarge", 413), ("Forbidden", 403), ("ClaimNotFound", 404), ("DisputeNotFound", 404),
-     ("DisputeError", 409), ("DisputeCapExceeded", 409), ("PolicyConflict", 409), ("RateLimited", 429), ("StoreLocked", 503),
-     ("StorageFailure", 503), ("ClusterError", 503), ("ReasonerError", 503), ("EmbedderError", 503),
+     ("DisputeError", 409), ("DisputeCapExceeded", 409), ("PolicyConflict", 409), ("RestoreUnfinished", 409),
+     ("RateLimited", 429), ("StoreLocked", 503), ("StorageFailure", 503), ("ClusterError", 503),
+     ("ReasonerError", 503), ("EmbedderError", 503),
      ("VaultError", 500)],
 )
 def test_statuses(name, status):

@@ -1,6 +1,7 @@
 """vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself."""
 
 from .backends import StoreInfo
+from .backends.unfinished import UnfinishedRestoreWarning
 from .client import AsyncVaultClient, VaultClient
 from .embedders import Embedder, HashingEmbedder, LocalEmbedder
 from .engine.explain import Explanation
@@ -24,6 +25,7 @@ from .errors import (
     PolicyConflict,
     RateLimited,
     ReasonerError,
+    RestoreUnfinished,
     StorageFailure,
     StoreClosed,
     StoreError,
@@ -120,6 +122,7 @@ __all__ = [
     "ReasonerError",
     "RegistryEntry",
     "Resolution",
+    "RestoreUnfinished",
     "Retraction",
     "RuleReasoner",
     "ScriptedReasoner",
@@ -131,6 +134,7 @@ __all__ = [
     "StoreLocked",
     "StoreMismatch",
     "Unextracted",
+    "UnfinishedRestoreWarning",
     "UnknownAgent",
     "Vault",
     "VaultClient",

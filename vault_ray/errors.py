@@ -25,6 +25,7 @@
     │   ├── StoreClosed           a call on a vault after its close()
     │   ├── StoreMismatch         the store was created with other settings (partitions, dim, embedder)
     │   ├── StorageFailure        the claim log or the index failed; the write was not applied
+    │   ├── RestoreUnfinished     a write, export, reindex or normalize of a store whose restore was cut short
     │   └── ExportError           an export that is incomplete, tampered or truncated, or a non-empty target
     ├── ReasonerError             a reasoner answered malformed output twice, or failed
     │   └── EmbedderError         an embedder backend failed (no API key, a transport or API error)
@@ -273,6 +274,24 @@ class StorageFailure(StoreError):
     def __init__(self, message: str, *, partition: int | None = None) -> None:
         self.partition = partition
         super().__init__(message)
+
+
+class RestoreUnfinished(StoreError):
+    """The store holds an unfinished restore (STORE/restoring.json: an import into an empty
+    store cut short): its reads are partial, and until the same import finishes it (or the
+    store is deleted) it refuses writes of every kind, exports, reindexes and normalizations.
+    `action` is what was refused; `export` the export being restored, `started_at` when;
+    `target` the flags that reach the store (`--store PATH`, `--address ADDR --namespace NS`)."""
+
+    def __init__(self, store: str, export: str | None, started_at: str | None, *, target: str = "",
+                 action: str = "this write") -> None:
+        self.store, self.export, self.started_at, self.target, self.action = store, export, started_at, target, action
+        target = target or f"--store {store}"
+        super().__init__(
+            f"{action} was refused: the store {store} holds an unfinished restore of {export!r} (started "
+            f"{started_at}); until it is finished its reads are partial and it takes no change, export, reindex or "
+            f"normalize (nothing was changed). To finish it, run the same import again (`vault-ray import {export} "
+            f"{target}`, or `Vault.import_from` with that export); or delete the store and import the export again")
 
 
 class ExportError(StoreError):

@@ -30,6 +30,7 @@ from .errors import (
     PolicyConflict,
     RateLimited,
     ReasonerError,
+    RestoreUnfinished,
     StoreError,
     UnknownAgent,
     VaultError,
@@ -47,6 +48,7 @@ STATUS: dict[type[VaultError], int] = {
     NotFound: 404,
     DisputeError: 409,
     PolicyConflict: 409,
+    RestoreUnfinished: 409,  # before StoreError: not to retry, the store waits for its restore to be finished
     RateLimited: 429,
     ClusterError: 503,  # before StoreError: what a client assumes of an unknown 503
     StoreError: 503,

@@ -40,6 +40,7 @@ from vault_ray.storage.erase import erased_rows
 from vault_ray.storage.layout import partition_of
 
 from .backends.base import BulkBackend
+from .backends.unfinished import refuse_unfinished
 from .errors import ExportError, StoreMismatch, VaultError
 from .models import AddResult, Fact, WriteRequest, from_epoch, utcnow
 from .policy import Policy
@@ -107,7 +108,9 @@ class Transfers:
     def export(self, directory: str | Path) -> ExportResult:
         """Write the store to `directory` (new or empty) in the documented Parquet layout:
         every partition's claims (with embeddings), disputes, events and receipts, the
-        policy and registry, and a manifest with row counts and checksums (docs/jobs.md)."""
+        policy and registry, and a manifest with row counts and checksums (docs/jobs.md). A store
+        whose restore is unfinished is refused (RestoreUnfinished): its export would be partial."""
+        refuse_unfinished(self._backend, "this export")  # a half-restored store's export would be partial
         policy, registry = self._backend.control()
         return export_store(as_bulk(self._backend), directory, policy, registry)
 

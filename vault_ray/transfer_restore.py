@@ -8,8 +8,11 @@ whole. While the record is there, an import of the same export resumes the resto
 partition that holds rows is checked to hold exactly the export's rows for it (every
 table, verbatim) and kept, the empty ones are restored; the record goes when every
 partition is done. Any other import (another export, or a merge of one) is refused,
-naming the unfinished restore and what to do; so is a resume that finds a partition
-holding anything else (written to since the restore was interrupted).
+naming the unfinished restore and what to do (RestoreUnfinished); so is a resume that
+finds a partition holding anything else (written to since the restore was interrupted,
+by a vault-ray that took writes then). While the record is there the store refuses every
+change (backends/unfinished.py): the restore sets the export's policy and registry with
+a call of its own (`restore_control`), not as a policy edit.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from vault_ray.storage.archive import Archive
 from vault_ray.storage.bulk_log import TABLE_SCHEMAS
 
 from .backends.base import BulkBackend
+from .backends.unfinished import refusal, target_of
 from .errors import ExportError, StoreError, StoreMismatch, VaultError
 from .policy import Policy
 from .registry import EntityRegistry
@@ -36,13 +40,9 @@ def unfinished_restore(backend: BulkBackend, archive: Archive) -> dict[str, Any]
     marker = backend.restoring()
     if marker is None or marker.get("manifest_sha256") == archive.digest:
         return marker
-    info = backend.info()
-    where = f"--store {info.store}" if info.mode == "embedded" else f"--address ADDR --namespace {info.namespace}"
-    raise StoreError(
-        f"the store {info.store} holds an unfinished restore of another export ({marker.get('export')!r}, "
-        f"started {marker.get('started_at')}): nothing was imported. To finish it, run the same import of that "
-        f"export again (`vault-ray import {marker.get('export')} {where}`, or `Vault.import_from` with it); or "
-        "delete the store and import again")
+    info = backend.info()  # another export's: this import would make it unfinishable
+    raise refusal(marker, info.store, target_of(info.mode, info.store, info.namespace),
+                  action="this import of another export")
 
 
 def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | None) -> dict[str, Any]:
@@ -62,10 +62,10 @@ def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | Non
         backend.mark_restoring({"format": "vault-ray-restore", "export": str(Path(archive.root).absolute()),
                                 "manifest_sha256": archive.digest, "exported_at": archive.manifest.get("created_at"),
                                 "started_at": datetime.now(UTC).isoformat(), "rows": archive.manifest["rows"]})
-    if policy is not None:
-        backend.set_policy(policy)
-    if registry is not None:
-        backend.set_registry(registry)
+    if policy is not None or registry is not None:  # not writes: a restore's own (backends/unfinished.py)
+        current = backend.control()
+        backend.restore_control(policy if policy is not None else current[0],
+                                registry if registry is not None else current[1])
     rows: Counter[str] = Counter()
     for p in archive.partitions:
         if p in held:  # checked above

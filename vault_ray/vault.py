@@ -12,6 +12,7 @@ from typing import Any, overload
 import numpy as np
 
 from .backends import Backend, EmbeddedBackend, StoreInfo
+from .backends.unfinished import warn_unfinished
 from .embedders import Embedder, LocalEmbedder, an_embedder
 from .engine import front, gcpause
 from .engine.control import check_narrowing, registered, unmerged_aliases
@@ -63,6 +64,11 @@ class Vault(Transfers, Retractions, PolicyEdits):
         self.reasoner = reasoner
         self._limiter = RateLimiter()
         self._closed = False
+        try:  # a restore cut short: reads partial, writes refused (UnfinishedRestoreWarning)
+            warn_unfinished(backend)
+        except BaseException:  # the store is let go of (its lock), as by close()
+            backend.close()
+            raise
 
     @classmethod
     def open(
@@ -133,6 +139,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
+        self._backend.refuse_while_restoring()  # a store whose restore is unfinished: before checks that read it
         unmerged_aliases(self._backend, self.registry, entry, check_claims)
         new = registered(self.registry, self.policy, entry)
         check_narrowing(self._backend, (self.policy, self.registry), (self.policy, new))

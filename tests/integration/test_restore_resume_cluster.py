@@ -8,7 +8,17 @@ import pytest
 from bulk_data import fill, reads
 from interrupting import ctrl_c_after
 
-from vault_ray import Fact, HashingEmbedder, StoreError, Vault
+from vault_ray import (
+    Fact,
+    HashingEmbedder,
+    Policy,
+    RestoreUnfinished,
+    StoreError,
+    UnfinishedRestoreWarning,
+    Vault,
+)
+
+PORTO = Fact("user.city", "The user lives in Porto", "porto")
 
 
 def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_path):
@@ -27,7 +37,25 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
     with pytest.raises(StoreError) as refused:  # another export: refused, naming the unfinished restore
         copy.import_from(tmp_path / "other-export")
     assert "unfinished restore" in str(refused.value) and "--namespace" in str(refused.value)
-    resumed = copy.import_from(tmp_path / "export")
-    assert (resumed.mode, resumed.resumed, resumed.rows) == ("restore", 2, exported.rows)
-    assert reads(copy) == expected and all(copy.check().values())
-    assert not (tmp_path / "copy" / "restoring.json").exists()
+    namespace = copy.info().namespace
+    with pytest.warns(UnfinishedRestoreWarning, match="unfinished restore"):  # a client joining now is told
+        other = Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder())
+    try:
+        before = reads(other, explain=False)
+        for vault in (copy, other):  # the shards and the control actor refuse, whichever client asks
+            for change in (lambda v: v.agent("ops").add_facts([PORTO]), lambda v: v.set_strategy("user.location", "recency"),
+                           lambda v: v.set_policy(Policy(max_open_disputes=5)), lambda v: v.apply_rules(),
+                           lambda v: v.forget("user.auth.e1", decided_by="ops"), lambda v: v.export(tmp_path / "out")):
+                with pytest.raises(RestoreUnfinished) as refused:
+                    change(vault)
+                assert "unfinished restore" in str(refused.value) and f"--namespace {namespace}" in str(refused.value)
+        assert reads(other, explain=False) == before and not (tmp_path / "out").exists()
+        resumed = copy.import_from(tmp_path / "export")
+        assert (resumed.mode, resumed.resumed, resumed.rows) == ("restore", 2, exported.rows)
+        assert reads(copy) == expected and all(copy.check().values())
+        assert not (tmp_path / "copy" / "restoring.json").exists()
+        # finished: every client writes again (the shards were told)
+        assert [str(d.outcome) for d in other.agent("ops").add_facts([PORTO]).decisions] == ["active"]
+        copy.set_strategy("user.location", "recency")
+    finally:
+        other.close()

@@ -17,6 +17,9 @@ from vault_ray.storage.layout import partition_of
 from ..engine.bulk import CarriedDecision, MergeRecord
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, merged
 from ..models import Claim, Retraction
+from ..policy import Policy
+from ..registry import EntityRegistry
+from .unfinished import refusal, target_of
 
 SETTLE_LEASE_S = 60.0
 """How long a reindex's commit keeps writes frozen at most (should its caller die)."""
@@ -24,6 +27,9 @@ SETTLE_LEASE_S = 60.0
 
 class ClusterBulk:
     partitions: int
+    store: str
+    namespace: str
+    _control_at: float
 
     def _routed(self, partitions: Iterable[int], call: Callable[[Any, list[int]], Any]) -> list[Any]: ...
     def _call_control(self, method: str, *args: Any) -> Any: ...
@@ -77,8 +83,20 @@ class ClusterBulk:
         """Asked of the control actor, which holds the store directory."""
         return self._call_control("restoring")  # type: ignore[no-any-return]
 
+    def refuse_while_restoring(self, action: str = "this write") -> None:
+        """RestoreUnfinished if the store's restore is unfinished (asked of the control actor; the
+        shards refuse the writes themselves: this is a call's first check, before its reads)."""
+        marker = self.restoring()
+        if marker is not None:
+            raise refusal(marker, self.store, target_of("cluster", self.store, self.namespace), action)
+
     def mark_restoring(self, marker: dict[str, Any] | None) -> None:
+        """Kept by the control actor, which tells the shards: they refuse writes while it is there."""
         self._call_control("mark_restoring", marker)
+
+    def restore_control(self, policy: Policy, registry: EntityRegistry) -> None:
+        self._call_control("restore_control", policy, registry)
+        self._control_at = 0.0  # this client's next write reads them
 
     def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
         return self._one(partition, lambda s: s.claim_columns.remote(partition, list(columns)))  # type: ignore[no-any-return]

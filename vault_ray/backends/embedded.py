@@ -37,9 +37,11 @@ from ..reasoners.base import Reasoner
 from ..reasoners.labels import LabelMatcher
 from ..registry import EntityRegistry
 from .base import StoreInfo
+from .unfinished import RestoreGuard, refuses_writes
 
 
-class EmbeddedBackend:
+@refuses_writes  # while a restore is unfinished (unfinished.py)
+class EmbeddedBackend(RestoreGuard):
     atomic = True  # a failed call is rolled back in every partition before any commits
     def __init__(self, root: str | Path, *, partitions: int | None, dim: int, embedder_name: str,
                  reasoner: Reasoner, policy: Policy | None, registry: EntityRegistry | None,
@@ -56,10 +58,13 @@ class EmbeddedBackend:
             meta = init_store(root, partitions=partitions, dim=dim, embedder=embedder_name, index=index)
             self.partitions, self.dim, self.embedder_name, self.index = meta.partitions, dim, embedder_name, meta.index
             self.reasoner = reasoner
+            self.unfinished, self.restore_where = read_restoring(root), (self.root, f"--store {self.root}")
             self._control = ControlFile(root)
             saved = self._control.load()
             given = policy is not None or registry is not None
             self.policy, self.registry = self._control.load(policy, registry) if given else saved
+            if (self.policy, self.registry) != saved:  # a change of them: a write
+                self.refuse_while_restoring("opening the store with another policy or registry")
             host = PartitionSet(root, partitions=meta.partitions, dim=dim, open_log=open_log,
                                 new_index=new_index or (lambda: make_index(meta.index, dim)))
             host.open_many(range(meta.partitions))
@@ -110,12 +115,20 @@ class EmbeddedBackend:
         old, self.registry = self.registry, registry
         announce_policy(self.host, self.policy, self.policy, registries=(old, registry))  # widen.py
 
+    def restore_control(self, policy: Policy, registry: EntityRegistry) -> None:
+        """A restore's policy and registry, the export's (not a write: taken while the restore is unfinished)."""
+        with self._control_lock:
+            self._control.save(policy, registry)
+            (old, was), (self.policy, self.registry) = (self.policy, self.registry), (policy, registry)
+            announce_policy(self.host, old, policy, registries=(was, registry))
+
     def _cardinality(self, entity: str) -> str:
         return self.policy.cardinality_for(entity, self.registry.cardinality(entity))
 
     # -- writes -----------------------------------------------------------------------
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
-        return self._commits.submit(calls, now)
+        refused = self.restore_refusal()
+        return [refused] * len(calls) if refused is not None else self._commits.submit(calls, now)
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:
@@ -210,6 +223,7 @@ class EmbeddedBackend:
 
     def mark_restoring(self, marker: dict[str, Any] | None) -> None:
         mark_restoring(self.root, marker)
+        self.unfinished = marker  # writes are refused from now on, or again taken
 
     def claim_columns(self, partition: int, columns: Sequence[str]) -> pa.Table | None:
         return bulk.claim_columns(self.host, partition, columns)

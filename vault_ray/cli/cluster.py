@@ -30,7 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
-from .common import console, handle_errors, id_column, print_table
+from .common import console, handle_errors, id_column, print_table, warned_on_stderr
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -88,8 +88,9 @@ def up(
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
-        vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
-                        embedder=embedder, policy=policy, actor_options=options, index=index)
+        with warned_on_stderr():  # a store whose restore is unfinished: one line, and it is served
+            vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
+                            embedder=embedder, policy=policy, actor_options=options, index=index)
         # the head it started (for `down` to stop), or only the cluster it joined: where to reach the store
         attach(address, namespace=namespace).note_head({**head, "address": address, "namespace": namespace})
     except BaseException:

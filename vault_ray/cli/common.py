@@ -10,6 +10,7 @@ import logging
 import re
 import signal
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from rich.table import Table
 from vault_ray.storage.layout import read_meta
 
 from ..backends import ray_session
+from ..backends.unfinished import UnfinishedRestoreWarning
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, StoreMismatch, VaultError
 from ..models import time_from_text
@@ -100,7 +102,7 @@ def handle_errors(fn: F) -> F:
             cause = getattr(exc, "cause", None)  # a Ray task's error (quiet_ray_data): what the task raised
             exc = cause if isinstance(cause, VaultError) else exc
             said = RAY_DATA_RETRIES.split(str(exc), maxsplit=1)[0] if cause is exc else str(exc)
-            err_console.print(f"[red]error:[/red] {escape(said)}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(said)}", highlight=False, soft_wrap=True)  # one line, however long
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -213,12 +215,11 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
         require_store(store)
     fresh = bool(store and not address and create and announce and read_meta(store) is None)
     embedder = hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
-    if address:
-        vault = Vault.connect(address, namespace=namespace, embedder=embedder)
-    elif store:
-        vault = Vault.open(store, embedder=embedder)
-    else:
+    if not address and not store:
         raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
+    with warned_on_stderr():  # a store whose restore is unfinished: reads partial, writes refused
+        vault = (Vault.connect(address, namespace=namespace, embedder=embedder) if address
+                 else Vault.open(store, embedder=embedder))
     if fresh:
         err_console.print(f"note: there was no vault-ray store at {store}: made a new, empty one with this setting "
                           f"(check the path if you meant an existing store)", highlight=False)
@@ -226,6 +227,20 @@ def open_vault(store: str | None, address: str | None, namespace: str = "vault",
         yield vault
     finally:
         vault.close()
+
+
+@contextmanager
+def warned_on_stderr() -> Iterator[None]:
+    """Our warnings of the block (`UnfinishedRestoreWarning`: the store's restore is unfinished)
+    said in one line each on stderr, as "warning: ..."; any other warning goes on as it came."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnfinishedRestoreWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, UnfinishedRestoreWarning):
+            err_console.print(f"[yellow]warning:[/yellow] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def require_store(store: str) -> None:

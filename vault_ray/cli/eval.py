@@ -292,10 +292,22 @@ def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]
                               "`--current FILE`, from `vault-ray policy show`, starts the proposal from yours)")))
 
 
+def _partial(path: Path) -> None:
+    """One line on stderr when the store's restore is unfinished: the evaluation reads what is restored."""
+    from vault_ray.backends.unfinished import unfinished_note  # noqa: PLC0415
+    from vault_ray.storage.restoring import read_restoring  # noqa: PLC0415
+
+    marker = read_restoring(path)
+    if marker is not None:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(unfinished_note(marker, str(path), f'--store {path}'))}",
+                          highlight=False, soft_wrap=True)
+
+
 def _from_store(path: Path, policies: str | None, dirs: tuple[Path, Path], recommend: bool = False,
                 min_age_s: float = 0.0, seed: int = 0) -> None:
     """Into `work` of `dirs` (out, work); the messages name `out`."""
     _not_held(path)  # at once, not after the imports and the replay's start
+    _partial(path)
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray import Policy  # noqa: PLC0415

@@ -27,7 +27,9 @@ from rich.progress import (
 from rich.text import Text
 
 from vault_ray.storage.layout import check_not_held
+from vault_ray.storage.restoring import read_restoring
 
+from ..backends.unfinished import refusal
 from ..errors import InvalidInput, VaultError
 from .common import HASHING, RESUMES, console, handle_errors, quiet_ray_data, removes_ray_session, require_store, resumable
 
@@ -62,17 +64,22 @@ def register(app: typer.Typer) -> None:
         app.command(name, help=fn.__doc__)(handle_errors(removes_ray_session(resumable(fn, then))))
 
 
-def _target(store: str | None, address: str | None, *, existing: bool = True) -> None:
+def _target(store: str | None, address: str | None, *, existing: bool = True, job: str | None = None) -> None:
     """--store or --address; a --store that must exist is checked before Ray starts (a typo
     is an error at once, with the exit code every command gives it), and so is a --store
     another process holds (`vault-ray up`, `vault-ray serve --store`: StoreLocked names
-    the --address and --namespace that reach it) instead of after Ray's start-up."""
+    the --address and --namespace that reach it) instead of after Ray's start-up, and a
+    --store whose restore is unfinished, which refuses `job` (RestoreUnfinished; a cluster-mode
+    store refuses it once joined)."""
     if not store and not address:
         raise InvalidInput("give --store PATH (embedded) or --address ADDR (cluster mode)")
     if store and not address and existing:
         require_store(store)
     if store:
         check_not_held(store)
+    marker = read_restoring(store) if store and job is not None else None
+    if marker is not None:
+        raise refusal(marker, store, f"--store {store}", job)  # type: ignore[arg-type]
 
 
 def _quiet_ray() -> None:
@@ -89,7 +96,7 @@ def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, n
     del hashing  # the vectors are copied as stored, whatever the embedder
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
-    _target(store, address)
+    _target(store, address, job="this export")
     with open_store(store, address=None if store else address, namespace=namespace) as job:
         result = job.vault.export(out)
     rows = ", ".join(f"{n:,} {table}" for table, n in result.rows.items())
@@ -104,7 +111,6 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     --hashing is accepted like on every memory command (an import embeds nothing: it takes the vectors as exported)."""
     del hashing  # the new store gets the export's embedder name and dimension; merged claims keep their vectors
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
-    from vault_ray.storage.restoring import read_restoring  # noqa: PLC0415
 
     _target(store, address, existing=False)
     made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
@@ -187,7 +193,7 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
     from vault_ray.evals.job_store import ensure_ray, store_embedder  # noqa: PLC0415
     from vault_ray.evals.reindex import reindex as run  # noqa: PLC0415
 
-    _target(store, address)
+    _target(store, address, job="this reindex")
     spec = EmbedderSpec.parse(embedder, dim)  # every argument checked before Ray starts (it takes seconds)
     spec.check()
     # an embedded store says without Ray; a cluster-mode one once joined, before any job or bar starts
@@ -230,7 +236,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     --hashing is accepted like on every memory command: the labels are compared with --embedder's
     vectors (`--embedder hashing` for the model-free ones), never the store's, so any store works."""
     del hashing  # a re-keyed claim keeps its stored vector; the similarity vectors are --embedder's
-    _target(store, address)
+    _target(store, address, job="this normalize")
     if apply is not None:
         _apply(apply, store, address, namespace, any_store)
         return

@@ -28,7 +28,18 @@ from rich.table import Table
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..tokens import TokenStore
-from .common import HASHING, NAMESPACE, console, handle_errors, hashing_embedder, id_column, iso, print_table, require_store
+from .common import (
+    HASHING,
+    NAMESPACE,
+    console,
+    handle_errors,
+    hashing_embedder,
+    id_column,
+    iso,
+    print_table,
+    require_store,
+    warned_on_stderr,
+)
 
 TOKENS = typer.Option(None, "--tokens", help="The token file (default: STORE/tokens.json).")
 STORE = typer.Option(None, "--store", "-s", help="The store whose tokens these are (its tokens.json).")
@@ -90,8 +101,9 @@ def serve(
     stop = _stop_on_signals()
     served = False
     try:
-        vault = connect(address or "auto", namespace=namespace, store=store, shards=shards, partitions=partitions,
-                        embedder=embedder)
+        with warned_on_stderr():  # a store whose restore is unfinished: one line, and it is served
+            vault = connect(address or "auto", namespace=namespace, store=store, shards=shards, partitions=partitions,
+                            embedder=embedder)
         info = vault.info()
         vault.close()
         joined = _ray_address(address, namespace) if own_ray else address

@@ -183,7 +183,7 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
     (engine/cardinality.py)."""
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise InvalidInput(f"version must be an integer, got {version!r}")
-
+    backend.refuse_while_restoring()  # a store whose restore is unfinished: before checks that read it
     registry = backend.control()[1]
 
     def checked(current: Policy) -> Policy:

@@ -225,6 +225,7 @@ class RetractStore(Protocol):
     def retract(self, entity: str, claim_ids: Sequence[str], *, decided_by: str, note: str,
                 now: datetime) -> list[Retraction]: ...
     def erase(self, entity: str, *, decided_by: str, note: str, now: datetime) -> list[Retraction]: ...
+    def refuse_while_restoring(self, action: str = ...) -> None: ...
 
 
 def check_retraction(decided_by: object, note: object) -> tuple[str, str]:
@@ -238,6 +239,7 @@ def check_retraction(decided_by: object, note: object) -> tuple[str, str]:
 def retract(store: RetractStore, claim_id: object, decided_by: object, note: object) -> Retraction:
     """`Vault.retract`: checks every argument, finds the claim's entity, retracts it at its owner."""
     by, why = check_retraction(decided_by, note)
+    store.refuse_while_restoring()  # before a claim of a partition not restored yet is called unknown
     claim = store.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]
     return store.retract(claim.entity, [claim.id], decided_by=by, note=why, now=utcnow())[0]
 
@@ -247,6 +249,7 @@ def forget(store: RetractStore, entity: str, decided_by: object, note: object, a
     the label the caller named (`entity` is the key it reads): one no claim was ever made on, but like stored
     keys, is EntityNotFound naming them (a typo?)."""
     by, why = check_retraction(decided_by, note)
+    store.refuse_while_restoring()  # not [] for an entity of a partition not restored yet
     claims = store.history(entity)
     if not claims:
         refuse_unknown(store, asked or entity, entity, "forget")
@@ -258,6 +261,7 @@ def erase(store: RetractStore, entity: str, decided_by: object, note: object, as
     """`Vault.erase`: checks every argument (and `asked`, as `forget`), then erases at the entity's owner
     (engine/erase.py)."""
     by, why = check_retraction(decided_by, note)
+    store.refuse_while_restoring()
     refuse_unknown(store, asked or entity, entity, "erase")
     return store.erase(entity, decided_by=by, note=why, now=utcnow())
 

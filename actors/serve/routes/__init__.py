@@ -17,8 +17,9 @@ PROBLEM_TEXT = {
     401: "No token, or not a token of this server (UnknownAgent)",
     403: "The token's role does not allow this (Forbidden)",
     404: "No such claim, dispute or route (NotFound)",
-    409: "A dispute conflict, the open-dispute cap, or a policy change against a version it has left "
-         "(DisputeError, DisputeCapExceeded, PolicyConflict)",
+    409: "A dispute conflict, the open-dispute cap, a policy change against a version it has left, or a "
+         "change of a store whose restore is unfinished (DisputeError, DisputeCapExceeded, PolicyConflict, "
+         "RestoreUnfinished)",
     413: "The request body is over the server's limit (PayloadTooLarge)",
     422: "Invalid input (InvalidInput and its subclasses); nothing was changed",
     429: "The agent's write budget is spent; see Retry-After (RateLimited)",
