@@ -31,6 +31,7 @@ from .frames_zone import zone_frame, zone_mentions
 from .gone import GONE, NAMED_GONE
 from .job_place import job_place_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .moves import later_move
 from .prototypes import PrototypeClassifier
 
 _TEMPLATES = {
@@ -267,7 +268,7 @@ def _find_place(n: str) -> list[Draft]:
     after a move ("I drove to Denver" is a trip), "from" never after one ("I moved here from
     London": where the user left), and a move "from X to Y" is to Y."""
     moved = bool(_RELOCATED.search(n))
-    n = FROM_TO.sub("", n)
+    n = FROM_TO.sub("", n[later.start():] if moved and (later := later_move(n)) else n)  # "..., then to Paris": Paris
     go = ("to|" if moved else "") + ("from|" if not moved else "")
     for w in _windows(n):
         # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
