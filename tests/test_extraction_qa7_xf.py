@@ -73,3 +73,25 @@ def test_an_engagement_said_with_where_or_when(reasoner, said):
 ])
 def test_no_engagement_or_home_from_a_near_miss(reasoner, said):
     assert facts(reasoner, said) == []
+
+
+# -- a job and its place said "for now": both -------------------------------------------------------------
+@pytest.mark.parametrize(("said", "job", "place"), [
+    ("I'm a consultant in London for now", "consultant", "London"),
+    ("I'm a nurse in Leeds at the moment", "nurse", "Leeds"),
+    ("I'm a teacher in Boston right now", "teacher", "Boston"),
+    ("I'm currently a barista in Seattle these days", "barista", "Seattle"),
+])
+def test_a_job_and_its_place_said_as_now(reasoner, said, job, place):
+    assert facts(reasoner, said) == [("user.job", job), ("user.location", place)]
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm a nurse in Toronto this summer", [("user.job", "nurse")]),
+    ("I'm a consultant in London for now, until May", [("user.job", "consultant")]),
+    ("I'm a nurse in the ICU at the moment", [("user.job", "nurse")]),
+    ("I'm a visiting professor in Berlin for now", [("user.job", "visiting professor")]),
+    ("My wife is a nurse in Leeds at the moment", []),
+])
+def test_no_place_from_a_stay_a_ward_or_someone_else(reasoner, said, want):
+    assert facts(reasoner, said) == want
