@@ -95,3 +95,42 @@ def test_a_job_and_its_place_said_as_now(reasoner, said, job, place):
 ])
 def test_no_place_from_a_stay_a_ward_or_someone_else(reasoner, said, want):
     assert facts(reasoner, said) == want
+
+
+# -- a job changed in one breath: the new employer ----------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I quit my job, now I'm at Meta", "Meta"),
+    ("I quit my job, and now I'm with Google", "Google"),
+    ("I got laid off, now I'm at Meta", "Meta"),
+    ("I resigned, now I'm at Stripe", "Stripe"),
+    ("I quit my job last month, now I'm at Meta", "Meta"),
+    ("I left my job. Now I'm at Anthropic.", "Anthropic"),
+    ("i quit stripe to join openai", "openai"),
+    ("i quit google to join meta", "meta"),
+    ("i left stripe for shopify", "shopify"),
+    ("I quit Stripe to join OpenAI", "OpenAI"),
+    ("Left Google last month, joined Anthropic", "Anthropic"),
+    ("I switched jobs from Stripe to Shopify", "Shopify"),
+])
+def test_the_new_employer_is_current(reasoner, said, want):
+    assert _of(reasoner, said, "user.employer") == [want]
+
+
+@pytest.mark.parametrize("said", [
+    "I quit my job, now I'm at the gym", "I quit my job, now I'm at home", "I quit my job, now I'm at Heathrow",
+    "I quit my job, now I'm at Starbucks, waiting for a friend", "I quit my job, now I'm with Sarah",
+    "I quit my job, now I'm at Meta for a conference", "I quit my old job, now I'm at Meta",
+    "I quit my job in 2015, now I'm at Meta", "My husband quit his job, now he's at Meta",
+    "i quit twitter to join facebook", "i left target for apple", "i quit smoking to join a gym",
+    "I switched from Verizon to AT&T", "I switched from Stripe to Shopify",  # a product as much as a job: not said
+])
+def test_no_new_employer_from_a_visit_a_habit_or_a_product(reasoner, said):
+    assert not [v for v in _of(reasoner, said, "user.employer") if not v.startswith("not:")]
+
+
+def test_the_new_employer_replaces_the_old_in_the_store(tmp_path):
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder()) as vault:
+        vault.agent("a").add("I work at Google.")
+        vault.agent("b").add("I quit my job, now I'm at Meta.")
+        got = vault.get("user.employer")
+        assert got.values == ("Meta",) or (got.contested and "Meta" in got.values), (got.values, got.contested)
