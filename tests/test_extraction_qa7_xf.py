@@ -134,3 +134,29 @@ def test_the_new_employer_replaces_the_old_in_the_store(tmp_path):
         vault.agent("b").add("I quit my job, now I'm at Meta.")
         got = vault.get("user.employer")
         assert got.values == ("Meta",) or (got.contested and "Meta" in got.values), (got.values, got.contested)
+
+
+# -- a per-night cap said with the currency as a word ------------------------------------------------------
+@pytest.mark.parametrize(("said", "key", "want"), [
+    ("Keep the hotel under 200 pounds a night", "user.budget.hotel", "200 pounds a night"),
+    ("Keep hotels under 150 pounds per night", "user.budget.hotel", "150 pounds per night"),
+    ("Keep the room under 120 pounds a night", "user.budget.room", "120 pounds a night"),
+    ("Keep the trip under 2000 pounds", "user.budget.trip", "2000 pounds"),
+    ("Keep the hotel under 200 euros a night", "user.budget.hotel", "200 euros a night"),
+])
+def test_a_cap_said_in_pounds_of_a_stay(reasoner, said, key, want):
+    assert facts(reasoner, said) == [(key, want)]
+
+
+def test_pounds_a_night_and_the_symbol_are_one_amount():
+    from vault_ray.values import canonical
+    assert canonical("user.budget.hotel", "200 pounds a night") == canonical("user.budget.hotel", "£200 a night")
+
+
+@pytest.mark.parametrize("said", [
+    "Keep my weight under 200 pounds", "Keep the luggage under 50 pounds", "Keep the groceries under 20 pounds",
+    "Keep the dog under 30 pounds", "Keep dinners under 40 pounds a person",
+    "My sister said keep the hotel under 200 pounds a night",
+])
+def test_no_budget_from_a_weight_a_cap_per_person_or_someone_else(reasoner, said):
+    assert facts(reasoner, said) == []
