@@ -160,3 +160,38 @@ def test_pounds_a_night_and_the_symbol_are_one_amount():
 ])
 def test_no_budget_from_a_weight_a_cap_per_person_or_someone_else(reasoner, said):
     assert facts(reasoner, said) == []
+
+
+# -- a headed list said with dashes or bullets: the age, the children -----------------------------------------
+_TWO = [("user.family", "2 children"), ("user.family", "child:Lily"), ("user.family", "child:Max")]
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("About me: - 34 - vegetarian - live in Leeds",
+     [("user.age", "34"), ("user.diet", "vegetarian"), ("user.location", "Leeds")]),
+    ("About me:\n- 34\n- vegetarian\n- live in Leeds",
+     [("user.age", "34"), ("user.diet", "vegetarian"), ("user.location", "Leeds")]),
+    ("Quick context: - 34 years old - allergic to nuts", [("user.age", "34"), ("user.allergies", "nuts")]),
+    ("Kids: - Max (7) - Lily (4)", _TWO),
+    ("Kids:\n- Max (7)\n- Lily (4)", _TWO),
+    ("My kids: Max (7), Lily (4)", _TWO),
+    ("Children: - Max - Lily - Sam", [("user.family", "3 children"), ("user.family", "child:Lily"),
+                                      ("user.family", "child:Max"), ("user.family", "child:Sam")]),
+    ("Sons: - Max (7)", [("user.family", "son:Max")]),
+])
+def test_a_headed_list_with_dashes(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", [
+    "Kids: - soccer on Saturdays - piano", "My sister's kids: - Max (7) - Lily (4)", "Kids: - Google (7)",
+    "Notes: - 34 - call mom", "Me: - 250", "Budget: - 34",
+])
+def test_no_age_or_child_from_a_list_of_something_else(reasoner, said):
+    assert not [f for f in facts(reasoner, said) if f[0] in ("user.age", "user.family")]
+
+
+def test_a_headed_list_stays_in_its_line():
+    from vault_ray.reasoners.lists import headed
+    assert headed("Kids:\n- Max (7)\n- Lily (4)\nI live in Leeds") == "I have two kids: Max (7) and Lily (4).\nI live in Leeds"
+    assert headed("About me: 34, vegetarian") == "About me: 34, vegetarian"  # no dashes: as it was
