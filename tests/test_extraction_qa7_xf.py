@@ -39,6 +39,7 @@ def test_the_latest_move_is_the_home(reasoner, said, want):
 @pytest.mark.parametrize("said", [
     "I moved to Berlin last year and then back",  # back where, not said: Berlin is no longer the home
     "I moved to Berlin last year and then back home",
+    "I moved to Berlin, then to Paris, and back to Berlin",  # a move after the latest said some other way
     "I moved to Berlin last year and then to a new flat",
     "I moved to Berlin last year and then to Paris until 2020",
     "I moved to Berlin last year and then to Paris, I think",

@@ -24,6 +24,11 @@ article ("then to a new flat"); said without "to", only a place the gazetteer kn
 statement ("... and then got a dog", "... and then started at Google", "... and then Tom left")."""
 
 
+_AGAIN = re.compile(r"\b(?:back|moved|moving|relocat\w*|again)\b", IC)
+"""A move after the latest one said some other way ("..., then to Paris, and back to Berlin", "... but moved back"):
+where the user lives is left unsaid."""
+
+
 def later_move(said: str) -> re.Match[str] | None:
     """The last later move said after a first move's place, or None."""
     found = None
@@ -41,5 +46,5 @@ def moved_to(said: str) -> str:
     move says no place ("... and then back")."""
     later = later_move(said)
     if later is not None:
-        said = later.group("v")
+        said = "" if _AGAIN.search(later.group("v")) else later.group("v")
     return _FROM.sub("", said)
