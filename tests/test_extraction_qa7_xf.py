@@ -31,6 +31,8 @@ def _of(reasoner, said: str, entity: str) -> list[str]:  # type: ignore[no-untyp
     ("I moved to Berlin years ago and then to Paris two years ago", "Paris"),
     ("I lived in Rome, then Madrid, now Lisbon", "Lisbon"),
     ("I lived in Berlin and then moved to Paris", "Paris"),
+    ("I moved to Paris but moved back to Ohio", "Ohio"),
+    ("We moved to Denver in 2020 but eventually moved back to Austin", "Austin"),
 ])
 def test_the_latest_move_is_the_home(reasoner, said, want):
     assert _of(reasoner, said, "user.location") == [want]
@@ -40,6 +42,8 @@ def test_the_latest_move_is_the_home(reasoner, said, want):
     "I moved to Berlin last year and then back",  # back where, not said: Berlin is no longer the home
     "I moved to Berlin last year and then back home",
     "I moved to Berlin, then to Paris, and back to Berlin",  # a move after the latest said some other way
+    "I moved to Paris but moved back", "I moved to Paris last year but came back",
+    "I moved to Berlin and then to Paris but moved back",
     "I moved to Berlin last year and then to a new flat",
     "I moved to Berlin last year and then to Paris until 2020",
     "I moved to Berlin last year and then to Paris, I think",

@@ -48,3 +48,16 @@ def moved_to(said: str) -> str:
     if later is not None:
         said = "" if _AGAIN.search(later.group("v")) else later.group("v")
     return _FROM.sub("", said)
+
+
+_BACK = re.compile(r"(?P<move>\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+[^.!?;\n]*?),?\s+(?:but|and)\s+"
+                   r"(?:then\s+|later\s+)?(?:(?:i|we)\s+)?(?:(?:just|recently|eventually|finally)\s+)?(?:moved|came)\s+back\b",
+                   IC)
+"""A move back after a move ("... but moved back", "... and came back"; "went back" may be a visit: "but went back to
+visit")."""
+
+
+def back_again(text: str) -> str:
+    """`text` with a move back said after a move as a later move of the same clause ("I moved to Paris but moved back"
+    -> "I moved to Paris and then back": no home said; "... but moved back to Ohio": Ohio)."""
+    return _BACK.sub(lambda m: f"{m.group('move')} and then back", text)
