@@ -9,6 +9,7 @@ import re
 
 from .couples import COUPLE, pair_ended
 from .lexicon import SPECIES_RE
+from .moves import later_move
 
 # not after a title that comes before a name ("St. Mary's", "Dr. Lee"), nor inside "Ana.Lopez@x.com"
 _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("St", "Dr", "Mr", "Ms", "Mrs", "Mt", "Prof", "Ste"))
@@ -63,7 +64,7 @@ _SUBJECT_FIXES = [
     (re.compile(r"^home base is\b", re.I), "my home base is"),
     (re.compile(r"^(?:work|working) (at|for)\b", re.I), r"i work \1"),
     # a dropped subject: "Just relocated to Berlin", "Moved to Denver last week"
-    (re.compile(r"^(?=(?:just|recently|finally|now)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
+    (re.compile(r"^(?=(?:just|recently|finally|now|then|later|eventually)\s+\w+ed\b|(?:moved|relocated|joined|started|switched|became|"
                 r"went|got|quit|left)\b)", re.I), "i "),
     (re.compile(r"\bcannot\b", re.I), "can't"),
     # "Let's bump the gift budget to $800", "Please raise my budget to $800": the user's decision, as "I raise ..." says it
@@ -317,7 +318,8 @@ _PAST = re.compile(
     r"staying)|(?<!'ve )(?<!have )(?<!has )(?<!'s )"
     r"lived in [^,;]+ (?:until|before|for \w+ years?|when|as a)|formerly|previously|in the past|back then|"
     # an event that happened there, no home: "My wife and I met in Paris", "we got married in Rome"
-    r"(?:first |originally )?met|got (?:married|engaged|hitched)|honeymooned|fell in love|had our (?:wedding|honeymoon))\b",
+    r"(?:first |originally )?met|(?:got|get|getting|was|were|been) (?:married|engaged|hitched)|engaged|honeymooned|"
+    r"fell in love|had our (?:wedding|honeymoon))\b",
     re.IGNORECASE)
 _PASSING = re.compile(
     r"\b(?:this (?:week|weekend)|for (?:a|the|an) (?:conference|trip|visit|week|weekend|few days|meeting|wedding|holiday|"
@@ -340,7 +342,9 @@ def not_now(clause: str) -> bool:
     """'I was living in Denver until 2020', 'I'm in Berlin this week for a conference': a stay
     that ended, or one for a while, not where the user lives. A move years ago with no later one
     said is the home now ("I moved to Berlin two years ago"); a stay years ago is past ("I lived in
-    Berlin two years ago")."""
+    Berlin two years ago"). Of moves said one after the other ("... years ago and then to Paris"), the last."""
+    if (later := later_move(clause)) is not None and later.group("v"):
+        clause = f"I moved to {later.group('v')}"  # "I moved to Berlin years ago and then to Paris": Paris, said now
     if _PAST.search(clause) or (_YEARS_AGO.search(clause) and not _MOVED_IN.search(clause)):
         return True
     return bool(_PASSING.search(clause)) and not _SETTLED.search(clause)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .. import gazetteer
 from .frames_family import person_named
 from .lexicon import Draft
 from .names import first_name
@@ -19,7 +20,8 @@ COUPLE = re.compile(rf"^(?:(?:my|our) (?!late )(?:\w+ )?{_PARTNER} (?:and|&) i|m
 _TOGETHER = re.compile(
     r"^(?:(?:so|and|but|well|actually|then|later|eventually|finally|after that),?\s+)*(?:we|we're|we've)"
     r"(?:\s+(?:are|were|have|had|got|just|recently|finally|officially|now|both|been|also))*\s+(?P<v>separating|separated|divorced|married|engaged)\b(?!\s+(?:the|a|an|our|my|some|all|both|them|it|these|those)\b)"
-    r"(?<!engaged(?=\s(?:in|with)\b))(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
+    r"(?<!engaged(?=\s(?:in|with)\b(?!\s+(?:(?-i:[A-Z])|(?:19|20)\d\d\b|(?:the )?(?:spring|summer|fall|autumn|winter)\b))))"
+    r"(?<!married(?=\sto\s(?:our|my|the|their|his|her|work)\b))"
     r"|\bi(?:'m| am)? (?:(?:now|currently|officially|just)\s+)?(?P<w>separating|separated|splitting up|split up) "
     r"(?:from|with) my (?:husband|wife|spouse|partner)\b", IC)
 _NOT_NOW = re.compile(r"\b(?:were|had|once|used to|back then|got separated|late)\b", IC)
@@ -96,6 +98,17 @@ def ended(n: str) -> list[Draft]:
     return [Draft("user.family", f"not:{role or 'partner'}{':' + name if name else ''}")] if role or name else []
 
 
+_IN_NAME = re.compile(r"^\s+in\s+(?P<name>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)*)")
+_MONTH = re.compile(r"(?:jan|febr)uary|march|april|may|june|july|august|september|october|november|december", IC)
+
+
+def _when_or_where(after: str) -> bool:
+    """Whether the words after a status let it stand: "engaged in Paris", "engaged in June" say where or when it
+    happened (the place is no home: `clauses.not_now`), "engaged in Project Atlas" is busy with it, no partner's."""
+    m = _IN_NAME.match(after)
+    return not m or bool(_MONTH.fullmatch(m.group("name")) or gazetteer.find_place(m.group("name")))
+
+
 _STATUS = {"separating": "separated", "split up": "separated", "splitting up": "separated"}
 _RELATION = {"engaged": "fiance", "married": "spouse"}
 
@@ -108,7 +121,7 @@ def couple_frame(n: str) -> list[Draft]:
     if said := ended(n):
         return said
     out = []
-    if (m := _TOGETHER.search(n)) and not _NOT_NOW.search(n[:m.end()] + n[m.end():m.end() + 12]):
+    if (m := _TOGETHER.search(n)) and not _NOT_NOW.search(n[:m.end()] + n[m.end():m.end() + 12]) and _when_or_where(n[m.end():]):
         said = (m.group("v") or m.group("w")).lower()
         out.append(Draft("user.marital_status", _STATUS.get(said, said)))
     if (m := _TO.search(n)) and (name := person_named(m.group("n"), n[m.end():])):  # "I'm married to Sarah Jones": her full name

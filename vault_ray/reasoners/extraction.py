@@ -31,6 +31,8 @@ from .frames_zone import zone_frame, zone_mentions
 from .gone import GONE, NAMED_GONE
 from .job_place import job_place_frame
 from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .lists import headed as headed_list
+from .moves import back_again, later_move
 from .prototypes import PrototypeClassifier
 
 _TEMPLATES = {
@@ -87,7 +89,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     foreign: list[str] = []
     now: set[int] = set()  # the facts said as how things are now, after a value said before
     years: dict[int, int] = {}  # the year a fact is dated by ("we divorced in 2021")
-    text, taken = framing.set_aside(text)
+    text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
     text = amends.last_said(text)  # "Google, sorry, Microsoft, sorry, Google": the last one said
@@ -267,7 +269,7 @@ def _find_place(n: str) -> list[Draft]:
     after a move ("I drove to Denver" is a trip), "from" never after one ("I moved here from
     London": where the user left), and a move "from X to Y" is to Y."""
     moved = bool(_RELOCATED.search(n))
-    n = FROM_TO.sub("", n)
+    n = FROM_TO.sub("", n[later.start():] if moved and (later := later_move(n)) else n)  # "..., then to Paris": Paris
     go = ("to|" if moved else "") + ("from|" if not moved else "")
     for w in _windows(n):
         # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")

@@ -32,6 +32,7 @@ from .lexicon import (
     place_value,
     split_list,
 )
+from .moves import moved_to
 from .orgs import FIRM, THE, a_person, org_name
 
 Frame = Callable[[str], list[Draft]]
@@ -40,7 +41,7 @@ _LIVE = re.compile(
     r"\b(?:i|we)(?:\s+(?:still |currently |now |actually )?(?:live|reside|stay)(?: with(?: [\w']+){1,3}?)?|'m (?:now |currently |"
     r"still )?(?:living|staying|residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|"
     r"'ve settled|\s+settled|\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", IC)
-_MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally|'ve|'re| have)*\s+(?:moved|relocated|"
+_MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally| then| later| eventually|'ve|'re| have)*\s+(?:moved|relocated|"
                     r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", IC)
 _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is"
                    r"(?: now)?(?: in)?|i call)\s+(?P<v>.+?)(?:\s+home)?$", IC)
@@ -48,8 +49,6 @@ _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.
 _NOT_LIVE = re.compile(r"\b(?:i|we) (?:don't|no longer|do not) (?:live|reside)\s+(?:in|at)\s+(?P<v>.+)$"
                        r"|\b(?:i|we)(?: just| recently| finally|'ve| have)* (?:moved|relocated)"
                        r"(?: away)? from\s+(?P<w>.+)$", IC)  # not "moved here from London" (tests/test_extraction_qa93b.py)
-_MOVED_FROM = re.compile(r"\s+(?:all the way |originally )?from\s+.*$", IC)
-"""Where a move started, said after the new home ("moved to Seattle from Austin"): no part of the new home."""
 
 
 def location_frame(n: str) -> list[Draft]:
@@ -61,7 +60,7 @@ def location_frame(n: str) -> list[Draft]:
     for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
-            said = _MOVED_FROM.sub("", m.group("v")) if pattern is _MOVED else m.group("v")  # "to Seattle from Austin"
+            said = moved_to(m.group("v")) if pattern is _MOVED else m.group("v")  # "to Seattle from Austin", "..., then Paris"
             said = re.sub(r"^the\s+(?=[A-Z])", "", cut(said)) if strong else said  # "the Bay Area"
             said = re.split(r"\s+(?:for|because|since|with|so)\s+(?-i:[a-z])", said, maxsplit=1)[0] if strong else said
             if origin and not gazetteer.find_place(cut(said)) and not gazetteer.find_place(origin.group(0)[5:].strip()):

@@ -58,6 +58,11 @@ def _instrument(raw: str) -> str:
 _MONEY = re.compile(r"[$€£¥]|\b(?:dollars?|bucks|euros?|quid|grand|usd|eur|gbp|cad|aud|nzd|chf|inr|jpy|rupees|yen)\b|\d\s*k\b",
                     IC)
 """A cap said as money ("under $800", "under 500 euros"); "under 200 pounds" may be a weight."""
+_POUNDS = re.compile(r"\b(?:pounds?|sterling)\b", IC)
+_STAYS = re.compile(r"^(?:hotels?|rooms?|stays?|accommodations?|airbnbs?|trips?|holidays?|vacations?|honeymoons?|weddings?|"
+                    r"parties|party|dinners?|rent|renovations?|shopping|events?|birthdays?|christmas)$", IC)
+"""... but money when said of a stay or a plan nothing is weighed by ("Keep the hotel under 200 pounds", "... a night")."""
+_A_NIGHT = re.compile(r"(?:a|per|each|every)\s+night", IC)
 _EACH = re.compile(r"\b(?:a|per|each)\s+(?:person|head|guest|plate|item|ticket|piece|pair|seat)\b|\b(?:each|apiece)\b", IC)
 _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
@@ -99,7 +104,8 @@ def budget_frame(n: str) -> list[Draft]:
                  flags=IC)
     if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
-    if values.parse_amount(raw) is None or (m.group("r") and (not _MONEY.search(raw) or _EACH.search(m.group("r")))):
+    money = _MONEY.search(raw) or (_POUNDS.search(raw) and (_STAYS.match(m.group("pre3") or "") or _A_NIGHT.search(raw)))
+    if values.parse_amount(raw) is None or (m.group("r") and (not money or _EACH.search(m.group("r")))):
         return []  # "Keep the temperature below 70", "Keep my weight under 200 pounds": no money; "$40 a person": a cap
     spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
     topic = m.group("topic") or m.group("pre") or m.group("pre2") or m.group("pre3") or spent_on  # "for the trip"

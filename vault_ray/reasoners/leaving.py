@@ -40,7 +40,10 @@ _SAYS_JOB = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:
                        r"jobs|role|position|career|employer|company|boss|manager|coworkers|co-workers|colleagues|"
                        r"after \w+ (?:years?|months?) (?:there|as an?|of working)|resign\w*|notice|laid off|hired)\b", IC)
 _NEW = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:new )?(?:job|role|position) (?:at|with))\s+"
-                  r"(?:the\s+)?(?P<v>(?-i:[A-Z])[\w&'.\-]*(?:\s+(?-i:[A-Z&])[\w&'.\-]*){0,3})", IC)
+                  r"(?:the\s+)?(?:(?P<v>(?-i:[A-Z])[\w&'.\-]*(?:\s+(?-i:[A-Z&])[\w&'.\-]*){0,3})|(?P<low>(?-i:[a-z])[\w&'.\-]*)\b)",
+                  IC)
+"""The new employer a leaving names: a capitalized name, or a company known by one name typed in lower case ("i quit
+stripe to join openai"; after "to join" even one whose name is also a word, "... to join meta")."""
 
 
 def left_employer(n: str) -> list[Draft]:
@@ -54,7 +57,7 @@ def left_employer(n: str) -> list[Draft]:
         return []  # "I got fired from my band": no employer's name
     org = THE.sub("", org)
     bare = m.group("bare") and not m.group("mine")
-    if bare and (moved := _FOR.fullmatch(org)):  # "I left Uber for Lyft": a name for another name
+    if bare and (moved := _FOR.fullmatch(org) or _FOR_LOW.fullmatch(org)):  # "I left Uber for Lyft": a name for a name
         old, new_org = moved.group("old"), moved.group("new")
         if not (_organisation(old) and _organisation(new_org)) or gazetteer.find_place(new_org):
             return []  # "I left London for Paris": a move, no employer
@@ -67,7 +70,9 @@ def left_employer(n: str) -> list[Draft]:
         return []  # "I quit caffeine", "I quit Twitter, too toxic", "I left my husband", "I left the Catholic Church"
     out = [Draft("user.employer", f"not:{org}")]
     new = _NEW.search(n[m.start("v"):])
-    if new and not gazetteer.find_place(name := cut(new.group("v"))):
+    if new and new.group("low") and new.group("low").lower() in COMPANIES and not _NOT_EMPLOYERS.match(new.group("low")):
+        out.append(Draft("user.employer", new.group("low")))  # "i quit stripe to join openai": openai
+    elif new and new.group("v") and not gazetteer.find_place(name := cut(new.group("v"))):
         out.append(Draft("user.employer", name))  # "I quit Google to join Meta": Meta (the `not:` is dropped)
     return out
 
@@ -76,6 +81,8 @@ _NAME_WORD = r"(?-i:[A-Z0-9])[\w&'.\-]*"
 _RUN = re.compile(rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|&|of|de|du|von|van))*")
 """A name said whole after a bare "left"/"quit": capitalized words ("Goldman Sachs", "Procter & Gamble", "Bank of America")."""
 _FOR = re.compile(rf"(?P<old>{_RUN.pattern})\s+for\s+(?P<new>{_RUN.pattern})")
+_FOR_LOW = re.compile(r"(?P<old>(?-i:[a-z])[\w&'.\-]*)\s+for\s+(?P<new>(?-i:[a-z])[\w&'.\-]*)")
+"""... or two companies known by one name typed in lower case ("i left stripe for shopify"; `_known`)."""
 
 
 def _known(org: str) -> bool:

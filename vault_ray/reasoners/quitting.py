@@ -20,27 +20,15 @@ from . import clauses as cl
 from . import framing
 from .base import Message, as_messages
 from .extraction import extract_turn
+from .unnamed_job import ADV, LEAD, left_now
+from .unnamed_job import OLD as _OLD
+from .unnamed_job import UNNAMED as _UNNAMED
 
 IC = re.IGNORECASE
-_LEAD = (r"^(?:(?:so|well|yeah|yes|ok(?:ay)?|ugh|wow|guess what|big news|news|update|fyi|btw|anyway|also|and|today|"
-         r"yesterday|this (?:morning|week)|last (?:week|night|friday|monday)|on friday|finally)\b[\s,:;!.\-–—]*)*")
-_ADV = r"(?:(?:just|finally|recently|officially|actually|also|today|yesterday)\s+)*"
-_UNNAMED = re.compile(
-    rf"{_LEAD}i {_ADV}(?:(?:quit|left|resigned from|walked out (?:of|on)) (?:my|the) (?:current |day |full[- ]time |"
-    rf"corporate |\w+ )?(?:job|position|role|gig)|resigned|handed in my (?:notice|resignation)|"
-    rf"(?:gave|put in) (?:my|two weeks'?|my two weeks'?) notice|put in my two weeks|lost my (?:job|position)|"
-    rf"(?:got|was|have been|'ve been) (?:fired|laid off|let go|sacked|made redundant))(?P<rest>.*)$", IC)
-_NAMED = re.compile(rf"{_LEAD}i {_ADV}(?:quit|left)\s+(?P<v>.+)$", IC)
-_REST = re.compile(r"^\s*(?:$|[,;.!\-–—]|(?:and|to|because|since|after|so|but|last|yesterday|today|this|on|in|a|an|"
-                   r"two|three|few|recently|earlier|finally|officially|for (?:good|personal|health|family|a few)|"
-                   r"lol|haha|lmao|omg|yay|ugh|finally|at last|\d{1,2}\b)\b)", IC)
-_LONG_AGO = re.compile(r"\b(?:years?|decades?|(?:19|20)\d\d|when i was|back (?:then|in)|once|ago)\b", IC)
-_RECENT_AGO = re.compile(r"\b(?:a|an|one|two|three|four|five|six|a few|a couple of|\d)\s+(?:days?|weeks?|months?)\s+ago\b",
-                         IC)
+_NAMED = re.compile(rf"{LEAD}i {ADV}(?:quit|left)\s+(?P<v>.+)$", IC)
 _SECOND_JOB = re.compile(r"\b(?:freelanc\w*|moonlight\w*|side (?:job|gig|hustle|business)|second job|two jobs|"
                          r"also work|(?:part[- ]time|weekend) job)\b", IC)
 """An earlier turn that says a second job ("I work at Google and freelance for Acme"): "my job" may be either."""
-_OLD = re.compile(r"\b(?:old|previous|former|last|first|second|other|dream|new)\s+(?:job|position|role|gig)\b", IC)
 
 
 def left_unnamed(messages: Sequence[Message] | str, turn: str, facts: Sequence[Fact]) -> list[Fact]:
@@ -49,7 +37,7 @@ def left_unnamed(messages: Sequence[Message] | str, turn: str, facts: Sequence[F
     if any(f.entity == "user.employer" for f in facts):
         return []
     said = [c for s in cl.sentences(framing.set_aside(turn)[0]) if not cl.is_question(s) for c in cl.clauses(s)]
-    unnamed = [c for c in said if (m := _UNNAMED.match(c.strip())) and not _OLD.search(c) and _left_now(m.group("rest"))]
+    unnamed = [c for c in said if (m := _UNNAMED.match(c.strip())) and not _OLD.search(c) and left_now(m.group("rest"))]
     named = [m.group("v") for c in said if (m := _NAMED.match(c.strip()))]
     # "If I quit my job", "Write a story where I quit my job": no fact ("I was laid off" is done, no past state)
     if not (unnamed or named) or any(framing.unreal(c) not in (None, framing.PAST) for c in said):
@@ -57,16 +45,10 @@ def left_unnamed(messages: Sequence[Message] | str, turn: str, facts: Sequence[F
     employer = _earlier_employer(messages)
     if employer is None:
         return []
-    if unnamed or any(v.lower().startswith(employer.lower()) and _left_now(v[len(employer):]) for v in named):
+    if unnamed or any(v.lower().startswith(employer.lower()) and left_now(v[len(employer):]) for v in named):
         left = extract_turn(f"I left my job at {employer}").facts  # "i quit acme" after "I work at Acme"
         return [replace(f, source=turn) for f in left if f.entity == "user.employer" and (f.value or "").startswith("not:")]
     return []
-
-
-def _left_now(rest: str) -> bool:
-    """Whether what follows a leaving says it as done and recent: no long-ago time ("in 2015", "years ago"; "two weeks
-    ago" is recent), no more words of a name ("i left acme corp" after "Acme")."""
-    return bool(_REST.match(rest)) and not _LONG_AGO.search(_RECENT_AGO.sub("", rest))
 
 
 def _earlier_employer(messages: Sequence[Message] | str) -> str | None:

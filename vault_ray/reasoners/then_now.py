@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from . import amends, framing, names
 from . import clauses as cl
+from .unnamed_job import OLD, UNNAMED, left_now
 
 IC = re.IGNORECASE
 MAX_WORDS = 4
@@ -189,6 +190,8 @@ def _reading(past: str, value_in: ValueIn) -> tuple[str, str, str] | None:
         if found and at >= 0:
             return found[0], found[1], now[:at]
         return None
+    if (left := UNNAMED.match(said)) and not OLD.search(said) and left_now(left.group("rest")):
+        return "user.employer", "", _SAID_AS["user.employer"]  # "I quit my job, now I'm at Meta": the job, no name said
     took = _TOOK.match(said)  # "I left Google", "I moved out of Austin": the value taken away
     for entity, head in _SAID_AS.items() if took else ():
         found = value_in(head + took.group("v"))
