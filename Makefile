@@ -32,11 +32,11 @@ demo: setup
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs.
 # tests/integration (one Ray runtime, servers and CLI processes it mostly waits on) and the
 # in-process tests run side by side, each in a pytest process of its own; the integration
-# run's output follows the other's. Either failing fails the target.
+# run's output follows the other's, each with its slowest tests. Either failing fails the target.
 test: lint browser
 	@log=$$(mktemp); echo "tests/integration: running beside the in-process tests (its output follows theirs)"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/integration > $$log 2>&1 & pid=$$!; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/integration; unit=$$?; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 tests/integration > $$log 2>&1 & pid=$$!; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 --ignore=tests/integration; unit=$$?; \
 	wait $$pid; integration=$$?; echo "== tests/integration"; cat $$log; rm -f $$log; \
 	echo "in-process tests: exit $$unit; tests/integration: exit $$integration"; \
 	[ $$unit -eq 0 ] && [ $$integration -eq 0 ]
