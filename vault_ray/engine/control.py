@@ -158,9 +158,18 @@ def check_rules(new: Policy, current: Policy, registry: EntityRegistry) -> None:
     for agent in set(new.authority) - set(current.authority):
         check_authority_agent(agent)
     for key in named(new) - named(current):
-        if registry.canonical(key) != key:
-            raise InvalidPolicy(f"{key!r} is an alias of {registry.canonical(key)!r}: writes to it are stored there, "
-                                f"so a rule on the alias would never apply; name {registry.canonical(key)!r}", value=key)
+        refuse_alias(key, registry)
+
+
+def refuse_alias(key: object, registry: EntityRegistry, *, removal: bool = False) -> None:
+    """InvalidPolicy naming the key when `key` is a registered alias (`user.city` of `user.location`):
+    writes to it are stored under the key, so a rule on the alias would never apply, and the rule a
+    removal means (`removal`) is the key's, which the alias does not name. Other names pass."""
+    if not isinstance(key, str) or (canonical := registry.canonical(key)) == key:
+        return
+    why = "the policy holds no rule on the alias to remove" if removal else "a rule on the alias would never apply"
+    raise InvalidPolicy(f"{key!r} is an alias of {canonical!r}: writes to it are stored there, so {why}; "
+                        f"name {canonical!r}", value=key)
 
 
 def changed_policy(saved: Policy, given: Policy, registry: EntityRegistry) -> Policy:

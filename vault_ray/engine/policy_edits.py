@@ -5,18 +5,24 @@ pattern's strategy or cardinality, a high-stakes pattern added or removed).
 `set_high_stakes`, `PUT /v1/policy/high-stakes`) replaces it whole: the patterns it leaves out,
 the default payment, consent and budget ones too, are dropped. Such a change logs a warning
 naming them (`policy_file.removal_note`), and the HTTP routes answer them in `removed`;
-`add_high_stakes` / `remove_high_stakes` change one pattern and keep the others."""
+`add_high_stakes` / `remove_high_stakes` change one pattern and keep the others.
+
+A rule is named by an entity's key, never by a registered alias (writes to `user.city` are
+stored under `user.location`): a rule added on an alias is refused (`control.check_rules`), and
+so is a removal that names an alias the table does not hold (a patch's null, `remove_high_stakes`),
+which would otherwise change nothing and answer as if it had (`patched`, `refuse_alias`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidPolicy
 from ..policy import Policy, validate_pattern
 from ..policy_file import high_stakes_list, removed_settings, replaced_whole, warn_removed
-from .control import a_policy, change_policy
+from ..registry import EntityRegistry
+from .control import a_policy, change_policy, refuse_alias
 from .stakes import covering_pattern
 
 
@@ -33,17 +39,61 @@ def edited(backend: Any, change: Callable[[Policy], Policy], version: int | None
     return (seen[-1] if seen else new), new
 
 
+TABLES = ("strategies", "cardinality", "on_ambiguous")
+"""The policy's tables of pattern: setting a merge patch may remove a name from (and each agent's authority)."""
+
+
+def removed_names(patch: object) -> list[tuple[str, str | None, str]]:
+    """The names a merge patch removes from the policy's tables, each as (table, agent or None,
+    name): a key given as None in `strategies`, `cardinality`, `on_ambiguous` or an agent's
+    `authority` table (an agent given as None removes its whole table: no name)."""
+    if not isinstance(patch, Mapping):
+        return []
+    found: list[tuple[str, str | None, str]] = [
+        (table, None, name) for table in TABLES if isinstance(patch.get(table), Mapping)
+        for name, value in patch[table].items() if value is None]
+    authority = patch.get("authority")
+    for agent, table in (authority.items() if isinstance(authority, Mapping) else ()):
+        found += [("authority", agent, name) for name, value in (table.items() if isinstance(table, Mapping) else ())
+                  if value is None]
+    return found
+
+
+def patched(current: Policy, patch: Any, registry: EntityRegistry) -> Policy:
+    """`current.patched(patch)`, refusing (InvalidPolicy naming the key, nothing changed) a name the
+    patch removes that is a registered alias its table does not hold: the rule meant is on the key
+    (`{"strategies": {"user.city": None}}` would else change nothing and answer 200). A rule on the
+    alias kept from before it was registered is still removed by its name."""
+    for table, agent, name in removed_names(patch):
+        held = current.authority.get(agent, {}) if table == "authority" else getattr(current, table)
+        if not isinstance(name, str) or name not in held:
+            refuse_alias(name, registry, removal=True)
+    return current.patched(patch)
+
+
+def unaliased(pattern: object, held: Mapping[str, Any], registry: EntityRegistry, value: object = "") -> None:
+    """InvalidPolicy when a setter names an alias (`set_strategy("user.city", ...)`), checked before its
+    `value`: `set_strategy(alias, None)` is refused as the removal a patch's null is, naming the key,
+    not for the None. A name the table holds already (a rule from before the alias was registered)
+    may still be changed."""
+    if not isinstance(pattern, str) or pattern not in held:
+        refuse_alias(pattern, registry, removal=value is None)
+
+
 def with_high_stakes(current: Policy, pattern: str) -> Policy:
     """`current` with `pattern` among its high-stakes patterns (unchanged when it is one already)."""
     validate_pattern(pattern)
     return current if pattern in current.high_stakes else current.updated(high_stakes=(*current.high_stakes, pattern))
 
 
-def without_high_stakes(current: Policy, pattern: str) -> Policy:
+def without_high_stakes(current: Policy, pattern: str, registry: EntityRegistry | None = None) -> Policy:
     """`current` without the high-stakes pattern `pattern`; InvalidPolicy, nothing changed, when
-    it is not one of them (a typo would otherwise leave the protection in place unnoticed)."""
+    it is not one of them (a typo would otherwise leave the protection in place unnoticed), naming
+    the key when `pattern` is an alias in `registry` (the pattern to remove is the key's)."""
     validate_pattern(pattern)
     if pattern not in current.high_stakes:
+        if registry is not None:
+            refuse_alias(pattern, registry, removal=True)
         wider = covering_pattern(current, pattern[:-2] if pattern.endswith(".*") else pattern) if pattern != "*" else None
         covered = f"; {pattern!r} is covered by {wider!r}" if wider else ""
         raise InvalidPolicy(f"{pattern!r} is not a high-stakes pattern of the policy{covered} (its patterns: "
@@ -60,7 +110,9 @@ class PolicyEdits:
         """Apply `change` (a function of the store's policy to the new one) as every setter does: stored
         only if no other change landed in between, else applied again to the newer policy. (the policy
         it was applied to, the policy stored); `removed_settings(*vault.edit_policy(f))` names what it
-        dropped. `version`: only while the policy is at it (PolicyConflict otherwise)."""
+        dropped. `version`: only while the policy is at it (PolicyConflict otherwise). A rule `change`
+        adds on a registered alias is refused; to apply a merge patch, whose null on an alias is
+        refused too, `change` is `lambda current: patched(current, patch, vault.registry)`."""
         return edited(self._backend, change, version)
 
     def set_policy(self, policy: Policy, *, if_version: int | None = None) -> None:
@@ -71,18 +123,33 @@ class PolicyEdits:
         """Change what `patch` names, keep the rest (`Policy.patched`); `version`: only while the policy
         is at it. A list given (`high_stakes`) replaces the policy's whole: the patterns it leaves out
         are dropped, and a warning names them (`add_high_stakes` adds one and keeps the others)."""
-        old, new = edited(self._backend, lambda current: current.patched(patch), version)
+        registry = self._backend.control()[1]
+        old, new = edited(self._backend, lambda current: patched(current, patch, registry), version)
         warn_removed(replaced_whole(removed_settings(old, new), patch))
         return new
 
     def set_authority(self, agent: str, pattern: str, weight: float) -> None:
-        change_policy(self._backend, lambda current: current.with_authority(agent, pattern, weight))
+        self._set(pattern, weight, lambda current: current.authority.get(agent, {}) if isinstance(agent, str) else {},
+                  lambda current: current.with_authority(agent, pattern, weight))
 
     def set_strategy(self, pattern: str, strategy: str) -> None:
-        change_policy(self._backend, lambda current: current.with_strategy(pattern, strategy))
+        self._set(pattern, strategy, lambda current: current.strategies,
+                  lambda current: current.with_strategy(pattern, strategy))
 
     def set_cardinality(self, pattern: str, cardinality: str) -> None:
-        change_policy(self._backend, lambda current: current.with_cardinality(pattern, cardinality))
+        self._set(pattern, cardinality, lambda current: current.cardinality,
+                  lambda current: current.with_cardinality(pattern, cardinality))
+
+    def _set(self, pattern: str, value: object, table: Callable[[Policy], Mapping[str, Any]],
+             change: Callable[[Policy], Policy]) -> None:
+        """`change` stored, after refusing a `pattern` that is an alias (`unaliased`)."""
+        registry = self._backend.control()[1]
+
+        def checked(current: Policy) -> Policy:
+            unaliased(pattern, table(current), registry, value)
+            return change(current)
+
+        change_policy(self._backend, checked)
 
     def add_high_stakes(self, pattern: str) -> Policy:
         """Make the entities `pattern` matches high stakes (their conflicts wait for a person),
@@ -92,7 +159,8 @@ class PolicyEdits:
     def remove_high_stakes(self, pattern: str) -> Policy:
         """Drop the high-stakes pattern `pattern`, keeping the others; InvalidPolicy, nothing
         changed, when the policy has no such pattern. The new policy."""
-        return change_policy(self._backend, lambda current: without_high_stakes(current, pattern))
+        registry = self._backend.control()[1]
+        return change_policy(self._backend, lambda current: without_high_stakes(current, pattern, registry))
 
     def set_high_stakes(self, patterns: Iterable[str]) -> Policy:
         """Replace the high-stakes patterns with `patterns`, whole: a warning names the patterns

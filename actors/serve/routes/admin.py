@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
-from vault_ray.engine.policy_edits import with_high_stakes, without_high_stakes
+from vault_ray.engine.policy_edits import patched, with_high_stakes, without_high_stakes
 from vault_ray.models import MAX_ENTITY_LEN
 from vault_ray.policy import AutoResolveRules, Policy
 from vault_ray.policy_file import removed_settings
@@ -97,10 +97,12 @@ async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
 async def patch_policy(body: PolicyPatch, who: Admin, svc: Svc) -> Any:
     """Change the fields the body names and keep the rest (a JSON merge patch, RFC 7396;
     `application/json` or `application/merge-patch+json`). A list (`high_stakes`) is replaced
-    whole: `removed` names the settings the change dropped (POST /v1/policy/high-stakes adds one)."""
+    whole: `removed` names the settings the change dropped (POST /v1/policy/high-stakes adds one).
+    A null for a registered alias (`{"strategies": {"user.city": null}}`) is a 422 naming its key,
+    as a rule on it is: the rule to remove is the key's, and the alias holds none."""
     changes = body.model_dump(exclude_unset=True)
     version = changes.pop("version", None)
-    return await _changed(svc, lambda current: current.patched(changes), version)
+    return await _changed(svc, lambda current: patched(current, changes, svc.vault.registry), version)
 
 
 @router.post("/policy/authority", response_model=PolicyChangeOut, responses=ADMIN)
@@ -136,8 +138,8 @@ async def add_high_stakes(body: HighStakesPatternIn, who: Admin, svc: Svc) -> An
 @router.delete("/policy/high-stakes/{pattern}", response_model=PolicyChangeOut, responses=ADMIN)
 async def remove_high_stakes(pattern: PatternPath, who: Admin, svc: Svc) -> Any:
     """Remove one high-stakes pattern, keeping the others; 422 InvalidPolicy, nothing changed, when
-    the policy has no such pattern."""
-    return await _changed(svc, lambda current: without_high_stakes(current, pattern))
+    the policy has no such pattern (naming the key when the pattern is an alias)."""
+    return await _changed(svc, lambda current: without_high_stakes(current, pattern, svc.vault.registry))
 
 
 @router.put("/policy/rules", response_model=PolicyChangeOut, responses=ADMIN)
