@@ -26,6 +26,7 @@ from vault_ray import (
     WriteRequest,
 )
 from vault_ray.cli import app
+from vault_ray.reasoners.rules import RuleReasoner
 
 PARTITIONS = 4
 WIDE = {"COLUMNS": "500"}
@@ -114,6 +115,65 @@ def test_opening_warns_once_reads_answer_partially_and_every_change_is_refused(h
         assert reads(vault, explain=False) == before  # nothing changed: statuses, disputes, policy, registry
         assert not (tmp_path / "out").exists()
     assert (store / "restoring.json").exists()
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The store's (hashing) embedder, keeping the texts it was given to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+class CountingReasoner(RuleReasoner):
+    """The rule reasoner, counting the turns it extracts facts from (an LLM's would cost tokens)."""
+
+    turns = 0
+
+    def extract(self, messages, registry=()):
+        self.turns += 1
+        return super().extract(messages, registry)
+
+    def extract_turn(self, messages, registry=()):
+        self.turns += 1
+        return super().extract_turn(messages, registry)
+
+
+def test_a_write_is_refused_before_its_text_is_extracted_or_embedded(half):
+    store, export = half
+    embedder = CountingEmbedder()
+    reasoner = CountingReasoner(embedder)
+    with pytest.warns(UnfinishedRestoreWarning):
+        vault = Vault.open(store, embedder=embedder, reasoner=reasoner)
+    with vault:
+        before = reads(vault, explain=False)
+        embedder.texts.clear()
+        ops = vault.agent("ops")
+        turns = [
+            lambda: ops.add("I live in Porto"),
+            lambda: ops.add([{"role": "assistant", "content": "Where do you work?"},
+                             {"role": "user", "content": "My employer is Acme and my dog is called Rex"}]),
+            lambda: vault.agent("crm").add("The user's favourite colour is green", session="s1", resolve=False),
+            lambda: ops.add_facts([Fact("user.city", "The user lives in Porto", "porto"),
+                                   Fact("project.apollo.owner", "Apollo is run by Dana", "Dana")]),
+            lambda: ops.add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False),
+        ]
+        for write in turns:
+            with pytest.raises(RestoreUnfinished) as refused:
+                write()
+            refused_for_the_restore(refused.value, export)
+        batch = vault.write_batch([WriteRequest("ops", messages="I moved to Lisbon"),
+                                   WriteRequest("crm", facts=[Fact("user.city", "The user lives in Faro", "faro")])])
+        assert [type(r) for r in batch] == [RestoreUnfinished] * 2
+        assert (reasoner.turns, embedder.texts) == (0, [])  # nothing extracted, nothing embedded
+        assert reads(vault, explain=False) == before
+        vault.import_from(export)  # finished: the same vault extracts and writes again
+        added = ops.add("I live in Porto")
+        assert reasoner.turns == 1 and embedder.texts and [d.value for d in added.decisions] == ["Porto"]
 
 
 def test_opening_with_another_policy_is_refused_and_lets_the_store_go(half):
