@@ -189,7 +189,9 @@ def test_the_same_import_finishes_it_and_writes_are_taken_again(half, exported):
     store, export = half
     _, result, expected = exported
     with reopened(store) as vault:
+        assert vault.restoring()["export"] == str(export)  # the record, as the warning named it
         resumed = vault.import_from(export)  # the resume itself proceeds
+        assert vault.restoring() is None
         assert (resumed.mode, resumed.resumed, resumed.rows) == ("restore", 2, result.rows)
         assert reads(vault, explain=False) == expected
         added = vault.agent("ops").add_facts([Fact("user.city", "The user lives in Porto", "porto")])
@@ -249,7 +251,12 @@ def test_the_http_surface_answers_reads_and_refuses_changes_with_409(half):
     admin = {"Authorization": f"Bearer {tokens.add('boss', role='admin')[0]}"}
     with vault, TestClient(create_app(local_service(vault, tokens))) as client:
         assert client.get("/v1/entities/user.auth.e1", headers=agent).status_code == 200
-        assert client.get("/readyz").status_code == 200
+        ready = client.get("/readyz")  # ready (reads answer), degraded: a probe keeps it served, a monitor sees why
+        assert ready.status_code == 200 and ready.json()["status"] == "ready", ready.text
+        unfinished = ready.json()["restore_unfinished"]
+        assert unfinished["export"] == str(export) and unfinished["started_at"]
+        said = unfinished["detail"]
+        assert "unfinished restore" in said and "partial" in said and f"vault-ray import {export} --store {store}" in said
         before = client.get("/v1/policy", headers=agent).json()
         answers = [client.post("/v1/facts", headers=agent, json={"facts": [{"entity": "user.city",
                                                                             "text": "The user lives in Porto"}]}),
@@ -263,6 +270,10 @@ def test_the_http_surface_answers_reads_and_refuses_changes_with_409(half):
             assert body["type"].endswith(":RestoreUnfinished") and body["export"] == str(export)
             assert "unfinished restore" in body["detail"] and "delete the store" in body["detail"]
         assert client.get("/v1/policy", headers=agent).json() == before
+        vault.import_from(export)  # finished while served: ready, not degraded, and it writes
+        assert client.get("/readyz").json()["restore_unfinished"] is None
+        porto = {"facts": [{"entity": "user.city", "text": "The user lives in Porto"}]}
+        assert client.post("/v1/facts", headers=agent, json=porto).status_code == 200
 
 
 def test_the_mcp_tools_read_and_refuse_changes_as_tool_errors(half):
