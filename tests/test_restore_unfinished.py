@@ -26,6 +26,7 @@ from vault_ray import (
     WriteRequest,
 )
 from vault_ray.cli import app
+from vault_ray.reasoners.rules import RuleReasoner
 
 PARTITIONS = 4
 WIDE = {"COLUMNS": "500"}
@@ -116,6 +117,65 @@ def test_opening_warns_once_reads_answer_partially_and_every_change_is_refused(h
     assert (store / "restoring.json").exists()
 
 
+class CountingEmbedder(HashingEmbedder):
+    """The store's (hashing) embedder, keeping the texts it was given to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+class CountingReasoner(RuleReasoner):
+    """The rule reasoner, counting the turns it extracts facts from (an LLM's would cost tokens)."""
+
+    turns = 0
+
+    def extract(self, messages, registry=()):
+        self.turns += 1
+        return super().extract(messages, registry)
+
+    def extract_turn(self, messages, registry=()):
+        self.turns += 1
+        return super().extract_turn(messages, registry)
+
+
+def test_a_write_is_refused_before_its_text_is_extracted_or_embedded(half):
+    store, export = half
+    embedder = CountingEmbedder()
+    reasoner = CountingReasoner(embedder)
+    with pytest.warns(UnfinishedRestoreWarning):
+        vault = Vault.open(store, embedder=embedder, reasoner=reasoner)
+    with vault:
+        before = reads(vault, explain=False)
+        embedder.texts.clear()
+        ops = vault.agent("ops")
+        turns = [
+            lambda: ops.add("I live in Porto"),
+            lambda: ops.add([{"role": "assistant", "content": "Where do you work?"},
+                             {"role": "user", "content": "My employer is Acme and my dog is called Rex"}]),
+            lambda: vault.agent("crm").add("The user's favourite colour is green", session="s1", resolve=False),
+            lambda: ops.add_facts([Fact("user.city", "The user lives in Porto", "porto"),
+                                   Fact("project.apollo.owner", "Apollo is run by Dana", "Dana")]),
+            lambda: ops.add_facts(Fact("user.pet", "The user has a cat", "cat"), resolve=False),
+        ]
+        for write in turns:
+            with pytest.raises(RestoreUnfinished) as refused:
+                write()
+            refused_for_the_restore(refused.value, export)
+        batch = vault.write_batch([WriteRequest("ops", messages="I moved to Lisbon"),
+                                   WriteRequest("crm", facts=[Fact("user.city", "The user lives in Faro", "faro")])])
+        assert [type(r) for r in batch] == [RestoreUnfinished] * 2
+        assert (reasoner.turns, embedder.texts) == (0, [])  # nothing extracted, nothing embedded
+        assert reads(vault, explain=False) == before
+        vault.import_from(export)  # finished: the same vault extracts and writes again
+        added = ops.add("I live in Porto")
+        assert reasoner.turns == 1 and embedder.texts and [d.value for d in added.decisions] == ["Porto"]
+
+
 def test_opening_with_another_policy_is_refused_and_lets_the_store_go(half):
     store, export = half
     with pytest.raises(RestoreUnfinished) as refused:
@@ -129,7 +189,9 @@ def test_the_same_import_finishes_it_and_writes_are_taken_again(half, exported):
     store, export = half
     _, result, expected = exported
     with reopened(store) as vault:
+        assert vault.restoring()["export"] == str(export)  # the record, as the warning named it
         resumed = vault.import_from(export)  # the resume itself proceeds
+        assert vault.restoring() is None
         assert (resumed.mode, resumed.resumed, resumed.rows) == ("restore", 2, result.rows)
         assert reads(vault, explain=False) == expected
         added = vault.agent("ops").add_facts([Fact("user.city", "The user lives in Porto", "porto")])
@@ -189,7 +251,12 @@ def test_the_http_surface_answers_reads_and_refuses_changes_with_409(half):
     admin = {"Authorization": f"Bearer {tokens.add('boss', role='admin')[0]}"}
     with vault, TestClient(create_app(local_service(vault, tokens))) as client:
         assert client.get("/v1/entities/user.auth.e1", headers=agent).status_code == 200
-        assert client.get("/readyz").status_code == 200
+        ready = client.get("/readyz")  # ready (reads answer), degraded: a probe keeps it served, a monitor sees why
+        assert ready.status_code == 200 and ready.json()["status"] == "ready", ready.text
+        unfinished = ready.json()["restore_unfinished"]
+        assert unfinished["export"] == str(export) and unfinished["started_at"]
+        said = unfinished["detail"]
+        assert "unfinished restore" in said and "partial" in said and f"vault-ray import {export} --store {store}" in said
         before = client.get("/v1/policy", headers=agent).json()
         answers = [client.post("/v1/facts", headers=agent, json={"facts": [{"entity": "user.city",
                                                                             "text": "The user lives in Porto"}]}),
@@ -203,6 +270,10 @@ def test_the_http_surface_answers_reads_and_refuses_changes_with_409(half):
             assert body["type"].endswith(":RestoreUnfinished") and body["export"] == str(export)
             assert "unfinished restore" in body["detail"] and "delete the store" in body["detail"]
         assert client.get("/v1/policy", headers=agent).json() == before
+        vault.import_from(export)  # finished while served: ready, not degraded, and it writes
+        assert client.get("/readyz").json()["restore_unfinished"] is None
+        porto = {"facts": [{"entity": "user.city", "text": "The user lives in Porto"}]}
+        assert client.post("/v1/facts", headers=agent, json=porto).status_code == 200
 
 
 def test_the_mcp_tools_read_and_refuse_changes_as_tool_errors(half):

@@ -40,7 +40,7 @@ from vault_ray.storage.erase import erased_rows
 from vault_ray.storage.layout import partition_of
 
 from .backends.base import BulkBackend
-from .backends.unfinished import refuse_unfinished
+from .backends.unfinished import refuse_unfinished, restoring_of
 from .errors import ExportError, StoreMismatch, VaultError
 from .models import AddResult, Fact, WriteRequest, from_epoch, utcnow
 from .policy import Policy
@@ -113,6 +113,13 @@ class Transfers:
         refuse_unfinished(self._backend, "this export")  # a half-restored store's export would be partial
         policy, registry = self._backend.control()
         return export_store(as_bulk(self._backend), directory, policy, registry)
+
+    def restoring(self) -> dict[str, Any] | None:
+        """The store's record of an unfinished restore (`export`, `started_at`, `manifest_sha256`, ...), None if
+        there is none. While it is there reads are partial and every change is refused (RestoreUnfinished) until
+        the same `import_from` finishes the restore (docs/jobs.md). In cluster mode asked of the control actor."""
+        marker = restoring_of(self._backend)
+        return None if marker is None else dict(marker)
 
     def import_from(self, directory: str | Path) -> ImportResult:
         """Load an export. Into an empty store: restored verbatim (ids, statuses, events,

@@ -157,11 +157,11 @@ class Vault(Transfers, Retractions, PolicyEdits):
         if not all(isinstance(r, WriteRequest) for r in requests) or not isinstance(rate_limit, bool):
             raise InvalidInput("write_batch takes WriteRequest values (and rate_limit True or False)")
         policy, registry = self._backend.control(fresh=False)
-        now = utcnow()
+        now, refused = utcnow(), self._backend.restore_refusal()  # a half-restored store: before extracting, embedding
         staged: list[front.Staged | VaultError | AddResult] = []
         for req in requests:
             try:
-                staged.append(self._stage(req, policy, rate_limit))
+                staged.append(self._stage(req, policy, rate_limit, refused))
             except VaultError as exc:
                 staged.append(exc)
         pending = {i: s for i, s in enumerate(staged) if isinstance(s, tuple)}
@@ -194,9 +194,13 @@ class Vault(Transfers, Retractions, PolicyEdits):
         self._limiter.give_back(req.agent, n, policy.rate_limit if rate_limit else None)  # nothing was written
         return exc
 
-    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True) -> front.Staged | AddResult:
-        """Validate one request (extracting its facts from messages); spend its rate budget."""
+    def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True,
+               refused: VaultError | None = None) -> front.Staged | AddResult | VaultError:
+        """Validate one request (extracting its facts from messages); spend its rate budget. `refused`: every
+        request's answer once its shape is checked (RestoreUnfinished: nothing extracted, embedded or spent)."""
         given = front.check_request(req)
+        if refused is not None:
+            return refused
         missed: tuple[Unextracted, ...] = ()
         notes: list[Fact] = []
         if given is None:

@@ -218,12 +218,23 @@ class HealthOut(BaseModel):
     status: Literal["ok"]
 
 
+class UnfinishedRestoreOut(BaseModel):
+    """A store whose restore was cut short: it answers reads (partial), refuses changes (409)."""
+
+    export: str | None = Field(description="The export being restored")
+    started_at: str | None = Field(description="When the restore started")
+    detail: str = Field(description="What the store does until the same import finishes the restore, and how to")
+
+
 class ReadyOut(BaseModel):
     status: Literal["ready"]
     mode: str
     store: str
     partitions: int
     namespace: str | None = None
+    restore_unfinished: UnfinishedRestoreOut | None = Field(
+        None, description="Set (ready, degraded) while the store holds an unfinished restore: reads answer from the "
+                          "partitions restored so far, every change is refused (RestoreUnfinished, 409)")
 
 
 class Problem(BaseModel):

@@ -21,6 +21,18 @@ from vault_ray import (
 PORTO = Fact("user.city", "The user lives in Porto", "porto")
 
 
+class CountingEmbedder(HashingEmbedder):
+    """The store's (hashing) embedder, keeping the texts it was given to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
 def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_path):
     source = cluster("source")
     fill(source, claims=300, seed=13)
@@ -31,16 +43,25 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
         other.export(tmp_path / "other-export")
 
     copy = cluster("copy")
+    namespace = copy.info().namespace
+    joined = Vault.connect("auto", namespace=namespace, embedder=CountingEmbedder())  # before the restore: not told
     with ctrl_c_after(copy._backend, "restore_partition", 2), pytest.raises(KeyboardInterrupt):
         copy.import_from(tmp_path / "export")
     assert (tmp_path / "copy" / "restoring.json").exists()
     with pytest.raises(StoreError) as refused:  # another export: refused, naming the unfinished restore
         copy.import_from(tmp_path / "other-export")
     assert "unfinished restore" in str(refused.value) and "--namespace" in str(refused.value)
-    namespace = copy.info().namespace
     with pytest.warns(UnfinishedRestoreWarning, match="unfinished restore"):  # a client joining now is told
-        other = Vault.connect("auto", namespace=namespace, embedder=HashingEmbedder())
+        other = Vault.connect("auto", namespace=namespace, embedder=CountingEmbedder())
     try:
+        with pytest.raises(RestoreUnfinished):  # refused by the shard: the client that was not told learns it
+            joined.agent("ops").add_facts([PORTO])
+        for vault, embedder in ((other, other.embedder), (joined, joined.embedder)):  # a client that knows:
+            seen = list(embedder.texts)  # refused before extracting and embedding (the shards still check)
+            for write in (lambda v: v.agent("ops").add("I live in Porto"), lambda v: v.agent("crm").add_facts([PORTO])):
+                with pytest.raises(RestoreUnfinished, match=f"--namespace {namespace}"):
+                    write(vault)
+            assert embedder.texts == seen
         before = reads(other, explain=False)
         for vault in (copy, other):  # the shards and the control actor refuse, whichever client asks
             for change in (lambda v: v.agent("ops").add_facts([PORTO]), lambda v: v.set_strategy("user.location", "recency"),
@@ -56,6 +77,8 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
         assert not (tmp_path / "copy" / "restoring.json").exists()
         # finished: every client writes again (the shards were told)
         assert [str(d.outcome) for d in other.agent("ops").add_facts([PORTO]).decisions] == ["active"]
+        assert [d.value for d in joined.agent("ops").add("I live in Lisbon").decisions] == ["Lisbon"]
         copy.set_strategy("user.location", "recency")
     finally:
         other.close()
+        joined.close()

@@ -13,7 +13,7 @@ import pyarrow as pa
 from ..engine.bulk import CarriedDecision, MergeRecord
 from ..engine.partitions import Groups
 from ..engine.views import Scored
-from ..errors import VaultError
+from ..errors import RestoreUnfinished, VaultError
 from ..models import Claim, Decision, Dispute, EntityView, Event, Retraction
 from ..policy import Policy
 from ..registry import EntityRegistry
@@ -102,6 +102,11 @@ class Backend(Protocol):
     def refuse_while_restoring(self, action: str = "this write") -> None:
         """RestoreUnfinished if the store's restore is unfinished (backends/unfinished.py): the
         first check of a change that reads before it writes (forget, erase, retract)."""
+        ...
+    def restore_refusal(self, action: str = "this write") -> RestoreUnfinished | None:
+        """The refusal of a change, if this backend knows the store's restore is unfinished without
+        a round trip per write (backends/unfinished.py): the write path's first check, before any
+        extraction or embedding. Embedded: exact; cluster mode: once the client has seen the record."""
         ...
     def close(self) -> None: ...
 

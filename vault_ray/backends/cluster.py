@@ -248,7 +248,7 @@ class ClusterBackend(ClusterBulk):
             for i, result in enumerate(answer):
                 current = out[i]
                 if isinstance(result, VaultError):
-                    out[i] = current if isinstance(current, VaultError) else result
+                    out[i] = current if isinstance(current, VaultError) else self._learned(result)
                 elif isinstance(current, dict):
                     current.update(result)
         return [r if isinstance(r, VaultError) else {p: r[p] for p in sorted(r)} for r in out]

@@ -16,6 +16,7 @@ from vault_ray.storage.layout import partition_of
 
 from ..engine.bulk import CarriedDecision, MergeRecord
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, merged
+from ..errors import RestoreUnfinished, VaultError
 from ..models import Claim, Retraction
 from ..policy import Policy
 from ..registry import EntityRegistry
@@ -30,6 +31,8 @@ class ClusterBulk:
     store: str
     namespace: str
     _control_at: float
+    _restore_seen = False
+    """Whether this client saw the store's record of an unfinished restore (`restore_refusal`)."""
 
     def _routed(self, partitions: Iterable[int], call: Callable[[Any, list[int]], Any]) -> list[Any]: ...
     def _call_control(self, method: str, *args: Any) -> Any: ...
@@ -80,19 +83,38 @@ class ClusterBulk:
         return dict(sorted(out.items()))
 
     def restoring(self) -> dict[str, Any] | None:
-        """Asked of the control actor, which holds the store directory."""
-        return self._call_control("restoring")  # type: ignore[no-any-return]
+        """Asked of the control actor, which holds the store directory (and remembered: `restore_refusal`)."""
+        marker = self._call_control("restoring")
+        self._restore_seen = marker is not None
+        return marker  # type: ignore[no-any-return]
 
     def refuse_while_restoring(self, action: str = "this write") -> None:
         """RestoreUnfinished if the store's restore is unfinished (asked of the control actor; the
         shards refuse the writes themselves: this is a call's first check, before its reads)."""
-        marker = self.restoring()
-        if marker is not None:
-            raise refusal(marker, self.store, target_of("cluster", self.store, self.namespace), action)
+        error = self._refusal(self.restoring(), action)
+        if error is not None:
+            raise error
+
+    def restore_refusal(self, action: str = "this write") -> RestoreUnfinished | None:
+        """The write path's early check: no round trip while this client has not seen the record
+        (the shards refuse the writes themselves); once it has (the warning at open, a shard's or
+        the control actor's refusal, its own import), asked again, so a restore that another
+        client finishes lets this one write at once."""
+        return self._refusal(self.restoring(), action) if self._restore_seen else None
+
+    def _learned(self, error: VaultError) -> VaultError:
+        """A shard's refusal of a write, noted if it is for an unfinished restore (`restore_refusal`)."""
+        self._restore_seen = self._restore_seen or isinstance(error, RestoreUnfinished)
+        return error
+
+    def _refusal(self, marker: dict[str, Any] | None, action: str) -> RestoreUnfinished | None:
+        return None if marker is None else refusal(marker, self.store, target_of("cluster", self.store, self.namespace),
+                                                   action)
 
     def mark_restoring(self, marker: dict[str, Any] | None) -> None:
         """Kept by the control actor, which tells the shards: they refuse writes while it is there."""
         self._call_control("mark_restoring", marker)
+        self._restore_seen = marker is not None
 
     def restore_control(self, policy: Policy, registry: EntityRegistry) -> None:
         self._call_control("restore_control", policy, registry)

@@ -12,7 +12,9 @@ answer every refusal. The restore goes through methods of its own (`restore_part
 `restore_control`, `mark_restoring`), which are not writes here. A change that reads the
 store before it writes (retract, forget, erase, a policy edit, register) asks first
 (`refuse_while_restoring`; a cluster client asks the control actor), so a claim or an
-entity of a partition not restored yet is not reported unknown.
+entity of a partition not restored yet is not reported unknown. The write path asks too,
+before any extraction or embedding (`Vault.write_batch`, `restore_refusal`): an attribute
+read in embedded mode; a cluster client asks once it has seen the record (`ClusterBulk`).
 
 Opening such a store warns (`UnfinishedRestoreWarning`, from `Vault`); the bulk jobs
 that read it whole (export, reindex, normalize) refuse with the writes' error
