@@ -72,7 +72,8 @@ def served_app(make_vault, tmp_path):
     vault, tokens = make_vault(), TokenStore(tmp_path / "tokens.json")
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(local_service(vault, tokens)), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(local_service(vault, tokens)), log_level="warning",
+                                          timeout_graceful_shutdown=3))  # a stream a test left open is cut then
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started and thread.is_alive():

@@ -22,6 +22,7 @@ class Listener:
     def __init__(self, url: str, headers: dict[str, str] | None = None, cookies: dict[str, str] | None = None) -> None:
         self.lines: list[str] = []
         self.status: int | None = None
+        self.error: httpx.HTTPError | None = None  # the stream broke rather than ended (a server stopped under it)
         self.ended = threading.Event()
         self._args = (url, {**(headers or {}), "Accept": "text/event-stream"}, cookies)
         threading.Thread(target=self._run, daemon=True).start()
@@ -38,6 +39,8 @@ class Listener:
                 self.status = answer.status_code
                 for line in answer.iter_lines():
                     self.lines.append(line)
+        except httpx.HTTPError as exc:
+            self.error = exc
         finally:
             self.ended.set()
 
@@ -73,6 +76,7 @@ def test_a_revoked_tokens_event_stream_ends_and_carries_nothing_written_after(se
 
     _revoke(served_app, "watcher")
     assert watched.ended.wait(10), "the revoked token's stream is still open"
+    assert watched.error is None, watched.error  # ended as a stream ends, not broken off
     assert any("revoked" in line for line in watched.lines if line.startswith(":"))  # says why, as a comment
     seen = len(watched.events())
     _write(served_app, writer, "user.pet", "Rex")
@@ -121,6 +125,7 @@ def test_the_inbox_stream_of_a_revoked_resolver_ends_with_signed_out(served_app)
 
     _revoke(served_app, "dana")
     assert inbox.ended.wait(10), "the revoked resolver's inbox stream is still open"
+    assert inbox.error is None, inbox.error
     assert inbox.events()[-1] == "signed_out"
     opened = inbox.events().count("dispute_opened")
     _write(served_app, writer, "user.budget.food", "$10")
