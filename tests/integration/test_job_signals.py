@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -62,30 +63,42 @@ def plain(out: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out)
 
 
-def mid_way(out: str) -> bool:
-    """The progress bar shows some claims, not all, with a vector."""
-    return any(0 < int(a.replace(",", "")) < int(b.replace(",", ""))
-               for a, b in re.findall(r"([\d,]+)/([\d,]+) claims", out))
+def claims_done(out: str) -> list[tuple[int, int]]:
+    """Each `N/M claims` the progress bar showed, in order."""
+    return [(int(a.replace(",", "")), int(b.replace(",", ""))) for a, b in re.findall(r"([\d,]+)/([\d,]+) claims", out)]
 
 
-@pytest.mark.parametrize("group", [False, True], ids=["kill", "process-group"])
-def test_sigterm_to_a_reindex_is_one_line_exit_143_and_the_rerun_finishes(tmp_path, group):
+def mid_way(out: str, after: int = 0) -> bool:
+    """The progress bar shows more than `after` claims, not all, with a vector."""
+    return any(after < done < total for done, total in claims_done(out))
+
+
+def test_sigterm_to_a_reindex_is_one_line_exit_143_and_the_rerun_finishes(tmp_path):
+    """SIGTERM to the job's process (`kill`), then, to the run that resumes it, to its process group
+    (systemd, `timeout`, a terminal): each time one line, exit 143, the store whole and as it was;
+    the run after that finishes what both staged."""
     path = tmp_path / "store"
     with Vault.open(path, embedder=OLD, partitions=8) as vault:
         fill(vault, claims=2400, seed=5)
         expected = reads(vault, explain=False)
-    proc = start("reindex", "--store", str(path), "--embedder", "hashing", "--dim", "32", "--batch-size", "16")
-    said = signal_when(proc, mid_way, signal.SIGTERM, group=group)
-    assert proc.returncode == 143, said[-3000:]
-    assert "interrupted: the store is whole; run the same command again to resume or start over" in said
-    assert "Traceback" not in said and "SIGTERM received" not in said, said[-3000:]
-    with Vault.open(path, embedder=OLD) as vault:  # still on its old embedder, whole
-        assert vault.info().dim == 64 and all(vault.check().values())
-        assert reads(vault, explain=False) == expected
+    reindex = ("reindex", "--store", str(path), "--embedder", "hashing", "--dim", "32", "--batch-size", "16")
+    staged = 0
+    for group in (False, True):
+        proc = start(*reindex)
+        said = signal_when(proc, lambda out, after=staged: mid_way(out, after), signal.SIGTERM, group=group)
+        assert proc.returncode == 143, said[-3000:]
+        assert "interrupted: the store is whole; run the same command again to resume or start over" in said
+        assert "Traceback" not in said and "SIGTERM received" not in said, said[-3000:]
+        with Vault.open(path, embedder=OLD) as vault:  # still on its old embedder, whole
+            assert vault.info().dim == 64 and all(vault.check().values())
+            assert reads(vault, explain=False) == expected
+        staged = max(done for done, _ in claims_done(said))
     again = subprocess.run([sys.executable, "-m", "vault_ray.cli", "reindex", "--store", str(path), "--embedder",
                             "hashing", "--dim", "32"], capture_output=True, text=True, timeout=WAIT_S,
                            env={**os.environ, "COLUMNS": "300"})
-    assert again.returncode == 0 and "staged by an earlier run" in again.stdout, again.stdout + again.stderr
+    kept = re.search(r"([\d,]+) staged by an earlier run", " ".join(again.stdout.split()))
+    assert again.returncode == 0 and kept, again.stdout + again.stderr
+    assert int(kept.group(1).replace(",", "")) >= staged  # what the two stopped runs staged, kept
     with Vault.open(path, embedder=HashingEmbedder(dim=32)) as vault:
         assert vault.info().dim == 32 and all(vault.check().values())
 
@@ -95,12 +108,20 @@ def digests(out: Path) -> dict[str, str]:
             for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_stopped_eval_says_so_and_leaves_an_earlier_runs_out_as_it_was(tmp_path, signum, code):
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def earlier_run(tmp_path_factory) -> Path:
+    """An earlier `eval` run's --out."""
+    out = tmp_path_factory.mktemp("earlier") / "out"
     first = subprocess.run([sys.executable, "-m", "vault_ray.cli", "eval", "-n", "40", "--policies", "lww", "--out",
                             str(out), "--seed", "1"], capture_output=True, text=True, timeout=WAIT_S)
     assert first.returncode == 0, first.stdout + first.stderr
+    return out
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stopped_eval_says_so_and_leaves_an_earlier_runs_out_as_it_was(tmp_path, earlier_run, signum, code):
+    out = tmp_path / "out"
+    shutil.copytree(earlier_run, out)
     before = digests(out)
     assert "results.parquet" in before and "scenarios/part-00000.parquet" in before
     proc = start("eval", "-n", "3000", "--out", str(out), "--seed", "2")
