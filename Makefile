@@ -29,17 +29,21 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs.
-# tests/integration (one Ray runtime, servers and CLI processes it mostly waits on) and the
-# in-process tests run side by side, each in a pytest process of its own; the integration
-# run's output follows the other's, each with its slowest tests. Either failing fails the target.
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Two
+# pytest processes side by side, each with its slowest tests: the tests of tests/integration
+# that share the session's Ray runtime (servers and CLI processes it mostly waits on), and the
+# in-process tests followed by the integration tests that start a Ray of their own (marked
+# own_ray by tests/integration/conftest.py). The first's output follows the second's. Any
+# run failing fails the target.
 test: lint browser
-	@log=$$(mktemp); echo "tests/integration: running beside the in-process tests (its output follows theirs)"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 tests/integration > $$log 2>&1 & pid=$$!; \
+	@log=$$(mktemp); echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not own_ray" tests/integration > $$log 2>&1 & pid=$$!; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 --ignore=tests/integration; unit=$$?; \
-	wait $$pid; integration=$$?; echo "== tests/integration"; cat $$log; rm -f $$log; \
-	echo "in-process tests: exit $$unit; tests/integration: exit $$integration"; \
-	[ $$unit -eq 0 ] && [ $$integration -eq 0 ]
+	echo "== tests/integration, the tests with a Ray of their own"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=8 -m own_ray tests/integration; own=$$?; \
+	wait $$pid; integration=$$?; echo "== tests/integration on the session's Ray"; cat $$log; rm -f $$log; \
+	echo "in-process tests: exit $$unit; integration, own Ray: exit $$own; integration, session Ray: exit $$integration"; \
+	[ $$unit -eq 0 ] && [ $$own -eq 0 ] && [ $$integration -eq 0 ]
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

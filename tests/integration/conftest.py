@@ -13,6 +13,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+            if "ray_session" not in item.fixturenames:  # `make test` runs these after the in-process tests
+                item.add_marker(pytest.mark.own_ray)
 
 
 @pytest.fixture(scope="session")
