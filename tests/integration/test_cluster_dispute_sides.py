@@ -4,16 +4,9 @@ parked challenger nothing contradicts any more stands, and one batch's claims re
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from vault_ray import Fact
 
-T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-
-def say(vault, agent, entity, value, seconds):
-    fact = Fact(entity, f"{entity} is {value}", value=value, observed_at=T0 + timedelta(seconds=seconds))
-    return vault.agent(agent).add_facts([fact]).decisions[0]
+from .test_cluster_outlived import T0, say  # say: one fact at T0 + seconds, resolved
 
 
 def steps(vault) -> list[object]:
