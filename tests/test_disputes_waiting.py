@@ -209,9 +209,11 @@ def test_invariants_hold_while_disputes_wait_for_a_person(tmp_path_factory, step
                                 if claims[m].status == Status.DISPUTED)
                     if all(claims[m].status == Status.DISPUTED for m in d.incumbents):  # none stands
                         assert active == []  # nobody decided: no agent's value is current
+                    assert claims[d.challenger].value not in {c.value for c in active}  # the sides differ
                 else:
                     assert d.resolution is not None and d.resolution.decided_by in (
-                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn", "rule:joined")
+                        "dana", "rule:challenger_retracted", "rule:challenger_withdrawn", "rule:joined",
+                        "rule:sides_agree")  # what took the incumbent's place says the challenger's value
                     # its values joined another dispute that waits: closed for none
                     assert d.resolution.decided_by != "rule:joined" or d.resolution.winner is None
             assert {c.id for c in claims.values() if c.status == Status.DISPUTED} == held

@@ -15,12 +15,18 @@ pair, not this one, so the write that takes the place asks it again (`reconsider
   pair (a `dispute_changed` event, detail `replaced`);
 - it would let the challenger win: nothing changes (a repeat or a person settles that).
 
+When what stands in the incumbents' place says the challenger's value (`rules.agrees`: the same, or
+in other words; per item on a `many` entity) and no active claim is at odds with it, the sides agree:
+nothing is left to decide and the dispute closes for the challenger (`_agree`: `rule:sides_agree`),
+also when it waits for a person (the value is current already: closing it changes nothing under the
+person, and a dispute left open would park a value against itself).
+
 When what stands in the incumbents' place says nothing against the challenger ("not:vegan" beside a
 parked "vegetarian"), the challenger is decided as a fresh write of its value would be: against the
 active claims that contradict it (the strategy, as above), and with none it stands (`_stands`:
 `rule:incumbents_withdrawn`, a note saying why), unless a person decides it.
 
-A dispute that waits for a person (high stakes, `needs_user`) is never settled this way; its reason
+Otherwise a dispute that waits for a person (high stakes, `needs_user`) is never settled this way; its reason
 says which claim now stands in the incumbent's place. Authority never rules against a challenger (it
 parks a lighter one), so an authority dispute stays open as DESIGN.md §2 step 6 keeps it. Under
 consensus, backing the claim in the incumbent's place counts as backing the incumbent
@@ -36,12 +42,14 @@ from ..errors import VaultError
 from ..models import Claim, Decision, Dispute, Status
 from ..policy import Policy
 from ..reasoners.base import JudgeCase, Reasoner
-from ..reasoners.rules import contradicts, normalized_value
+from ..reasoners.rules import agrees, at_odds, contradicts, normalized_value
 from ..strategies import Action, Verdict
 from . import asked, disputes, sides, tally
 from .decided import says_rejected
 from .sides import SINCE, Lookup, chain, places
 from .txn import Txn
+
+SIDES_AGREE = "rule:sides_agree"
 
 
 def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner, lookup: Lookup) -> Decision:
@@ -62,6 +70,9 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
         standing = places(txn, d, lookup)
         if not standing or not hops & gone:
             continue  # the write did not change who stands in the incumbents' place
+        if (agreed := _agree(txn, d, policy, standing, lookup, decision.claim_id)) is not None:
+            settled.append(agreed)
+            continue
         if disputes.waits_for_person(d, policy):
             _note_place(txn, d, standing, lookup, decision.claim_id)
             continue
@@ -93,6 +104,27 @@ def reconsider(txn: Txn, decision: Decision, policy: Policy, reasoner: Reasoner,
     assert res is not None
     return replace(decision, superseded=superseded, dispute_id=decision.dispute_id or last.id,
                    reason=f"{decision.reason}; settles open dispute {last.id} ({res.decided_by}: {res.note})")
+
+
+def _agree(txn: Txn, d: Dispute, policy: Policy, standing: list[Claim], lookup: Lookup, by: str) -> Dispute | None:
+    """What now stands in `d`'s incumbents' place says what its challenger says (`rules.agrees`: the
+    same value, in its words or others; per item on a `many` entity) and no active claim contradicts
+    it: the sides agree and nothing is left to decide, so `d` closes for its challenger, which stands
+    with that claim (`rule:sides_agree`; `by` settles it). So too when `d` waits for a person: the
+    value is already current, closing it changes nothing under the person. None otherwise."""
+    head = sides.head(txn, d, policy)
+    if head is None:
+        return None
+    card, value = txn.cardinality.get(d.entity, "one"), normalized_value(head)
+    if not all(agrees(d.entity, normalized_value(c), value, card) for c in standing) or any(
+            c.status == Status.ACTIVE and at_odds(d.entity, value, normalized_value(c), card) for c in txn.live_on(d.entity)):
+        return None
+    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
+    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old)
+    place = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in standing)
+    note = (f"the sides agree: {place} took the place of {was} and says what the challenger says "
+            f"({head.value or head.text!r}): nothing is left to decide")
+    return disputes.resolve(txn, d, d.challenger, SIDES_AGREE, note, keep_both=False, settling=[by])
 
 
 def _against(txn: Txn, d: Dispute, head: Claim, card: str) -> list[Claim]:
