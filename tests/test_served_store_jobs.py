@@ -9,10 +9,12 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -168,6 +170,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _sessions(ray_tmp: Path) -> list[str]:
+    return sorted(p.name for p in (ray_tmp / "ray").iterdir() if p.name.startswith("session"))
+
+
 def _read_until(proc: subprocess.Popen, marker: str, timeout: float) -> str:
     """The command's output up to a line holding `marker` (AssertionError after `timeout`)."""
     import queue
@@ -192,12 +198,17 @@ def _read_until(proc: subprocess.Popen, marker: str, timeout: float) -> str:
 def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ray):
     """One real `serve --store` on a free port: it names the Ray address and namespace (and
     records them beside the store), a job given --store is refused with them, a job given them
-    exports the served store with no token notice; on Ctrl-C the record goes."""
+    exports the served store with no token notice (and leaves the service's Ray session alone);
+    on Ctrl-C the record goes, and so does the session directory of its Ray (no other one)."""
     port = _free_port()
+    ray_tmp = Path(tempfile.mkdtemp(prefix="vrs", dir="/tmp"))  # short: Ray's socket paths have a length limit
+    other = ray_tmp / "ray" / "session_2026-01-01_00-00-00_000000_1"  # another run's, as on a shared host
+    (other / "logs").mkdir(parents=True)
+    env = {**ENV, "RAY_TMPDIR": str(ray_tmp)}
     proc = subprocess.Popen([sys.executable, "-m", "vault_ray.cli", "serve", "--store", str(store), "--port", str(port),
                              "--hashing", "--shards", "1", "--namespace", "svc", "--num-cpus", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**ENV, "COLUMNS": "400", "PYTHONUNBUFFERED": "1"},
+                            env={**env, "COLUMNS": "400", "PYTHONUNBUFFERED": "1"},
                             start_new_session=True)
     try:
         shown = _read_until(proc, "Ctrl-C stops it", timeout=300)
@@ -211,10 +222,11 @@ def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ra
                                      env={"COLUMNS": "300"})
         assert refused.exit_code == 4 and f"--address {address} --namespace svc" in said(refused), refused.output
         job = subprocess.run([sys.executable, "-m", "vault_ray.cli", "export", "--address", address, "--namespace", "svc",
-                              "--out", str(tmp_path / "exp")], capture_output=True, text=True, env=ENV, timeout=240)
+                              "--out", str(tmp_path / "exp")], capture_output=True, text=True, env=env, timeout=240)
         assert job.returncode == 0, job.stderr
         assert "exported 2 claims" in " ".join(job.stdout.split()), job.stdout
         assert "Token authentication" not in job.stderr, job.stderr
+        assert len(_sessions(ray_tmp)) == 3  # the job joined the service's Ray: its session (and session_latest) stay
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -222,6 +234,10 @@ def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ra
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        left = _sessions(ray_tmp)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert proc.returncode == 0
+    assert left == [other.name], left  # its own session (and session_latest) gone, the other run's kept
     assert json.loads((store / "cluster.json").read_text())["head"] == {}  # stopped: nothing to name any more
     with Vault.open(store, embedder=HashingEmbedder()) as v:
         assert [c.value for c in v.get("user.diet").active] == ["vegan"]

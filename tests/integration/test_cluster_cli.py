@@ -3,7 +3,8 @@
 dispute, `rebalance` works on it, `vault-ray mcp --address` and `vault-ray serve
 --address` attach to the running cluster (an MCP agent and an HTTP client see the
 dispute; Ctrl-C stops the service and leaves the cluster up), `vault-ray down` stops
-the actors and the head, and embedded mode can open the store afterwards."""
+the actors and the head and removes the head's Ray session directory (no other one), and
+embedded mode can open the store afterwards."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
     store, policy = tmp_path / "store", tmp_path / "policy.json"
     policy.write_text(json.dumps(POLICY))
     temp_dir = tempfile.mkdtemp(prefix="vrh", dir="/tmp")  # short: Ray's socket paths have a length limit
+    other = Path(temp_dir, "session_2026-01-01_00-00-00_000000_1")  # another run's, as on a shared host
+    (other / "logs").mkdir(parents=True)
     address, cluster = f"127.0.0.1:{free_port()}", ["--namespace", "cli"]
     up = run("up", "--store", str(store), "--shards", "2", "--port", address.split(":")[1], "--num-cpus", "1",
              "--temp-dir", temp_dir, "--hashing", "--policy", str(policy), *cluster)
@@ -76,11 +79,15 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert "epoch 2" in moved.stdout and "vault-shard-2" in moved.stdout
         _mcp_attaches(join)
         _serve_attaches(store, join)
+        assert len(sessions(temp_dir)) == 3  # `serve --address` removed nothing: the head's session (and session_latest)
     finally:
         down = run("down", "--address", address, *cluster)
+        left = sessions(temp_dir)
         shutil.rmtree(temp_dir, ignore_errors=True)
     assert down.returncode == 0, down.stdout + down.stderr
     assert "stopped the Ray head" in down.stdout
+    assert left == [other.name], left  # the head's session (and session_latest) gone, the other run's kept
+    assert f"removed its session directory {temp_dir}/session_2" in " ".join(down.stdout.split())
     assert "stopped Ray Serve" not in down.stdout  # `serve --address` stopped Serve itself: it held no other app
     assert not _is_ray_start(head_pid)
     Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").unlink(missing_ok=True)
@@ -91,6 +98,10 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert sorted(c.claim.value for c in vault.get("user.timezone").candidates) == ["EST", "PST"]
     again = run("down", "--address", address, *cluster, timeout=60)
     assert again.returncode == 4 and "nothing answers" in again.stderr and not again.stdout  # one line on stderr, at once
+
+
+def sessions(temp_dir: str) -> list[str]:
+    return sorted(p.name for p in Path(temp_dir).iterdir() if p.name.startswith("session"))
 
 
 def _mcp_attaches(join: list[str]) -> None:

@@ -4,7 +4,8 @@
 outlives this command) unless `--address` names a running cluster, creates the
 store's actors and prints how to join. `down` stops the actors, releases the store
 and, when `up` started the head on this machine, stops that head too (by the pid
-`up` recorded, never `ray stop`, which would stop every Ray on the machine).
+`up` recorded, never `ray stop`, which would stop every Ray on the machine) and then
+removes that head's session directory (`--keep-ray`: the head and its directory stay).
 
 Ray is imported inside the commands: the rest of the CLI runs without it.
 """
@@ -30,7 +31,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
-from .common import console, handle_errors, id_column, print_table, warned_on_stderr
+from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -133,12 +134,31 @@ def down(
             return
         import ray  # noqa: PLC0415
 
+        from vault_ray.backends import ray_session  # noqa: PLC0415
+
         if _stop_serve():
             console.print("stopped Ray Serve on that head (left running by `vault-ray serve --address`)",
                           highlight=False)
+        session = ray_session.connected_session()  # the head's: this process joined its cluster
         ray.shutdown()
         _stop_head(head)
         console.print(f"stopped the Ray head at {head['address']}", highlight=False)
+        _discard_session(session, head)
+
+
+def _discard_session(session: Path | None, head: dict[str, Any]) -> None:
+    """Remove the session directory of the head `down` stopped (Ray never does: one per `up` piled
+    up in /tmp/ray), once its processes are gone; kept while it still runs (they write there)."""
+    from vault_ray.backends import ray_session  # noqa: PLC0415
+
+    if session is None or not session.is_dir():
+        return
+    if _is_ray_start(int(head["pid"])):
+        err_console.print(f"note: the Ray head (pid {head['pid']}) has not stopped within {HEAD_STOP_TIMEOUT_S:.0f} s: "
+                      f"its session directory {session} is kept", highlight=False, soft_wrap=True)
+        return
+    if ray_session.discard(session, f"the Ray head at {head['address']}"):
+        console.print(f"removed its session directory {session}", highlight=False, soft_wrap=True)
 
 
 def _stop_serve() -> bool:

@@ -108,12 +108,13 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def removes_ray_session(fn: F) -> F:
-    """A job that may start Ray in this process: the session directory that Ray leaves behind
-    (/tmp/ray/session_*) is removed when the process ends (backends/ray_session.py), only that one
-    and only of a Ray started here. A job that fails with an error keeps it and says where on
-    stderr (Ray's logs help a bug report); one that completes, or is interrupted, does not.
-    Put it inside `handle_errors` (which turns the errors into exit codes) and outside `stopped`."""
+def removes_ray_session(fn: F, *, what: str = "job") -> F:
+    """A command that may start Ray in this process (a job; `serve --store`, what="service"): the
+    session directory that Ray leaves behind (/tmp/ray/session_*) is removed when the process ends
+    (backends/ray_session.py), only that one and only of a Ray started here. One that fails with an
+    error keeps it and says where on stderr (Ray's logs help a bug report); one that completes, or
+    is interrupted, does not. Put it inside `handle_errors` (which turns the errors into exit codes)
+    and outside `stopped`."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -124,7 +125,7 @@ def removes_ray_session(fn: F) -> F:
             raise
         except Exception as exc:
             cause = getattr(exc, "cause", None)  # a Ray task's error: what the task raised
-            ray_session.keep(f"the job failed: {type(cause if isinstance(cause, Exception) else exc).__name__}")
+            ray_session.keep(f"the {what} failed: {type(cause if isinstance(cause, Exception) else exc).__name__}")
             raise
 
     return wrapper  # type: ignore[return-value]

@@ -5,7 +5,8 @@
 the Ray Serve app on `--host:--port`, prints the base and docs URLs and the Ray address
 and namespace other processes join it with (`--address ADDR --namespace NS`: the bulk
 jobs, `Vault.connect`; also recorded beside the store, where a refused open finds it),
-and runs until Ctrl-C (or SIGTERM), then stops what it started. `serve --address ADDR` attaches to
+and runs until Ctrl-C (or SIGTERM), then stops what it started and removes the session directory
+of its Ray (kept when it failed: backends/ray_session.py). `serve --address ADDR` attaches to
 a running cluster (and its store, started by `vault-ray up`) and, on exit, removes
 its app (and Serve, when it holds no other app, so the port is free for a restart).
 Ray and the Serve app are imported inside the command.
@@ -37,6 +38,7 @@ from .common import (
     id_column,
     iso,
     print_table,
+    removes_ray_session,
     require_store,
     warned_on_stderr,
 )
@@ -49,7 +51,8 @@ token_app = typer.Typer(help="Bearer tokens of the HTTP service: add (printed on
 
 
 def register(app: typer.Typer) -> None:
-    app.command(help=serve.__doc__)(handle_errors(serve))
+    # the session directory of the Ray `serve --store` starts: removed at exit, kept when it failed
+    app.command(help=serve.__doc__)(handle_errors(removes_ray_session(serve, what="service")))
     for command in (add, list_tokens, revoke):
         token_app.command(name=command.__name__.replace("list_tokens", "list"), help=command.__doc__)(
             handle_errors(command))
@@ -182,8 +185,8 @@ def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namesp
     if created and ray.is_initialized():
         with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
             shutdown(namespace=namespace)
-    if own_ray:
-        ray.shutdown()
+    if own_ray:  # its processes gone: they write to the session directory removed at exit
+        ray.shutdown(wait_for_processes=True)
 
 
 def _stop_on_signals() -> threading.Event:
