@@ -33,6 +33,22 @@ def free_ports(n: int) -> list[int]:
             s.close()
 
 
+def local_cluster_auth() -> None:
+    """Token authentication, as `ray.init()` and `ray start` set up a new local cluster (Ray 2.60:
+    RAY_AUTH_MODE=token unless the environment says otherwise, a token made if none is saved).
+    `Cluster` alone does not, and a driver on this machine sends its saved token to a head on
+    127.0.0.1 (as vault-ray's CLI does): a cluster without it would refuse the driver's objects."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            enable_token_auth_by_default,
+            ensure_token_if_auth_enabled,
+        )
+    except ImportError:  # a Ray without token authentication
+        return
+    if enable_token_auth_by_default():
+        ensure_token_if_auth_enabled()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tmp")
@@ -42,6 +58,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from ray.cluster_utils import Cluster
+
+    local_cluster_auth()
 
     os.makedirs(os.path.join(args.tmp, "ray"), exist_ok=True)  # where Cluster writes ray_current_cluster
     node = {"num_cpus": args.cpus, "num_gpus": 0, "object_store_memory": args.object_store_mb * 1024 * 1024,
