@@ -139,3 +139,50 @@ def test_a_later_decision_that_does_not_mention_a_rejected_value_keeps_it_reject
     assert values(vault, e) == ["EST"]
     cst = dispute_steps.say(vault, "f", "CST", 300, e)  # rejected in the second decision: still needs a person
     assert cst.outcome == "disputed" and vault.dispute(cst.dispute_id).needs_user
+
+
+
+TAKEN_BACK = [  # entity, cardinality, rejected then chosen again, chosen first, a value nobody rejected, the first in other words
+    ("user.timezone", "one", "EST", "PST", "CST", "America/New_York"),
+    ("user.family", "many", "wife:Sarah", "wife:Anna", "wife:Karin", "spouse:Sarah"),
+]
+
+
+@pytest.mark.parametrize("strategy", ["recency", "authority", "consensus", "high_stakes"])
+@pytest.mark.parametrize(("entity", "card", "back", "first", "free", "words"), TAKEN_BACK, ids=["timezone", "role"])
+def test_a_retraction_installs_a_value_chosen_again_but_not_one_turned_down_later(
+        vault, strategy, entity, card, back, first, free, words):
+    """fuzz4 seed 0: a person turned `back` down for `first`, then chose `back` after all, which takes
+    that rejection back and turns `first` down. The chosen claim's agent revises to a value nobody
+    rejected; another agent says `back` (in other words) against it; the revision is withdrawn: the
+    rule installs `back` as any value (a high-stakes entity asks a person, as always). `first`, turned
+    down by the later decision, is not installed by the same kind of retraction."""
+    vault.set_cardinality(entity, card)
+    if strategy == "high_stakes":
+        vault.add_high_stakes(entity)
+    else:
+        vault.set_strategy(entity, strategy)
+    dispute_steps.say(vault, "a", back, 0, entity)
+    b = dispute_steps.say(vault, "b", first, 10, entity)
+    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="user", note=f"not {back}")
+    c = dispute_steps.say(vault, "c", back, 20, entity)
+    assert c.outcome == "disputed" and vault.dispute(c.dispute_id).needs_user
+    vault.resolve_dispute(c.dispute_id, c.claim_id, decided_by="user", note=f"{back} after all")
+    revised = dispute_steps.say(vault, "c", free, 100, entity)  # the chosen claim's own agent, a value nobody rejected
+    assert revised.outcome == "active" and values(vault, entity) == [free]
+    d = dispute_steps.say(vault, "d", words, 110, entity)
+    assert d.outcome == "disputed"
+    vault.retract(revised.claim_id, decided_by="c")
+    if strategy == "high_stakes":
+        assert vault.dispute(d.dispute_id).status == "open" and vault.dispute(d.dispute_id).needs_user
+        assert values(vault, entity) == [] and vault.get(entity).contested
+        vault.resolve_dispute(d.dispute_id, d.claim_id, decided_by="user")
+    else:
+        assert vault.dispute(d.dispute_id).resolution.decided_by == "rule:incumbent_retracted"
+    assert values(vault, entity) == [words] and not vault.get(entity).contested
+    e = dispute_steps.say(vault, "e", first, 120, entity)  # turned down by the later decision: a person is asked
+    assert e.outcome == "disputed" and vault.dispute(e.dispute_id).needs_user
+    vault.retract(d.claim_id, decided_by="d")
+    assert values(vault, entity) == [] and vault.dispute(e.dispute_id).status == "open"
+    assert vault.claim(e.claim_id).status == Status.DISPUTED and vault.get(entity).contested
+    assert all(vault.check().values())
