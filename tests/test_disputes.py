@@ -386,19 +386,3 @@ def test_dispute_settles_when_the_incumbent_agent_moves_to_the_challenger_value(
     assert {c.agent for c in view.active} == {"a", "b"} and view.values == ("vegetarian",)
     (settled,) = vault.disputes("resolved")
     assert settled.resolution.decided_by == "rule:incumbents_withdrawn" and settled.resolution.winner == chal.claim_id
-
-
-def test_high_stakes_dispute_waits_for_the_user_while_its_sides_differ(make_vault):
-    from vault_ray import Fact
-
-    vault = make_vault()
-    a, b = vault.agent("a"), vault.agent("b")
-    a.add_facts([Fact("user.payment.method", "Pays by card", "card")])
-    b.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])
-    a.add_facts([Fact("user.payment.method", "Pays by cheque", "cheque")])  # a moves, but not to b's value
-    assert len(vault.disputes()) == 1 and vault.disputes()[0].needs_user
-    a.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])  # now both say invoice
-    assert vault.disputes() == [] and vault.get("user.payment.method").values == ("invoice",)
-    (closed,) = vault.disputes("resolved")
-    assert closed.resolution.decided_by == "rule:sides_agree"
-

@@ -123,3 +123,18 @@ def test_the_chosen_claims_agent_agreeing_with_a_challenge_to_a_persons_decision
     say(vault, "a", "Madrid", 3, entity="user.location")  # the chosen claim's own agent moves to Madrid
     assert vault.dispute(madrid.dispute_id).resolution.decided_by == "rule:sides_agree"
     assert active_values(vault, "user.location") == ["Madrid", "Madrid"]
+
+
+def test_high_stakes_dispute_waits_for_the_user_while_its_sides_differ(make_vault):
+    from vault_ray import Fact
+
+    vault = make_vault()
+    a, b = vault.agent("a"), vault.agent("b")
+    a.add_facts([Fact("user.payment.method", "Pays by card", "card")])
+    b.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])
+    a.add_facts([Fact("user.payment.method", "Pays by cheque", "cheque")])  # a moves, but not to b's value
+    assert len(vault.disputes()) == 1 and vault.disputes()[0].needs_user
+    a.add_facts([Fact("user.payment.method", "Pays by invoice", "invoice")])  # now both say invoice
+    assert vault.disputes() == [] and vault.get("user.payment.method").values == ("invoice",)
+    (closed,) = vault.disputes("resolved")
+    assert closed.resolution.decided_by == "rule:sides_agree"
