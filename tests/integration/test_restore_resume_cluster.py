@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from bulk_data import fill, reads
 from interrupting import ctrl_c_after
+from test_restore_unfinished import CountingEmbedder  # keeps the texts it embedded
 
 from vault_ray import (
     Fact,
@@ -19,18 +20,6 @@ from vault_ray import (
 )
 
 PORTO = Fact("user.city", "The user lives in Porto", "porto")
-
-
-class CountingEmbedder(HashingEmbedder):
-    """The store's (hashing) embedder, keeping the texts it was given to embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def embed(self, texts):
-        self.texts.extend(texts)
-        return super().embed(texts)
 
 
 def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_path):

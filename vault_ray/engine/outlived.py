@@ -119,9 +119,7 @@ def _agree(txn: Txn, d: Dispute, policy: Policy, standing: list[Claim], lookup: 
     if not all(agrees(d.entity, normalized_value(c), value, card) for c in standing) or any(
             c.status == Status.ACTIVE and at_odds(d.entity, value, normalized_value(c), card) for c in txn.live_on(d.entity)):
         return None
-    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
-    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old)
-    place = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in standing)
+    was, place = _replaced(txn, d, lookup, standing)
     note = (f"the sides agree: {place} took the place of {was} and says what the challenger says "
             f"({head.value or head.text!r}): nothing is left to decide")
     return disputes.resolve(txn, d, d.challenger, SIDES_AGREE, note, keep_both=False, settling=[by])
@@ -143,9 +141,7 @@ def _stands(txn: Txn, d: Dispute, head: Claim, now: list[Claim], policy: Policy,
     asked about its item elsewhere (asked.py), nor for a value a person rejected (decided.py)."""
     if asked.asking(txn, d.entity, asked.values_of(txn, d), policy, but=d.id) is not None or says_rejected(txn, head):
         return None
-    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
-    was = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old)
-    place = ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in now)
+    was, place = _replaced(txn, d, lookup, now)
     note = (f"no incumbent stands any more ({was} gave way to {place}) and no active claim contradicts "
             f"{head.value or head.text!r}: decided as a fresh write of it would be, it stands")
     return disputes.resolve(txn, d, d.challenger, disputes.INCUMBENTS_WITHDRAWN, note, keep_both=False, settling=[by])
@@ -217,3 +213,11 @@ def after_write(txn: Txn, decision: Decision, item_cardinality: str, policy: Pol
     withdrawn (`disputes.settle_withdrawn`), then those whose incumbents' place it changed."""
     disputes.settle_withdrawn(txn, decision.entity, item_cardinality, policy)
     return reconsider(txn, decision, policy, reasoner, lookup)
+
+
+def _replaced(txn: Txn, d: Dispute, lookup: Lookup, now: list[Claim]) -> tuple[str, str]:
+    """What `d`'s incumbents said and what stands in their place (`now`), as a note names them:
+    "'value' (agent), ..."."""
+    old = [c for i in d.incumbents for c in chain(txn, i, lookup)[:1]]
+    return (", ".join(f"{c.value or c.text!r} ({c.agent})" for c in old),
+            ", ".join(f"{c.value or c.text!r} ({c.agent})" for c in now))
