@@ -112,15 +112,8 @@ def test_a_name_said_more_or_less_fully_agrees(make_vault, was, now):
 
 def test_the_chosen_claims_agent_agreeing_with_a_challenge_to_a_persons_decision(make_vault):
     vault = make_vault()
-    vault.set_strategy("user.location", "authority")
-    for agent, w in {"a": 0.5, "b": 0.9, "c": 0.95}.items():
-        vault.set_authority(agent, "user.location", w)
-    say(vault, "b", "Berlin", entity="user.location")
-    rome = say(vault, "a", "Rome", 1, entity="user.location")
-    vault.resolve_dispute(rome.dispute_id, rome.claim_id, decided_by="user")
-    madrid = say(vault, "c", "Madrid", 2, entity="user.location")
-    assert vault.dispute(madrid.dispute_id).needs_user
-    say(vault, "a", "Madrid", 3, entity="user.location")  # the chosen claim's own agent moves to Madrid
+    _, madrid = dispute_steps.person_chose_rome(vault)
+    say(vault, "a", "Madrid", 30, entity="user.location")  # the chosen claim's own agent moves to Madrid
     assert vault.dispute(madrid.dispute_id).resolution.decided_by == "rule:sides_agree"
     assert active_values(vault, "user.location") == ["Madrid", "Madrid"]
 

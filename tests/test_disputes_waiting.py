@@ -35,14 +35,7 @@ def high_stakes_without_incumbent(vault):
 def person_chose(vault):
     """user.location (authority): a person chose a's Rome; c's Madrid challenges it (needs_user);
     the person then retracts Rome."""
-    vault.set_strategy("user.location", "authority")
-    for agent, w in {"a": 0.5, "b": 0.9, "c": 0.95, "d": 0.99, "e": 0.99}.items():
-        vault.set_authority(agent, "user.location", w)
-    say(vault, "b", "Berlin", entity="user.location")
-    rome = say(vault, "a", "Rome", 10, entity="user.location")
-    vault.resolve_dispute(rome.dispute_id, rome.claim_id, decided_by="user")
-    madrid = say(vault, "c", "Madrid", 20, entity="user.location")
-    assert vault.dispute(madrid.dispute_id).needs_user
+    rome, madrid = dispute_steps.person_chose_rome(vault)
     vault.retract(rome.claim_id, decided_by="user", note="not Rome after all")
     return madrid
 
