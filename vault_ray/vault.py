@@ -20,10 +20,11 @@ from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
 from .engine.policy_edits import PolicyEdits
+from .engine.request_checks import check_unstaged, user_turn
 from .engine.retract import Retractions
 from .engine.suggest import listed
 from .engine.txn import WriteItem
-from .errors import InvalidFact, InvalidInput, StoreClosed, VaultError
+from .errors import InvalidInput, StoreClosed, VaultError
 from .events import DEFAULT_LIMIT, EventFilter, EventPage, read_events
 from .models import (
     MAX_QUERY,
@@ -43,7 +44,7 @@ from .models import (
 )
 from .policy import Policy
 from .ratelimit import RateLimiter
-from .reasoners.base import Message, Reasoner, a_reasoner, as_messages, extract_with_report, latest_turn, no_user_turn
+from .reasoners.base import Message, Reasoner, a_reasoner, extract_with_report
 from .reasoners.recorded import on_record
 from .reasoners.rules import RuleReasoner
 from .registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
@@ -199,7 +200,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
         """Validate one request (extracting its facts from messages); spend its rate budget. `refused`: every
         request's answer once its shape is checked (RestoreUnfinished: nothing extracted, embedded or spent)."""
         given = front.check_request(req)
-        if refused is not None:
+        if refused is not None:  # the request's own mistakes first, then the store's refusal
+            check_unstaged(req, given, policy, self.embedder.dim)
             return refused
         missed: tuple[Unextracted, ...] = ()
         notes: list[Fact] = []
@@ -230,12 +232,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
                  observed_at: datetime | float | None) -> tuple[list[Fact], list[Fact], tuple[Unextracted, ...]]:
         """The turn's facts, then (with `Policy.unextracted_notes`) one note per part of the
         turn that read as a statement about the user but gave no fact; and those parts."""
-        user, _ = latest_turn(msgs := as_messages(messages))
-        if not user.strip():
-            raise InvalidFact(no_user_turn(msgs), field="messages")
         policy, registry = self._backend.control(fresh=False)
-        if len(user) > policy.max_text * 10:
-            raise InvalidFact(f"message is {len(user)} characters; extraction takes at most {policy.max_text * 10}")
+        user, msgs = user_turn(messages, policy)
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
         extraction = on_record(extract_with_report(self.reasoner, msgs, relevant), lambda e: self.get(e).values)
         # provenance keeps what was said, beside the reasoner's rewrite
