@@ -147,6 +147,12 @@ class Policy:
 
     def __post_init__(self) -> None:
         self._check()
+        # what reads the same is the same value: an agent's empty authority table is no table (its
+        # weights are the default either way), a high-stakes pattern named twice is one
+        if any(not table for table in self.authority.values()):
+            object.__setattr__(self, "authority", {a: t for a, t in self.authority.items() if t})
+        if not isinstance(self.high_stakes, tuple) or len(set(self.high_stakes)) < len(self.high_stakes):
+            object.__setattr__(self, "high_stakes", tuple(dict.fromkeys(self.high_stakes)))
 
     # -- lookups -----------------------------------------------------------
     def strategy_for(self, entity: str) -> str:

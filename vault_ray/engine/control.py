@@ -172,10 +172,18 @@ def refuse_alias(key: object, registry: EntityRegistry, *, removal: bool = False
                         f"name {canonical!r}", value=key)
 
 
+def unchanged(new: Policy, current: Policy) -> bool:
+    """Whether `new` says what `current` says (its version aside; its high-stakes patterns in
+    any order): such a change stores nothing and keeps the version, whatever surface made it."""
+    if set(new.high_stakes) == set(current.high_stakes):
+        new = replace(new, high_stakes=current.high_stakes)
+    return replace(new, version=current.version) == current
+
+
 def changed_policy(saved: Policy, given: Policy, registry: EntityRegistry) -> Policy:
     """`given` as the store's next policy after `saved`: the same again keeps the saved version
     (a change that changes nothing stores nothing), another is numbered after it."""
-    if replace(given, version=saved.version) == saved:
+    if unchanged(given, saved):
         return saved
     check_rules(given, saved, registry)
     return replace(given, version=saved.version + 1)
@@ -200,7 +208,7 @@ def change_policy(backend: Any, change: Callable[[Policy], Policy], version: int
             raise PolicyConflict(version, current.version)
         new = a_policy(change(current))
         check_rules(new, current, registry)
-        if replace(new, version=current.version) == current:
+        if unchanged(new, current):
             return current
         check_narrowing(backend, (current, registry), (new, registry))  # many -> one over values at odds
         return new

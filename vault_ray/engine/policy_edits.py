@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidPolicy
-from ..policy import Policy, validate_pattern
+from ..policy import Policy, check_authority_agent, validate_pattern
 from ..policy_file import high_stakes_list, removed_settings, replaced_whole, warn_removed
 from ..registry import EntityRegistry
 from .control import a_policy, change_policy, refuse_alias
@@ -68,6 +68,10 @@ def patched(current: Policy, patch: Any, registry: EntityRegistry) -> Policy:
         held = current.authority.get(agent, {}) if table == "authority" else getattr(current, table)
         if not isinstance(name, str) or name not in held:
             refuse_alias(name, registry, removal=True)
+    authority = patch.get("authority") if isinstance(patch, Mapping) else None
+    for agent, table in (authority.items() if isinstance(authority, Mapping) else ()):
+        if table is not None and agent not in current.authority:  # no name an agent may not write under,
+            check_authority_agent(agent)  # though its table is empty (an empty table is none: unstored)
     return current.patched(patch)
 
 
@@ -78,6 +82,19 @@ def unaliased(pattern: object, held: Mapping[str, Any], registry: EntityRegistry
     may still be changed."""
     if not isinstance(pattern, str) or pattern not in held:
         refuse_alias(pattern, registry, removal=value is None)
+
+
+def removed(current: Policy, table: str, pattern: str, agent: object = None) -> Policy:
+    """`current` without the rule on `pattern` in `table` (of `agent`, in `authority`): a setter given
+    None, as `PATCH` given a null; a pattern the table does not hold changes nothing."""
+    validate_pattern(pattern)
+    if table == "authority":
+        if not isinstance(agent, str) or not agent:
+            raise InvalidPolicy("agent must be a non-empty string", value=agent)
+        if agent not in current.authority:
+            check_authority_agent(agent)
+        return current.patched({"authority": {agent: {pattern: None}}})
+    return current.patched({table: {pattern: None}})
 
 
 def with_high_stakes(current: Policy, pattern: str) -> Policy:
@@ -128,17 +145,23 @@ class PolicyEdits:
         warn_removed(replaced_whole(removed_settings(old, new), patch))
         return new
 
-    def set_authority(self, agent: str, pattern: str, weight: float) -> None:
+    def set_authority(self, agent: str, pattern: str, weight: float | None) -> None:
+        """`agent`'s weight on `pattern`; None removes that entry (as a patch's null: nothing to remove, no change)."""
         self._set(pattern, weight, lambda current: current.authority.get(agent, {}) if isinstance(agent, str) else {},
-                  lambda current: current.with_authority(agent, pattern, weight))
+                  lambda current: current.with_authority(agent, pattern, weight) if weight is not None
+                  else removed(current, "authority", pattern, agent))
 
-    def set_strategy(self, pattern: str, strategy: str) -> None:
+    def set_strategy(self, pattern: str, strategy: str | None) -> None:
+        """The strategy of `pattern`; None removes its rule (the key falls back to a wider pattern or the default)."""
         self._set(pattern, strategy, lambda current: current.strategies,
-                  lambda current: current.with_strategy(pattern, strategy))
+                  lambda current: current.with_strategy(pattern, strategy) if strategy is not None  # type: ignore[arg-type]
+                  else removed(current, "strategies", pattern))
 
-    def set_cardinality(self, pattern: str, cardinality: str) -> None:
+    def set_cardinality(self, pattern: str, cardinality: str | None) -> None:
+        """The cardinality of `pattern`; None removes its rule (the registry's or the default then holds)."""
         self._set(pattern, cardinality, lambda current: current.cardinality,
-                  lambda current: current.with_cardinality(pattern, cardinality))
+                  lambda current: current.with_cardinality(pattern, cardinality) if cardinality is not None  # type: ignore[arg-type]
+                  else removed(current, "cardinality", pattern))
 
     def _set(self, pattern: str, value: object, table: Callable[[Policy], Mapping[str, Any]],
              change: Callable[[Policy], Policy]) -> None:
