@@ -16,7 +16,7 @@ from typing import Any
 
 import ray
 
-from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
+from vault_ray.backends.cluster import RETRY_TIMEOUT_S, ClusterBackend
 from vault_ray.backends.connect import (
     backend_of,
     check_join,
@@ -26,6 +26,7 @@ from vault_ray.backends.connect import (
     finish_erasures_soon,
     no_store_here,
 )
+from vault_ray.backends.ray_calls import _get, _Retry
 from vault_ray.backends.routing import CONTROL_NAME
 from vault_ray.embedders import Embedder, LocalEmbedder
 from vault_ray.engine.control import a_policy, change_policy, changed_policy, check_narrowing

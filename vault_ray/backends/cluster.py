@@ -9,8 +9,8 @@ again. Writes retry safely because claim ids are fixed in the front before the
 first attempt and a partition answers a claim id it already applied with the
 decision it took then (its receipts table).
 
-Ray's errors stop here (`_get`): errors of ours raised in an actor come out as
-themselves, anything else as ClusterError.
+Ray's errors stop at one boundary (`ray_calls._get`, through `ClusterBulk._answer`): errors
+of ours raised in an actor come out as themselves, anything else as ClusterError.
 
 The client needs only the actors' names (routing.py), never their classes:
 creating a cluster's actors is `vault_ray.actors` (`vault-ray up`).
@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import ray
-from ray.exceptions import ActorDiedError, GetTimeoutError, RayActorError, RayError, RayTaskError
 
 from vault_ray.storage.layout import partition_of
 
@@ -41,42 +40,11 @@ from ..policy import Policy
 from ..registry import EntityRegistry
 from .base import StoreInfo
 from .cluster_bulk import ClusterBulk
-from .routing import NotOwner
+from .ray_calls import _Retry
 
 RETRY_TIMEOUT_S = 60.0
 CONTROL_TTL_S = 1.0
 INLINE_BYTES = 64 * 1024
-
-
-class _Retry(Exception):
-    """A call to retry after a pause: the shard refused a partition or is restarting."""
-
-    def __init__(self, why: str, *, reroute: bool, dead: bool = False) -> None:
-        super().__init__(why)
-        self.reroute = reroute
-        self.dead = dead
-
-
-def _get(ref: Any, timeout: float | None = None) -> Any:
-    """ray.get with Ray's errors translated: the one boundary of cluster mode."""
-    try:
-        return ray.get(ref, timeout=timeout)
-    except RayTaskError as exc:
-        cause = exc.cause
-        if isinstance(cause, NotOwner):
-            raise _Retry(str(cause), reroute=True) from None
-        if isinstance(cause, VaultError):
-            raise cause from None
-        raise ClusterError(f"a cluster actor failed: {cause!r}") from exc
-    except ActorDiedError as exc:
-        # for a shard: maybe retired by a rebalance; the fresh routes will not name it
-        raise _Retry(f"actor died: {exc}", reroute=True, dead=True) from None
-    except RayActorError as exc:  # restarting (ActorUnavailableError) or lost mid-call
-        raise _Retry(f"actor unavailable: {exc}", reroute=False) from None
-    except GetTimeoutError as exc:
-        raise ClusterError(f"no answer from the cluster within {timeout}s") from exc
-    except RayError as exc:
-        raise ClusterError(f"cluster call failed: {exc}") from exc
 
 
 class ClusterBackend(ClusterBulk):
@@ -114,7 +82,7 @@ class ClusterBackend(ClusterBulk):
         deadline = time.monotonic() + self.retry_timeout
         while True:
             try:
-                return _get(getattr(self.control_actor, method).remote(*args))
+                return self._answer(getattr(self.control_actor, method).remote(*args))
             except _Retry as exc:
                 if exc.dead or time.monotonic() > deadline:
                     raise ClusterError(f"the vault-ray cluster in namespace {self.namespace!r} is gone "
@@ -162,7 +130,7 @@ class ClusterBackend(ClusterBulk):
                     failures.append(exc)
             for name, ref in refs.items():
                 try:
-                    results.append(_get(ref))
+                    results.append(self._answer(ref))
                     pending -= set(by_shard[name])
                 except _Retry as exc:
                     failures.append(exc)

@@ -20,6 +20,7 @@ from ..errors import RestoreUnfinished, VaultError
 from ..models import Claim, Retraction
 from ..policy import Policy
 from ..registry import EntityRegistry
+from .ray_calls import _get
 from .unfinished import refusal, target_of
 
 SETTLE_LEASE_S = 60.0
@@ -102,8 +103,19 @@ class ClusterBulk:
         client finishes lets this one write at once."""
         return self._refusal(self.restoring(), action) if self._restore_seen else None
 
+    def _answer(self, ref: Any) -> Any:
+        """A call's answer (`ray_calls._get`): every call to a shard or the control actor comes through
+        here, so a refusal for an unfinished restore, of whatever call (a resolution, a rule run, a
+        retraction, an erasure, a policy or registry edit), teaches this client (`_learned`)."""
+        try:
+            return _get(ref)
+        except RestoreUnfinished as exc:
+            raise self._learned(exc) from None
+
     def _learned(self, error: VaultError) -> VaultError:
-        """A shard's refusal of a write, noted if it is for an unfinished restore (`restore_refusal`)."""
+        """A shard's or the control actor's refusal, noted if it is for an unfinished restore (as an
+        answer of `write`, or raised: `_answer`): this client's next writes are refused before their front
+        work (`restore_refusal`)."""
         self._restore_seen = self._restore_seen or isinstance(error, RestoreUnfinished)
         return error
 

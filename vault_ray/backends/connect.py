@@ -20,7 +20,8 @@ from vault_ray.storage.layout import REINDEX_HINT, recorded_head
 from ..embedders import Embedder
 from ..errors import ClusterError, StoreMismatch
 from . import ray_session
-from .cluster import RETRY_TIMEOUT_S, ClusterBackend, _get, _Retry
+from .cluster import RETRY_TIMEOUT_S, ClusterBackend
+from .ray_calls import _get, _Retry
 from .routing import CONTROL_NAME
 
 TOKEN_LOGGER = "ray._private.authentication.authentication_token_setup"
