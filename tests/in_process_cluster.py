@@ -10,6 +10,7 @@ refuses them while that record is there. tests/integration runs the real cluster
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -43,14 +44,19 @@ class _Answer:
 
 
 class Handle:
-    """An actor handle: `handle.method.remote(...)` runs `method` of the object now."""
+    """An actor handle: `handle.method.remote(...)` runs `method` of the object now (counted in `calls`)."""
 
-    def __init__(self, actor: object) -> None:
-        self.actor = actor
+    def __init__(self, actor: object, calls: Counter[str]) -> None:
+        self.actor, self.calls = actor, calls
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.actor, name)
-        return SimpleNamespace(remote=lambda *args, **kwargs: _Answer(lambda: method(*args, **kwargs)))
+
+        def remote(*args: Any, **kwargs: Any) -> _Answer:
+            self.calls[name] += 1
+            return _Answer(lambda: method(*args, **kwargs))
+
+        return SimpleNamespace(remote=remote)
 
 
 @refuses_writes  # as ControlActor: set_policy and set_registry refused while the restore is unfinished
@@ -104,7 +110,9 @@ class InProcessCluster:
                                        control_version=1))
         self.shards = {n: Shard(str(store), n, namespace=NAMESPACE) for n in names}
         self.control = Control(store, self.shards)
-        self.ray = SimpleNamespace(get=self._get, get_actor=lambda name, namespace=None: Handle(self.shards[name]),
+        self.calls: Counter[str] = Counter()
+        """The control actor's calls, by method (the shards' are not counted)."""
+        self.ray = SimpleNamespace(get=self._get, get_actor=lambda name, namespace=None: Handle(self.shards[name], Counter()),
                                    put=lambda value: value)
 
     @staticmethod
@@ -122,7 +130,7 @@ class InProcessCluster:
         """A client joining the cluster, as `Vault.connect` makes one."""
         info = {"namespace": NAMESPACE, "store": str(self.store), "partitions": self.meta.partitions,
                 "dim": self.meta.dim, "embedder": self.meta.embedder, "index": self.meta.index}
-        return Vault(ClusterBackend(Handle(self.control), info), embedder, RuleReasoner(embedder))
+        return Vault(ClusterBackend(Handle(self.control, self.calls), info), embedder, RuleReasoner(embedder))
 
     def close(self) -> None:
         for shard in self.shards.values():
