@@ -24,10 +24,14 @@ async def healthz() -> Any:
 
 @router.get("/readyz", response_model=ReadyOut, responses=problems(503))
 async def readyz(svc: Svc) -> Any:
-    """The store answers: its settings, and its record of an unfinished restore, asked of the control
-    actor in cluster mode (one round trip: the actor answers). A store whose restore is unfinished is
-    ready, degraded (`restore_unfinished`): it answers reads, and refuses changes."""
-    info, marker = await svc.run(lambda: (svc.vault.info(), svc.vault.restoring()))
+    """The store answers: its settings, and its policy from the control actor. A store whose restore
+    is unfinished is ready, degraded (`restore_unfinished`): it answers reads, and refuses changes."""
+    def ask() -> Any:
+        info = svc.vault.info()
+        svc.vault.policy  # noqa: B018  (a round trip to the control actor)
+        return info, svc.vault.restoring()
+
+    info, marker = await svc.run(ask)
     unfinished = None if marker is None else {
         "export": marker.get("export"), "started_at": marker.get("started_at"),
         "detail": unfinished_note(marker, info.store, target_of(info.mode, info.store, info.namespace))}
