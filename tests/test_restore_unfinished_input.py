@@ -2,7 +2,7 @@
 name, an empty text or value, a confidence out of range, a turn with no user message, ... is the
 error it gets (InvalidEntity, InvalidFact, InvalidInput: a 422 over HTTP), and only a well-formed
 write is refused for the restore (RestoreUnfinished); either way nothing changes and nothing is
-extracted or embedded (engine/request_checks.py). And `/readyz` asks the store once."""
+extracted or embedded (engine/request_checks.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import test_restore_unfinished as unfinished
 from bulk_data import reads
-from in_process_cluster import InProcessCluster
 from test_restore_unfinished import refused_for_the_restore
 
 from vault_ray import Fact, InvalidEntity, InvalidFact, InvalidInput, RestoreUnfinished, Vault, WriteRequest
@@ -43,18 +42,12 @@ MISTAKES = {  # what the writer did wrong, and the error that says so
 }
 
 
-@pytest.mark.parametrize("mode", ["embedded", "cluster"])
-def test_the_writers_own_mistake_comes_before_the_restores_refusal(half, monkeypatch, mode):
+def test_the_writers_own_mistake_comes_before_the_restores_refusal(half):
+    # cluster mode: tests/integration/test_restore_resume_cluster.py (the same checks run in `Vault`)
     store, export = half
     embedder = unfinished.CountingEmbedder()
-    if mode == "embedded":
-        with pytest.warns(unfinished.UnfinishedRestoreWarning):
-            vault = Vault.open(store, embedder=embedder)
-    else:  # a client that knows of the restore (told at open): refused before its front work
-        cluster = InProcessCluster(store)
-        cluster.patch(monkeypatch)
-        with pytest.warns(unfinished.UnfinishedRestoreWarning):
-            vault = cluster.vault(embedder)
+    with pytest.warns(unfinished.UnfinishedRestoreWarning):
+        vault = Vault.open(store, embedder=embedder)
     with vault:
         before = reads(vault, explain=False)
         embedder.texts.clear()
@@ -73,8 +66,6 @@ def test_the_writers_own_mistake_comes_before_the_restores_refusal(half, monkeyp
                                    WriteRequest("crm", messages="")])
         assert [type(r) for r in batch] == [InvalidFact, RestoreUnfinished, InvalidFact]
         assert embedder.texts == [] and reads(vault, explain=False) == before  # nothing embedded, nothing changed
-    if mode == "cluster":
-        cluster.close()
 
 
 def test_over_http_a_bad_body_is_a_422_and_a_good_one_the_409(half):
@@ -105,27 +96,3 @@ def test_over_http_a_bad_body_is_a_422_and_a_good_one_the_409(half):
         good = client.post("/v1/facts", headers=agent, json={"facts": [{"entity": "user.city", "text": "Porto"}]})
         assert good.status_code == 409 and good.json()["type"].endswith(":RestoreUnfinished"), good.text
         assert vault.embedder.texts == []
-
-
-def test_readyz_asks_the_control_actor_once(half, monkeypatch):
-    pytest.importorskip("fastapi")
-    from fastapi.testclient import TestClient
-
-    from vault_ray.actors.serve.app import create_app
-    from vault_ray.actors.serve.service import local_service
-    from vault_ray.tokens import TokenStore
-
-    store, export = half
-    cluster = InProcessCluster(store)
-    cluster.patch(monkeypatch)
-    with pytest.warns(unfinished.UnfinishedRestoreWarning):
-        vault = cluster.vault(unfinished.CountingEmbedder())
-    with vault, TestClient(create_app(local_service(vault, TokenStore(store.parent / "tokens.json")))) as client:
-        cluster.calls.clear()
-        ready = client.get("/readyz")
-        assert ready.status_code == 200 and ready.json()["restore_unfinished"]["export"] == str(export), ready.text
-        assert ready.json()["mode"] == "cluster" and "--namespace in-process" in ready.json()["restore_unfinished"]["detail"]
-        assert sum(cluster.calls.values()) == 1, cluster.calls  # the restore's record: the actor answers
-        cluster.control.mark_restoring(None)
-        assert client.get("/readyz").json()["restore_unfinished"] is None
-    cluster.close()

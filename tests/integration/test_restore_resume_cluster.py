@@ -12,6 +12,7 @@ from test_restore_unfinished import CountingEmbedder  # keeps the texts it embed
 from vault_ray import (
     Fact,
     HashingEmbedder,
+    InvalidEntity,
     Policy,
     RestoreUnfinished,
     StoreError,
@@ -34,6 +35,7 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
     copy = cluster("copy")
     namespace = copy.info().namespace
     joined = Vault.connect("auto", namespace=namespace, embedder=CountingEmbedder())  # before the restore: not told
+    late = Vault.connect("auto", namespace=namespace, embedder=CountingEmbedder())  # not told either
     with ctrl_c_after(copy._backend, "restore_partition", 2), pytest.raises(KeyboardInterrupt):
         copy.import_from(tmp_path / "export")
     assert (tmp_path / "copy" / "restoring.json").exists()
@@ -43,8 +45,15 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
     with pytest.warns(UnfinishedRestoreWarning, match="unfinished restore"):  # a client joining now is told
         other = Vault.connect("auto", namespace=namespace, embedder=CountingEmbedder())
     try:
+        with pytest.raises(InvalidEntity):  # the writer's own mistake comes first
+            joined.agent("ops").add_facts([Fact("User City!", "The user lives in Porto", "porto")])
         with pytest.raises(RestoreUnfinished):  # refused by the shard: the client that was not told learns it
             joined.agent("ops").add_facts([PORTO])
+        with pytest.raises(RestoreUnfinished):  # a rule run, refused by the shards, teaches it as well
+            late.apply_rules()
+        with pytest.raises(RestoreUnfinished):  # and its next write is refused before it is embedded
+            late.agent("ops").add("I live in Porto")
+        assert late.embedder.texts == []
         for vault, embedder in ((other, other.embedder), (joined, joined.embedder)):  # a client that knows:
             seen = list(embedder.texts)  # refused before extracting and embedding (the shards still check)
             for write in (lambda v: v.agent("ops").add("I live in Porto"), lambda v: v.agent("crm").add_facts([PORTO])):
@@ -71,3 +80,4 @@ def test_a_cluster_restore_cut_short_is_resumed_by_the_same_import(cluster, tmp_
     finally:
         other.close()
         joined.close()
+        late.close()
