@@ -64,6 +64,11 @@ def token_head():
 @pytest.fixture(autouse=True)
 def no_ray_address(monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    yield
+    monkeypatch.undo()  # the environment as it was, and Ray's token read from it again: a token
+    from ray._raylet import AuthenticationTokenLoader  # left cached from a test's environment would
+
+    AuthenticationTokenLoader.instance().reset_cache()  # be the one a later ray.init() uses
 
 
 def closed_port() -> str:
@@ -120,24 +125,62 @@ def test_no_token_is_sent_to_a_head_on_this_machine_without_token_authentication
 def test_auto_joins_a_head_without_token_authentication_by_its_address(open_head, monkeypatch, tmp_path):
     """For "auto" Ray sends this machine's token by itself: the head's own address is joined instead."""
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    from ray._private import services
+
     monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))  # where `ray start` records the last head for "auto"
     (tmp_path / "ray").mkdir()
     (tmp_path / "ray" / "ray_current_cluster").write_text(open_head)
+    # with one GCS process on the machine (another user's Ray) Ray's "auto" would take that one instead
+    monkeypatch.setattr(services, "find_gcs_addresses", lambda: [])
     assert connect.prepare_address("auto") == open_head
     assert head_auth.auth_mode() is None
 
 
 def test_a_matching_mode_joins_as_given(open_head, token_head, monkeypatch):
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", TOKEN)  # the cluster's
     assert connect.prepare_address(token_head) == token_head
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     assert connect.prepare_address(open_head) == open_head
     assert head_auth.auth_mode() == "disabled"
 
 
+@pytest.fixture
+def no_token_here(monkeypatch, tmp_path):
+    """This process has no token: none in the environment, no ~/.ray/auth_token."""
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
+def test_a_token_the_head_refuses_is_one_clear_error(token_head, monkeypatch):
+    """Ray would retry for about 20 s, then say the address may be wrong."""
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "cd" * 32)  # another machine's
+    with pytest.raises(ClusterError, match=f"the Ray cluster at {token_head} refuses this process's token") as raised:
+        connect.prepare_address(token_head)
+    assert "RAY_AUTH_TOKEN_PATH" in str(raised.value) and "ray get-auth-token" in str(raised.value)
+    monkeypatch.setenv("RAY_AUTH_TOKEN", TOKEN)  # the cluster's: joined
+    assert connect.prepare_address(token_head) == token_head
+
+
+def test_no_token_for_a_head_that_asks_for_one_is_one_clear_error(token_head, monkeypatch, no_token_here):
+    for mode in ("token", None):  # set, or unset on the head's machine (whose token is sent, when there is one)
+        if mode:
+            monkeypatch.setenv("RAY_AUTH_MODE", mode)
+        else:
+            monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        with pytest.raises(ClusterError, match="uses token authentication, and this process has no token"):
+            connect.prepare_address(token_head)
+
+
 def test_a_remote_head_is_never_sent_this_machines_token(monkeypatch):
-    """Not on this machine: joined without a token whatever it asks (Ray's own refusal then says why)."""
+    """Not on this machine: Ray sends no token unless RAY_AUTH_MODE=token; a head there that asks
+    for one is told so (Ray would blame the address), without this machine's token switched on."""
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-    assert head_auth.match_head("10.1.2.3:6379", local=False, asks=True) is False
+    with pytest.raises(ClusterError, match="sends no token to it") as raised:
+        head_auth.match_head("10.1.2.3:6379", local=False, asks=True)
+    assert "Set RAY_AUTH_MODE=token" in str(raised.value)
     assert head_auth.match_head("10.1.2.3:6379", local=False, asks=False) is False
+    assert head_auth.match_head("10.1.2.3:6379", local=False, asks=None) is False  # not known: as Ray joins
     assert head_auth.auth_mode() is None

@@ -8,7 +8,9 @@ before `ray.init` the head's GCS is asked one call *without* a token (`GetCluste
 but the call): answered, the head runs without token authentication; refused as UNAUTHENTICATED,
 it uses it. A head on this machine is then joined as it runs (the token sent only when it asks
 for one) when RAY_AUTH_MODE is unset; a RAY_AUTH_MODE that contradicts the head is one
-ClusterError that says so, before anything starts."""
+ClusterError that says so, before anything starts. A head that asks for a token is asked again
+with the token this process would send: none, or one it refuses, is a ClusterError too (Ray
+would retry for about 20 s and then blame the address)."""
 
 from __future__ import annotations
 
@@ -21,10 +23,11 @@ AUTH_MODE_ENV = "RAY_AUTH_MODE"
 PROBE_TIMEOUT_S = 5.0
 
 
-def asks_for_token(address: str, timeout: float = PROBE_TIMEOUT_S) -> bool | None:
+def asks_for_token(address: str, timeout: float = PROBE_TIMEOUT_S, *, token: str | None = None) -> bool | None:
     """True: the Ray head (GCS) at `address` (HOST:PORT) refuses a call that carries no token
-    (token authentication); False: it answers it (none); None: not known (no gRPC or another
-    Ray here, TLS, no answer in `timeout`): then nothing is concluded."""
+    (token authentication), or `token` when given (not the cluster's); False: it answers it;
+    None: not known (no gRPC or another Ray here, TLS, no answer in `timeout`): then nothing is
+    concluded."""
     try:
         import grpc  # noqa: PLC0415
         from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc  # noqa: PLC0415
@@ -34,7 +37,8 @@ def asks_for_token(address: str, timeout: float = PROBE_TIMEOUT_S) -> bool | Non
     channel = grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)])
     try:
         stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
-        stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=timeout)
+        metadata = [("authorization", f"Bearer {token}")] if token else None
+        stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=timeout, metadata=metadata)
         return False
     except grpc.RpcError as exc:
         return True if exc.code() == grpc.StatusCode.UNAUTHENTICATED else None
@@ -72,9 +76,46 @@ def match_head(address: str, *, local: bool, asks: bool | None) -> bool:
             "(RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH)")
     if asks is False:
         return local and mode is None
+    if asks is True and mode in (None, "token"):  # another mode (Ray's others): Ray's to say
+        check_token(address, own_token() if mode == "token" or local else None)
     if local and mode is None:  # it asks for a token, or may: this machine's
         use_local_token()
     return False
+
+
+TOKEN_SOURCES = "RAY_AUTH_TOKEN, else the file RAY_AUTH_TOKEN_PATH names, else ~/.ray/auth_token"
+GET_TOKEN = "`ray get-auth-token` on the head's machine prints it"
+
+
+def check_token(address: str, token: str | None) -> None:
+    """The head at `address` asks for a token: ClusterError unless this process sends one
+    (`token`: the one it would send, "" when it has none; None: it sends none) that the head
+    takes. Ray itself would retry for about 20 s and then say the address may be wrong."""
+    if token is None:
+        raise ClusterError(
+            f"the Ray cluster at {address} uses token authentication, and this process sends no token to it (Ray "
+            f"sends one to an address not on this machine only with {AUTH_MODE_ENV}=token); nothing was changed. "
+            f"Set {AUTH_MODE_ENV}=token and give this process the cluster's token ({TOKEN_SOURCES}; {GET_TOKEN})")
+    if not token:
+        raise ClusterError(
+            f"the Ray cluster at {address} uses token authentication, and this process has no token "
+            f"({TOKEN_SOURCES}); nothing was changed. Give it the cluster's token ({GET_TOKEN})")
+    if asks_for_token(address, token=token) is True:
+        raise ClusterError(
+            f"the Ray cluster at {address} refuses this process's token: it is not the cluster's ({TOKEN_SOURCES}); "
+            f"nothing was changed. Give it the cluster's token ({GET_TOKEN})")
+
+
+def own_token() -> str:
+    """The token Ray would send from this process ("" when none): RAY_AUTH_TOKEN, else the file
+    RAY_AUTH_TOKEN_PATH names, else ~/.ray/auth_token, read now."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader  # noqa: PLC0415
+    except ImportError:
+        return ""
+    loader = AuthenticationTokenLoader.instance()
+    loader.reset_cache()  # read as the environment is now
+    return str(loader.get_raw_token(ignore_auth_mode=True) or "")
 
 
 def use_local_token() -> None:
