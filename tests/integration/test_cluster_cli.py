@@ -38,12 +38,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(*args: str, stdin: str = "", timeout: float = 240, ray_address: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}  # rich tables unwrapped
+def run(*args: str, stdin: str = "", timeout: float = 240, ray_address: str | None = None,
+        **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", **extra}  # rich tables unwrapped
     env.pop("RAY_ADDRESS", None)
     if ray_address is not None:
         env["RAY_ADDRESS"] = ray_address
     return subprocess.run([VAULT_RAY, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def head_uses_token() -> bool:
+    """Whether `ray start --head` (the head `up` starts, in this environment) enables token
+    authentication: RAY_AUTH_MODE=token, or unset with a token on this machine (Ray's rule)."""
+    from ray._raylet import AuthenticationTokenLoader
+
+    mode = os.environ.get("RAY_AUTH_MODE")
+    return mode.lower() == "token" if mode is not None else AuthenticationTokenLoader.instance().has_token(
+        ignore_auth_mode=True)
 
 
 def test_two_cli_clients_against_one_up_store(tmp_path):
@@ -60,6 +71,11 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
     assert f"vault-ray chat --agent NAME --address {address} --namespace cli --hashing" in up.stdout
     head_pid = json.loads((store / "cluster.json").read_text())["head"]["pid"]
     try:
+        # the head's log: in its session directory, beside Ray's own logs of it (`down` removes it with them)
+        head_log = Path(" ".join(up.stdout.split()).split("the Ray head's log: ")[1].split()[0])
+        assert head_log.parent.parent.parent == Path(temp_dir) and head_log.name == "vault-ray-head.log", head_log
+        assert head_log.parent.parent.name.startswith("session_") and "Ray runtime started" in head_log.read_text()
+        assert not list(Path(temp_dir).glob("vault-ray-head-*.log"))
         join = ["--address", address, *cluster, "--hashing"]
         a = run("chat", "--agent", "agent-a", *join, stdin="I'm in PST\n/quit\n")
         assert a.returncode == 0, a.stdout + a.stderr
@@ -71,6 +87,12 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         # RAY_ADDRESS with --address auto joins as the address given (this machine's token sent: QA3 F5)
         auto = run("get", "user.timezone", "--address", "auto", *cluster, "--hashing", ray_address=address)
         assert auto.returncode == 0 and "PST" in auto.stdout and "EST" in auto.stdout, auto.stdout + auto.stderr
+        # a RAY_AUTH_MODE that contradicts the head: one line before joining (not OwnerDiedError, not a hang)
+        contrary = "disabled" if head_uses_token() else "token"
+        refused = run("get", "user.timezone", "--address", address, *cluster, "--hashing", RAY_AUTH_MODE=contrary)
+        said = " ".join(refused.stderr.split())
+        assert refused.returncode == 4 and said.startswith(f"error: the Ray cluster at {address} "), said
+        assert f"RAY_AUTH_MODE={contrary} here" in said and "Traceback" not in said, said
         locked = run("get", "user.timezone", "--store", str(store), "--hashing", timeout=60)  # says how to reach it
         said = " ".join(locked.stderr.split())
         assert locked.returncode == 4 and f"--address {address} --namespace cli" in said, said
@@ -90,7 +112,7 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
     assert f"removed its session directory {temp_dir}/session_2" in " ".join(down.stdout.split())
     assert "stopped Ray Serve" not in down.stdout  # `serve --address` stopped Serve itself: it held no other app
     assert not _is_ray_start(head_pid)
-    Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").unlink(missing_ok=True)
+    assert not Path(tempfile.gettempdir(), f"vault-ray-head-{address.split(':')[1]}.log").exists()  # none left in /tmp
     # the store is free again, and holds what the two processes did
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         (dispute,) = vault.disputes()

@@ -19,7 +19,7 @@ from vault_ray.storage.layout import REINDEX_HINT, recorded_head
 
 from ..embedders import Embedder
 from ..errors import ClusterError, StoreMismatch
-from . import ray_session
+from . import head_auth, ray_session
 from .cluster import RETRY_TIMEOUT_S, ClusterBackend
 from .ray_calls import _get, _Retry
 from .routing import CONTROL_NAME
@@ -82,10 +82,14 @@ def init_ray(address: str | None, *, advice: str | None = None, **options: Any) 
     local = address in (None, "local")
     try:
         if not local:
-            prepare_address(address)  # type: ignore[arg-type]
+            address = prepare_address(address)  # type: ignore[arg-type]
         _ray_init(address=address or "local", **options)
         if local:
             ray_session.note_started()  # its session directory: removed at exit when the caller asks
+    except ClusterError:  # said already (a token authentication mismatch)
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        raise
     except Exception as exc:  # noqa: BLE001  (Ray raises bare Exception for a start-up timeout)
         with contextlib.suppress(Exception):  # what a half-done start left running
             ray.shutdown()
@@ -197,25 +201,39 @@ def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
                         f"`vault-ray up` started, {PASS_ADDRESS}; to start one: `vault-ray up --store PATH`{create}")
 
 
-def prepare_address(address: str) -> None:
-    """Before `ray.init(address=...)`: fail in seconds when nothing answers, and send this
-    machine's token to a head on this machine (what `ensure_ray` does; the bulk jobs too)."""
+def prepare_address(address: str) -> str:
+    """Before `ray.init(address=...)`: fail in seconds when nothing answers, and join the head as it
+    runs (`head_auth`): this machine's token sent to a head on this machine that asks for one (what
+    `ensure_ray` does; the bulk jobs too), none to a head without token authentication, and a
+    RAY_AUTH_MODE that contradicts the head a ClusterError. Returns the address to pass to
+    `ray.init`: the one given, or for "auto" the head's own when it must be joined without a token
+    (for "auto" Ray would send this machine's)."""
     address = from_environment(address) or address
-    _check_reachable(address)
-    if _is_loopback(address):
-        _use_local_token()
+    target = _auto_address() if address == "auto" else address
+    if target is None:  # another Ray: it finds its cluster itself
+        return address
+    _check_reachable(target)
+    host, _, port = target.rpartition(":")
+    probe = not target.startswith("ray://") and bool(host) and port.isdigit() and not _uses_tls()
+    asks = head_auth.asks_for_token(target) if probe else None
+    plain = head_auth.match_head(target, local=address == "auto" or _is_loopback(target), asks=asks)
+    return target if plain else address
+
+
+def _auto_address() -> str | None:
+    """The address Ray takes for "auto": the last `ray start` here, whose file `vault-ray down`
+    (or a crash) leaves behind, pointing at a head that may be gone (ConnectionError when there
+    is none); None for another Ray."""
+    try:
+        from ray._private.services import get_ray_address_from_environment  # noqa: PLC0415
+    except ImportError:
+        return None
+    return get_ray_address_from_environment("auto", None) or ""  # type: ignore[no-any-return]
 
 
 def _check_reachable(address: str) -> None:
-    """Fail in a second, not after Ray's minutes of reconnecting, when nothing listens. For
-    "auto", at the address Ray would take: the last `ray start` here, whose file `vault-ray
-    down` (or a crash) leaves behind, pointing at a head that is gone."""
-    if address == "auto":
-        try:
-            from ray._private.services import get_ray_address_from_environment  # noqa: PLC0415
-        except ImportError:  # another Ray: it finds its cluster itself
-            return
-        address = get_ray_address_from_environment("auto", None) or ""  # ConnectionError when there is none
+    """Fail in a second, not after Ray's minutes of reconnecting, when nothing listens at
+    `address` (for "auto": `_auto_address`)."""
     host, _, port = address.rpartition(":")
     if address.startswith("ray://") or not host or not port.isdigit():
         return
@@ -256,22 +274,6 @@ def _uses_tls() -> bool:
 def _is_loopback(address: str) -> bool:
     host = address.removeprefix("ray://").rsplit(":", 1)[0]
     return host in ("127.0.0.1", "localhost", "::1", "[::1]")
-
-
-def _use_local_token() -> None:
-    """Send this machine's Ray token (~/.ray/auth_token) to a head on this machine.
-
-    Ray does that by itself only for address "auto"; for an explicit address it
-    never does (the token must not leak to a remote server), so a head that
-    `vault-ray up` started on 127.0.0.1 would refuse us. RAY_AUTH_MODE, when set,
-    decides as always."""
-    try:
-        from ray._private.authentication.authentication_token_setup import (  # noqa: PLC0415
-            maybe_enable_token_auth_if_token_available,
-        )
-    except ImportError:  # a Ray without token authentication
-        return
-    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def find_control(namespace: str) -> Any | None:

@@ -20,7 +20,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
+from . import head_logs
 from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
 
 HEAD_START_TIMEOUT_S = 120.0
@@ -92,11 +92,15 @@ def up(
         with warned_on_stderr():  # a store whose restore is unfinished: one line, and it is served
             vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                             embedder=embedder, policy=policy, actor_options=options, index=index)
+        if head:  # joined: its log goes beside Ray's own logs of that head
+            head["log"] = str(head_logs.settle(Path(head["log"])))
         # the head it started (for `down` to stop), or only the cluster it joined: where to reach the store
         attach(address, namespace=namespace).note_head({**head, "address": address, "namespace": namespace})
     except BaseException:
         if head:
             _stop_head(head)
+            err_console.print(f"note: the log of the Ray head `up` started is kept: {head['log']}", highlight=False,
+                              soft_wrap=True)
         raise
     info = vault.info()
     flag = " --hashing" if hashing else ""
@@ -108,6 +112,7 @@ def up(
         f"  vault-ray chat --agent NAME --address {address} --namespace {namespace}{flag}",
         f"  Vault.connect({address!r}, namespace={namespace!r}{embedder_arg})",
         f"stop it with: vault-ray down --address {address} --namespace {namespace}",
+        *([f"the Ray head's log: {head['log']}"] if head else []),
     ):
         console.print(line, highlight=False, soft_wrap=True)
 
@@ -148,7 +153,8 @@ def down(
 
 def _discard_session(session: Path | None, head: dict[str, Any]) -> None:
     """Remove the session directory of the head `down` stopped (Ray never does: one per `up` piled
-    up in /tmp/ray), once its processes are gone; kept while it still runs (they write there)."""
+    up in /tmp/ray), once its processes are gone, with the head's log `up` kept (in it, or where
+    `head_logs.settle` left it); kept while it still runs (they write there)."""
     from vault_ray.backends import ray_session  # noqa: PLC0415
 
     if session is None or not session.is_dir():
@@ -159,6 +165,7 @@ def _discard_session(session: Path | None, head: dict[str, Any]) -> None:
         return
     if ray_session.discard(session, f"the Ray head at {head['address']}"):
         console.print(f"removed its session directory {session}", highlight=False, soft_wrap=True)
+        head_logs.discard(head.get("log"))
 
 
 def _stop_serve() -> bool:
@@ -265,7 +272,7 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
         cmd.append(f"--num-cpus={num_cpus}")
     if temp_dir:
         cmd.append(f"--temp-dir={Path(temp_dir).resolve()}")
-    log_path = Path(tempfile.gettempdir()) / f"vault-ray-head-{port}.log"
+    log_path = head_logs.starting_path(port, temp_dir)
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
