@@ -18,7 +18,7 @@ from .. import gazetteer, values
 from ..amount_words import bound
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, leads, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
@@ -46,6 +46,9 @@ _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.fo
 ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame)
 
 
+_OWN_CHANGES = frozenset({"user.location", "user.hometown", "user.employer"})
+"""Slots whose frames read a change themselves ("I moved from Chicago to Austin", "I changed jobs from Amazon to Apple"):
+"I moved from Google to Meta" is no move to a place called Meta."""
 _ZERO = re.compile(r"(?<![\w$€£¥.,-])(?:0|zero)\s+(?=(?:[a-z]+s|children|people)\b)"
                    r"(?!(?:dollars|euros|pounds|bucks|cents|pesos|rupees|percent|degrees|[a-z]+ (?:dollars|euros))\b)", re.I)
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
@@ -63,6 +66,8 @@ def read_clause(clause: str) -> list[Draft]:
     if not drafts:
         for frame in PREFERENCE_FRAMES:
             drafts += frame(norm)
+    if not drafts and (newer := swaps.newer(norm)) != norm:  # "We raised our budget from $500 to $800": the new one only
+        return [d for d in read_clause(newer) if d.entity not in _OWN_CHANGES]
     drafts = spending.keyed(norm, drafts)  # "I can't spend more than $50 on this gift": user.budget.gift
     seen: set[tuple[str, str]] = set()
     unique = []
@@ -93,6 +98,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
+    text = swaps.was_now(text)  # "My budget was $500 but now it's $800": my budget is $800
     text = amends.last_said(text)  # "Google, sorry, Microsoft, sorry, Google": the last one said
     text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]

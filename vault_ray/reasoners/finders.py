@@ -14,7 +14,7 @@ from collections.abc import Callable
 from .. import gazetteer, values
 from ..registry import RegistryEntry
 from . import clauses as cl
-from . import lexicon, names, orgs, passing, spending
+from . import lexicon, names, orgs, passing, spending, swaps
 from .frames_account import payment_frame
 from .frames_change import CHANGE, employer_to
 from .frames_zone import zone_mentions
@@ -153,8 +153,18 @@ def typed_values(entity: str, norm: str) -> list[Draft]:
 
 
 def typed_value(entry: RegistryEntry, norm: str) -> list[Draft]:
+    """The value of `entry` in a clause; of a change ("I switched from Stripe to Shopify", "I replaced my Visa
+    with an Amex") the new one only (`swaps`), never the first one said (the employer finder reads its own)."""
     finder = _TYPED.get(entry.key)
-    return finder(norm) if finder else _example_slot(entry, norm)
+    change = swaps.said(norm)
+    if finder and change and entry.key != "user.employer":  # "I switched my card from Visa to Amex": Amex, not "card"
+        found = finder(swaps.newer(norm))
+        new_side = change.group("new").lower()
+        return found if all(values.split_stance(d.value)[1].lower() in new_side for d in found) else finder(change.group("new"))
+    if finder:
+        return finder(norm)
+    new = swaps.new_value(norm) if any("[" in e for e in entry.examples) and not entry.key.endswith(".*") else None
+    return [Draft(entry.key, new)] if new else _example_slot(entry, swaps.newer(norm))
 
 
 def _example_slot(entry: RegistryEntry, norm: str) -> list[Draft]:

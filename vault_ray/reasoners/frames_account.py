@@ -68,7 +68,7 @@ _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
     r"|current |approved )?(?:(?:[a-z]+ )?(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w' ]+?))?"
-    r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
+    r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|went to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
     r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
     r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+"
