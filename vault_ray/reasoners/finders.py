@@ -111,11 +111,12 @@ def _find_amount(n: str) -> list[Draft]:
     if not _SPENDING.search(n):
         return []
     m = re.search(spending.AMOUNT, n)
-    if m and values.parse_amount(spending.amount(m.group(0))):
+    if m and values.parse_amount(spending.amount(m.group(0))) and not spending.not_money(n[m.start():]):
         # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
         plan = _PLAN.search(n)
         topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or plan.group("cap"))
-        found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
+        found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget",
+                      spending.with_bound(n[:m.start()], spending.amount(m.group(0))))  # "at least $2,000": a floor
         return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
     return []
 
