@@ -151,7 +151,7 @@ def test_two_phrasings_of_the_flight_budget_supersede(make_vault):
     vault = make_vault()
     vault.agent("a").add("My flight budget is $800")
     vault.agent("a").add("Keep the flights under $600")
-    assert vault.get("user.budget.flight").values == ("$600",)
+    assert vault.get("user.budget.flight").values == ("under $600",)
 
 
 # -- 5. parts of a multi-fact sentence ---------------------------------------------------------------

@@ -143,11 +143,11 @@ def test_the_new_employer_replaces_the_old_in_the_store(tmp_path):
 
 # -- a per-night cap said with the currency as a word ------------------------------------------------------
 @pytest.mark.parametrize(("said", "key", "want"), [
-    ("Keep the hotel under 200 pounds a night", "user.budget.hotel", "200 pounds a night"),
-    ("Keep hotels under 150 pounds per night", "user.budget.hotel", "150 pounds per night"),
-    ("Keep the room under 120 pounds a night", "user.budget.room", "120 pounds a night"),
-    ("Keep the trip under 2000 pounds", "user.budget.trip", "2000 pounds"),
-    ("Keep the hotel under 200 euros a night", "user.budget.hotel", "200 euros a night"),
+    ("Keep the hotel under 200 pounds a night", "user.budget.hotel", "under 200 pounds a night"),
+    ("Keep hotels under 150 pounds per night", "user.budget.hotel", "under 150 pounds per night"),
+    ("Keep the room under 120 pounds a night", "user.budget.room", "under 120 pounds a night"),
+    ("Keep the trip under 2000 pounds", "user.budget.trip", "under 2000 pounds"),
+    ("Keep the hotel under 200 euros a night", "user.budget.hotel", "under 200 euros a night"),
 ])
 def test_a_cap_said_in_pounds_of_a_stay(reasoner, said, key, want):
     assert facts(reasoner, said) == [(key, want)]

@@ -36,7 +36,7 @@ def test_a_wish_stores_nothing(reasoner, said):
     ("I should mention I'm vegan", [("user.diet", "vegan")]),
     ("I should say I work at Google", [("user.employer", "Google")]),
     ("I'd prefer email", [("user.contact_preference", "email")]),
-    ("I'd like to keep it under $300", [("user.budget", "$300")]),
+    ("I'd like to keep it under $300", [("user.budget", "under $300")]),
     ("I live in Seattle, but I'd love to move to Denver", [("user.location", "Seattle")]),
     ("I work at Apple and I'd love to work at Google", [("user.employer", "Apple")]),
 ])

@@ -109,8 +109,9 @@ _SUBJECT_FIXES = [
 ]
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|our|us)\b|^home is\b", re.IGNORECASE)
 _IMPERATIVE_ABOUT_ME = re.compile(
-    r"^(?:please\s+)?(?:call|email|text|message|reach|contact|charge|bill|schedule|book|use|send|stop|unsubscribe|"
-    r"remember|note|don't|do not|never|always|keep|no more|no marketing|no (?:e-?mails?|texts?|calls|newsletters?))\b",
+    r"^(?:please\s+)?(?:(?:let's|let us|try to|try and)\s+keep|stay (?:under|below|within)|call|email|text|message|reach|"
+    r"contact|charge|bill|schedule|book|use|send|stop|unsubscribe|remember|note|don't|do not|never|always|keep|no more|"
+    r"no marketing|no (?:e-?mails?|texts?|calls|newsletters?))\b",
     re.IGNORECASE)
 PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gift|gifts|renovation|house|home|apartment|"
               r"rent|moving|move|car|food|grocery|groceries|dinner|hotel|flight|flights|shopping|christmas|event|monthly|"

@@ -28,7 +28,8 @@ from . import clauses as cl
 from . import traits
 from .amends import fits, kind_of, same_kind, shaped
 from .base import Extraction, Message, as_messages
-from .extraction import extract_turn, read_clause, typed_values, value_in
+from .extraction import extract_turn, read_clause, value_in
+from .finders import typed_values
 from .lexicon import DIETS
 from .prototypes import PrototypeClassifier
 from .respelled import respelled

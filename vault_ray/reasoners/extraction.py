@@ -11,28 +11,29 @@ as `Unextracted`, with the reason, instead of vanishing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from .. import gazetteer, values
 from ..amount_words import bound
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, caveats, dated, framing, later, leads, lexicon, names, orgs, passing, restated, spending, then_now
+from . import amends, asides, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
 from . import clauses as cl
 from .base import Extraction
 from .couples import couple_frame
 from .expenses import expense_frame, set_by_another
+from .finders import typed_value
 from .frames import PROFILE_FRAMES
-from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, payment_frame
-from .frames_change import CHANGE, change_frame, employer_to
+from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES
+from .frames_change import change_frame
 from .frames_names import name_part_frame
-from .frames_zone import zone_frame, zone_mentions
+from .frames_zone import zone_frame
 from .gone import GONE, NAMED_GONE
 from .job_place import job_place_frame
-from .lexicon import CHANNEL_RE, CHANNELS, DIET_RE, DIETS, FROM_TO, OCCUPATIONS, PAYMENT_WORDS, SPECIES, SPECIES_RE, Draft, cut
+from .lexicon import Draft
 from .lists import headed as headed_list
-from .moves import back_again, later_move
+from .moves import back_again
 from .prototypes import PrototypeClassifier
 
 _TEMPLATES = {
@@ -45,6 +46,9 @@ _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.fo
 ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame)
 
 
+_OWN_CHANGES = frozenset({"user.location", "user.hometown", "user.employer"})
+"""Slots whose frames read a change themselves ("I moved from Chicago to Austin", "I changed jobs from Amazon to Apple"):
+"I moved from Google to Meta" is no move to a place called Meta."""
 _ZERO = re.compile(r"(?<![\w$€£¥.,-])(?:0|zero)\s+(?=(?:[a-z]+s|children|people)\b)"
                    r"(?!(?:dollars|euros|pounds|bucks|cents|pesos|rupees|percent|degrees|[a-z]+ (?:dollars|euros))\b)", re.I)
 _DENIED = re.compile(r"^(?:not|no longer|never)\s+(?P<v>\S.*)$", re.IGNORECASE)
@@ -62,6 +66,8 @@ def read_clause(clause: str) -> list[Draft]:
     if not drafts:
         for frame in PREFERENCE_FRAMES:
             drafts += frame(norm)
+    if not drafts and (newer := swaps.newer(norm)) != norm:  # "We raised our budget from $500 to $800": the new one only
+        return [d for d in read_clause(newer) if d.entity not in _OWN_CHANGES]
     drafts = spending.keyed(norm, drafts)  # "I can't spend more than $50 on this gift": user.budget.gift
     seen: set[tuple[str, str]] = set()
     unique = []
@@ -92,6 +98,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
+    text = swaps.was_now(text)  # "My budget was $500 but now it's $800": my budget is $800
     text = amends.last_said(text)  # "Google, sorry, Microsoft, sorry, Google": the last one said
     text = amends.amended(restated.corrected(text, doubts, value_in), value_in, doubts)  # "march 12... actually march 21"
     unextracted: list[Unextracted] = [Unextracted(words, why) for words, why in (*taken, *doubts)]
@@ -171,7 +178,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
         nearest = classifier.nearest(missed, entries) if classifier else [None] * len(missed)
         by_key = {e.key: e for e in entries}
         for clause, near in zip(missed, nearest, strict=True):
-            drafts = _typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
+            drafts = typed_value(by_key[near.entity], cl.normalize_subject(clause)) if near else []
             kept = [d for d in drafts if not asides.value_of_someone_else(clause, d.value)]  # "my wife, she's vegan"
             if (cl.about_someone_else(clause) or asides.someone_else(clause, value_found=bool(kept)) or (drafts and not kept)
                     or (near and asides.follows_from(clause, {near.entity}, theirs[clause]))):
@@ -241,158 +248,3 @@ def _drop_superseded_negations(facts: list[Fact]) -> list[Fact]:
     value says it all; its `not:` companions are dropped."""
     positive = {f.entity for f in facts if f.entity not in _MANY and not (f.value or "").startswith("not:")}
     return [f for f in facts if not ((f.value or "").startswith("not:") and f.entity in positive)]
-
-
-# -- typed finders: a value of the classified entity anywhere in the clause ------------------
-def _windows(text: str, longest: int = 3) -> list[str]:
-    words = re.findall(r"[A-Za-z][\w'\-]*", text)
-    return [" ".join(words[i:i + k]) for k in range(longest, 0, -1) for i in range(len(words) - k + 1)]
-
-
-def _find_zone(n: str) -> list[Draft]:
-    # a zone right after a clock time ("lands at 5pm Eastern time") is that time's, not the user's
-    said = zone_mentions(n) or [w for w in _windows(n) if w[:1].isupper() and gazetteer.find_zone(w)
-                                and not lexicon.CLOCK_BEFORE.search(n[:n.find(w)])
-                                and not _NAME_GOES_ON.match(n[n.find(w) + len(w):])]  # "Central Park"
-    return [Draft("user.timezone", said[0])] if said else []
-
-
-_NAME_GOES_ON = re.compile(r"&|\s+(?!(?:Time|Standard|Daylight|Zone|Mountain|Pacific|Eastern|Central)\b)(?-i:[A-Z])[a-z]")
-"""A zone word inside a longer name ("I'm at Central Park", "AT&T Stadium"): no zone."""
-
-
-_RELOCATED = re.compile(r"\b(?:mov|relocat|transferr|emigrat|immigrat)\w*\b", re.IGNORECASE)
-
-
-def _find_place(n: str) -> list[Draft]:
-    """A known place in a locative position: after in/to/at/near, or before 'home'; "to" only
-    after a move ("I drove to Denver" is a trip), "from" never after one ("I moved here from
-    London": where the user left), and a move "from X to Y" is to Y."""
-    moved = bool(_RELOCATED.search(n))
-    n = FROM_TO.sub("", n[later.start():] if moved and (later := later_move(n)) else n)  # "..., then to Paris": Paris
-    go = ("to|" if moved else "") + ("from|" if not moved else "")
-    for w in _windows(n):
-        # "Miami in the winter": a lower-case last word is no state's code ("Miami IN")
-        if w[:1].isupper() and w.lower() not in ("i", "i'm") and not w.split()[-1].islower() and gazetteer.find_place(w) and (
-                re.search(rf"\b(?:{go}in|at|near|around)\s+(?:the\s+)?{re.escape(w)}\b", n)
-                or re.search(rf"\b{re.escape(w)}\s+(?:is\s+)?(?:my\s+)?home\b", n, re.IGNORECASE)):
-            return [Draft("user.location", w)]
-    return []
-
-
-def _find_org(n: str) -> list[Draft]:
-    if CHANGE.search(n):  # "I switched from Google to Meta": Meta now, never Google
-        return [Draft("user.employer", org)] if (org := employer_to(n)) else []
-    m = re.search(r"\b(?:at|for|with|by|joined)\s+((?:[A-Z][\w&'.\-]*)(?:\s+[A-Z][\w&'.\-]*){0,3})", n)
-    if m and not gazetteer.find_place(m.group(1)) and not gazetteer.find_zone(m.group(1)) and not orgs.bought(n[:m.start()]) \
-            and not (names.person(m.group(1)) or orgs.a_person(m.group(1))):  # "I left Tom for Mike", "Dr. Smith": a person
-        return [Draft("user.employer", m.group(1))]
-    return []
-
-
-def _find_job(n: str) -> list[Draft]:
-    m = re.search(r"\b(?:a|an)\s+([\w\-]+(?:\s+[\w\-]+)?)\b", n)
-    if m and OCCUPATIONS.search(m.group(1)):
-        return [Draft("user.job", m.group(1))]
-    return []
-
-
-_DISLIKED = r"|\b(?:hate|dislike|detest|loathe|can't stand|cannot stand|avoid|not a (?:big )?fan of|sick of|tired of)\b"
-"""A channel the user dislikes is not their preference ("I hate phone calls" is `not:phone`)."""
-
-
-def _find_word(entity: str, pattern: str, table: dict[str, str], dislike: str = "") -> Callable[[str], list[Draft]]:
-    def find(n: str) -> list[Draft]:
-        m = re.search(rf"\b({pattern})\b", n, re.IGNORECASE)
-        # "a dog person", "a cat lover": a kind of person, not a pet or a diet
-        if not m or re.match(r"[\s-]+(?:person|people|lover|fan|friendly)\b", n[m.end():], re.IGNORECASE) \
-                or (entity == "user.diet" and passing.attributive(n[m.end():])):  # "a vegan restaurant": a thing's
-            return []
-        value = table[m.group(1).lower()]
-        negated = re.search(r"\b(?:not|no longer|don't|never|stopped|quit|gave up)\b|\b(?:no|zero)\s+(?:\w+\s+)?$" + dislike,
-                            n[:m.start()], re.IGNORECASE)  # "I have no dog": no dog
-        return [Draft(entity, f"not:{value}" if negated else value)]
-
-    return find
-
-
-def _find_language(n: str) -> list[Draft]:
-    found = [w for w in _windows(n, 2) if w[:1].isupper() and gazetteer.find_language(w) and not re.search(
-        rf"\bi'm\s+(?:(?:half|part|also|originally|fully|100%)\s+)?{re.escape(w)}\s*(?:$|[,.!;]|and\b)", n, re.IGNORECASE)]
-    # "I'm French", "I'm Filipino": a people or a nationality, not a language the user speaks
-    return [Draft("user.language", found[0])] if found else []
-
-
-_SPENDING = re.compile(r"\b(?:budget|spend|spending|afford|limit|cap|max|maximum|up to|no more than|at most|under|"
-                       r"willing to pay|can pay|ceiling|capped|over|above|more than|exceed)\b", re.IGNORECASE)
-
-
-def _find_amount(n: str) -> list[Draft]:
-    """An amount in a clause about what the user can spend ("I can spend up to $3,500"), not
-    any price said ("My rent is $2,400 a month" is no budget)."""
-    if not _SPENDING.search(n):
-        return []
-    m = re.search(spending.AMOUNT, n)
-    if m and values.parse_amount(spending.amount(m.group(0))):
-        # "we cut the trip budget to 2500", "spend up to $3,500 on the laptop": the plan it is for, as the patterns key it
-        plan = _PLAN.search(n)
-        topic = plan and (plan.group("pre") or plan.group("topic") or plan.group("on") or plan.group("cap"))
-        found = Draft(f"user.budget.{topic.lower()}" if topic else "user.budget", spending.amount(m.group(0)))
-        return spending.keyed(n, [found])  # "$50 on this gift", "for my mom's birthday gift"
-    return []
-
-
-_PLAN = re.compile(rf"\b(?P<pre>{cl.PLAN_WORDS}) budget\b|\bbudget for (?:the|my|our|a) (?P<topic>{cl.PLAN_WORDS})\b"
-                   rf"|\b(?:spend|spending)\b.*\bon (?:the|my|our|a|a new) (?P<on>[a-z]+)\b"
-                   rf"|\b(?P<cap>{cl.PLAN_WORDS}) (?:under|below|within|at or under|at most|to under) ", re.IGNORECASE)
-"""... or the plan a cap is said of: "Keep gifts under $500" is the gift budget (`spending.keyed`: user.budget.gift)."""
-
-
-def _find_payment(n: str) -> list[Draft]:
-    n = FROM_TO.sub("", n)  # "I switched from Visa to Mastercard": Mastercard
-    found = payment_frame(f"i pay with {PAYMENT_WORDS.search(n).group(0)}") if PAYMENT_WORDS.search(n) else []
-    return found
-
-
-_TYPED: dict[str, Callable[[str], list[Draft]]] = {
-    "user.timezone": _find_zone,
-    "user.location": _find_place,
-    "user.diet": _find_word("user.diet", DIET_RE, DIETS),
-    "user.pets": _find_word("user.pets", SPECIES_RE, SPECIES),
-    "user.contact_preference": _find_word("user.contact_preference", CHANNEL_RE, CHANNELS, _DISLIKED),
-    "user.language": _find_language,
-    "user.budget": _find_amount,
-    "user.payment.method": _find_payment,
-    "user.employer": _find_org,
-    "user.job": _find_job,
-}
-
-
-def typed_values(entity: str, norm: str) -> list[Draft]:
-    """What the typed finder of a built-in `entity` sees in a clause (none for an entity without one)."""
-    finder = _TYPED.get(entity)
-    return finder(norm) if finder else []
-
-
-def _typed_value(entry: RegistryEntry, norm: str) -> list[Draft]:
-    finder = _TYPED.get(entry.key)
-    return finder(norm) if finder else _example_slot(entry, norm)
-
-
-def _example_slot(entry: RegistryEntry, norm: str) -> list[Draft]:
-    """For an entry without a typed finder (your own entries): examples that mark their
-    value in brackets ("I drive a [Tesla]") give the slot: the words before the bracket,
-    then the value."""
-    if entry.key.endswith(".*"):
-        return []
-    for example in entry.examples:
-        head, bracket, _ = example.partition("[")
-        words = re.findall(r"[\w']+", cl.normalize_subject(head).lower())
-        if not bracket or not words:
-            continue
-        pattern = r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\s+(?P<v>.+)$"
-        m = re.search(pattern, norm, re.IGNORECASE)
-        value = cut(m.group("v")) if m else ""
-        if value:
-            return [Draft(entry.key, value)]
-    return []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .. import gazetteer, number_words, values
+from . import spending
 from .clauses import PLAN_WORDS
 from .frames import Frame, name_frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
@@ -68,11 +69,11 @@ _BUDGET = re.compile(
     r"\b(?:my|our|the) (?:total |(?P<per>monthly |weekly |yearly |annual |daily |quarterly )|max(?:imum)? |overall |new "
     r"|current |approved )?(?:(?:[a-z]+ )?(?P<pre>(?!total|overall|new|current|approved|max)[a-z]+) (?=budget))?"
     r"(?:budget|spending limit|spending cap|spend limit|price range|limit|cap|max)(?:\s+for\s+(?P<topic>[\w' ]+?))?"
-    r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|increased to|dropped to|of|=|:|'s)\s*"
+    r"\s+(?:is|will be|is now|has changed to|changed to|went up to|went down to|went to|increased to|dropped to|of|=|:|'s)\s*"
     r"(?P<v>.+)$"
     r"|\bi(?:\s+(?:can|could|only|now|also))*(?:\s+want to|'d like to|\s+would like to|'m willing to|\s+am willing to|"
     r"\s+plan to|'m able to|\s+am able to|'m happy to|'m ok(?:ay)? to)?\s+(?:spend|afford|pay|go)\s+"
-    r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only)\s+(?P<w>.+)$"
+    r"(?:up to|at most|no more than|about|around|max|maximum|a max of|roughly|only|at least)\s+(?P<w>.+)$"
     r"|\b(?:keep (?:it|things|(?:the|my|our) (?:cost|price|total|spend|spending))|stay|budget is)\s+(?:under|below|within"
     r"|at most|around|about)\s+(?P<x>.+)$"
     r"|\bkeep (?:(?:the|my|our) )?(?P<pre3>(?!(?:spending|spend|costs?|prices?|total|budget|it|things|everything|all|that|"
@@ -93,7 +94,7 @@ def budget_frame(n: str) -> list[Draft]:
     m = _BUDGET.search(n)
     if not m:
         return []
-    raw = next(g for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre", "pre2", "pre3"))
+    key, raw = next((k, g) for k, g in m.groupdict().items() if g and k not in ("topic", "per", "pre", "pre2", "pre3"))
     # "I can spend up to $3,500 on the laptop": what it is for, keyed as "my laptop budget" is
     spent_on = re.search(rf"\s+on\s+(?:(?:the|my|our|an?)\s+(?:new\s+)?(?P<on>[a-z]+)|(?P<plan>{PLAN_WORDS}))\b", raw, IC)
     # what follows the amount is cut ("for the trip", "on food"), but not its period ("a month")
@@ -105,12 +106,13 @@ def budget_frame(n: str) -> list[Draft]:
     if not (re.search(r"\d", raw) or re.search(r"\b(?:hundred|thousand|million|billion|grand)\b", raw, IC)):
         return []
     money = _MONEY.search(raw) or (_POUNDS.search(raw) and (_STAYS.match(m.group("pre3") or "") or _A_NIGHT.search(raw)))
-    if values.parse_amount(raw) is None or (m.group("r") and (not money or _EACH.search(m.group("r")))):
-        return []  # "Keep the temperature below 70", "Keep my weight under 200 pounds": no money; "$40 a person": a cap
+    if values.parse_amount(raw) is None or spending.not_money(raw) \
+            or (m.group("r") and (not money or _EACH.search(m.group("r")))):  # "$40 a person": a cap per person
+        return []  # "Keep the temperature below 70", "Keep my weight under 200 pounds", "Keep it under 5 minutes": no money
     spent_on = spent_on and (spent_on.group("on") or spent_on.group("plan"))
     topic = m.group("topic") or m.group("pre") or m.group("pre2") or m.group("pre3") or spent_on  # "for the trip"
     entity = "user.budget." + slug(topic) if topic and slug(topic) else "user.budget"  # "my birthday party budget"
-    value = cut(raw) or raw.strip()
+    value = spending.with_bound(n[:m.start(key)], cut(raw) or raw.strip())  # "Keep it under £200": "under £200"
     if m.group("per") and not values.PERIOD.search(value):  # "my monthly budget is $500": the period is the label's
         value = f"{value} {m.group('per').strip()}"
     return [Draft(entity, value)]

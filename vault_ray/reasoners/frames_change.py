@@ -35,7 +35,7 @@ def change_frame(n: str) -> list[Draft]:
         return [Draft("user.diet", DIETS[d.group("v").lower()])]
     if not is_capitalized(new) and OCCUPATIONS.search(new) and OCCUPATIONS.search(old) and len(new.split()) <= 3:
         return [Draft("user.job", new)]
-    if _WORK.search(n) or m.group("what"):
+    if _WORK.search(n) or _WORK.search(m.group("what") or ""):  # "switched over from Chase to Ally" says no job
         return [Draft("user.employer", org)] if (org := employer_to(n)) else []
     return []
 

@@ -41,6 +41,35 @@ _SPENDS = re.compile(r"\b(?:i|we)\s+(?:(?:usually|normally|typically|often|alway
                      r"already)\s+)*(?:spend|spent|pay|paid|drop|blow)\s+"
                      r"(?:(?:about|around|roughly|like|almost|nearly|over|at least)\s+)?$", IC)
 """An amount said as spent, no modal nor limit ("I spend $20 at Starbucks every day"; not "I can spend $500")."""
+_UNIT = re.compile(r"^\s*\d[\d,.]*\s*(?:k\s+)?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|months?|years?|words?|"
+                   r"pages?|characters?|chars?|lines?|slides?|paragraphs?|sentences?|miles?|mi|km|kilomet(?:er|re)s?|"
+                   r"met(?:er|re)s?|feet|foot|ft|inch(?:es)?|degrees?|calories?|kcal|grams?|kgs?|kilos?|lbs?|ounces?|oz|"
+                   r"people|guests?|persons?|items?|steps?|reps?|percent|%|mph|kph|stars?)(?!\w)", IC)
+
+
+def not_money(said: str) -> bool:
+    """Whether a cap is said of something else than money ("Keep it under 5 minutes", "... 200 words", "Stay within
+    3 miles"): no budget, though a bare number would read as dollars."""
+    return bool(_UNIT.match(said))
+
+
+_LEAD_BOUND = re.compile(r"\b(?P<b>up to|under|below|within|less than|at most|no more than|capped at|max(?:imum)?(?: of)?|"
+                         r"a max(?:imum)? of|at least|a minimum of|minimum of|over|above|more than)\s*$", IC)
+_NOT_KEPT = re.compile(r"\b(?:not|never|no longer|don't|do not|can't|cannot|won't|shouldn't|mustn't|doesn't|didn't)\b|n't\b"
+                       r"|\b(?:anything|something|nothing|everything|whatever)\s+(?:that\s+)?(?:costs?\s+)?$", IC)
+
+
+def with_bound(before: str, value: str) -> str:
+    """An amount with the bound said right before it kept in its text ("Keep it under £200" -> "under £200", "I can
+    spend at least $2,000" -> "at least $2,000"), as "My budget is under £200" keeps it; a bound after a denial ("I
+    don't want to spend more than $50": a ceiling said as a denied floor) or said of anything ("nothing over $100": a
+    cap per item) is left out, the amount alone being a ceiling."""
+    m = _LEAD_BOUND.search(before)
+    if not m or _NOT_KEPT.search(before[:m.start()]):
+        return value
+    return f"{' '.join(m.group('b').lower().split())} {value}"
+
+
 ONE_PURCHASE = "a limit for one purchase (\"on this gift\"), not the user's overall budget"
 
 
