@@ -29,7 +29,7 @@ from .engine.explain import Explanation
 from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
 from .fact_checks import check_fact
-from .http_calls import SUGGESTIONS, Call, suggested
+from .http_calls import SUGGESTIONS, Call, suggested, unrouted
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import read_policy_noting as _noting_removed
@@ -278,7 +278,7 @@ class _Transport:
             if outcome.status_code == 404:  # vault-ray answers JSON: this is a proxy with no app (a restart)
                 body = {"detail": f"no vault-ray app answers at {self.url} (the proxy answered {body['detail']})"}
                 raise from_problem(body, 503) from None
-        raise from_problem(body, outcome.status_code)
+        raise from_problem(unrouted(body, outcome.status_code, self.url, call), outcome.status_code)
 
 
 class VaultClient(_Operations, _Transport):

@@ -15,6 +15,7 @@ from .errors import InvalidInput
 from .models import as_utc, routable
 from .policy import Policy
 from .policy_file import replaced_whole, warn_removed
+from .problems import TYPE_PREFIX
 from .wire import decode
 
 SUGGESTIONS = "Vault-Suggestions"
@@ -73,3 +74,13 @@ def base_url(url: object) -> str:
         raise InvalidInput(f"url must be an http:// or https:// address with a host, e.g. http://127.0.0.1:8000; "
                            f"got {str(url)[:100]!r}")
     return str(url).strip().rstrip("/")
+
+
+def unrouted(body: Any, status: int, base: str, call: Call) -> Any:
+    """`body` of a refused answer, but for a 404 that is no problem of vault-ray's own (FastAPI's `about:blank`
+    for a path it has no route for, another server's page): the URL given is not the service's base URL (it
+    names `/mcp` or `/v1`, another service), which a bare "Not Found" would not say."""
+    if status != 404 or (isinstance(body, Mapping) and str(body.get("type", "")).startswith(TYPE_PREFIX)):
+        return body
+    return {"detail": f"{call.method} {base}{call.path} answered 404 Not Found: no vault-ray API there. Give the "
+                      f"service's base URL as `vault-ray serve` printed it (http://HOST:PORT, without /v1 or /mcp)"}

@@ -181,3 +181,37 @@ def high_stakes_list(patterns: object) -> tuple[str, ...]:
 def warn_removed(removed: list[str]) -> None:
     if removed:
         log.warning(removal_note(removed))
+
+
+def without_newline_keys(policy: Any, registry: Any) -> tuple[Any, Any, list[str]]:
+    """A saved policy and registry (their JSON) without the keys, patterns and aliases that end in a
+    newline, and what was left out. The key check before this version took `"user.x\\n"` (its `$` matched
+    before a final newline); no write can reach such a key now and the check refuses it, so a store or an
+    export that holds one would not open: the caller warns and reads the rest."""
+    def bad(key: object) -> bool:
+        return isinstance(key, str) and key.endswith("\n")
+
+    dropped: list[str] = []
+
+    def kept(table: Any, name: str) -> Any:
+        if not isinstance(table, dict) or not any(bad(k) for k in table):
+            return table
+        dropped.extend(f"{name}[{k!r}]" for k in table if bad(k))
+        return {k: v for k, v in table.items() if not bad(k)}
+
+    if isinstance(policy, dict):
+        policy = {**policy, **{name: kept(policy[name], name) for name in ("strategies", "cardinality", "on_ambiguous")
+                               if name in policy}}
+        if isinstance(policy.get("authority"), dict):
+            policy["authority"] = {a: kept(t, f"authority[{a!r}]") for a, t in policy["authority"].items()}
+        if isinstance(policy.get("high_stakes"), list) and any(bad(p) for p in policy["high_stakes"]):
+            dropped.extend(f"high_stakes {p!r}" for p in policy["high_stakes"] if bad(p))
+            policy["high_stakes"] = [p for p in policy["high_stakes"] if not bad(p)]
+    if isinstance(registry, list):
+        dropped.extend(f"registry entry {e['key']!r}" for e in registry if isinstance(e, dict) and bad(e.get("key")))
+        registry = [e for e in registry if not (isinstance(e, dict) and bad(e.get("key")))]
+        for i, e in enumerate(registry):
+            if isinstance(e, dict) and isinstance(e.get("aliases"), list) and any(bad(a) for a in e["aliases"]):
+                dropped.extend(f"alias {a!r} of {e.get('key')!r}" for a in e["aliases"] if bad(a))
+                registry[i] = {**e, "aliases": [a for a in e["aliases"] if not bad(a)]}
+    return policy, registry, dropped

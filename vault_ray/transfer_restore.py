@@ -17,6 +17,7 @@ a call of its own (`restore_control`), not as a policy edit.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +32,10 @@ from .backends.base import BulkBackend
 from .backends.unfinished import refusal, target_of
 from .errors import ExportError, StoreError, StoreMismatch, VaultError
 from .policy import Policy
+from .policy_file import without_newline_keys
 from .registry import EntityRegistry
+
+log = logging.getLogger(__name__)
 
 
 def unfinished_restore(backend: BulkBackend, archive: Archive) -> dict[str, Any] | None:
@@ -77,7 +81,10 @@ def restore(backend: BulkBackend, archive: Archive, marker: dict[str, Any] | Non
 
 
 def _control(archive: Archive) -> tuple[Policy | None, EntityRegistry | None]:
-    policy, registry = archive.json("policy.json"), archive.json("registry.json")
+    policy, registry, dropped = without_newline_keys(archive.json("policy.json"), archive.json("registry.json"))
+    if dropped:  # exported before the key check refused a trailing newline
+        log.warning("vault-ray: the export %s holds keys that end in a newline, which no entity key does: imported "
+                    "without them: %s. Set them again on the key meant", archive.root, ", ".join(dropped))
     try:
         return (Policy.from_dict(policy) if policy is not None else None,
                 EntityRegistry.from_list(registry) if registry is not None else None)

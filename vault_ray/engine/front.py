@@ -15,7 +15,7 @@ import numpy as np
 from vault_ray.storage.layout import partition_of
 
 from ..embedders import Embedder, check_vectors
-from ..errors import DisputeCapExceeded, InvalidFact, InvalidInput
+from ..errors import DisputeCapExceeded, InvalidEntity, InvalidFact, InvalidInput
 from ..fact_checks import check_fact
 from ..models import (
     ENTITY_RE,
@@ -334,10 +334,22 @@ def read_keys(backend: Any, entities: Iterable[str]) -> dict[str, str]:
     as writes do, unless the alias holds claims of its own (written before it became an
     alias, or a label `normalize` retired: its history stays readable by its name)."""
     registry = backend.control(fresh=False, reading=True)[1]
-    asked = {e: registry.canonical(validate_entity(e)) for e in entities}
+    asked = {e: registry.canonical(_readable(backend, e)) for e in entities}
     aliased = {e for e, key in asked.items() if key != e}
     own = backend.entities_present(aliased) if aliased else set()
     return {e: e if e in own else key for e, key in asked.items()}
+
+
+def _readable(backend: Any, entity: object) -> str:
+    """`validate_entity`, but a key ending in a newline that the store holds claims on still reads (an older
+    check let such keys be written): search, history and forget reach them; a new one is refused."""
+    try:
+        return validate_entity(entity)
+    except InvalidEntity:
+        if not (isinstance(entity, str) and entity.endswith("\n") and ENTITY_RE.match(entity[:-1])
+                and backend.entities_present([entity])):
+            raise
+        return entity
 
 
 def read_views(backend: Any, entities: Iterable[str], at: datetime | None, policy: Policy | None) -> dict[str, EntityView]:
