@@ -17,7 +17,7 @@ from .errors import InvalidEntity, InvalidFact, InvalidInput, did_you_mean
 from .nesting import clipped
 from .texts import shown
 
-ENTITY_RE = re.compile(r"[a-z0-9_]+(\.[a-z0-9_]+)*\Z")  # \Z: `$` would let a trailing newline through
+ENTITY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*\Z")  # \Z: `$` would let a trailing newline through
 MAX_ENTITY_LEN = 128
 T = TypeVar("T")
 MAX_FUTURE = timedelta(days=1)
