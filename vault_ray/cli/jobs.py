@@ -46,7 +46,8 @@ EXPORT_OUT = typer.Option(..., "--out", "-o", help="New (or empty) directory for
 EXPORTED = typer.Argument(..., help="A directory written by `vault-ray export`.")
 PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet, plan.md and kept.csv.")
 APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its directory) instead of planning.")
-SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
+SIMILARITY = typer.Option("local", "--embedder", "-e",
+                          help="Similarity vectors: local (the default), hashing or openai:MODEL.")
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
 ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
 ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it was made for another store.")
@@ -240,6 +241,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     if apply is not None:
         _apply(apply, store, address, namespace, any_store)
         return
+    from vault_ray.evals.embedder_spec import EmbedderSpec  # noqa: PLC0415
     from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
     from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
@@ -249,6 +251,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     th = Thresholds(**given)
     if th.ask > th.accept:
         raise InvalidInput(f"--ask ({th.ask}) must not be above --accept ({th.accept})")
+    EmbedderSpec.parse(embedder).check()  # an unknown embedder, a missing key or package: one line, before Ray
     ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()
     with console.status("profiling labels, embedding, scoring pairs"):
