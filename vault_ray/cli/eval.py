@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import StoreError, StoreLocked
-from .common import console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
+from .common import check_out_dir, console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
     OUTPUTS,
@@ -99,6 +99,7 @@ def register(app: typer.Typer) -> None:
         has a 95% bootstrap interval.
 
         Example: vault-ray eval --mixed 'user.timezone=authority,user.diet=judge,*=recency'"""
+        check_out_dir(out)  # a file there: one error line, not a traceback
         made = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         try:

@@ -31,7 +31,17 @@ from vault_ray.storage.restoring import read_restoring
 
 from ..backends.unfinished import refusal
 from ..errors import InvalidInput, VaultError
-from .common import HASHING, RESUMES, console, handle_errors, quiet_ray_data, removes_ray_session, require_store, resumable
+from .common import (
+    HASHING,
+    RESUMES,
+    check_out_dir,
+    console,
+    handle_errors,
+    quiet_ray_data,
+    removes_ray_session,
+    require_store,
+    resumable,
+)
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -246,7 +256,7 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
     from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
 
-    _check_out_dir(out)
+    check_out_dir(out)
     given: dict[str, Any] = {k: v for k, v in (("accept", accept), ("ask", ask)) if v is not None}
     th = Thresholds(**given)
     if th.ask > th.accept:
@@ -262,16 +272,6 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
-
-
-def _check_out_dir(out: Path) -> None:
-    """--out names a directory or a path one can be made at: a file there (or above it) is refused
-    before Ray starts, not after the whole job with a traceback."""
-    for path in (out, *out.parents):
-        if path.exists():
-            if not path.is_dir():
-                raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
-            return
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
