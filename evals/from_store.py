@@ -11,6 +11,10 @@ the claim log holds for it: the fresh vault has the store's dimension and an emb
 exactly the vectors the store did. The final view of each entity is compared with the
 stored one.
 
+Retractions (`Vault.retract`, `forget`: a person's "not true") are replayed, each at
+its place in the recorded order, as an import's merge replays them (transfer_retract.py):
+a retracted claim comes back under no policy, and under `lww` it is deleted.
+
 Not replayed: manual `resolve_dispute` decisions and time-based rules, which are
 not claims. The `store` policy (the store's own, from its control.json) shows how
 much of the stored state they account for.
@@ -36,6 +40,7 @@ from vault_ray.errors import InvalidEmbedding, StoreError, StoreMismatch
 from vault_ray.models import EntityView
 from vault_ray.storage import StoreReader
 from vault_ray.storage.erase import erased_rows
+from vault_ray.transfer_retract import SourceRetraction, replay, retractions_in
 
 WHATIF_POLICIES = ("lww", "store", "recency", "authority", "consensus", "judge")
 CLAIM_COLUMNS = ["id", "entity", "text", "value", "kind", "agent", "session", "observed_at", "recorded_at",
@@ -65,6 +70,9 @@ class ClaimLog:
     erased: int = 0
     """Claims left out of `claims` because they were erased (`Vault.erase`): retracted, with no
     text, value or vector left, they have nothing to replay."""
+    retractions: tuple[SourceRetraction, ...] = ()
+    """The retractions of claims in `claims`, oldest first: replayed between the claims
+    recorded before and after each."""
 
     @property
     def missing_vectors(self) -> int:
@@ -132,7 +140,10 @@ def read_claim_log(path: str | Path) -> ClaimLog:
     open_ = disputes.filter(pc.equal(disputes.column("status"), "open")).select(["entity"])
     policy, registry = _control(reader)
     dim, embedder = _embedding_meta(reader, claims.column("embedding"))
-    return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes, pc.sum(erased).as_py() or 0)
+    ids = set(claims.column("id").to_pylist())
+    retractions = tuple(r for r in retractions_in(reader.table("events", where="status=retracted").to_pylist())
+                        if r.claim_id in ids)
+    return ClaimLog(claims, open_, policy, registry, dim, embedder, disputes, pc.sum(erased).as_py() or 0, retractions)
 
 
 def _zero_vectors_missing(claims: pa.Table) -> pa.Table:
@@ -200,10 +211,20 @@ def stored_answers(log: ClaimLog) -> dict[str, str]:
 
 
 def lww_answers(log: ClaimLog) -> dict[str, str]:
-    last: dict[str, str] = {}
-    for row in log.claims.select(["entity", "value", "text"]).to_pylist():
-        last[row["entity"]] = row["value"] or row["text"]
-    return {e: describe({v}) for e, v in last.items()}
+    """The last recorded claim per entity; a retraction of that claim deletes it ('-')."""
+    last: dict[str, tuple[str, str | None]] = {}  # entity -> (claim id, value; None once retracted)
+    pending = list(log.retractions)
+
+    def retract(entity: str, ids: list[str], by: str, note: str) -> list[Any]:
+        if entity in last and last[entity][0] == ids[0]:
+            last[entity] = (ids[0], None)
+        return []
+
+    for row in log.claims.select(["id", "entity", "value", "text", "recorded_at"]).to_pylist():
+        replay(pending, row["recorded_at"], retract)
+        last[row["entity"]] = (row["id"], row["value"] or row["text"])
+    replay(pending, None, retract)
+    return {e: describe(set() if v is None else {v}) for e, (_, v) in last.items()}
 
 
 def replay_answers(log: ClaimLog, policy: Policy, *, directory: str | Path | None = None) -> tuple[dict[str, str], int]:
@@ -225,12 +246,19 @@ def replay_views(log: ClaimLog, policy: Policy, *, directory: str | Path | None 
                          "there would be taken as retries)")
     rows = log.claims.to_pylist()
     fallback = HashingEmbedder(log.dim) if log.missing_vectors else None
+    pending = list(log.retractions)
     with Vault.open(directory, partitions=1, embedder=StoredVectors(log.dim, log.embedder), reasoner=RuleReasoner(),
                     policy=policy, registry=log.registry) as vault:
         rejected = 0
-        for (_, agent, session), group in groupby(rows, key=lambda r: (r["recorded_at"], r["agent"], r["session"])):
+
+        def retract(entity: str, ids: list[str], by: str, note: str) -> list[Any]:
+            return [vault.retract(ids[0], decided_by=by, note=note)]
+
+        for (at, agent, session), group in groupby(rows, key=lambda r: (r["recorded_at"], r["agent"], r["session"])):
+            replay(pending, at, retract)  # the retractions recorded before this batch
             batch = list(group)
             rejected += _write_batch(vault, agent, session, batch, claim_vectors(batch, log.dim, fallback))
+        replay(pending, None, retract)
         entities = sorted({r["entity"] for r in rows})
         views = vault.get_many(entities)
     return {e: views[e] for e in entities}, rejected

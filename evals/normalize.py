@@ -109,6 +109,8 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
     local model by default: hashing vectors only see shared words)."""
     started = time.perf_counter()
     factory = as_factory(embedder)
+    if isinstance(factory, EmbedderSpec):
+        factory.check()  # a missing key or package is one error now, not an actor's traceback later
     th = thresholds or Thresholds()
     with open_store(store, address=address, namespace=namespace, reasoner=reasoner, job="this normalize") as target:
         policy, registry = target.vault.policy, target.vault.registry

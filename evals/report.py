@@ -101,6 +101,17 @@ def verdict(found: tuple[float, float, float] | None) -> str:
     return f"{100 * d:+.1f} points [95% CI {100 * lo:+.1f}, {100 * hi:+.1f}]: {noise}"
 
 
+def _baseline_on(row: Mapping[str, Any], base: Mapping[str, Any],
+                 found: Mapping[str, tuple[float, float, float] | None]) -> Mapping[str, Any]:
+    """The baseline's metrics on the scenarios `row`'s policy ran: `base` itself when it ran them
+    all; for one that ran fewer (`learned`: the odd-numbered half), its value less the paired
+    difference (both are ratios over those same scenarios), so the two numbers a line sets side
+    by side differ by the difference it states."""
+    if row["scenarios"] == base["scenarios"] or any(f is None or _nan(f[0]) for f in found.values()):
+        return base
+    return {**base, **{m: row[m] - f[0] for m, f in found.items() if f is not None}}
+
+
 def findings(summary: pa.Table, comparisons: pa.Table | None = None) -> list[str]:
     """One line per headline comparison the numbers support; with `comparisons` (paired
     bootstrap, uncertainty.comparisons), each difference says whether it is outside the noise."""
@@ -111,12 +122,14 @@ def findings(summary: pa.Table, comparisons: pa.Table | None = None) -> list[str
         for name, r in rows.items():
             if name == BASELINE:
                 continue
-            acc = verdict(difference(comparisons, name, BASELINE, "final_accuracy"))
-            wrong = verdict(difference(comparisons, name, BASELINE, "wrong_overwrite_rate"))
+            found = {m: difference(comparisons, name, BASELINE, m) for m in ("final_accuracy", "wrong_overwrite_rate")}
+            acc, wrong = (verdict(found[m]) for m in ("final_accuracy", "wrong_overwrite_rate"))
+            same = _baseline_on(r, base, found)
+            fewer = "" if same is base else f" (last-write-wins on the same {r['scenarios']:,} scenarios)"
             out.append(
-                f"- **{name}** vs last-write-wins: final-state accuracy {fmt(r['final_accuracy'], '%')} vs "
-                f"{fmt(base['final_accuracy'], '%')}{f' ({acc})' if acc else ''}, wrong overwrites "
-                f"{fmt(r['wrong_overwrite_rate'], '%')} vs {fmt(base['wrong_overwrite_rate'], '%')} of writes"
+                f"- **{name}** vs last-write-wins{fewer}: final-state accuracy {fmt(r['final_accuracy'], '%')} vs "
+                f"{fmt(same['final_accuracy'], '%')}{f' ({acc})' if acc else ''}, wrong overwrites "
+                f"{fmt(r['wrong_overwrite_rate'], '%')} vs {fmt(same['wrong_overwrite_rate'], '%')} of writes"
                 f"{f' ({wrong})' if wrong else ''}, {fmt(r['disputes_per_1k'], 'n')} disputes per 1,000 writes."
             )
     scored = sorted((r for r in rows.values() if not _nan(r["final_accuracy"]) and r["policy"] not in REFERENCES),

@@ -13,8 +13,9 @@ retraction's note)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from vault_ray.storage.archive import Archive
 
@@ -40,19 +41,22 @@ class SourceRetraction:
 
 def source_retractions(archive: Archive) -> list[SourceRetraction]:
     """Every retraction in the export, oldest first (one per claim: its first)."""
+    tables = (archive.tables(p).get("events") for p in archive.partitions)
+    return retractions_in(e for events in tables if events is not None for e in events.to_pylist())
+
+
+def retractions_in(events: Iterable[Mapping[str, Any]]) -> list[SourceRetraction]:
+    """The retractions among claim-log event rows (EVENT_SCHEMA's columns), oldest first, one
+    per claim (its first): also what `eval --from-store` replays (evals/from_store.py)."""
     found: dict[str, SourceRetraction] = {}
-    for p in archive.partitions:
-        events = archive.tables(p).get("events")
-        if events is None:
+    for e in events:
+        if e["status"] != "retracted" or e["kind"] not in ("status_changed", "claim_added") or not e["claim_id"]:
             continue
-        for e in events.to_pylist():
-            if e["status"] != "retracted" or e["kind"] not in ("status_changed", "claim_added") or not e["claim_id"]:
-                continue
-            detail = json.loads(e["detail"]) if e["detail"] else {}
-            who = str(detail.get("decided_by") or e["agent"] or "import")
-            r = SourceRetraction(float(e["ts"]), e["claim_id"], e["entity"], who, str(detail.get("note") or ""))
-            if r.claim_id not in found or r.ts < found[r.claim_id].ts:
-                found[r.claim_id] = r
+        detail = json.loads(e["detail"]) if e["detail"] else {}
+        who = str(detail.get("decided_by") or e["agent"] or "import")
+        r = SourceRetraction(float(e["ts"]), e["claim_id"], e["entity"], who, str(detail.get("note") or ""))
+        if r.claim_id not in found or r.ts < found[r.claim_id].ts:
+            found[r.claim_id] = r
     return sorted(found.values())
 
 

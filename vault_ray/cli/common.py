@@ -291,3 +291,13 @@ def _served_embedder(address: str, namespace: str) -> tuple[str, int] | None:
     handle = find_control(namespace)
     info = control_info(handle) if handle is not None else None
     return None if info is None or info["error"] is not None else (info["embedder"], info["dim"])
+
+
+def check_out_dir(out: Path) -> None:
+    """--out names a directory or a path one can be made at: a file there (or above it) is refused
+    before Ray starts, not after the whole job with a traceback (normalize, eval)."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
+            return

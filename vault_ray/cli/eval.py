@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -22,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import StoreError, StoreLocked
-from .common import console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
+from .common import check_out_dir, console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
     OUTPUTS,
@@ -98,6 +99,7 @@ def register(app: typer.Typer) -> None:
         has a 95% bootstrap interval.
 
         Example: vault-ray eval --mixed 'user.timezone=authority,user.diet=judge,*=recency'"""
+        check_out_dir(out)  # a file there: one error line, not a traceback
         made = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         try:
@@ -264,11 +266,22 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     kinds = {"final_vs_oracle": "%", **{c: k for c, _, k in COLUMNS}}
     for header in ("policy", *SHORT.values()):
         table.add_column(header, overflow="fold")
-    for row in run.summary.to_pylist():
+    rows = run.summary.to_pylist()
+    for row in rows:
         table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
+    table.caption = fewer_note(rows, run.scenarios)
     print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
+
+
+def fewer_note(rows: list[dict[str, Any]], scenarios: int) -> str | None:
+    """The line under the table naming each policy replayed on fewer scenarios (`learned`): its
+    columns are over those scenarios, and so is the oracle its /oracle divides by."""
+    fewer = [f"{r['policy']}: replayed on {r['scenarios']:,} of the {scenarios:,} scenarios"
+             + (" (the half its weights were not fitted on)" if r["policy"] == "learned" else "")
+             for r in rows if r["scenarios"] < scenarios]
+    return "; ".join(fewer) + "; /oracle: against the oracle on the same scenarios" if fewer else None
 
 
 def _print_proposal(rec, path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -31,7 +31,17 @@ from vault_ray.storage.restoring import read_restoring
 
 from ..backends.unfinished import refusal
 from ..errors import InvalidInput, VaultError
-from .common import HASHING, RESUMES, console, handle_errors, quiet_ray_data, removes_ray_session, require_store, resumable
+from .common import (
+    HASHING,
+    RESUMES,
+    check_out_dir,
+    console,
+    handle_errors,
+    quiet_ray_data,
+    removes_ray_session,
+    require_store,
+    resumable,
+)
 
 STORE = typer.Option(None, "--store", "-s", help="Path of an embedded store.")
 ADDRESS = typer.Option(None, "--address",
@@ -46,7 +56,8 @@ EXPORT_OUT = typer.Option(..., "--out", "-o", help="New (or empty) directory for
 EXPORTED = typer.Argument(..., help="A directory written by `vault-ray export`.")
 PLAN_OUT = typer.Option(Path("normalize-plan"), "--out", "-o", help="Directory for plan.parquet, plan.md and kept.csv.")
 APPLY = typer.Option(None, "--apply", help="Apply this plan (plan.parquet or its directory) instead of planning.")
-SIMILARITY = typer.Option("local", "--embedder", "-e", help="Similarity vectors: local (the default) or hashing.")
+SIMILARITY = typer.Option("local", "--embedder", "-e",
+                          help="Similarity vectors: local (the default), hashing or openai:MODEL.")
 ACCEPT = typer.Option(None, "--accept", min=0.0, max=1.0, help="Merge from this combined score (default 0.66).")
 ASK = typer.Option(None, "--ask", min=0.0, max=1.0, help="The reasoner decides from this score (default 0.55).")
 ANY_STORE = typer.Option(False, "--any-store", help="Apply the plan even if it was made for another store.")
@@ -240,15 +251,17 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     if apply is not None:
         _apply(apply, store, address, namespace, any_store)
         return
+    from vault_ray.evals.embedder_spec import EmbedderSpec  # noqa: PLC0415
     from vault_ray.evals.job_store import ensure_ray  # noqa: PLC0415
     from vault_ray.evals.merge_plan import Thresholds  # noqa: PLC0415
     from vault_ray.evals.normalize import normalize as run  # noqa: PLC0415
 
-    _check_out_dir(out)
+    check_out_dir(out)
     given: dict[str, Any] = {k: v for k, v in (("accept", accept), ("ask", ask)) if v is not None}
     th = Thresholds(**given)
     if th.ask > th.accept:
         raise InvalidInput(f"--ask ({th.ask}) must not be above --accept ({th.accept})")
+    EmbedderSpec.parse(embedder).check()  # an unknown embedder, a missing key or package: one line, before Ray
     ensure_ray(address, store=store, namespace=namespace)
     _quiet_ray()
     with console.status("profiling labels, embedding, scoring pairs"):
@@ -259,16 +272,6 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
-
-
-def _check_out_dir(out: Path) -> None:
-    """--out names a directory or a path one can be made at: a file there (or above it) is refused
-    before Ray starts, not after the whole job with a traceback."""
-    for path in (out, *out.parents):
-        if path.exists():
-            if not path.is_dir():
-                raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
-            return
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
