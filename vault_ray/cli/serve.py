@@ -177,14 +177,15 @@ def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namesp
 
     from vault_ray.actors import shutdown  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+    from vault_ray.actors.serve.stopping import shutdown_serve  # noqa: PLC0415
 
     if own_ray and served:  # (Serve never started in our own Ray: nothing to stop, and no "Nothing to shut down" line)
-        ray_serve.shutdown()
+        shutdown_serve()  # waits for Serve's controller to end, without Ray's line about its end (stopping.py)
     elif served:
         with contextlib.suppress(Exception):  # Serve's own error when it never started
             ray_serve.delete(APP_NAME)
             if not ray_serve.status().applications:  # Serve holds no other app: its proxy would keep the port
-                ray_serve.shutdown()
+                shutdown_serve()
     if created and ray.is_initialized():
         with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
             shutdown(namespace=namespace)
