@@ -108,3 +108,25 @@ def test_the_line_of_serves_own_shutdown_is_dropped_and_other_lines_of_ray_are_n
     out = capsys.readouterr().out
     assert out.count("graceful_shutdown") == 1 and "(pid=4242)" in out, out  # only the worker's own print stays
     assert out.count("Shard.write failed") == 1, out
+
+
+def test_a_store_taken_after_ray_started_is_a_refusal_that_keeps_no_session(monkeypatch, tmp_path):
+    """The store's actors refuse a store taken between the check and their open (after Ray's start-up):
+    a refusal like the early one, whose Ray logs help no bug report; a failure keeps them."""
+    from vault_ray.backends import ray_session
+    from vault_ray.cli.common import removes_ray_session
+    from vault_ray.errors import StorageFailure, StoreLocked
+
+    monkeypatch.setattr(ray_session, "_kept_because", None)
+    monkeypatch.setattr(ray_session, "_remove", False)
+
+    def raises(exc: Exception) -> None:
+        raise exc
+
+    wrapped = removes_ray_session(raises, what="service")
+    with pytest.raises(StoreLocked):
+        wrapped(StoreLocked(str(tmp_path), holder="process"))
+    assert ray_session._kept_because is None  # noqa: SLF001
+    with pytest.raises(StorageFailure):
+        wrapped(StorageFailure("disk full", partition=0))
+    assert ray_session._kept_because == "the service failed: StorageFailure"  # noqa: SLF001
