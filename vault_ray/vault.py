@@ -351,7 +351,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
                         keep_both: bool = False) -> Dispute:
         """Settle a dispute: `winner` (a claim id in it) becomes active and the others are
-        superseded, or `keep_both=True` on a 'many' entity keeps every value."""
+        superseded, or `keep_both=True` on a 'many' entity keeps every value (one of the two:
+        both is InvalidInput, and nothing changes)."""
         check_resolution(dispute_id, winner, decided_by, note, keep_both)
         return self._backend.resolve_dispute(dispute_id, winner, decided_by=decided_by, note=note,
                                              keep_both=keep_both, now=utcnow())

@@ -137,13 +137,14 @@ class FactsIn(Strict):
 
 
 class ResolveIn(Strict):
-    """Name the `winner`, or keep every value (`keep_both`, on a 'many' entity)."""
+    """Name the `winner`, or keep every value (`keep_both`, on a 'many' entity): one of the two, not both
+    (`oneOf`; the core refuses both with a 422, `check_resolution`)."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
         {"required": ["winner"], "properties": {"winner": {"type": "string"}}},
         {"required": ["keep_both"], "properties": {"keep_both": {"const": True}}}]})
 
-    winner: str | None = Field(None, description="The claim id that wins; or keep_both on a 'many' entity",
+    winner: str | None = Field(None, description="The claim id that wins; or keep_both on a 'many' entity (not both)",
                                json_schema_extra=text_rule(128, blank=False))
     note: str = Field("", json_schema_extra=NOTE)
     keep_both: Flag = False

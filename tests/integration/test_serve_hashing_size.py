@@ -60,10 +60,11 @@ def test_serve_hashing_uses_the_stores_size(tmp_path):
         with contextlib.suppress(ProcessLookupError):  # it may have stopped on its own (a refusal)
             os.killpg(proc.pid, signal.SIGINT)
         try:
-            proc.wait(timeout=120)
+            rest, _ = proc.communicate(timeout=120)  # what it printed as it stopped (stderr joined)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            rest, _ = proc.communicate()
+    assert "graceful_shutdown failed" not in rest, rest  # a normal stop is quiet (actors/serve/stopping.py)
     with Vault.open(store, embedder=HashingEmbedder(128)) as v:
         assert [c.value for c in v.get("user.diet").active] == ["vegan"]

@@ -173,12 +173,13 @@ def _stop_serve() -> bool:
     removes only its app on Ctrl-C and leaves Serve's controller and HTTP proxy to the
     cluster; stopping the head with them still alive waits out Ray's grace period (about
     30 s) instead of about 2 s."""
-    from ray import serve  # noqa: PLC0415
     from ray.serve.context import _get_global_client  # noqa: PLC0415
+
+    from vault_ray.actors.serve.stopping import shutdown_serve  # noqa: PLC0415
 
     if _get_global_client(raise_if_no_controller_running=False) is None:  # no Serve controller there
         return False
-    serve.shutdown()
+    shutdown_serve()
     return True
 
 

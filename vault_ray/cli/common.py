@@ -28,7 +28,16 @@ from vault_ray.storage.layout import read_meta
 from ..backends import ray_session
 from ..backends.unfinished import UnfinishedRestoreWarning
 from ..embedders import HashingEmbedder, LocalEmbedder
-from ..errors import ClusterError, DisputeError, InvalidInput, NotFound, StoreError, StoreMismatch, VaultError
+from ..errors import (
+    ClusterError,
+    DisputeError,
+    InvalidInput,
+    NotFound,
+    StoreError,
+    StoreLocked,
+    StoreMismatch,
+    VaultError,
+)
 from ..models import time_from_text
 from ..vault import Vault
 from ..wire import encode
@@ -112,16 +121,17 @@ def removes_ray_session(fn: F, *, what: str = "job") -> F:
     """A command that may start Ray in this process (a job; `serve --store`, what="service"): the
     session directory that Ray leaves behind (/tmp/ray/session_*) is removed when the process ends
     (backends/ray_session.py), only that one and only of a Ray started here. One that fails with an
-    error keeps it and says where on stderr (Ray's logs help a bug report); one that completes, or
-    is interrupted, does not. Put it inside `handle_errors` (which turns the errors into exit codes)
-    and outside `stopped`."""
+    error keeps it and says where on stderr (Ray's logs help a bug report); one that completes, is
+    interrupted, or is refused a store another process holds (StoreLocked: the store's actors found
+    it taken after Ray started, past the check made before it) does not. Put it inside `handle_errors`
+    (which turns the errors into exit codes) and outside `stopped`."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         ray_session.remove_at_exit()
         try:
             return fn(*args, **kwargs)
-        except typer.Exit:  # done (exit 0, 1 for refused claims) or interrupted (130, 143)
+        except (typer.Exit, StoreLocked):  # done (exit 0, 1 for refused claims), interrupted (130, 143), refused
             raise
         except Exception as exc:
             cause = getattr(exc, "cause", None)  # a Ray task's error: what the task raised

@@ -28,6 +28,7 @@ from rich.table import Table
 
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput
+from ..storage.layout import check_not_held
 from ..tokens import TokenStore
 from .common import (
     HASHING,
@@ -84,6 +85,8 @@ def serve(
     To keep the store up without the service: `vault-ray up --store PATH`, then `serve --address ADDR`."""
     if (store is None) == (address is None):
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
+    if store is not None:  # a store another process holds: refused at once, before Ray and before --hashing's check
+        check_not_held(store)  # (the actors' own open of the store stays the authority: a race is refused there)
 
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
@@ -174,14 +177,15 @@ def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namesp
 
     from vault_ray.actors import shutdown  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+    from vault_ray.actors.serve.stopping import shutdown_serve  # noqa: PLC0415
 
-    if own_ray:
-        ray_serve.shutdown()
+    if own_ray and served:  # (Serve never started in our own Ray: nothing to stop, and no "Nothing to shut down" line)
+        shutdown_serve()  # waits for Serve's controller to end, without Ray's line about its end (stopping.py)
     elif served:
         with contextlib.suppress(Exception):  # Serve's own error when it never started
             ray_serve.delete(APP_NAME)
             if not ray_serve.status().applications:  # Serve holds no other app: its proxy would keep the port
-                ray_serve.shutdown()
+                shutdown_serve()
     if created and ray.is_initialized():
         with contextlib.suppress(ClusterError):  # nothing was created (a bad --store, say)
             shutdown(namespace=namespace)

@@ -87,11 +87,11 @@ def disputes(status: str = typer.Option("open", help="open, resolved or all."), 
 
 
 def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="Claim id that wins."),
-            keep_both: bool = typer.Option(False, "--keep-both", help="Keep every value ('many' entities)."),
+            keep_both: bool = typer.Option(False, "--keep-both", help="Keep every value ('many'), not with --winner."),
             decided_by: str = typer.Option("user", "--by", help="Who decided."),
             note: str = typer.Option("", "--note", help="Why."), store: str = STORE, address: str = ADDRESS,
             namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
-    """Resolve DISPUTE_ID: the winner becomes active, the others superseded."""
+    """Resolve DISPUTE_ID: the winner becomes active, the others superseded (or --keep-both: every value stays)."""
     with open_vault(store, address, namespace, hashing) as vault:
         dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes(None)], "disputes")
         if winner is not None:

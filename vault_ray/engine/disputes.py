@@ -205,7 +205,7 @@ def takes_back(new: str, parked: str, cardinality: str) -> bool:
 
 def check_resolution(dispute_id: object, winner: object, decided_by: object, note: object, keep_both: bool) -> None:
     """The arguments of `resolve_dispute`, before anything is read: strings the log can keep,
-    and a winner unless every value is kept; `decided_by` must name who decided."""
+    and either a winner or every value kept (`keep_both`), not both; `decided_by` must name who decided."""
     check_string(dispute_id, "dispute_id", limit=128)
     check_string(winner, "winner", limit=128, optional=True)
     if not isinstance(decided_by, str) or not any(ch.isprintable() and not ch.isspace() for ch in decided_by):
@@ -216,6 +216,9 @@ def check_resolution(dispute_id: object, winner: object, decided_by: object, not
         raise InvalidInput(f"keep_both must be True or False, got {keep_both!r}")
     if winner is None and not keep_both:
         raise InvalidInput("name a winner claim id, or keep every value (keep_both=True; --keep-both in the CLI)")
+    if winner is not None and keep_both:  # two instructions that contradict each other, whatever the cardinality
+        raise InvalidInput(f"give a winner or keep_both, not both: winner {winner!r} makes its value the only active "
+                           "one and supersedes the others, keep_both (a 'many' entity) keeps every value active")
 
 
 def resolve(txn: Txn, d: Dispute, winner: str | None, decided_by: str, note: str, *, keep_both: bool,
