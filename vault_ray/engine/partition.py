@@ -274,14 +274,10 @@ class Partition:
         touched = {c.entity for c in txn.claims.values()}
         if self._keys is not None and not self._keys.holds(touched, self.state.has_entity):
             self._keys = None
-        off, on = [], []
-        for entity in touched:
-            rids = self.state.active_rids(entity)
-            off += rids[:-1]
-            on += rids[-1:]
+        off, on = self.state.split_rids(touched)
         self.index.remove(leaving)
         if joining:  # an entity's new representative joins the tagged subset as it is added
-            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]), tagged=on)
+            self.index.add([r for r, _ in joining], np.array([v for _, v in joining], np.float32), tagged=on)
         self.index.tag(off, False)
         self.index.tag(on, True)
         return touched
