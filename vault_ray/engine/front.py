@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -57,8 +57,10 @@ NEARBY_FLOOR = 0.3
 ones near 0)."""
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(NamedTuple):
+    """Where a fact's claim goes: its entity, and the label it was given when that differs. A
+    named tuple, not a frozen dataclass: a bulk write makes one per fact, at about half the cost."""
+
     entity: str
     aligned_from: str | None
     similarity: float | None = None
