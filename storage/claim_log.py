@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,41 +35,16 @@ from vault_ray.models import Claim, Dispute, Event
 
 from . import log_files, snapshot
 from .bulk_log import BulkSide
+from .changes import ChangeSet
 from .erase import EraseSide
 from .journal import Journal
 from .layout import hold_log
 from .log_files import PartitionImage
-from .rows import DISPUTE_SCHEMA, claim_row, dispute_row, disputes_from_arrow, event_row, rows_table
+from .rows import DISPUTE_SCHEMA, dispute_row, disputes_from_arrow, rows_table
 from .tables import TABLES, ClaimTables, Record, receipt_key
 
 __all__ = ["TABLES", "ChangeSet", "ClaimLog", "DuckDBClaimLog", "PartitionImage"]
 SNAPSHOT_FORMAT = 1
-
-
-@dataclass
-class ChangeSet:
-    """Everything one commit does to a partition, applied in one transaction."""
-
-    new_claims: list[Claim] = field(default_factory=list)
-    rids: dict[str, int] = field(default_factory=dict)
-    status: dict[str, tuple[str, str | None]] = field(default_factory=dict)
-    """claim id -> (new status, superseded_by), for claims stored by earlier commits."""
-    supersedes: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """claim id -> every claim it superseded so far, for claims stored by earlier commits."""
-    disputes: dict[str, Dispute] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    receipts: dict[str, str] = field(default_factory=dict)
-    vectors: dict[str, Any] = field(default_factory=dict)
-    """claim id -> vector of a new claim whose object carries none (memory keeps no vectors)."""
-
-    def __bool__(self) -> bool:
-        return bool(self.new_claims or self.status or self.supersedes or self.disputes or self.events or self.receipts)
-
-    def record(self, seq: int) -> Record:
-        """The change set as plain values (a journal record)."""
-        claims = [claim_row(c, self.rids[c.id], self.vectors.get(c.id)) for c in self.new_claims]
-        return (seq, claims, dict(self.status), {k: list(v) for k, v in self.supersedes.items()},
-                [dispute_row(d) for d in self.disputes.values()], [event_row(e) for e in self.events], dict(self.receipts))
 
 
 class ClaimLog(Protocol):
@@ -234,8 +208,9 @@ class DuckDBClaimLog(BulkSide, EraseSide):
     def commit(self, changes: ChangeSet) -> None:
         if not changes:
             return
-        self._refuse_stored(changes)
-        keys = [receipt_key(cid) for cid in {*changes.receipts, *(c.id for c in changes.new_claims)}]
+        ids = list(dict.fromkeys([*(c.id for c in changes.new_claims), *changes.receipts]))
+        keys = [receipt_key(cid) for cid in ids]  # each id's key once: the refusal's filter lookup, then the filter
+        self._refuse_stored(changes, ids, keys)
         with self._append:
             if self.closed:
                 raise StoreClosed(f"the claim log {self.path} is closed")
@@ -248,10 +223,12 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             self._recent.update(keys)
             self._dirty = True
 
-    def _refuse_stored(self, changes: ChangeSet) -> None:
+    def _refuse_stored(self, changes: ChangeSet, ids: list[str], keys: list[int]) -> None:
+        """StorageFailure if a new claim's id is given twice, or a new claim's or receipt's id is
+        stored already. `ids`: the new claims' and receipts' ids, each once; `keys`: their receipt keys."""
         new = [c.id for c in changes.new_claims]
         clash = {i for i in new if new.count(i) > 1} if len(set(new)) != len(new) else set()
-        maybe = set(self.may_hold(list(dict.fromkeys([*new, *changes.receipts]))))  # one filter lookup
+        maybe = set(self.may_hold(ids, keys))  # one filter lookup
         maybe_new, maybe_receipts = [i for i in new if i in maybe], [i for i in changes.receipts if i in maybe]
         if maybe_new or maybe_receipts:
             with self._reading() as tables:
@@ -308,6 +285,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             wanted = np.asarray(keys, np.uint64)
             at = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
             found = self._keys[at] == wanted
+        if not found.any() and self._recent.isdisjoint(keys):  # (a bulk write of new ids: one C loop, no list)
+            return []
         return [i for i, k, f in zip(ids, keys, found.tolist(), strict=True) if f or k in self._recent]
 
     def claims_for_entity(self, entity: str) -> list[Claim]:

@@ -81,6 +81,7 @@ class HnswIndex:
             self._bits, self._tag_bits = np.zeros(0, np.uint8), np.zeros(0, np.uint8)
             self._fresh = FlatIndex(self.dim)
             self._replay = None if self._replay is None else []
+            self._count = 0
 
     def _empty(self) -> Any:
         index = faiss.IndexHNSWFlat(self.dim, self.M, faiss.METRIC_INNER_PRODUCT)
@@ -88,8 +89,9 @@ class HnswIndex:
         return index
 
     def __len__(self) -> int:
-        with self._lock:  # not between a drain step's removal from the buffer and its count in the graph
-            return self._live + len(self._fresh)
+        """Live rows, graph and buffer: counted by each change under the lock, read without it (a
+        drain step moves rows without changing the count: a write's count waits for none)."""
+        return self._count
 
     def reserve(self, rows: int) -> None:
         """A graph grows by itself; a restored one needs no room (nothing to do)."""
@@ -131,6 +133,7 @@ class HnswIndex:
             kept = ids[self._slots.tagged_ids(ids)]  # a replaced vector keeps its tag
             self._graph_remove(ids)
             self._fresh.add(ids, vecs, tagged=kept if tagged is None else np.concatenate([kept, _ids(tagged)]))
+            self._count = self._live + len(self._fresh)
 
     def remove(self, rids: list[int] | np.ndarray) -> None:
         if len(rids) == 0:
@@ -139,6 +142,7 @@ class HnswIndex:
         with self._lock:
             self._graph_remove(ids)
             self._fresh.remove(ids)
+            self._count = self._live + len(self._fresh)
 
     def _graph_remove(self, ids: np.ndarray) -> None:
         ids, rows = self._slots.drop(ids)
@@ -312,6 +316,7 @@ class HnswIndex:
                 elif op == "tag":
                     changed, rows = self._slots.tag(*arg)
                     self._set(self._tag_bits, rows, arg[1])
+            self._count = self._live + len(self._fresh)
         return True
 
     # -- saving -------------------------------------------------------------------------------
@@ -346,6 +351,7 @@ class HnswIndex:
         index._set(index._bits, live, True)
         if "fresh_ids" in arrays:
             index._fresh.add(arrays["fresh_ids"], arrays["fresh_vectors"], tagged=arrays["fresh_tagged"])
+        index._count = index._live + len(index._fresh)
         return index
 
     def close(self) -> None:

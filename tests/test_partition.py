@@ -16,7 +16,7 @@ from scenarios import (
     recency_supersede,
 )
 
-from vault_ray import HashingEmbedder, Op, Policy, RuleReasoner, ScriptedReasoner, Vault
+from vault_ray import HashingEmbedder, Op, Policy, RuleReasoner, ScriptedReasoner, Vault, WriteRequest
 from vault_ray.engine.partition import Partition
 from vault_ray.engine.txn import WriteItem
 from vault_ray.storage import DuckDBClaimLog, FlatIndex
@@ -210,3 +210,43 @@ def test_a_bulk_write_of_new_entities_records_each_event_with_its_own_detail(vau
     for entity in ("user.k5", "user.k7"):
         added = [e.detail for e in vault.events(entity=entity) if e.kind == "claim_added"]
         assert added[0] == new_detail and added[1]["pass"] == 1 and added[1] != new_detail
+
+
+def test_a_bulk_write_keeps_every_field_of_a_new_entitys_fact_and_decides_the_rest_in_full(vault):
+    """A claim on an entity with nothing live and no dispute takes a short path (engine/new_entity.py):
+    its claim carries every field of the fact, its decision the fact's value. In the same call, a
+    second fact on one of those entities, a fact on an entity the agent holds, and an event are
+    decided in full, in order."""
+    from vault_ray import Fact
+
+    when = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+    mem = vault.agent("a")
+    old = mem.add_facts([Fact("user.diet", "I am vegetarian", value="vegetarian")], resolve=False).decisions[0]
+    facts = [
+        Fact("user.code", "the door code is 4711", value="4711", kind="procedural", observed_at=when, confidence=0.7,
+             meta={"from": "form"}, source="my door code is 4711"),
+        Fact("user.tz", "the user is in CET", value="CET"),  # an alias: stored on its key
+        Fact("user.code", "the door code is 1234", value="1234"),  # the same entity again: pass 1 against the first
+        Fact("user.diet", "I am vegan", value="vegan"),
+        Fact("user.trip", "the user flew to Rome", kind="episodic"),
+        Fact("user.note", "a note with no value"),
+    ]
+    result = vault.write_batch([WriteRequest("a", facts=facts, session="s1", resolve=False)])[0]
+    code, tz, code2, diet, trip, note = result.decisions
+    assert [(d.op, str(d.outcome), d.value) for d in (code, tz, note)] == [
+        (Op.ADD, "active", "4711"), (Op.ADD, "active", "CET"), (Op.ADD, "active", None)]
+    assert code.reason == tz.reason == "new for this agent" and not code.superseded and code.aligned_from is None
+    assert (tz.entity, tz.aligned_from) == ("user.timezone", "user.tz")
+    assert code2.op == Op.REPLACE and code2.superseded == (code.claim_id,) and code2.value == "1234"
+    assert diet.superseded == (old.claim_id,) and trip.op == Op.ADD and str(trip.outcome) == "active"
+    first = vault.claim(code.claim_id)
+    assert (first.entity, first.text, first.value, str(first.kind), first.agent, first.session) == (
+        "user.code", "the door code is 4711", "4711", "procedural", "a", "s1")
+    assert (first.observed_at, first.confidence, first.meta, first.source) == (when, 0.7, {"from": "form"},
+                                                                                "my door code is 4711")
+    assert str(first.status) == "superseded" and first.superseded_by == code2.claim_id and first.supersedes == ()
+    assert vault.claim(tz.claim_id).aligned_from == "user.tz" and vault.claim(note.claim_id).value is None
+    assert [c.value for c in vault.get("user.code").active] == ["1234"]
+    assert [c.value for c in vault.get("user.timezone").active] == ["CET"]
+    again = mem.add_facts([Fact("user.code", "the door code is 4711", value="4711", claim_id=code.claim_id)])
+    assert again.decisions == (code,)  # its receipt answers a retry with the decision taken then

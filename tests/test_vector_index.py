@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -317,3 +319,41 @@ def test_hnsw_answers_a_small_graph_or_a_large_k_exactly(removed):
         scores, rids = index.search(queries, k)
         assert [set(row) for row in rids.tolist()] == [set(np.argsort(-row, kind="stable")[:k]) for row in exact]
         assert np.allclose(scores, -np.sort(-exact, axis=1)[:, :k], atol=1e-5)
+
+
+def test_hnsw_counts_its_rows_without_waiting_for_a_drain_step():
+    """Every partition's commit asks the host index for its size: an HNSW index answers while a
+    drain step holds its lock (inserting into the graph), and counts each row once wherever it
+    is (buffer or graph), through replacements, removals, drain steps and a compaction."""
+    vecs = unit_rows(300, 16)
+    index = HnswIndex(16)
+    index.add(list(range(300)), vecs)
+    index.add([5, 6], unit_rows(2, 16, seed=3))  # replaced, not added
+    index.COMPACT_MIN = 16
+    index._drain(index.DRAIN_STEP)  # one step of the background drain
+    assert index.buffered() == 300 - index.DRAIN_STEP and len(index) == 300
+    index.remove([0, 200, 999])
+    while index.maintain():
+        pass
+    assert index.buffered() == 0 and len(index) == 298 == len(index.ids())
+    index.remove(list(range(1, 150)))
+    assert index.maintain() is True and index.tombstones() == 0 and len(index) == 149 == len(index.ids())
+    held, done = threading.Event(), threading.Event()
+
+    def drain_step() -> None:
+        with index._lock:  # as `_drain` holds it while FAISS inserts a step's vectors
+            held.set()
+            done.wait(5)
+
+    worker = threading.Thread(target=drain_step)
+    worker.start()
+    held.wait(5)
+    answered = []
+    reader = threading.Thread(target=lambda: answered.append(len(index)))
+    reader.start()
+    reader.join(1.0)
+    while_held = list(answered)  # what it answered while the step held the lock
+    done.set()
+    worker.join()
+    reader.join()
+    assert while_held == [149]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -57,8 +57,10 @@ NEARBY_FLOOR = 0.3
 ones near 0)."""
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(NamedTuple):
+    """Where a fact's claim goes: its entity, and the label it was given when that differs. A
+    named tuple, not a frozen dataclass: a bulk write makes one per fact, at about half the cost."""
+
     entity: str
     aligned_from: str | None
     similarity: float | None = None
@@ -207,11 +209,8 @@ def resolve_entities(
 def aliases_only(facts: Sequence[Fact], registry: EntityRegistry) -> list[Alignment]:
     """`resolve=False`: no similarity search, but a registry alias is still stored on its key
     (policies.md), so the key's policy decides it."""
-    out = []
-    for fact in facts:
-        key = registry.canonical(fact.entity)
-        out.append(Alignment(key, fact.entity if key != fact.entity else None))
-    return out
+    canonical = registry.canonical
+    return [Alignment(key, None) if (key := canonical(f.entity)) == f.entity else Alignment(key, f.entity) for f in facts]
 
 
 @dataclass(frozen=True)
@@ -316,16 +315,16 @@ def build_items(
     groups: dict[int, list[tuple[int, WriteItem]]] = {}
     salt = f"{len(facts)} facts" if key is not None else ""
     fresh = iter(new_ids(sum(1 for f in facts if not f.claim_id)))
+    cardinality_for, registered = policy.cardinality_for, registry.cardinality
     for pos, (fact, vec, al) in enumerate(zip(facts, vectors, alignments, strict=True)):
-        item = WriteItem(
-            id=fact.claim_id or next(fresh), entity=al.entity, text=fact.text.strip(), value=fact.value,
-            kind=fact.kind, agent=agent, session=session, observed_at=as_utc(fact.observed_at) or now,
-            confidence=float(fact.confidence), meta=dict(fact.meta or {}), vector=vec,
-            cardinality=policy.cardinality_for(al.entity, registry.cardinality(al.entity)),
-            aligned_from=al.aligned_from, source=fact.source,
-            digest=fact_digest(fact.entity, fact.text.strip(), fact.value, fact.kind, salt) if fact.claim_id else "",
+        entity, text, given, observed = al.entity, fact.text.strip(), fact.claim_id, fact.observed_at
+        item = WriteItem(  # positional, in the fields' order: a bulk write makes one per fact
+            given or next(fresh), entity, text, fact.value, fact.kind, agent, session,
+            now if observed is None else as_utc(observed), float(fact.confidence), dict(fact.meta or {}), vec,
+            cardinality_for(entity, registered(entity)), al.aligned_from, fact.source,
+            fact_digest(fact.entity, text, fact.value, fact.kind, salt) if given else "",
         )
-        groups.setdefault(partition_of(al.entity, partitions), []).append((pos, item))
+        groups.setdefault(partition_of(entity, partitions), []).append((pos, item))
     return groups
 
 

@@ -26,22 +26,18 @@ from .. import strategies
 from ..errors import ClaimNotFound, DisputeCapExceeded, DisputeError, DisputeNotFound
 from ..models import Claim, Decision, Dispute, DisputeStatus, EntityView, Event, Kind, Op, Outcome, Status
 from ..policy import Policy
-from ..reasoners.base import JudgeCase, OwnVerdict, Reasoner
+from ..reasoners.base import JudgeCase, Reasoner
 from ..reasoners.rules import kept_denial
 from ..roles import clashing_holders
 from ..strategies import Action, Verdict
 from . import asked, backing, disputes, episodic, outlived, tally, waiting
 from .decided import Decided, guard, revision_waits
+from .new_entity import NEW, NEW_DETAIL, untouched, write_new
 from .receipts import same_fact as _same_fact
 from .state import PartitionState
 from .suggest import KeyIndex, ranked
 from .txn import Txn, WriteItem, decision_from_json, decision_to_json
 from .views import Scored, as_live, entity_view
-
-_NEW = OwnVerdict(Op.ADD, (), "new for this agent")
-"""Pass 1 when the agent has no active claim on the entity."""
-_NEW_DETAIL = {"pass": 2, "op": str(Op.ADD), "own_reason": _NEW.reason, "reason": _NEW.reason}
-"""The `claim_added` event's detail for a claim on an entity with no live claim (pass 2 found nothing)."""
 
 
 class Partition:
@@ -111,20 +107,26 @@ class Partition:
                 _same_fact(item, *txn.writers[item.id])
                 out.append(txn.decided[item.id])
             else:
-                takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
-                asked.flag_for(txn, item, policy)  # (a store written before every such dispute was flagged)
-                withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
-                decision = self._write_one(txn, item, policy, reasoner)
-                if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
-                    decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
-                if decision.superseded:  # withdrawn incumbents, or ones whose place it took (outlived.py)
-                    decision = outlived.after_write(txn, decision, item.cardinality, policy, reasoner, self.find_claim)
-                asked.flag_for(txn, item, policy)  # a dispute it opened or flagged may ask about others' items
-                txn.decided[item.id] = decision = txn.valued(decision, item)
+                # a new entity (most of a bulk load) is decided as the general path would: new_entity.py
+                txn.decided[item.id] = decision = (write_new(txn, item) if untouched(self.state, txn, item)
+                                                   else self._decide_one(txn, item, policy, reasoner))
                 txn.writers[item.id] = (item.agent, item.digest)
                 txn.receipts[item.id] = decision_to_json(decision, item.agent, item.digest)
                 out.append(decision)
         return out
+
+    def _decide_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
+        """One new item's decision: its own parked claims withdrawn, the write, what it outlived, flags."""
+        takes_back = item.kind != Kind.EPISODIC  # an event withdraws no claim
+        asked.flag_for(txn, item, policy)  # (a store written before every such dispute was flagged)
+        withdrawn = disputes.withdraw_challenge(txn, item, policy) if takes_back else ()
+        decision = self._write_one(txn, item, policy, reasoner)
+        if withdrawn:  # its own parked claims, taken back by the claim that stands for this write
+            decision = disputes.withdrawn_by(txn, withdrawn, decision, item)
+        if decision.superseded:  # withdrawn incumbents, or ones whose place it took (outlived.py)
+            decision = outlived.after_write(txn, decision, item.cardinality, policy, reasoner, self.find_claim)
+        asked.flag_for(txn, item, policy)  # a dispute it opened or flagged may ask about others' items
+        return txn.valued(decision, item)
 
     def _write_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
         txn.cardinality[item.entity] = item.cardinality
@@ -138,11 +140,11 @@ class Partition:
         if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
             return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from, policy)
         if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
-            txn.add(incoming, _NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
-            return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=_NEW.reason,
+            txn.add(incoming, NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
+            return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=NEW.reason,
                             entity=item.entity, aligned_from=item.aligned_from)
         own = [c for c in live if c.agent == item.agent and c.status == Status.ACTIVE]
-        own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else _NEW
+        own_verdict = reasoner.classify(incoming, own, item.cardinality) if own else NEW
         op = own_verdict.op
         base = {"entity": item.entity, "aligned_from": item.aligned_from}
         if op == Op.NOOP:
@@ -173,21 +175,13 @@ class Partition:
             return disputes.count_challenge(txn, incoming, repeat, op, targets, policy, base)
         # the claims this agent just retracted (pass-1 targets) no longer count as its support
         retracted = {t.id for t in targets}
-        verdict = strategies.decide(incoming, conflicting, policy, pool=self._pool(txn, incoming, live, retracted, policy),
+        verdict = strategies.decide(incoming, conflicting, policy, pool=tally.pool(txn, incoming, live, retracted, policy),
                                     cardinality=item.cardinality)
         if verdict.action == Action.ASK_JUDGE:
             case = JudgeCase(incoming, tuple(conflicting), verdict.weights, item.cardinality)
             verdict = strategies.from_judgement(incoming, conflicting, strategies.judged(reasoner, case), verdict)
         verdict = asked.wait(guard(verdict, conflicting, txn, incoming), incoming, conflicting, txn, policy)
         return self._apply_verdict(txn, incoming, op, targets, conflicting, verdict, policy, pass_detail, base)
-
-    @staticmethod
-    def _pool(txn: Txn, incoming: Claim, live: list[Claim], retracted: set[str], policy: Policy) -> list[Claim]:
-        """The claims a strategy may count: the live ones; for consensus, every agent's
-        standing assertion (tally.py)."""
-        if policy.strategy_for(incoming.entity) != "consensus" or policy.is_high_stakes(incoming.entity):
-            return [c for c in live if c.id not in retracted]
-        return [c for c in tally.assertions(txn, incoming.entity) if c.id not in retracted and c.agent != incoming.agent]
 
     def _apply_verdict(self, txn: Txn, incoming: Claim, op: Op, targets: list[Claim], conflicting: list[Claim],
                        verdict: Verdict, policy: Policy, pass_detail: dict[str, Any], base: dict[str, Any]) -> Decision:
@@ -280,14 +274,10 @@ class Partition:
         touched = {c.entity for c in txn.claims.values()}
         if self._keys is not None and not self._keys.holds(touched, self.state.has_entity):
             self._keys = None
-        off, on = [], []
-        for entity in touched:
-            rids = self.state.active_rids(entity)
-            off += rids[:-1]
-            on += rids[-1:]
+        off, on = self.state.split_rids(touched)
         self.index.remove(leaving)
         if joining:  # an entity's new representative joins the tagged subset as it is added
-            self.index.add([r for r, _ in joining], np.stack([v for _, v in joining]), tagged=on)
+            self.index.add([r for r, _ in joining], np.array([v for _, v in joining], np.float32), tagged=on)
         self.index.tag(off, False)
         self.index.tag(on, True)
         return touched

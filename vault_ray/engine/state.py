@@ -155,6 +155,23 @@ class PartitionState:
         rids = [self.rid_of(c) for c in ids]
         return sorted(r for r in rids if r is not None and r < len(self._cid_at) and self._cid_at[r] is not None)
 
+    def split_rids(self, entities: Iterable[str]) -> tuple[list[int], list[int]]:
+        """`active_rids` of each entity split in two: every row but the last (`off`) and the last
+        (`on`, the entity's representative), in the order of `entities`."""
+        off: list[int] = []
+        on: list[int] = []
+        by_entity, changed, cid_at = self._by_entity, self._changed, self._cid_at
+        for entity in entities:
+            ids = by_entity.get(entity)
+            if ids is not None and len(ids) == 1 and (found := changed.get(ids[0])) is not None:  # (a new entity)
+                if found[1] < len(cid_at) and cid_at[found[1]] is not None:
+                    on.append(found[1])
+                continue
+            rids = self.active_rids(entity)
+            off += rids[:-1]
+            on += rids[-1:]
+        return off, on
+
     def has_entity(self, entity: str) -> bool:
         return entity in self._by_entity or entity in self._gone
 

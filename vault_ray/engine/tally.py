@@ -17,10 +17,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import Claim, Kind, Status
+from ..policy import Policy
 from ..reasoners.rules import agrees, at_odds, normalized_value, same_item
 from .txn import Txn
 
 CLAIM_EVENTS = ("claim_added", "status_changed")
+
+
+def pool(txn: Txn, incoming: Claim, live: list[Claim], retracted: set[str], policy: Policy) -> list[Claim]:
+    """The claims a strategy may count against `incoming`: the live ones but those its agent
+    retracted; for consensus, every other agent's standing assertion (`assertions`)."""
+    if policy.strategy_for(incoming.entity) != "consensus" or policy.is_high_stakes(incoming.entity):
+        return [c for c in live if c.id not in retracted]
+    return [c for c in assertions(txn, incoming.entity) if c.id not in retracted and c.agent != incoming.agent]
 
 
 def assertions(txn: Txn, entity: str) -> list[Claim]:

@@ -203,6 +203,10 @@ class Txn:
         return sorted((c for c in out if c.status.live and (c.kind == Kind.EPISODIC) == episodic),
                       key=read_order)
 
+    def on_entity(self, entity: str) -> bool:
+        """Whether this txn added or changed a claim on `entity`."""
+        return entity in self._on_entity
+
     def open_disputes_on(self, entity: str) -> list[Dispute]:
         ids = set(self.state.open_dispute_ids(entity)) | {d.id for d in self.disputes.values() if d.entity == entity}
         found = [self.disputes.get(i) or self.state.open_disputes[i] for i in ids]
