@@ -46,6 +46,7 @@ def said_then(vault: Vault, entity: str, *turns: tuple[str, str]) -> tuple[str, 
     ("user.favorite_food", [("a", "my favorite food is sushi"), ("b", "Ramen is my favourite food")], "Ramen"),
     ("user.favorite_band", [("a", "my fave band is Muse"), ("a", "My favourite band is Radiohead")], "Radiohead"),
     ("user.favorite_movie", [("a", "my favorite movie is Alien"), ("b", "My all-time favorite film is Heat")], "Heat"),
+    ("user.favorite_color", [("a", "My favorite colour's blue"), ("b", "Green's my favourite color")], "Green"),
     ("user.favorite_city", [("a", "my favorite city is NYC"), ("b", "New York is my favourite city")], "NYC"),  # one city
 ])
 def test_a_favourite_is_one_value(vault, entity, turns, want):
@@ -67,6 +68,7 @@ def test_a_drifted_favourite_label_meets_the_read_one_and_likes_stay_many(vault)
     ("my favorite thing is hiking", [("user.likes", "likes:hiking")]),
     ("My wife's favorite color is red", []),
     ("My favorite color isn't blue anymore", [("user.favorite_color", "not:blue")]),
+    ("Blue is probably my favorite color", []),  # a guess
 ])
 def test_a_favourite_without_a_kind_of_one_value_is_a_like(reasoner, said, want):
     assert facts(reasoner, said) == want
@@ -81,6 +83,7 @@ def test_a_favourite_without_a_kind_of_one_value_is_a_like(reasoner, said, want)
     ("user.employer", "I work at Google", "I'm no longer working for Google. These days I'm at Stripe", "Stripe"),
     ("user.employer", "I work at Google", "I no longer work at Google but at Meta", "Meta"),
     ("user.employer", "I work at Google", "I'm at Meta now, I'm no longer at Google", "Meta"),
+    ("user.employer", "I work at Google", "I'm no longer employed by Google; now I'm with Meta", "Meta"),
     ("user.employer", "I work at Google", "I'm no longer at Google", "not:Google"),
     ("user.location", "I live in Leeds", "I no longer live in Leeds, I live in York now", "York"),
     ("user.location", "I live in Leeds", "I don't live in Leeds anymore, I'm in York now", "York"),

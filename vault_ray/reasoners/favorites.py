@@ -19,8 +19,9 @@ IC = re.IGNORECASE
 FAV = r"(?:favou?rite|fave|fav|go-to|go to)"
 _LEAD = r"(?:(?:absolute|all-time|all time|new|current|very|ultimate|personal|top)\s+)*"
 _KIND = r"(?P<what>[a-z][a-z' -]*?)"
-FAVORITE = re.compile(rf"^my {_LEAD}{FAV} {_KIND} (?:is|are|has to be|would be|would have to be) (?P<v>.+)$"
-                      rf"|^(?P<w>.+?) (?:is|are) (?:definitely |probably |still |now )?my {_LEAD}{FAV}"
+_IS = r"(?:'s|’s| is| are| has to be| would be| would have to be| has always been| has been| will always be)"
+FAVORITE = re.compile(rf"^my {_LEAD}{FAV} {_KIND}{_IS} (?P<v>.+)$"
+                      rf"|^(?P<w>.+?)(?:'s|’s| is| are) (?:definitely |probably |still |now |always |easily )?my {_LEAD}{FAV}"
                       rf"(?: (?P<kind>[a-z][a-z' -]*?))?(?:\s+(?:ever|of all time|these days|right now|now))?[\s.!]*$", IC)
 """A favourite, the kind named before the value ("my favorite color is blue") or after it ("blue is my favorite
 color"); no kind said ("Sushi is my favorite") leaves `kind` and `what` empty."""
@@ -55,25 +56,28 @@ def kind_key(what: str) -> str | None:
     return "user.favorite_" + "_".join(words)
 
 
-def favorite_frame(n: str) -> list[Draft]:
-    """The favourite a clause says, as its kind's one value: [Draft("user.favorite_color", "blue")]; [] when
-    the clause says no favourite of a kind (a like then reads it)."""
+def favorite_frame(n: str) -> list[Draft] | None:
+    """The favourite a clause says, as its kind's one value: [Draft("user.favorite_color", "blue")]; [] when it
+    says one but no value to keep ("My favorite color is maybe blue": a guess); None when the clause says no
+    favourite of a kind (a like then reads it)."""
     if (no := _NOT_FAVORITE.search(n.strip())) and (key := kind_key(no.group("what"))):
         value = cut(no.group("v")).strip(" \"'“”‘’.!,")  # "My favorite color isn't blue anymore": not:blue
         return [Draft(key, f"not:{value}")] if value and len(value.split()) <= 8 else []
     m = FAVORITE.search(n.strip())
     if m is None:
-        return []
+        return None
     what = m.group("what") or m.group("kind") or ""
     key = kind_key(what) if what else None
     if key is None:
-        return []
+        return None
+    if re.search(r"\b(?:maybe|perhaps|probably|possibly)\b", n, IC):
+        return []  # "My favorite color is probably blue", "Blue is probably my favorite": a guess, no value stored
     value = cut(m.group("v") or m.group("w")).strip(" \"'“”‘’.!,")
-    value = re.sub(r"^(?:definitely|probably|still|now|currently|easily|hands down)\s+|\s+(?:hands down|for sure|"
+    value = re.sub(r"^(?:definitely|still|now|currently|easily|hands down)\s+|\s+(?:hands down|for sure|"
                    r"by far|of course|though|these days|right now|now|ever)$", "", value, flags=IC).strip(" \"'“”.!,")
     if not value or len(value.split()) > 8 or re.match(r"^(?:my|your|it|this|that|them|you|him|her|what|which|who|"
                                                         r"not|no longer|n't)\b", value, IC):
-        return []
+        return None
     if len(split_list(value)) > 1 and not re.search(r"\b(?:and|&|n)\b", value, IC):
-        return []  # "blue, green" said as a list: several, each a like
+        return None  # "blue, green" said as a list: several, each a like
     return [Draft(key, value)]

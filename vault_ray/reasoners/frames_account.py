@@ -299,7 +299,7 @@ _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-
 
 
 def preference_frame(n: str) -> list[Draft]:
-    if kind := favorite_frame(n):  # "my favorite color is blue": the kind's one value (`favorites.py`)
+    if (kind := favorite_frame(n)) is not None:  # "my favorite color is blue": the kind's one value (`favorites.py`)
         return kind
     m = _PREF.search(n)
     fav = _FAVORITE.search(n) if not m else None

@@ -46,7 +46,8 @@ _NEW = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:new )
 stripe to join openai"; after "to join" even one whose name is also a word, "... to join meta")."""
 
 
-_NO_LONGER = re.compile(r"\bi(?:'m| am|m) (?:(?P<gone>no longer)|not) (?P<job>(?:working|employed) )?(?:at|with|for)\s+"
+_NO_LONGER = re.compile(r"\bi(?:'m| am|m) (?:(?P<gone>no longer)|not) (?:(?P<job>(?:working|employed) )?(?:at|with|for)|"
+                        r"(?P<by>employed by))\s+"
                         r"(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?[\s.!]*$", IC)
 """An employer the user is no longer at or with ("I'm no longer at Google", "I'm not with Google anymore", "I'm no
 longer working for Meta"): said without "no longer" or "anymore", "I'm not at Google" is where the user is not now."""
@@ -63,7 +64,7 @@ def no_longer_at(n: str) -> list[Draft]:
     if not org or gazetteer.find_place(org) or re.match(r"(?:my|our|his|her|their|your|home|work)\b", org, IC):
         return []
     org = THE.sub("", org)
-    if not m.group("job") and not ((_RUN.fullmatch(org) or _known(org)) and _organisation(org)):
+    if not (m.group("job") or m.group("by")) and not ((_RUN.fullmatch(org) or _known(org)) and _organisation(org)):
         return []
     return [Draft("user.employer", f"not:{org}")] if not person(org) else []
 

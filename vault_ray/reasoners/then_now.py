@@ -112,7 +112,7 @@ _TOOK = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)\s+(?:(?:just|recently|finally
 """The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
 _NOT_NOW = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)(?:'m|'re| am| are|m)?\s+(?:(?P<gone>no longer)|not|don't|do not)\s+"
                       r"(?:(?P<job>work|working|employed)\s+|(?P<home>live|living|based|reside|residing)\s+)?"
-                      r"(?P<prep>at|with|for|in)\s+(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?$", IC)
+                      r"(?P<prep>at|with|for|in|(?<=employed )by)\s+(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?$", IC)
 """A value said as no longer so ("I'm no longer at Google", "I don't work at Google anymore", "I no longer live in
 Leeds"): the slot by its verb, else by its preposition (in: a home; at, with, for: a job); a lasting state ended, so
 the now part after it ("..., I'm at Meta now") is that slot's new value, as after "I left Google"."""
