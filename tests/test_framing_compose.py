@@ -55,7 +55,7 @@ def test_the_request_and_a_statement_after_it(reasoner):
 
 
 @pytest.mark.parametrize(("said", "want"), [
-    ("Imagine Dragons is my favorite band", [("user.likes", canonical("user.likes", "likes:Imagine Dragons"))]),
+    ("Imagine Dragons is my favorite band", [("user.favorite_band", canonical("user.favorite_band", "Imagine Dragons"))]),
     ("I write poems for a living and I'm vegan", [("user.diet", "vegan")]),
     ("I make posts about how I'm vegan.", [("user.diet", "vegan")]),
     ("Make a note that I live in Boston.", [("user.location", canonical("user.location", "Boston"))]),

@@ -90,6 +90,8 @@ def value_kind(entity: str) -> str:
     'email', 'org', 'name' or 'text'."""
     parts = entity.split(".")
     last = parts[-1]
+    if last.startswith("favorite_") and len(parts) > 1:  # a favourite is a value of its kind: `favorite_city` a place
+        return value_kind(".".join([*parts[:-1], last.removeprefix("favorite_")]))
     if last in _ZONE_KEYS:
         return "zone"
     if last in _PLACE_KEYS:

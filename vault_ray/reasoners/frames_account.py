@@ -8,6 +8,7 @@ import re
 from .. import gazetteer, number_words, values
 from . import spending
 from .clauses import PLAN_WORDS
+from .favorites import favorite_frame
 from .frames import Frame, name_frame
 from .lexicon import CHANNEL_RE, CHANNELS, FROM_TO, PAYMENT_WORDS, Draft, cut, split_list
 from .spending import slug
@@ -298,6 +299,8 @@ _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-
 
 
 def preference_frame(n: str) -> list[Draft]:
+    if (kind := favorite_frame(n)) is not None:  # "my favorite color is blue": the kind's one value (`favorites.py`)
+        return kind
     m = _PREF.search(n)
     fav = _FAVORITE.search(n) if not m else None
     if not m and not fav:

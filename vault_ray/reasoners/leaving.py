@@ -46,12 +46,35 @@ _NEW = re.compile(r"\b(?:to (?:go )?(?:join|work (?:at|for|with))|for a (?:new )
 stripe to join openai"; after "to join" even one whose name is also a word, "... to join meta")."""
 
 
+_NO_LONGER = re.compile(r"\bi(?:'m| am|m) (?:(?P<gone>no longer)|not) (?:(?P<job>(?:working|employed) )?(?:at|with|for)|"
+                        r"(?P<by>employed by))\s+"
+                        r"(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?[\s.!]*$", IC)
+"""An employer the user is no longer at or with ("I'm no longer at Google", "I'm not with Google anymore", "I'm no
+longer working for Meta"): said without "no longer" or "anymore", "I'm not at Google" is where the user is not now."""
+
+
+def no_longer_at(n: str) -> list[Draft]:
+    """`not:<employer>` for "I'm no longer at Google" / "I'm not with Google anymore": a name that reads as an
+    organisation, said whole (as after a bare "left"); with "working" or "employed" any organisation's name ("I'm no
+    longer working at the Hilton"). A place, a person, an app, "I'm no longer at home" name none."""
+    m = _NO_LONGER.search(n)
+    if not m or not (m.group("gone") or m.group("any")):
+        return []
+    org = org_name(m.group("v"))
+    if not org or gazetteer.find_place(org) or re.match(r"(?:my|our|his|her|their|your|home|work)\b", org, IC):
+        return []
+    org = THE.sub("", org)
+    if not (m.group("job") or m.group("by")) and not ((_RUN.fullmatch(org) or _known(org)) and _organisation(org)):
+        return []
+    return [Draft("user.employer", f"not:{org}")] if not person(org) else []
+
+
 def left_employer(n: str) -> list[Draft]:
     """`not:<employer>` for an employer the clause says the user left, and the new one a move names; none when what
     was left is no organisation (see the module docstring)."""
     m = _LEFT.search(n)
     if not m:
-        return []
+        return no_longer_at(n)
     org = org_name(re.split(r"\s+and\s+", m.group("v"), maxsplit=1)[0])
     if not org or gazetteer.find_place(org) or re.match(r"(?:my|our|his|her|their|your)\b", org, IC):
         return []  # "I got fired from my band": no employer's name

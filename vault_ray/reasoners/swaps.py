@@ -82,3 +82,21 @@ longer $5000, it's $3000 now", "My bank was Chase, now it's Ally")."""
 def was_now(text: str) -> str:
     """`text` with each "my X was A, now it's B" said as "my X is B": the old value is no value now."""
     return _WAS_NOW.sub(lambda m: f"{m.group('head')} is {m.group('new')}", text)
+
+
+_NOT_BUT = re.compile(
+    r"(?P<neg>\b(?:i|we)(?:'m|'re| am| are|m)?\s+(?:(?P<gone>no longer)|not|don't|do not)\s+(?:(?:work|working|employed|"
+    r"live|living|based)\s+)?(?P<prep>at|with|for|in)\s+(?P<old>[^,;.!?]+?)(?P<any>\s+(?:anymore|any more|any longer))?)"
+    r"\s*,?\s+but\s+(?:(?:now|rather|instead)\s+)?(?P=prep)\s+(?P<new>[^,;.!?]+?)(?:\s+(?:now|instead))?(?=$|[,;.!?])", IC)
+"""A value said as no longer so, the new one after "but" with the same preposition ("I no longer work at Google but at
+Meta", "I don't live in Leeds anymore but in York")."""
+
+
+def not_but(text: str) -> str:
+    """`text` with each "I no longer work at A but at B" said as "I no longer work at A, now I'm at B": the now part
+    the slot's new value (`then_now.carried`), the old one no value now."""
+    def said(m: re.Match[str]) -> str:
+        if not (m.group("gone") or m.group("any")):
+            return m.group(0)  # "I'm not at Google but at home": no change said
+        return f"{m.group('neg')}, now I'm {m.group('prep')} {m.group('new')}"
+    return _NOT_BUT.sub(said, text)

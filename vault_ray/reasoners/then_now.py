@@ -110,6 +110,12 @@ _SAID_AS = {"user.employer": "I work at ", "user.location": "I live in "}
 _TOOK = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:left|quit|resigned from|"
                    r"(?:was|got) (?:laid off|fired|let go) from|moved (?:out of|away from|from))\s+(?P<v>.+)$", IC)
 """The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
+_NOT_NOW = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)(?:'m|'re| am| are|m)?\s+(?:(?P<gone>no longer)|not|don't|do not)\s+"
+                      r"(?:(?P<job>work|working|employed)\s+|(?P<home>live|living|based|reside|residing)\s+)?"
+                      r"(?P<prep>at|with|for|in|(?<=employed )by)\s+(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?$", IC)
+"""A value said as no longer so ("I'm no longer at Google", "I don't work at Google anymore", "I no longer live in
+Leeds"): the slot by its verb, else by its preposition (in: a home; at, with, for: a job); a lasting state ended, so
+the now part after it ("..., I'm at Meta now") is that slot's new value, as after "I left Google"."""
 _WORK = {"job", "work", "workplace", "employer", "company", "firm", "gig", "day job"}
 _PREPS = {"at", "with", "for", "in", "on", "to", "from", "by", "near"}
 _FOR_WORK = {"at", "with", "for"}
@@ -166,7 +172,7 @@ def _said_now(past: str, part: str, value_in: ValueIn, *, alone: bool, doing: bo
     if reading is None:
         return None
     entity, old, head = reading
-    if (entity in _SAID_SLOT and not _SAID_SLOT[entity].search(past)) or _STAY.search(rest):
+    if (entity in _SAID_SLOT and not _SAID_SLOT[entity].search(past) and not _no_longer(past)) or _STAY.search(rest):
         return None  # "I was in Boston, now Chicago": a trip; "now I'm in Paris until Friday": a stay
     fix = _value(rest, old, head)
     if fix is None or len(fix.split()) > MAX_WORDS or amends.said_of(fix.split()) or cl.about_user(fix) \
@@ -192,12 +198,30 @@ def _reading(past: str, value_in: ValueIn) -> tuple[str, str, str] | None:
         return None
     if (left := UNNAMED.match(said)) and not OLD.search(said) and left_now(left.group("rest")):
         return "user.employer", "", _SAID_AS["user.employer"]  # "I quit my job, now I'm at Meta": the job, no name said
+    if (no := _no_longer(said)) is not None:  # "I'm no longer at Google": the value taken away
+        found = value_in(no[1] + no[0].group("v"))
+        if found and found[0] == next(e for e, h in _SAID_AS.items() if h == no[1]) \
+                and found[1].lower() in no[0].group("v").lower():
+            return found[0], found[1], no[1]
+        return None
     took = _TOOK.match(said)  # "I left Google", "I moved out of Austin": the value taken away
     for entity, head in _SAID_AS.items() if took else ():
         found = value_in(head + took.group("v"))
         if found and found[0] == entity and found[1].lower() in took.group("v").lower():
             return found[0], found[1], head
     return None
+
+
+def _no_longer(said: str) -> tuple[re.Match[str], str] | None:
+    """A value said as no longer so (`_NOT_NOW`, with "no longer" or "anymore"), with the present statement of its
+    slot ("I work at ", "I live in ")."""
+    m = _NOT_NOW.match(said.strip(" ,;"))
+    if m is None or not (m.group("gone") or m.group("any")):
+        return None
+    home = m.group("home") or (not m.group("job") and m.group("prep").lower() == "in")
+    if home and m.group("prep").lower() != "in":
+        return None  # "I no longer live with my parents": no place
+    return m, _SAID_AS["user.location" if home else "user.employer"]
 
 
 def _present(past: str) -> str | None:
