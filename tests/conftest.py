@@ -86,6 +86,18 @@ def served_app(make_vault, tmp_path):
     sock.close()
 
 
+@pytest.fixture(scope="module")
+def local_embedder() -> LocalEmbedder:
+    """The local model, one per module (extraction tests that read with it only)."""
+    return LocalEmbedder()
+
+
+@pytest.fixture(scope="module")
+def local_reasoner(local_embedder: LocalEmbedder) -> RuleReasoner:
+    """The rule reader with the local model's vectors, one per module."""
+    return RuleReasoner(local_embedder)
+
+
 @pytest.fixture(scope="module", params=["local", "hashing", "patterns"])
 def reasoner(request: pytest.FixtureRequest) -> RuleReasoner:
     """Every reader: the local model, the hashing embedder, patterns only (extraction tests; a file may define its own)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from extraction_qa import facts
 
-from vault_ray import LocalEmbedder, RegistryEntry, RuleReasoner, Vault
+from vault_ray import RegistryEntry, Vault
 from vault_ray.values import canonical
 
 ENTRIES = (
@@ -23,18 +23,8 @@ ENTRIES = (
 
 
 @pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    return LocalEmbedder()
-
-
-@pytest.fixture(scope="module")
-def reasoner(embedder) -> RuleReasoner:
-    return RuleReasoner(embedder)
-
-
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory, embedder, reasoner):
-    with Vault.open(tmp_path_factory.mktemp("changes") / "s", embedder=embedder, reasoner=reasoner) as vault:
+def vault(tmp_path_factory, local_embedder, local_reasoner):
+    with Vault.open(tmp_path_factory.mktemp("changes") / "s", embedder=local_embedder, reasoner=local_reasoner) as vault:
         for entry in ENTRIES:
             vault.register(entry)
         yield vault
@@ -108,8 +98,8 @@ def test_a_bound_said_with_an_amount_is_kept(vault, said, entity, want, amount):
     "My old job was at Apple, now it's nursing",  # the old one said as old: no value
     "My name isn't Sam, it's spelled Sem",
 ])
-def test_no_value_is_read(reasoner, said):
-    assert [f for f in facts(reasoner, said) if f[0] != "user.job"] == []
+def test_no_value_is_read(local_reasoner, said):
+    assert [f for f in facts(local_reasoner, said) if f[0] != "user.job"] == []
 
 
 @pytest.mark.parametrize(("said", "want"), [
@@ -119,5 +109,5 @@ def test_no_value_is_read(reasoner, said):
     ("I switched companies from Google to Meta", [("user.employer", "Meta")]),
     ("My old job was at Apple, now I'm at Stripe", [("user.employer", "Stripe")]),
 ])
-def test_a_change_is_read_by_its_own_slot(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_a_change_is_read_by_its_own_slot(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want

@@ -10,22 +10,12 @@ from __future__ import annotations
 import pytest
 from extraction_qa import facts
 
-from vault_ray import Fact, LocalEmbedder, RuleReasoner, Vault
+from vault_ray import Fact, Vault
 
 
 @pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    return LocalEmbedder()
-
-
-@pytest.fixture(scope="module")
-def reasoner(embedder) -> RuleReasoner:
-    return RuleReasoner(embedder)
-
-
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory, embedder, reasoner):
-    with Vault.open(tmp_path_factory.mktemp("favorites") / "s", embedder=embedder, reasoner=reasoner) as vault:
+def vault(tmp_path_factory, local_embedder, local_reasoner):
+    with Vault.open(tmp_path_factory.mktemp("favorites") / "s", embedder=local_embedder, reasoner=local_reasoner) as vault:
         yield vault
 
 
@@ -70,8 +60,8 @@ def test_a_drifted_favourite_label_meets_the_read_one_and_likes_stay_many(vault)
     ("My favorite color isn't blue anymore", [("user.favorite_color", "not:blue")]),
     ("Blue is probably my favorite color", []),  # a guess
 ])
-def test_a_favourite_without_a_kind_of_one_value_is_a_like(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_a_favourite_without_a_kind_of_one_value_is_a_like(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 # -- 2. a value said as no longer so: the one said now is the value ---------------------------------------------
@@ -102,5 +92,5 @@ def test_a_value_said_as_no_longer_so_gives_way_to_the_one_said_now(vault, entit
     "I'm no longer with Sarah",
     "I'm no longer at home",
 ])
-def test_no_new_employer_is_read_where_none_is_said(reasoner, said):
-    assert [v for e, v in facts(reasoner, said) if e == "user.employer" and not v.startswith("not:")] == []
+def test_no_new_employer_is_read_where_none_is_said(local_reasoner, said):
+    assert [v for e, v in facts(local_reasoner, said) if e == "user.employer" and not v.startswith("not:")] == []

@@ -10,21 +10,8 @@ from __future__ import annotations
 import pytest
 from extraction_qa import facts, reasons
 
-from vault_ray import LocalEmbedder, RuleReasoner
 from vault_ray.reasoners import caveats, spending
 from vault_ray.reasoners.rules import _may_be, contradicts
-
-
-@pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    return LocalEmbedder()
-
-
-@pytest.fixture(scope="module")
-def reasoner(embedder) -> RuleReasoner:
-    return RuleReasoner(embedder)
-
-
 
 
 # -- 1. a change "from X to Y" is Y -------------------------------------------------------------
@@ -47,8 +34,8 @@ def reasoner(embedder) -> RuleReasoner:
     ("I'm vegan.", [("user.diet", "vegan")]),
     ("I work at Google.", [("user.employer", "Google")]),
 ])
-def test_a_change_from_x_to_y_is_y(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_a_change_from_x_to_y_is_y(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 # -- 2. spending limits --------------------------------------------------------------------------
@@ -71,16 +58,16 @@ def test_a_change_from_x_to_y_is_y(reasoner, said, want):
     ("My budget is $3000 for the month.", [("user.budget", "$3000")]),
     ("My birthday is on July 4th.", [("user.birthday", "July 4th")]),
 ])
-def test_a_limit_is_keyed_by_its_purpose(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_a_limit_is_keyed_by_its_purpose(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 @pytest.mark.parametrize("said", [
     "Please don't book anything over $200 a night.", "Don't buy anything over $50.", "Keep it under $100 per person.",
 ])
-def test_a_cap_per_unit_or_item_is_reported_not_stored(reasoner, said):
-    assert facts(reasoner, said) == []
-    assert any(spending.PER_UNIT in r for r in reasons(reasoner, said))
+def test_a_cap_per_unit_or_item_is_reported_not_stored(local_reasoner, said):
+    assert facts(local_reasoner, said) == []
+    assert any(spending.PER_UNIT in r for r in reasons(local_reasoner, said))
 
 
 def test_spending_helpers():
@@ -98,8 +85,8 @@ def test_a_purpose_budget_is_never_rekeyed_to_another_family():
     assert _may_be("user.residence", "user.location")
 
 
-def test_a_limit_on_a_birthday_present_leaves_the_birthday(make_vault, embedder):
-    vault = make_vault(embedder=embedder)
+def test_a_limit_on_a_birthday_present_leaves_the_birthday(make_vault, local_embedder):
+    vault = make_vault(embedder=local_embedder)
     chat = vault.agent("chat")
     chat.add("My birthday is on July 4th.")
     (d,) = chat.add("Don't spend more than $40 on my birthday present.").decisions
@@ -121,8 +108,8 @@ def test_a_limit_on_a_birthday_present_leaves_the_birthday(make_vault, embedder)
     ("You can call me at 555-1234.", [("user.contact_preference", "phone"), ("user.phone", "555-1234")]),
     ("My name is pronounced Kath-rin.", []),
 ])
-def test_call_me_is_a_name_never_a_consent(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_call_me_is_a_name_never_a_consent(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 # -- 5. a named pet's death ----------------------------------------------------------------------
@@ -132,8 +119,8 @@ def test_call_me_is_a_name_never_a_consent(reasoner, said, want):
     ("I also have a dog named Max.", [("user.pets", "dog:Max")]),
     ("I have a dog.", [("user.pets", "dog")]),
 ])
-def test_pet_values(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_pet_values(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 def test_a_named_pets_death_contradicts_that_pet_only():
@@ -145,8 +132,8 @@ def test_a_named_pets_death_contradicts_that_pet_only():
 
 
 @pytest.mark.parametrize("agents", [("a", "b", "c"), ("chat", "chat", "chat")])
-def test_one_pets_death_keeps_the_others(make_vault, embedder, agents):
-    vault = make_vault(embedder=embedder)
+def test_one_pets_death_keeps_the_others(make_vault, local_embedder, agents):
+    vault = make_vault(embedder=local_embedder)
     vault.agent(agents[0]).add("I have a dog named Rex.")
     vault.agent(agents[1]).add("I also have a dog named Max.")
     vault.agent(agents[2]).add("Our dog Rex passed away.")
@@ -157,9 +144,9 @@ def test_one_pets_death_keeps_the_others(make_vault, embedder, agents):
 @pytest.mark.parametrize("said", [
     "I went vegan for a month but it didn't stick.", "I was keto for a while but gave up.",
 ])
-def test_a_state_that_ended_is_not_now(reasoner, said):
-    assert facts(reasoner, said) == []
-    assert any(caveats.ENDED in r for r in reasons(reasoner, said))
+def test_a_state_that_ended_is_not_now(local_reasoner, said):
+    assert facts(local_reasoner, said) == []
+    assert any(caveats.ENDED in r for r in reasons(local_reasoner, said))
 
 
 @pytest.mark.parametrize(("said", "want"), [
@@ -171,8 +158,8 @@ def test_a_state_that_ended_is_not_now(reasoner, said):
     ("I work at Bank of America in Charlotte.", [("user.employer", "Bank of America")]),
     ("I'm a teacher at Bank Street College.", [("user.employer", "Bank Street College"), ("user.job", "teacher")]),
 ])
-def test_near_misses_still_read(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_near_misses_still_read(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 # -- missed facts read now -----------------------------------------------------------------------
@@ -185,14 +172,14 @@ def test_near_misses_still_read(reasoner, said, want):
     ("I changed my name to Jordan after the wedding.", [("user.name", "Jordan")]),
     ("I changed my name.", []),
 ])
-def test_missed_facts_read(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_missed_facts_read(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
 
 
 @pytest.mark.parametrize("said", ["Rex died.", "Rex passed away last month."])
-def test_a_named_death_with_no_pet_said_is_reported(reasoner, said):
-    assert facts(reasoner, said) == []
-    assert reasons(reasoner, said)
+def test_a_named_death_with_no_pet_said_is_reported(local_reasoner, said):
+    assert facts(local_reasoner, said) == []
+    assert reasons(local_reasoner, said)
 
 
 @pytest.mark.parametrize(("said", "want"), [
@@ -200,5 +187,5 @@ def test_a_named_death_with_no_pet_said_is_reported(reasoner, said):
     ("I lived in Paris for a year but moved back to Boston.", [("user.location", "Boston")]),
     ("It died.", []),
 ])
-def test_a_stay_tried_is_no_home(reasoner, said, want):
-    assert facts(reasoner, said) == want
+def test_a_stay_tried_is_no_home(local_reasoner, said, want):
+    assert facts(local_reasoner, said) == want
