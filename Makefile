@@ -30,19 +30,23 @@ demo: setup
 	$(BIN)/vault-ray demo
 
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Two
-# pytest processes side by side, each with its slowest tests: the tests of tests/integration
-# that share the session's Ray runtime (servers and CLI processes it mostly waits on), and the
-# in-process tests followed by the integration tests that start a Ray of their own (marked
-# own_ray by tests/integration/conftest.py). The first's output follows the second's. Any
-# run failing fails the target.
+# chains of pytest processes side by side, each printing its slowest tests: (A) the tests of
+# tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
+# waits on), then the integration tests with a Ray of their own (marked own_ray by
+# tests/integration/conftest.py) in OWN_RAY_A; (B) the in-process tests, then the other own_ray
+# tests. The two chains take about as long. A's output follows B's. Any run failing fails the target.
+OWN_RAY_A = tests/integration/test_cluster_cli.py tests/integration/test_http_readme.py
 test: lint browser
 	@log=$$(mktemp); echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not own_ray" tests/integration > $$log 2>&1 & pid=$$!; \
+	( $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not own_ray" tests/integration; a=$$?; \
+	  echo "== tests/integration with a Ray of their own, after the session's Ray: $(OWN_RAY_A)"; \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider --durations=4 -m own_ray $(OWN_RAY_A); b=$$?; \
+	  echo "session Ray: exit $$a; own Ray after it: exit $$b"; [ $$a -eq 0 ] && [ $$b -eq 0 ] ) > $$log 2>&1 & pid=$$!; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 --ignore=tests/integration; unit=$$?; \
 	echo "== tests/integration, the tests with a Ray of their own"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=8 -m own_ray tests/integration; own=$$?; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=8 -m own_ray tests/integration $(addprefix --ignore=,$(OWN_RAY_A)); own=$$?; \
 	wait $$pid; integration=$$?; echo "== tests/integration on the session's Ray"; cat $$log; rm -f $$log; \
-	echo "in-process tests: exit $$unit; integration, own Ray: exit $$own; integration, session Ray: exit $$integration"; \
+	echo "in-process tests: exit $$unit; integration, own Ray: exit $$own; integration, session Ray then own Ray: exit $$integration"; \
 	[ $$unit -eq 0 ] && [ $$own -eq 0 ] && [ $$integration -eq 0 ]
 
 test-unit: setup
