@@ -219,19 +219,21 @@ def test_only_a_role_that_may_resolve_retracts_or_forgets(vault):
     ("recall", {"query": "x" * 1001}, "InvalidInput: query must be at most 1000 characters"),
     ("recall", {"query": "diet", "k": 0}, "greater than or equal to 1"),
     ("explain", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
-    ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "text\n  Field required"),
+    ("remember_fact", {"entity": "user.diet", "value": "vegan"}, "invalid arguments: text: missing (a required argument)"),
     # checked as REST checks a body: no argument the tool does not take, no value of another type
-    ("remember", {"text": "I'm in EST", "agent": "agent-b"}, "agent\n  Extra inputs are not permitted"),
-    ("recall", {"query": "diet", "k": True}, "k: true is no number"),
-    ("recall", {"query": "diet", "k": 2.5}, "k\n  Input should be a valid integer"),
-    ("get_entity", {"entity": 5}, "entity\n  Input should be a valid string"),
+    ("remember", {"text": "I'm in EST", "agent": "agent-b"}, "agent: no such argument (this tool takes text, session)"),
+    ("recall", {"query": "diet", "k": True}, "InvalidInput: invalid arguments: k: true is no number"),
+    ("recall", {"query": "diet", "k": 2.5}, "k: Input should be a valid integer"),
+    ("get_entity", {"entity": 5}, "entity: Input should be a valid string"),
+    ("remember", {"text": ["I'm vegan. " * 500]}, "InvalidInput: invalid arguments: text: Input should be a valid string"),
+    ("list_disputes", {"status": "all"}, "status: no such argument (this tool takes no arguments)"),
     # what a person decides: the same checks, by a token that may decide
     ("retract", {"claim_id": "no-such-claim"}, "ClaimNotFound: no claim with id 'no-such-claim'"),
     ("retract", {"claim_id": ""}, "InvalidInput: claim_id"),
     ("forget", {"entity": "User Diet!"}, "InvalidEntity"),
     ("forget", {"entity": "user.timezone", "note": "x" * 5000}, "InvalidInput: note must be a string of at most"),
-    ("forget", {"entity": "user.timezone", "decided_by": "mallory"}, "decided_by\n  Extra inputs are not permitted"),
-    ("retract", {"claim_id": "c", "note": 3}, "note\n  Input should be a valid string"),
+    ("forget", {"entity": "user.timezone", "decided_by": "mallory"}, "decided_by: no such argument (this tool takes entity"),
+    ("retract", {"claim_id": "c", "note": 3}, "note: Input should be a valid string"),
 ])
 def test_bad_arguments_are_tool_errors_that_change_nothing(vault, tool, arguments, error):
     vault.agent("agent-a").add("I'm in PST")
@@ -245,6 +247,8 @@ def test_bad_arguments_are_tool_errors_that_change_nothing(vault, tool, argument
     assert said.startswith(f"Error executing tool {tool}: ") and error in said
     if said.split(": ")[1].startswith("Invalid"):
         assert said.endswith("Nothing was changed.")
+    # one line a model can read: no validation report, no link, never the long value sent back
+    assert "\n" not in said and "pydantic" not in said and len(said) < 400, said
     assert snapshot(vault) == before
 
 

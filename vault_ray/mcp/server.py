@@ -23,12 +23,13 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
 from ..models import AddResult, Claim, Dispute, EntityView, Fact, Retraction
 from ..wire import HIDDEN_FIELDS, encode
+from .arguments import invalid_arguments, strict
 from .memory import Memory
 from .text import (
     MAX_SUMMARY_HITS,
@@ -97,10 +98,12 @@ ClaimId = Annotated[str, Field(description="A claim id from another tool's answe
 Note = Annotated[str, Field(description="Why, in a few words (kept with the decision).")]
 
 
-def tool_error(exc: VaultError) -> ToolError:
-    """The error's class and message; bad input also says that nothing was changed."""
+def tool_error(exc: VaultError, tool: str | None = None) -> ToolError:
+    """The error's class and message; bad input also says that nothing was changed. `tool`: the
+    SDK's prefix, for a refusal raised outside the tool (the SDK adds it to those raised inside)."""
     unchanged = " Nothing was changed." if isinstance(exc, InvalidInput) else ""
-    return ToolError(f"{type(exc).__name__}: {str(exc).rstrip('.')}.{unchanged}")
+    prefix = f"Error executing tool {tool}: " if tool else ""
+    return ToolError(f"{prefix}{type(exc).__name__}: {str(exc).rstrip('.')}.{unchanged}")
 
 
 def vault_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -120,13 +123,28 @@ def answer(said: str, structured: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=said)], structured_content=structured)
 
 
+class VaultServer(MCPServer):
+    """The SDK's server, save that arguments which do not fit a tool's input schema are refused
+    as the tree's `InvalidInput` on one line (`arguments.py`), like every other bad input."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause, tool = exc.__cause__, self._tool_manager.get_tool(name)
+            if not isinstance(cause, ValidationError) or tool is None:
+                raise
+            takes = list(tool.parameters.get("properties", {}))
+            raise tool_error(invalid_arguments(cause, takes), name) from cause
+
+
 def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: Any) -> MCPServer:
     """An MCP server over the memory `memory()` returns for each call. `options` go to
     `MCPServer` (e.g. `token_verifier` and `auth` for HTTP)."""
     import vault_ray  # noqa: PLC0415  (the version, without a cycle at import time)
 
     options.setdefault("log_level", "WARNING")  # the SDK configures the root logger; ours is the host's
-    server = MCPServer(name, title="vault-ray shared memory", version=vault_ray.__version__,
+    server = VaultServer(name, title="vault-ray shared memory", version=vault_ray.__version__,
                        instructions=INSTRUCTIONS, **options)
     _writes(server, memory)
     _reads(server, memory)
@@ -136,27 +154,6 @@ def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: An
     for tool in server._tool_manager.list_tools():  # the SDK has no switch for it: its argument models, made strict
         strict(tool)
     return server
-
-
-def strict(tool: Any) -> None:
-    """A tool's arguments checked as the REST API checks a body: an argument the tool does
-    not take is refused (it ignored `agent` in `remember`: the write went out under the
-    server's agent, unsaid), and so is true or false for a number (`k=true` read as 1).
-    A number sent as a string ("3") or as 3.0 is still read, as models often send them."""
-    loose = tool.fn_metadata.arg_model
-    config = ConfigDict(**{**loose.model_config, "extra": "forbid"})
-    numbers = [name for name, f in loose.model_fields.items() if f.annotation in (int, float)]
-
-    def no_bool_numbers(cls: type, data: Any) -> Any:
-        for name in numbers:
-            if isinstance(data, dict) and isinstance(data.get(name), bool):
-                raise ValueError(f"{name}: {str(data[name]).lower()} is no number")
-        return data
-
-    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {
-        "model_config": config, "__module__": loose.__module__,
-        "_no_bool_numbers": model_validator(mode="before")(classmethod(no_bool_numbers))})
-    tool.parameters["additionalProperties"] = False
 
 
 def _writes(server: MCPServer, memory: MemorySource) -> None:
