@@ -46,14 +46,24 @@ def when(at: datetime) -> str:
     return at.strftime("%Y-%m-%d %H:%M UTC")
 
 
+LINE_BREAKS = str.maketrans({"\r": "\\r", "\n": "\\n", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks written as escapes (`\\n`): agents write values and the user's
+    turns, and a value that broke the answer's lines could pass as a line of the store's own
+    (`- stored: ...`, `CONTESTED: ...`) in what another agent's model reads."""
+    return text.translate(LINE_BREAKS)
+
+
 def value_of(claim: Claim) -> str:
-    return claim.value if claim.value is not None else claim.text
+    return one_line(claim.value if claim.value is not None else claim.text)
 
 
 def said(claim: Claim, *, status: bool = False) -> str:
     """`PST — "The user is in PST" (agent-a, 2026-01-01 10:00 UTC, claim 3f…)`"""
     extra = f", {claim.status}" if status else ""
-    return f'{value_of(claim)} — "{claim.text}" ({claim.agent}, {when(claim.observed_at)}{extra}, claim {claim.id})'
+    return f'{value_of(claim)} — "{one_line(claim.text)}" ({claim.agent}, {when(claim.observed_at)}{extra}, claim {claim.id})'
 
 
 # -- writes -------------------------------------------------------------------------------
@@ -70,7 +80,7 @@ def decision_line(d: Decision, claim: Claim | None) -> str:
         head = f"- stored but not current: {what}. A newer claim on {d.entity} wins"
     else:
         head = f"- stored: {what}" + (f", replacing {len(d.superseded)} older claim(s)" if d.superseded else "")
-    reason = f"; why: {d.reason}" if d.reason else ""
+    reason = f"; why: {one_line(d.reason)}" if d.reason else ""
     return f"{head}{reason}. claim {d.claim_id}"
 
 
@@ -86,7 +96,7 @@ def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
         lines.append("Not stored (they read as statements about the user, but no fact was extracted; use "
                      "remember_fact with an explicit entity to keep one, but not a guess or someone else's fact: "
                      "ask the user first):")
-        lines += [f'- "{u.text}": {u.reason}' + (f" (kept as note {u.note_id})" if u.note_id else "")
+        lines += [f'- "{one_line(u.text)}": {one_line(u.reason)}' + (f" (kept as note {u.note_id})" if u.note_id else "")
                   for u in result.unextracted]
     disputed = sum(d.outcome == Outcome.DISPUTED for d in result.decisions)
     if disputed:
@@ -194,10 +204,10 @@ def events_text(view: EntityView) -> list[str]:
 
 def recall_text(recall: Recall) -> str:
     if not recall.hits:
-        return f'No memories match "{recall.query}": the store holds nothing relevant (0 results).'
+        return f'No memories match "{one_line(recall.query)}": the store holds nothing relevant (0 results).'
     views = {v.entity: v for v in recall.contested}
     contested = [h for h in recall.hits if h.contested]
-    lines = [f'{count(len(recall.hits), "memory", "memories")} for "{recall.query}" (best first):']
+    lines = [f'{count(len(recall.hits), "memory", "memories")} for "{one_line(recall.query)}" (best first):']
     if contested:
         verb = "is" if len(contested) == 1 else "are"
         lines.insert(0, f"WARNING: {len(contested)} of these memories {verb} CONTESTED: agents disagree on "
@@ -264,7 +274,7 @@ def dispute_text(case: OpenDispute, number: int | None = None) -> str:
     head = f"{number}. " if number is not None else ""
     head += f"{d.entity}: dispute {d.id} ({d.status} since {when(d.opened_at)}, {d.challenges} challenge(s)"
     head += ", the user must decide)" if d.needs_user else ")"
-    lines = [head, f"   {d.challenger_agent or 'an agent'} challenges the current value: {d.reason}"]
+    lines = [head, f"   {d.challenger_agent or 'an agent'} challenges the current value: {one_line(d.reason)}"]
     roles = {d.challenger: "challenger", **{i: "incumbent" for i in d.incumbents},
              **{s: "supporter" for s in d.supporters}}
     for c in case.candidates:
@@ -274,7 +284,7 @@ def dispute_text(case: OpenDispute, number: int | None = None) -> str:
     if d.resolution is not None:
         r = d.resolution
         won = "kept both" if r.keep_both else f"winner {r.winner}"
-        lines.append(f"   resolved by {r.decided_by} on {when(r.at)}: {won}" + (f" ({r.note})" if r.note else ""))
+        lines.append(f"   resolved by {r.decided_by} on {when(r.at)}: {won}" + (f" ({one_line(r.note)})" if r.note else ""))
     return "\n".join(lines)
 
 
@@ -293,7 +303,8 @@ def resolved_text(d: Dispute) -> str:
     if r is None:  # not expected from a resolution, but never claim what did not happen
         return f"Dispute {d.id} on {d.entity} is {d.status}."
     won = "both values kept" if r.keep_both else f"claim {r.winner} is now the value; the others are superseded"
-    return f"Resolved dispute {d.id} on {d.entity}: {won}. Decided by {r.decided_by}" + (f": {r.note}" if r.note else ".")
+    why = f": {one_line(r.note)}" if r.note else "."
+    return f"Resolved dispute {d.id} on {d.entity}: {won}. Decided by {r.decided_by}{why}"
 
 
 def retraction_line(r: Retraction) -> str:
@@ -305,7 +316,7 @@ def retraction_line(r: Retraction) -> str:
 
 def decided(by: str, note: str) -> str:
     """`Decided by ana: never said.`"""
-    return f"Decided by {by}" + (f": {note.rstrip('.')}." if note else ".")
+    return f"Decided by {by}" + (f": {one_line(note).rstrip('.')}." if note else ".")
 
 
 def retracted_text(r: Retraction) -> str:
