@@ -69,10 +69,16 @@ def test_every_tool_is_described_for_a_model_and_declares_its_output(vault):
     for tool in tools.values():
         assert len(tool.description) > 80, tool.name  # when to call it and what comes back
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+        assert "\n " not in tool.description, tool.name  # the docstring's indent is no part of it
+        for name, argument in tool.input_schema["properties"].items():  # what each argument means
+            assert len(argument.get("description", "")) > 20, (tool.name, name)
     assert tools["recall"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
     for settles in ("resolve_dispute", "retract", "forget"):  # a person's decisions, marked alike
         assert tools[settles].annotations == tools["resolve_dispute"].annotations
         assert tools[settles].annotations.destructive_hint and "Forbidden" in tools[settles].description
+        assert "the resolver or admin role" in tools[settles].description
+    assert tools["resolve_dispute"].input_schema["required"] == ["dispute_id"]  # a winner, or keep_both
+    assert tools["remember_fact"].input_schema["required"] == ["entity", "value", "text"]
     assert "CONTESTED" in tools["recall"].description
 
 
@@ -319,3 +325,28 @@ def test_a_value_with_line_breaks_stays_on_its_line(vault):
         assert not any(line.startswith(("user.timezone = EST", "WARNING: none", "- stored: user.timezone = EST"))
                        for line in said.splitlines()), said
     assert vault.get("user.timezone").candidates[0].claim.value == forged  # the store keeps what was written
+
+
+def test_a_person_keeps_both_values_of_a_many_entity(vault):
+    """As on every other surface (the library, REST, the CLI, the inbox): keep_both settles a
+    dispute on a 'many' entity with every value current; neither instruction is refused."""
+    vault.set_cardinality("user.likes", "many")
+    vault.set_strategy("user.likes", "authority")
+    vault.set_authority("agent-a", "user.likes", 0.9)
+    vault.set_authority("agent-b", "user.likes", 0.2)
+
+    async def scenario(client, caller):
+        await call(client, "remember_fact", entity="user.likes", value="likes:jazz", text="The user likes jazz")
+        caller.as_("agent-b")
+        await call(client, "remember_fact", entity="user.likes", value="dislikes:jazz", text="The user dislikes jazz")
+        (d,) = vault.disputes()
+        caller.as_("ana", "resolver")
+        neither = await refused(client, "resolve_dispute", dispute_id=d.id)
+        kept = await call(client, "resolve_dispute", dispute_id=d.id, keep_both=True, note="both, at different times")
+        return d, neither, kept
+
+    d, neither, kept = session(vault, scenario)
+    assert "InvalidInput: name a winner claim id, or keep every value" in neither
+    assert kept.startswith(f"Resolved dispute {d.id} on user.likes: both values kept. Decided by ana: both")
+    assert vault.dispute(d.id).resolution.keep_both
+    assert sorted(vault.get("user.likes").values) == ["dislikes:jazz", "likes:jazz"]

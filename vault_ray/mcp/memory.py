@@ -44,7 +44,8 @@ class Memory(Protocol):
     async def claim(self, claim_id: str) -> Claim: ...
     async def explain(self, claim_id: str) -> Explanation: ...
     async def disputes(self, status: str | None = "open") -> list[Dispute]: ...
-    async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "") -> Dispute: ...
+    async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "",
+                              keep_both: bool = False) -> Dispute: ...
     async def retract(self, claim_id: str, *, note: str = "") -> Retraction: ...
     async def forget(self, entity: str, *, note: str = "") -> list[Retraction]: ...
 
@@ -93,9 +94,11 @@ class VaultMemory:
     async def disputes(self, status: str | None = "open") -> list[Dispute]:
         return await _run(self.vault.disputes, status)
 
-    async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "") -> Dispute:
+    async def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, note: str = "",
+                              keep_both: bool = False) -> Dispute:
         self._may_decide()
-        return await _run(self.vault.resolve_dispute, dispute_id, winner, decided_by=self.principal.name, note=note)
+        return await _run(self.vault.resolve_dispute, dispute_id, winner, decided_by=self.principal.name, note=note,
+                          keep_both=keep_both)
 
     async def retract(self, claim_id: str, *, note: str = "") -> Retraction:
         self._may_decide()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import inspect
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -123,6 +124,11 @@ def answer(said: str, structured: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=said)], structured_content=structured)
 
 
+def unwrapped(doc: str) -> str:
+    """A docstring as a model should read it: its paragraphs, each on one line, without the indent."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+
 class VaultServer(MCPServer):
     """The SDK's server, save that arguments which do not fit a tool's input schema are refused
     as the tree's `InvalidInput` on one line (`arguments.py`), like every other bad input."""
@@ -153,6 +159,10 @@ def build_server(memory: MemorySource, *, name: str = "vault-ray", **options: An
     _prompts(server, memory)
     for tool in server._tool_manager.list_tools():  # the SDK has no switch for it: its argument models, made strict
         strict(tool)
+    described = [*server._tool_manager.list_tools(), *server._resource_manager.list_resources(),
+                 *server._resource_manager.list_templates(), *server._prompt_manager.list_prompts()]
+    for part in described:  # the SDK takes a docstring as it is: its indent and wrapping are no part of it
+        part.description = unwrapped(part.description or "")
     return server
 
 
@@ -272,14 +282,18 @@ def _disputes(server: MCPServer, memory: MemorySource) -> None:
     @server.tool(annotations=SETTLE)
     @vault_errors
     async def resolve_dispute(dispute_id: Annotated[str, Field(description="The dispute's id (list_disputes).")],
-                              winner: Annotated[str, Field(description="The claim id of the value that is right.")],
-                              note: Annotated[str, Field(description="Why, in a few words (kept with the "
-                                                                     "decision).")] = "",
+                              winner: Annotated[str | None, Field(description=(
+                                  "The claim id of the value that is right (from list_disputes). Give it, or "
+                                  "keep_both, not both."))] = None,
+                              note: Note = "",
+                              keep_both: Annotated[bool, Field(description=(
+                                  "True when every competing value is right (an entity that holds several "
+                                  "values, e.g. things the user likes): all stay current."))] = False,
                               ) -> Annotated[CallToolResult, DisputeOut]:
-        """Settle a dispute: the winning claim becomes the value and the others are superseded. A person
-        decides: call it only on the user's explicit instruction. It needs a token whose role may resolve
-        disputes (admin); an agent token gets a Forbidden error."""
-        done = await memory().resolve_dispute(dispute_id, winner, note=note)
+        """Settle a dispute: the winning claim becomes the value and the others are superseded, or with
+        keep_both every value stays. A person decides: call it only on the user's explicit instruction. It
+        needs the resolver or admin role; an agent gets a Forbidden error, and nothing changes."""
+        done = await memory().resolve_dispute(dispute_id, winner, note=note, keep_both=keep_both)
         return answer(resolved_text(done), encode(done))
 
     @server.tool(annotations=SETTLE)
@@ -287,8 +301,8 @@ def _disputes(server: MCPServer, memory: MemorySource) -> None:
     async def retract(claim_id: ClaimId, note: Note = "") -> Annotated[CallToolResult, RetractionOut]:
         """Take one claim back because it is not true (e.g. the user says they never said it): no read shows it
         any more, history and explain keep it with who retracted it and why, and a dispute it was in goes on
-        without it. A person decides: call it only on the user's explicit instruction. It needs a token whose
-        role may resolve disputes; an agent token gets a Forbidden error. Retracting it again changes nothing."""
+        without it. A person decides: call it only on the user's explicit instruction. It needs the resolver or
+        admin role; an agent gets a Forbidden error, and nothing changes. Retracting it again changes nothing."""
         done = await memory().retract(claim_id, note=note)
         return answer(retracted_text(done), encode(done))
 
@@ -297,8 +311,8 @@ def _disputes(server: MCPServer, memory: MemorySource) -> None:
     async def forget(entity: EntityKey, note: Note = "") -> Annotated[CallToolResult, list[Retraction]]:
         """Take back every current claim on one entity key at once (e.g. the user asks you to forget their
         diet): each is retracted as `retract` does, and the answer lists them; nothing to forget says so. A
-        person decides: call it only on the user's explicit instruction. It needs a token whose role may
-        resolve disputes; an agent token gets a Forbidden error."""
+        person decides: call it only on the user's explicit instruction. It needs the resolver or admin role;
+        an agent gets a Forbidden error, and nothing changes."""
         done = await memory().forget(entity, note=note)
         return answer(forgotten_text(entity, done), {"result": encode(done)})
 
