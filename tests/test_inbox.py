@@ -64,6 +64,18 @@ def test_a_resolver_sees_both_values_with_provenance_and_decides(site):
     assert vault.claim(incumbent).status == "active" and vault.claim(dispute.challenger).status == "superseded"
     after = client.get("/inbox").text
     assert dispute.id not in after.split('id="cards"')[1] and "Nothing waits for a decision" in after
+    told = client.get(done.headers["location"]).text  # what was decided, read back from the store
+    assert f"Resolved {dispute.id} on user.budget: 5000 dollars (planner) is the value. Decided by alice." in told
+
+
+def test_the_resolved_notice_says_only_what_happened(site):
+    """`?done=` is an address anyone can type: no notice of a resolution that did not happen."""
+    vault, tokens, client = site
+    (dispute,) = vault.disputes()
+    _sign_in(client, tokens.add("alice", "resolver")[0])
+    for typed in (dispute.id, "dsp-0-nope", "<b>x</b>", ""):
+        page = client.get("/inbox", params={"done": typed})
+        assert page.status_code == 200 and 'class="notice"' not in page.text, typed
 
 
 def test_an_agent_token_cannot_open_the_inbox_or_decide(site):
@@ -117,8 +129,9 @@ def test_keep_both_is_offered_on_a_many_entity(site):
     assert 'value="keep_both"' in card
     budget_card = client.get("/inbox").text.split('data-dispute="')[1].split("</li>")[0]
     assert 'value="keep_both"' not in budget_card  # needs_user first: the budget dispute, a 'one' entity
-    client.post(f"/inbox/disputes/{d.id}/resolve", data={"choice": "keep_both", "csrf": csrf_token(token)})
+    kept = client.post(f"/inbox/disputes/{d.id}/resolve", data={"choice": "keep_both", "csrf": csrf_token(token)})
     assert vault.dispute(d.id).resolution.keep_both and len(vault.get("user.likes").active) == 2
+    assert f"Resolved {d.id} on user.likes: every value kept. Decided by alice." in kept.text
 
 
 def test_the_resolver_role_settles_disputes_over_the_api_but_changes_no_policy(site):

@@ -62,6 +62,21 @@ async def _retracted_notice(svc: Service, claim_id: str) -> str | None:
     return f"Retracted claim {c.id}: {c.entity} = {c.value if c.value is not None else c.text} ({c.agent})."
 
 
+async def _resolved_notice(svc: Service, dispute_id: str) -> str | None:
+    """What the person decided, read back from the store: `Resolved dsp-… on user.budget: $5000 (planner)
+    is the value. Decided by dana.` None for a dispute no person resolved (an address typed by hand)."""
+    try:
+        d = await svc.run(svc.vault.dispute, dispute_id)
+        r = d.resolution
+        if d.status != "resolved" or r is None:
+            return None
+        won = None if r.keep_both or r.winner is None else await svc.run(svc.vault.claim, r.winner)
+    except VaultError:
+        return None
+    what = "every value kept" if won is None else f"{won.value if won.value is not None else won.text} ({won.agent}) is the value"
+    return f"Resolved {d.id} on {d.entity}: {what}. Decided by {r.decided_by}."
+
+
 def _check(svc: Service, token: str | None) -> Principal:
     """The token's principal; UnknownAgent without a valid token, Forbidden for an agent's."""
     who = svc.tokens.authenticate(token)
@@ -105,7 +120,7 @@ async def page(request: Request, svc: Svc, done: str | None = None, retracted: s
     except (UnknownAgent, Forbidden) as exc:
         return _refused(request, exc)
     found, total = await svc.run(inbox.cards, svc.vault)
-    notice = f"Resolved {done}." if done else await _retracted_notice(svc, retracted) if retracted else None
+    notice = await _resolved_notice(svc, done) if done else await _retracted_notice(svc, retracted) if retracted else None
     return _page(inbox.render("inbox.html", base=_base(request), who=who, cards=found, total=total, notice=notice,
                               error=None, csrf=inbox.csrf_token(_token(request) or "")))
 
