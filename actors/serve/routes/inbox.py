@@ -13,7 +13,6 @@ the event stream (`/inbox/stream`). No route here is part of the API schema.
 from __future__ import annotations
 
 import json
-import shlex
 from typing import Any
 from urllib.parse import parse_qs, quote
 
@@ -27,7 +26,7 @@ from vault_ray.problems import status_of
 from vault_ray.tokens import RESERVED_WHY, Principal
 
 from .. import inbox, sse
-from ..auth import Svc, service
+from ..auth import Svc
 from ..service import Service
 
 router = APIRouter(prefix="/inbox", include_in_schema=False)
@@ -98,12 +97,14 @@ def _refused(request: Request, exc: VaultError) -> HTMLResponse:
     return _sign_in_page(request, error, status)
 
 
+SIGN_IN_COMMAND = "vault-ray token add NAME --role resolver --tokens FILE"
+"""What the sign-in page tells: the command, not this machine's path to the token file. Anyone who
+reaches the service sees the page; the owner has the whole command from `vault-ray serve`'s start-up."""
+
+
 def _sign_in_page(request: Request, error: str | None, status: int = 200) -> HTMLResponse:
-    """The sign-in form, with the command that makes a resolver token for this service's own
-    token file (run where the service runs: as written, it works)."""
-    path = service(request).tokens.path
-    command = f"vault-ray token add NAME --role resolver --tokens {shlex.quote(str(path))}"
-    return _page(inbox.render("sign_in.html", base=_base(request), error=error, command=command), status)
+    """The sign-in form, with the command that makes a resolver token (FILE: the token file)."""
+    return _page(inbox.render("sign_in.html", base=_base(request), error=error, command=SIGN_IN_COMMAND), status)
 
 
 async def _form(request: Request) -> dict[str, str]:
