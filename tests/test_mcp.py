@@ -221,6 +221,7 @@ def test_only_a_role_that_may_resolve_retracts_or_forgets(vault):
     ("remember_fact", {"entity": "user.diet", "value": "v", "text": "x" * 2001}, "InvalidFact: fact 0: text is 2001"),
     ("get_entity", {"entity": "user..diet"}, "InvalidEntity"),
     ("history", {"entity": "USER.DIET"}, "InvalidEntity"),
+    ("get_entity", {"entity": "user." + "a" * 5000}, "InvalidEntity: invalid entity 'user.aaaa"),  # not sent back whole
     ("recall", {"query": ""}, "InvalidInput: query must be a non-empty string"),
     ("recall", {"query": "x" * 1001}, "InvalidInput: query must be at most 1000 characters"),
     ("recall", {"query": "diet", "k": 0}, "greater than or equal to 1"),

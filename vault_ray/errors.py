@@ -62,7 +62,7 @@ class InvalidEntity(InvalidInput):
             self.index = index
         detail = f": {why}" if why else ""
         super().__init__(
-            f"invalid entity {entity!r}{detail} "
+            f"invalid entity {shown(entity)}{detail} "
             "(a dotted key of lowercase ASCII letters, digits and '_', e.g. 'user.timezone', at most 128 "
             "characters)"
         )
@@ -324,3 +324,9 @@ def _rebuild_error(cls: type[VaultError], args: tuple[object, ...], state: dict[
     exc.args = args
     exc.__dict__.update(state)
     return exc
+
+
+def shown(value: object) -> str:
+    """`value` as an error message shows it: its repr, cut to 80 characters (a 5,000-character
+    key sent back whole would bury the message; the error keeps the value itself)."""
+    return text if len(text := repr(value)) <= 80 else text[:77] + "..."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidInput
+from .errors import InvalidInput, shown
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """Control characters (C0 other than tab, newline and carriage return; DEL; C1), refused in
@@ -69,8 +69,3 @@ def check_agent(name: object) -> str:
     if isinstance(name, str) and (name != name.strip() or _NAME_CONTROL.search(name) is not None):
         raise InvalidInput(f"agent name must have no surrounding spaces or control characters, got {shown(name)}")
     return check_not_reserved(check_string(name, "agent name", limit=128), "agent name")  # type: ignore[arg-type]
-
-
-def shown(value: object) -> str:
-    """`value` as an error message shows it: its repr, cut to 80 characters."""
-    return text if len(text := repr(value)) <= 80 else text[:77] + "..."
