@@ -126,6 +126,8 @@ def test_resolving_a_resolved_dispute_is_an_error(disputed):
         vault.resolve_dispute(dispute_id, incumbent, decided_by="someone else")
     assert info.value.dispute_id == dispute_id
     assert state(vault) == before and vault.dispute(dispute_id).resolution.winner == challenger
+    # who was first, and what they decided: the person trying again need not look it up
+    assert "already resolved (by user, " in str(info.value) and f"claim {challenger} won); nothing changed" in str(info.value)
 
 
 def test_an_incumbent_replaced_by_its_own_agent_can_no_longer_win(disputed):

@@ -65,6 +65,10 @@ def test_a_resolver_sees_both_values_with_provenance_and_decides(site):
     after = client.get("/inbox").text
     assert dispute.id not in after.split('id="cards"')[1] and "Nothing waits for a decision" in after
     told = client.get(done.headers["location"]).text  # what was decided, read back from the store
+    again = client.post(f"/inbox/disputes/{dispute.id}/resolve", data={  # a second click, or a stale page
+        "choice": f"claim:{dispute.challenger}", "note": "", "csrf": csrf_token(token)})
+    assert again.status_code == 409 and "already resolved (by alice, " in again.text
+    assert vault.dispute(dispute.id).resolution.winner == incumbent
     assert f"Resolved {dispute.id} on user.budget: 5000 dollars (planner) is the value. Decided by alice." in told
 
 

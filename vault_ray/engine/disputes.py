@@ -381,3 +381,13 @@ def _retracted_winner(txn: Txn, d: Dispute, gone: Claim, ids: Sequence[str]) -> 
         hint = "choose one of: " + (", ".join(f"{c.value or c.text!r} ({c.agent}, {c.id})" for c in standing) or "none")
     return DisputeError(f"claim {gone.id!r} was retracted by a person and cannot win dispute {d.id!r}; {hint}",
                         dispute_id=d.id, winner=gone.id)
+
+
+def how_closed(d: Dispute) -> str:
+    """` (by dana, 2026-01-01 10:00 UTC: claim c-2 won)`: who settled a closed dispute, for the person
+    who tries again (a second click, or someone else first)."""
+    r = d.resolution
+    if r is None:
+        return ""
+    won = "every value kept" if r.keep_both else f"claim {r.winner} won" if r.winner else "no winner"
+    return f" (by {r.decided_by}, {r.at.strftime('%Y-%m-%d %H:%M UTC')}: {won})"

@@ -230,9 +230,11 @@ class Partition:
                         keep_both: bool, cardinality: str) -> Dispute:
         d = txn.disputes.get(dispute_id) or self.state.open_disputes.get(dispute_id)
         if d is None or d.status != DisputeStatus.OPEN:
-            if d is None and self.log.get_dispute(dispute_id) is None:
+            closed = d or self.log.get_dispute(dispute_id)
+            if closed is None:
                 raise DisputeNotFound(dispute_id)
-            raise DisputeError(f"dispute {dispute_id!r} is already resolved", dispute_id=dispute_id)
+            raise DisputeError(f"dispute {dispute_id!r} is already resolved{disputes.how_closed(closed)}; nothing changed",
+                               dispute_id=dispute_id)
         if keep_both and cardinality != "many":
             raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
         if keep_both:
