@@ -78,6 +78,7 @@ def test_every_tool_is_described_for_a_model_and_declares_its_output(vault):
         assert tools[settles].annotations.destructive_hint and "Forbidden" in tools[settles].description
         assert "the resolver or admin role" in tools[settles].description
     assert tools["resolve_dispute"].input_schema["required"] == ["dispute_id"]  # a winner, or keep_both
+    assert set(tools["history"].output_schema["properties"]) == {"result", "suggestions"}  # all it answers
     assert tools["remember_fact"].input_schema["required"] == ["entity", "value", "text"]
     assert "CONTESTED" in tools["recall"].description
 

@@ -95,6 +95,8 @@ EntityViewOut = output_model(EntityView)
 ExplanationOut = output_model(Explanation)
 DisputeOut = output_model(Dispute)
 RetractionOut = output_model(Retraction)
+HistoryOut = create_model("History", result=(list[Claim], ...), suggestions=(list[str], Field(
+    default_factory=list, description="For a key no claim was ever made on: the stored keys most like it.")))
 ClaimId = Annotated[str, Field(description="A claim id from another tool's answer.")]
 Note = Annotated[str, Field(description="Why, in a few words (kept with the decision).")]
 
@@ -239,7 +241,7 @@ def _reads(server: MCPServer, memory: MemorySource) -> None:
 
     @server.tool(annotations=READ)
     @vault_errors
-    async def history(entity: EntityKey) -> Annotated[CallToolResult, list[Claim]]:
+    async def history(entity: EntityKey) -> Annotated[CallToolResult, HistoryOut]:
         """Every claim ever made on an entity key, oldest first, with its agent, time, status (active,
         superseded, disputed) and what replaced it: the answer to "who said what, and when?". For a key never
         used it names the closest stored keys (did you mean)."""
