@@ -98,7 +98,7 @@ def test_two_agents_disagree_and_every_read_says_so(vault):
     first, second, reads, recall = session(vault, scenario)
     assert "stored: user.timezone = PST" in text_of(first)
     said = text_of(second)
-    assert "DISPUTED: user.timezone = EST" in said
+    assert "DISPUTED: user.timezone = EST" in said and "NEEDS THE USER" not in said  # the strategy may settle it
     assert '"my sister is a nurse": about someone else' in said  # the unextracted part, with why
     written = decode(AddResult, second.structured_content)
     (decision,) = written.decisions
@@ -352,3 +352,17 @@ def test_a_person_keeps_both_values_of_a_many_entity(vault):
     assert kept.startswith(f"Resolved dispute {d.id} on user.likes: both values kept. Decided by ana: both")
     assert vault.dispute(d.id).resolution.keep_both
     assert sorted(vault.get("user.likes").values) == ["dislikes:jazz", "likes:jazz"]
+
+
+def test_a_write_that_waits_for_the_user_says_so(vault):
+    """A high-stakes entity: no strategy settles its dispute, a person does; the write's answer says so."""
+    vault.add_high_stakes("user.budget")
+    vault.agent("agent-b").add("My budget is $5000")
+
+    async def scenario(client, caller):
+        return await call(client, "remember", text="My budget is $3000")
+
+    said = session(vault, scenario)
+    (d,) = vault.disputes()
+    assert d.needs_user and f"dispute {d.id} is open, and reads show both values until THE USER decides it" in said
+    assert f"NEEDS THE USER: dispute {d.id} waits for a person. Ask the user which value is right" in said

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from ..engine.explain import Explanation
 from ..errors import InvalidInput, NotFound, VaultError
-from ..models import AddResult, Claim, Dispute, EntityView, Fact, Retraction
+from ..models import AddResult, Claim, Dispute, EntityView, Fact, Outcome, Retraction
 from ..wire import HIDDEN_FIELDS, encode
 from .arguments import invalid_arguments, strict
 from .memory import Memory
@@ -177,11 +177,12 @@ def _writes(server: MCPServer, memory: MemorySource) -> None:
         whenever the user states something about themselves that may matter later.
 
         Returns what the store decided for each fact: stored, already known, or DISPUTED (another agent
-        holds a contradicting value: both now show on reads until someone settles it), and the sentences
-        that read as statements about the user but gave no fact (use remember_fact for those)."""
+        holds a contradicting value: both now show on reads until someone settles it; NEEDS THE USER when
+        only the user can settle it), and the sentences that read as statements about the user but gave no
+        fact (use remember_fact for those)."""
         mem = memory()
         result = await mem.add(text, session=session)
-        return answer(add_result_text(result, await _claims(mem, result)), encode(result))
+        return answer(add_result_text(result, await _claims(mem, result), await _waiting(mem, result)), encode(result))
 
     @server.tool(annotations=WRITE)
     @vault_errors
@@ -190,10 +191,11 @@ def _writes(server: MCPServer, memory: MemorySource) -> None:
                             session: Session = None) -> Annotated[CallToolResult, AddResultOut]:
         """Store one fact under an explicit entity key, without extraction: when you know the key and the
         value (or `remember` could not read a sentence). Returns the store's decision: stored, already known,
-        replaced your own older value, or DISPUTED when another agent holds a contradicting value."""
+        replaced your own older value, or DISPUTED when another agent holds a contradicting value (NEEDS THE
+        USER when only the user can settle it)."""
         mem = memory()
         result = await mem.add_facts([Fact(entity, text, value)], session=session)
-        return answer(add_result_text(result, await _claims(mem, result)), encode(result))
+        return answer(add_result_text(result, await _claims(mem, result), await _waiting(mem, result)), encode(result))
 
 
 async def _claims(mem: Memory, result: AddResult) -> dict[str, Claim]:
@@ -207,6 +209,14 @@ async def _claims(mem: Memory, result: AddResult) -> dict[str, Claim]:
     ids = list(dict.fromkeys(d.claim_id for d in result.decisions))
     found = await asyncio.gather(*(one(i) for i in ids))
     return {i: c for i, c in zip(ids, found, strict=True) if c is not None}
+
+
+async def _waiting(mem: Memory, result: AddResult) -> set[str]:
+    """The disputes the write opened or joined that wait for a person (`needs_user`: high stakes, or
+    against a value a person chose), so the answer can say so; no read when it opened none."""
+    if not any(d.outcome == Outcome.DISPUTED for d in result.decisions):
+        return set()
+    return {d.id for d in await mem.disputes("open") if d.needs_user}
 
 
 def _reads(server: MCPServer, memory: MemorySource) -> None:

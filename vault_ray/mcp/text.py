@@ -8,7 +8,7 @@ to `explain` and `resolve_dispute`. An empty answer says it is empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -67,13 +67,16 @@ def said(claim: Claim, *, status: bool = False) -> str:
 
 
 # -- writes -------------------------------------------------------------------------------
-def decision_line(d: Decision, claim: Claim | None) -> str:
+def decision_line(d: Decision, claim: Claim | None, waiting: Collection[str] = ()) -> str:
+    """`waiting`: the ids of the disputes that wait for a person (`needs_user`)."""
     what = f"{d.entity} = {value_of(claim)}" if claim is not None else d.entity
     if d.aligned_from:
         what += f" (filed under {d.entity}, the existing key for {d.aligned_from})"
     if d.outcome == Outcome.DISPUTED:
+        until = ("THE USER decides it (no agent's value wins it by itself)" if d.dispute_id in waiting else
+                 "someone settles it")
         head = (f"- DISPUTED: {what}. It contradicts another agent's claim; dispute {d.dispute_id} is open, and reads "
-                f"show both values until someone settles it")
+                f"show both values until {until}")
     elif d.outcome == Outcome.NOOP:
         head = f"- already known: {what} (nothing changed)"
     elif d.outcome == Outcome.SUPERSEDED:
@@ -84,12 +87,13 @@ def decision_line(d: Decision, claim: Claim | None) -> str:
     return f"{head}{reason}. claim {d.claim_id}"
 
 
-def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
+def add_result_text(result: AddResult, claims: dict[str, Claim], waiting: Collection[str] = ()) -> str:
+    """`waiting`: the ids of the disputes that wait for a person (`needs_user`)."""
     agents = sorted({c.agent for c in claims.values()})
     who = f" as {agents[0]}" if len(agents) == 1 else ""
     if result.decisions:
         lines = [f"Wrote {count(len(result.decisions), 'fact')}{who}:"]
-        lines += [decision_line(d, claims.get(d.claim_id)) for d in result.decisions]
+        lines += [decision_line(d, claims.get(d.claim_id), waiting) for d in result.decisions]
     else:
         lines = ["Nothing was stored: no fact about the user could be read from this text."]
     if result.unextracted:
@@ -99,8 +103,12 @@ def add_result_text(result: AddResult, claims: dict[str, Claim]) -> str:
         lines += [f'- "{one_line(u.text)}": {one_line(u.reason)}' + (f" (kept as note {u.note_id})" if u.note_id else "")
                   for u in result.unextracted]
     disputed = sum(d.outcome == Outcome.DISPUTED for d in result.decisions)
+    asks = sorted({d.dispute_id for d in result.decisions if d.outcome == Outcome.DISPUTED and d.dispute_id in waiting})
     if disputed:
         lines.append(f"{disputed} write(s) opened or joined a dispute: agents disagree. {SETTLE}")
+    if asks:
+        lines.append(f"NEEDS THE USER: dispute {', '.join(asks)} waits for a person. Ask the user which value is "
+                     "right; only a person settles it (the inbox page, or resolve_dispute on the user's word).")
     return "\n".join(lines)
 
 
