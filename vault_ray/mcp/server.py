@@ -214,9 +214,8 @@ async def _claims(mem: Memory, result: AddResult) -> dict[str, Claim]:
 async def _waiting(mem: Memory, result: AddResult) -> set[str]:
     """The disputes the write opened or joined that wait for a person (`needs_user`: high stakes, or
     against a value a person chose), so the answer can say so; no read when it opened none."""
-    if not any(d.outcome == Outcome.DISPUTED for d in result.decisions):
-        return set()
-    return {d.id for d in await mem.disputes("open") if d.needs_user}
+    ids = sorted({d.dispute_id for d in result.decisions if d.outcome == Outcome.DISPUTED and d.dispute_id})
+    return {d.id for d in await asyncio.gather(*(mem.dispute(i) for i in ids)) if d.needs_user}
 
 
 def _reads(server: MCPServer, memory: MemorySource) -> None:
