@@ -67,14 +67,17 @@ def test_over_http_each_token_decides_as_its_principal(served_app):
         unchanged = statuses(served_app.vault)
         async with over_http(url, person) as client:
             bad = await refused(client, "forget", entity="User Diet!")
+            unfit = await refused(client, "retract", claim_id="c-2", decided_by="mallory")  # the same words as in-process
             took = await client.call_tool("retract", {"claim_id": "c-2", "note": "never said"})
             forgot = await client.call_tool("forget", {"entity": "user.diet"})
-        return denied, unchanged, bad, took, forgot
+        return denied, unchanged, bad, unfit, took, forgot
 
-    denied, unchanged, bad, took, forgot = asyncio.run(scenario())
+    denied, unchanged, bad, unfit, took, forgot = asyncio.run(scenario())
     assert all("Forbidden: 'planner' has the 'agent' role; this needs the 'resolver' role." in s for s in denied)
     assert unchanged == {"c-1": "active", "c-2": "active"}
     assert "InvalidEntity" in bad and bad.endswith("Nothing was changed.")
+    assert unfit == ("Error executing tool retract: InvalidInput: invalid arguments: decided_by: no such argument "
+                     "(this tool takes claim_id, note). Nothing was changed.")
     assert "Decided by ana: never said." in text_of(took)
     assert decode(Retraction, took.structured_content).decided_by == "ana"
     assert [decode(Retraction, r).claim.id for r in forgot.structured_content["result"]] == ["c-1"]
