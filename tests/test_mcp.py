@@ -116,6 +116,8 @@ def test_two_agents_disagree_and_every_read_says_so(vault):
     assert all(part in reads["recall"] for part in both) and all(part in reads["get_entity"] for part in both)
     assert "2 agents disagree on user.timezone" in reads["recall"]
     assert "agent-b (0.20) does not outweigh agent-a (0.90)" in reads["list_disputes"]
+    assert reads["list_disputes"].endswith("or keep_both=true instead of a winner when every value is right "
+                                           "(an entity that holds several values).")  # how to settle, both ways
     assert "disputed" in reads["history"] and "active" in reads["history"]
     found = decode(Recall, recall.structured_content)
     assert found.hits[0].contested and [a.id for a in found.hits[0].alternatives] == [est.id]

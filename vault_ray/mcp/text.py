@@ -302,7 +302,8 @@ def disputes_text(cases: Sequence[OpenDispute]) -> str:
     lines = [f"{len(cases)} open dispute(s): agents disagree. {SETTLE}"]
     lines += [dispute_text(case, i) for i, case in enumerate(cases, 1)]
     lines.append("To settle one (a person decides: needs a role that may resolve disputes): "
-                 "resolve_dispute(dispute_id, winner=<the claim id that is right>, note=<why>).")
+                 "resolve_dispute(dispute_id, winner=<the claim id that is right>, note=<why>), or keep_both=true "
+                 "instead of a winner when every value is right (an entity that holds several values).")
     return "\n".join(lines)
 
 
