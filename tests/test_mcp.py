@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp_clients import call, refused, text_of
 
 from vault_ray import AddResult, Claim, Dispute, EntityView, HashingEmbedder, Retraction, Vault
@@ -368,3 +369,18 @@ def test_a_write_that_waits_for_the_user_says_so(vault):
     (d,) = vault.disputes()
     assert d.needs_user and f"dispute {d.id} is open, and reads show both values until THE USER decides it" in said
     assert f"NEEDS THE USER: dispute {d.id} waits for a person. Ask the user which value is right" in said
+
+
+def test_a_wrong_tool_name_or_a_failed_prompt_says_why(vault):
+    """A model that guesses a tool name is told the names; a prompt that fails says why (the SDK's
+    own answer to any exception in a prompt is "Internal server error")."""
+    async def scenario(client, caller):
+        guessed = await refused(client, "search_memory", query="diet")
+        with pytest.raises(MCPError) as too_long:
+            await client.get_prompt("memory_summary", {"focus": "x" * 1001})
+        return guessed, too_long.value
+
+    guessed, too_long = session(vault, scenario)
+    assert guessed == ("Unknown tool: 'search_memory'. The tools are: " + ", ".join(sorted(TOOLS)) + ".")
+    assert too_long.code == -32602
+    assert too_long.message == "InvalidInput: focus must be at most 1000 characters, as recall's query, got 1001"

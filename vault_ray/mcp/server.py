@@ -23,11 +23,12 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from ..engine.explain import Explanation
-from ..errors import InvalidInput, NotFound, VaultError
+from ..errors import InvalidInput, NotFound, VaultError, shown
 from ..models import AddResult, Claim, Dispute, EntityView, Fact, Outcome, Retraction
 from ..wire import HIDDEN_FIELDS, encode
 from .arguments import invalid_arguments, strict
@@ -136,6 +137,9 @@ class VaultServer(MCPServer):
     as the tree's `InvalidInput` on one line (`arguments.py`), like every other bad input."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._tool_manager.get_tool(name) is None:  # a model that guessed a name: the names it may call
+            names = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+            raise ToolError(f"Unknown tool: {shown(name)}. The tools are: {names}.")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -366,8 +370,11 @@ def _prompts(server: MCPServer, memory: MemorySource) -> None:
         """Summarize what the shared memory holds about the user, with its open disputes."""
         mem = memory()
         try:
+            if len(focus) > RECALL_CHARS:  # recall's bound, on every transport alike
+                raise InvalidInput(f"focus must be at most {RECALL_CHARS} characters, as recall's query, got {len(focus)}")
             found = await recall_of(mem, focus.strip() or "the user", MAX_SUMMARY_HITS)
             cases = await open_disputes(mem)
-        except VaultError as exc:
-            raise ValueError(f"{type(exc).__name__}: {exc}") from exc
+        except VaultError as exc:  # a protocol error with the message (anything else reads "Internal server error")
+            code = INVALID_PARAMS if isinstance(exc, InvalidInput) else INTERNAL_ERROR
+            raise MCPError(code, f"{type(exc).__name__}: {exc}") from exc
         return summary_text(found, cases, focus.strip())
