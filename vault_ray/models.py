@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from .errors import InvalidEntity, InvalidFact, InvalidInput, did_you_mean
+from .frozen import EMPTY, ReadOnlyDict, read_only
 from .nesting import clipped
 from .texts import shown
 
@@ -195,9 +196,9 @@ class Claim:
     source: str | None = None
     """The user turn an extracted claim came from, as said (`text` is the rewrite)."""
 
-    def __post_init__(self) -> None:  # meta an older store kept too deep to read: clipped (nesting.py)
-        if self.meta and (meta := clipped(self.meta)) is not self.meta:
-            object.__setattr__(self, "meta", meta)
+    def __post_init__(self) -> None:  # meta read-only (frozen.py); one an older store kept too deep: clipped (nesting.py)
+        if not isinstance(self.meta, ReadOnlyDict):
+            object.__setattr__(self, "meta", read_only(clipped(self.meta)) if self.meta else EMPTY)
 
 
 @dataclass(frozen=True, slots=True)

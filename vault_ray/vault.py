@@ -132,11 +132,13 @@ class Vault(Transfers, Retractions, PolicyEdits):
     # -- policy --------------------------------------------------------------------
     @property
     def policy(self) -> Policy:
+        """The store's policy (read-only: `set_strategy`, `set_authority`, `patch_policy`, ... change it)."""
         return self._backend.control()[0]
 
     @property
     def registry(self) -> EntityRegistry:
-        return self._backend.control()[1]
+        """A copy of the store's registry: `register(entry)` changes the store's."""
+        return EntityRegistry(dict(self._backend.control()[1].entries))
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
