@@ -173,3 +173,31 @@ def test_an_agent_name_with_control_characters_is_refused(make_vault, name):
     vault = make_vault()
     with pytest.raises(InvalidInput, match="control characters"):
         vault.agent(name)
+
+
+@pytest.mark.parametrize(("request_", "says"), [
+    (dict(facts=[Fact("user.diet", "The user is vegan", value="vegan")], messages="I'm in PST"), "not both"),
+    (dict(facts=[Fact("user.diet", "The user is vegan", value="vegan")], observed_at=1_700_000_000), "its own observed_at"),
+    (dict(messages="I'm vegan", vectors=[[0.1] * 384]), "vectors go with facts"),
+], ids=["facts-and-messages", "facts-and-a-request-time", "messages-and-vectors"])
+def test_a_write_request_with_parts_that_do_not_go_together_is_refused(make_vault, request_, says):
+    """The messages, or the request's time, were silently left out: only the facts were written, at the write's time."""
+    from vault_ray import WriteRequest
+
+    vault = make_vault()
+    before = state(vault)
+    (result,) = vault.write_batch([WriteRequest("a", **request_)])
+    assert isinstance(result, InvalidInput) and says in str(result)
+    assert state(vault) == before
+
+
+def test_an_agents_search_takes_mine_as_true_or_false_and_says_what_it_is(make_vault):
+    vault = make_vault()
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
+    with pytest.raises(InvalidInput, match="mine must be True or False"):
+        vault.agent("b").search("vegan", mine="yes")  # truthy: it searched b's claims only, and found none
+    assert [h.claim.value for h in vault.agent("b").search("vegan", entity="user.diet")] == ["vegan"]
+    assert vault.agent("b").search("vegan", mine=True) == []
+    assert repr(vault.agent("b")) == f"AgentMemory('b', <Vault embedded {vault.info().store!r}>)"
+    vault.close()
+    assert repr(vault).endswith(" closed>")

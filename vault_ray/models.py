@@ -292,14 +292,14 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class WriteRequest:
     """One agent's write in `Vault.write_batch`: `facts` (as `add_facts` takes them) or
-    `messages` (a user turn to extract from, as `add` takes it)."""
+    `messages` (a user turn to extract from, as `add` takes it), not both."""
 
     agent: str
     facts: Any = None
     messages: Any = None
     session: str | None = None
     observed_at: datetime | float | None = None
-    """Default event time of extracted facts (messages only); naive = UTC."""
+    """Default event time of extracted facts (messages only: with `facts`, InvalidInput); naive = UTC."""
     vectors: Any = None
     """Precomputed embeddings of `facts`, one row per fact."""
     resolve: bool = True

@@ -7,10 +7,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 
+from .agent_memory import AgentMemory
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .backends.unfinished import warn_unfinished
 from .embedders import Embedder, LocalEmbedder, an_embedder
@@ -111,6 +112,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     @property
     def closed(self) -> bool:
+        """Whether `close()` was called: every call after it raises StoreClosed."""
         return self._closed
 
     def close(self) -> None:
@@ -124,6 +126,11 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __repr__(self) -> str:
+        info = self._open_backend.info()  # no store call: the settings it was opened with
+        where = repr(info.store) if info.mode == "embedded" else f"namespace {info.namespace!r}"
+        return f"<Vault {info.mode} {where}{' closed' if self._closed else ''}>"
 
     def info(self) -> StoreInfo:
         """What this vault is connected to: mode, store path, partitions, embedder, namespace."""
@@ -150,6 +157,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     # -- writes ----------------------------------------------------------------------
     def agent(self, name: str) -> AgentMemory:
+        """A handle whose writes carry `name` (an agent name is exact: "crm" and "CRM" are two agents)."""
         return AgentMemory(self, check_agent(name))
 
     @gcpause.for_bulk
@@ -312,6 +320,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return front.read_key(self._backend, entity)
 
     def claim(self, claim_id: str) -> Claim:
+        """One claim by id, whatever its status (ClaimNotFound if the store has none)."""
         return self._backend.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]
 
     def claims(self) -> list[Claim]:
@@ -348,6 +357,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return self._backend.disputes(None if status == "all" else status)
 
     def dispute(self, dispute_id: str) -> Dispute:
+        """One dispute by id, open or resolved (DisputeNotFound if the store has none)."""
         return self._backend.dispute(check_string(dispute_id, "dispute_id", limit=128))  # type: ignore[arg-type]
 
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
@@ -370,28 +380,4 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return self._backend.check()
 
 
-class AgentMemory:
-    """One agent's handle on a vault: everything it writes carries its name."""
-
-    def __init__(self, vault: Vault, name: str) -> None:
-        self.vault = vault
-        self.name = name
-
-    def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
-            observed_at: datetime | float | None = None, resolve: bool = True) -> AddResult:
-        """Extract facts from the latest user turn and write them (`observed_at`: their time; naive = UTC).
-
-        `AddResult.unextracted` lists each part of the turn that reads as a statement
-        about the user but gave no fact, with the reason; with `Policy.unextracted_notes`
-        each is also kept as a free-text note on `user.notes` (its `note_id`)."""
-        return self.vault._write_one(WriteRequest(self.name, messages=messages, session=session,
-                                                  observed_at=observed_at, resolve=resolve))
-
-    def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, vectors: object | None = None,
-                  resolve: bool = True) -> AddResult:
-        """Write facts directly (no extraction). `vectors` may carry precomputed embeddings."""
-        return self.vault._write_one(WriteRequest(self.name, facts=facts, session=session, vectors=vectors,
-                                                  resolve=resolve))
-
-    def search(self, query: str, *, k: int = 5, mine: bool = False, **kw: Any) -> list[Hit]:
-        return self.vault.search(query, k=k, agent=self.name if mine else None, **kw)
+__all__ = ["AgentMemory", "Vault"]
