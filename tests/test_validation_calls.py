@@ -201,3 +201,16 @@ def test_an_agents_search_takes_mine_as_true_or_false_and_says_what_it_is(make_v
     assert repr(vault.agent("b")) == f"AgentMemory('b', <Vault embedded {vault.info().store!r}>)"
     vault.close()
     assert repr(vault).endswith(" closed>")
+
+
+def test_an_observed_at_in_epoch_milliseconds_says_seconds_are_wanted(make_vault):
+    vault = make_vault()
+    millis = utcnow().timestamp() * 1000  # JavaScript's Date.now(), a Kafka timestamp
+    with pytest.raises(InvalidFact, match=r"epoch seconds are wanted: milliseconds / 1000") as err:
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", observed_at=millis)])
+    assert err.value.field == "observed_at" and vault.claims() == []
+    with pytest.raises(InvalidInput, match="milliseconds / 1000"):
+        vault.get("user.diet", as_of=millis)
+    with pytest.raises(InvalidFact) as huge:
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", observed_at=1e300)])
+    assert "milliseconds" not in str(huge.value)

@@ -91,7 +91,9 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
         return datetime.fromtimestamp(float(value), UTC)
     except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
         said = value.isoformat() if isinstance(value, datetime) else repr(value)
-        raise bad(f"{field_name} {said} is outside the representable times") from None
+        ms = not isinstance(value, datetime) and 1e11 < abs(value) < 1e15  # epoch milliseconds (JavaScript's Date.now())
+        hint = " (epoch seconds are wanted: milliseconds / 1000)" if ms else ""
+        raise bad(f"{field_name} {said} is outside the representable times{hint}") from None
 
 
 EPOCH_TEXT = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
