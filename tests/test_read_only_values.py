@@ -89,3 +89,18 @@ def test_the_registry_a_vault_returns_is_a_copy_and_register_changes_the_store(m
     assert vault.registry.lookup("user.locker_code") is None
     vault.register(RegistryEntry("user.locker_code", "the code of the user's gym locker"))
     assert vault.registry.lookup("user.locker_code") is not None
+
+
+def test_returned_values_have_a_json_form_that_reads_back(make_vault):
+    from vault_ray import Claim, EntityView
+    from vault_ray.wire import decode, encode
+
+    vault = make_vault()
+    result = vault.agent("a").add_facts([Fact("user.diet", "User is vegan", value="vegan", meta={"tags": ["x"]})])
+    assert result[0] == result.decisions[0] and [d.value for d in result] == ["vegan"]
+    claim = vault.claim(result[0].claim_id)
+    data = json.loads(json.dumps(encode(claim)))
+    assert data["status"] == "active" and data["observed_at"].endswith("Z") and "embedding" not in data
+    assert decode(Claim, data) == claim
+    view = vault.get("user.diet")
+    assert decode(EntityView, json.loads(json.dumps(encode(view)))).values == ("vegan",)

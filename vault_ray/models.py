@@ -312,8 +312,8 @@ class WriteRequest:
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
-    """What `add` did: one decision per fact written (in order), and each part of the
-    user turn that read as a statement about the user but gave no fact."""
+    """What `add` did: one decision per fact written (in order; `result[0]` is `result.decisions[0]`),
+    and each part of the user turn that read as a statement about the user but gave no fact."""
 
     decisions: tuple[Decision, ...]
     unextracted: tuple[Unextracted, ...] = ()
@@ -323,6 +323,9 @@ class AddResult:
 
     def __len__(self) -> int:
         return len(self.decisions)
+
+    def __getitem__(self, index: int) -> Decision:
+        return self.decisions[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,11 +360,9 @@ class EntityView:
     candidates: tuple[Candidate, ...]
     disputes: tuple[Dispute, ...]
     events: tuple[Claim, ...] = field(init=False, default=())
-    """The events (episodic claims) among `active`, oldest first: what happened and when
-    (`observed_at`), never a value of the entity nor a candidate of a dispute."""
+    """The events (episodic claims) among `active`, oldest first: what happened and when (`observed_at`), no value."""
     suggestions: tuple[str, ...] = ()
-    """When no claim was ever made on `entity` (a typo?): the stored entity keys most like
-    it, best first ("did you mean"); empty otherwise. The view itself stays empty."""
+    """When no claim was ever made on `entity` (a typo?): the stored keys most like it, best first; else empty."""
     values: tuple[str, ...] = ()
     """The current value(s), each once: the facts' (every competing one while a dispute is open),
     no event. Claims that say one value (the engine's canonical value: "Google" from three agents,
