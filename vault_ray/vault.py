@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -71,6 +72,9 @@ class Vault(Transfers, Retractions, PolicyEdits):
         except BaseException:  # the store is let go of (its lock), as by close()
             backend.close()
             raise
+        # a vault dropped without close() (`Vault.open(p).agent("a").add(...)`, a notebook cell run again) lets go of
+        # the store when it is collected: its lock stayed held, and the store could not be opened again in this process
+        self._release = weakref.finalize(self, backend.close)
 
     @classmethod
     def open(
@@ -119,13 +123,17 @@ class Vault(Transfers, Retractions, PolicyEdits):
         """Flush and release the store (idempotent)."""
         if not self._closed:
             self._closed = True
-            self._open_backend.close()
+            self._release()  # backend.close(), once
 
     def __enter__(self) -> Vault:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __reduce__(self) -> Any:  # else "cannot pickle '_thread.lock' object", from deep inside
+        raise TypeError("a Vault cannot be pickled (sent to another process or a Ray task): open the store there "
+                        "(embedded: one process at a time; cluster mode: Vault.connect(address, namespace=...))")
 
     def __repr__(self) -> str:
         info = self._open_backend.info()  # no store call: the settings it was opened with
