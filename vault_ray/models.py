@@ -24,10 +24,8 @@ T = TypeVar("T")
 MAX_FUTURE = timedelta(days=1)
 """How far ahead of the vault's clock a fact's observed_at may be (clock skew, a local
 time taken for UTC); a later one is refused, as it would outrank every write until then."""
-MAX_SESSION = 256
-"""Characters of a write's session name (the HTTP schema's limit too)."""
-MAX_QUERY = 20_000
-"""Characters of a search query (the model reads its first 256 tokens)."""
+MAX_SESSION = 256  # characters of a write's session name (the HTTP schema's limit too)
+MAX_QUERY = 20_000  # characters of a search query (the model reads its first 256 tokens)
 MAX_NOTE = 4096  # characters of a dispute resolution's note
 
 
@@ -205,6 +203,7 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
+    """How a dispute ended: the `winner` claim (None: `keep_both`, or closed by a merge or join), who, why and when."""
     winner: str | None
     decided_by: str
     note: str
