@@ -104,3 +104,16 @@ def test_returned_values_have_a_json_form_that_reads_back(make_vault):
     assert decode(Claim, data) == claim
     view = vault.get("user.diet")
     assert decode(EntityView, json.loads(json.dumps(encode(view)))).values == ("vegan",)
+
+
+def test_a_registry_entry_keeps_its_own_aliases_and_examples(make_vault):
+    vault = make_vault()
+    aliases, examples = ["user.locker"], ["My locker code is 1234"]
+    vault.register(RegistryEntry("user.locker_code", "the gym locker's code", aliases=aliases, examples=examples))
+    aliases.append("user.pin")  # the caller's lists, changed after
+    examples.clear()
+    entry = vault.registry.lookup("user.locker_code")
+    assert entry.aliases == ("user.locker",) and entry.examples == ("My locker code is 1234",)
+    assert vault.registry.lookup("user.pin") is None
+    made = RegistryEntry("user.shoe_size", examples=(x for x in ["I wear size 42"]))  # a generator, read once
+    assert made.examples == ("I wear size 42",)
