@@ -64,13 +64,16 @@ EMPTY: ReadOnlyDict = ReadOnlyDict()
 def read_only(value: Any) -> Any:
     """`value` with every dict and list in it, itself included, a read-only copy (tuples too
     become read-only lists, as JSON reads them back); already read-only: `value` itself."""
-    if isinstance(value, ReadOnlyDict | ReadOnlyList):
+    if type(value) in _SCALARS or isinstance(value, ReadOnlyDict | ReadOnlyList):
         return value
-    if isinstance(value, dict):
-        return ReadOnlyDict({k: read_only(v) for k, v in value.items()}) if value else EMPTY
+    if isinstance(value, dict):  # most values are scalars: taken as they are, without a call each
+        return ReadOnlyDict({k: v if type(v) in _SCALARS else read_only(v) for k, v in value.items()}) if value else EMPTY
     if isinstance(value, list | tuple):
-        return ReadOnlyList(read_only(v) for v in value)
+        return ReadOnlyList([v if type(v) in _SCALARS else read_only(v) for v in value])
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def thawed(value: Any) -> Any:
