@@ -4,7 +4,7 @@ given to `Vault.open` for a store that has one is a change of it, checked and nu
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -214,3 +214,21 @@ def test_an_observed_at_in_epoch_milliseconds_says_seconds_are_wanted(make_vault
     with pytest.raises(InvalidFact) as huge:
         vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", observed_at=1e300)])
     assert "milliseconds" not in str(huge.value)
+
+
+def test_numpy_integers_are_times_and_counts_and_numpy_numbers_confidences(make_vault):
+    """A pandas column's np.int64 epoch seconds, a k computed with numpy, a float32 score as confidence:
+    refused as "must be a datetime or epoch seconds" / "a positive integer" / "a number in [0, 1]"."""
+    np = pytest.importorskip("numpy")
+    vault = make_vault()
+    when = np.int64(1_700_000_000)
+    (d,) = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan", observed_at=when,
+                                            confidence=np.float32(0.75))]).decisions
+    claim = vault.claim(d.claim_id)
+    assert claim.observed_at == datetime.fromtimestamp(1_700_000_000, UTC) and claim.confidence == 0.75
+    assert type(claim.confidence) is float
+    assert vault.get("user.diet", as_of=np.int64(utcnow().timestamp() + 5)).values == ("vegan",)  # as recorded by then
+    assert vault.get("user.diet", as_of=np.int64(1_700_000_001)).values == ()  # before it was written
+    assert len(vault.search("vegan", k=np.int64(2))) == 1
+    with pytest.raises(InvalidFact, match="observed_at must be a datetime or epoch seconds"):  # float32: 128 s steps
+        vault.agent("a").add_facts([Fact("user.pets", "The user has a cat", observed_at=np.float32(1.7e9))])

@@ -4,6 +4,7 @@ Models do no I/O. Times are timezone-aware UTC datetimes."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 import uuid
@@ -79,7 +80,7 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     def bad(message: str) -> InvalidInput:
         return InvalidFact(message, field=field_name) if field_name == "observed_at" else InvalidInput(message)
 
-    if isinstance(value, bool) or not isinstance(value, int | float | datetime):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral | float | datetime):  # numpy's ints too, not float32
         raise bad(f"{field_name} must be a datetime or epoch seconds, got {shown(value)}")
     if not isinstance(value, datetime) and not math.isfinite(value):
         raise bad(f"{field_name} must be finite, got {value!r}")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numbers
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -283,8 +284,9 @@ class Vault(Transfers, Retractions, PolicyEdits):
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         check_string(query, "query", limit=MAX_QUERY)
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:  # numpy's integers too
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        k = int(k)
         asked, entity = entity, None if entity is None else self._key(entity)
         agent = None if agent is None else check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
