@@ -43,3 +43,29 @@ def test_a_vault_that_is_still_referred_to_still_holds_the_store(tmp_path):
 def test_a_vault_cannot_be_pickled_and_says_what_to_do(tmp_path):
     with Vault.open(tmp_path / "s", embedder=EMB) as vault, pytest.raises(TypeError, match="Vault.connect"):
         pickle.dumps(vault)
+
+
+def test_a_forked_childs_copy_of_a_vault_does_not_let_go_of_the_parents_store(tmp_path):
+    """The child's copy shares the parent's lock: closing it when collected there would unlock the store
+    while the parent still writes to it."""
+    import os
+    import warnings
+
+    from vault_ray.storage.layout import check_not_held
+
+    store = tmp_path / "s"
+    vault = Vault.open(store, embedder=EMB)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork() of a process with threads (the flush thread)
+        pid = os.fork()
+    if pid == 0:  # the child: drops its copy, which is collected there
+        del vault
+        gc.collect()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    with pytest.raises(StoreLocked):  # still the parent's
+        check_not_held(store)
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
+    vault.close()
+    with Vault.open(store, embedder=EMB) as again:
+        assert again.get("user.diet").values == ("vegan",)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -58,6 +59,11 @@ MAX_FETCH = 4096
 """Most candidates a search asks the index for while agreeing claims fold into fewer than k hits."""
 
 
+def _let_go(backend: Backend, pid: int) -> None:
+    if os.getpid() == pid:  # a forked child's copy shares the parent's lock: closing it would unlock the parent's
+        backend.close()
+
+
 class Vault(Transfers, Retractions, PolicyEdits):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
@@ -73,9 +79,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
         except BaseException:  # the store is let go of (its lock), as by close()
             backend.close()
             raise
-        # a vault dropped without close() (`Vault.open(p).agent("a").add(...)`, a notebook cell run again) lets go of
-        # the store when it is collected: its lock stayed held, and the store could not be opened again in this process
-        self._release = weakref.finalize(self, backend.close)
+        # dropped without close() (`Vault.open(p).agent("a").add(...)`): let go of when collected, else locked for good
+        self._release = weakref.finalize(self, _let_go, backend, os.getpid())
 
     @classmethod
     def open(
@@ -124,7 +129,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
         """Flush and release the store (idempotent)."""
         if not self._closed:
             self._closed = True
-            self._release()  # backend.close(), once
+            self._release.detach()
+            self._open_backend.close()
 
     def __enter__(self) -> Vault:
         return self
