@@ -1,8 +1,9 @@
 """The docs pages' examples as a newcomer pastes them: every Python block of docs/*.md is valid
 Python on its own (no top-level `await` or `async with`), every JSON block without an elision
 ("...") is valid JSON (the MCP client configs are pasted into files), the event and standup
-examples run on a store that holds what they read, and docs/mcp.md's SDK client runs as a
-script against the store the README's Python example writes."""
+examples run on a store that holds what they read, docs/evals.md's policy-file example applies a
+proposal, and docs/mcp.md's SDK client runs as a script against the store the README's Python
+example writes."""
 
 from __future__ import annotations
 
@@ -73,3 +74,18 @@ def test_the_mcp_sdk_client_example_runs_as_a_script(tmp_path):
     assert client.returncode == 0, client.stderr[-2000:]
     assert 'memory for "what timezone is the user in?"' in client.stdout
     assert "user.timezone = EST" in client.stdout  # the README example's resolution
+
+
+def test_the_policy_file_example_applies_the_proposal_as_a_numbered_change(tmp_path, monkeypatch):
+    from vault_ray import Policy, Vault, write_policy_file
+
+    monkeypatch.chdir(tmp_path)  # the page's paths: ./memory and eval-out/proposal.json
+    with Vault.open("./memory") as vault:  # as the page opens it (the local model, loaded only to embed)
+        vault.set_strategy("user.diet", "consensus")
+        before = vault.policy.version
+    (tmp_path / "eval-out").mkdir()
+    write_policy_file("eval-out/proposal.json", Policy(strategies={"user.timezone": "authority"}))
+    exec(compile(block_with("evals.md", "read_policy_file"), "docs/evals.md", "exec"), {})  # noqa: S102
+    with Vault.open("./memory") as vault:
+        assert vault.policy.strategies == {"user.timezone": "authority"}  # the whole policy replaced
+        assert vault.policy.version > before  # a change after the store's own, not the file's version 0

@@ -78,6 +78,16 @@ def test_invalid_embeddings(vault, vectors):
     assert vault.claims() == []
 
 
+@pytest.mark.parametrize("vectors", [np.full((1, 384), 0.1 + 0.5j), np.ones((1, 384), dtype=bool),
+                                     [["0.1"] * 384], np.full((1, 384), 1e300)], ids=["complex", "bool", "text", "huge"])
+def test_vectors_that_are_not_real_float32_numbers_are_refused_without_a_warning(vault, vectors):
+    """Complex rows were stored without their imaginary part (a ComplexWarning), True/False and
+    numbers in strings as numbers, and 1e300 warned of an overflow before its error."""
+    with pytest.raises(InvalidEmbedding) as err:  # filterwarnings = error: a warning would fail here first
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan")], vectors=vectors)
+    assert err.value.expected_dim == 384 and vault.claims() == []
+
+
 def test_an_all_zero_vector_is_refused(vault):
     """vectors=[[0.0] * 384] was stored, and no search could ever find the fact."""
     facts = [Fact("user.diet", "The user is vegan"), Fact("user.pets", "The user has a cat")]

@@ -4,7 +4,7 @@ given to `Vault.open` for a store that has one is a change of it, checked and nu
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -173,3 +173,62 @@ def test_an_agent_name_with_control_characters_is_refused(make_vault, name):
     vault = make_vault()
     with pytest.raises(InvalidInput, match="control characters"):
         vault.agent(name)
+
+
+@pytest.mark.parametrize(("request_", "says"), [
+    (dict(facts=[Fact("user.diet", "The user is vegan", value="vegan")], messages="I'm in PST"), "not both"),
+    (dict(facts=[Fact("user.diet", "The user is vegan", value="vegan")], observed_at=1_700_000_000), "its own observed_at"),
+    (dict(messages="I'm vegan", vectors=[[0.1] * 384]), "vectors go with facts"),
+], ids=["facts-and-messages", "facts-and-a-request-time", "messages-and-vectors"])
+def test_a_write_request_with_parts_that_do_not_go_together_is_refused(make_vault, request_, says):
+    """The messages, or the request's time, were silently left out: only the facts were written, at the write's time."""
+    from vault_ray import WriteRequest
+
+    vault = make_vault()
+    before = state(vault)
+    (result,) = vault.write_batch([WriteRequest("a", **request_)])
+    assert isinstance(result, InvalidInput) and says in str(result)
+    assert state(vault) == before
+
+
+def test_an_agents_search_takes_mine_as_true_or_false_and_says_what_it_is(make_vault):
+    vault = make_vault()
+    vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan")])
+    with pytest.raises(InvalidInput, match="mine must be True or False"):
+        vault.agent("b").search("vegan", mine="yes")  # truthy: it searched b's claims only, and found none
+    assert [h.claim.value for h in vault.agent("b").search("vegan", entity="user.diet")] == ["vegan"]
+    assert vault.agent("b").search("vegan", mine=True) == []
+    assert repr(vault.agent("b")) == f"AgentMemory('b', <Vault embedded {vault.info().store!r}>)"
+    vault.close()
+    assert repr(vault).endswith(" closed>")
+
+
+def test_an_observed_at_in_epoch_milliseconds_says_seconds_are_wanted(make_vault):
+    vault = make_vault()
+    millis = utcnow().timestamp() * 1000  # JavaScript's Date.now(), a Kafka timestamp
+    with pytest.raises(InvalidFact, match=r"epoch seconds are wanted: milliseconds / 1000") as err:
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", observed_at=millis)])
+    assert err.value.field == "observed_at" and vault.claims() == []
+    with pytest.raises(InvalidInput, match="milliseconds / 1000"):
+        vault.get("user.diet", as_of=millis)
+    with pytest.raises(InvalidFact) as huge:
+        vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", observed_at=1e300)])
+    assert "milliseconds" not in str(huge.value)
+
+
+def test_numpy_integers_are_times_and_counts_and_numpy_numbers_confidences(make_vault):
+    """A pandas column's np.int64 epoch seconds, a k computed with numpy, a float32 score as confidence:
+    refused as "must be a datetime or epoch seconds" / "a positive integer" / "a number in [0, 1]"."""
+    np = pytest.importorskip("numpy")
+    vault = make_vault()
+    when = np.int64(1_700_000_000)
+    (d,) = vault.agent("a").add_facts([Fact("user.diet", "The user is vegan", value="vegan", observed_at=when,
+                                            confidence=np.float32(0.75))]).decisions
+    claim = vault.claim(d.claim_id)
+    assert claim.observed_at == datetime.fromtimestamp(1_700_000_000, UTC) and claim.confidence == 0.75
+    assert type(claim.confidence) is float
+    assert vault.get("user.diet", as_of=np.int64(utcnow().timestamp() + 5)).values == ("vegan",)  # as recorded by then
+    assert vault.get("user.diet", as_of=np.int64(1_700_000_001)).values == ()  # before it was written
+    assert len(vault.search("vegan", k=np.int64(2))) == 1
+    with pytest.raises(InvalidFact, match="observed_at must be a datetime or epoch seconds"):  # float32: 128 s steps
+        vault.agent("a").add_facts([Fact("user.pets", "The user has a cat", observed_at=np.float32(1.7e9))])

@@ -55,13 +55,18 @@ def check_vectors(vectors: object, n: int, dim: int, *, given: bool = False) -> 
     """Validate vectors handed in from outside: shape, finiteness; returns unit rows. `given`
     (a caller's precomputed vectors): an all-zero row is refused too, as no search could find it."""
     try:
-        arr = np.asarray(vectors, dtype=np.float32)
+        raw = np.asarray(vectors)
+        if raw.dtype.kind in "bcUSV":  # True/False, complex (its imaginary part would be dropped), text, bytes
+            raise TypeError(f"got {raw.dtype} values")
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond float32: inf, refused below with a message
+            arr = raw.astype(np.float32)
     except (TypeError, ValueError) as exc:
-        raise InvalidEmbedding(f"embeddings must be a ({n}, {dim}) array of numbers: {exc}", expected_dim=dim) from exc
+        raise InvalidEmbedding(f"embeddings must be a ({n}, {dim}) array of real numbers: {exc}", expected_dim=dim) from exc
     if arr.ndim != 2 or arr.shape != (n, dim):
         raise InvalidEmbedding(f"expected embeddings of shape ({n}, {dim}), got {arr.shape}", expected_dim=dim)
     if not np.isfinite(arr).all():
-        raise InvalidEmbedding("embeddings contain NaN or infinite values", expected_dim=dim)
+        raise InvalidEmbedding("embeddings contain NaN or infinite values (or values beyond float32's range)",
+                               expected_dim=dim)
     if given and len(zero := np.flatnonzero(~arr.any(axis=1))):
         raise InvalidEmbedding(f"embedding {int(zero[0])} is all zeros: it has no direction, so no search finds it",
                                expected_dim=dim)

@@ -4,6 +4,7 @@ takes facts (`add_facts`, extraction's output, the HTTP client before it sends).
 from __future__ import annotations
 
 import math
+import numbers
 from datetime import datetime
 
 from .errors import InvalidEntity, InvalidFact
@@ -34,7 +35,7 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.kind not in Kind._value2member_map_:
         raise InvalidFact(f"kind must be one of {[k.value for k in Kind]}", index=index, field="kind")
     conf = fact.confidence
-    if isinstance(conf, bool) or not isinstance(conf, int | float):
+    if isinstance(conf, bool) or not isinstance(conf, numbers.Real):  # numpy's numbers too: stored as float(conf)
         raise InvalidFact(f"confidence must be a number in [0, 1], got {shown(conf)}", index=index, field="confidence")
     if not math.isfinite(conf) or not 0 <= conf <= 1:
         raise InvalidFact(f"confidence {conf!r} is outside [0, 1]", index=index, field="confidence")

@@ -4,6 +4,7 @@ Models do no I/O. Times are timezone-aware UTC datetimes."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 import uuid
@@ -14,6 +15,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from .errors import InvalidEntity, InvalidFact, InvalidInput, did_you_mean
+from .frozen import EMPTY, ReadOnlyDict, read_only
 from .nesting import clipped
 from .texts import shown
 
@@ -23,10 +25,8 @@ T = TypeVar("T")
 MAX_FUTURE = timedelta(days=1)
 """How far ahead of the vault's clock a fact's observed_at may be (clock skew, a local
 time taken for UTC); a later one is refused, as it would outrank every write until then."""
-MAX_SESSION = 256
-"""Characters of a write's session name (the HTTP schema's limit too)."""
-MAX_QUERY = 20_000
-"""Characters of a search query (the model reads its first 256 tokens)."""
+MAX_SESSION = 256  # characters of a write's session name (the HTTP schema's limit too)
+MAX_QUERY = 20_000  # characters of a search query (the model reads its first 256 tokens)
 MAX_NOTE = 4096  # characters of a dispute resolution's note
 
 
@@ -80,7 +80,7 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
     def bad(message: str) -> InvalidInput:
         return InvalidFact(message, field=field_name) if field_name == "observed_at" else InvalidInput(message)
 
-    if isinstance(value, bool) or not isinstance(value, int | float | datetime):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral | float | datetime):  # numpy's ints too, not float32
         raise bad(f"{field_name} must be a datetime or epoch seconds, got {shown(value)}")
     if not isinstance(value, datetime) and not math.isfinite(value):
         raise bad(f"{field_name} must be finite, got {value!r}")
@@ -90,7 +90,9 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
         return datetime.fromtimestamp(float(value), UTC)
     except (OverflowError, OSError, ValueError):  # also 0001-01-01 at +05:00: before the first UTC time
         said = value.isoformat() if isinstance(value, datetime) else repr(value)
-        raise bad(f"{field_name} {said} is outside the representable times") from None
+        ms = not isinstance(value, datetime) and 1e11 < abs(value) < 1e15  # epoch milliseconds (JavaScript's Date.now())
+        hint = " (epoch seconds are wanted: milliseconds / 1000)" if ms else ""
+        raise bad(f"{field_name} {said} is outside the representable times{hint}") from None
 
 
 EPOCH_TEXT = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
@@ -195,13 +197,14 @@ class Claim:
     source: str | None = None
     """The user turn an extracted claim came from, as said (`text` is the rewrite)."""
 
-    def __post_init__(self) -> None:  # meta an older store kept too deep to read: clipped (nesting.py)
-        if self.meta and (meta := clipped(self.meta)) is not self.meta:
-            object.__setattr__(self, "meta", meta)
+    def __post_init__(self) -> None:  # meta read-only (frozen.py); one an older store kept too deep: clipped (nesting.py)
+        if not isinstance(self.meta, ReadOnlyDict):
+            object.__setattr__(self, "meta", read_only(clipped(self.meta)) if self.meta else EMPTY)
 
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
+    """How a dispute ended: the `winner` claim (None: `keep_both`, or closed by a merge or join), who, why and when."""
     winner: str | None
     decided_by: str
     note: str
@@ -291,14 +294,14 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class WriteRequest:
     """One agent's write in `Vault.write_batch`: `facts` (as `add_facts` takes them) or
-    `messages` (a user turn to extract from, as `add` takes it)."""
+    `messages` (a user turn to extract from, as `add` takes it), not both."""
 
     agent: str
     facts: Any = None
     messages: Any = None
     session: str | None = None
     observed_at: datetime | float | None = None
-    """Default event time of extracted facts (messages only); naive = UTC."""
+    """Default event time of extracted facts (messages only: with `facts`, InvalidInput); naive = UTC."""
     vectors: Any = None
     """Precomputed embeddings of `facts`, one row per fact."""
     resolve: bool = True
@@ -309,8 +312,8 @@ class WriteRequest:
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
-    """What `add` did: one decision per fact written (in order), and each part of the
-    user turn that read as a statement about the user but gave no fact."""
+    """What `add` did: one decision per fact written (in order; `result[0]` is `result.decisions[0]`),
+    and each part of the user turn that read as a statement about the user but gave no fact."""
 
     decisions: tuple[Decision, ...]
     unextracted: tuple[Unextracted, ...] = ()
@@ -320,6 +323,9 @@ class AddResult:
 
     def __len__(self) -> int:
         return len(self.decisions)
+
+    def __getitem__(self, index: int) -> Decision:
+        return self.decisions[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,11 +360,9 @@ class EntityView:
     candidates: tuple[Candidate, ...]
     disputes: tuple[Dispute, ...]
     events: tuple[Claim, ...] = field(init=False, default=())
-    """The events (episodic claims) among `active`, oldest first: what happened and when
-    (`observed_at`), never a value of the entity nor a candidate of a dispute."""
+    """The events (episodic claims) among `active`, oldest first: what happened and when (`observed_at`), no value."""
     suggestions: tuple[str, ...] = ()
-    """When no claim was ever made on `entity` (a typo?): the stored entity keys most like
-    it, best first ("did you mean"); empty otherwise. The view itself stays empty."""
+    """When no claim was ever made on `entity` (a typo?): the stored keys most like it, best first; else empty."""
     values: tuple[str, ...] = ()
     """The current value(s), each once: the facts' (every competing one while a dispute is open),
     no event. Claims that say one value (the engine's canonical value: "Google" from three agents,

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import InvalidInput, InvalidPolicy, PolicyConflict
+from .frozen import ReadOnlyDict, thawed
 from .models import ENTITY_RE
 from .texts import check_agent, shown, storable
 
@@ -149,8 +150,12 @@ class Policy:
         self._check()
         # what reads the same is the same value: an agent's empty authority table is no table (its
         # weights are the default either way), a high-stakes pattern named twice is one
-        if any(not table for table in self.authority.values()):
-            object.__setattr__(self, "authority", {a: t for a, t in self.authority.items() if t})
+        # and its tables are read-only (frozen.py): set_strategy, patch_policy, ... change a store's policy, checked and saved
+        if not isinstance(self.authority, ReadOnlyDict) or any(not table for table in self.authority.values()):
+            object.__setattr__(self, "authority", ReadOnlyDict({a: ReadOnlyDict(t) for a, t in self.authority.items() if t}))
+        for name in ("strategies", "cardinality", "on_ambiguous"):
+            if not isinstance(table := getattr(self, name), ReadOnlyDict):
+                object.__setattr__(self, name, ReadOnlyDict(table))
         if not isinstance(self.high_stakes, tuple) or len(set(self.high_stakes)) < len(self.high_stakes):
             object.__setattr__(self, "high_stakes", tuple(dict.fromkeys(self.high_stakes)))
 
@@ -248,7 +253,7 @@ class Policy:
 
     # -- persistence ---------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data: dict[str, Any] = thawed(asdict(self))  # the caller's to edit
         data["high_stakes"] = list(self.high_stakes)
         return data
 

@@ -6,6 +6,7 @@ similarity filter plus a cap), never the whole table.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +37,9 @@ class RegistryEntry:
     reasoner classifies a sentence to the entry whose examples it is nearest to."""
 
     def __post_init__(self) -> None:
+        for name in ("aliases", "examples"):  # a caller's list (or generator) kept as given would change with it
+            if not isinstance(value := getattr(self, name), str | tuple) and isinstance(value, Iterable):
+                object.__setattr__(self, name, tuple(value))
         if isinstance(self.examples, str) or not all(isinstance(x, str) and x.strip() for x in self.examples):
             raise InvalidPolicy("examples must be a sequence of non-empty strings", value=self.examples)
         validate_entity(self.key[:-2] if self.key.endswith(".*") else self.key)

@@ -55,6 +55,8 @@ MERGE_BATCH = 500
 
 @dataclass(frozen=True)
 class ExportResult:
+    """What `Vault.export` wrote (docs/jobs.md)."""
+
     directory: str
     manifest: str
     partitions: int
@@ -66,6 +68,8 @@ class ExportResult:
 
 @dataclass(frozen=True)
 class ImportResult:
+    """What `Vault.import_from` did (docs/jobs.md): restored into an empty store, or merged by claim id."""
+
     source: str
     mode: str
     """"restore" (the store was empty) or "merge"."""

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import numbers
+import os
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -11,6 +14,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from .agent_memory import AgentMemory
 from .backends import Backend, EmbeddedBackend, StoreInfo
 from .backends.unfinished import warn_unfinished
 from .embedders import Embedder, LocalEmbedder, an_embedder
@@ -55,6 +59,11 @@ MAX_FETCH = 4096
 """Most candidates a search asks the index for while agreeing claims fold into fewer than k hits."""
 
 
+def _let_go(backend: Backend, pid: int) -> None:
+    if os.getpid() == pid:  # a forked child's copy shares the parent's lock: closing it would unlock the parent's
+        backend.close()
+
+
 class Vault(Transfers, Retractions, PolicyEdits):
     """Shared memory for agents. Use `Vault.open(path)` (one process) or
     `Vault.connect(...)` (a Ray cluster); both are context managers."""
@@ -70,6 +79,8 @@ class Vault(Transfers, Retractions, PolicyEdits):
         except BaseException:  # the store is let go of (its lock), as by close()
             backend.close()
             raise
+        # dropped without close() (`Vault.open(p).agent("a").add(...)`): let go of when collected, else locked for good
+        self._release = weakref.finalize(self, _let_go, backend, os.getpid())
 
     @classmethod
     def open(
@@ -111,12 +122,14 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     @property
     def closed(self) -> bool:
+        """Whether `close()` was called: every call after it raises StoreClosed."""
         return self._closed
 
     def close(self) -> None:
         """Flush and release the store (idempotent)."""
         if not self._closed:
             self._closed = True
+            self._release.detach()
             self._open_backend.close()
 
     def __enter__(self) -> Vault:
@@ -125,6 +138,15 @@ class Vault(Transfers, Retractions, PolicyEdits):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __reduce__(self) -> Any:  # else "cannot pickle '_thread.lock' object", from deep inside
+        raise TypeError("a Vault cannot be pickled (sent to another process or a Ray task): open the store there "
+                        "(embedded: one process at a time; cluster mode: Vault.connect(address, namespace=...))")
+
+    def __repr__(self) -> str:
+        info = self._open_backend.info()  # no store call: the settings it was opened with
+        where = repr(info.store) if info.mode == "embedded" else f"namespace {info.namespace!r}"
+        return f"<Vault {info.mode} {where}{' closed' if self._closed else ''}>"
+
     def info(self) -> StoreInfo:
         """What this vault is connected to: mode, store path, partitions, embedder, namespace."""
         return self._backend.info()
@@ -132,11 +154,13 @@ class Vault(Transfers, Retractions, PolicyEdits):
     # -- policy --------------------------------------------------------------------
     @property
     def policy(self) -> Policy:
+        """The store's policy (read-only: `set_strategy`, `set_authority`, `patch_policy`, ... change it)."""
         return self._backend.control()[0]
 
     @property
     def registry(self) -> EntityRegistry:
-        return self._backend.control()[1]
+        """A copy of the store's registry: `register(entry)` changes the store's."""
+        return EntityRegistry(dict(self._backend.control()[1].entries))
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""
@@ -148,6 +172,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     # -- writes ----------------------------------------------------------------------
     def agent(self, name: str) -> AgentMemory:
+        """A handle whose writes carry `name` (an agent name is exact: "crm" and "CRM" are two agents)."""
         return AgentMemory(self, check_agent(name))
 
     @gcpause.for_bulk
@@ -265,8 +290,9 @@ class Vault(Transfers, Retractions, PolicyEdits):
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         check_string(query, "query", limit=MAX_QUERY)
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:  # numpy's integers too
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        k = int(k)
         asked, entity = entity, None if entity is None else self._key(entity)
         agent = None if agent is None else check_agent(agent)
         at = as_utc(as_of, field_name="as_of")
@@ -310,6 +336,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return front.read_key(self._backend, entity)
 
     def claim(self, claim_id: str) -> Claim:
+        """One claim by id, whatever its status (ClaimNotFound if the store has none)."""
         return self._backend.claim(check_string(claim_id, "claim_id", limit=128))  # type: ignore[arg-type]
 
     def claims(self) -> list[Claim]:
@@ -346,6 +373,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return self._backend.disputes(None if status == "all" else status)
 
     def dispute(self, dispute_id: str) -> Dispute:
+        """One dispute by id, open or resolved (DisputeNotFound if the store has none)."""
         return self._backend.dispute(check_string(dispute_id, "dispute_id", limit=128))  # type: ignore[arg-type]
 
     def resolve_dispute(self, dispute_id: str, winner: str | None = None, *, decided_by: str, note: str = "",
@@ -368,28 +396,4 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return self._backend.check()
 
 
-class AgentMemory:
-    """One agent's handle on a vault: everything it writes carries its name."""
-
-    def __init__(self, vault: Vault, name: str) -> None:
-        self.vault = vault
-        self.name = name
-
-    def add(self, messages: Sequence[Message] | str, *, session: str | None = None,
-            observed_at: datetime | float | None = None, resolve: bool = True) -> AddResult:
-        """Extract facts from the latest user turn and write them (`observed_at`: their time; naive = UTC).
-
-        `AddResult.unextracted` lists each part of the turn that reads as a statement
-        about the user but gave no fact, with the reason; with `Policy.unextracted_notes`
-        each is also kept as a free-text note on `user.notes` (its `note_id`)."""
-        return self.vault._write_one(WriteRequest(self.name, messages=messages, session=session,
-                                                  observed_at=observed_at, resolve=resolve))
-
-    def add_facts(self, facts: Sequence[Fact] | Fact, *, session: str | None = None, vectors: object | None = None,
-                  resolve: bool = True) -> AddResult:
-        """Write facts directly (no extraction). `vectors` may carry precomputed embeddings."""
-        return self.vault._write_one(WriteRequest(self.name, facts=facts, session=session, vectors=vectors,
-                                                  resolve=resolve))
-
-    def search(self, query: str, *, k: int = 5, mine: bool = False, **kw: Any) -> list[Hit]:
-        return self.vault.search(query, k=k, agent=self.name if mine else None, **kw)
+__all__ = ["AgentMemory", "Vault"]

@@ -35,7 +35,8 @@ class ControlFile:
         if registry is not None and not isinstance(registry, EntityRegistry):
             raise InvalidInput(f"registry must be an EntityRegistry, got {type(registry).__name__}")
         saved_policy, saved_registry = self._saved()
-        registry = registry or saved_registry or EntityRegistry.builtin()
+        # the caller's own registry stays theirs: adding to it later does not change the store's (register does)
+        registry = EntityRegistry(dict(registry.entries)) if registry else saved_registry or EntityRegistry.builtin()
         if policy is None or saved_policy is None:
             if policy is not None:
                 check_rules(policy, Policy(), registry)  # a new store's too: no rule on an alias

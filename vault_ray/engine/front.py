@@ -53,8 +53,7 @@ class Neighbours(Protocol):
 NEIGHBOURS = 5
 NEARBY_FLOOR = 0.3
 """Least statement similarity for a nearest entity below the ask band to be a candidate
-(drifted statements of one entity measure 0.39 and up with the local model; unrelated
-ones near 0)."""
+(drifted statements of one entity measure 0.39 and up with the local model; unrelated ones near 0)."""
 
 
 class Alignment(NamedTuple):
@@ -79,7 +78,12 @@ def check_request(req: WriteRequest) -> list[Fact] | None:
     if req.facts is None:
         if req.messages is None:
             raise InvalidInput("a write request needs facts or messages")
+        if req.vectors is not None:  # they would be laid on whatever extraction finds
+            raise InvalidInput("vectors go with facts; a request of messages is embedded as its facts are extracted")
         return None
+    if req.messages is not None or req.observed_at is not None:  # else silently unwritten, or the write's time
+        raise InvalidInput("a write request takes facts or messages, not both: send two requests" if req.messages is not None
+                           else "observed_at of a write request is its messages' time: give each Fact its own observed_at")
     if isinstance(req.facts, Fact):
         return [req.facts]
     if isinstance(req.facts, str | bytes | Mapping) or not isinstance(req.facts, Iterable):
