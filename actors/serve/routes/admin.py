@@ -18,6 +18,7 @@ from vault_ray.registry import RegistryEntry
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
+from ..bodies import ANSWER_ONLY
 from ..retraction import EraseIn, ForgetIn, RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
@@ -87,9 +88,10 @@ async def erase_entity(entity: EntityPath, body: EraseIn, who: Admin, svc: Svc) 
 async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
     """Replace the whole policy. With `version` (the policy's as read), only while the policy
     is at it (409 PolicyConflict otherwise): a read, change and write back overwrites no
-    change made meanwhile. `removed`: the settings the policy had that this body leaves out."""
+    change made meanwhile. `removed`: the settings the policy had that this body leaves out (in a
+    body, the `removed` of an answer sent back is ignored: read-only)."""
     if_version = body.version if "version" in body.model_fields_set else None
-    given = Policy.from_dict({**body.model_dump(), "version": 0})
+    given = Policy.from_dict({**body.model_dump(exclude=ANSWER_ONLY), "version": 0})
     return await _changed(svc, lambda current: replace(given, version=current.version + 1), if_version)
 
 
@@ -100,7 +102,7 @@ async def patch_policy(body: PolicyPatch, who: Admin, svc: Svc) -> Any:
     whole: `removed` names the settings the change dropped (POST /v1/policy/high-stakes adds one).
     A null for a registered alias (`{"strategies": {"user.city": null}}`) is a 422 naming its key,
     as a rule on it is: the rule to remove is the key's, and the alias holds none."""
-    changes = body.model_dump(exclude_unset=True)
+    changes = body.model_dump(exclude_unset=True, exclude=ANSWER_ONLY)
     version = changes.pop("version", None)
     return await _changed(svc, lambda current: patched(current, changes, svc.vault.registry), version)
 
