@@ -9,7 +9,7 @@ from datetime import datetime
 from .errors import InvalidEntity, InvalidFact
 from .models import MAX_FUTURE, Fact, Kind, as_utc, routable, utcnow, validate_entity
 from .nesting import check_meta
-from .texts import shown, unstorable
+from .texts import off_line, shown, unstorable
 
 
 def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None = None) -> Fact:
@@ -41,6 +41,8 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
         raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",
                           index=index, field="claim_id")
+    if fact.claim_id is not None and (why := off_line(fact.claim_id)) is not None:
+        raise InvalidFact(f"claim_id {why}: {shown(fact.claim_id)}", index=index, field="claim_id")
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
     if fact.meta:

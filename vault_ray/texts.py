@@ -64,6 +64,24 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
     return value
 
 
+def off_line(text: str) -> str | None:
+    """Why `text` is no one-line name or id ("has ..."), None if it is: it holds a control character,
+    tab, newline and carriage return included. Sessions and claim ids are shown one per line (the CLI's
+    tables, logs, the inbox) and matched as given: "s1\\n" would be another session than "s1"."""
+    if (found := _NAME_CONTROL.search(text)) is not None:
+        return (f"has a control character (U+{ord(found.group()):04X}): it is one line of text, without tab, newline "
+                "or any other control character")
+    return None
+
+
+def check_line(value: object, what: str, *, limit: int, optional: bool = False) -> str | None:
+    """`check_string`, and one line (`off_line`): a session name."""
+    checked = check_string(value, what, limit=limit, optional=optional)
+    if checked is not None and (why := off_line(checked)) is not None:
+        raise InvalidInput(f"{what} {why}: {shown(checked)}")
+    return checked
+
+
 def check_agent(name: object) -> str:
     """An agent name: what a write carries, a policy's authority names and a token holds."""
     if isinstance(name, str) and (name != name.strip() or _NAME_CONTROL.search(name) is not None):

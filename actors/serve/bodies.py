@@ -32,7 +32,7 @@ from vault_ray.policy import CARDINALITIES, MAX_SAME_EVENT_WINDOW_S, ON_AMBIGUOU
 from vault_ray.policy_file import REMOVED
 from vault_ray.registry import MAX_ALIASES, MAX_DESCRIPTION, MAX_EXAMPLE, MAX_EXAMPLES
 
-from .params import _ENTITY, AGENT_PATTERN, ID_PATTERN, PATTERN, Time, text_rule
+from .params import _ENTITY, AGENT_PATTERN, ID_PATTERN, LINE_PATTERN, PATTERN, Time, text_rule
 
 _DEFAULT = Policy()
 
@@ -42,7 +42,7 @@ Integer = Annotated[StrictInt, BeforeValidator(lambda v: int(v) if type(v) is fl
 """An integer; one sent as 3.0 (JSON has one number type) reads as 3."""
 Flag = StrictBool
 
-SESSION = text_rule(MAX_SESSION, blank=False)
+SESSION = {**text_rule(MAX_SESSION, blank=False), "pattern": LINE_PATTERN}
 NOTE = text_rule(MAX_NOTE)
 POSITIVE = {"exclusiveMinimum": 0}
 UNIT = {"minimum": 0, "maximum": 1}
