@@ -26,10 +26,10 @@ from typing import Any
 import httpx
 
 from .engine.explain import Explanation
-from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
+from .errors import ClusterError, InvalidInput, InvalidPolicy
 from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
 from .fact_checks import check_fact
-from .http_calls import SUGGESTIONS, Call, suggested, unrouted
+from .http_calls import SUGGESTIONS, Call, check_settings, suggested, unrouted
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import read_policy_noting as _noting_removed
@@ -189,6 +189,8 @@ class _Operations:
         return self._send(Call("DELETE", path, _as(Policy), idempotent=False))
 
     def set_rules(self, rules: AutoResolveRules) -> Policy:
+        if not isinstance(rules, AutoResolveRules):  # None would travel as no body at all
+            raise InvalidPolicy(f"set_rules takes an AutoResolveRules, got {rules!r}", value=rules, field="rules")
         return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))
 
     def register(self, entry: RegistryEntry) -> RegistryEntry:
@@ -234,10 +236,7 @@ class _Transport:
     """What both clients share: the httpx settings, the retry rule and reading an answer."""
 
     def _setup(self, url: str, token: str, timeout: float, retries: int, headers: dict[str, str] | None) -> dict[str, Any]:
-        if not isinstance(token, str) or not token:
-            raise InvalidFact("token must be a non-empty string", field="token")
-        if not token.isascii() or not token.isprintable():
-            raise InvalidFact("token must be printable ASCII (vault-ray tokens are; it travels as a header)", field="token")
+        check_settings(token, timeout, retries)
         self.url, self.retries = _base_url(url), retries
         return {"base_url": self.url, "timeout": timeout, "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
 
