@@ -23,6 +23,8 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
         raise InvalidEntity(fact.entity, f"fact {index}", index=index) from exc
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise InvalidFact("text must be a non-empty string", index=index, field="text")
+    if isinstance(fact.claim_id, str) and (why := off_line(fact.claim_id)) is not None:  # before the texts' rule
+        raise InvalidFact(f"claim_id {why}: {shown(fact.claim_id)}", index=index, field="claim_id")
     for name in ("text", "value", "claim_id", "source"):
         if isinstance(getattr(fact, name), str) and (why := unstorable(getattr(fact, name))) is not None:
             raise InvalidFact(f"{name} {why}", index=index, field=name)
@@ -41,8 +43,6 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
     if fact.claim_id is not None and not (routable(fact.claim_id) and len(fact.claim_id) <= 128):
         raise InvalidFact("claim_id must be a non-blank string of at most 128 characters without '/' (nor '.' or '..')",
                           index=index, field="claim_id")
-    if fact.claim_id is not None and (why := off_line(fact.claim_id)) is not None:
-        raise InvalidFact(f"claim_id {why}: {shown(fact.claim_id)}", index=index, field="claim_id")
     if fact.meta is not None and not isinstance(fact.meta, dict):
         raise InvalidFact("meta must be a dict", index=index, field="meta")
     if fact.meta:

@@ -75,11 +75,10 @@ def off_line(text: str) -> str | None:
 
 
 def check_line(value: object, what: str, *, limit: int, optional: bool = False) -> str | None:
-    """`check_string`, and one line (`off_line`): a session name."""
-    checked = check_string(value, what, limit=limit, optional=optional)
-    if checked is not None and (why := off_line(checked)) is not None:
-        raise InvalidInput(f"{what} {why}: {shown(checked)}")
-    return checked
+    """`check_string`, and one line (`off_line`, checked first: its message names the rule): a session name."""
+    if isinstance(value, str) and (why := off_line(value)) is not None:
+        raise InvalidInput(f"{what} {why}: {shown(value)}")
+    return check_string(value, what, limit=limit, optional=optional)
 
 
 def check_agent(name: object) -> str:
