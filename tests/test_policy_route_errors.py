@@ -1,7 +1,7 @@
 """A body the policy and registry routes refuse is an `InvalidPolicy` (422), the class `Vault`'s setters
 raise for the same mistake, so code written against `Vault` catches it from `VaultClient` too (it was a
 plain `InvalidInput` over HTTP); other routes keep `InvalidInput`. The client's own settings (token,
-timeout, retries) are `InvalidInput` before anything is sent."""
+timeout, retries) and counts (`k`, `limit`) are `InvalidInput` before anything is sent."""
 
 from __future__ import annotations
 
@@ -62,3 +62,18 @@ def test_the_clients_settings_are_checked_before_anything_is_sent(kw, said):
 def test_set_rules_takes_rules():
     with VaultClient("http://127.0.0.1:9", "vr_x_y", retries=0) as client, pytest.raises(InvalidPolicy, match="takes"):
         client.set_rules(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda m: m.search("diet", k="5"), "k must be a positive integer, got '5'"),
+    (lambda m: m.search("diet", k=True), "k must be a positive integer, got True"),
+    (lambda m: m.events(since="start", limit=0), "limit must be an integer from 1 to 5000, got 0"),
+    (lambda m: m.events(since="start", limit="2"), "limit must be an integer from 1 to 5000, got '2'"),
+])
+def test_a_count_is_refused_by_the_client_as_the_vault_refuses_it(make_vault, call, said):
+    """`k="5"` was sent and taken by the server (a query is text), where `Vault.search` refuses it."""
+    with pytest.raises(InvalidInput) as embedded:
+        call(make_vault())
+    with VaultClient("http://127.0.0.1:9", "vr_x_y", retries=0) as client, pytest.raises(InvalidInput) as remote:
+        call(client)  # nothing listens on port 9: refused before sending
+    assert str(embedded.value) == str(remote.value) == said

@@ -27,9 +27,9 @@ import httpx
 
 from .engine.explain import Explanation
 from .errors import ClusterError, InvalidInput, InvalidPolicy
-from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
+from .events import DEFAULT_LIMIT, MAX_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
 from .fact_checks import check_fact
-from .http_calls import SUGGESTIONS, Call, check_settings, suggested, unrouted
+from .http_calls import SUGGESTIONS, Call, check_settings, count, suggested, unrouted
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import read_policy_noting as _noting_removed
@@ -81,7 +81,7 @@ class _Operations:
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
                as_of: datetime | float | None = None, mine: bool = False) -> Found[Hit]:
         """Semantic search over active claims (`mine=True`: only this token's agent's); `suggestions` as `Vault.search`."""
-        params = {"q": query, "k": k, "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
+        params = {"q": query, "k": count(k, "k"), "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
                   "mine": "true" if mine else None}
         return self._send(Call("GET", "/v1/search", _as(list[Hit]), params=params, found=True))
 
@@ -208,7 +208,8 @@ class _Operations:
 def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | None, entity: str | None,
                   limit: int) -> dict[str, Any]:
     return {"since": since, "kinds": ",".join(kinds) if kinds else None,
-            "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
+            "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity,
+            "limit": count(limit, "limit", MAX_LIMIT)}
 
 
 def _unless_restarting(transport: _Transport, answer: httpx.Response, reconnect: bool, gap: list[float]) -> None:

@@ -66,6 +66,15 @@ def check_settings(token: object, timeout: object, retries: object) -> None:
         raise InvalidInput(f"retries must be a whole number of at least 0, got {retries!r}")
 
 
+def count(value: object, name: str, most: int | None = None) -> int:
+    """`value` as `Vault` takes a count (`search`'s k, `events`' limit: an int, not a bool or a string),
+    or the InvalidInput `Vault` raises, before anything is sent."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (most is not None and value > most):
+        raise InvalidInput(f"{name} must be a positive integer, got {value!r}" if most is None
+                           else f"{name} must be an integer from 1 to {most}, got {value!r}")
+    return value
+
+
 def segment(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
     if not routable(value):
         raise InvalidInput(f"an id must be a non-blank string without '/' (nor '.' or '..'), got {value!r}")
