@@ -53,7 +53,7 @@ from .job_store import JobStore, ensure_ray, open_store
 from .label_profiles import CLAIM_COLUMNS, build_profiles
 from .merge_plan import Thresholds, build_plan, decide_pairs, lowers
 from .plan_checks import accept_keeps, check_columns, check_store, store_identity
-from .plan_report import PLAN_FILE, approved_merges, read_plan, write_plan
+from .plan_report import PLAN_FILE, approved_merges, plan_id_of, read_plan, write_plan
 from .similarity import PAIR_SCHEMA, embed_profiles, score_pairs
 
 WRITE_CHUNK = 1000
@@ -74,6 +74,8 @@ class NormalizeResult:
     seconds: float
     nodes: dict[str, int] = field(default_factory=dict)
     """Ray node -> texts it embedded plus label pairs it scored."""
+    kept: int = 0
+    """Label pairs considered and kept apart (the plan's `keep` rows: a reviewer may approve one)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,9 @@ class ApplyResult:
     """Merged label -> why it was not merged this run (a dispute on it waits for a person)."""
     carried: int = 0
     """Decisions a person made on a merged label, carried onto its target with the chosen claim."""
+    nothing_to_do: str | None = None
+    """Why the run changed nothing without looking at the store, when the plan has no approved row (it
+    found nothing to merge, or a reviewer approved none of its rows); None when it had rows to apply."""
 
 
 def normalize(*, store: str | Path | None = None, address: str | None = None, namespace: str = "vault",
@@ -133,7 +138,8 @@ def normalize(*, store: str | Path | None = None, address: str | None = None, na
     plan_path, report_path = write_plan(plan, out)
     return NormalizeResult(plan.plan_id, str(plan_path), str(report_path), len(profiles), pairs.num_rows,
                            len(plan.merges), sum(m.claims for m in plan.merges),
-                           sum(len(m.conflicts) for m in plan.merges), time.perf_counter() - started, dict(nodes))
+                           sum(len(m.conflicts) for m in plan.merges), time.perf_counter() - started, dict(nodes),
+                           len(plan.kept))
 
 
 def read_claims(target: JobStore) -> pa.Table:
@@ -158,7 +164,13 @@ def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: st
     table = check_columns(read_plan(plan), Path(plan) / PLAN_FILE if Path(plan).is_dir() else plan)
     merges, keeps = approved_merges(table), approved_merges(table, "keep")
     check_merges(merges)
-    plan_id = next((r["plan"] for r in merges + keeps), "")
+    plan_id = plan_id_of(table)
+    if not merges and not keeps:  # nothing the store is asked for: no store opened, nothing recorded
+        return ApplyResult(plan_id or "", 0, 0, 0, 0, seconds=time.perf_counter() - started,
+                           nothing_to_do=nothing_approved(table))
+    if plan_id is None:  # every merge record names its plan
+        raise InvalidInput("the plan names no plan id (its `plan` column is empty and its metadata gone): keep the "
+                           "column as normalize wrote it, or make the plan again with `vault-ray normalize`")
     with open_store(store, address=address, namespace=namespace, reasoner=reasoner,
                     job="this normalize --apply") as job:
         warning = check_store(job, table, any_store=any_store)
@@ -177,6 +189,15 @@ def apply_plan(plan: str | Path, *, store: str | Path | None = None, address: st
     return ApplyResult(plan_id, len(rows) - len(held), aliases, result["rekeyed"], result["retired"], result["outcomes"],
                        result["errors"], time.perf_counter() - started, len(rows) - len(merges),
                        [warning] if warning else [], held, result["carried"])
+
+
+def nothing_approved(table: pa.Table) -> str:
+    """Why a plan with no approved row changes nothing, in words."""
+    if not table.num_rows:
+        return "it found nothing to merge (no two labels look like one thing)"
+    actions = table.column("action").to_pylist()
+    return (f"none of its rows is approved ({actions.count('merge')} merge, {actions.count('keep')} keep): set approved "
+            "to true on the rows to apply")
 
 
 def check_merges(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:

@@ -42,6 +42,9 @@ PLAN_SCHEMA = pa.schema([
 STORE_KEY = b"vault_ray.store"
 """Schema metadata key of the store identity (the `store` column holds it too: pandas and
 DuckDB keep columns, not Parquet metadata, when a reviewer rewrites the plan)."""
+PLAN_KEY = b"vault_ray.plan"
+"""Schema metadata key of the plan id: a plan with no row (nothing to merge, nothing kept apart) still
+names itself, and `--apply` of it says which plan found nothing."""
 PLAN_FILE, REPORT_FILE, KEPT_FILE = "plan.parquet", "plan.md", "kept.csv"
 KEPT_COLUMNS = ["from_label", "to_label", "score", "decided_by", "evidence"]
 KEPT_IN_FULL = 100
@@ -73,7 +76,7 @@ def plan_table(plan: MergePlan) -> pa.Table:
                      "claims": 0, "claims_total": 0, "agents": [], "cardinality": None, "strategy": None, "conflicts": [],
                      "store": store, "disputes": []})
     table = pa.Table.from_pylist(rows, schema=PLAN_SCHEMA)
-    return table.replace_schema_metadata({STORE_KEY: store}) if store else table
+    return table.replace_schema_metadata({PLAN_KEY: plan.plan_id, **({STORE_KEY: store} if store else {})})
 
 
 def write_plan(plan: MergePlan, out: str | Path) -> tuple[Path, Path]:
@@ -108,6 +111,16 @@ def approved_merges(table: pa.Table, action: str = "merge") -> list[dict[str, An
     """The rows to apply: `action` ('merge', or 'keep': pairs a reviewer accepted), approved."""
     chosen = table.filter(pc.and_(pc.equal(table["action"], action), pc.fill_null(table["approved"], False)))
     return chosen.select([c for c in PLAN_SCHEMA.names if c in chosen.column_names]).to_pylist()
+
+
+def plan_id_of(table: pa.Table) -> str | None:
+    """The plan's id: its rows' `plan`, else the schema metadata's (a plan with no row); None when neither
+    holds one (a plan rewritten by a tool that emptied the column and dropped the metadata)."""
+    found = [v for v in table.column("plan").to_pylist() if isinstance(v, str) and v.strip()]
+    if found:
+        return str(found[0])
+    meta = (table.schema.metadata or {}).get(PLAN_KEY)
+    return meta.decode() if meta else None
 
 
 def plan_identity(table: pa.Table) -> dict[str, Any] | None:

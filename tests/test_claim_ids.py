@@ -87,6 +87,8 @@ def test_an_idempotency_key_sent_again_with_another_body_is_refused(tmp_path):
         assert send(messages="I'm vegan and I live in Lisbon").decisions == first.decisions
         refused = send(messages="I'm vegetarian and I live in Porto")
         assert isinstance(refused, InvalidFact) and "already used for another fact" in str(refused)
+        # said of the key the caller sent, not of an id it never chose ("leave the id out" would not help)
+        assert "idempotency key 'turn-7'" in str(refused) and "new key" in str(refused) and refused.field == "claim_id"
         assert _state(vault) == before
         # the key sent again with a body of more (or fewer) facts is no retry either, the same fact first or not
         for body in ([Fact("user.diet", "The user is vegan", "vegan"), Fact("user.city", "The user lives in Lisbon", "Lisbon"),
@@ -94,6 +96,10 @@ def test_an_idempotency_key_sent_again_with_another_body_is_refused(tmp_path):
             refused = send(facts=body)
             assert isinstance(refused, InvalidFact) and "already used for another fact" in str(refused)
         assert _state(vault) == before
+        given = vault.agent("chat").add_facts(Fact("user.pets", "The user has a cat", "cat", claim_id="mine-1"))
+        with pytest.raises(InvalidFact, match="claim id 'mine-1' was already used.*leave the id out"):
+            vault.agent("chat").add_facts(Fact("user.pets", "The user has a dog", "dog", claim_id="mine-1"))
+        assert given.decisions[0].claim_id == "mine-1"  # an id the caller chose keeps its own message
 
 
 def test_one_id_in_two_requests_of_one_batch_is_taken_once(tmp_path):

@@ -139,3 +139,20 @@ def test_the_forget_route_is_in_the_openapi_schema(http):
     assert typo.status_code == 404 and typo.json()["suggestions"] == ["user.diet"], typo.text
     assert op["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"].endswith("/RetractionOut")
     assert op["parameters"][0]["schema"]["pattern"]
+
+
+def test_a_note_is_optional_and_so_is_the_body(http):
+    """`curl -X POST .../retract` with no body retracts with no note (it was a 422 "body: Field required");
+    a body that is there is read as before: a wrong one is still refused."""
+    client, headers, vault = http
+    vault.agent("planner").add_facts(Fact("user.city", "The user lives in Lisbon", "Lisbon", claim_id="c-3"))
+    assert client.post("/v1/claims/c-1/retract", headers=headers["ana"], content=b"{").status_code == 422
+    retracted = client.post("/v1/claims/c-1/retract", headers=headers["ana"])
+    assert retracted.status_code == 200 and (retracted.json()["note"], retracted.json()["decided_by"]) == ("", "ana")
+    forgotten = client.post("/v1/entities/user.city/forget", headers=headers["ana"])
+    assert forgotten.status_code == 200 and [r["claim"]["id"] for r in forgotten.json()] == ["c-3"]
+    assert client.post("/v1/entities/user.city/erase", headers=headers["root"]).status_code == 200
+    assert vault.claim("c-3").text == "[erased]"
+    schema = client.get("/openapi.json").json()["paths"]
+    assert not any(schema[p]["post"]["requestBody"].get("required") for p in (
+        "/v1/claims/{claim_id}/retract", "/v1/entities/{entity}/forget", "/v1/entities/{entity}/erase"))

@@ -26,10 +26,10 @@ from typing import Any
 import httpx
 
 from .engine.explain import Explanation
-from .errors import ClusterError, InvalidFact, InvalidInput, InvalidPolicy
-from .events import DEFAULT_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
+from .errors import ClusterError, InvalidInput, InvalidPolicy
+from .events import DEFAULT_LIMIT, MAX_LIMIT, NOW, EventPage, SseParser, VaultEvent, sse_messages
 from .fact_checks import check_fact
-from .http_calls import SUGGESTIONS, Call, suggested, unrouted
+from .http_calls import SUGGESTIONS, Call, check_settings, count, suggested, unrouted
 from .http_calls import base_url as _base_url
 from .http_calls import read_as as _as
 from .http_calls import read_policy_noting as _noting_removed
@@ -81,7 +81,7 @@ class _Operations:
     def search(self, query: str, *, k: int = 5, agent: str | None = None, entity: str | None = None,
                as_of: datetime | float | None = None, mine: bool = False) -> Found[Hit]:
         """Semantic search over active claims (`mine=True`: only this token's agent's); `suggestions` as `Vault.search`."""
-        params = {"q": query, "k": k, "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
+        params = {"q": query, "k": count(k, "k"), "agent": agent, "entity": entity, "as_of": _time(as_of, "as_of"),
                   "mine": "true" if mine else None}
         return self._send(Call("GET", "/v1/search", _as(list[Hit]), params=params, found=True))
 
@@ -189,6 +189,8 @@ class _Operations:
         return self._send(Call("DELETE", path, _as(Policy), idempotent=False))
 
     def set_rules(self, rules: AutoResolveRules) -> Policy:
+        if not isinstance(rules, AutoResolveRules):  # None would travel as no body at all
+            raise InvalidPolicy(f"set_rules takes an AutoResolveRules, got {rules!r}", value=rules, field="rules")
         return self._send(Call("PUT", "/v1/policy/rules", _as(Policy), body=encode(rules)))
 
     def register(self, entry: RegistryEntry) -> RegistryEntry:
@@ -206,7 +208,8 @@ class _Operations:
 def _event_params(since: str, kinds: Sequence[str] | None, needs_user: bool | None, entity: str | None,
                   limit: int) -> dict[str, Any]:
     return {"since": since, "kinds": ",".join(kinds) if kinds else None,
-            "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity, "limit": limit}
+            "needs_user": None if needs_user is None else str(needs_user).lower(), "entity": entity,
+            "limit": count(limit, "limit", MAX_LIMIT)}
 
 
 def _unless_restarting(transport: _Transport, answer: httpx.Response, reconnect: bool, gap: list[float]) -> None:
@@ -234,10 +237,7 @@ class _Transport:
     """What both clients share: the httpx settings, the retry rule and reading an answer."""
 
     def _setup(self, url: str, token: str, timeout: float, retries: int, headers: dict[str, str] | None) -> dict[str, Any]:
-        if not isinstance(token, str) or not token:
-            raise InvalidFact("token must be a non-empty string", field="token")
-        if not token.isascii() or not token.isprintable():
-            raise InvalidFact("token must be printable ASCII (vault-ray tokens are; it travels as a header)", field="token")
+        check_settings(token, timeout, retries)
         self.url, self.retries = _base_url(url), retries
         return {"base_url": self.url, "timeout": timeout, "headers": {"Authorization": f"Bearer {token}", **(headers or {})}}
 

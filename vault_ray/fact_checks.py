@@ -10,7 +10,7 @@ from datetime import datetime
 from .errors import InvalidEntity, InvalidFact
 from .models import MAX_FUTURE, Fact, Kind, as_utc, routable, utcnow, validate_entity
 from .nesting import check_meta
-from .texts import shown, unstorable
+from .texts import off_line, shown, unstorable
 
 
 def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None = None) -> Fact:
@@ -24,6 +24,8 @@ def check_fact(fact: Fact, index: int, *, max_text: int, latest: datetime | None
         raise InvalidEntity(fact.entity, f"fact {index}", index=index) from exc
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise InvalidFact("text must be a non-empty string", index=index, field="text")
+    if isinstance(fact.claim_id, str) and (why := off_line(fact.claim_id)) is not None:  # before the texts' rule
+        raise InvalidFact(f"claim_id {why}: {shown(fact.claim_id)}", index=index, field="claim_id")
     for name in ("text", "value", "claim_id", "source"):
         if isinstance(getattr(fact, name), str) and (why := unstorable(getattr(fact, name))) is not None:
             raise InvalidFact(f"{name} {why}", index=index, field=name)

@@ -53,6 +53,28 @@ def read_policy_noting(patch: Mapping[str, Any]) -> Any:
     return read
 
 
+def check_settings(token: object, timeout: object, retries: object) -> None:
+    """A client's token, timeout and retries, or InvalidInput naming the one at fault, before any request."""
+    if not isinstance(token, str) or not token:
+        raise InvalidInput(f"token must be a non-empty string (vault-ray token add prints one), got {type(token).__name__}")
+    if not token.isascii() or not token.isprintable():
+        raise InvalidInput("token must be printable ASCII (vault-ray tokens are; it travels as a header)")
+    if timeout is not None and not isinstance(timeout, httpx.Timeout) and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0):
+        raise InvalidInput(f"timeout must be a number of seconds above 0, or None (no limit), got {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise InvalidInput(f"retries must be a whole number of at least 0, got {retries!r}")
+
+
+def count(value: object, name: str, most: int | None = None) -> int:
+    """`value` as `Vault` takes a count (`search`'s k, `events`' limit: an int, not a bool or a string),
+    or the InvalidInput `Vault` raises, before anything is sent."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (most is not None and value > most):
+        raise InvalidInput(f"{name} must be a positive integer, got {value!r}" if most is None
+                           else f"{name} must be an integer from 1 to {most}, got {value!r}")
+    return value
+
+
 def segment(value: str) -> str:  # an id as one path segment; one no route can take is refused here, not a bare 404
     if not routable(value):
         raise InvalidInput(f"an id must be a non-blank string without '/' (nor '.' or '..'), got {value!r}")

@@ -30,6 +30,23 @@ log = logging.getLogger(__name__)
 FORMAT = "vault-ray-policy"
 VERSION = 1
 
+REMOVED = "removed"
+"""The member a policy change's answer carries beside the policy (the settings the change removed,
+`removed_settings`; the HTTP policy routes answer it). Read-only: a policy or patch sent back as it
+was answered may hold it, and it is left out, never read as a setting (naming one there removes nothing)."""
+
+
+def without_answer_fields(data: Any) -> Any:
+    """`data` (a policy or a merge patch, as JSON) without `removed`, the member an answer carries beside
+    the policy; InvalidPolicy when that is no list of setting names (nothing an answer held)."""
+    if not isinstance(data, Mapping) or REMOVED not in data:
+        return data
+    given = data[REMOVED]
+    if given is not None and (not isinstance(given, list | tuple) or not all(isinstance(r, str) for r in given)):
+        raise InvalidPolicy(f"{REMOVED!r} is read-only (what a change's answer removed) and is ignored when sent back; "
+                            f"it is a list of setting names, got {given!r}", value=given, field=REMOVED)
+    return {k: v for k, v in data.items() if k != REMOVED}
+
 
 def policy_to_file_data(policy: Policy, proposal: dict[str, Any] | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "policy": policy.to_dict()}
@@ -83,6 +100,7 @@ def policy_from_dict(data: object) -> Policy:
     """`Policy.from_dict` with every mistake as an `InvalidPolicy`."""
     if not isinstance(data, dict):
         raise InvalidPolicy(f"a policy is a JSON object, got {type(data).__name__}", value=data)
+    data = without_answer_fields(data)  # a policy saved from an HTTP change's answer
     unknown = sorted(set(data) - {f.name for f in fields(Policy)})
     if unknown:
         raise InvalidPolicy(f"unknown policy settings: {', '.join(unknown)}", value=unknown)

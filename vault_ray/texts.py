@@ -64,6 +64,23 @@ def check_string(value: object, what: str, *, limit: int, optional: bool = False
     return value
 
 
+def off_line(text: str) -> str | None:
+    """Why `text` is no one-line name or id ("has ..."), None if it is: it holds a control character,
+    tab, newline and carriage return included. Sessions and claim ids are shown one per line (the CLI's
+    tables, logs, the inbox) and matched as given: "s1\\n" would be another session than "s1"."""
+    if (found := _NAME_CONTROL.search(text)) is not None:
+        return (f"has a control character (U+{ord(found.group()):04X}): it is one line of text, without tab, newline "
+                "or any other control character")
+    return None
+
+
+def check_line(value: object, what: str, *, limit: int, optional: bool = False) -> str | None:
+    """`check_string`, and one line (`off_line`, checked first: its message names the rule): a session name."""
+    if isinstance(value, str) and (why := off_line(value)) is not None:
+        raise InvalidInput(f"{what} {why}: {shown(value)}")
+    return check_string(value, what, limit=limit, optional=optional)
+
+
 def check_agent(name: object) -> str:
     """An agent name: what a write carries, a policy's authority names and a token holds."""
     if isinstance(name, str) and (name != name.strip() or _NAME_CONTROL.search(name) is not None):

@@ -24,7 +24,7 @@ from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
 from .engine.policy_edits import PolicyEdits
-from .engine.request_checks import check_unstaged, user_turn
+from .engine.request_checks import check_unstaged, keyed_refusal, user_turn
 from .engine.retract import Retractions
 from .engine.suggest import listed
 from .engine.txn import WriteItem
@@ -218,7 +218,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
 
     def _refused(self, req: WriteRequest, n: int, exc: VaultError, policy: Policy, rate_limit: bool) -> VaultError:
         self._limiter.give_back(req.agent, n, policy.rate_limit if rate_limit else None)  # nothing was written
-        return exc
+        return keyed_refusal(req, exc)
 
     def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True,
                refused: VaultError | None = None) -> front.Staged | AddResult | VaultError:

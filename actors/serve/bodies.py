@@ -29,9 +29,10 @@ from typing_extensions import TypeAliasType
 from vault_ray.models import MAX_NOTE, MAX_SESSION, Kind
 from vault_ray.nesting import MAX_META_DEPTH
 from vault_ray.policy import CARDINALITIES, MAX_SAME_EVENT_WINDOW_S, ON_AMBIGUOUS, STRATEGIES, Policy
+from vault_ray.policy_file import REMOVED
 from vault_ray.registry import MAX_ALIASES, MAX_DESCRIPTION, MAX_EXAMPLE, MAX_EXAMPLES
 
-from .params import _ENTITY, AGENT_PATTERN, ID_PATTERN, PATTERN, Time, text_rule
+from .params import _ENTITY, AGENT_PATTERN, ID_PATTERN, LINE_PATTERN, PATTERN, Time, text_rule
 
 _DEFAULT = Policy()
 
@@ -41,7 +42,7 @@ Integer = Annotated[StrictInt, BeforeValidator(lambda v: int(v) if type(v) is fl
 """An integer; one sent as 3.0 (JSON has one number type) reads as 3."""
 Flag = StrictBool
 
-SESSION = text_rule(MAX_SESSION, blank=False)
+SESSION = {**text_rule(MAX_SESSION, blank=False), "pattern": LINE_PATTERN}
 NOTE = text_rule(MAX_NOTE)
 POSITIVE = {"exclusiveMinimum": 0}
 UNIT = {"minimum": 0, "maximum": 1}
@@ -189,10 +190,17 @@ class RateLimitPatch(Strict):
     burst: Integer | None = Field(None, json_schema_extra={"minimum": 1})
 
 
+ANSWERED = (f"Read-only, ignored: `{REMOVED}` of a policy change's answer (the settings it removed), so that an "
+            "answer can be sent back as it came; naming a setting here removes nothing")
+ANSWER_ONLY = {REMOVED}
+"""What a policy body may hold that is no setting: left out before the body is read as a policy."""
+
+
 class PolicyBody(Strict):
     """A whole policy (`Policy.to_dict()`); what is left out keeps `Policy()`'s default.
     `version`: the version this policy was read at; when given, the store takes it only while
-    its policy is still at that version (409 otherwise). The store sets the new version."""
+    its policy is still at that version (409 otherwise). The store sets the new version. `removed`,
+    which a change's answer carries, is read-only and ignored: an answer can be edited and sent back."""
 
     default_strategy: str = Field(_DEFAULT.default_strategy, json_schema_extra=one_of(STRATEGIES))
     strategies: dict[str, str] = Field({}, json_schema_extra=table(STRATEGIES))
@@ -215,6 +223,7 @@ class PolicyBody(Strict):
     rate_limit: RateLimitBody | None = None
     unextracted_notes: Flag = _DEFAULT.unextracted_notes
     version: Integer | None = None
+    removed: list[str] | None = Field(None, description=ANSWERED)
 
 
 class PolicyPatch(Strict):
@@ -247,6 +256,7 @@ class PolicyPatch(Strict):
     rate_limit: RateLimitPatch | None = None
     unextracted_notes: Flag | None = None
     version: Integer | None = Field(None, description="The policy's version this change was made against")
+    removed: list[str] | None = Field(None, description=ANSWERED)
 
 
 class RegistryEntryIn(Strict):

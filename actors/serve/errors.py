@@ -1,6 +1,7 @@
 """The one exception handler of the app: every `VaultError` becomes problem details
 (`vault_ray.problems`), and so do FastAPI's request validation errors (422, as
-InvalidInput) and Starlette's own HTTP errors (an unknown route, a wrong method)."""
+InvalidInput; InvalidPolicy on the policy and registry routes) and Starlette's own HTTP
+errors (an unknown route, a wrong method)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from vault_ray.errors import Forbidden, InvalidInput, VaultError
+from vault_ray.errors import Forbidden, InvalidInput, InvalidPolicy, VaultError
 from vault_ray.problems import MEDIA_TYPE, headers_for, status_of, to_problem
 
 log = logging.getLogger("vault_ray.serve")
@@ -24,14 +25,26 @@ def problem_response(error: VaultError, instance: str | None) -> JSONResponse:
                         media_type=MEDIA_TYPE)
 
 
-def invalid_request(exc: RequestValidationError) -> InvalidInput:
-    """FastAPI's validation errors as the tree's InvalidInput, with where and why (never the input itself)."""
+POLICY_ROUTES = ("/v1/policy", "/v1/registry/")
+"""Routes whose body is a policy setting or a registry entry: a body they refuse is an InvalidPolicy, the
+class `Vault`'s setters raise for the same mistake (`set_strategy("user.x", "bogus")`), so that code
+catching it works on `VaultClient` too."""
+
+
+def invalid_request(exc: RequestValidationError, route: str | None = None) -> InvalidInput:
+    """FastAPI's validation errors as the tree's InvalidInput (on a POLICY_ROUTES `route`, InvalidPolicy
+    with the body's `field` at fault), with where and why (never the input itself)."""
     errors = [{"loc": [str(part) for part in e.get("loc", ())], "msg": str(e.get("msg", "")),
                "type": str(e.get("type", ""))} for e in exc.errors()]
     first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
     where = ".".join(first["loc"])
-    error = InvalidInput(f"invalid request: {where + ': ' if where else ''}{first['msg']}"
-                         + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    message = (f"invalid request: {where + ': ' if where else ''}{first['msg']}"
+               + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    if route is not None and route.startswith(POLICY_ROUTES):
+        field = ".".join(first["loc"][1:]) if first["loc"][:1] == ["body"] else ""
+        error: InvalidInput = InvalidPolicy(message, field=field or None)
+    else:
+        error = InvalidInput(message)
     error.errors = errors  # type: ignore[attr-defined]
     return error
 
@@ -75,7 +88,7 @@ def install(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         unknown = unauthenticated(request)  # who is asking comes before what was asked
-        error = unknown or invalid_request(exc)
+        error = unknown or invalid_request(exc, getattr(request.scope.get("route"), "path", None))
         sent = request.headers.get("content-type", "")
         if unknown is None and "json" not in sent and any(e.get("loc", ("",))[0] == "body" for e in exc.errors()):
             error.args = (f"{error} (the body is read as JSON: send it with Content-Type: application/json"

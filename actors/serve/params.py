@@ -44,8 +44,12 @@ NONBLANK_PATTERN = rf"^[^{_CONTROL}]*[^{_BLANK}][^{_CONTROL}]*$"
 AGENT_PATTERN = (r"^(?!(?:[Rr][Uu][Ll][Ee]|[Ss\u017f][Tt][Rr][Aa][Tt][Ee][Gg][Yy]):)"
                  rf"[^{_BLANK}](?:[^\x00-\x1f\x7f-\x9f]*[^{_BLANK}])?$")
 """An agent name (`texts.check_agent`): one line, no surrounding space, no reserved prefix."""
-ID_PATTERN = rf"^(?!\.\.?$)[^/{_CONTROL}]*[^/{_BLANK}][^/{_CONTROL}]*$"
-"""A claim or dispute id: one URL path segment (`models.routable`) of text."""
+_LINE = r"\x00-\x1f\x7f-\x9f"  # texts._NAME_CONTROL: tab, newline and carriage return too
+LINE_PATTERN = rf"^[^{_LINE}]*[^{_BLANK}][^{_LINE}]*$"
+"""One line of text, not blank (`texts.check_line`): a session."""
+ID_PATTERN = rf"^(?!\.\.?$)[^/{_LINE}]*[^/{_BLANK}][^/{_LINE}]*$"
+"""A claim or dispute id: one URL path segment (`models.routable`), one line of text (`texts.off_line`; an id an
+older version stored with a newline is still found by it)."""
 
 
 def text_rule(max_length: int | None = None, *, blank: bool = True, **extra: Any) -> dict[str, Any]:

@@ -79,3 +79,10 @@ def test_normalize_plans_the_right_merges_and_applies_them(ray_session, tmp_path
         assert counts(vault) == after  # applying twice changes nothing
         (decision,) = vault.agent("agent-k").add_facts([Fact("user.home_town", "The user's home town is Nice", "Nice")])
         assert (decision.entity, decision.aligned_from) == ("user.location", "user.home_town")  # future writes align
+
+    empty = tmp_path / "empty"  # a store with nothing to merge: said so, no `--apply` line, a plan that names itself
+    Vault.open(empty, embedder=HashingEmbedder(), partitions=2).close()
+    result = runner.invoke(app, ["normalize", "--store", str(empty), "--out", str(tmp_path / "none")])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "nothing to merge (no two labels look like one thing), nothing to apply" in said
+    assert "apply:" not in said and pq.read_table(tmp_path / "none" / "plan.parquet").schema.metadata[b"vault_ray.plan"]

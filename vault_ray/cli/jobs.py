@@ -268,8 +268,14 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
         result = run(store=store, address=address, namespace=namespace, out=out, embedder=embedder, thresholds=th,
                      actors=actors, cpus_per_actor=cpus_per_actor)
     on = f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else ""
+    if not result.merges and not result.kept:  # a plan with no row: nothing to review, nothing to apply
+        console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: nothing to merge (no two labels "
+                      f"look like one thing), nothing to apply; plan {result.plan_id}: {result.report_path}; "
+                      f"{result.seconds:.1f} s")
+        return
     console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: {result.merges} merge(s) re-keying "
-                  f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
+                  f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide, {result.kept} pair(s) kept "
+                  f"apart; {result.seconds:.1f} s")
     console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
                   + (f"--store {store}" if store else f"--address {address}"))
 
@@ -278,6 +284,10 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str, a
     from vault_ray.evals.normalize import apply_plan  # noqa: PLC0415
 
     result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace, any_store=any_store)
+    if result.nothing_to_do:  # exit 0, as a reindex onto the store's own embedder: a rerun is no error
+        console.print(f"plan {result.plan_id}: nothing to apply, nothing was changed: {result.nothing_to_do}",
+                      highlight=False)
+        return
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
     outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"

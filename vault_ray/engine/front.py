@@ -36,7 +36,7 @@ from ..policy import Policy
 from ..reasoners.base import Reasoner
 from ..reasoners.contrast import contrasting
 from ..registry import NOTES_ENTITY, EntityRegistry, RegistryEntry
-from ..texts import check_agent, check_string
+from ..texts import check_agent, check_line, check_string
 from .suggest import with_suggestions
 from .timeline import view_as_of
 from .txn import WriteItem, fact_digest
@@ -72,7 +72,7 @@ def check_request(req: WriteRequest) -> list[Fact] | None:
     check_agent(req.agent)
     if not isinstance(req.resolve, bool):  # "no" is truthy: it would resolve
         raise InvalidInput(f"resolve must be True or False, got {req.resolve!r}")
-    check_string(req.session, "session", limit=MAX_SESSION, optional=True)
+    check_line(req.session, "session", limit=MAX_SESSION, optional=True)
     if req.key is not None:
         check_string(req.key, "key", limit=128)
     if req.facts is None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import InvalidPolicy
 from ..policy import Policy, check_authority_agent, validate_pattern
-from ..policy_file import high_stakes_list, removed_settings, replaced_whole, warn_removed
+from ..policy_file import high_stakes_list, removed_settings, replaced_whole, warn_removed, without_answer_fields
 from ..registry import EntityRegistry
 from .control import a_policy, change_policy, refuse_alias
 from .stakes import covering_pattern
@@ -63,7 +63,9 @@ def patched(current: Policy, patch: Any, registry: EntityRegistry) -> Policy:
     """`current.patched(patch)`, refusing (InvalidPolicy naming the key, nothing changed) a name the
     patch removes that is a registered alias its table does not hold: the rule meant is on the key
     (`{"strategies": {"user.city": None}}` would else change nothing and answer 200). A rule on the
-    alias kept from before it was registered is still removed by its name."""
+    alias kept from before it was registered is still removed by its name. The `removed` of an answer
+    sent back with it is left out (`without_answer_fields`)."""
+    patch = without_answer_fields(patch)
     for table, agent, name in removed_names(patch):
         held = current.authority.get(agent, {}) if table == "authority" else getattr(current, table)
         if not isinstance(name, str) or name not in held:

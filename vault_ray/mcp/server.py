@@ -69,7 +69,8 @@ SETTLE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent
 Text = Annotated[str, Field(description="What the user said, in their words (one turn).")]
 EntityKey = Annotated[str, Field(description="A dotted key of lowercase ASCII letters, digits and '_', "
                                               "e.g. 'user.timezone' or 'user.diet'.")]
-Session = Annotated[str | None, Field(description="Optional conversation or session id, kept as provenance.")]
+Session = Annotated[str | None, Field(description="Optional conversation or session id, kept as provenance: one "
+                                                "line, no control character.")]
 
 
 def output_model(cls: type) -> type[BaseModel]:

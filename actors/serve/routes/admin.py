@@ -18,6 +18,7 @@ from vault_ray.registry import RegistryEntry
 from vault_ray.wire import encode
 
 from ..auth import Admin, Resolver, Svc
+from ..bodies import ANSWER_ONLY
 from ..retraction import EraseIn, ForgetIn, RetractIn, RetractionOut
 from ..schemas import (
     AuthorityIn,
@@ -56,40 +57,46 @@ async def resolve_dispute(dispute_id: DisputeIdPath, body: ResolveIn, who: Resol
 
 
 @router.post("/claims/{claim_id}/retract", response_model=RetractionOut, responses=ADMIN)
-async def retract_claim(claim_id: ClaimIdPath, body: RetractIn, who: Resolver, svc: Svc) -> Any:
+async def retract_claim(claim_id: ClaimIdPath, who: Resolver, svc: Svc, body: RetractIn | None = None) -> Any:
     """Take a claim back ("this is not true"): no read sees it after this; history, explain and the
     event stream (`claim_retracted`) keep it with who retracted it, when and why. An open dispute it
     was in goes on without it. Retracting it again answers the first retraction (`already`: true)."""
-    return encode(await svc.run(svc.vault.retract, claim_id, decided_by=who.name, note=body.note))
+    return encode(await svc.run(svc.vault.retract, claim_id, decided_by=who.name, note=_note(body)))
+
+
+def _note(body: RetractIn | ForgetIn | EraseIn | None) -> str:
+    """The note of a body that may be left out (`curl -X POST .../retract`: a retraction needs no note)."""
+    return body.note if body is not None else ""
 
 
 # forget, erase: [] for an entity with no live claim; 404 EntityNotFound for a typo of a stored key (docs/http.md)
 @router.post("/entities/{entity}/forget", response_model=list[RetractionOut], responses=ADMIN)
-async def forget_entity(entity: EntityPath, body: ForgetIn, who: Resolver, svc: Svc) -> Any:
+async def forget_entity(entity: EntityPath, who: Resolver, svc: Svc, body: ForgetIn | None = None) -> Any:
     """Take back every live (active or disputed) claim of an entity at once, in one transaction: one
     retraction per claim, as `retract` answers them. An entity with no live claim (never written,
     already forgotten) answers `[]` and changes nothing, so a retry is harmless. An alias reads its key."""
-    return encode(await svc.run(svc.vault.forget, entity, decided_by=who.name, note=body.note))
+    return encode(await svc.run(svc.vault.forget, entity, decided_by=who.name, note=_note(body)))
 
 
 @router.post("/entities/{entity}/erase", response_model=list[RetractionOut], responses=ADMIN)
-async def erase_entity(entity: EntityPath, body: EraseIn, who: Admin, svc: Svc) -> Any:
+async def erase_entity(entity: EntityPath, who: Admin, svc: Svc, body: EraseIn | None = None) -> Any:
     """Erase an entity (an admin token): every claim of it is retracted and its content (text, value,
     source message, embedding; quoted reasons and notes) removed from the claim log and the files
     derived from it, for a request to delete personal data. What stays is the skeleton: ids, the
     entity key, agents, times, status `retracted`, and who erased it, when and why. One retraction
     per claim (`already`: retracted before); an entity with no claim answers `[]`. Streams and
     webhooks get `claim_erased` per claim. See docs/design.md, "Erasure", for the limits."""
-    return encode(await svc.run(svc.vault.erase, entity, decided_by=who.name, note=body.note))
+    return encode(await svc.run(svc.vault.erase, entity, decided_by=who.name, note=_note(body)))
 
 
 @router.put("/policy", response_model=PolicyChangeOut, responses=ADMIN)
 async def set_policy(body: PolicyBody, who: Admin, svc: Svc) -> Any:
     """Replace the whole policy. With `version` (the policy's as read), only while the policy
     is at it (409 PolicyConflict otherwise): a read, change and write back overwrites no
-    change made meanwhile. `removed`: the settings the policy had that this body leaves out."""
+    change made meanwhile. `removed`: the settings the policy had that this body leaves out (in a
+    body, the `removed` of an answer sent back is ignored: read-only)."""
     if_version = body.version if "version" in body.model_fields_set else None
-    given = Policy.from_dict({**body.model_dump(), "version": 0})
+    given = Policy.from_dict({**body.model_dump(exclude=ANSWER_ONLY), "version": 0})
     return await _changed(svc, lambda current: replace(given, version=current.version + 1), if_version)
 
 
@@ -100,7 +107,7 @@ async def patch_policy(body: PolicyPatch, who: Admin, svc: Svc) -> Any:
     whole: `removed` names the settings the change dropped (POST /v1/policy/high-stakes adds one).
     A null for a registered alias (`{"strategies": {"user.city": null}}`) is a 422 naming its key,
     as a rule on it is: the rule to remove is the key's, and the alias holds none."""
-    changes = body.model_dump(exclude_unset=True)
+    changes = body.model_dump(exclude_unset=True, exclude=ANSWER_ONLY)
     version = changes.pop("version", None)
     return await _changed(svc, lambda current: patched(current, changes, svc.vault.registry), version)
 
