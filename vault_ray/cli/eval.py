@@ -240,7 +240,7 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray.evals.config import EvalConfig  # noqa: PLC0415
-    from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
+    from vault_ray.evals.report import COLUMNS, fmt, left_out, write_report  # noqa: PLC0415
 
     out, work = dirs
     source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
@@ -269,7 +269,8 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     rows = run.summary.to_pylist()
     for row in rows:
         table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
-    table.caption = fewer_note(rows, run.scenarios)
+    notes = [fewer_note(rows, run.scenarios), *left_out(names, [r["policy"] for r in rows])]  # a policy with no row: why
+    table.caption = "; ".join(n for n in notes if n) or None
     print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)
