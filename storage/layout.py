@@ -73,7 +73,13 @@ def control_path(root: str | os.PathLike[str]) -> Path:
 
 def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
     path = Path(root) / "vault.json"
-    data = read_json(path)
+    try:
+        data = read_json(path)
+    except StoreError as exc:
+        if isinstance(exc.__cause__, NotADirectoryError):  # a file named as the store, or above it
+            raise StoreError(f"{str(root)!r} is a file, not a store directory" if Path(root).is_file() else
+                             f"no store can be at {str(root)!r}: a part of the path is a file") from None
+        raise
     if data is None:
         return None
     try:

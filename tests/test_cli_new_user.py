@@ -57,3 +57,65 @@ def test_a_pool_larger_than_the_machine_is_refused_before_ray_with_what_to_give(
 def test_a_pool_of_no_cpu_is_a_usage_error(store, value):
     result = CliRunner().invoke(app, ["reindex", "--store", str(store), "-e", "hashing", "--cpus-per-actor", value])
     assert result.exit_code == 2 and "--cpus-per-actor" in result.output, result.output
+
+
+def one_scenario_run():
+    """What `eval -n 1` measures (scenario 0, the even half: `learned` has nothing to replay)."""
+    import pyarrow as pa
+
+    from vault_ray.evals.job import EvalRun
+    from vault_ray.evals.metrics import COUNT_COLUMNS, RESULTS_SCHEMA, Aggregator
+    from vault_ray.evals.uncertainty import UnitCounts, comparisons, policy_intervals
+
+    ran = ["lww", "recency", "oracle"]
+    counts = {**dict.fromkeys(COUNT_COLUMNS, 0), "entities": 2, "final_correct": 1, "writes": 5, "reads": 1,
+              "reads_correct": 1}
+    table = pa.Table.from_pylist([{"policy": p, "scenario_id": 0, "gap": 0.3, **counts, "cpu_s": 0.0, "node": ""}
+                                  for p in ran], schema=RESULTS_SCHEMA)
+    agg, units = Aggregator(), UnitCounts(1, (0.0, 0.5, 1.01))
+    agg.add(table)
+    units.add(table)
+    summary = agg.summary(policy_intervals(units, ran, resamples=50))
+    return EvalRun(summary, agg.accuracy_by_gap(), 1, 1.0, [*ran, "learned"],
+                   comparisons=comparisons(units, ran, resamples=50))
+
+
+def test_eval_of_one_scenario_says_why_learned_is_not_in_the_table_nor_the_report(tmp_path, capsys):
+    from vault_ray.cli.eval import _write_outputs
+    from vault_ray.evals.config import EvalConfig, GeneratorConfig
+
+    run = one_scenario_run()
+    names = ["lww", "recency", "oracle", "learned"]
+    _write_outputs(run, "1 Ray node", (tmp_path, tmp_path), GeneratorConfig(), EvalConfig(), names, 0, 1, None, None,
+                   None)
+    printed = " ".join(capsys.readouterr().out.split())
+    said = ("learned: left out, it replays the odd-numbered scenarios (its weights are fitted on the even-numbered "
+            "ones) and this run has none: give 2 or more scenarios")
+    assert said in printed, printed
+    report = " ".join((tmp_path / "report.md").read_text().split())
+    assert f"- {said}." in report
+    assert "oracle: left out" not in report and "oracle: left out" not in printed  # only what has no row
+
+
+def test_a_run_with_every_policy_says_nothing_is_left_out():
+    from vault_ray.evals.report import left_out
+
+    assert left_out(["lww", "learned"], ["lww", "learned"]) == []
+    assert left_out(["lww", "judge"], ["lww"]) == ["judge: left out, no scenario was replayed under it"]
+
+
+@pytest.mark.parametrize("command", [["serve"], ["up"], ["get", "user.diet"], ["authority", "a", "user.*", "0.5"],
+                                     ["chat", "--agent", "a"]])
+def test_a_file_named_as_the_store_is_one_line_before_ray_and_nothing_is_made(tmp_path, command):
+    import ray
+
+    notes = tmp_path / "notes ü.txt"
+    notes.write_text("my notes\n")
+    for store, said in ((notes, f"'{notes}' is a file, not a store directory"),
+                        (notes / "memory", f"no store can be at '{notes / 'memory'}': a part of the path is a file")):
+        result = CliRunner().invoke(app, [*command, "--store", str(store), "--hashing"], input="")
+        assert result.exit_code == 4, result.output
+        assert result.stderr.strip() == f"error: {said}", result.stderr  # not "cannot read .../vault.json: [Errno 20]"
+        assert "restore it from a backup" not in result.stderr
+    assert not ray.is_initialized()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes ü.txt"] and notes.read_text() == "my notes\n"

@@ -28,7 +28,7 @@ from rich.table import Table
 
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput
-from ..storage.layout import check_not_held
+from ..storage.layout import check_not_held, read_meta
 from ..tokens import TokenStore
 from .common import (
     HASHING,
@@ -87,6 +87,7 @@ def serve(
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
     if store is not None:  # a store another process holds: refused at once, before Ray and before --hashing's check
         check_not_held(store)  # (the actors' own open of the store stays the authority: a race is refused there)
+        read_meta(store)  # a file as the store, damaged settings: one line now, not after Ray's start-up
 
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
