@@ -30,6 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
+from ..storage.layout import check_not_held
 from . import head_logs
 from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
 
@@ -83,6 +84,7 @@ def up(
     from vault_ray.actors import attach, check_shards, connect  # noqa: PLC0415  (Ray only when the command runs)
 
     check_shards(shards, store, partitions)  # bad input: before a Ray head starts
+    check_not_held(store)  # a store another process holds, too (the actors' own open stays the authority)
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
