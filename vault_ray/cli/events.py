@@ -226,6 +226,7 @@ def status(store: str = typer.Option(..., "--store", "-s", help="The store direc
     retried, the last answer or error, and the recent failures."""
     from ..delivery import delivery_status  # noqa: PLC0415
 
+    require_store(store)  # a mistyped path is an error, not a store with no deliveries
     found = delivery_status(store)
     if as_json:
         typer.echo(json.dumps(found, indent=1))
