@@ -4,6 +4,8 @@ with one line and changes nothing, before any Ray work starts."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -119,3 +121,42 @@ def test_a_file_named_as_the_store_is_one_line_before_ray_and_nothing_is_made(tm
         assert "restore it from a backup" not in result.stderr
     assert not ray.is_initialized()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes ü.txt"] and notes.read_text() == "my notes\n"
+
+
+def test_webhook_status_of_a_mistyped_store_is_an_error_like_webhook_list(tmp_path):
+    missing = tmp_path / "memroy"
+    for command in (["webhook", "status"], ["webhook", "list"]):
+        result = CliRunner().invoke(app, [*command, "--store", str(missing)])
+        assert result.exit_code == 3, result.output  # not an empty table: "no deliveries" of a store that is not there
+        assert result.stderr.startswith(f"error: no vault-ray store at {missing}"), result.stderr
+        assert not result.stdout and not missing.exists()
+
+
+def test_up_on_a_store_another_process_holds_is_refused_before_a_ray_head_starts(store):
+    hold = ("import sys, time\nfrom vault_ray import HashingEmbedder, Vault\n"
+            "vault = Vault.open(sys.argv[1], embedder=HashingEmbedder())\nprint('held', flush=True)\ntime.sleep(60)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(store)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout.readline().strip() == "held"  # type: ignore[union-attr]
+        started = time.perf_counter()
+        result = CliRunner().invoke(app, ["up", "--store", str(store), "--hashing", "--port", "6391"])
+        assert time.perf_counter() - started < 10, "a Ray head was started first"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 4, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is held by another process" in lines[0], result.stderr
+    assert "Ray head" not in result.stderr and not (store / "cluster.json").exists()
+
+
+@pytest.mark.parametrize("args", [["mcp", "--agent", "a", "--store", "no such store/memory ü"],
+                                  ["eval", "--hashing", "--out", "never made"]])
+def test_a_long_error_is_one_line_however_narrow_the_terminal(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "60"})
+    assert result.exit_code in (2, 3), result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) > 80, result.stderr
+    assert not any(tmp_path.iterdir())

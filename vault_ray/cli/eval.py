@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
                     report = move_in(work, out, keep_scenarios=reads_scenarios_of(out, input_dir))
             _say_written(out, report)
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         finally:  # a run that failed before writing anything leaves no empty OUT behind
             if made and out.is_dir() and not any(out.iterdir()):
