@@ -103,6 +103,13 @@ def check_index(index: object) -> str:
     return str(index)
 
 
+def check_partitions(partitions: object) -> int:
+    """A partition count a new store can have (it is fixed for good once made)."""
+    if not isinstance(partitions, int) or isinstance(partitions, bool) or not 1 <= partitions <= 4096:
+        raise InvalidInput(f"partitions must be an integer in [1, 4096], got {partitions!r}")
+    return partitions
+
+
 def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str,
                index: str | None = None) -> StoreMeta:
     """Create the store, or check an existing one against the given settings. An
@@ -135,8 +142,7 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
         raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
     parts = 16 if partitions is None else partitions
-    if not isinstance(parts, int) or isinstance(parts, bool) or not 1 <= parts <= 4096:
-        raise InvalidInput(f"partitions must be an integer in [1, 4096], got {parts!r}")
+    check_partitions(parts)
     (path / "partitions").mkdir(parents=True, exist_ok=True)
     meta = StoreMeta(parts, dim, embedder, index=index or "flat")
     write_json(meta_file, meta.__dict__)

@@ -160,3 +160,27 @@ def test_a_long_error_is_one_line_however_narrow_the_terminal(args, tmp_path, mo
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) > 80, result.stderr
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("command", "args", "said"), [
+    ("up", ["--partitions", "0"], "partitions must be an integer in [1, 4096], got 0"),
+    ("up", ["--partitions", "-5"], "partitions must be an integer in [1, 4096], got -5"),
+    ("up", ["--index", "bogus"], "index must be one of 'flat', 'hnsw', got 'bogus'"),
+    ("serve", ["--partitions", "5000"], "partitions must be an integer in [1, 4096], got 5000"),
+])
+def test_bad_settings_of_a_new_store_are_refused_before_ray_starts(tmp_path, command, args, said):
+    import ray
+
+    store = tmp_path / "new store"
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, [command, "--store", str(store), "--hashing", "--port", "6392", *args])
+    assert time.perf_counter() - started < 10, "refused only after a Ray head started"
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == f"error: {said}", result.stderr  # no "the log of the Ray head is kept" note
+    assert not store.exists() and not ray.is_initialized()
+
+
+def test_up_refuses_a_negative_cpu_count_before_ray(tmp_path):
+    result = CliRunner().invoke(app, ["up", "--store", str(tmp_path / "s"), "--num-cpus", "-1"])
+    assert result.exit_code == 2 and "--num-cpus" in result.output, result.output
+    assert not (tmp_path / "s").exists()

@@ -28,7 +28,7 @@ from rich.table import Table
 
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput
-from ..storage.layout import check_not_held, read_meta
+from ..storage.layout import check_not_held, check_partitions, read_meta
 from ..tokens import TokenStore
 from .common import (
     HASHING,
@@ -88,6 +88,8 @@ def serve(
     if store is not None:  # a store another process holds: refused at once, before Ray and before --hashing's check
         check_not_held(store)  # (the actors' own open of the store stays the authority: a race is refused there)
         read_meta(store)  # a file as the store, damaged settings: one line now, not after Ray's start-up
+        if partitions is not None:
+            check_partitions(partitions)
 
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
