@@ -184,3 +184,19 @@ def test_up_refuses_a_negative_cpu_count_before_ray(tmp_path):
     result = CliRunner().invoke(app, ["up", "--store", str(tmp_path / "s"), "--num-cpus", "-1"])
     assert result.exit_code == 2 and "--num-cpus" in result.output, result.output
     assert not (tmp_path / "s").exists()
+
+
+def test_import_of_a_mistyped_export_directory_says_there_is_none(tmp_path):
+    missing, store = tmp_path / "bakup", tmp_path / "restored"
+    result = CliRunner().invoke(app, ["import", str(missing), "--store", str(store)])
+    assert result.exit_code == 4, result.output
+    assert result.stderr.strip() == (f"error: '{missing}' is not a valid vault-ray export: there is no such directory; "
+                                     "nothing was imported"), result.stderr
+    assert not store.exists()
+
+
+def test_rebalance_to_no_shard_is_a_usage_error_before_joining_ray():
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["rebalance", "--shards", "0", "--address", "127.0.0.1:1"])
+    assert result.exit_code == 2 and "--shards" in result.output, result.output
+    assert "cannot join" not in result.output and time.perf_counter() - started < 5

@@ -190,7 +190,7 @@ def _stop_serve() -> bool:
 
 
 def rebalance(
-    shards: int = typer.Option(..., "--shards", help="How many shard actors should own the partitions."),
+    shards: int = typer.Option(..., "--shards", min=1, help="How many shard actors should own the partitions."),
     address: str = CLUSTER, namespace: str = NAMESPACE,
 ) -> None:
     """Move partitions between shard actors (logs closed by the old owner, opened by the new)."""
