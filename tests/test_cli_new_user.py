@@ -200,3 +200,19 @@ def test_rebalance_to_no_shard_is_a_usage_error_before_joining_ray():
     result = CliRunner().invoke(app, ["rebalance", "--shards", "0", "--address", "127.0.0.1:1"])
     assert result.exit_code == 2 and "--shards" in result.output, result.output
     assert "cannot join" not in result.output and time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--agent", "", "--session", "s1"], "agent name must be a non-empty string"),
+    (["--agent", " bob"], "agent name must have no surrounding spaces"),
+    (["--agent", "bob", "--session", ""], "--session must be a non-empty string of at most 256 characters"),
+    (["--agent", "bob", "--session", "x" * 300], "--session must be a non-empty string of at most 256 characters"),
+])
+def test_chat_refuses_a_bad_agent_or_session_before_the_prompt_and_makes_no_store(tmp_path, args, said):
+    store = tmp_path / "new store"
+    result = CliRunner().invoke(app, ["chat", *args, "--store", str(store), "--hashing"], input="I am vegan\n")
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], result.stderr
+    assert "statements are stored" not in result.stdout  # no prompt
+    assert not store.exists()  # a refused chat made no store

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ..models import MAX_SESSION
+from ..texts import check_agent, check_string
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
 
 
@@ -20,6 +22,8 @@ def chat(agent: str = typer.Option(..., "--agent", "-a", help="This agent's name
     """Interactive agent: type statements, see decisions; /search, /get, /history, /disputes, /quit."""
     from ..chat import run_chat  # noqa: PLC0415
 
+    check_agent(agent)  # bad input: one line and exit 2 before the prompt, not an error on every statement
+    check_string(session, "--session", limit=MAX_SESSION, optional=True)
     with open_vault(store, address, namespace, hashing, create=True) as vault:
         run_chat(vault, agent, console, session=session)
 
