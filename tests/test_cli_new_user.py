@@ -216,3 +216,18 @@ def test_chat_refuses_a_bad_agent_or_session_before_the_prompt_and_makes_no_stor
     assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], result.stderr
     assert "statements are stored" not in result.stdout  # no prompt
     assert not store.exists()  # a refused chat made no store
+
+
+def test_every_json_listing_shows_a_non_ascii_name_as_written(store):
+    """`get --json` always did; `token list`, `webhook list`, `events`, `policy show` wrote "agent \\u00fc"."""
+    from vault_ray.tokens import TokenStore
+
+    TokenStore.for_store(store).add("agent ü")
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        vault.agent("agent ü").add_facts([Fact("user.diet", "Müsli only", value="Müsli")])
+        vault.set_authority("agent ü", "user.diet", 0.8)
+    runner = CliRunner()
+    for args in (["token", "list", "--json"], ["events", "--json", "--hashing"], ["policy", "show"]):
+        result = runner.invoke(app, [*args, "--store", str(store)])
+        assert result.exit_code == 0, result.output
+        assert "agent ü" in result.stdout and "\\u00fc" not in result.stdout, result.stdout

@@ -218,7 +218,7 @@ def status(address: str = CLUSTER, namespace: str = NAMESPACE,
 
     found = read_status(address, namespace=namespace)
     if as_json:
-        typer.echo(json.dumps(found, indent=1, default=str))
+        typer.echo(json.dumps(found, indent=1, default=str, ensure_ascii=False))
         return
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
     id_column(t, "shard", [info["name"] for info in found["shards"]])

@@ -145,7 +145,7 @@ def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
     try:
         for e in found:
             if as_json:
-                typer.echo(json.dumps(encode(e)))
+                typer.echo(json.dumps(encode(e), ensure_ascii=False))
             else:
                 console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
     except KeyboardInterrupt:
@@ -201,7 +201,7 @@ def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
     """List the webhooks: id, URL, what they want, when made (never the secret)."""
     hooks = _hooks(store, webhooks).list()
     if as_json:
-        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1))
+        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1, ensure_ascii=False))
         return
     t = Table(title="webhooks")
     id_column(t, "id", [h.id for h in hooks])
@@ -229,7 +229,7 @@ def status(store: str = typer.Option(..., "--store", "-s", help="The store direc
     require_store(store)  # a mistyped path is an error, not a store with no deliveries
     found = delivery_status(store)
     if as_json:
-        typer.echo(json.dumps(found, indent=1))
+        typer.echo(json.dumps(found, indent=1, ensure_ascii=False))
         return
     t = Table(title="webhook deliveries")
     id_column(t, "id", [s["id"] for s in found])

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
     def show(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
         """Print the store's policy as a policy file (JSON): edit it, then `policy apply` it."""
         with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no model to load
-            typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True))
+            typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True, ensure_ascii=False))
 
     @group.command("apply")
     @handle_errors

@@ -270,7 +270,7 @@ def list_tokens(store: str = STORE, tokens: str = TOKENS,
     found = _token_store(store, tokens).list()
     if as_json:
         typer.echo(json.dumps([{"id": r.id, "agent": r.agent, "role": r.role, "created_at": iso(r.created_at),
-                                "revoked_at": iso(r.revoked_at)} for r in found], indent=1))
+                                "revoked_at": iso(r.revoked_at)} for r in found], indent=1, ensure_ascii=False))
         return
     t = Table(title="tokens")
     id_column(t, "id", [r.id for r in found])
