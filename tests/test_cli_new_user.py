@@ -231,3 +231,34 @@ def test_every_json_listing_shows_a_non_ascii_name_as_written(store):
         result = runner.invoke(app, [*args, "--store", str(store)])
         assert result.exit_code == 0, result.output
         assert "agent ü" in result.stdout and "\\u00fc" not in result.stdout, result.stdout
+
+
+def test_the_commands_printed_to_paste_quote_a_path_with_spaces(tmp_path, capsys):
+    import shlex
+
+    from vault_ray.cli.serve import _announce
+
+    missing = tmp_path / "my memory"
+    result = CliRunner().invoke(app, ["get", "user.diet", "--store", str(missing)])
+    assert result.exit_code == 3
+    pasted = result.stderr.split("`")[1]  # `vault-ray chat --store ... --agent NAME`
+    assert shlex.split(pasted)[:4] == ["vault-ray", "chat", "--store", str(missing)], pasted
+    tokens = tmp_path / "my store" / "tokens.json"
+    _announce("http://127.0.0.1:8000", str(tmp_path / "my store"), tokens, None, "vault")
+    line = next(x for x in capsys.readouterr().out.splitlines() if "make one with: " in x)
+    assert shlex.split(line.split("make one with: ")[1])[-2:] == ["--tokens", str(tokens)], line
+
+
+def test_the_eval_reports_command_line_quotes_its_out_directory(tmp_path):
+    import shlex
+
+    from vault_ray.cli.eval import _write_outputs
+    from vault_ray.evals.config import EvalConfig, GeneratorConfig
+
+    out = tmp_path / "eval out ü"
+    out.mkdir()
+    _write_outputs(one_scenario_run(), "1 Ray node", (out, out), GeneratorConfig(), EvalConfig(),
+                   ["lww", "recency", "oracle", "learned"], 0, 1, None, None, None)
+    command = (out / "report.md").read_text().split("Command: `")[1].split("`")[0]
+    words = shlex.split(command)
+    assert words[words.index("--out") + 1] == str(out), command

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shlex
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -243,9 +244,9 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     from vault_ray.evals.report import COLUMNS, fmt, left_out, write_report  # noqa: PLC0415
 
     out, work = dirs
-    source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
-    command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
-    command += f" --config {config}" if config else ""
+    source = f"--input {shlex.quote(str(input_dir))}" if input_dir else f"--scenarios {n}"  # a command to paste
+    command = f"vault-ray eval {source} --policies {','.join(names)} --out {shlex.quote(str(out))} --seed {seed}"
+    command += f" --config {shlex.quote(str(config))}" if config else ""
     command += f" --embedder {ev.embedder}" if ev.embedder != "hashing" else ""
     if "mixed" in names and ev.mixed != EvalConfig().mixed:
         command += " --mixed " + ",".join(f"{p}={s}" for p, s in ev.mixed.items())

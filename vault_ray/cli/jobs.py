@@ -10,6 +10,7 @@ they were not asked for. `vault_ray.evals` (and Ray) are imported inside the com
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -290,8 +291,9 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     on = f" on {len(result.nodes)} Ray nodes" if len(result.nodes) > 1 else ""
     console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: {result.merges} merge(s) re-keying "
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide; {result.seconds:.1f} s")
-    console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
-                  + (f"--store {store}" if store else f"--address {address}"))
+    target = f"--store {shlex.quote(store)}" if store else f"--address {shlex.quote(address)}"  # pasted into a shell
+    console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {shlex.quote(str(result.plan_path))} "
+                  f"{target}", highlight=False)
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:

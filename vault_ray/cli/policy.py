@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,7 +74,8 @@ def _warn_removed(old: Policy, new: Policy, store: str) -> None:
         err_console.print(Text(
             f"note: this file removes {len(removed)} setting{'s' if len(removed) != 1 else ''} the store has now "
             f"({', '.join(removed)}): `policy apply` replaces the whole policy. To keep them, edit the file, or "
-            f"make the proposal from the store's policy: `vault-ray policy show --store {store} > current.json`, "
+            f"make the proposal from the store's policy: "
+            f"`vault-ray policy show --store {shlex.quote(str(store))} > current.json`, "
             f"then `vault-ray eval --recommend --current current.json --out DIR`."))
 
 

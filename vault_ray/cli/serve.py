@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import signal
 import socket
 import threading
@@ -225,13 +226,14 @@ def _ray_address(address: str | None, namespace: str) -> str:
 
 def _announce(url: str, store: str, token_file: Path, address: str | None, namespace: str) -> None:
     active = [t for t in TokenStore(token_file).list() if t.active]
+    quoted = shlex.quote(str(token_file))  # the command is pasted into a shell: a path with spaces stays one word
     ray_line = ([f"  Ray at {address}, namespace {namespace!r}: other commands join it with --address {address} "
                  f"--namespace {namespace} (e.g. vault-ray export --address {address} --namespace {namespace} --out DIR; "
                  "also reindex, normalize, get, ...)"] if address and address != "auto" else [])
     for line in (
         f"[green]vault-ray serves[/green] {store} at {url}",
         f"  API docs: {url}/docs · OpenAPI: {url}/openapi.json · metrics: {url}/metrics",
-        f"  tokens: {token_file} ({len(active)} active); make one with: vault-ray token add AGENT --tokens {token_file}",
+        f"  tokens: {token_file} ({len(active)} active); make one with: vault-ray token add AGENT --tokens {quoted}",
         *ray_line,
         "  Ctrl-C stops it",
     ):
