@@ -262,3 +262,15 @@ def test_the_eval_reports_command_line_quotes_its_out_directory(tmp_path):
     command = (out / "report.md").read_text().split("Command: `")[1].split("`")[0]
     words = shlex.split(command)
     assert words[words.index("--out") + 1] == str(out), command
+
+
+def test_applying_a_plan_with_nothing_to_merge_names_the_plan_file(store, tmp_path):
+    import pyarrow.parquet as pq
+
+    from vault_ray.evals.plan_report import PLAN_SCHEMA
+
+    plan = tmp_path / "plan ü.parquet"
+    pq.write_table(PLAN_SCHEMA.empty_table(), plan)  # what normalize writes when no two labels name one thing
+    result = CliRunner().invoke(app, ["normalize", "--apply", str(plan), "--store", str(store)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert f"plan {plan}: 0 merge(s)" in result.stdout and "plan :" not in result.stdout, result.stdout

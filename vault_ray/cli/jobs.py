@@ -305,7 +305,7 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str, a
     outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"
     accepted = f" ({result.accepted} accepted from keep rows)" if result.accepted else ""
     carried = f", {result.carried} person's decision(s) carried over" if result.carried else ""
-    console.print(f"plan {result.plan_id}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
+    console.print(f"plan {result.plan_id or plan}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
                   f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired{carried}; "
                   f"{result.seconds:.1f} s")
     for label, why in result.held.items():
