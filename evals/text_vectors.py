@@ -68,7 +68,7 @@ def check_pool(actors: int, cpus_per_actor: int | None, cpus: int, where: str) -
     if need <= cpus:
         return
     if actors > cpus:
-        instead = f"give --actors {cpus} or fewer" + (" (and leave --cpus-per-actor out)" if cpus_per_actor else "")
+        instead = f"give --actors {cpus} or fewer" + (" of 1 CPU each" if (cpus_per_actor or 1) > 1 else "")
     else:
         instead = (f"give --cpus-per-actor {cpus // actors} or less, or leave it out (Ray's CPUs are then shared "
                    f"out among the actors)")

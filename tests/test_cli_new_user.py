@@ -274,3 +274,18 @@ def test_applying_a_plan_with_nothing_to_merge_names_the_plan_file(store, tmp_pa
     result = CliRunner().invoke(app, ["normalize", "--apply", str(plan), "--store", str(store)], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     assert f"plan {plan}: 0 merge(s)" in result.stdout and "plan :" not in result.stdout, result.stdout
+
+
+def test_the_advice_fits_the_machine_it_names():
+    from vault_ray import InvalidInput
+    from vault_ray.evals.text_vectors import check_pool
+
+    check_pool(2, 1, 2, "this machine has")  # fits: nothing said
+    check_pool(1, None, 1, "this machine has")
+    for actors, each, cpus, advice in ((3, 1, 2, "give --actors 2 or fewer;"),
+                                       (3, 2, 2, "give --actors 2 or fewer of 1 CPU each"),
+                                       (2, 3, 4, "give --cpus-per-actor 2 or less"),
+                                       (5, None, 4, "give --actors 4 or fewer;")):
+        with pytest.raises(InvalidInput, match="Ray cluster at h:1 has") as caught:
+            check_pool(actors, each, cpus, "the Ray cluster at h:1 has")
+        assert advice in str(caught.value), caught.value
