@@ -289,3 +289,25 @@ def test_the_advice_fits_the_machine_it_names():
         with pytest.raises(InvalidInput, match="Ray cluster at h:1 has") as caught:
             check_pool(actors, each, cpus, "the Ray cluster at h:1 has")
         assert advice in str(caught.value), caught.value
+
+
+@pytest.mark.parametrize(("command", "option", "said"), [
+    (["token", "list"], "--tokens", "no token file at"),
+    (["token", "revoke", "bob"], "--tokens", "no token file at"),
+    (["webhook", "list"], "--webhooks", "no webhook file at"),
+    (["webhook", "remove", "wh_1"], "--webhooks", "no webhook file at"),
+])
+def test_listing_a_mistyped_token_or_webhook_file_is_not_found(tmp_path, command, option, said):
+    missing = tmp_path / "my tokns.json"
+    result = CliRunner().invoke(app, [*command, option, str(missing)])
+    assert result.exit_code == 3, result.output  # not an empty table, as if no token were made
+    assert result.stderr.startswith(f"error: {said} {missing}"), result.stderr
+    assert not any(tmp_path.iterdir())  # no file (nor lock file) made
+
+
+def test_token_add_still_makes_a_new_token_file_where_told(tmp_path):
+    path = tmp_path / "new dir" / "tokens.json"
+    made = CliRunner().invoke(app, ["token", "add", "bob", "--tokens", str(path)])
+    assert made.exit_code == 0 and path.exists(), made.output
+    listed = CliRunner().invoke(app, ["token", "list", "--tokens", str(path), "--json"])
+    assert listed.exit_code == 0 and '"agent": "bob"' in listed.stdout, listed.output

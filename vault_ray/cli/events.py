@@ -10,11 +10,12 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
@@ -168,8 +169,11 @@ def _line(e: VaultEvent) -> str:
 WEBHOOKS = typer.Option(None, "--webhooks", help="The webhook file (default: STORE/webhooks.json).")
 
 
-def _hooks(store: str | None, webhooks: str | None) -> WebhookStore:
+def _hooks(store: str | None, webhooks: str | None, *, existing: bool = False) -> WebhookStore:
+    """`existing` (list, remove): a --webhooks FILE that is not there is a typo, not a file with no webhooks."""
     if webhooks:
+        if existing and not Path(webhooks).exists():
+            raise NotFound(f"no webhook file at {webhooks} (`vault-ray webhook add URL --webhooks FILE` makes one)")
         return WebhookStore(webhooks)
     if store:
         require_store(store)
@@ -199,7 +203,7 @@ def _when(ts: float | None) -> str:
 def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
                   as_json: bool = typer.Option(False, "--json", help="As JSON (never the secret).")) -> None:
     """List the webhooks: id, URL, what they want, when made (never the secret)."""
-    hooks = _hooks(store, webhooks).list()
+    hooks = _hooks(store, webhooks, existing=True).list()
     if as_json:
         typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1, ensure_ascii=False))
         return
@@ -216,7 +220,7 @@ def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
 def remove(hook_id: str = typer.Argument(..., help="The webhook's id."), store: str = STORE,
            webhooks: str = WEBHOOKS) -> None:
     """Remove a webhook; its deliveries stop."""
-    hook = _hooks(store, webhooks).remove(hook_id)
+    hook = _hooks(store, webhooks, existing=True).remove(hook_id)
     console.print(f"removed {hook.id} ({hook.url})", highlight=False)
 
 
