@@ -312,3 +312,21 @@ def test_token_add_still_makes_a_new_token_file_where_told(tmp_path):
     assert made.exit_code == 0 and path.exists(), made.output
     listed = CliRunner().invoke(app, ["token", "list", "--tokens", str(path), "--json"])
     assert listed.exit_code == 0 and '"agent": "bob"' in listed.stdout, listed.output
+
+
+def test_eval_from_store_reads_one_partitions_duckdb_file_as_its_help_says(store, tmp_path):
+    """`--from-store` takes "store dir, .duckdb file or Vault.export dir"; a .duckdb file was refused with
+    "cannot read .../p0003.duckdb/restoring.json ...; delete the store and import the export again"."""
+    from vault_ray.storage.layout import partition_of, read_meta
+
+    log = store / "partitions" / f"p{partition_of('user.diet', read_meta(store).partitions):04d}.duckdb"  # its claim
+    out = tmp_path / "what if"
+    result = CliRunner().invoke(app, ["eval", "--from-store", str(log), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1 claims on 1 entities" in result.stdout and (out / "from_store.md").exists(), result.stdout
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a claim log\n")
+    refused = CliRunner().invoke(app, ["eval", "--from-store", str(notes), "--out", str(tmp_path / "never")])
+    assert refused.exit_code == 4, refused.output
+    assert "holds no claim log" in refused.stderr and "delete the store" not in refused.stderr, refused.stderr
+    assert notes.read_text() == "not a claim log\n" and not (tmp_path / "never").exists()
