@@ -18,8 +18,8 @@ from .policies import REFERENCES
 if TYPE_CHECKING:
     from .recommend import Recommendation
 
-__all__ = ["CHARTS", "COLUMNS", "RECOMMENDATION_CHART", "comparison_table", "findings", "fmt", "write_charts",
-           "write_report"]
+__all__ = ["CHARTS", "COLUMNS", "RECOMMENDATION_CHART", "comparison_table", "findings", "fmt", "left_out",
+           "write_charts", "write_report"]
 
 COLUMNS: tuple[tuple[str, str, str], ...] = (
     # (summary column, header, format): "%" = a share shown in percent, "n" = a plain number
@@ -250,6 +250,15 @@ def recommendation_lines(rec: Recommendation, proposal_file: str = "proposal.jso
     return lines + [f"- {n}" for n in rec.notes] + ([""] if rec.notes else [])
 
 
+def left_out(asked: Sequence[str], ran: Sequence[str]) -> list[str]:
+    """Why each policy asked for has no row: `learned` when no scenario is in the half it replays
+    (its weights are fitted on the even-numbered scenarios and it replays the odd-numbered ones, so
+    one scenario, or --input files of even-numbered ones only, leave it none)."""
+    why = {"learned": "it replays the odd-numbered scenarios (its weights are fitted on the even-numbered ones) and "
+                      "this run has none: give 2 or more scenarios"}
+    return [f"{p}: left out, {why.get(p, 'no scenario was replayed under it')}" for p in asked if p not in ran]
+
+
 def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Sequence[tuple[float, float, int]]],
                  *, meta: Mapping[str, Any], comparisons: pa.Table | None = None,
                  gap_intervals: Mapping[str, Sequence[tuple[float, float, float]]] | None = None,
@@ -282,6 +291,8 @@ def write_report(out_dir: str | Path, summary: pa.Table, by_gap: Mapping[str, Se
         "of the reliability oracle's on the same scenarios. `learned` runs on the odd-numbered half only.",
         "",
         comparison_table(summary),
+        "",
+        *[f"- {line}." for line in left_out(meta.get("policies") or [], summary.column("policy").to_pylist())],
         "",
         *findings(summary, comparisons),
         "",

@@ -60,6 +60,22 @@ def _node_id() -> str:
     return ray.get_runtime_context().get_node_id()[:12] if ray.is_initialized() else ""
 
 
+def check_pool(actors: int, cpus_per_actor: int | None, cpus: int, where: str) -> None:
+    """--actors and --cpus-per-actor against the `cpus` Ray has in all (`where`: "this machine has", "the
+    Ray cluster at ADDR has"), said before the job starts with what to give instead: a pool larger than
+    the whole of Ray can never start (`pool_size` checks the CPUs free once a stage starts)."""
+    need = actors * (cpus_per_actor or 1)
+    if need <= cpus:
+        return
+    if actors > cpus:
+        instead = f"give --actors {cpus} or fewer" + (" of 1 CPU each" if (cpus_per_actor or 1) > 1 else "")
+    else:
+        instead = (f"give --cpus-per-actor {cpus // actors} or less, or leave it out (Ray's CPUs are then shared "
+                   f"out among the actors)")
+    sized = f"{actors} embedding actor(s) of {cpus_per_actor} CPU(s)" if cpus_per_actor else f"{actors} embedding actors"
+    raise InvalidInput(f"{sized} need {need} Ray CPUs and {where} {cpus}: {instead}; nothing was changed")
+
+
 def pool_size(actors: int, cpus_per_actor: int | None) -> tuple[int, int]:
     """(actors, CPUs each): the CPUs free on Ray, shared out, and refused at once if too few (an actor
     asking for CPUs other actors hold would wait for them with no word, for ever)."""

@@ -159,6 +159,8 @@ class Archive:
 
     def _read_manifest(self) -> dict[str, Any]:
         path = self.root / MANIFEST
+        if not self.root.exists():  # a typo, most likely: not "an unfinished or foreign export"
+            raise self._refuse("there is no such directory")
         if not path.is_file():
             raise self._refuse(f"no {MANIFEST} (an unfinished or foreign export)")
         raw = path.read_bytes()

@@ -73,7 +73,13 @@ def control_path(root: str | os.PathLike[str]) -> Path:
 
 def read_meta(root: str | os.PathLike[str]) -> StoreMeta | None:
     path = Path(root) / "vault.json"
-    data = read_json(path)
+    try:
+        data = read_json(path)
+    except StoreError as exc:
+        if isinstance(exc.__cause__, NotADirectoryError):  # a file named as the store, or above it
+            raise StoreError(f"{str(root)!r} is a file, not a store directory" if Path(root).is_file() else
+                             f"no store can be at {str(root)!r}: a part of the path is a file") from None
+        raise
     if data is None:
         return None
     try:
@@ -95,6 +101,13 @@ def check_index(index: object) -> str:
     if index not in INDEX_KINDS:
         raise InvalidInput(f"index must be one of {', '.join(map(repr, INDEX_KINDS))}, got {index!r}")
     return str(index)
+
+
+def check_partitions(partitions: object) -> int:
+    """A partition count a new store can have (it is fixed for good once made)."""
+    if not isinstance(partitions, int) or isinstance(partitions, bool) or not 1 <= partitions <= 4096:
+        raise InvalidInput(f"partitions must be an integer in [1, 4096], got {partitions!r}")
+    return partitions
 
 
 def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int, embedder: str,
@@ -129,8 +142,7 @@ def init_store(root: str | os.PathLike[str], *, partitions: int | None, dim: int
     if path.exists() and any(p for p in path.iterdir() if p.name != ".lock"):
         raise StoreError(f"{str(path)!r} exists and is not a vault-ray store (no vault.json)")
     parts = 16 if partitions is None else partitions
-    if not isinstance(parts, int) or isinstance(parts, bool) or not 1 <= parts <= 4096:
-        raise InvalidInput(f"partitions must be an integer in [1, 4096], got {parts!r}")
+    check_partitions(parts)
     (path / "partitions").mkdir(parents=True, exist_ok=True)
     meta = StoreMeta(parts, dim, embedder, index=index or "flat")
     write_json(meta_file, meta.__dict__)

@@ -29,7 +29,7 @@ def read_restoring(root: str | os.PathLike[str]) -> dict[str, Any] | None:
     path = marker_path(root)
     try:
         data = json.loads(path.read_text())
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none recorded; or `root` is a file (a .duckdb log), no store
         return None
     except (OSError, ValueError) as exc:
         raise StoreError(f"cannot read {path}, the record of an unfinished restore into this store: {exc}; "

@@ -35,6 +35,7 @@ from ..delivery import ensure_delivery
 from .app import create_app
 from .metrics import Metrics
 from .service import DEFAULT_MAX_BODY_BYTES, AppSettings, BatchWriter, Service, Written
+from .starting import quiet_reconnect_line
 
 APP_NAME = "vault-ray"
 NAMESPACE_KEY = "vault_ray_namespace"
@@ -173,7 +174,8 @@ def start(config: ServeConfig, scaling: Scaling | None = None, *, host: str = "1
     app = build(config, scaling)  # bad options are the caller's InvalidInput, before anything starts
     try:
         serve.start(http_options={"host": host, "port": port})
-        serve.run(app, name=name, route_prefix=route_prefix)
+        with quiet_reconnect_line():  # serve.run finds the Serve just started, and says so at INFO
+            serve.run(app, name=name, route_prefix=route_prefix)
     except ClusterError:
         raise
     except Exception as exc:  # Serve's own errors (a port in use, a replica that failed to start)

@@ -47,6 +47,8 @@ def test_serve_hashing_uses_the_stores_size(tmp_path):
             if "Ctrl-C stops it" in line:
                 break
         assert any("Ctrl-C stops it" in line for line in out), "".join(out)[-3000:]
+        # Serve's start is quiet too: no "Connecting to existing Serve app" (actors/serve/starting.py)
+        assert not any("Connecting to existing Serve app" in line for line in out), "".join(out)
         headers = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=60) as http:
             view = http.get("/v1/entities/user.city")

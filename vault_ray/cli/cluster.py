@@ -30,6 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
+from ..storage.layout import check_index, check_not_held, check_partitions
 from . import head_logs
 from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
 
@@ -62,7 +63,7 @@ def up(
     address: str = typer.Option(None, "--address", help="Join this running Ray cluster instead of starting a head."),
     port: int = typer.Option(6379, "--port", help="Port of the local Ray head started when no --address is given "
                              "(1-65535, but not 10001-19999, 52365 or 8265: Ray's own processes take those)."),
-    num_cpus: int = typer.Option(None, "--num-cpus", help="CPUs the local Ray head offers (default: all)."),
+    num_cpus: int = typer.Option(None, "--num-cpus", min=0, help="CPUs the local Ray head offers (default: all)."),
     temp_dir: str = typer.Option(None, "--temp-dir", help="Ray's temp/session directory for the local head."),
     hashing: bool = typer.Option(False, "--hashing", help="The store uses the hashing embedder (clients pass --hashing)."),
     index: str = typer.Option(None, "--index", help="Vector index: flat (exact, the default) or hnsw (approximate, "
@@ -83,6 +84,11 @@ def up(
     from vault_ray.actors import attach, check_shards, connect  # noqa: PLC0415  (Ray only when the command runs)
 
     check_shards(shards, store, partitions)  # bad input: before a Ray head starts
+    if partitions is not None:
+        check_partitions(partitions)
+    if index is not None:
+        check_index(index)
+    check_not_held(store)  # a store another process holds, too (the actors' own open stays the authority)
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
@@ -184,7 +190,7 @@ def _stop_serve() -> bool:
 
 
 def rebalance(
-    shards: int = typer.Option(..., "--shards", help="How many shard actors should own the partitions."),
+    shards: int = typer.Option(..., "--shards", min=1, help="How many shard actors should own the partitions."),
     address: str = CLUSTER, namespace: str = NAMESPACE,
 ) -> None:
     """Move partitions between shard actors (logs closed by the old owner, opened by the new)."""
@@ -212,7 +218,7 @@ def status(address: str = CLUSTER, namespace: str = NAMESPACE,
 
     found = read_status(address, namespace=namespace)
     if as_json:
-        typer.echo(json.dumps(found, indent=1, default=str))
+        typer.echo(json.dumps(found, indent=1, default=str, ensure_ascii=False))
         return
     t = Table(title=f"{found['store']}  ·  namespace {namespace!r}  ·  epoch {found['epoch']}")
     id_column(t, "shard", [info["name"] for info in found["shards"]])

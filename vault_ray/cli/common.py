@@ -8,6 +8,7 @@ import functools
 import json
 import logging
 import re
+import shlex
 import signal
 import threading
 import warnings
@@ -261,7 +262,7 @@ def require_store(store: str) -> None:
         raise StoreError(f"{store!r} is a file, not a store directory")
     if read_meta(store) is None:
         raise NotFound(f"no vault-ray store at {store} (it has no vault.json). Commands that write, such as "
-                       f"`vault-ray chat --store {store} --agent NAME`, create one; so does Vault.open in Python.")
+                       f"`vault-ray chat --store {shlex.quote(store)} --agent NAME`, create one; so does Vault.open in Python.")
 
 
 def made_with_hashing(store: str | None) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shlex
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -124,7 +125,7 @@ def register(app: typer.Typer) -> None:
                     report = move_in(work, out, keep_scenarios=reads_scenarios_of(out, input_dir))
             _say_written(out, report)
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         finally:  # a run that failed before writing anything leaves no empty OUT behind
             if made and out.is_dir() and not any(out.iterdir()):
@@ -240,12 +241,12 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     import pyarrow.parquet as pq  # noqa: PLC0415
 
     from vault_ray.evals.config import EvalConfig  # noqa: PLC0415
-    from vault_ray.evals.report import COLUMNS, fmt, write_report  # noqa: PLC0415
+    from vault_ray.evals.report import COLUMNS, fmt, left_out, write_report  # noqa: PLC0415
 
     out, work = dirs
-    source = f"--input {input_dir}" if input_dir else f"--scenarios {n}"
-    command = f"vault-ray eval {source} --policies {','.join(names)} --out {out} --seed {seed}"
-    command += f" --config {config}" if config else ""
+    source = f"--input {shlex.quote(str(input_dir))}" if input_dir else f"--scenarios {n}"  # a command to paste
+    command = f"vault-ray eval {source} --policies {','.join(names)} --out {shlex.quote(str(out))} --seed {seed}"
+    command += f" --config {shlex.quote(str(config))}" if config else ""
     command += f" --embedder {ev.embedder}" if ev.embedder != "hashing" else ""
     if "mixed" in names and ev.mixed != EvalConfig().mixed:
         command += " --mixed " + ",".join(f"{p}={s}" for p, s in ev.mixed.items())
@@ -269,7 +270,8 @@ def _write_outputs(run, machine, dirs, gen, ev, names, seed, n, input_dir, confi
     rows = run.summary.to_pylist()
     for row in rows:
         table.add_row(row["policy"], *(fmt(row[c], kinds[c]) for c in SHORT))
-    table.caption = fewer_note(rows, run.scenarios)
+    notes = [fewer_note(rows, run.scenarios), *left_out(names, [r["policy"] for r in rows])]  # a policy with no row: why
+    table.caption = "; ".join(n for n in notes if n) or None
     print_table(table)
     if proposal is not None:
         _print_proposal(proposal, out / PROPOSAL)

@@ -10,11 +10,12 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..events import KINDS, NOW, START, VaultEvent
 from ..webhooks import WebhookStore
 from ..wire import encode
@@ -145,7 +146,7 @@ def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
     try:
         for e in found:
             if as_json:
-                typer.echo(json.dumps(encode(e)))
+                typer.echo(json.dumps(encode(e), ensure_ascii=False))
             else:
                 console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
     except KeyboardInterrupt:
@@ -168,8 +169,11 @@ def _line(e: VaultEvent) -> str:
 WEBHOOKS = typer.Option(None, "--webhooks", help="The webhook file (default: STORE/webhooks.json).")
 
 
-def _hooks(store: str | None, webhooks: str | None) -> WebhookStore:
+def _hooks(store: str | None, webhooks: str | None, *, existing: bool = False) -> WebhookStore:
+    """`existing` (list, remove): a --webhooks FILE that is not there is a typo, not a file with no webhooks."""
     if webhooks:
+        if existing and not Path(webhooks).exists():
+            raise NotFound(f"no webhook file at {webhooks} (`vault-ray webhook add URL --webhooks FILE` makes one)")
         return WebhookStore(webhooks)
     if store:
         require_store(store)
@@ -199,9 +203,9 @@ def _when(ts: float | None) -> str:
 def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
                   as_json: bool = typer.Option(False, "--json", help="As JSON (never the secret).")) -> None:
     """List the webhooks: id, URL, what they want, when made (never the secret)."""
-    hooks = _hooks(store, webhooks).list()
+    hooks = _hooks(store, webhooks, existing=True).list()
     if as_json:
-        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1))
+        typer.echo(json.dumps([{**h.public(), "created_at": iso(h.created_at)} for h in hooks], indent=1, ensure_ascii=False))
         return
     t = Table(title="webhooks")
     id_column(t, "id", [h.id for h in hooks])
@@ -216,7 +220,7 @@ def list_webhooks(store: str = STORE, webhooks: str = WEBHOOKS,
 def remove(hook_id: str = typer.Argument(..., help="The webhook's id."), store: str = STORE,
            webhooks: str = WEBHOOKS) -> None:
     """Remove a webhook; its deliveries stop."""
-    hook = _hooks(store, webhooks).remove(hook_id)
+    hook = _hooks(store, webhooks, existing=True).remove(hook_id)
     console.print(f"removed {hook.id} ({hook.url})", highlight=False)
 
 
@@ -226,9 +230,10 @@ def status(store: str = typer.Option(..., "--store", "-s", help="The store direc
     retried, the last answer or error, and the recent failures."""
     from ..delivery import delivery_status  # noqa: PLC0415
 
+    require_store(store)  # a mistyped path is an error, not a store with no deliveries
     found = delivery_status(store)
     if as_json:
-        typer.echo(json.dumps(found, indent=1))
+        typer.echo(json.dumps(found, indent=1, ensure_ascii=False))
         return
     t = Table(title="webhook deliveries")
     id_column(t, "id", [s["id"] for s in found])

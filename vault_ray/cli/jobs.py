@@ -9,6 +9,8 @@ they were not asked for. `vault_ray.evals` (and Ray) are imported inside the com
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -91,6 +93,21 @@ def _target(store: str | None, address: str | None, *, existing: bool = True, jo
     marker = read_restoring(store) if store and job is not None else None
     if marker is not None:
         raise refusal(marker, store, f"--store {store}", job)  # type: ignore[arg-type]
+
+
+def _check_pool(actors: int, cpus_per_actor: int | None, address: str | None, *, joined: bool = False) -> None:
+    """The embedding pool (--actors x --cpus-per-actor) against the Ray CPUs the job gets, said before
+    any Ray work: without --address the Ray started here offers this machine's CPUs (checked before it
+    starts); with it, the cluster's (checked once joined, `joined`, before any job or bar starts)."""
+    from vault_ray.evals.text_vectors import check_pool  # noqa: PLC0415
+
+    if address is None and not joined:
+        check_pool(actors, cpus_per_actor, os.cpu_count() or 1, "this machine has")
+    elif address is not None and joined:
+        import ray  # noqa: PLC0415
+
+        check_pool(actors, cpus_per_actor, int(ray.cluster_resources().get("CPU", 0)),
+                   f"the Ray cluster at {address} has")
 
 
 def _quiet_ray() -> None:
@@ -207,11 +224,13 @@ def reindex(embedder: str = typer.Option(..., "--embedder", "-e", help="local, h
     _target(store, address, job="this reindex")
     spec = EmbedderSpec.parse(embedder, dim)  # every argument checked before Ray starts (it takes seconds)
     spec.check()
+    _check_pool(actors, cpus_per_actor, address)
     # an embedded store says without Ray; a cluster-mode one once joined, before any job or bar starts
     if store_embedder(store or None, address=address, namespace=namespace) == (spec.name, spec.dim):
         console.print(f"already on {embedder} ({spec.name}, {spec.dim} dimensions); nothing to do")
         return
     ensure_ray(address, store=store, namespace=namespace)
+    _check_pool(actors, cpus_per_actor, address, joined=True)
     _quiet_ray()
     try:
         with _bar("embedding") as bar:
@@ -262,7 +281,9 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     if th.ask > th.accept:
         raise InvalidInput(f"--ask ({th.ask}) must not be above --accept ({th.accept})")
     EmbedderSpec.parse(embedder).check()  # an unknown embedder, a missing key or package: one line, before Ray
+    _check_pool(actors, cpus_per_actor, address)
     ensure_ray(address, store=store, namespace=namespace)
+    _check_pool(actors, cpus_per_actor, address, joined=True)
     _quiet_ray()
     with console.status("profiling labels, embedding, scoring pairs"):
         result = run(store=store, address=address, namespace=namespace, out=out, embedder=embedder, thresholds=th,
@@ -276,8 +297,9 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
     console.print(f"{result.labels:,} labels, {result.pairs:,} pairs scored{on}: {result.merges} merge(s) re-keying "
                   f"{result.claims:,} claim(s), {result.conflicts} conflict(s) to decide, {result.kept} pair(s) kept "
                   f"apart; {result.seconds:.1f} s")
-    console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {result.plan_path} "
-                  + (f"--store {store}" if store else f"--address {address}"))
+    target = f"--store {shlex.quote(store)}" if store else f"--address {shlex.quote(address)}"  # pasted into a shell
+    console.print(f"review: {result.report_path}\napply:  vault-ray normalize --apply {shlex.quote(str(result.plan_path))} "
+                  f"{target}", highlight=False)
 
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
@@ -293,7 +315,7 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str, a
     outcomes = ", ".join(f"{n:,} {o}" for o, n in sorted(result.outcomes.items())) or "nothing new"
     accepted = f" ({result.accepted} accepted from keep rows)" if result.accepted else ""
     carried = f", {result.carried} person's decision(s) carried over" if result.carried else ""
-    console.print(f"plan {result.plan_id}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
+    console.print(f"plan {result.plan_id or plan}: {result.merges} merge(s){accepted}, {result.aliases} alias(es) added, "
                   f"{result.rekeyed:,} claim(s) re-keyed ({outcomes}), {result.retired:,} original(s) retired{carried}; "
                   f"{result.seconds:.1f} s")
     for label, why in result.held.items():

@@ -39,7 +39,7 @@ def errors_to_stderr(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)  # one line, however long
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def register(app: typer.Typer) -> None:
     def show(store: str = STORE, address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
         """Print the store's policy as a policy file (JSON): edit it, then `policy apply` it."""
         with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no model to load
-            typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True))
+            typer.echo(json.dumps(policy_to_file_data(vault.policy), indent=2, sort_keys=True, ensure_ascii=False))
 
     @group.command("apply")
     @handle_errors
@@ -73,7 +74,8 @@ def _warn_removed(old: Policy, new: Policy, store: str) -> None:
         err_console.print(Text(
             f"note: this file removes {len(removed)} setting{'s' if len(removed) != 1 else ''} the store has now "
             f"({', '.join(removed)}): `policy apply` replaces the whole policy. To keep them, edit the file, or "
-            f"make the proposal from the store's policy: `vault-ray policy show --store {store} > current.json`, "
+            f"make the proposal from the store's policy: "
+            f"`vault-ray policy show --store {shlex.quote(str(store))} > current.json`, "
             f"then `vault-ray eval --recommend --current current.json --out DIR`."))
 
 

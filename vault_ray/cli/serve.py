@@ -28,8 +28,8 @@ import typer
 from rich.table import Table
 
 from ..embedders import LocalEmbedder
-from ..errors import ClusterError, InvalidInput
-from ..storage.layout import check_not_held
+from ..errors import ClusterError, InvalidInput, NotFound
+from ..storage.layout import check_not_held, check_partitions, read_meta
 from ..tokens import TokenStore
 from .common import (
     HASHING,
@@ -88,6 +88,9 @@ def serve(
         raise InvalidInput("give --store PATH (start Ray here) or --address ADDR (attach to a running cluster)")
     if store is not None:  # a store another process holds: refused at once, before Ray and before --hashing's check
         check_not_held(store)  # (the actors' own open of the store stays the authority: a race is refused there)
+        read_meta(store)  # a file as the store, damaged settings: one line now, not after Ray's start-up
+        if partitions is not None:
+            check_partitions(partitions)
 
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
@@ -238,8 +241,11 @@ def _announce(url: str, store: str, token_file: Path, address: str | None, names
         console.print(line, highlight=False, soft_wrap=True)
 
 
-def _token_store(store: str | None, tokens: str | None) -> TokenStore:
+def _token_store(store: str | None, tokens: str | None, *, existing: bool = False) -> TokenStore:
+    """`existing` (list, revoke): a --tokens FILE that is not there is a typo, not a file with no tokens."""
     if tokens:
+        if existing and not Path(tokens).exists():
+            raise NotFound(f"no token file at {tokens} (`vault-ray token add AGENT --tokens FILE` makes one)")
         return TokenStore(tokens)
     if store:
         require_store(store)
@@ -267,10 +273,10 @@ def list_tokens(store: str = STORE, tokens: str = TOKENS,
     def when(ts: float | None) -> str:
         return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
-    found = _token_store(store, tokens).list()
+    found = _token_store(store, tokens, existing=True).list()
     if as_json:
         typer.echo(json.dumps([{"id": r.id, "agent": r.agent, "role": r.role, "created_at": iso(r.created_at),
-                                "revoked_at": iso(r.revoked_at)} for r in found], indent=1))
+                                "revoked_at": iso(r.revoked_at)} for r in found], indent=1, ensure_ascii=False))
         return
     t = Table(title="tokens")
     id_column(t, "id", [r.id for r in found])
@@ -284,5 +290,5 @@ def list_tokens(store: str = STORE, tokens: str = TOKENS,
 def revoke(id_or_agent: str = typer.Argument(..., help="A token id, or an agent name (all its tokens)."),
            store: str = STORE, tokens: str = TOKENS) -> None:
     """Revoke a token by id, or every token of an agent; a running server refuses it at once."""
-    for r in _token_store(store, tokens).revoke(id_or_agent):
+    for r in _token_store(store, tokens, existing=True).revoke(id_or_agent):
         console.print(f"revoked {r.id} ({r.agent}, {r.role})", highlight=False)

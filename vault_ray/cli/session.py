@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ..models import MAX_SESSION
+from ..texts import check_agent, check_line
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, handle_errors, open_vault
 
 
@@ -19,10 +21,9 @@ def chat(agent: str = typer.Option(..., "--agent", "-a", help="This agent's name
          session: str = typer.Option(None, "--session", help="Session id recorded on claims.")) -> None:
     """Interactive agent: type statements, see decisions; /search, /get, /history, /disputes, /quit."""
     from ..chat import run_chat  # noqa: PLC0415
-    from ..models import MAX_SESSION  # noqa: PLC0415
-    from ..texts import check_line  # noqa: PLC0415
 
-    check_line(session, "session", limit=MAX_SESSION, optional=True)  # refused before the store opens, as a write would
+    check_agent(agent)  # bad input: one line and exit 2 before the prompt, not an error on every statement
+    check_line(session, "--session", limit=MAX_SESSION, optional=True)  # one line too, refused before the store opens
     with open_vault(store, address, namespace, hashing, create=True) as vault:
         run_chat(vault, agent, console, session=session)
 
