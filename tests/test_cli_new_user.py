@@ -271,10 +271,11 @@ def test_applying_a_plan_with_nothing_to_merge_names_the_plan_file(store, tmp_pa
     from vault_ray.evals.plan_report import PLAN_SCHEMA
 
     plan = tmp_path / "plan ü.parquet"
-    pq.write_table(PLAN_SCHEMA.empty_table(), plan)  # what normalize writes when no two labels name one thing
+    pq.write_table(PLAN_SCHEMA.empty_table(), plan)  # an empty plan of an older version: no plan id in its metadata
     result = CliRunner().invoke(app, ["normalize", "--apply", str(plan), "--store", str(store)], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
-    assert f"plan {plan}: 0 merge(s)" in result.stdout and "plan :" not in result.stdout, result.stdout
+    assert f"plan {plan}: nothing to apply, nothing was changed" in result.stdout, result.stdout
+    assert "plan :" not in result.stdout, result.stdout
 
 
 def test_the_advice_fits_the_machine_it_names():

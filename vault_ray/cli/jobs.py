@@ -307,7 +307,7 @@ def _apply(plan: Path, store: str | None, address: str | None, namespace: str, a
 
     result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace, any_store=any_store)
     if result.nothing_to_do:  # exit 0, as a reindex onto the store's own embedder: a rerun is no error
-        console.print(f"plan {result.plan_id}: nothing to apply, nothing was changed: {result.nothing_to_do}",
+        console.print(f"plan {result.plan_id or plan}: nothing to apply, nothing was changed: {result.nothing_to_do}",
                       highlight=False)
         return
     for warning in result.warnings:
