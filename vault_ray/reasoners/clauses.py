@@ -38,6 +38,7 @@ _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
     rf"(?!like\s){_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}(?:{_SUBJECT}|{_BARE})\b)"  # "..., and now live in London"
+    r"|(?<=\w)(?<!\bright)(?<!\buntil)(?<!\bjust)(?<!\bby)\s+(?=now\s+(?:i|i'm|we|we're)\s)"  # "i left google now i'm at meta"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
     rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"

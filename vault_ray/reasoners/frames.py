@@ -14,6 +14,7 @@ from .. import gazetteer
 from .frames_birthday import birthday_frame
 from .frames_change import SCHEDULE_MOVED, eats_again
 from .frames_family import family_frame
+from .frames_names import name_frame
 from .introductions import introduced
 from .leaving import left_employer
 from .lexicon import (
@@ -154,35 +155,6 @@ def language_frame(n: str) -> list[Draft]:
     return []
 
 
-_NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
-                   r"i (?:legally )?changed my name to|you can call me|"
-                   r"i(?: (?:prefer|like|want)|(?:'d| would) (?:like|prefer|love|rather))(?: to)? "
-                   r"(?:be called|being called|go by))"
-                   r"\s+(?:spel(?:led|t)\s+)?"
-                   r"(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+(?-i:[A-Z])[\w'\-]*){0,2})", IC)
-_NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
-    "maybe", "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
-    "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around", "every",
-    "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with", "pronounced"})
-"""First words after "call me" that start no name ("call me before 9am", "call me maybe")."""
-
-
-def name_frame(n: str) -> list[Draft]:
-    """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob"); "Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you"."""
-    intro = introduced(n)
-    if intro and not _NAME.search(n):
-        return [Draft("user.name", intro)]
-    m = _NAME.search(n)
-    if not m or re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
-        return []
-    if re.search(r"\b(?:don't|do not|never|stop|no need to|not)\s+(?:ever\s+)?call me\b", n, IC):
-        return []
-    value = cut(m.group("v"))
-    if value and value.split()[0].lower().rstrip(".") not in _NOT_A_NAME:
-        return [Draft("user.name", value)]
-    return []
-
-
 _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
                   r"job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?(?:became|"
                   r"(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
@@ -244,6 +216,8 @@ def job_frame(n: str) -> list[Draft]:
     return out
 
 
+_JOB_IS = r"my (?:new |current |day |main |full[- ]time )?job is(?: now)? (?:at|with)"
+"""Where the user's job is: "my new job is at amazon" (an employer, no time of a routine)."""
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
     r"|i've been working|i'm with|i'm employed|i(?:'ve| have) (?:worked|been)(?=\s+(?:at|for|with)\s+(?-i:[A-Z])[^,;]*?\s"
@@ -251,7 +225,7 @@ _WORK_AT = re.compile(
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
     r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
     r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
-    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
+    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining|" + _JOB_IS + r")\s+(?P<w>.+)$", IC)
 
 
 
@@ -386,8 +360,8 @@ def schedule_frame(n: str) -> list[Draft]:
             when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
             if pattern is SCHEDULE_MOVED and not re.match(r"(?:at|around|on)\b", when):  # "... to 7pm": at 7pm
                 when = f"at {when}" if re.match(r"\d|noon|midnight", when) else f"on {when}"
-            if AT_NAME.match(m.group("when")):  # "My job is at Apple": a place of work, no time
-                continue
+            if AT_NAME.match(m.group("when")) or (re.match(_JOB_IS, n, IC) and not re.search(r"\d", when)):
+                continue  # "My job is at Apple", "my job is at deloitte": a place of work, no time
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []

@@ -1,0 +1,63 @@
+"""Chat as typed in a hurry, spelled out before the rules read it: a contraction without its
+apostrophe ("im at meta now", "i dont eat meat", "ive got 2 cats") is the contraction; a
+correction said without a comma ("i work at google i mean meta") is one said with it.
+
+Only forms that are no other word are restored: "cant", "dont", "ive" always; "id" and "ill"
+only before a verb ("id love to", "ill be"; "im ill" stays ill); "its", "were", "well", "wed",
+"hell", "lets" and "shell" are English words as they stand, and are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .base import Message, as_messages
+
+IC = re.IGNORECASE
+
+_ALWAYS = {
+    "im": "i'm", "ive": "i've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't",
+    "wont": "won't", "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't", "werent": "weren't", "havent": "haven't",
+    "hasnt": "hasn't", "hadnt": "hadn't", "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't",
+    "youre": "you're", "theyre": "they're", "thats": "that's", "whats": "what's", "wheres": "where's", "shes": "she's",
+}
+_WORDS = re.compile(rf"\b(?:{'|'.join(sorted(_ALWAYS, key=len, reverse=True))})\b", IC)
+_VERB = (r"(?:be|been|have|like|love|rather|prefer|say|go|move|need|want|never|probably|definitely|just|also|still|"
+         r"always|try|take|get|pay|stay|live|work|call|email|text|send|let|check|do|see|think|start|switch|join|quit|"
+         r"leave|eat|buy|spend|use|keep|learn|look|come|visit|tell|ask|give|put|make|pick|drive|fly|book|sign|cancel)\b")
+_ID = re.compile(rf"\bid(?=\s+{_VERB})", IC)
+_ILL = re.compile(rf"(?<!\bim )(?<!\bi'm )(?<!\bam )(?<!\bfeel )(?<!\bfeeling )(?<!\bwas )(?<!\bbeen )(?<!\bso )"
+                  rf"(?<!\bvery )(?<!\breally )(?<!\bfell )\bill(?=\s+{_VERB})", IC)
+_KIN = {"gf": "girlfriend", "bf": "boyfriend", "bff": "best friend", "hubby": "husband", "wifey": "wife",
+        "bestie": "best friend", "roomie": "roommate", "bro": "brother", "sis": "sister"}
+_KIN_SAID = re.compile(rf"\b(?P<my>my|our|his|her) (?P<who>{'|'.join(_KIN)})\b", IC)
+"""A person said short after "my" ("my gf is vegan", "my hubby works at google"): someone else, as "my girlfriend"."""
+_NOW_SAID = re.compile(r"(?<!\bthe )(?<!\ban )(?<!\ba )\b(?:rn|atm)\b", IC)
+""""im in london rn", "living in berlin atm": right now, at the moment (no value's part; "at the atm" is a machine)."""
+_MEAN = re.compile(r"(?<=\w)(?<!\bwhat)(?<!\bthat)\s+(?=(?:(?:sorry|oops|whoops|no)\s+)?i\s+mean\s+\w)", IC)
+"""A correction said without a comma: "i live in denver sorry i mean boulder" (`amends` reads it with the comma)."""
+
+
+def _spell(m: re.Match[str]) -> str:
+    word = m.group(0)
+    out = _ALWAYS[word.lower()]
+    return out[0].upper() + out[1:] if word[0].isupper() else out
+
+
+def spelled(text: str) -> str:
+    """`text` with the contractions typed without apostrophes spelled with them, and a
+    correction's "i mean" set off by a comma: "im at meta now" -> "i'm at meta now"."""
+    text = _WORDS.sub(_spell, text)
+    text = _KIN_SAID.sub(lambda m: f"{m.group('my')} {_KIN[m.group('who').lower()]}", text)
+    text = _NOW_SAID.sub(lambda m: "right now" if m.group(0).lower() == "rn" else "at the moment", text)
+    text = _ID.sub(lambda m: "I'd" if m.group(0)[0] == "I" else "i'd", text)
+    text = _ILL.sub(lambda m: "I'll" if m.group(0)[0] == "I" else "i'll", text)
+    return _MEAN.sub(", ", text)
+
+
+def spelled_turn(messages: Sequence[Message] | str) -> Sequence[Message] | str:
+    """`messages` with each user message `spelled` (a string: one user message)."""
+    if isinstance(messages, str):
+        return spelled(messages)
+    return [{**m, "content": spelled(m["content"])} if m["role"] == "user" else m for m in as_messages(messages)]
