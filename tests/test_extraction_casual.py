@@ -45,6 +45,11 @@ READ = [
     # a correction's "i mean" that amends nothing
     ("i work at google sorry i mean it", [("user.employer", "google")]),
     ("i live in denver i mean its cold here", [("user.location", "denver")]),
+    ("my company is acme", [("user.employer", "acme")]),
+    ("My company is Great Clips.", [("user.employer", "Great Clips")]),
+    ("i work at new relic", [("user.employer", "new relic")]),
+    ("I live with my sisters in Boston.", [("user.location", "Boston")]),
+    ("i have yoga at 7", [("user.schedule.yoga", "at 7")]),
 ]
 
 
@@ -66,6 +71,15 @@ NOTHING = [
     # where the user is at the moment, after a past job: no employer
     "i used to work at google, now im at home", "i used to work at google, now im at lunch",
     "i used to work at google, now im at the gym", "i used to work at google, now im at work",
+    # someone else's, said without the apostrophe, or more than one of them
+    "my daughters vegan", "my bosses timezone is est", "my wifes birthday is march 3", "my sisters budget is 500",
+    "my sisters are vegan", "My sisters are vegan.", "my nephews are allergic to nuts",
+    # said, then taken back without a comma
+    "im vegan not really", "im vegan haha no", "im vegan lol just kidding", "i work at google haha no",
+    "i work at google jk", "lets say i live in paris",
+    # said of the company, or of whom the user works with: no employer's name
+    "my company is great", "my company is hiring", "i work with kids", "I work with kids.",
+    "i have an interview at google",
     # past, or no value
     "i used to be vegan", "im ill", "i feel ill", "im at the atm", "my job is at home",
 ]

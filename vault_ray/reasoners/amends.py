@@ -266,6 +266,8 @@ _TAKEN_BACK = re.compile(r"^(?:but |though |although |and |well,? )?(?:(?:i'm|i 
 
 
 _KIDDING = re.compile(r"[,;]\s*(?:(?:just|only) )?(?:kidding|joking)(?:,? lol| haha)?\s*[.!]*$|[,;]?\s+(?:jk|j/k)\s*[.!]*$"
+                      r"|(?:[,;]\s*|\s+)(?:not really|just kidding|(?:lol|haha|lmao|ha)[,\s]+(?:no(?:pe)?|not really|"
+                      r"(?:just )?kidding))(?:,? lol| haha)?\s*[.!]*$"  # "im vegan not really", "im vegan haha no"
                       r"|(?:[,;]\s*|\s+)but (?:that's|that is|it's|it is|that was|it was) (?:not|n't|a lie|a joke)"
                       r"(?: true| really true)?\s*[.!]*$", IC)
 

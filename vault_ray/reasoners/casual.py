@@ -33,6 +33,14 @@ _KIN = {"gf": "girlfriend", "bf": "boyfriend", "bff": "best friend", "hubby": "h
         "bestie": "best friend", "roomie": "roommate", "bro": "brother", "sis": "sister"}
 _KIN_SAID = re.compile(rf"\b(?P<my>my|our|his|her) (?P<who>{'|'.join(_KIN)})\b", IC)
 """A person said short after "my" ("my gf is vegan", "my hubby works at google"): someone else, as "my girlfriend"."""
+_PEOPLE = (r"wife|husband|mom|mum|mother|dad|father|partner|girlfriend|boyfriend|spouse|manager|roommate|landlord|"
+           r"neighbou?r|grandma|grandpa|aunt|uncle|cousin|son|daughter|brother|sister|kid|friend|baby|fianc[eé]e?|coworker|"
+           r"colleague")
+_WHOSE = re.compile(rf"\b(?P<my>my|our) (?P<who>{_PEOPLE}|boss(?=es))(?:s|es)(?=\s+(?:a|an|vegan|vegetarian|pescatarian|"
+                    r"keto|allergic|name|birthday|budget|time ?zone|email|phone|number|job|company|employer|diet|gluten|"
+                    r"lactose|dairy|not|also|still|[a-z]+ is)\b)", IC)
+"""Someone's, said without its apostrophe ("my daughters vegan", "my bosses timezone is est"): "my daughter's"."""
+_LETS = re.compile(r"\blets (?=(?:say|pretend|assume|imagine|suppose)\b)", IC)
 _NOW_SAID = re.compile(r"(?<!\bthe )(?<!\ban )(?<!\ba )\b(?:rn|atm)\b", IC)
 """"im in london rn", "living in berlin atm": right now, at the moment (no value's part; "at the atm" is a machine)."""
 _MEAN = re.compile(r"(?<=\w)(?<!\bwhat)(?<!\bthat)\s+(?=(?:(?:sorry|oops|whoops|no)\s+)?i\s+mean\s+\w)", IC)
@@ -49,6 +57,7 @@ def spelled(text: str) -> str:
     """`text` with the contractions typed without apostrophes spelled with them, and a
     correction's "i mean" set off by a comma: "im at meta now" -> "i'm at meta now"."""
     text = _WORDS.sub(_spell, text)
+    text = _WHOSE.sub(lambda m: f"{m.group('my')} {m.group('who')}'s", _LETS.sub("let's ", text))
     text = _KIN_SAID.sub(lambda m: f"{m.group('my')} {_KIN[m.group('who').lower()]}", text)
     text = _NOW_SAID.sub(lambda m: "right now" if m.group(0).lower() == "rn" else "at the moment", text)
     text = _ID.sub(lambda m: "I'd" if m.group(0)[0] == "I" else "i'd", text)

@@ -278,9 +278,9 @@ _SOMEONE_ELSE = re.compile(
     r"^(?:(?:and|but|so|also|plus|oh|well|now|and now|actually|btw|by the way|these days|nowadays|lately|currently|"
     r"today|recently|since then|anyway)\b,?\s+)*"
     r"(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
-    r"son|daughter|kids?|children|child|mom|mum|mother|dad|"
-    r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
-    r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
+    r"sons?|daughters?|kids?|children|child|mom|mum|mother|dad|grandkids?|grandchildren|nieces?|nephews?|"
+    r"father|parents?|brothers?|sisters?|siblings?|friends?|colleagues?|co-?workers?|managers?|team|neighbou?rs?|cousins?|"
+    r"uncles?|aunts?|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
     r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
     # "my family budget", "my team's standup" are the user's; "my wife's budget" is hers
     r"(?!'s name|(?:\s+|'s\s+)(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule)|\s+(?:budget|account))",

@@ -34,7 +34,7 @@ from .lexicon import (
     split_list,
 )
 from .moves import moved_to
-from .orgs import FIRM, THE, a_person, org_name
+from .orgs import COMPANIES, FIRM, SAID_OF_IT, THE, a_person, org_name
 
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
@@ -240,6 +240,10 @@ def employer_frame(n: str) -> list[Draft]:
         return []
     if a_person(org, colleague=bool(re.search(r"\bwith\s*$", n[:m.start("v" if m.group("v") else "w")], IC))):
         return []  # "I work for Sarah", "I work for my dad", "I work with Sarah Jones": a person, no employer
+    if re.search(r"\bwith\s*$", n[: m.start("v")] if m.group("v") else "", IC) and org.islower() and org not in COMPANIES:
+        return []  # "I work with kids", "i work with my hands": whom or what the user works with
+    if m.group("w") and re.search(r"\bis(?: now)?\s*$", n[: m.start("w")]) and SAID_OF_IT.match(org):
+        return []  # "my company is great", "my company is hiring": said of the company, not its name
     if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and THE.match(org):
         return []  # "Now at the Hilton": a stay at a hotel, a hospital, a venue as much as a job; nothing stored
     out = [Draft("user.employer", THE.sub("", org))]  # "I work at the Hilton": Hilton
@@ -360,8 +364,9 @@ def schedule_frame(n: str) -> list[Draft]:
             when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
             if pattern is SCHEDULE_MOVED and not re.match(r"(?:at|around|on)\b", when):  # "... to 7pm": at 7pm
                 when = f"at {when}" if re.match(r"\d|noon|midnight", when) else f"on {when}"
-            if AT_NAME.match(m.group("when")) or (re.match(_JOB_IS, n, IC) and not re.search(r"\d", when)):
-                continue  # "My job is at Apple", "my job is at deloitte": a place of work, no time
+            if AT_NAME.match(m.group("when")) or (re.match(_JOB_IS, n, IC) and not re.search(r"\d", when)) \
+                    or (when.startswith("at ") and when[3:].strip(" .!") in COMPANIES):
+                continue  # "My job is at Apple", "my job is at deloitte", "an interview at google": a place, no time
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []

@@ -43,6 +43,13 @@ _OWNED = re.compile(r"^(?:st\.?|saint)\s+\S+$|(?:^|\s)(?:McDonald|Wendy|Macy|Tra
 """A name the "'s" is part of ("McDonald's headquarters", "Ben & Jerry's factory", "St. Mary's campus"): kept with it."""
 
 
+SAID_OF_IT = re.compile(r"^(?:great|good|bad|awesome|amazing|nice|fine|ok|okay|terrible|awful|horrible|cool|fun|small|big|"
+                         r"large|huge|tiny|remote|new|old|private|public|toxic|stressful|busy|boring|pretty|really|very|so|too|"
+                         r"quite|kind of|sort of|not|super|the best|the worst|better|worse|profitable|global|international|"
+                         r"local|family[- ]owned|owned|run|closing|expanding|hiring|growing|struggling|doing|going)\b")
+"""What is said of a company in lower case ("my company is great", "my company is hiring"): no name of it."""
+
+
 def org_name(raw: str) -> str | None:
     firm = FIRM.match(cut(raw))
     if firm:  # "Morgan, Lewis & Bockius": one name with its commas (`caveats` tells a list of known companies)
