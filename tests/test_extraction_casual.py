@@ -50,6 +50,16 @@ READ = [
     ("i work at new relic", [("user.employer", "new relic")]),
     ("I live with my sisters in Boston.", [("user.location", "Boston")]),
     ("i have yoga at 7", [("user.schedule.yoga", "at 7")]),
+    # a job and where it is done, in lower case
+    ("im a software engineer at google", [("user.employer", "google"), ("user.job", "software engineer")]),
+    ("im a nurse at kaiser", [("user.employer", "kaiser"), ("user.job", "nurse")]),
+    ("im a barista at starbucks in seattle", [("user.employer", "starbucks"), ("user.job", "barista")]),
+    ("im a student at ucla", [("user.job", "student")]),  # a school, no employer
+    ("im a teacher at school", [("user.job", "teacher")]),
+    ("im a nurse at the hospital", [("user.job", "nurse")]),
+    ("im a waiter at night", [("user.job", "waiter")]),
+    ("i work at a small company called nimbus", [("user.employer", "nimbus")]),
+    ("I work for a tech startup named Zapp.", [("user.employer", "Zapp")]),
 ]
 
 

@@ -34,6 +34,7 @@ from .lexicon import (
     split_list,
 )
 from .moves import moved_to
+from .names import lower_name
 from .orgs import COMPANIES, FIRM, SAID_OF_IT, THE, a_person, org_name
 
 Frame = Callable[[str], list[Draft]]
@@ -189,6 +190,10 @@ _SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|frie
 """A job said after a relation to someone ("married to a nurse", "dating a doctor"): the other person's."""
 
 
+_STUDENT = re.compile(r"\b(?:student|undergrad(?:uate)?|freshman|sophomore|junior|senior|phd|grad)\b", IC)
+"""Where a student is said to be ("a student at ucla"): a school, no employer said in lower case."""
+
+
 def job_frame(n: str) -> list[Draft]:
     n = _STAY_HOME.sub("stay-at-home", n)  # "a stay at home dad": one word, no employer "home dad"
     m = _JOB_NOT.search(n)
@@ -208,8 +213,11 @@ def job_frame(n: str) -> list[Draft]:
         job, said = f"{job} of {cut(field.group('f'))}", field.group("rest") or ""
     out = [Draft("user.job", job)]  # "a nurse in Toronto", "at Microsoft in Redmond": where it is, not the employer
     firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
-    org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
+    where = r"[,;(]|\s+(?:in|near|outside)\s+" + ("" if said.islower() else "(?=[A-Z])")  # "at starbucks in seattle"
+    org = firm.group(0) if firm else cut(re.split(where, said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split()) and not a_person(org)  # "for 20 years", "for Sarah": no employer
+    sep = (m.group("sep") or "").lower()
+    named = named or org.lower() in COMPANIES or (sep == "at" and lower_name(org) and not _STUDENT.search(job))  # "at kaiser"
     if org and named and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
             not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))

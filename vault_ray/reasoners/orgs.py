@@ -56,7 +56,8 @@ def org_name(raw: str) -> str | None:
         return firm.group(0)
     org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time|to(?= (?-i:[a-z])))\b",
                    cut(raw), maxsplit=1, flags=IC)[0]
-    org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
+    org = re.sub(r"^(?:an? (?:[\w-]+ ){0,2}?(?:company|startup|firm|business|agency|studio|shop|organi[sz]ation|"
+                 r"non-?profit) (?:called|named)|the company)\s+", "", org, flags=IC).strip()  # "a small company called Nimbus"
     part = _PART_OF.match(org)  # "Marks & Spencer's head office", "Google's London office": the company
     if part and part.group("org")[:1].isupper():  # "my dad's shop", "the city's water department": said whole
         org = part.group("org") + ("'s" if _OWNED.search(part.group("org")) else "")
