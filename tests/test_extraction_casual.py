@@ -60,6 +60,10 @@ READ = [
     ("im a waiter at night", [("user.job", "waiter")]),
     ("i work at a small company called nimbus", [("user.employer", "nimbus")]),
     ("I work for a tech startup named Zapp.", [("user.employer", "Zapp")]),
+    # two statements run on without a comma
+    ("i work at google im an engineer", [("user.employer", "google"), ("user.job", "engineer")]),
+    ("i live in austin i work at dell", [("user.employer", "dell"), ("user.location", "austin")]),
+    ("my name is sam i live in denver", [("user.location", "denver"), ("user.name", "sam")]),
 ]
 
 
@@ -89,6 +93,7 @@ NOTHING = [
     "i work at google jk", "lets say i live in paris",
     # said of the company, or of whom the user works with: no employer's name
     "my company is great", "my company is hiring", "i work with kids", "I work with kids.",
+    "the company i work for is great", "The company I work for is great.", "i think im vegan",
     "i have an interview at google",
     # past, or no value
     "i used to be vegan", "im ill", "i feel ill", "im at the atm", "my job is at home",

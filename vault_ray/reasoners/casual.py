@@ -10,7 +10,7 @@ only before a verb ("id love to", "ill be"; "im ill" stays ill); "its", "were", 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .base import Message, as_messages
 
@@ -70,3 +70,22 @@ def spelled_turn(messages: Sequence[Message] | str) -> Sequence[Message] | str:
     if isinstance(messages, str):
         return spelled(messages)
     return [{**m, "content": spelled(m["content"])} if m["role"] == "user" else m for m in as_messages(messages)]
+
+
+_NEXT = re.compile(r"(?<=[\w'])\s+(?=(?:i'm|i've|i\s+(?:live|work|moved|speak|have|am|also|just|used|was|got|love|hate|like|"
+                   r"prefer|don't|can't|eat|grew|study|teach|make|earn|need|quit|left|joined|started|relocated))\b)", IC)
+_SAID_BEFORE = re.compile(r"[.!?;,]\s*")
+
+
+def run_on(text: str, value_in: Callable[[str], tuple[str, str] | None]) -> str:
+    """`text` with a comma where one statement runs on into the next without one: "i live in austin i work at dell",
+    "i work at google im an engineer". Only after a statement whose value ends right there, so "the company i work
+    for" and "i think im vegan" run on as said."""
+    out, start = [], 0
+    for m in _NEXT.finditer(text):
+        head = _SAID_BEFORE.split(text[:m.start()])[-1]
+        found = value_in(head) if head.strip() else None
+        if found and head.lower().rstrip(" .!").endswith(found[1].lower()):
+            out.append(text[start:m.start()] + ",")
+            start = m.start()
+    return "".join(out) + text[start:]

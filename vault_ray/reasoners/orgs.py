@@ -12,7 +12,8 @@ from .names import first_name, person
 IC = re.IGNORECASE
 _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
                             r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
-                            r"in|at|on|near|based|located|headquartered|from)\b(?!&)", IC)  # "my company is in London": a place
+                            r"in|at|on|near|based|located|headquartered|from|"  # "my company is in London": a place
+                            r"is|are|was|were|has|had|pays|sucks)\b(?!&)", IC)  # "the company I work for is great"
 
 
 COMPANIES = frozenset((
