@@ -60,6 +60,11 @@ READ = [
     ("im a waiter at night", [("user.job", "waiter")]),
     ("i work at a small company called nimbus", [("user.employer", "nimbus")]),
     ("I work for a tech startup named Zapp.", [("user.employer", "Zapp")]),
+    # shouted, or with a smiley
+    ("I WORK AT GOOGLE", [("user.employer", "google")]),  # no time zone "AT"
+    ("I LIVE IN BERLIN", [("user.location", "berlin")]),
+    ("i live in berlin :)", [("user.location", "berlin")]),
+    ("I'm in PST :D", [("user.timezone", "PST")]),
     # two statements run on without a comma
     ("i work at google im an engineer", [("user.employer", "google"), ("user.job", "engineer")]),
     ("i live in austin i work at dell", [("user.employer", "dell"), ("user.location", "austin")]),

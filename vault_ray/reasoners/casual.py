@@ -1,6 +1,8 @@
 """Chat as typed in a hurry, spelled out before the rules read it: a contraction without its
 apostrophe ("im at meta now", "i dont eat meat", "ive got 2 cats") is the contraction; a
-correction said without a comma ("i work at google i mean meta") is one said with it.
+correction said without a comma ("i work at google i mean meta") is one said with it; a message
+shouted in capitals is read in lower case ("I WORK AT GOOGLE" names no zone "AT"), without its
+smileys (":)", "<3").
 
 Only forms that are no other word are restored: "cant", "dont", "ive" always; "id" and "ill"
 only before a verb ("id love to", "ill be"; "im ill" stays ill); "its", "were", "well", "wed",
@@ -47,6 +49,10 @@ _MEAN = re.compile(r"(?<=\w)(?<!\bwhat)(?<!\bthat)\s+(?=(?:(?:sorry|oops|whoops|
 """A correction said without a comma: "i live in denver sorry i mean boulder" (`amends` reads it with the comma)."""
 
 
+_SMILEY = re.compile(r"(?<![\w:/])[:;=]-?[)(DPp|/\\]+(?![\w/])|<3+")
+"""A smiley typed in punctuation (":)", ";-)", ":D", "<3"): no part of what is said ("i live in berlin :)")."""
+
+
 def _spell(m: re.Match[str]) -> str:
     word = m.group(0)
     out = _ALWAYS[word.lower()]
@@ -56,7 +62,9 @@ def _spell(m: re.Match[str]) -> str:
 def spelled(text: str) -> str:
     """`text` with the contractions typed without apostrophes spelled with them, and a
     correction's "i mean" set off by a comma: "im at meta now" -> "i'm at meta now"."""
-    text = _WORDS.sub(_spell, text)
+    if not re.search(r"[a-z]", text) and len(re.findall(r"[A-Z]{2,}", text)) >= 2:
+        text = text.lower()  # "I WORK AT GOOGLE" is no zone "AT": shouted, read as typed in lower case
+    text = _WORDS.sub(_spell, _SMILEY.sub("", text))
     text = _WHOSE.sub(lambda m: f"{m.group('my')} {m.group('who')}'s", _LETS.sub("let's ", text))
     text = _KIN_SAID.sub(lambda m: f"{m.group('my')} {_KIN[m.group('who').lower()]}", text)
     text = _NOW_SAID.sub(lambda m: "right now" if m.group(0).lower() == "rn" else "at the moment", text)
