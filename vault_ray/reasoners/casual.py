@@ -47,8 +47,6 @@ _NOW_SAID = re.compile(r"(?<!\bthe )(?<!\ban )(?<!\ba )\b(?:rn|atm)\b", IC)
 """"im in london rn", "living in berlin atm": right now, at the moment (no value's part; "at the atm" is a machine)."""
 _MEAN = re.compile(r"(?<=\w)(?<!\bwhat)(?<!\bthat)\s+(?=(?:(?:sorry|oops|whoops|no)\s+)?i\s+mean\s+\w)", IC)
 """A correction said without a comma: "i live in denver sorry i mean boulder" (`amends` reads it with the comma)."""
-
-
 _SMILEY = re.compile(r"(?<![\w:/])[:;=]-?[)(DPp|/\\]+(?![\w/])|<3+")
 """A smiley typed in punctuation (":)", ";-)", ":D", "<3"): no part of what is said ("i live in berlin :)")."""
 
@@ -60,8 +58,9 @@ def _spell(m: re.Match[str]) -> str:
 
 
 def spelled(text: str) -> str:
-    """`text` with the contractions typed without apostrophes spelled with them, and a
-    correction's "i mean" set off by a comma: "im at meta now" -> "i'm at meta now"."""
+    """`text` as if typed with care: contractions with their apostrophes ("im at meta now" -> "i'm at meta now"),
+    short kin words and possessives spelled out ("my gf" -> "my girlfriend", "my daughters vegan" -> "my daughter's
+    vegan"), "rn" / "atm" said whole, a correction's "i mean" set off by a comma, capitals and smileys dropped."""
     if not re.search(r"[a-z]", text) and len(re.findall(r"[A-Z]{2,}", text)) >= 2:
         text = text.lower()  # "I WORK AT GOOGLE" is no zone "AT": shouted, read as typed in lower case
     text = _WORDS.sub(_spell, _SMILEY.sub("", text))
