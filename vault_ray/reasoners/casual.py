@@ -47,8 +47,9 @@ _NOW_SAID = re.compile(r"(?<!\bthe )(?<!\ban )(?<!\ba )\b(?:rn|atm)\b", IC)
 """"im in london rn", "living in berlin atm": right now, at the moment (no value's part; "at the atm" is a machine)."""
 _MEAN = re.compile(r"(?<=\w)(?<!\bwhat)(?<!\bthat)\s+(?=(?:(?:sorry|oops|whoops|no)\s+)?i\s+mean\s+\w)", IC)
 """A correction said without a comma: "i live in denver sorry i mean boulder" (`amends` reads it with the comma)."""
-_SMILEY = re.compile(r"(?<![\w:/])[:;=]-?[)(DPp|/\\]+(?![\w/])|<3+")
-"""A smiley typed in punctuation (":)", ";-)", ":D", "<3"): no part of what is said ("i live in berlin :)")."""
+_SMILEY = re.compile(r"(?<![\w:/])[:=]-?[)(D]+(?![\w/])|<3+")
+"""A smiley typed in punctuation (":)", ":-(", ":D", "<3"): no part of what is said ("i live in berlin :)"); a wink
+or a tongue (";)", ":P") is kept, a sign of jest ("I pay $900 rent ;)")."""
 
 
 def _spell(m: re.Match[str]) -> str:
