@@ -118,7 +118,8 @@ def bound(text: str) -> tuple[str | None, str]:
     return (kinds[0] if kinds else None), rest
 
 
-_NEUTRAL = frozenset({"about", "around", "approximately", "approx", "roughly", "circa", "ca", "some", "is", "of", "a", "an",
+_NEUTRAL = frozenset({"about", "around", "approximately", "approx", "roughly", "circa", "ca", "like", "ish", "some", "is",
+                      "of", "a", "an",
                       "the", "my", "our", "budget", "total", "in", "overall", "all", "usd", "and", "to", "from", "between",
                       "through", "k", "m", "mm", "b", "bn", "thousand", "million", "billion", "hundred", "grand", "point",
                       "plus", "it", "s", "be", "just", "only", "exactly", "per", "minus", "up"})

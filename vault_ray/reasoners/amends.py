@@ -19,6 +19,7 @@ from .. import gazetteer, places
 from ..values import PERIOD, value_kind
 from . import clauses as cl
 from . import names
+from .orgs import COMPANIES
 
 IC = re.IGNORECASE
 MAX_WORDS = 4
@@ -26,7 +27,8 @@ MAX_WORDS = 4
 _SEP = re.compile(r"(?:\.{2,}|…|[,;:]|\.(?=\s)|\s[-–—]+)\s*")
 _TAIL = re.compile(r"(?:(?P<well>well|ok|okay|um+|erm|hmm+),?\s+)?"
                    r"(?:(?P<cue>actually|technically|or rather|i mean|more like|more precisely|to be (?:exact|precise)|"
-                   r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)(?:\s+again)?|no,?\s+wait|wait,?\s+no|no(?=,)|"
+                   r"(?:(?:no|oh|er+m?|uh+),?\s+)?(?:sorry|oops|whoops|my bad)(?:\s+again)?(?:,?\s+i mean)?|no,?\s+wait|"
+                   r"wait,?\s+no|no(?=,)|"
                    r"scratch that|correction)\b,?\s+)?"
                    r"(?P<fix>(?:[^.!?;,\n…]|\.(?=\w))+?(?:,\s*(?!(?:thanks|thank|thx|cheers)\b)(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?(?=\s*(?:$|[.!?;\n…])))?)"
                    r"(?P<really>,?\s+(?:really|actually|technically|to be honest|tbh))?"
@@ -161,8 +163,9 @@ _NAMED = ("user.employer", "user.name", "user.first_name", "user.last_name", "us
 
 
 def fits(entity: str, value: str, fix: str) -> bool:
-    """Whether `fix` is a value of the kind of the one it amends: a name (capitalized) for an
-    employer or a name, a date for a date; no aside ("Sorry, quick question", "Oops, typo")."""
+    """Whether `fix` is a value of the kind of the one it amends: a name (capitalized, or in lower case
+    where the user writes names so, `names.lower_name`) for an employer or a name, a date for a date; no
+    aside ("Sorry, quick question", "Oops, typo")."""
     if _ASIDE.search(fix) or (_EXCEPT.search(fix) and not _EXCEPT.search(value)):
         return False  # "at 9am, sorry, 9:30 on weekends": an exception to the value, not its correction
     if entity in _NAMED and (names.not_a_name(fix) or (entity == "user.employer" and names.person(fix))):
@@ -170,7 +173,9 @@ def fits(entity: str, value: str, fix: str) -> bool:
     if entity in _PLACED and _region(fix) and not _region(value):
         return False  # "Portland, sorry, Oregon": the state the city is in, not another place
     if entity in _NAMED and not all(w[:1].isupper() or w[:1].isdigit() or w.lower() in _LINKS or w == "&"
-                                    for w in fix.split()[:1 if entity == "user.employer" else None]):
+                                    for w in fix.split()[:1 if entity == "user.employer" else None]) \
+            and not (entity == "user.employer" and fix.lower() in COMPANIES) \
+            and not (value == value.lower() and names.lower_name(fix)):  # "i work at google, sorry, meta"
         return False
     return not (re.search(r"\d", value) and not _MONTHS.search(fix))
 
@@ -261,6 +266,8 @@ _TAKEN_BACK = re.compile(r"^(?:but |though |although |and |well,? )?(?:(?:i'm|i 
 
 
 _KIDDING = re.compile(r"[,;]\s*(?:(?:just|only) )?(?:kidding|joking)(?:,? lol| haha)?\s*[.!]*$|[,;]?\s+(?:jk|j/k)\s*[.!]*$"
+                      r"|(?:[,;]\s*|\s+)(?:not really|just kidding|(?:lol|haha|lmao|ha)[,\s]+(?:no(?:pe)?|not really|"
+                      r"(?:just )?kidding))(?:,? lol| haha)?\s*[.!]*$"  # "im vegan not really", "im vegan haha no"
                       r"|(?:[,;]\s*|\s+)but (?:that's|that is|it's|it is|that was|it was) (?:not|n't|a lie|a joke)"
                       r"(?: true| really true)?\s*[.!]*$", IC)
 

@@ -38,6 +38,7 @@ _CLAUSE_SPLIT = re.compile(
     rf",\s*(?:and\s+|but\s+|so\s+|because\s+|since\s+|though\s+|although\s+)?(?={_THEN}{_SUBJECT}\b|{_DROPPED}\b|"
     rf"(?!like\s){_BARE}\b)"
     rf"|\s+(?:and|but|so|because|though|although)\s+(?={_THEN}(?:{_SUBJECT}|{_BARE})\b)"  # "..., and now live in London"
+    r"|(?<=\w)(?<!\bright)(?<!\buntil)(?<!\bjust)(?<!\bby)\s+(?=now\s+(?:i|i'm|we|we're)\s)"  # "i left google now i'm at meta"
     rf"|:\s+(?={_THEN}{_SUBJECT}\b|(?:my|our|his|her|their) )"  # "I'm bilingual: my parents are Filipino"
     r"|\s+[-–—]+\s+"
     rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"
@@ -277,9 +278,9 @@ _SOMEONE_ELSE = re.compile(
     r"^(?:(?:and|but|so|also|plus|oh|well|now|and now|actually|btw|by the way|these days|nowadays|lately|currently|"
     r"today|recently|since then|anyway)\b,?\s+)*"
     r"(?:my|our) (?:\w+ )?(?:ex|ex-(?:wife|husband|boyfriend|girlfriend|partner)|boss|wife|husband|partner|spouse|"
-    r"son|daughter|kids?|children|child|mom|mum|mother|dad|"
-    r"father|parents?|brother|sister|siblings?|friends?|colleagues?|co-?workers?|manager|team|neighbou?rs?|cousins?|"
-    r"uncle|aunt|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
+    r"sons?|daughters?|kids?|children|child|mom|mum|mother|dad|grandkids?|grandchildren|nieces?|nephews?|"
+    r"father|parents?|brothers?|sisters?|siblings?|friends?|colleagues?|co-?workers?|managers?|team|neighbou?rs?|cousins?|"
+    r"uncles?|aunts?|girlfriend|boyfriend|fianc[eé]e?|roommates?|flatmates?|landlord|clients?|customers?|grandma|grandpa|"
     r"grandparents?|in-laws|family|baby|students?|employees?|assistant)\b"
     # "my family budget", "my team's standup" are the user's; "my wife's budget" is hers
     r"(?!'s name|(?:\s+|'s\s+)(?:tongue|meetings?|lunch|calls?|standup|sync|dinner|events?|schedule)|\s+(?:budget|account))",

@@ -14,6 +14,7 @@ from .. import gazetteer
 from .frames_birthday import birthday_frame
 from .frames_change import SCHEDULE_MOVED, eats_again
 from .frames_family import family_frame
+from .frames_names import name_frame
 from .introductions import introduced
 from .leaving import left_employer
 from .lexicon import (
@@ -33,7 +34,8 @@ from .lexicon import (
     split_list,
 )
 from .moves import moved_to
-from .orgs import FIRM, THE, a_person, org_name
+from .names import lower_name
+from .orgs import COMPANIES, FIRM, SAID_OF_IT, THE, a_person, org_name
 
 Frame = Callable[[str], list[Draft]]
 IC = re.IGNORECASE
@@ -154,35 +156,6 @@ def language_frame(n: str) -> list[Draft]:
     return []
 
 
-_NAME = re.compile(r"\b(?:my (?:full |legal )?name is|my name's|call me|i'm called|i go by|everyone calls me|people call me|"
-                   r"i (?:legally )?changed my name to|you can call me|"
-                   r"i(?: (?:prefer|like|want)|(?:'d| would) (?:like|prefer|love|rather))(?: to)? "
-                   r"(?:be called|being called|go by))"
-                   r"\s+(?:spel(?:led|t)\s+)?"
-                   r"(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[A-Za-z][\w'\-]*(?:\s+(?-i:[A-Z])[\w'\-]*){0,2})", IC)
-_NOT_A_NAME = frozenset({"back", "later", "anytime", "tomorrow", "now", "please", "before", "after", "when", "whenever", "if",
-    "maybe", "once", "tonight", "today", "soon", "asap", "first", "again", "instead", "only", "directly", "during", "between",
-    "until", "sometime", "anything", "whatever", "crazy", "old", "lazy", "silly", "the", "a", "an", "in", "around", "every",
-    "each", "any", "no", "not", "about", "right", "this", "next", "on", "at", "by", "via", "from", "with", "pronounced"})
-"""First words after "call me" that start no name ("call me before 9am", "call me maybe")."""
-
-
-def name_frame(n: str) -> list[Draft]:
-    """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob"); "Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you"."""
-    intro = introduced(n)
-    if intro and not _NAME.search(n):
-        return [Draft("user.name", intro)]
-    m = _NAME.search(n)
-    if not m or re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
-        return []
-    if re.search(r"\b(?:don't|do not|never|stop|no need to|not)\s+(?:ever\s+)?call me\b", n, IC):
-        return []
-    value = cut(m.group("v"))
-    if value and value.split()[0].lower().rstrip(".") not in _NOT_A_NAME:
-        return [Draft("user.name", value)]
-    return []
-
-
 _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
                   r"job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?(?:became|"
                   r"(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
@@ -217,6 +190,10 @@ _SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|frie
 """A job said after a relation to someone ("married to a nurse", "dating a doctor"): the other person's."""
 
 
+_STUDENT = re.compile(r"\b(?:student|undergrad(?:uate)?|freshman|sophomore|junior|senior|phd|grad)\b", IC)
+"""Where a student is said to be ("a student at ucla"): a school, no employer said in lower case."""
+
+
 def job_frame(n: str) -> list[Draft]:
     n = _STAY_HOME.sub("stay-at-home", n)  # "a stay at home dad": one word, no employer "home dad"
     m = _JOB_NOT.search(n)
@@ -236,14 +213,19 @@ def job_frame(n: str) -> list[Draft]:
         job, said = f"{job} of {cut(field.group('f'))}", field.group("rest") or ""
     out = [Draft("user.job", job)]  # "a nurse in Toronto", "at Microsoft in Redmond": where it is, not the employer
     firm = FIRM.match(said)  # "a lawyer at Morgan, Lewis & Bockius": one firm
-    org = firm.group(0) if firm else cut(re.split(r"[,;(]|\s+(?:in|near|outside)\s+(?=[A-Z])", said, maxsplit=1)[0])
+    where = r"[,;(]|\s+(?:in|near|outside)\s+" + ("" if said.islower() else "(?=[A-Z])")  # "at starbucks in seattle"
+    org = firm.group(0) if firm else cut(re.split(where, said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split()) and not a_person(org)  # "for 20 years", "for Sarah": no employer
+    sep = (m.group("sep") or "").lower()
+    named = named or org.lower() in COMPANIES or (sep == "at" and lower_name(org) and not _STUDENT.search(job))  # "at kaiser"
     if org and named and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
             not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))
     return out
 
 
+_JOB_IS = r"my (?:new |current |day |main |full[- ]time )?job is(?: now)? (?:at|with)"
+"""Where the user's job is: "my new job is at amazon" (an employer, no time of a routine)."""
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
     r"|i've been working|i'm with|i'm employed|i(?:'ve| have) (?:worked|been)(?=\s+(?:at|for|with)\s+(?-i:[A-Z])[^,;]*?\s"
@@ -251,7 +233,7 @@ _WORK_AT = re.compile(
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
     r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
     r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
-    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining)\s+(?P<w>.+)$", IC)
+    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining|" + _JOB_IS + r")\s+(?P<w>.+)$", IC)
 
 
 
@@ -266,6 +248,10 @@ def employer_frame(n: str) -> list[Draft]:
         return []
     if a_person(org, colleague=bool(re.search(r"\bwith\s*$", n[:m.start("v" if m.group("v") else "w")], IC))):
         return []  # "I work for Sarah", "I work for my dad", "I work with Sarah Jones": a person, no employer
+    if re.search(r"\bwith\s*$", n[: m.start("v")] if m.group("v") else "", IC) and org.islower() and org not in COMPANIES:
+        return []  # "I work with kids", "i work with my hands": whom or what the user works with
+    if m.group("w") and re.search(r"\bis(?: now)?\s*$", n[: m.start("w")]) and SAID_OF_IT.match(org):
+        return []  # "my company is great", "my company is hiring": said of the company, not its name
     if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and THE.match(org):
         return []  # "Now at the Hilton": a stay at a hotel, a hospital, a venue as much as a job; nothing stored
     out = [Draft("user.employer", THE.sub("", org))]  # "I work at the Hilton": Hilton
@@ -386,8 +372,9 @@ def schedule_frame(n: str) -> list[Draft]:
             when = " ".join(ROUTINE_END.sub("", m.group("when")).lower().split()).strip(" .,")  # not "..., but tomorrow"
             if pattern is SCHEDULE_MOVED and not re.match(r"(?:at|around|on)\b", when):  # "... to 7pm": at 7pm
                 when = f"at {when}" if re.match(r"\d|noon|midnight", when) else f"on {when}"
-            if AT_NAME.match(m.group("when")):  # "My job is at Apple": a place of work, no time
-                continue
+            if AT_NAME.match(m.group("when")) or (re.match(_JOB_IS, n, IC) and not re.search(r"\d", when)) \
+                    or (when.startswith("at ") and when[3:].strip(" .!") in COMPANIES):
+                continue  # "My job is at Apple", "my job is at deloitte", "an interview at google": a place, no time
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]
     return []

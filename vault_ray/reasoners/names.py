@@ -76,3 +76,25 @@ def person(value: str) -> bool:
 def first_name(word: str) -> bool:
     """Whether `word` is a common first name ("Sarah", "Dave"; not "Google", "Monday")."""
     return word.strip(" .,!?").lower() in _FIRST
+
+
+_ORDINARY_SAID = """
+home work school church lunch dinner breakfast brunch class college uni university practice rehab camp office gym
+hospital doctor doctors dentist clinic mall store shop airport park beach bar pub party meeting conference
+appointment desk computer noon midnight least last first once all best most it this that there here moment times
+peace rest sea war ease large risk heart bay hand play rest peace first sight random odds night nights weekends
+job jobs company startup firm business place library church mass temple mosque synagogue hotel work's
+"""
+_ORDINARY = frozenset(_ORDINARY_SAID.split())
+"""Words said after "at" that name no one ("now im at home", "at lunch", "at work", "at the gym")."""
+_LEADS = frozenset(("a", "an", "the", "my", "our", "his", "her", "their", "your", "some", "this", "that", "one"))
+
+
+def lower_name(value: str) -> bool:
+    """Whether `value`, said in lower case by someone who writes names so ("i used to work at google, now im at meta"),
+    may be a name: one to three words, none of them an ordinary word said after "at" ("home", "lunch", "work"),
+    an adverb or a verb's -ing ("now im at meta, loving it"), after no article or possessive ("the gym", "my desk")."""
+    words = value.strip(" .,!").split()
+    if not words or len(words) > 3 or value != value.lower() or words[0] in _LEADS or not_a_name(value):
+        return False
+    return not any(w in _ORDINARY or re.fullmatch(r"[a-z]{3,}(?:ing|ly)", w) for w in words)

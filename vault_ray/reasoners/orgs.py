@@ -12,7 +12,8 @@ from .names import first_name, person
 IC = re.IGNORECASE
 _NOT_EMPLOYERS = re.compile(r"^(?:\d+(?:[:.]\d\d)?\s*(?:am|pm)?(?![\w-])|home|night|nights|weekends?|the moment|remote(?:ly)?|"
                             r"part[- ]time|full[- ]time|a (?:desk|computer)|myself|my own|it|this|that|them|him|her|"
-                            r"in|at|on|near|based|located|headquartered|from)\b(?!&)", IC)  # "my company is in London": a place
+                            r"in|at|on|near|based|located|headquartered|from|"  # "my company is in London": a place
+                            r"is|are|was|were|has|had|pays|sucks)\b(?!&)", IC)  # "the company I work for is great"
 
 
 COMPANIES = frozenset((
@@ -43,13 +44,21 @@ _OWNED = re.compile(r"^(?:st\.?|saint)\s+\S+$|(?:^|\s)(?:McDonald|Wendy|Macy|Tra
 """A name the "'s" is part of ("McDonald's headquarters", "Ben & Jerry's factory", "St. Mary's campus"): kept with it."""
 
 
+SAID_OF_IT = re.compile(r"^(?:great|good|bad|awesome|amazing|nice|fine|ok|okay|terrible|awful|horrible|cool|fun|small|big|"
+                         r"large|huge|tiny|remote|new|old|private|public|toxic|stressful|busy|boring|pretty|really|very|so|too|"
+                         r"quite|kind of|sort of|not|super|the best|the worst|better|worse|profitable|global|international|"
+                         r"local|family[- ]owned|owned|run|closing|expanding|hiring|growing|struggling|doing|going)\b")
+"""What is said of a company in lower case ("my company is great", "my company is hiring"): no name of it."""
+
+
 def org_name(raw: str) -> str | None:
     firm = FIRM.match(cut(raw))
     if firm:  # "Morgan, Lewis & Bockius": one name with its commas (`caveats` tells a list of known companies)
         return firm.group(0)
     org = re.split(r"\s*[,;]|\s+(?:as|in|on|where|doing|since|after|full[- ]time|part[- ]time|to(?= (?-i:[a-z])))\b",
                    cut(raw), maxsplit=1, flags=IC)[0]
-    org = re.sub(r"^(?:a (?:company|startup|firm) called|the company)\s+", "", org, flags=IC).strip()
+    org = re.sub(r"^(?:an? (?:[\w-]+ ){0,2}?(?:company|startup|firm|business|agency|studio|shop|organi[sz]ation|"
+                 r"non-?profit) (?:called|named)|the company)\s+", "", org, flags=IC).strip()  # "a small company called Nimbus"
     part = _PART_OF.match(org)  # "Marks & Spencer's head office", "Google's London office": the company
     if part and part.group("org")[:1].isupper():  # "my dad's shop", "the city's water department": said whole
         org = part.group("org") + ("'s" if _OWNED.search(part.group("org")) else "")

@@ -21,6 +21,7 @@ from ..values import canonical, singular, split_stance, value_kind
 from .answers import as_statement, question_before
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
 from .breakups import ended_with
+from .casual import spelled_turn
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn, read_clause
 from .judging import judge_sides
@@ -237,6 +238,7 @@ class RuleReasoner:
 
     def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
         """The facts of the latest user turn and what reads as a statement but gave none."""
+        messages = spelled_turn(messages)  # "im at meta now", "i dont eat meat": as said with apostrophes
         user, _assistant = latest_turn(messages)
         user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
         found = extract_turn(user, classifier=self.classifier, registry=registry)

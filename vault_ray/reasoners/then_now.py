@@ -110,12 +110,13 @@ _SAID_AS = {"user.employer": "I work at ", "user.location": "I live in "}
 _TOOK = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:left|quit|resigned from|"
                    r"(?:was|got) (?:laid off|fired|let go) from|moved (?:out of|away from|from))\s+(?P<v>.+)$", IC)
 """The statement of a value the past part takes away ("I left Google", "I moved out of Austin")."""
-_NOT_NOW = re.compile(r"^(?:[\w',]+\s+){0,2}?(?:i|we)(?:'m|'re| am| are|m)?\s+(?:(?P<gone>no longer)|not|don't|do not)\s+"
+_NOT_NOW = re.compile(r"^(?:(?:[\w',]+\s+){0,2}?(?:i|we)(?:'m|'re| am| are|m)?\s+)?(?:(?P<gone>no longer)|not|don't|do not)\s+"
                       r"(?:(?P<job>work|working|employed)\s+|(?P<home>live|living|based|reside|residing)\s+)?"
                       r"(?P<prep>at|with|for|in|(?<=employed )by)\s+(?P<v>.+?)(?P<any>\s+(?:anymore|any more|any longer))?$", IC)
 """A value said as no longer so ("I'm no longer at Google", "I don't work at Google anymore", "I no longer live in
-Leeds"): the slot by its verb, else by its preposition (in: a home; at, with, for: a job); a lasting state ended, so
-the now part after it ("..., I'm at Meta now") is that slot's new value, as after "I left Google"."""
+Leeds"; "No longer at Google", its "I'm" left out): the slot by its verb, else by its preposition (in: a home;
+at, with, for: a job); a lasting state ended, so the now part after it ("..., I'm at Meta now") is that slot's
+new value, as after "I left Google"."""
 _WORK = {"job", "work", "workplace", "employer", "company", "firm", "gig", "day job"}
 _PREPS = {"at", "with", "for", "in", "on", "to", "from", "by", "near"}
 _FOR_WORK = {"at", "with", "for"}
