@@ -30,6 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
+from ..storage.layout import check_not_held
 from . import head_logs
 from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
 
@@ -86,9 +87,12 @@ def up(
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
+        check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
+        _progress(f"creating the store's actors in namespace {namespace!r} on the Ray cluster at {address} "
+                  f"(opening {store}) ...")
         with warned_on_stderr():  # a store whose restore is unfinished: one line, and it is served
             vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                             embedder=embedder, policy=policy, actor_options=options, index=index)
@@ -274,6 +278,7 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
     if temp_dir:
         cmd.append(f"--temp-dir={Path(temp_dir).resolve()}")
     log_path = head_logs.starting_path(port, temp_dir)
+    _progress(f"starting a Ray head on 127.0.0.1:{port} (up to {HEAD_START_TIMEOUT_S:.0f} s; its log: {log_path}) ...")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
@@ -290,6 +295,12 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
                                "(or RAY_TMPDIR) is a writable directory, or join a running Ray cluster with --address")
         time.sleep(0.2)
     return {"pid": proc.pid, "host": socket.gethostname(), "address": f"127.0.0.1:{port}", "log": str(log_path)}
+
+
+def _progress(line: str) -> None:
+    """What `up` waits for (a head's start and the actors' creation take seconds to a minute), on
+    stderr: stdout keeps only the lines to join with."""
+    err_console.print(line, highlight=False, soft_wrap=True)
 
 
 def why_it_stopped(log: str) -> str:
