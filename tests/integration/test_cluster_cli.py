@@ -68,6 +68,9 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
              "--temp-dir", temp_dir, "--hashing", "--policy", str(policy), *cluster)
     assert up.returncode == 0, up.stdout + up.stderr
     assert "vault-ray is up" in up.stdout
+    waits = " ".join(up.stderr.split())  # what it waited for, on stderr (stdout: the lines to join with)
+    assert f"starting a Ray head on {address} (up to 120 s" in waits and "creating the store's actors" in waits, waits
+    assert "starting a Ray head" not in up.stdout
     assert f"vault-ray chat --agent NAME --address {address} --namespace cli --hashing" in up.stdout
     head_pid = json.loads((store / "cluster.json").read_text())["head"]["pid"]
     try:
@@ -77,6 +80,11 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert head_log.parent.parent.name.startswith("session_") and "Ray runtime started" in head_log.read_text()
         assert not list(Path(temp_dir).glob("vault-ray-head-*.log"))
         join = ["--address", address, *cluster, "--hashing"]
+        twice = run("up", "--store", str(store), "--port", str(free_port()), "--temp-dir", temp_dir, "--hashing",
+                    *cluster, timeout=60)  # `up` again: refused before a second head starts, saying where it runs
+        said = " ".join(twice.stderr.split())
+        assert twice.returncode == 4 and f"--address {address} --namespace cli" in said, said
+        assert "starting a Ray head" not in said and len(sessions(temp_dir)) == 3, said  # no head, no session left
         a = run("chat", "--agent", "agent-a", *join, stdin="I'm in PST\n/quit\n")
         assert a.returncode == 0, a.stdout + a.stderr
         assert "user.timezone" in a.stdout and "active" in a.stdout
