@@ -123,6 +123,7 @@ def test_cluster_commands_at_a_wrong_address_are_one_error_line(tmp_path, silent
     for args in (["serve", "--address", closed, "--hashing", "--port", str(free_port())],
                  ["up", "--store", str(tmp_path / "store"), "--address", closed, "--hashing"],
                  ["status", "--address", f"127.0.0.1:{silent_port}"],
+                 ["down", "--address", closed],  # down when nothing runs
                  ["get", "user.city", "--address", closed, "--hashing"]):
         code, said = cli(*args, cwd=tmp_path)
         assert code == 4 and said.startswith("error: cannot join the Ray cluster at"), (args, said)
