@@ -130,6 +130,35 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
     assert again.returncode == 4 and "nothing answers" in again.stderr and not again.stdout  # one line on stderr, at once
 
 
+def test_up_interrupted_while_its_head_starts_stops_the_head(tmp_path):
+    """SIGTERM (or Ctrl-C) while `up` waits for its head: the head, in a session of its own, is stopped
+    too (before, it kept running, recorded nowhere, so `down` could not stop it)."""
+    port, temp_dir = free_port(), tempfile.mkdtemp(prefix="vrh", dir="/tmp")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    proc = subprocess.Popen([VAULT_RAY, "up", "--store", str(tmp_path / "store"), "--hashing", "--port", str(port),
+                             "--num-cpus", "1", "--temp-dir", temp_dir],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert "starting a Ray head on" in proc.stderr.readline()
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    said = " ".join(err.split())
+    assert proc.returncode == 143 and "interrupted: the Ray head this `up` started, if any, is stopped" in said, said
+    assert "Traceback" not in said, said
+    shutil.rmtree(temp_dir, ignore_errors=True)
+    assert [p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_ray_start(int(p.name))
+            and f"--port={port}".encode() in _cmdline(p)] == []  # no `ray start` of that port left running
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:  # gone meanwhile
+        return b""
+
+
 def sessions(temp_dir: str) -> list[str]:
     return sorted(p.name for p in Path(temp_dir).iterdir() if p.name.startswith("session"))
 
