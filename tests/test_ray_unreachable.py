@@ -123,6 +123,7 @@ def test_cluster_commands_at_a_wrong_address_are_one_error_line(tmp_path, silent
     for args in (["serve", "--address", closed, "--hashing", "--port", str(free_port())],
                  ["up", "--store", str(tmp_path / "store"), "--address", closed, "--hashing"],
                  ["status", "--address", f"127.0.0.1:{silent_port}"],
+                 ["down", "--address", closed],  # down when nothing runs
                  ["get", "user.city", "--address", closed, "--hashing"]):
         code, said = cli(*args, cwd=tmp_path)
         assert code == 4 and said.startswith("error: cannot join the Ray cluster at"), (args, said)
@@ -153,3 +154,50 @@ def test_up_whose_ray_head_cannot_start_is_one_error_line_and_creates_no_store(t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-dir", "tmp"]
     with socket.socket() as s:  # and no head was left running on the port
         assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+@pytest.fixture
+def grpc_port():
+    """A gRPC server that is no Ray head (another program's port, a gRPC proxy): it answers every
+    call UNIMPLEMENTED, where `ray.init` would retry for about 20 s."""
+    from concurrent import futures
+
+    import grpc
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    yield port
+    server.stop(None)
+
+
+def test_connect_to_a_grpc_server_that_is_no_ray_head_says_so_at_once(grpc_port):
+    said = connect(f"127.0.0.1:{grpc_port}")
+    assert said["error"] == "ClusterError" and not said["ray_joined"], said
+    assert f"something listens at 127.0.0.1:{grpc_port}, but no Ray cluster" in said["message"], said
+    assert "answers gRPC, but has no Ray head's services" in said["message"] and "vault-ray up" in said["message"]
+    assert said["seconds"] < 15, said  # Ray's own retries: about 20 s, then "Failed to connect"
+
+
+def test_up_of_a_store_another_process_holds_is_refused_before_a_head_starts(tmp_path):
+    store, tmp = tmp_path / "store", tmp_path / "tmp"
+    store.mkdir()
+    tmp.mkdir()
+    hold = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, str(os.getpid()).encode()); print('held', flush=True); "
+            "time.sleep(120)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(store / ".lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        port = free_port()
+        began = time.monotonic()
+        code, said = cli("up", "--store", str(store), "--hashing", "--port", str(port), "--temp-dir", str(tmp),
+                         cwd=tmp_path, TMPDIR=str(tmp))
+        assert code == 4 and said.startswith(f"error: store {str(store)!r} is held by another process"), said
+        assert time.monotonic() - began < 30  # no Ray head started (its start alone takes seconds)
+        assert list(tmp.iterdir()) == [] and sorted(p.name for p in store.iterdir()) == [".lock"]  # no head, no log
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", port)) != 0
+    finally:
+        holder.kill()
+        holder.wait()

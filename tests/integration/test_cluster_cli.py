@@ -68,6 +68,9 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
              "--temp-dir", temp_dir, "--hashing", "--policy", str(policy), *cluster)
     assert up.returncode == 0, up.stdout + up.stderr
     assert "vault-ray is up" in up.stdout
+    waits = " ".join(up.stderr.split())  # what it waited for, on stderr (stdout: the lines to join with)
+    assert f"starting a Ray head on {address} (up to 120 s" in waits and "creating the store's actors" in waits, waits
+    assert "starting a Ray head" not in up.stdout
     assert f"vault-ray chat --agent NAME --address {address} --namespace cli --hashing" in up.stdout
     head_pid = json.loads((store / "cluster.json").read_text())["head"]["pid"]
     try:
@@ -77,6 +80,11 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert head_log.parent.parent.name.startswith("session_") and "Ray runtime started" in head_log.read_text()
         assert not list(Path(temp_dir).glob("vault-ray-head-*.log"))
         join = ["--address", address, *cluster, "--hashing"]
+        twice = run("up", "--store", str(store), "--port", str(free_port()), "--temp-dir", temp_dir, "--hashing",
+                    *cluster, timeout=60)  # `up` again: refused before a second head starts, saying where it runs
+        said = " ".join(twice.stderr.split())
+        assert twice.returncode == 4 and f"--address {address} --namespace cli" in said, said
+        assert "starting a Ray head" not in said and len(sessions(temp_dir)) == 3, said  # no head, no session left
         a = run("chat", "--agent", "agent-a", *join, stdin="I'm in PST\n/quit\n")
         assert a.returncode == 0, a.stdout + a.stderr
         assert "user.timezone" in a.stdout and "active" in a.stdout
@@ -120,6 +128,35 @@ def test_two_cli_clients_against_one_up_store(tmp_path):
         assert sorted(c.claim.value for c in vault.get("user.timezone").candidates) == ["EST", "PST"]
     again = run("down", "--address", address, *cluster, timeout=60)
     assert again.returncode == 4 and "nothing answers" in again.stderr and not again.stdout  # one line on stderr, at once
+
+
+def test_up_interrupted_while_its_head_starts_stops_the_head(tmp_path):
+    """SIGTERM (or Ctrl-C) while `up` waits for its head: the head, in a session of its own, is stopped
+    too (before, it kept running, recorded nowhere, so `down` could not stop it)."""
+    port, temp_dir = free_port(), tempfile.mkdtemp(prefix="vrh", dir="/tmp")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    proc = subprocess.Popen([VAULT_RAY, "up", "--store", str(tmp_path / "store"), "--hashing", "--port", str(port),
+                             "--num-cpus", "1", "--temp-dir", temp_dir],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert "starting a Ray head on" in proc.stderr.readline()
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    said = " ".join(err.split())
+    assert proc.returncode == 143 and "interrupted: the Ray head this `up` started, if any, is stopped" in said, said
+    assert "Traceback" not in said, said
+    shutil.rmtree(temp_dir, ignore_errors=True)
+    assert [p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_ray_start(int(p.name))
+            and f"--port={port}".encode() in _cmdline(p)] == []  # no `ray start` of that port left running
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:  # gone meanwhile
+        return b""
 
 
 def sessions(temp_dir: str) -> list[str]:

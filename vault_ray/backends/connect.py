@@ -196,7 +196,8 @@ def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
     except Exception:  # noqa: BLE001  (only a better message is at stake)
         here, served = "", []
     elsewhere = (f" (it serves vault-ray stores in namespace(s) {', '.join(map(repr, served[:5]))}"
-                 f"{', ...' if len(served) > 5 else ''}: pass namespace=)" if served else "")
+                 f"{', ...' if len(served) > 5 else ''}: pass namespace=, or --namespace on the command line)"
+                 if served else "")
     return ClusterError(f"no vault-ray cluster serves namespace {namespace!r}{here}{elsewhere}; to join a store "
                         f"`vault-ray up` started, {PASS_ADDRESS}; to start one: `vault-ray up --store PATH`{create}")
 

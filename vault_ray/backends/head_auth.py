@@ -27,7 +27,8 @@ def asks_for_token(address: str, timeout: float = PROBE_TIMEOUT_S, *, token: str
     """True: the Ray head (GCS) at `address` (HOST:PORT) refuses a call that carries no token
     (token authentication), or `token` when given (not the cluster's); False: it answers it;
     None: not known (no gRPC or another Ray here, TLS, no answer in `timeout`): then nothing is
-    concluded."""
+    concluded. ConnectionError: a gRPC server answers that knows no Ray head's service (UNIMPLEMENTED:
+    another program's port, or a proxy), where `ray.init` would retry for about 20 s."""
     try:
         import grpc  # noqa: PLC0415
         from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc  # noqa: PLC0415
@@ -41,6 +42,9 @@ def asks_for_token(address: str, timeout: float = PROBE_TIMEOUT_S, *, token: str
         stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=timeout, metadata=metadata)
         return False
     except grpc.RpcError as exc:
+        if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+            raise ConnectionError(f"something listens at {address}, but no Ray cluster: it answers gRPC, but "
+                                  "has no Ray head's services") from None
         return True if exc.code() == grpc.StatusCode.UNAUTHENTICATED else None
     except Exception:  # noqa: BLE001  (only the check is lost: Ray joins as it would without it)
         return None

@@ -30,9 +30,13 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
+<<<<<<< HEAD
 from ..storage.layout import check_index, check_not_held, check_partitions
+=======
+from ..storage.layout import check_not_held
+>>>>>>> 92acad62e95f9247b0c14db2af5bbd41bf12f224
 from . import head_logs
-from .common import console, err_console, handle_errors, id_column, print_table, warned_on_stderr
+from .common import console, err_console, handle_errors, id_column, print_table, stopped, warned_on_stderr
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -51,8 +55,13 @@ ACTOR_OPTIONS = typer.Option(
 
 def register(app: typer.Typer) -> None:
     """Add the cluster commands to the `vault-ray` app."""
-    for command in (up, down, rebalance, status):
+    for command in (stopped(UP_INTERRUPTED)(up), down, rebalance, status):
         app.command(help=command.__doc__)(handle_errors(command))
+
+
+UP_INTERRUPTED = ("interrupted: the Ray head this `up` started, if any, is stopped; nothing else runs. With "
+                  "--address, store actors it created may run there: `vault-ray down --address ADDR` stops them, or "
+                  "run the same `up` again")
 
 
 def up(
@@ -92,9 +101,12 @@ def up(
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
+        check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
+        _progress(f"creating the store's actors in namespace {namespace!r} on the Ray cluster at {address} "
+                  f"(opening {store}) ...")
         with warned_on_stderr():  # a store whose restore is unfinished: one line, and it is served
             vault = connect(address, namespace=namespace, store=store, shards=shards, partitions=partitions,
                             embedder=embedder, policy=policy, actor_options=options, index=index)
@@ -104,6 +116,7 @@ def up(
         attach(address, namespace=namespace).note_head({**head, "address": address, "namespace": namespace})
     except BaseException:
         if head:
+            _progress(f"stopping the Ray head `up` started (pid {head['pid']}; up to {HEAD_STOP_TIMEOUT_S:.0f} s) ...")
             _stop_head(head)
             err_console.print(f"note: the log of the Ray head `up` started is kept: {head['log']}", highlight=False,
                               soft_wrap=True)
@@ -280,9 +293,22 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
     if temp_dir:
         cmd.append(f"--temp-dir={Path(temp_dir).resolve()}")
     log_path = head_logs.starting_path(port, temp_dir)
+    _progress(f"starting a Ray head on 127.0.0.1:{port} (up to {HEAD_START_TIMEOUT_S:.0f} s; its log: {log_path}) ...")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
+    try:
+        _wait_for_head(proc, port, log_path)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (`stopped`) meanwhile: the head runs in a session of its own
+        _progress(f"stopping the Ray head `up` started (pid {proc.pid}; up to {HEAD_STOP_TIMEOUT_S:.0f} s) ...")
+        _stop_head({"pid": proc.pid})
+        err_console.print(f"note: the log of the Ray head `up` started is kept: {log_path}", highlight=False,
+                          soft_wrap=True)
+        raise
+    return {"pid": proc.pid, "host": socket.gethostname(), "address": f"127.0.0.1:{port}", "log": str(log_path)}
+
+
+def _wait_for_head(proc: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
     deadline = time.monotonic() + HEAD_START_TIMEOUT_S
     while "Ray runtime started" not in log_path.read_text(errors="replace"):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -295,7 +321,12 @@ def _start_head(port: int, num_cpus: int | None, temp_dir: str | None) -> dict[s
                                f"{log_path}. Retry (a busy machine can make Ray's start-up time out), check --temp-dir "
                                "(or RAY_TMPDIR) is a writable directory, or join a running Ray cluster with --address")
         time.sleep(0.2)
-    return {"pid": proc.pid, "host": socket.gethostname(), "address": f"127.0.0.1:{port}", "log": str(log_path)}
+
+
+def _progress(line: str) -> None:
+    """What `up` waits for (a head's start and the actors' creation take seconds to a minute), on
+    stderr: stdout keeps only the lines to join with."""
+    err_console.print(line, highlight=False, soft_wrap=True)
 
 
 def why_it_stopped(log: str) -> str:

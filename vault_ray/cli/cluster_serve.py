@@ -15,13 +15,13 @@ from .common import console
 def check_not_served(address: str | None, namespace: str, *, keep_ray: bool, force: bool) -> None:
     """ClusterError when a vault-ray Serve app in the cluster at `address` serves `namespace`'s store
     (or any store, when `down` would also stop the head it runs on); with `force`, remove those apps."""
-    from vault_ray.actors.serve.running import vault_apps  # noqa: PLC0415
     from vault_ray.backends.connect import control_info, ensure_ray, find_control  # noqa: PLC0415
 
-    ensure_ray(address, namespace)
+    ensure_ray(address, namespace)  # first: a wrong address is said before Serve's import (seconds)
     handle = find_control(namespace)
     if handle is None:  # no store there: `shutdown` says so
         return
+    from vault_ray.actors.serve.running import vault_apps  # noqa: PLC0415
     apps = vault_apps()
     if not apps:
         return
