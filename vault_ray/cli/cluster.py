@@ -30,11 +30,7 @@ from rich.table import Table
 from ..embedders import HashingEmbedder, LocalEmbedder
 from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
-<<<<<<< HEAD
 from ..storage.layout import check_index, check_not_held, check_partitions
-=======
-from ..storage.layout import check_not_held
->>>>>>> 92acad62e95f9247b0c14db2af5bbd41bf12f224
 from . import head_logs
 from .common import console, err_console, handle_errors, id_column, print_table, stopped, warned_on_stderr
 
@@ -97,11 +93,10 @@ def up(
         check_partitions(partitions)
     if index is not None:
         check_index(index)
-    check_not_held(store)  # a store another process holds, too (the actors' own open stays the authority)
+    check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts (the actors' own open stays the authority)
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
-        check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts
         head = _start_head(port, num_cpus, temp_dir)
         address = head["address"]
     try:
