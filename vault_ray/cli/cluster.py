@@ -93,7 +93,7 @@ def up(
         check_partitions(partitions)
     if index is not None:
         check_index(index)
-    check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts (the actors' own open stays the authority)
+    check_not_held(store)  # served already (`up` twice), or open elsewhere: refused before a head starts
     head: dict[str, Any] = {}
     if address is None:
         check_head_port(port)
