@@ -6,6 +6,7 @@ similarity filter plus a cap), never the whole table.
 
 from __future__ import annotations
 
+import copy as _copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -200,6 +201,14 @@ class EntityRegistry:
     @classmethod
     def builtin(cls) -> EntityRegistry:
         return cls({e.key: e for e in BUILTIN_ENTRIES})
+
+    def copy(self) -> EntityRegistry:
+        """A registry of the same kind (a subclass's own state kept) with a table of entries of its
+        own: adding to either leaves the other as it was."""
+        twin = _copy.copy(self)
+        twin.entries = dict(self.entries)
+        twin._found, twin._aliases, twin._patterns, twin._found_size = {}, {}, {}, -1
+        return twin
 
     def add(self, entry: RegistryEntry) -> None:
         self.entries[entry.key] = entry

@@ -160,7 +160,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
     @property
     def registry(self) -> EntityRegistry:
         """A copy of the store's registry: `register(entry)` changes the store's."""
-        return EntityRegistry(dict(self._backend.control()[1].entries))
+        return self._backend.control()[1].copy()
 
     def register(self, entry: RegistryEntry, *, check_claims: bool = True) -> None:
         """Add or replace a registry entry; a new alias holding live claims is InvalidInput (`vault-ray normalize` merges)."""

@@ -36,7 +36,7 @@ class ControlFile:
             raise InvalidInput(f"registry must be an EntityRegistry, got {type(registry).__name__}")
         saved_policy, saved_registry = self._saved()
         # the caller's own registry stays theirs: adding to it later does not change the store's (register does)
-        registry = EntityRegistry(dict(registry.entries)) if registry else saved_registry or EntityRegistry.builtin()
+        registry = registry.copy() if registry else saved_registry or EntityRegistry.builtin()
         if policy is None or saved_policy is None:
             if policy is not None:
                 check_rules(policy, Policy(), registry)  # a new store's too: no rule on an alias
@@ -113,7 +113,7 @@ def registered(registry: EntityRegistry, policy: Policy, entry: object) -> Entit
     for alias in sorted(set(entry.aliases) & named(policy)):
         log.warning("vault-ray: %r is now an alias of %r: the policy's rules on %r no longer apply to new writes "
                     "(name %r in the policy)", alias, entry.key, alias, entry.key)
-    new = EntityRegistry(dict(registry.entries))
+    new = registry.copy()
     new.add(entry)
     return new
 
