@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from vault_ray import Fact, HashingEmbedder, InvalidFact, RegistryEntry, Vault, WriteRequest
+from vault_ray import Fact, HashingEmbedder, InvalidFact, Policy, RateLimit, RateLimited, RegistryEntry, Vault, WriteRequest
 from vault_ray.storage.layout import partition_of
 
 
@@ -117,3 +117,34 @@ def test_one_id_in_two_requests_of_one_batch_is_taken_once(tmp_path):
         assert isinstance(results[2], InvalidFact) and "another agent" in str(results[2])
         assert results[3].decisions == results[0].decisions  # the same fact again: a retry
         assert [(c.id, c.entity) for c in vault.claims()] == [("c-1", "user.diet")]
+
+
+def test_a_retry_spends_no_rate_budget_a_new_fact_or_a_refused_reuse_does(tmp_path):
+    """A retry after a timeout (the same idempotency key or claim ids, the same body) is answered
+    from the receipts and writes nothing: it costs nothing, so it never pushes an agent over its limit."""
+    limit = Policy(rate_limit=RateLimit(rate=0.001, burst=3))
+    with Vault.open(tmp_path / "s", embedder=HashingEmbedder(), policy=limit) as vault:
+        turn = WriteRequest("chat", facts=[Fact("user.diet", "The user is vegan", "vegan"),
+                                           Fact("user.city", "The user lives in Lisbon", "Lisbon")], key="turn-7")
+        (first,) = vault.write_batch([turn])  # 2 of 3 tokens
+        for _ in range(5):
+            assert vault.write_batch([turn]) == [first]
+        before = _state(vault)
+        # another agent's id is no retry of this agent's write: refused, and what it took is given back, no more
+        (cat,) = vault.write_batch([WriteRequest("chat", facts=[Fact("user.pets", "The user has a cat", "cat",
+                                                                        claim_id="c-9")])])
+        (other,) = vault.write_batch([WriteRequest("planner", facts=[Fact("user.pets", "The user has a cat", "cat",
+                                                                          claim_id="c-9")])])
+        assert isinstance(other, InvalidFact) and "another agent" in str(other)
+        # a retried fact beside a new one: only the new one costs (chat's last token gone to c-9 above)
+        mem = vault.agent("chat")
+        with pytest.raises(RateLimited):
+            mem.add_facts([Fact("user.pets", "The user has a cat", "cat", claim_id="c-9"),
+                           Fact("user.job", "The user is a nurse", "nurse")])
+        assert mem.add_facts(Fact("user.pets", "The user has a cat", "cat", claim_id="c-9")).decisions == cat.decisions
+        assert {c.id for c in vault.claims()} == {*(c[0] for c in before[0]), "c-9"}
+        planner = vault.agent("planner")
+        planner.add_facts([Fact("user.job", "The user is a nurse", "nurse"), Fact("user.age", "The user is 40", "40")])
+        planner.add_facts(Fact("user.music", "The user likes jazz", "jazz"))  # the refused reuse spent none of 3
+        with pytest.raises(RateLimited):
+            planner.add_facts(Fact("user.sport", "The user plays tennis", "tennis"))

@@ -24,6 +24,7 @@ from .engine.disputes import check_resolution
 from .engine.explain import Explanation, explain_claim
 from .engine.hits import ranked_hits
 from .engine.policy_edits import PolicyEdits
+from .engine.receipts import charged
 from .engine.request_checks import check_unstaged, keyed_refusal, user_turn
 from .engine.retract import Retractions
 from .engine.suggest import listed
@@ -202,28 +203,28 @@ class Vault(Transfers, Retractions, PolicyEdits):
                 at = now + timedelta(microseconds=len(calls))
                 groups = self._plan(requests[i], facts, vecs, policy, registry, at)
             except VaultError as exc:
-                staged[i] = self._refused(requests[i], len(facts), exc, policy, rate_limit)
+                staged[i] = self._refused(requests[i], pending[i][4], exc, policy, rate_limit)
                 continue
             calls.append({p: [item for _, item in items] for p, items in groups.items()})
             plans.append((i, groups, len(facts)))
         for (i, groups, n), decided in zip(plans, self._backend.write_many(calls, now), strict=True):
             if isinstance(decided, VaultError):
                 whole = getattr(self._backend, "atomic", True) or len(groups) == 1  # else maybe stored in part (shards)
-                staged[i] = self._refused(requests[i], n if whole else 0, front.placed(decided, groups, whole=whole), policy,
-                                          rate_limit)
+                staged[i] = self._refused(requests[i], pending[i][4] if whole else 0,
+                                          front.placed(decided, groups, whole=whole), policy, rate_limit)
                 continue
             by_pos = {pos: d for p, items in groups.items() for (pos, _), d in zip(items, decided[p], strict=True)}
-            staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:])
+            staged[i] = front.add_result(tuple(by_pos[j] for j in range(n)), *pending[i][2:4])
         return staged  # type: ignore[return-value]
 
-    def _refused(self, req: WriteRequest, n: int, exc: VaultError, policy: Policy, rate_limit: bool) -> VaultError:
-        self._limiter.give_back(req.agent, n, policy.rate_limit if rate_limit else None)  # nothing was written
+    def _refused(self, req: WriteRequest, cost: int, exc: VaultError, policy: Policy, rate_limit: bool) -> VaultError:
+        self._limiter.give_back(req.agent, cost, policy.rate_limit if rate_limit else None)  # nothing was written
         return keyed_refusal(req, exc)
 
     def _stage(self, req: WriteRequest, policy: Policy, rate_limit: bool = True,
                refused: VaultError | None = None) -> front.Staged | AddResult | VaultError:
-        """Validate one request (extracting its facts from messages); spend its rate budget. `refused`: every
-        request's answer once its shape is checked (RestoreUnfinished: nothing extracted, embedded or spent)."""
+        """Validate one request (extracting its facts from messages); spend its rate budget (what it cost: last). `refused`:
+        every request's answer once its shape is checked (RestoreUnfinished: nothing extracted, embedded or spent)."""
         given = front.check_request(req)
         if refused is not None:  # the request's own mistakes first, then the store's refusal
             check_unstaged(req, given, policy, self.embedder.dim)
@@ -240,8 +241,9 @@ class Vault(Transfers, Retractions, PolicyEdits):
         if req.key is not None:
             facts = [f if f.claim_id else replace(f, claim_id=keyed_id(req.agent, req.key, i)) for i, f in enumerate(facts)]
         vectors = None if req.vectors is None else front.embed_batch(facts, self.embedder, req.vectors)
-        self._limiter.take(req.agent, len(facts), policy.rate_limit if rate_limit else None)
-        return facts, vectors, missed, len(notes)
+        cost = charged(self._backend.written_by, req.agent, facts) if rate_limit and policy.rate_limit else 0
+        self._limiter.take(req.agent, cost, policy.rate_limit if rate_limit else None)
+        return facts, vectors, missed, len(notes), cost
 
     def _plan(self, req: WriteRequest, facts: list[Fact], vectors: np.ndarray, policy: Policy,
               registry: EntityRegistry, now: datetime) -> dict[int, list[tuple[int, WriteItem]]]:
@@ -391,8 +393,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         return self._backend.expire_disputes(as_utc(now, field_name="now") or utcnow())
 
     def check(self) -> dict[int, bool]:
-        """Per partition: does its vector index hold exactly its log's active claims
-        (DESIGN invariant 3)? A health check; every value should be True."""
+        """Per partition: does its vector index hold exactly its log's active claims (DESIGN invariant 3)? All True."""
         return self._backend.check()
 
 

@@ -201,8 +201,12 @@ def test_the_dispute_cap_is_409_and_the_rate_limit_429(store, tokens):
     admin.set_policy(admin.policy().updated(rate_limit=RateLimit(rate=0.01, burst=1), max_open_disputes=3))
     token_d = store.token("agent-d")
     d = VaultClient(store.url, token_d)
-    d.add_facts([Fact("user.pets", "The user has a cat", "cat")])  # the burst
+    cat = {"json": {"facts": [{"entity": "user.pets", "text": "The user has a cat", "value": "cat"}]},
+           "headers": {"Idempotency-Key": "pets-1"}}
+    first = call(store, "POST", "/v1/facts", token_d, **cat)  # the burst
     before = snapshot(store)
+    again = call(store, "POST", "/v1/facts", token_d, **cat)  # a retry (after a timeout) writes nothing: it spends nothing
+    assert again.status_code == 200 and again.json() == first.json()
     resp = call(store, "POST", "/v1/facts", token_d,
                 json={"facts": [{"entity": "user.pets", "text": "The user has a dog", "value": "dog"}]})
     body = problem(resp, 429, RateLimited)

@@ -56,6 +56,9 @@ class Backend(Protocol):
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
         """Decide the calls in order (each alone on failure), one commit per partition."""
         ...
+    def written_by(self, ids: Sequence[str]) -> dict[str, str | None]:
+        """Of these claim ids, those a write already applied, each with its writer (`engine.receipts.writers`)."""
+        ...
     def search(self, vectors: np.ndarray, k: int, *, agent: str | None = None,
                entity: str | None = None) -> list[Scored]:
         """Top-k active claims per query (of `agent`, on `entity`: filters answered exactly when selective)."""

@@ -32,6 +32,7 @@ import ray
 from vault_ray.storage.layout import partition_of
 
 from ..engine.partitions import Groups, dispute_partition
+from ..engine.receipts import writers
 from ..engine.reuse import refused_reuse, with_known
 from ..engine.views import Scored, merge_top, newest
 from ..errors import ClaimNotFound, ClusterError, DisputeError, DisputeNotFound, VaultError
@@ -220,6 +221,11 @@ class ClusterBackend(ClusterBulk):
                 elif isinstance(current, dict):
                     current.update(result)
         return [r if isinstance(r, VaultError) else {p: r[p] for p in sorted(r)} for r in out]
+
+    def written_by(self, ids: Sequence[str]) -> dict[str, str | None]:
+        given = list(ids)
+        return writers({i: r for found in self._routed(self._all(), lambda s, ps: s.receipts_held.remote(ps, given))
+                        for i, r in found.items()})
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:

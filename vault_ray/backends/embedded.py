@@ -26,6 +26,7 @@ from ..engine.commits import GroupCommit
 from ..engine.control import ControlFile, check_narrowing
 from ..engine.erase import erase_entity, finish_erasures
 from ..engine.partitions import Groups, IndexFactory, LogFactory, PartitionSet
+from ..engine.receipts import receipts_held, writers
 from ..engine.retract import retract_claims
 from ..engine.stakes import all_read, announce_policy, as_read, views_read
 from ..engine.suggest import MAX_SUGGESTIONS, Similar, similar_entities
@@ -129,6 +130,9 @@ class EmbeddedBackend(RestoreGuard):
     def write_many(self, calls: Sequence[Groups], now: datetime) -> list[dict[int, list[Decision]] | VaultError]:
         refused = self.restore_refusal()
         return [refused] * len(calls) if refused is not None else self._commits.submit(calls, now)
+
+    def written_by(self, ids: Sequence[str]) -> dict[str, str | None]:
+        return writers(receipts_held(self.host.parts, list(ids)))
 
     def resolve_dispute(self, dispute_id: str, winner: str | None, *, decided_by: str, note: str,
                         keep_both: bool, now: datetime) -> Dispute:

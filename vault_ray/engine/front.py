@@ -91,9 +91,9 @@ def check_request(req: WriteRequest) -> list[Fact] | None:
     return list(req.facts)
 
 
-Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int]
+Staged = tuple[list[Fact], "np.ndarray | None", tuple[Unextracted, ...], int, int]
 """A request ready to plan: its facts (notes last), their vectors if given, what was not
-extracted, and how many of the facts are notes."""
+extracted, how many of the facts are notes, and the rate budget it spent (receipts.charged)."""
 
 
 def too_long(facts: Sequence[Fact], max_text: int) -> tuple[list[Fact], tuple[Unextracted, ...]]:

@@ -4,15 +4,15 @@ another fact, is refused (`Partition.decide`, `ClusterBackend.write_many`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vault_ray.storage.erase import ERASED
 from vault_ray.storage.tables import keys_of
 
 from ..errors import InvalidFact
-from ..models import Decision
-from .txn import Txn, WriteItem
+from ..models import Decision, Fact
+from .txn import Txn, WriteItem, decision_from_json
 
 Partition = Any
 """A `Partition` (partition.py imports this module): its `log` and `lock` are read."""
@@ -42,6 +42,21 @@ def receipts_held(parts: Mapping[int, Partition], ids: Sequence[str]) -> dict[st
             with part.lock:
                 found.update({i: (p, r) for i, r in part.log.receipts(maybe).items()})
     return found
+
+
+def writers(held: Mapping[str, tuple[int, str]]) -> dict[str, str | None]:
+    """id -> the agent whose write applied it, from `receipts_held`'s answer (None: a receipt
+    written before receipts named their agent)."""
+    return {i: decision_from_json(receipt)[1] for i, (_, receipt) in held.items()}
+
+
+def charged(written_by: Callable[[list[str]], dict[str, str | None]], agent: str, facts: Sequence[Fact]) -> int:
+    """The rate budget a write spends: one token per fact, except a fact whose claim id (given, or
+    derived from an idempotency key) this agent's earlier write already applied: its retry is
+    answered from the receipt and writes nothing (a timeout's retry never spends the budget twice)."""
+    ids = [f.claim_id for f in facts if f.claim_id]
+    done = written_by(ids) if ids else {}
+    return sum(f.claim_id is None or done.get(f.claim_id) != agent for f in facts)
 
 
 def decided_elsewhere(call: Mapping[int, Sequence[WriteItem]], given: Mapping[str, int], txns: Mapping[int, Txn],
