@@ -165,3 +165,14 @@ def test_the_log_itself_is_still_there_without_since(vault):
     with pytest.raises(InvalidInput):
         vault.events(kinds=["claim_added"])
     assert parse_cursor("start", 16) == {} and parse_cursor("v1.3-7", 16) == {3: 7}
+
+
+def test_the_log_gives_its_times_as_datetimes_too(vault):
+    """`Event.ts` stays epoch seconds; `Event.at` is the same time as every other time of the API:
+    an aware UTC datetime, the claim's `recorded_at` and the stream's `VaultEvent.ts`."""
+    vault.agent("a").add_facts(Fact("user.diet", "The user is vegan", "vegan"))
+    (logged,), (streamed,) = vault.events(entity="user.diet"), vault.events(since="start").events
+    claim = vault.claim(logged.claim_id)
+    assert isinstance(logged.ts, float) and logged.at.utcoffset() == timedelta(0)
+    assert abs(logged.at - claim.recorded_at) < timedelta(milliseconds=1)
+    assert logged.at == streamed.ts and logged.at.timestamp() == logged.ts

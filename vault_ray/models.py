@@ -98,16 +98,6 @@ def as_utc(value: datetime | float | int | None, *, field_name: str = "observed_
 EPOCH_TEXT = re.compile(r"\s*[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)\s*", re.IGNORECASE)
 
 
-def time_from_text(text: str, *, field_name: str) -> datetime | None:
-    """Text (a CLI option) as a time: epoch seconds (`EPOCH_TEXT`: 1e12 too) or ISO 8601, as every surface takes it."""
-    if EPOCH_TEXT.fullmatch(text):
-        return as_utc(float(text), field_name=field_name)
-    try:
-        return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")), field_name=field_name)
-    except ValueError:
-        raise InvalidInput(f"{field_name} must be an ISO 8601 time or epoch seconds, got {shown(text)}") from None
-
-
 def to_epoch(value: datetime) -> float:
     return value.timestamp()
 
@@ -281,6 +271,7 @@ class Event:
     `detail` carries the decision behind it (pass, op, strategy, weights, reason, ...)."""
 
     ts: float
+    """When it was recorded, as epoch seconds (what the log stores; `at` is the same time as a datetime)."""
     entity: str
     kind: str
     claim_id: str | None = None
@@ -289,6 +280,11 @@ class Event:
     status: str | None = None
     superseded_by: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def at(self) -> datetime:
+        """`ts` as a timezone-aware UTC datetime, like every other time the API gives (`VaultEvent.ts` of the stream)."""
+        return from_epoch(self.ts)
 
 
 @dataclass(frozen=True, slots=True)

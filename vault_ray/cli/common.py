@@ -39,7 +39,8 @@ from ..errors import (
     StoreMismatch,
     VaultError,
 )
-from ..models import time_from_text
+from ..models import EPOCH_TEXT, as_utc
+from ..texts import shown
 from ..vault import Vault
 from ..wire import encode
 
@@ -312,3 +313,13 @@ def check_out_dir(out: Path) -> None:
             if not path.is_dir():
                 raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
             return
+
+
+def time_from_text(text: str, *, field_name: str) -> datetime | None:
+    """Text (a CLI option) as a time: epoch seconds (`EPOCH_TEXT`: 1e12 too) or ISO 8601, as every surface takes it."""
+    if EPOCH_TEXT.fullmatch(text):
+        return as_utc(float(text), field_name=field_name)
+    try:
+        return as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")), field_name=field_name)
+    except ValueError:
+        raise InvalidInput(f"{field_name} must be an ISO 8601 time or epoch seconds, got {shown(text)}") from None
