@@ -29,7 +29,8 @@ def test_spoken_scales_cents_and_indian_numbers_read_as_said(said, form):
 
 @pytest.mark.parametrize("said", ["not over $5k", "not above $5k", "never over $5k", "won't go above $5k",
                                   "shouldn't go over $5k", "must not exceed $5k", "$5k or less", "no more than $5k",
-                                  "not more than 5000 dollars", "$5k max", "up to $5k"])
+                                  "not more than 5000 dollars", "$5k max", "up to $5k", "under $5k", "below $5k",
+                                  "less than 5000 USD", "at most 5000 dollars"])
 def test_a_negated_floor_or_any_ceiling_is_a_ceiling(said):
     assert budget(said) == "5000 USD"
 

@@ -27,12 +27,15 @@ def test_one_value_from_three_agents_is_one_value(vault):
     ("user.timezone", "PST", "Pacific time"),
     ("user.location", "NYC", "New York"),
     ("user.employer", "Google", "google"),
+    ("user.budget", "under $500", "at most 500 dollars"),  # an amount keeps its words, compares by amount (a ceiling)
+    ("user.budget.trip", "$500", "under $500"),
 ])
 def test_one_value_in_other_words_shows_once_in_the_first_words(vault, entity, first, other):
     assert say(vault, "a", entity, first).outcome == "active"
     assert say(vault, "b", entity, other).outcome == "active"  # the same canonical value: no conflict
     view = vault.get(entity)
     assert view.values == (first,) and len(view.active) == 2
+    assert [c.value for c in view.active] == [first, other]  # each claim keeps what was said
 
 
 def test_a_dispute_lists_each_competing_value_once(make_vault):
