@@ -186,3 +186,43 @@ def test_a_retraction_installs_a_value_chosen_again_but_not_one_turned_down_late
     assert values(vault, entity) == [] and vault.dispute(e.dispute_id).status == "open"
     assert vault.claim(e.claim_id).status == Status.DISPUTED and vault.get(entity).contested
     assert all(vault.check().values())
+
+
+@pytest.mark.parametrize("how", ["retract", "forget"])
+@pytest.mark.parametrize(("entity", "card", "rejected", "chosen", "other"), CASES, ids=IDS)
+def test_a_rejected_value_said_again_on_the_emptied_entity_waits_for_a_person(vault, how, entity, card, rejected,
+                                                                               chosen, other):
+    """A person chose `chosen` over `rejected`, then took `chosen` back (or forgot the entity): nothing
+    stands. An agent saying the rejected value (in other words too) does not become the entity's answer:
+    it is held in a dispute with no incumbent that waits for a person, and `get` shows it contested."""
+    vault.set_cardinality(entity, card)
+    vault.set_strategy(entity, "authority")
+    dispute_steps.say(vault, "a", rejected, 0, entity)
+    b = dispute_steps.say(vault, "b", chosen, 10, entity)
+    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="user")
+    if how == "retract":
+        vault.retract(b.claim_id, decided_by="user")
+    else:
+        vault.forget(entity, decided_by="user")
+    assert vault.get(entity).active == ()
+    held = dispute_steps.say(vault, "c", other, 100, entity)
+    assert held.outcome == "disputed" and "a person rejected" in held.reason
+    assert vault.dispute(held.dispute_id).needs_user and vault.dispute(held.dispute_id).incumbents == ()
+    view = vault.get(entity)
+    assert view.active == () and view.contested and [c.claim.id for c in view.candidates] == [held.claim_id]
+    again = dispute_steps.say(vault, "a", rejected, 200, entity)  # support for it: counted, still a person's call
+    assert again.outcome == "disputed" and vault.get(entity).active == ()
+    vault.resolve_dispute(held.dispute_id, held.claim_id, decided_by="user")  # a person may install it
+    assert held.claim_id in [c.id for c in vault.get(entity).active] and not vault.get(entity).contested
+    assert all(vault.check().values())
+
+
+def test_a_value_nobody_rejected_still_installs_on_the_emptied_entity(vault):
+    e = "user.timezone"
+    vault.set_strategy(e, "authority")
+    dispute_steps.say(vault, "a", "EST", 0, e)
+    b = dispute_steps.say(vault, "b", "PST", 10, e)
+    vault.resolve_dispute(b.dispute_id, b.claim_id, decided_by="user")
+    vault.retract(b.claim_id, decided_by="user")
+    free = dispute_steps.say(vault, "c", "CST", 100, e)
+    assert free.outcome == "active" and values(vault, e) == ["CST"] and vault.disputes() == []

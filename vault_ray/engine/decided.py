@@ -146,11 +146,17 @@ def against_person(txn: Txn, d: Dispute) -> bool:
 
 
 def revision_waits(txn: Txn, incoming: Claim, targets: Sequence[Claim], strategy: str) -> Verdict | None:
-    """An agent revising its own claims (`targets`, nothing else standing against the new value) to a
-    value a person rejected on the entity: a dispute against them that waits for a person, its old
-    claims standing meanwhile. None for any other write (an agent may revise what it said)."""
-    if not targets or not says_rejected(txn, incoming):
+    """A write of a value a person rejected on the entity that nothing standing contradicts: a dispute
+    that waits for a person. An agent revising its own claims (`targets`) to it: against them, its
+    old claims standing meanwhile. With nothing standing at all (the chosen claim retracted, the
+    entity forgotten, so it is empty): a dispute with no incumbent, the value held, not installed: a
+    retraction said "not this value either", it did not lift the rejection (waiting.py then treats
+    later writes as it does for any dispute that waits with no standing value). None for any other
+    write (an agent may revise what it said; a value nobody rejected installs)."""
+    if not says_rejected(txn, incoming):
         return None
-    reason = (f"{incoming.value or incoming.text!r} is a value a person rejected on {incoming.entity}: "
-              f"its agent's revision waits for a person")
-    return Verdict(Action.DISPUTE, strategy, reason, needs_user=True)
+    said = f"{incoming.value or incoming.text!r} is a value a person rejected on {incoming.entity}: "
+    if targets:
+        return Verdict(Action.DISPUTE, strategy, said + "its agent's revision waits for a person", needs_user=True)
+    return Verdict(Action.DISPUTE, strategy, said + "nothing stands against it now, but only a person installs it",
+                   needs_user=True)

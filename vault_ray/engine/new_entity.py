@@ -27,9 +27,11 @@ _KINDS = {k.value: k for k in Kind}
 
 def untouched(state: PartitionState, txn: Txn, item: WriteItem) -> bool:
     """Whether `item` is a claim (not an event) on an entity with no live claim and no dispute,
-    neither committed nor in `txn`: `write_new` decides it as the general path would."""
+    neither committed nor in `txn`, nor one a person resolved: `write_new` decides it as the general path would."""
     entity = item.entity
     if item.kind == Kind.EPISODIC or state.live_ids(entity) or state.open_dispute_ids(entity) or txn.on_entity(entity):
+        return False
+    if txn.decided_disputes(entity):  # emptied after a person's decision: a rejected value waits (decided.py)
         return False
     return not txn.disputes or all(d.entity != entity for d in txn.disputes.values())
 

@@ -131,15 +131,16 @@ class Partition:
     def _write_one(self, txn: Txn, item: WriteItem, policy: Policy, reasoner: Reasoner) -> Decision:
         txn.cardinality[item.entity] = item.cardinality
         live = txn.live_on(item.entity)
+        fresh = not live and not txn.decided_disputes(item.entity)  # else a value a person rejected may wait
         incoming = Claim(
             id=item.id, entity=item.entity, text=item.text, value=item.value, kind=Kind(item.kind), agent=item.agent,
             session=item.session, observed_at=item.observed_at, recorded_at=txn.now, status=Status.ACTIVE,
             confidence=item.confidence, meta=item.meta, aligned_from=item.aligned_from,
-            embedding=item.vector if live else None, source=item.source,
+            embedding=None if fresh else item.vector, source=item.source,
         )
         if incoming.kind == Kind.EPISODIC:  # an event: it happened whatever else did; it contradicts nothing
             return episodic.record(txn, replace(incoming, embedding=None), item.vector, item.aligned_from, policy)
-        if not live:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
+        if fresh:  # a new entity (most of a bulk load): what the steps below come to with nothing to compare
             txn.add(incoming, NEW_DETAIL, vector=item.vector)  # the vector beside the claim: memory keeps none
             return Decision(op=Op.ADD, outcome=Outcome.ACTIVE, claim_id=incoming.id, reason=NEW.reason,
                             entity=item.entity, aligned_from=item.aligned_from)
