@@ -35,19 +35,22 @@ demo: setup
 # waits on), then the integration tests with a Ray of their own (marked own_ray by
 # tests/integration/conftest.py) in OWN_RAY_A; (B) the in-process tests, then the other own_ray
 # tests. The two chains take about as long. A's output follows B's. Any run failing fails the target.
+# Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
+# /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
+PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
 OWN_RAY_A = tests/integration/test_cluster_cli.py tests/integration/test_http_readme.py
 test: lint browser
-	@log=$$(mktemp); echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
-	( $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not own_ray" tests/integration; a=$$?; \
+	@tmp=$$(mktemp -d); log=$$tmp/chain_a.log; echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
+	( $(PYTEST) --basetemp=$$tmp/a1 --durations=15 -m "not own_ray" tests/integration; a=$$?; \
 	  echo "== tests/integration with a Ray of their own, after the session's Ray: $(OWN_RAY_A)"; \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider --durations=4 -m own_ray $(OWN_RAY_A); b=$$?; \
+	  $(PYTEST) --basetemp=$$tmp/a2 --durations=4 -m own_ray $(OWN_RAY_A); b=$$?; \
 	  echo "session Ray: exit $$a; own Ray after it: exit $$b"; [ $$a -eq 0 ] && [ $$b -eq 0 ] ) > $$log 2>&1 & pid=$$!; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 --ignore=tests/integration; unit=$$?; \
+	$(PYTEST) --basetemp=$$tmp/b1 --durations=10 --ignore=tests/integration; unit=$$?; \
 	echo "== tests/integration, the tests with a Ray of their own"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=8 -m own_ray tests/integration $(addprefix --ignore=,$(OWN_RAY_A)); own=$$?; \
-	wait $$pid; integration=$$?; echo "== tests/integration on the session's Ray"; cat $$log; rm -f $$log; \
+	$(PYTEST) --basetemp=$$tmp/b2 --durations=8 -m own_ray tests/integration $(addprefix --ignore=,$(OWN_RAY_A)); own=$$?; \
+	wait $$pid; integration=$$?; echo "== tests/integration on the session's Ray"; cat $$log; \
 	echo "in-process tests: exit $$unit; integration, own Ray: exit $$own; integration, session Ray then own Ray: exit $$integration"; \
-	[ $$unit -eq 0 ] && [ $$own -eq 0 ] && [ $$integration -eq 0 ]
+	if [ $$unit -eq 0 ] && [ $$own -eq 0 ] && [ $$integration -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

@@ -5,6 +5,11 @@ import os
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Every Ray the tests start (the session's, a CLI's, `ray start`'s) inherits these: Ray's log monitor
+# lists its log directory every 0.1 s while it holds fewer than 1,000 files (about 4% of a core for a
+# whole run on 2 cores, for logs no test reads: drivers run with log_to_driver=False); every 5 s will do.
+os.environ.setdefault("RAY_LOG_MONITOR_MANY_FILES_THRESHOLD", "0")
+os.environ.setdefault("LOG_NAME_UPDATE_INTERVAL_S", "5")
 
 from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault  # noqa: E402
 

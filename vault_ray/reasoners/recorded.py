@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .base import Extraction
-from .breakups import known_spouse
-from .gone import known_pets
 
 
 def on_record(found: Extraction, values: Callable[[str], Sequence[str]]) -> Extraction:
     """`found` read with what the store holds (`values(entity)`: the entity's current values, asked only when a
     fact or a report needs them)."""
+    from .breakups import known_spouse  # noqa: PLC0415  (the text path's patterns load with the first text read)
+    from .gone import known_pets  # noqa: PLC0415
     return known_spouse(known_pets(found, lambda: values("user.pets")), values)

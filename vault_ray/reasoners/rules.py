@@ -6,31 +6,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import places
 from ..embedders import Embedder
-from ..models import Claim, Fact, Op, Unextracted
+from ..models import Claim, Fact, Op
 from ..qualifiers import changed_item, changes
 from ..registry import RegistryEntry
 from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
-from .answers import as_statement, question_before
-from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict, latest_turn
-from .breakups import ended_with
-from .casual import spelled_turn
-from .corrections import corrected_statement, kept
-from .extraction import extract_turn, read_clause
+from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict
 from .judging import judge_sides
 from .labels import LabelMatcher, by_shared_words, described, label_phrase
-from .lexicon import Draft
-from .paraphrase import first_person, first_person_turn
 from .prototypes import PrototypeClassifier
-from .quitting import leaving, left_unnamed
-from .trips import for_a_trip
+
+if TYPE_CHECKING:
+    from .lexicon import Draft
+# The text path (turns.py, extraction.py and the modules they use: about a second of CPU to import) is
+# imported when a text is first read: a shard actor, the control actor and most CLI commands never read one.
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -41,6 +37,7 @@ def normalized_value(claim: Claim | Fact) -> str:
     Equal canonical values corroborate; they never contradict."""
     if claim.value:
         return canonical(claim.entity, claim.value)
+    from .extraction import read_clause  # noqa: PLC0415  (imported when first used: see the imports)
     family = claim.entity.split(".")[:2]
     for draft in read_clause(claim.text):
         if draft.entity.split(".")[:2] == family:
@@ -238,30 +235,8 @@ class RuleReasoner:
 
     def extract_turn(self, messages: Sequence[Message] | str, registry: Sequence[RegistryEntry] = ()) -> Extraction:
         """The facts of the latest user turn and what reads as a statement but gave none."""
-        messages = spelled_turn(messages)  # "im at meta now", "i dont eat meat": as said with apostrophes
-        user, _assistant = latest_turn(messages)
-        user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
-        found = extract_turn(user, classifier=self.classifier, registry=registry)
-        found = kept(messages, user, found, self.classifier)  # "I work at Google." "Sorry, Vegan": no diet
-        found = for_a_trip(user, found)  # "Switch me to CET, I'll be in Berlin next week": no zone now
-        if left := left_unnamed(messages, user, found.facts):  # "I work at Google." ... "I quit my job": not:Google
-            found = Extraction((*found.facts, *left), tuple(u for u in found.unextracted if not leaving(u.text)))
-        found = ended_with(messages, user, found)  # "My girlfriend is Jess." "We broke up": not:girlfriend:Jess
-        question = None if found.facts else question_before(messages)
-        statement = as_statement(question, user) if question else None
-        if statement is None and not found.facts:  # "Correction: Mountain time": the earlier statement, corrected
-            statement, missed = corrected_statement(messages, user)
-            if statement is None:
-                return Extraction((), (missed,)) if missed else found
-            pair = extract_turn(statement, classifier=self.classifier, registry=registry)
-            return Extraction(tuple(replace(f, source=user) for f in pair.facts), pair.unextracted) if pair.facts else found
-        if statement is None:
-            return found
-        pair = extract_turn(statement, classifier=self.classifier, registry=registry)  # "PST" to "what time zone...?"
-        if pair.facts:
-            return Extraction(tuple(replace(f, source=user) for f in pair.facts))
-        return Extraction((), found.unextracted or (Unextracted(
-            user, f"an answer to the question {question.strip()[-120:]!r} that no rule reads as {statement!r}"),))
+        from .turns import read_turn  # noqa: PLC0415  (the text path's patterns: imported when a text is first read)
+        return read_turn(messages, registry, self.classifier)
 
     def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
         new = normalized_value(incoming)
@@ -363,6 +338,8 @@ class RuleReasoner:
 def _statement_drafts(text: str) -> tuple[Draft, ...]:
     """What the patterns read in a statement put in the first person (`prepare` and then
     `disambiguate` read each new label's statement: once is enough)."""
+    from .extraction import read_clause  # noqa: PLC0415
+    from .paraphrase import first_person  # noqa: PLC0415
     return tuple(read_clause(first_person(text)))
 
 
