@@ -107,7 +107,7 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
               address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
     if misread := next((a for a in (agent, pattern) if a is not None and a.startswith("-")), None):
-        raise InvalidInput(f"no such option: {misread}")  # unknown options reach here as arguments (see register)
+        raise InvalidInput(f"no such option: {misread}; see `vault-ray authority --help`")  # unknown options: arguments here
     with open_vault(store, address, namespace, hashing or settings_only(store), create=agent is not None,
                     announce=True) as vault:
         if agent is not None:
