@@ -120,10 +120,14 @@ class WebhookStore(RecordFile[Webhook]):
         return hook
 
     def remove(self, hook_id: str) -> Webhook:
+        self._known(self._read(), hook_id)  # none: refused before the file is locked (nothing made beside it)
         with self._editing() as hooks:
-            if hook_id not in hooks:
-                raise NotFound(f"no webhook {hook_id!r} in {self.path}")
-            return hooks.pop(hook_id)
+            return hooks.pop(self._known(hooks, hook_id))
+
+    def _known(self, hooks: dict[str, Webhook], hook_id: str) -> str:
+        if hook_id not in hooks:
+            raise NotFound(f"no webhook {hook_id!r} in {self.path}")
+        return hook_id
 
     def list(self) -> list[Webhook]:
         """The registrations, reread when the file changed."""
