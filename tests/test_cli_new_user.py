@@ -331,3 +331,15 @@ def test_eval_from_store_reads_one_partitions_duckdb_file_as_its_help_says(store
     assert refused.exit_code == 4, refused.output
     assert "holds no claim log" in refused.stderr and "delete the store" not in refused.stderr, refused.stderr
     assert notes.read_text() == "not a claim log\n" and not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("host, said", [
+    ("bad host", "--host 'bad host' names no address"),
+    ("203.0.113.9", "--host '203.0.113.9' is no address of this machine"),  # TEST-NET-3: no machine's own
+])
+def test_serve_on_a_host_that_is_no_address_here_is_bad_input_not_a_port_in_use(tmp_path, host, said):
+    """`serve --host` of a name that resolves to nothing or an address of another machine said
+    "HOST:8000 is in use: another server listens there" (exit code 4)."""
+    line = refused(["serve", "--store", str(tmp_path / "new"), "--host", host, "--hashing"])
+    assert said in line and "in use" not in line, line
+    assert list(tmp_path.iterdir()) == []
