@@ -18,7 +18,7 @@ from rich.table import Table
 
 from ..errors import InvalidInput, NotFound
 from ..events import KINDS, NOW, START, VaultEvent
-from ..webhooks import WebhookStore
+from ..webhooks import WebhookStore, check_registration
 from ..wire import encode
 from .common import (
     ADDRESS,
@@ -220,6 +220,7 @@ def add(url: str = typer.Argument(..., help="Where to POST each event (http:// o
         since: str = typer.Option(NOW, "--since", help="'now' (events from now on) or 'start' (the whole history first)."),
         store: str = STORE, webhooks: str = WEBHOOKS) -> None:
     """Register URL to be told of events; prints its signing secret (once) and its id."""
+    check_registration(url, secret=secret, kinds=_kinds(kinds), entity=entity, since=since)  # before the file is looked for
     hook = _hooks(store, webhooks).add(url, secret=secret, kinds=_kinds(kinds), needs_user_only=needs_user_only,
                                        entity=entity, since=since)
     typer.echo(hook.secret)

@@ -31,7 +31,7 @@ from rich.table import Table
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput, NotFound
 from ..storage.layout import check_not_held, check_partitions, read_meta
-from ..tokens import TokenStore
+from ..tokens import TokenStore, check_name, role_rank
 from .common import (
     HASHING,
     NAMESPACE,
@@ -272,7 +272,9 @@ def add(agent: str = typer.Argument(..., help="The agent name the token's writes
     """Make a token for AGENT and print it (once: only its hash is kept)."""
     if admin and role not in (None, "admin"):
         raise InvalidInput(f"--admin and --role {role} disagree")
-    token, record = _token_store(store, tokens).add(agent, "admin" if admin else role or "agent")
+    chosen = "admin" if admin else role or "agent"
+    check_name(agent), role_rank(chosen)  # bad input is said before the store or file is looked for
+    token, record = _token_store(store, tokens).add(agent, chosen)
     typer.echo(token)
     typer.echo(f"token {record.id} for {record.agent} ({record.role})", err=True)
 
