@@ -350,8 +350,10 @@ def test_serve_on_a_host_that_is_no_address_here_is_bad_input_not_a_port_in_use(
     (["token", "add", ""], "agent name must be a non-empty string"),
     (["webhook", "add", "ftp://host/hook"], "http:// or https://"),
     (["webhook", "add", "http://127.0.0.1:9/hook", "--kinds", "everything"], "unknown event kind"),
+    (["resolve", "d1", "--winner", "c1", "--keep-both"], "give a winner or keep_both, not both"),
+    (["resolve", "d1"], "name a winner claim id, or keep every value"),
 ])
-def test_a_bad_token_or_webhook_is_said_before_the_store_is_looked_for(tmp_path, args, said):
+def test_bad_input_is_said_before_the_store_is_looked_for(tmp_path, args, said):
     """Bad input is exit code 2 even with a mistyped --store; it was "no vault-ray store at ..." (3)."""
     assert said in refused([*args, "--store", str(tmp_path / "nosuch")])
     assert list(tmp_path.iterdir()) == []
