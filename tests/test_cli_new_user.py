@@ -196,6 +196,19 @@ def test_import_of_a_mistyped_export_directory_says_there_is_none(tmp_path):
     assert not store.exists()
 
 
+@pytest.mark.parametrize("name, said", [
+    ("backup.tar.gz", "it is a file, not the directory an export writes"),
+    ("manifest.json", "it is a file, not the directory an export writes: give its directory, "),
+])
+def test_import_of_a_file_says_it_is_a_file(tmp_path, name, said):
+    """It said "no manifest.json (an unfinished or foreign export)", of manifest.json itself too."""
+    given, store = tmp_path / name, tmp_path / "restored"
+    given.write_text("{}")
+    result = CliRunner().invoke(app, ["import", str(given), "--store", str(store)])
+    assert result.exit_code == 4 and f"'{given}' is not a valid vault-ray export: {said}" in result.stderr, result.stderr
+    assert not store.exists()
+
+
 def test_rebalance_to_no_shard_is_a_usage_error_before_joining_ray():
     started = time.perf_counter()
     result = CliRunner().invoke(app, ["rebalance", "--shards", "0", "--address", "127.0.0.1:1"])
