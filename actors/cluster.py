@@ -73,7 +73,7 @@ def connect(
     nonce = uuid.uuid4().hex
     if handle is None:
         if store is None:
-            raise no_store_here(namespace, create=", or pass store=PATH to create it")
+            raise no_store_here(namespace, address=address, create=", or pass store=PATH to create it")
         config = ClusterConfig(
             store=str(Path(store).expanduser().resolve()), dim=embedder.dim, embedder=embedder.name,
             namespace=namespace, nonce=nonce, partitions=partitions, shards=shards, reasoner=reasoner,
@@ -112,7 +112,7 @@ def connect(
 def attach(address: str | None = "auto", *, namespace: str = "vault") -> ClusterBackend:
     """The backend of the cluster in `namespace`, without an embedder (operations only)."""
     ensure_ray(address, namespace)
-    return backend_of(namespace)
+    return backend_of(namespace, address)
 
 
 def check_shards(shards: object, store: str | Path | None = None, partitions: int | None = None) -> None:
@@ -144,7 +144,7 @@ def shutdown(address: str | None = "auto", *, namespace: str = "vault") -> dict[
     ensure_ray(address, namespace)
     handle = find_control(namespace)
     if handle is None:
-        raise no_store_here(namespace)
+        raise no_store_here(namespace, address=address)
     stop_delivery(namespace)  # it reads the logs: stop it before they close
     try:
         head: dict[str, Any] = _get(handle.shutdown.remote())

@@ -161,6 +161,9 @@ class Archive:
         path = self.root / MANIFEST
         if not self.root.exists():  # a typo, most likely: not "an unfinished or foreign export"
             raise self._refuse("there is no such directory")
+        if not self.root.is_dir():  # the manifest itself, an archive of the export, any other file
+            parent = f": give its directory, {str(self.root.parent)!r}" if self.root.name == MANIFEST else ""
+            raise self._refuse(f"it is a file, not the directory an export writes{parent}")
         if not path.is_file():
             raise self._refuse(f"no {MANIFEST} (an unfinished or foreign export)")
         raw = path.read_bytes()

@@ -279,6 +279,24 @@ def test_auto_with_ray_address_is_joined_as_that_address(monkeypatch):
     assert from_environment(None) is None  # None starts a Ray here, whatever RAY_ADDRESS says
 
 
+@pytest.mark.parametrize("address, env, said", [
+    ("127.0.0.1:6379", None, " on the Ray cluster at 127.0.0.1:6379 (Ray's name for it: 10.0.0.5:6379)"),
+    ("10.0.0.5:6379", None, " on the Ray cluster at 10.0.0.5:6379"),
+    ("auto", None, " on the Ray cluster at 10.0.0.5:6379 (the one address 'auto' found)"),
+    ("auto", "127.0.0.1:6379", " on the Ray cluster at 127.0.0.1:6379 (Ray's name for it: 10.0.0.5:6379)"),
+    ("local", None, " on the Ray started in this process (10.0.0.5:6379)"),
+])
+def test_no_store_served_names_the_cluster_as_the_user_gave_it(monkeypatch, address, env, said):
+    """"no vault-ray cluster serves namespace ..." names the address typed (or RAY_ADDRESS), which the
+    user can act on, and Ray's own name for the cluster (its head on the network) when it differs."""
+    from vault_ray.backends.connect import cluster_named
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    if env:
+        monkeypatch.setenv("RAY_ADDRESS", env)
+    assert cluster_named(address, "10.0.0.5:6379") == said
+
+
 def test_status_shows_the_policy_version_users_patch_against(monkeypatch):
     """The policy version is the policy's own `version` (what GET /v1/policy answers and
     PATCH expects), not the shards' control version, which a registry change bumps too."""

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import signal
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,7 +17,7 @@ from typer.testing import CliRunner
 
 from vault_ray import Fact, HashingEmbedder, Vault
 from vault_ray.cli import app
-from vault_ray.cli.events import _from_vault
+from vault_ray.cli.events import Stream, _from_vault
 from vault_ray.tokens import TokenStore
 
 runner = CliRunner()
@@ -55,6 +59,44 @@ def test_following_picks_up_new_events(store):
         vault.agent("a").add_facts(Fact("user.diet", "The user is vegan", "vegan"))
         (event,) = itertools.islice(followed, 1)
         assert event.kind == "claim_added" and event.entity == "user.diet"
+
+
+def test_a_signal_stops_following_a_store_between_reads(store):
+    """SIGTERM (or Ctrl-C) while a store is followed: the loop ends after the read it is in, the
+    signal is kept for the exit code, and the handlers are put back."""
+    stream, before = Stream(), signal.getsignal(signal.SIGTERM)
+    with Vault.open(store, embedder=HashingEmbedder()) as vault:
+        followed = _from_vault(vault, "start", True, {"kinds": None, "needs_user": None, "entity": None}, stream)
+        first = next(followed)
+        os.kill(os.getpid(), signal.SIGTERM)
+        rest = list(followed)
+    assert [e.kind for e in [first, *rest]] == ["claim_added", "claim_added", "dispute_opened"]
+    assert stream.signal == signal.SIGTERM and stream.cursor == rest[-1].cursor
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def _signal_once_following(sig: int, before: object) -> None:
+    """Send `sig` once the follower's handler is in (never to pytest's own), and it had time to read."""
+    deadline = time.monotonic() + 20
+    while signal.getsignal(sig) is before:
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+    time.sleep(0.2)
+    os.kill(os.getpid(), sig)
+
+
+@pytest.mark.parametrize("sig, code, how", [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_following_stops_on_ctrl_c_or_sigterm_with_the_jobs_exit_codes_and_the_cursor_to_go_on(store, sig, code, how):
+    sender = threading.Thread(target=_signal_once_following, args=(sig, signal.getsignal(sig)))
+    sender.start()
+    got = runner.invoke(app, ["events", "--follow", "--since", "start", "--store", store, "--hashing", "--json"])
+    sender.join()
+    assert got.exit_code == code, got.output
+    cursors = [e["cursor"] for e in _json_lines(got.stdout)]
+    said = got.stderr.splitlines()[-1]
+    assert said == (f"stopped ({how}): --since {cursors[-1]} goes on after the last event read" if cursors
+                    else f"stopped ({how}) before any event came"), got.stderr
 
 
 def test_webhook_commands(store):

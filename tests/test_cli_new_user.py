@@ -196,6 +196,19 @@ def test_import_of_a_mistyped_export_directory_says_there_is_none(tmp_path):
     assert not store.exists()
 
 
+@pytest.mark.parametrize("name, said", [
+    ("backup.tar.gz", "it is a file, not the directory an export writes"),
+    ("manifest.json", "it is a file, not the directory an export writes: give its directory, "),
+])
+def test_import_of_a_file_says_it_is_a_file(tmp_path, name, said):
+    """It said "no manifest.json (an unfinished or foreign export)", of manifest.json itself too."""
+    given, store = tmp_path / name, tmp_path / "restored"
+    given.write_text("{}")
+    result = CliRunner().invoke(app, ["import", str(given), "--store", str(store)])
+    assert result.exit_code == 4 and f"'{given}' is not a valid vault-ray export: {said}" in result.stderr, result.stderr
+    assert not store.exists()
+
+
 def test_rebalance_to_no_shard_is_a_usage_error_before_joining_ray():
     started = time.perf_counter()
     result = CliRunner().invoke(app, ["rebalance", "--shards", "0", "--address", "127.0.0.1:1"])
@@ -331,3 +344,29 @@ def test_eval_from_store_reads_one_partitions_duckdb_file_as_its_help_says(store
     assert refused.exit_code == 4, refused.output
     assert "holds no claim log" in refused.stderr and "delete the store" not in refused.stderr, refused.stderr
     assert notes.read_text() == "not a claim log\n" and not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("host, said", [
+    ("bad host", "--host 'bad host' names no address"),
+    ("203.0.113.9", "--host '203.0.113.9' is no address of this machine"),  # TEST-NET-3: no machine's own
+])
+def test_serve_on_a_host_that_is_no_address_here_is_bad_input_not_a_port_in_use(tmp_path, host, said):
+    """`serve --host` of a name that resolves to nothing or an address of another machine said
+    "HOST:8000 is in use: another server listens there" (exit code 4)."""
+    line = refused(["serve", "--store", str(tmp_path / "new"), "--host", host, "--hashing"])
+    assert said in line and "in use" not in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, said", [
+    (["token", "add", "x", "--role", "boss"], "role must be one of"),
+    (["token", "add", ""], "agent name must be a non-empty string"),
+    (["webhook", "add", "ftp://host/hook"], "http:// or https://"),
+    (["webhook", "add", "http://127.0.0.1:9/hook", "--kinds", "everything"], "unknown event kind"),
+    (["resolve", "d1", "--winner", "c1", "--keep-both"], "give a winner or keep_both, not both"),
+    (["resolve", "d1"], "name a winner claim id, or keep every value"),
+])
+def test_bad_input_is_said_before_the_store_is_looked_for(tmp_path, args, said):
+    """Bad input is exit code 2 even with a mistyped --store; it was "no vault-ray store at ..." (3)."""
+    assert said in refused([*args, "--store", str(tmp_path / "nosuch")])
+    assert list(tmp_path.iterdir()) == []

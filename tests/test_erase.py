@@ -202,6 +202,9 @@ def test_the_erase_command_asks_first_and_prints_what_it_erased(tmp_path):
 
     no = run("erase", "user.health", "--by", "ana", answer="n\n")
     assert no.exit_code == 1 and "nothing erased" in no.output
+    unanswered = run("erase", "user.health", "--by", "ana", answer="")  # a script without --yes: stdin at its end
+    assert unanswered.exit_code == 1 and "Aborted" not in unanswered.output
+    assert unanswered.stderr.splitlines()[-1] == "nothing erased: no answer to the question (--yes erases without asking)"
     assert run("erase", "User Health", "--by", "ana", "--yes").exit_code == 2
     assert run("erase", "user.health", "--by", "  ", "--yes").exit_code == 2
     bad = run("erase", "user.health", "--yes")  # --by is required

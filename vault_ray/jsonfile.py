@@ -51,17 +51,34 @@ class RecordFile(Generic[R]):
             return self._records
 
     def _read(self) -> dict[str, R]:
+        """The records of the file (none when it is missing or empty). A file that is no such
+        record file (not JSON, other JSON: `--tokens package.json`) is refused, never rewritten."""
+        cannot = f"cannot read the {self.what} file {self.path}"
         try:
-            data = json.loads(self.path.read_text())
-            return {row["id"]: self._decode(row) for row in data.get(self.key, [])}
+            text = self.path.read_text()
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise StoreError(f"cannot read the {self.what} file {self.path}: {exc}") from exc
+        except OSError as exc:  # a directory, no permission
+            raise StoreError(f"{cannot}: {exc}") from exc
+        except ValueError as exc:  # not text
+            raise StoreError(f"{cannot}: it is not JSON ({exc})") from exc
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except ValueError as exc:
+            raise StoreError(f"{cannot}: it is not JSON ({exc})") from exc
+        rows = data.get(self.key, []) if isinstance(data, dict) else None
+        if not isinstance(rows, list) or (data and self.key not in data):
+            raise StoreError(f"{cannot}: it is JSON, but not a {self.what} file (it has no {self.key!r} list)")
+        try:
+            return {row["id"]: self._decode(row) for row in rows}
+        except (TypeError, KeyError, AttributeError) as exc:
+            raise StoreError(f"{cannot}: a record in it is damaged ({type(exc).__name__}: {exc})") from exc
 
     @contextlib.contextmanager
     def _editing(self) -> Iterator[dict[str, R]]:
-        """Read, change and atomically rewrite the file under an exclusive lock."""
+        """Read, change and atomically rewrite the file under an exclusive lock. A file that cannot be
+        read is refused before the lock file (or a directory) is made beside it."""
+        self._read()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)

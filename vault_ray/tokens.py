@@ -117,15 +117,20 @@ class TokenStore(RecordFile[TokenRecord]):
 
     def revoke(self, id_or_agent: str) -> list[TokenRecord]:
         """Revoke the token with this id, or else every active token of this agent."""
+        self._chosen(self._read(), id_or_agent)  # none: refused before the file is locked (nothing made beside it)
         with self._editing() as records:
-            by_id = [records[id_or_agent]] if id_or_agent in records else []
-            chosen = [r for r in by_id or records.values() if r.active and (by_id or r.agent == id_or_agent)]
-            if not chosen:
-                raise NotFound(f"no active token with id or agent {id_or_agent!r} in {self.path}")
+            chosen = self._chosen(records, id_or_agent)
             now = time.time()
             for r in chosen:
                 records[r.id] = TokenRecord(**{**asdict(r), "revoked_at": now})
         return [records[r.id] for r in chosen]
+
+    def _chosen(self, records: dict[str, TokenRecord], id_or_agent: str) -> list[TokenRecord]:
+        by_id = [records[id_or_agent]] if id_or_agent in records else []
+        chosen = [r for r in by_id or records.values() if r.active and (by_id or r.agent == id_or_agent)]
+        if not chosen:
+            raise NotFound(f"no active token with id or agent {id_or_agent!r} in {self.path}")
+        return chosen
 
     # -- checking (the server) -------------------------------------------------------------
     def authenticate(self, token: str | None) -> Principal:

@@ -92,6 +92,17 @@ def check_url(url: object) -> str:
     return url  # type: ignore[return-value]
 
 
+def check_registration(url: object, *, secret: object = None, kinds: list[str] | tuple[str, ...] | None = None,
+                       entity: str | None = None, since: object = NOW) -> None:
+    """InvalidInput for a registration `WebhookStore.add` would refuse (the CLI asks before it looks for the file)."""
+    check_url(url)
+    if secret is not None and (not isinstance(secret, str) or len(secret) < 16):
+        raise InvalidInput("a webhook secret has at least 16 characters")
+    if since not in (NOW, START):
+        raise InvalidInput(f"since is '{NOW}' or '{START}', got {since!r}")
+    EventFilter.of(kinds, None, entity)  # the same checks the event stream makes
+
+
 class WebhookStore(RecordFile[Webhook]):
     """The registrations of one store, in one JSON file (owner-only: it holds the secrets)."""
 
@@ -107,12 +118,7 @@ class WebhookStore(RecordFile[Webhook]):
     def add(self, url: str, *, secret: str | None = None, kinds: list[str] | tuple[str, ...] | None = None,
             needs_user_only: bool = False, entity: str | None = None, since: str = NOW) -> Webhook:
         """Register `url`; the secret is generated unless given (at least 16 characters)."""
-        check_url(url)
-        if secret is not None and (not isinstance(secret, str) or len(secret) < 16):
-            raise InvalidInput("a webhook secret has at least 16 characters")
-        if since not in (NOW, START):
-            raise InvalidInput(f"since is '{NOW}' or '{START}', got {since!r}")
-        EventFilter.of(kinds, None, entity)  # the same checks the event stream makes
+        check_registration(url, secret=secret, kinds=kinds, entity=entity, since=since)
         with self._editing() as hooks:
             hook = Webhook(f"wh_{secrets.token_hex(6)}", url, secret or f"whsec_{secrets.token_urlsafe(32)}",
                            tuple(kinds) if kinds else None, needs_user_only, entity, since, time.time())
@@ -120,10 +126,14 @@ class WebhookStore(RecordFile[Webhook]):
         return hook
 
     def remove(self, hook_id: str) -> Webhook:
+        self._known(self._read(), hook_id)  # none: refused before the file is locked (nothing made beside it)
         with self._editing() as hooks:
-            if hook_id not in hooks:
-                raise NotFound(f"no webhook {hook_id!r} in {self.path}")
-            return hooks.pop(hook_id)
+            return hooks.pop(self._known(hooks, hook_id))
+
+    def _known(self, hooks: dict[str, Webhook], hook_id: str) -> str:
+        if hook_id not in hooks:
+            raise NotFound(f"no webhook {hook_id!r} in {self.path}")
+        return hook_id
 
     def list(self) -> list[Webhook]:
         """The registrations, reread when the file changed."""

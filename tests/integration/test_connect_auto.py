@@ -76,10 +76,13 @@ def test_auto_with_several_ray_clusters_here_refuses_and_names_them(gcs_address,
     assert gcs_address in said and second_ray in said  # the clusters it found, the session's and the other
     assert "`vault-ray up` printed" in said and "Vault.connect('HOST:PORT'" in said
     assert "127.0.0.1:6399" in said  # the address the store's `vault-ray up` recorded
-    # an address names the one meant: that cluster is joined, and says it serves no store there
-    said = connect_in_a_new_process(second_ray)
+    # an address names the one meant: that cluster is joined, and says it serves no store there, naming
+    # the address as typed (127.0.0.1) and Ray's name for the cluster (its head's address on the network)
+    host, _, port = second_ray.rpartition(":")
+    said = connect_in_a_new_process(f"127.0.0.1:{port}")
     assert said.startswith("ClusterError no vault-ray cluster serves namespace 'vault'")
-    assert f"on the Ray cluster at {second_ray}" in said and "vault-ray up" in said
+    assert f"on the Ray cluster at 127.0.0.1:{port}" in said and "vault-ray up" in said
+    assert host == "127.0.0.1" or f"(Ray's name for it: {second_ray})" in said
 
 
 def test_a_ray_cluster_without_the_store_says_where_stores_are_served(cluster):

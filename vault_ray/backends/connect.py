@@ -186,11 +186,12 @@ def one_ray_here(store: str | Path | None = None) -> None:
                            f"({', '.join(running)}) and 'auto' could join another one's; {PASS_ADDRESS}{theirs}")
 
 
-def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
+def no_store_here(namespace: str, *, address: str | None = None, create: str = "") -> ClusterError:
     """No control actor serves `namespace` in the Ray cluster this process joined: which cluster
-    that is, the namespaces where it does serve a store, and what to do."""
+    that is (the `address` given, and Ray's own name for it when that differs), the namespaces
+    where it does serve a store, and what to do."""
     try:
-        here = f" on the Ray cluster at {ray.get_runtime_context().gcs_address}"
+        here = cluster_named(address, ray.get_runtime_context().gcs_address)
         served = sorted({a["namespace"] for a in ray.util.list_named_actors(all_namespaces=True)
                          if a["name"] == CONTROL_NAME})
     except Exception:  # noqa: BLE001  (only a better message is at stake)
@@ -200,6 +201,22 @@ def no_store_here(namespace: str, *, create: str = "") -> ClusterError:
                  if served else "")
     return ClusterError(f"no vault-ray cluster serves namespace {namespace!r}{here}{elsewhere}; to join a store "
                         f"`vault-ray up` started, {PASS_ADDRESS}; to start one: `vault-ray up --store PATH`{create}")
+
+
+def cluster_named(address: str | None, joined: str | None) -> str:
+    """" on the Ray cluster at 127.0.0.1:6379 (Ray's name for it: 10.0.0.5:6379)": the cluster as the
+    user named it, which they can act on, and as Ray names it (the head's address on its network)
+    when that differs, or when this process was joined to a cluster before (`ensure_ray`)."""
+    address = from_environment(address)  # "auto" with RAY_ADDRESS set: that address
+    if not joined:
+        return ""
+    if address is None:  # not known here (the delivery actor, inside the cluster)
+        return f" on the Ray cluster at {joined}"
+    if address == "local":
+        return f" on the Ray started in this process ({joined})"
+    if address == "auto":
+        return f" on the Ray cluster at {joined} (the one address 'auto' found)"
+    return f" on the Ray cluster at {address}" + ("" if address == joined else f" (Ray's name for it: {joined})")
 
 
 def prepare_address(address: str) -> str:
@@ -293,13 +310,13 @@ def control_info(handle: Any) -> dict[str, Any]:
         raise ClusterError(f"the vault-ray control actor is not available: {exc}") from None
 
 
-def backend_of(namespace: str) -> ClusterBackend:
+def backend_of(namespace: str, address: str | None = None) -> ClusterBackend:
     """The backend of the running cluster in `namespace`, without an embedder (operations
-    and the event stream only); ClusterError if none serves it, or the error its creation
-    stopped on."""
+    and the event stream only); ClusterError if none serves it (naming the `address` given),
+    or the error its creation stopped on."""
     handle = find_control(namespace)
     if handle is None:
-        raise no_store_here(namespace)
+        raise no_store_here(namespace, address=address)
     info = control_info(handle)
     if info["error"] is not None:
         raise info["error"]
@@ -313,7 +330,7 @@ def join(address: str | None = "auto", *, namespace: str = "vault", store: str |
     ensure_ray(address, namespace, store)
     handle = find_control(namespace)
     if handle is None:
-        raise no_store_here(namespace, create=" (or vault_ray.actors.connect(store=PATH) in Python)")
+        raise no_store_here(namespace, address=address, create=" (or vault_ray.actors.connect(store=PATH) in Python)")
     info = control_info(handle)
     if info["error"] is not None:
         raise info["error"]

@@ -8,9 +8,10 @@ import sys
 import typer
 
 from . import cluster, eval, events, jobs, mcp, policy, retract, serve, session, store
+from .usage import OneLineUsage
 
 app = typer.Typer(help="vault-ray: shared memory for fleets of AI agents that does not silently overwrite itself.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False, cls=OneLineUsage)
 for group in (session, store, retract, events, cluster, serve, mcp, eval, policy, jobs):
     group.register(app)
 

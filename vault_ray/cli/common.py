@@ -113,10 +113,15 @@ def handle_errors(fn: F) -> F:
             cause = getattr(exc, "cause", None)  # a Ray task's error (quiet_ray_data): what the task raised
             exc = cause if isinstance(cause, VaultError) else exc
             said = RAY_DATA_RETRIES.split(str(exc), maxsplit=1)[0] if cause is exc else str(exc)
-            err_console.print(f"[red]error:[/red] {escape(said)}", highlight=False, soft_wrap=True)  # one line, however long
+            print_error(said)
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def print_error(said: str) -> None:
+    """`error: ...` on stderr, in one line however long (a log keeps it whole; a terminal wraps it)."""
+    err_console.print(f"[red]error:[/red] {escape(said)}", highlight=False, soft_wrap=True)
 
 
 def removes_ray_session(fn: F, *, what: str = "job") -> F:

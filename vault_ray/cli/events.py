@@ -8,7 +8,8 @@ import json
 import signal
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,12 +18,13 @@ from rich.table import Table
 
 from ..errors import InvalidInput, NotFound
 from ..events import KINDS, NOW, START, VaultEvent
-from ..webhooks import WebhookStore
+from ..webhooks import WebhookStore, check_registration
 from ..wire import encode
 from .common import (
     ADDRESS,
     HASHING,
     NAMESPACE,
+    STOP_CODES,
     STORE,
     console,
     err_console,
@@ -32,6 +34,7 @@ from .common import (
     open_vault,
     print_table,
     require_store,
+    stop_on_signals,
 )
 
 POLL_S = 0.5
@@ -54,7 +57,8 @@ def _kinds(kinds: str | None) -> list[str] | None:
 
 
 def events(
-    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing events as they happen (Ctrl-C stops)."),
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing events as they happen; Ctrl-C "
+                                "(exit code 130) or SIGTERM (143) stops it and names the cursor to go on from."),
     since: str = typer.Option(None, "--since", help="A cursor, 'start' or 'now' (default: start, or now with --follow)."),
     kinds: str = KINDS_OPTION,
     needs_user: bool = typer.Option(False, "--needs-user", help="Only events of disputes waiting for a person."),
@@ -72,31 +76,58 @@ def events(
     while it runs: to watch a store that agents write, follow a service (--url) or a cluster (--address)."""
     start = since or (NOW if follow else START)
     filters = {"kinds": _kinds(kinds), "needs_user": True if needs_user else None, "entity": entity}
-    if url:
-        if not token:
-            raise InvalidInput("--url needs --token (or VAULT_RAY_TOKEN)")
-        _print(_from_service(url, token, start, follow, filters), as_json)
-        return
-    with open_vault(store, address, namespace, hashing) as vault:
-        _print(_from_vault(vault, start, follow, filters), as_json)
+    if url and not token:
+        raise InvalidInput("--url needs --token (or VAULT_RAY_TOKEN)")
+    stream = Stream()
+    with stop_on_signals() if follow and url else nullcontext([]) as asked:  # a service's stream: Ctrl-C raises
+        try:
+            if url:
+                _print(_from_service(url, token, start, follow, filters), as_json, stream)
+            else:
+                with open_vault(store, address, namespace, hashing) as vault:
+                    _print(_from_vault(vault, start, follow, filters, stream), as_json, stream)
+        except KeyboardInterrupt:
+            if not follow:
+                raise
+            stream.signal = stream.signal or (asked[0] if asked else signal.SIGINT)
+    if stream.signal is not None:
+        err_console.print(stream.stopped(), highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(STOP_CODES[signal.Signals(stream.signal)])
+
+
+@dataclass
+class Stream:
+    """Where a printed stream stands: the cursor it read up to (of the last event printed, or of
+    the last page of a store, past events the filters left out) and the signal that stopped it."""
+
+    cursor: str | None = None
+    signal: int | None = None
+
+    def stopped(self) -> str:
+        how = "Ctrl-C" if self.signal == signal.SIGINT else "SIGTERM"
+        if self.cursor is None:
+            return f"stopped ({how}) before any event came"
+        return f"stopped ({how}): --since {self.cursor} goes on after the last event read"
 
 
 def _following(start: str, follow: bool) -> None:
     """With --follow, one line on stderr (stdout stays the events: `--json | jq`) once the store or
-    service is open and the first read begins: from then on Ctrl-C stops cleanly (`_print`)."""
+    service is open and the first read begins: from then on Ctrl-C stops cleanly (`events`)."""
     if follow:
         where = {NOW: "from now", START: "from the start"}.get(start, f"after cursor {start}")
         err_console.print(f"following events {where}; Ctrl-C stops", highlight=False, markup=False)
 
 
-def _from_vault(vault, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:  # type: ignore[no-untyped-def]
-    with _stopped_by_ctrl_c(follow) as stop:
+def _from_vault(vault, start: str, follow: bool, filters: dict,  # type: ignore[no-untyped-def]
+                stream: Stream | None = None) -> Iterator[VaultEvent]:
+    stream = stream or Stream()
+    with _stopped_between_reads(follow, stream) as stop:
         _following(start, follow)
         cursor = start
         while not stop.is_set():
             page = vault.events(since=cursor, **filters)
             yield from page
-            cursor = page.cursor
+            cursor = stream.cursor = page.cursor
             if not page.more:
                 if not follow:
                     return
@@ -104,25 +135,27 @@ def _from_vault(vault, start: str, follow: bool, filters: dict) -> Iterator[Vaul
 
 
 @contextmanager
-def _stopped_by_ctrl_c(follow: bool) -> Iterator[threading.Event]:
-    """Following a store, Ctrl-C asks the poll loop to stop between reads rather than raising
-    inside one: an interrupted DuckDB read leaves an aborted transaction for the close to wait
-    on. A second Ctrl-C raises as usual."""
+def _stopped_between_reads(follow: bool, stream: Stream) -> Iterator[threading.Event]:
+    """Following a store, Ctrl-C or SIGTERM asks the poll loop to stop between reads rather than
+    raising inside one: an interrupted DuckDB read leaves an aborted transaction for the close to
+    wait on. The signal is kept in `stream` (the exit code says which); a second one raises as usual."""
     stop = threading.Event()
     if not follow or threading.current_thread() is not threading.main_thread():
         yield stop
         return
 
-    def on_sigint(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: object) -> None:
         if stop.is_set():
             raise KeyboardInterrupt
+        stream.signal = signum
         stop.set()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    previous = {s: signal.signal(s, on_signal) for s in STOP_CODES}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
 
 
 def _from_service(url: str, token: str, start: str, follow: bool, filters: dict) -> Iterator[VaultEvent]:
@@ -142,15 +175,13 @@ def _from_service(url: str, token: str, start: str, follow: bool, filters: dict)
                 return
 
 
-def _print(found: Iterable[VaultEvent], as_json: bool) -> None:
-    try:
-        for e in found:
-            if as_json:
-                typer.echo(json.dumps(encode(e), ensure_ascii=False))
-            else:
-                console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
-    except KeyboardInterrupt:
-        pass
+def _print(found: Iterable[VaultEvent], as_json: bool, stream: Stream) -> None:
+    for e in found:
+        if as_json:
+            typer.echo(json.dumps(encode(e), ensure_ascii=False))
+        else:
+            console.print(_line(e), highlight=False, markup=False, soft_wrap=True)  # one event, one line
+        stream.cursor = e.cursor
 
 
 def _line(e: VaultEvent) -> str:
@@ -189,6 +220,7 @@ def add(url: str = typer.Argument(..., help="Where to POST each event (http:// o
         since: str = typer.Option(NOW, "--since", help="'now' (events from now on) or 'start' (the whole history first)."),
         store: str = STORE, webhooks: str = WEBHOOKS) -> None:
     """Register URL to be told of events; prints its signing secret (once) and its id."""
+    check_registration(url, secret=secret, kinds=_kinds(kinds), entity=entity, since=since)  # before the file is looked for
     hook = _hooks(store, webhooks).add(url, secret=secret, kinds=_kinds(kinds), needs_user_only=needs_user_only,
                                        entity=entity, since=since)
     typer.echo(hook.secret)

@@ -4,6 +4,7 @@ every command: 2 bad input, 3 not found, 4 store problem; 1 when an erasure is n
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 
 import typer
@@ -50,9 +51,14 @@ def erase(entity: str = typer.Argument(..., help="Entity key, e.g. user.health."
     first unless --yes; cannot be undone."""
     validate_entity(entity)
     check_retraction(decided_by, note)
-    if not yes and not typer.confirm(f"Erase every claim of {entity} and its content? This cannot be undone",
-                                     default=False, err=True):
-        err_console.print("nothing erased", highlight=False)
+    try:
+        sure = yes or typer.confirm(f"Erase every claim of {entity} and its content? This cannot be undone",
+                                    default=False, err=True)
+    except typer.Abort:  # no answer: stdin at its end (a script, `< /dev/null`) or Ctrl-C at the question
+        err_console.print("\nnothing erased: no answer to the question (--yes erases without asking)", highlight=False)
+        raise typer.Exit(1) from None
+    if not sure:
+        err_console.print(("" if sys.stdin.isatty() else "\n") + "nothing erased", highlight=False)  # piped: no echoed newline
         raise typer.Exit(1)
     with open_vault(store, address, namespace, hashing) as vault:
         before = {c.id: c.meta["erased"] for c in vault.history(entity) if isinstance(c.meta.get("erased"), dict)}

@@ -15,6 +15,7 @@ Ray and the Serve app are imported inside the command.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import shlex
 import signal
@@ -30,7 +31,7 @@ from rich.table import Table
 from ..embedders import LocalEmbedder
 from ..errors import ClusterError, InvalidInput, NotFound
 from ..storage.layout import check_not_held, check_partitions, read_meta
-from ..tokens import TokenStore
+from ..tokens import TokenStore, check_name, role_rank
 from .common import (
     HASHING,
     NAMESPACE,
@@ -92,11 +93,11 @@ def serve(
         if partitions is not None:
             check_partitions(partitions)
 
+    _check_port(host, port)  # before Ray is imported: a wrong --host or a taken port is said at once
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
     from vault_ray.backends.connect import ensure_ray, find_control, init_ray  # noqa: PLC0415
 
-    _check_port(host, port)
     own_ray = address is None
     if own_ray:
         init_ray("local", num_cpus=num_cpus, include_dashboard=False, namespace=namespace, logging_level="WARNING",
@@ -140,9 +141,19 @@ def _check_port(host: str, port: int) -> None:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's TIME_WAIT is no owner
         try:
             probe.bind((host, port))
+        except socket.gaierror as exc:  # a name that resolves to nothing
+            raise InvalidInput(f"--host {host!r} names no address ({exc.strerror}): give one of this machine's, "
+                               "e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)") from exc
         except OSError as exc:
-            raise ClusterError(f"{host}:{port} is in use ({exc.strerror}): another server listens there "
-                               "(choose --port, or stop it)") from exc
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise InvalidInput(f"--host {host!r} is no address of this machine ({exc.strerror}): give one of "
+                                   "its own, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)") from exc
+            if exc.errno == errno.EADDRINUSE:
+                raise ClusterError(f"{host}:{port} is in use ({exc.strerror}): another server listens there "
+                                   "(choose --port, or stop it)") from exc
+            raise ClusterError(f"cannot listen on {host}:{port} ({exc.strerror})"
+                               + (": ports below 1024 need privileges, choose --port 1024 or above"
+                                  if exc.errno == errno.EACCES and port < 1024 else "")) from exc
 
 
 def _check_not_served(host: str, port: int) -> None:
@@ -261,7 +272,9 @@ def add(agent: str = typer.Argument(..., help="The agent name the token's writes
     """Make a token for AGENT and print it (once: only its hash is kept)."""
     if admin and role not in (None, "admin"):
         raise InvalidInput(f"--admin and --role {role} disagree")
-    token, record = _token_store(store, tokens).add(agent, "admin" if admin else role or "agent")
+    chosen = "admin" if admin else role or "agent"
+    check_name(agent), role_rank(chosen)  # bad input is said before the store or file is looked for
+    token, record = _token_store(store, tokens).add(agent, chosen)
     typer.echo(token)
     typer.echo(f"token {record.id} for {record.agent} ({record.role})", err=True)
 

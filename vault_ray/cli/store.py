@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
+from ..engine.disputes import check_resolution
 from ..errors import ClaimNotFound, InvalidInput
 from ..render import claims_table, disputes_table, hits_table, view_table
 from ..vault import Vault
@@ -92,6 +93,7 @@ def resolve(dispute_id: str, winner: str = typer.Option(None, "--winner", help="
             note: str = typer.Option("", "--note", help="Why."), store: str = STORE, address: str = ADDRESS,
             namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Resolve DISPUTE_ID: the winner becomes active, the others superseded (or --keep-both: every value stays)."""
+    check_resolution(dispute_id, winner, decided_by, note, keep_both)  # before the store opens: bad input first
     with open_vault(store, address, namespace, hashing) as vault:
         dispute_id = _whole(dispute_id, vault, [d.id for d in vault.disputes(None)], "disputes")
         if winner is not None:
@@ -107,7 +109,7 @@ def authority(agent: str = typer.Argument(None, help="Agent to set a weight for.
               address: str = ADDRESS, namespace: str = NAMESPACE, hashing: bool = HASHING) -> None:
     """Show the authority table, or set AGENT's WEIGHT on PATTERN."""
     if misread := next((a for a in (agent, pattern) if a is not None and a.startswith("-")), None):
-        raise InvalidInput(f"no such option: {misread}")  # unknown options reach here as arguments (see register)
+        raise InvalidInput(f"no such option: {misread}; see `vault-ray authority --help`")  # unknown options: arguments here
     with open_vault(store, address, namespace, hashing or settings_only(store), create=agent is not None,
                     announce=True) as vault:
         if agent is not None:
