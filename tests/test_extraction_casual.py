@@ -54,7 +54,7 @@ READ = [
     ("im a software engineer at google", [("user.employer", "google"), ("user.job", "software engineer")]),
     ("im a nurse at kaiser", [("user.employer", "kaiser"), ("user.job", "nurse")]),
     ("im a barista at starbucks in seattle", [("user.employer", "starbucks"), ("user.job", "barista")]),
-    ("im a student at ucla", [("user.job", "student")]),  # a school, no employer
+    ("im a student at ucla", [("user.job", "student"), ("user.school", "ucla")]),  # a school, no employer
     ("im a teacher at school", [("user.job", "teacher")]),
     ("im a nurse at the hospital", [("user.job", "nurse")]),
     ("im a waiter at night", [("user.job", "waiter")]),

@@ -1,0 +1,75 @@
+"""What a new user says in passing about school and diet: a school is no employer, a diet said
+twice is one diet."""
+
+from __future__ import annotations
+
+import pytest
+from extraction_qa import facts
+
+SCHOOL = [
+    ("I'm a student at UCLA", [("user.job", "student"), ("user.school", "UCLA")]),
+    ("I'm a PhD student at MIT.", [("user.job", "PhD student"), ("user.school", "MIT")]),
+    ("I'm a second-year law student at Georgetown", [("user.job", "second-year law student"),
+                                                      ("user.school", "Georgetown")]),
+    ("I'm a freshman at Yale", [("user.school", "Yale")]),
+    ("I'm a senior at Stanford", [("user.school", "Stanford")]),
+    ("I study at MIT", [("user.school", "MIT")]),
+    ("I'm studying computer science at Berkeley", [("user.school", "Berkeley")]),
+    ("I go to NYU", [("user.school", "NYU")]),
+    ("I go to the University of Michigan", [("user.school", "University of Michigan")]),
+    ("I'm doing my PhD at Oxford", [("user.school", "Oxford")]),
+    ("I'm enrolled at Rutgers", [("user.school", "Rutgers")]),
+    ("My university is McGill", [("user.school", "McGill")]),
+    ("I studied at MIT, now at Stanford.", [("user.school", "Stanford")]),  # a school after a school
+    ("I studied at Yale, now I'm at Harvard.", [("user.school", "Harvard")]),
+    ("I'm a student at UCLA and I work at Starbucks", [("user.employer", "Starbucks"), ("user.job", "student"),
+                                                      ("user.school", "UCLA")]),
+    # an internship is a job; a senior or junior in a job title is no student
+    ("I'm an intern at Google", [("user.employer", "Google"), ("user.job", "intern")]),
+    ("I'm interning at Google", [("user.employer", "Google")]),
+    ("I'm a senior engineer at Google", [("user.employer", "Google"), ("user.job", "senior engineer")]),
+    ("I'm a professor at Stanford", [("user.employer", "Stanford"), ("user.job", "professor")]),
+    ("I work at UCLA", [("user.employer", "UCLA")]),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), SCHOOL)
+def test_a_school_is_where_the_user_studies_and_no_employer(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
+
+
+NO_SCHOOL = [
+    "I go to the gym", "I attend church", "I study at home", "i study at night", "I study at the library",
+    "my school is great", "I want to study at Oxford", "If I go to Harvard I'll be happy", "I used to study at MIT",
+    "My daughter is a student at UCLA", "my son goes to NYU",
+]
+
+
+@pytest.mark.parametrize("said", NO_SCHOOL)
+def test_no_school_where_none_is_said_as_the_users(reasoner, said):
+    assert [f for f in facts(reasoner, said) if f[0] in ("user.school", "user.employer")] == []
+
+
+DIET = [
+    ("I'm vegan, I don't eat meat", [("user.diet", "vegan")]),
+    ("I'm vegan and I don't eat meat", [("user.diet", "vegan")]),
+    ("I don't eat meat, I'm vegan", [("user.diet", "vegan")]),
+    ("I'm vegan. I don't eat meat.", [("user.diet", "vegan")]),
+    ("I'm vegetarian and vegan", [("user.diet", "vegan")]),
+    ("I'm vegetarian, I don't eat meat", [("user.diet", "vegetarian")]),
+    ("I'm pescatarian, I don't eat meat", [("user.diet", "pescatarian")]),
+    ("I'm raw vegan, I don't eat meat", [("user.diet", "raw vegan")]),
+    ("I'm plant based, I don't eat meat", [("user.diet", "vegan")]),
+    ("I'm keto and low carb", [("user.diet", "keto")]),
+    # diets that say different things, a correction, a denial: as said
+    ("I'm vegan and gluten free", [("user.diet", "gluten-free"), ("user.diet", "vegan")]),
+    ("I'm vegan, sorry, vegetarian", [("user.diet", "vegetarian")]),
+    ("I'm not vegan, I'm vegetarian", [("user.diet", "vegetarian")]),
+    ("I'm vegan and my wife is vegetarian", [("user.diet", "vegan")]),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), DIET)
+def test_a_diet_said_twice_in_other_words_is_the_stricter_one(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
+
