@@ -1,5 +1,5 @@
-"""What a new user says in passing about school and diet: a school is no employer, a diet said
-twice is one diet."""
+"""What a new user says in passing about school, diet and names: a school is no employer, a diet
+said twice is one diet, a known name is written as it is spelled."""
 
 from __future__ import annotations
 
@@ -72,4 +72,37 @@ DIET = [
 @pytest.mark.parametrize(("said", "want"), DIET)
 def test_a_diet_said_twice_in_other_words_is_the_stricter_one(reasoner, said, want):
     assert facts(reasoner, said) == sorted(want)
+
+
+CASED = [
+    # a known name typed in lower case is written as it is spelled
+    ("no longer at google, im at meta now", [("user.employer", "Meta")]),
+    ("i work at ibm", [("user.employer", "IBM")]),
+    ("i work at openai", [("user.employer", "OpenAI")]),
+    ("i live in berlin", [("user.location", "Berlin")]),
+    ("i moved to san francisco", [("user.location", "San Francisco")]),
+    ("i live in portland, oregon", [("user.location", "Portland, Oregon")]),
+    ("i live in austin tx", [("user.location", "Austin TX")]),
+    ("i live in the uk", [("user.location", "the UK")]),
+    ("im from germany", [("user.hometown", "Germany")]),
+    ("i moved to sao paulo", [("user.location", "Sao Paulo")]),
+    ("i go to ucla", [("user.school", "UCLA")]),
+    ("i quit google", [("user.employer", "not:Google")]),
+    # a name no list knows, one typed with a capital, or no name at all: as typed
+    ("i work at nimbus", [("user.employer", "nimbus")]),
+    ("i work at eBay", [("user.employer", "eBay")]),
+    ("I live in NYC", [("user.location", "NYC")]),
+    ("my name is john smith", [("user.name", "john smith")]),
+    ("im allergic to peanuts", [("user.allergies", "peanuts")]),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), CASED)
+def test_a_known_name_typed_in_lower_case_is_written_as_spelled(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
+
+
+def test_the_statement_stored_writes_the_name_as_its_value_does(reasoner):
+    (fact,) = reasoner.extract_turn("i work at google").facts
+    assert (fact.value, fact.text) == ("Google", "The user works at Google")
 

@@ -21,6 +21,7 @@ from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import amends, asides, casual, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
 from . import clauses as cl
 from .base import Extraction
+from .casing import cased
 from .couples import couple_frame
 from .diets import strictest
 from .expenses import expense_frame, set_by_another
@@ -208,7 +209,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
     facts = later.later_wins(dated.latest(facts, years, _MANY), now, _MANY)  # "..., we divorced in 2021": divorced
-    facts = strictest(facts)  # "I'm vegan, I don't eat meat": vegan, not vegetarian too
+    facts = cased(strictest(facts))  # "I'm vegan, I don't eat meat": vegan only; "i live in berlin": Berlin
     return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
 
 
