@@ -1,5 +1,6 @@
-"""What a new user says in passing about school, diet and names: a school is no employer, a diet
-said twice is one diet, a known name is written as it is spelled."""
+"""What a new user says in passing about school, diet, names and with a typo: a school is no
+employer, a diet said twice is one diet, a known name is written as it is spelled, and a typo in a
+word the rules read is read through, never into a wrong fact."""
 
 from __future__ import annotations
 
@@ -106,3 +107,37 @@ def test_the_statement_stored_writes_the_name_as_its_value_does(reasoner):
     (fact,) = reasoner.extract_turn("i work at google").facts
     assert (fact.value, fact.text) == ("Google", "The user works at Google")
 
+
+TYPOS = [
+    ("i moved too Berlin", [("user.location", "Berlin")]),
+    ("i moved too berlin", [("user.location", "Berlin")]),
+    ("my timezome is PST", [("user.timezone", "PST")]),
+    ("I work att Google", [("user.employer", "Google")]),
+    ("i work forr Acme", [("user.employer", "Acme")]),
+    ("i live inn Boston", [("user.location", "Boston")]),
+    ("i live in teh uk", [("user.location", "the UK")]),
+    ("my birhtday is March 3", [("user.birthday", "March 3")]),
+    ("im vegitarian", [("user.diet", "vegetarian")]),
+    ("I'm alergic to peanuts", [("user.allergies", "peanuts")]),
+    ("I'm allergic too peanuts", [("user.allergies", "peanuts")]),  # was the allergy "o peanuts"
+    ("my compnay is Acme", [("user.employer", "Acme")]),
+    ("my email is teh.birhtday@compnay.com", [("user.email", "teh.birhtday@compnay.com")]),  # an address as typed
+]
+
+
+@pytest.mark.parametrize(("said", "want"), TYPOS)
+def test_a_typo_no_other_word_is_read_through(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
+
+
+NO_FACT_FROM_A_TYPO = [
+    # "too" said as "too", a word one typo from a trigger that is a word itself: no fact
+    "I moved too fast", "i moved too much", "I moved too many times", "I work too much", "i live too far from work",
+    "I'm allergic too", "my wife is allergic to cats and I'm allergic too", "my employee is Sam",
+    "there are three of us", "i relocate to Denver next year",
+]
+
+
+@pytest.mark.parametrize("said", NO_FACT_FROM_A_TYPO)
+def test_a_typo_that_may_be_another_word_makes_no_fact(reasoner, said):
+    assert facts(reasoner, said) == []

@@ -315,7 +315,7 @@ def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
 
 
 _ALLERGIC = re.compile(r"(?:\bi'm|^(?:we're|we are|i are)(?: both| all)?) "  # "My wife and I are allergic to ...": we
-                       r"(?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
+                       r"(?:severely |very |mildly |deathly |quite |also |highly )?allergic to\b:?\s*(?P<v>.+)$"
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad) )?(?!(?:no|any)\b)(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
