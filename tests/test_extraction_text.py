@@ -42,7 +42,7 @@ def test_a_school_is_where_the_user_studies_and_no_employer(reasoner, said, want
 NO_SCHOOL = [
     "I go to the gym", "I attend church", "I study at home", "i study at night", "I study at the library",
     "my school is great", "I want to study at Oxford", "If I go to Harvard I'll be happy", "I used to study at MIT",
-    "My daughter is a student at UCLA", "my son goes to NYU",
+    "My daughter is a student at UCLA", "my son goes to NYU", "I'm a student of history", "I'm a student at 25",
 ]
 
 

@@ -66,7 +66,8 @@ def school_frame(n: str) -> list[Draft]:
     if m:
         raw = next(m.group(g) for g in "vwxyzs" if m.group(g))
         sep = (m.group("sep") or "").lower()
-        return _school(raw, strict=sep == "in" or bool(m.group("z")))  # "a student in Paris": a place
+        # "a student in Paris": a place; "a student of history": a subject
+        return _school(raw, strict=sep in ("in", "of") or bool(m.group("z")))
     m = _GO.search(n)
     return _school(m.group("v"), strict=True) if m else []
 
@@ -76,7 +77,7 @@ def _school(raw: str, *, strict: bool) -> list[Draft]:
     name = org_name(re.split(r"\s+(?:for|since|until|from|and|but|so|because|while|part[- ]time|full[- ]time)\b", raw,
                              maxsplit=1, flags=IC)[0])
     name = THE.sub("", cut(name or ""))
-    if not name or _NOT_SCHOOLS.match(name) or person(name) or (name.islower() and not (lower_name(name) or
+    if not name[:1].isalpha() or _NOT_SCHOOLS.match(name) or person(name) or (name.islower() and not (lower_name(name) or
                                                                                            name in SCHOOLS)):
         return []
     if gazetteer.find_place(name) and name.lower() not in SCHOOLS:
