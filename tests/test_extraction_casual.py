@@ -12,20 +12,20 @@ from vault_ray import RegistryEntry, Vault, values
 
 READ = [
     # the employer said in lower case, changed in one message
-    ("no longer at google, im at meta now", [("user.employer", "meta")]),
-    ("im no longer at google, im at meta now", [("user.employer", "meta")]),
-    ("not at google anymore, im at meta now", [("user.employer", "meta")]),
-    ("no longer at google. im at meta now", [("user.employer", "meta")]),
-    ("i used to work at amazon now im at microsoft", [("user.employer", "microsoft")]),
-    ("i worked at google now im at starbucks", [("user.employer", "starbucks")]),
-    ("i left google now im at meta", [("user.employer", "meta")]),
-    ("i work at meta", [("user.employer", "meta")]),
-    ("my job is at deloitte", [("user.employer", "deloitte")]),
-    ("my new job is at amazon", [("user.employer", "amazon")]),
+    ("no longer at google, im at meta now", [("user.employer", "Meta")]),
+    ("im no longer at google, im at meta now", [("user.employer", "Meta")]),
+    ("not at google anymore, im at meta now", [("user.employer", "Meta")]),
+    ("no longer at google. im at meta now", [("user.employer", "Meta")]),
+    ("i used to work at amazon now im at microsoft", [("user.employer", "Microsoft")]),
+    ("i worked at google now im at starbucks", [("user.employer", "Starbucks")]),
+    ("i left google now im at meta", [("user.employer", "Meta")]),
+    ("i work at meta", [("user.employer", "Meta")]),
+    ("my job is at deloitte", [("user.employer", "Deloitte")]),
+    ("my new job is at amazon", [("user.employer", "Amazon")]),
     # a correction without its comma, or with "sorry I mean"
-    ("i live in denver sorry i mean boulder", [("user.location", "boulder")]),
+    ("i live in denver sorry i mean boulder", [("user.location", "Boulder")]),
     ("I live in Denver, sorry I mean Boulder.", [("user.location", "Boulder")]),
-    ("i work at google i mean meta", [("user.employer", "meta")]),
+    ("i work at google i mean meta", [("user.employer", "Meta")]),
     ("I work at Google. Oops, I mean Meta.", [("user.employer", "Meta")]),
     # apostrophes left out
     ("i dont eat meat", [("user.diet", "vegetarian")]),
@@ -37,38 +37,38 @@ READ = [
     ("my name is john smith", [("user.name", "john smith")]),
     ("my name is john lol", [("user.name", "john")]),
     ("my names mike", [("user.name", "mike")]),
-    ("moved to berlin last year", [("user.location", "berlin")]),
-    ("i live in berlin atm", [("user.location", "berlin")]),
-    ("i work at google and live in seattle", [("user.employer", "google"), ("user.location", "seattle")]),
+    ("moved to berlin last year", [("user.location", "Berlin")]),
+    ("i live in berlin atm", [("user.location", "Berlin")]),
+    ("i work at google and live in seattle", [("user.employer", "Google"), ("user.location", "Seattle")]),
     ("i speak spanish and french", [("user.language", "french"), ("user.language", "spanish")]),
     ("im married with 2 kids", [("user.family", "2 children"), ("user.marital_status", "married")]),
     # a correction's "i mean" that amends nothing
-    ("i work at google sorry i mean it", [("user.employer", "google")]),
-    ("i live in denver i mean its cold here", [("user.location", "denver")]),
+    ("i work at google sorry i mean it", [("user.employer", "Google")]),
+    ("i live in denver i mean its cold here", [("user.location", "Denver")]),
     ("my company is acme", [("user.employer", "acme")]),
     ("My company is Great Clips.", [("user.employer", "Great Clips")]),
     ("i work at new relic", [("user.employer", "new relic")]),
     ("I live with my sisters in Boston.", [("user.location", "Boston")]),
     ("i have yoga at 7", [("user.schedule.yoga", "at 7")]),
     # a job and where it is done, in lower case
-    ("im a software engineer at google", [("user.employer", "google"), ("user.job", "software engineer")]),
-    ("im a nurse at kaiser", [("user.employer", "kaiser"), ("user.job", "nurse")]),
-    ("im a barista at starbucks in seattle", [("user.employer", "starbucks"), ("user.job", "barista")]),
-    ("im a student at ucla", [("user.job", "student")]),  # a school, no employer
+    ("im a software engineer at google", [("user.employer", "Google"), ("user.job", "software engineer")]),
+    ("im a nurse at kaiser", [("user.employer", "Kaiser"), ("user.job", "nurse")]),
+    ("im a barista at starbucks in seattle", [("user.employer", "Starbucks"), ("user.job", "barista")]),
+    ("im a student at ucla", [("user.job", "student"), ("user.school", "UCLA")]),  # a school, no employer
     ("im a teacher at school", [("user.job", "teacher")]),
     ("im a nurse at the hospital", [("user.job", "nurse")]),
     ("im a waiter at night", [("user.job", "waiter")]),
     ("i work at a small company called nimbus", [("user.employer", "nimbus")]),
     ("I work for a tech startup named Zapp.", [("user.employer", "Zapp")]),
     # shouted, or with a smiley
-    ("I WORK AT GOOGLE", [("user.employer", "google")]),  # no time zone "AT"
-    ("I LIVE IN BERLIN", [("user.location", "berlin")]),
-    ("i live in berlin :)", [("user.location", "berlin")]),
+    ("I WORK AT GOOGLE", [("user.employer", "Google")]),  # no time zone "AT"
+    ("I LIVE IN BERLIN", [("user.location", "Berlin")]),
+    ("i live in berlin :)", [("user.location", "Berlin")]),
     ("I'm in PST :D", [("user.timezone", "PST")]),
     # two statements run on without a comma
-    ("i work at google im an engineer", [("user.employer", "google"), ("user.job", "engineer")]),
-    ("i live in austin i work at dell", [("user.employer", "dell"), ("user.location", "austin")]),
-    ("my name is sam i live in denver", [("user.location", "denver"), ("user.name", "sam")]),
+    ("i work at google im an engineer", [("user.employer", "Google"), ("user.job", "engineer")]),
+    ("i live in austin i work at dell", [("user.employer", "Dell"), ("user.location", "Austin")]),
+    ("my name is sam i live in denver", [("user.location", "Denver"), ("user.name", "sam")]),
 ]
 
 
@@ -123,6 +123,6 @@ def test_a_lower_case_change_of_employer_replaces_the_stored_one(tmp_path, local
         chat.add("i work at google")
         result = chat.add("no longer at google, im at meta now")
         chat.add("my bank is chase")
-        assert [(d.entity, d.value) for d in result.decisions] == [("user.employer", "meta")]
-        assert vault.get("user.employer").values == ("meta",)
+        assert [(d.entity, d.value) for d in result.decisions] == [("user.employer", "Meta")]
+        assert vault.get("user.employer").values == ("Meta",)
         assert vault.get("user.bank").values == ("chase",)

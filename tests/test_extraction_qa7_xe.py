@@ -27,7 +27,7 @@ def users(*turns: str) -> list[dict[str, str]]:
     ("I work at Google.", "I was let go last week", "not:Google"),
     ("I work at Google.", "I quit my job two weeks ago", "not:Google"),
     ("I'm a nurse at St Mary's.", "I lost my job", "not:St Mary's"),
-    ("i work at google", "i quit my job lol", "not:google"),
+    ("i work at google", "i quit my job lol", "not:Google"),
     ("I work at Acme.", "i quit acme last week", "not:Acme"),  # a name said in lower case, said before
 ])
 def test_leaving_an_unnamed_job_leaves_the_employer_said_earlier(reasoner, earlier, said, want):
@@ -59,9 +59,9 @@ def test_leaving_with_no_employer_to_name_stores_none(reasoner, earlier, said):
 
 
 @pytest.mark.parametrize(("said", "want"), [
-    ("i quit google", [("user.employer", "not:google")]),
-    ("i left stripe last week", [("user.employer", "not:stripe")]),
-    ("i left microsoft after 5 years", [("user.employer", "not:microsoft")]),
+    ("i quit google", [("user.employer", "not:Google")]),
+    ("i left stripe last week", [("user.employer", "not:Stripe")]),
+    ("i left microsoft after 5 years", [("user.employer", "not:Microsoft")]),
     ("I quit my job for good", []),
     ("I quit my job for personal reasons", []),
     ("I quit my job for Meta", []),  # the new one, or the old: not said

@@ -43,7 +43,7 @@ NOTHING = [
     "I live in Chicago, according to my husband.",
     # C23: a stay with an end, a school, a visit
     "I used to live in Boston, now I'm in Paris until Friday.", "I used to live in Austin, now I'm in Rome until tomorrow.",
-    "I studied at MIT, now at Stanford.", "I studied at Yale, now I'm at Harvard.",
+    # (after a school the now part is a school: user.school, test_extraction_text.py)
     "I worked at Google, now I'm at Meta for a conference.", "I worked at Google, now I'm at Meta's competitor.",
 ]
 

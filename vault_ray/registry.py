@@ -157,6 +157,8 @@ BUILTIN_ENTRIES: tuple[RegistryEntry, ...] = (
     # slots the patterns read that need no prototype statements: registered so that entity
     # resolution never folds them into a look-alike (an age is no birthday)
     RegistryEntry("user.age", "the user's age in years", "one", ()),
+    RegistryEntry("user.school", "the school, college or university the user studies at (an employer is user.employer)",
+                  "one", ("user.education", "user.university", "user.college")),
     RegistryEntry("user.email", "the user's email address", "one", ("user.email_address",)),
     RegistryEntry("user.phone", "the user's phone number", "one", ("user.phone_number",)),
     RegistryEntry(

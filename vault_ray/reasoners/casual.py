@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from .base import Message, as_messages
+from .typos import mended
 
 IC = re.IGNORECASE
 
@@ -64,7 +65,7 @@ def spelled(text: str) -> str:
     vegan"), "rn" / "atm" said whole, a correction's "i mean" set off by a comma, capitals and smileys dropped."""
     if not re.search(r"[a-z]", text) and len(re.findall(r"[A-Z]{2,}", text)) >= 2:
         text = text.lower()  # "I WORK AT GOOGLE" is no zone "AT": shouted, read as typed in lower case
-    text = _WORDS.sub(_spell, _SMILEY.sub("", text))
+    text = _WORDS.sub(_spell, _SMILEY.sub("", mended(text)))  # "my timezome": a typo no other word is, read through
     text = _WHOSE.sub(lambda m: f"{m.group('my')} {m.group('who')}'s", _LETS.sub("let's ", text))
     text = _KIN_SAID.sub(lambda m: f"{m.group('my')} {_KIN[m.group('who').lower()]}", text)
     text = _NOW_SAID.sub(lambda m: "right now" if m.group(0).lower() == "rn" else "at the moment", text)

@@ -21,13 +21,16 @@ from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import amends, asides, casual, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
 from . import clauses as cl
 from .base import Extraction
+from .casing import cased
 from .couples import couple_frame
+from .diets import strictest
 from .expenses import expense_frame, set_by_another
 from .finders import typed_value
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES
 from .frames_change import change_frame
 from .frames_names import name_part_frame
+from .frames_school import school_frame
 from .frames_zone import zone_frame
 from .gone import GONE, NAMED_GONE
 from .job_place import job_place_frame
@@ -43,7 +46,8 @@ _TEMPLATES = {
     "user.budget": "The user's budget is {}", "user.payment.method": "The user pays with {}",
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
-ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame)
+ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame,
+             school_frame)
 
 
 _OWN_CHANGES = frozenset({"user.location", "user.hometown", "user.employer"})
@@ -205,6 +209,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
     facts = later.later_wins(dated.latest(facts, years, _MANY), now, _MANY)  # "..., we divorced in 2021": divorced
+    facts = cased(strictest(facts))  # "I'm vegan, I don't eat meat": vegan only; "i live in berlin": Berlin
     return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
 
 

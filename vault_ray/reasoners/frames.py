@@ -15,6 +15,7 @@ from .frames_birthday import birthday_frame
 from .frames_change import SCHEDULE_MOVED, eats_again
 from .frames_family import family_frame
 from .frames_names import name_frame
+from .frames_school import studies
 from .introductions import introduced
 from .leaving import left_employer
 from .lexicon import (
@@ -190,10 +191,6 @@ _SOMEONE_ELSES_JOB = re.compile(r"^(?:married|engaged|dating|seeing|related|frie
 """A job said after a relation to someone ("married to a nurse", "dating a doctor"): the other person's."""
 
 
-_STUDENT = re.compile(r"\b(?:student|undergrad(?:uate)?|freshman|sophomore|junior|senior|phd|grad)\b", IC)
-"""Where a student is said to be ("a student at ucla"): a school, no employer said in lower case."""
-
-
 def job_frame(n: str) -> list[Draft]:
     n = _STAY_HOME.sub("stay-at-home", n)  # "a stay at home dad": one word, no employer "home dad"
     m = _JOB_NOT.search(n)
@@ -217,8 +214,8 @@ def job_frame(n: str) -> list[Draft]:
     org = firm.group(0) if firm else cut(re.split(where, said, maxsplit=1)[0])
     named = any(is_capitalized(w) for w in org.split()) and not a_person(org)  # "for 20 years", "for Sarah": no employer
     sep = (m.group("sep") or "").lower()
-    named = named or org.lower() in COMPANIES or (sep == "at" and lower_name(org) and not _STUDENT.search(job))  # "at kaiser"
-    if org and named and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
+    named = named or org.lower() in COMPANIES or (sep == "at" and lower_name(org))  # "at kaiser"
+    if org and named and not studies(job) and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
             not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))
     return out
@@ -318,7 +315,7 @@ def _pet(count: str | None, species: str, called: str | None = None) -> Draft:
 
 
 _ALLERGIC = re.compile(r"(?:\bi'm|^(?:we're|we are|i are)(?: both| all)?) "  # "My wife and I are allergic to ...": we
-                       r"(?:severely |very |mildly |deathly |quite |also |highly )?allergic to:?\s*(?P<v>.+)$"
+                       r"(?:severely |very |mildly |deathly |quite |also |highly )?allergic to\b:?\s*(?P<v>.+)$"
                        r"|^my (?:food )?allergies(?: are| include|:)\s*(?P<u>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad)\s+)?allerg(?:y|ies) to (?P<y>.+)$"
                        r"|\bi have (?:an? )?(?:(?:severe|mild|serious|bad) )?(?!(?:no|any)\b)(?P<w>[\w\- ]+?) allerg(?:y|ies)\b"
