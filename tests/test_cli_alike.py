@@ -89,7 +89,7 @@ PYTHON_NAMES = re.compile(r"(?<![-\w])(decided_by|keep_both|dispute_id|claim_id|
     (["resolve", "{dispute}"], 2, "give --winner CLAIM_ID, or --keep-both to keep every value"),
     (["resolve", "{dispute}", "--winner", "{claim}", "--keep-both"], 2,
      "give --winner or --keep-both, not both: --winner '{claim}' makes its value the only active one"),
-    (["resolve", "{dispute}", "--keep-both"], 1, "--keep-both needs a 'many' entity"),
+    (["resolve", "{dispute}", "--keep-both"], 2, "--keep-both needs a 'many' entity"),  # as a --winner not of it
     (["resolve", "{dispute}", "--keep-both", "--by", "rule:me"], 2, "--by 'rule:me' starts with 'rule:'"),
     (["resolve", "{dispute}", "--winner", "x" * 200], 2, "--winner must be a non-empty string of at most 128 characters, got"),
     (["resolve", "d\x01", "--keep-both"], 2, "DISPUTE_ID has a control character"),

@@ -90,8 +90,8 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def exit_code(exc: VaultError) -> int:
-    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and exc.winner is not None):
-        return 2  # bad input; a winner that is no claim of its dispute too
+    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and (exc.winner is not None or exc.keep_both)):
+        return 2  # bad input; a winner that is no claim of its dispute, or --keep-both of a 'one' entity, too
     if isinstance(exc, NotFound):
         return 3
     if isinstance(exc, StoreError | ClusterError):
