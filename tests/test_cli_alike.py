@@ -172,3 +172,13 @@ def test_an_empty_note_is_still_no_note(tmp_path):
         claim = vault.agent("a").add("I'm in PST").decisions[0].claim_id
     got = runner.invoke(app, ["retract", claim, "--by", "me", "--note", "", "--store", path, "--hashing"])
     assert got.exit_code == 0 and "retracted" in got.stdout, got.output
+
+
+def test_a_setting_of_evals_config_file_keeps_the_name_written_in_the_file(tmp_path, monkeypatch):
+    """`eval --config` takes the settings its options take, under their Python names: a bad one is
+    said with the key the user wrote in the file, not as an option they did not type."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "world.toml").write_text("[eval]\njudge_accuracy = 2\n")
+    said = one_error(runner.invoke(app, ["eval", "--config", "world.toml", "-n", "3"]), 2)
+    assert said == "judge_accuracy must be in [0, 1], got 2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["world.toml"]

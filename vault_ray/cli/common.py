@@ -103,10 +103,11 @@ RAY_DATA_RETRIES = re.compile(r"\nFailed to .* attempts \(total backoff ")
 """Where Ray Data's note on its retries begins, which it appends to a failed task's error message."""
 
 
-def handle_errors(fn: F) -> F:
+def handle_errors(fn: F, *, as_options: bool = True) -> F:
     """One line on stderr and an exit code for every error of the tree, naming the command's
-    options where the library's message names a Python parameter (names.py)."""
-    names = command_line_names(fn)
+    options where the library's message names a Python parameter (names.py; not `as_options`:
+    a command whose settings also come from a file, whose keys are those names)."""
+    names = command_line_names(fn) if as_options else {}
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -7,6 +7,7 @@ Ray, pyarrow and matplotlib are imported only when the command runs."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -44,7 +45,6 @@ from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run w
     partial_dir,
     reads_scenarios_of,
 )
-from .names import as_typed, command_line_names
 
 DEFAULT_POLICIES = "lww,recency,authority,consensus,judge,mixed"
 SHORT = {  # the terminal table; report.md has every column, with intervals
@@ -96,7 +96,8 @@ HASHING_FROM_STORE = typer.Option(
 
 def register(app: typer.Typer) -> None:
     @app.command("eval")
-    @handle_errors  # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
+    @functools.partial(handle_errors, as_options=False)  # --config's keys are the settings' Python names
+    # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
     @removes_ray_session  # of a Ray started here, at exit; kept when the run fails
     @stopped("interrupted: nothing was written to --out (an earlier run's files there are as they were)")
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int | None = SEED,
@@ -140,8 +141,7 @@ def register(app: typer.Typer) -> None:
                     report = move_in(work, out, keep_scenarios=reads_scenarios_of(out, input_dir))
             _say_written(out, report)
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {escape(as_typed(str(exc), command_line_names(eval_)))}", highlight=False,
-                              soft_wrap=True)
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         finally:  # a run that failed before writing anything leaves no empty OUT behind
             if made and out.is_dir() and not any(out.iterdir()):
