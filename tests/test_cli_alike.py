@@ -182,3 +182,22 @@ def test_a_setting_of_evals_config_file_keeps_the_name_written_in_the_file(tmp_p
     said = one_error(runner.invoke(app, ["eval", "--config", "world.toml", "-n", "3"]), 2)
     assert said == "judge_accuracy must be in [0, 1], got 2"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["world.toml"]
+
+
+@pytest.mark.parametrize("message, said", [
+    ("decided_by must name who decided, got ''", "--by must name who decided, got ''"),
+    ("winner must be a non-empty string of at most 128 characters or None, got 'x'",
+     "--winner must be a non-empty string of at most 128 characters, got 'x'"),
+    ("dispute_id has a control character", "DISPUTE_ID has a control character"),
+    # what is not the parameter stays as the library wrote it
+    ("store 'st' is held by another process", "store 'st' is held by another process"),
+    ("the winner is the claim the store keeps", "the winner is the claim the store keeps"),
+    ("no claim with id 'decided_by'", "no claim with id 'decided_by'"),
+])
+def test_only_the_words_that_are_a_parameter_are_said_as_options(message, said):
+    from vault_ray.cli.names import as_typed, command_line_names
+    from vault_ray.cli.store import resolve
+
+    names = command_line_names(resolve)
+    assert names["decided_by"] == "--by" and names["dispute_id"] == "DISPUTE_ID" and "store" in names
+    assert as_typed(message, names) == said

@@ -19,8 +19,8 @@ PHRASES = (  # the library's own wording of a choice between two parameters, sai
      "give --winner CLAIM_ID, or --keep-both to keep every value"),
     (re.compile(r"\bgive a winner or keep_both, not both: winner\b"), "give --winner or --keep-both, not both: --winner"),
 )
-SUBJECT = r"(?:^|(?<=: )|(?<=; )|(?<=, )){name}(?=:| (?:must|is|needs|has)\b)"
-"""A one-word parameter where it is what a clause is about: "k must be", "since is", "mixed: ..."."""
+SUBJECT = r"(?:^|(?<=: )|(?<=; )|(?<=, )){name}(?= (?:must|is|needs|has)\b)"
+"""A one-word parameter where it is what a clause is about: "k must be", "since is"."""
 
 
 def command_line_names(fn: Callable[..., Any]) -> dict[str, str]:
