@@ -3,7 +3,7 @@ it checked (`decided_by must name who decided`, `keep_both=True`); a user of `va
 `--by` and `--keep-both`, so each message of a command is said with the names of that command's options
 (and arguments: `dispute_id` is DISPUTE_ID), read from the command's own signature. Only the words that
 are the parameter are changed: a snake_case name wherever it stands, a one-word name (`winner`, `k`,
-`since`) where it is what the message is about (the start of a clause, before "must", "is", "needs")."""
+`since`) where it is what the message is about (starting a clause, before "must", "is", "needs", "has")."""
 
 from __future__ import annotations
 
