@@ -161,6 +161,7 @@ def test_an_empty_value_is_refused_as_empty_on_every_text_option(tmp_path, monke
 @pytest.mark.parametrize("args, said", [
     (["events", "--since", " "], "--since is blank (only spaces): give a value, or leave the option out"),
     (["get", "user.timezone", "--address", ""], "--address is empty: give a value, or leave the option out"),
+    (["events", "--kinds", " , "], "--kinds names no kind, got ' , ': give claim_added, claim_superseded, ... or leave"),
 ])
 def test_a_blank_or_empty_value_is_never_read_as_the_option_left_out(store, args, said):
     assert one_error(runner.invoke(app, [*args, "--store", store[0], "--hashing"]), 2).startswith(said)
