@@ -4,7 +4,7 @@ M1: `erase` run again on an erased entity says who erased it first, never the ne
 M3: the `events` table shows a claim event's claim id (and the dispute id beside it).
 M4: ids a user must type next are never cut in a piped (80-column) table; `--json` on the
     webhook and cluster status commands.
-L1: `resolve --winner ""` is refused as empty."""
+L1: `resolve --winner ""` is refused as empty (as every empty value: test_cli_alike.py)."""
 
 from __future__ import annotations
 
@@ -188,12 +188,13 @@ def test_resolve_refuses_an_empty_winner_as_empty(store, winner):
     _, _, dispute = disputed(store)
     done = run(store, "resolve", dispute, "--winner", winner)
     assert done.exit_code == 2
-    assert "winner must be a non-empty string" in done.output and "starts" not in done.output
+    assert "--winner is " in done.output and "give a value" in done.output and "starts" not in done.output
     with Vault.open(store, embedder=HashingEmbedder()) as vault:
         assert vault.dispute(dispute).status == "open"  # nothing changed
-    for command in (["explain", winner], ["retract", winner, "--by", "ana"], ["resolve", winner, "--keep-both"]):
+    for command, named in ((["explain", winner], "CLAIM_ID"), (["retract", winner, "--by", "ana"], "CLAIM_ID"),
+                           (["resolve", winner, "--keep-both"], "DISPUTE_ID")):
         refused = run(store, *command)
-        assert refused.exit_code == 2 and "must be a non-empty string" in refused.output, command
+        assert refused.exit_code == 2 and f"argument {named} is " in refused.output, command
 
 
 def test_an_ambiguous_start_of_an_id_names_what_it_starts(store):

@@ -165,11 +165,16 @@ def did_you_mean(keys: list[str] | tuple[str, ...]) -> str:
 class DisputeError(VaultError):
     winner: str | None = None
     """The winner named, when it is no claim of the dispute (bad input: the CLI exits 2)."""
+    keep_both: bool = False
+    """True when keep_both was asked of a dispute on a 'one' entity (bad input too: the CLI exits 2)."""
 
-    def __init__(self, message: str, *, dispute_id: str | None = None, winner: str | None = None) -> None:
+    def __init__(self, message: str, *, dispute_id: str | None = None, winner: str | None = None,
+                 keep_both: bool = False) -> None:
         self.dispute_id = dispute_id
         if winner is not None:
             self.winner = winner
+        if keep_both:
+            self.keep_both = True
         super().__init__(message)
 
 

@@ -32,7 +32,7 @@ from ..errors import ClusterError, InvalidInput
 from ..policy_file import read_policy_file
 from ..storage.layout import check_index, check_not_held, check_partitions
 from . import head_logs
-from .common import console, err_console, handle_errors, id_column, print_table, stopped, warned_on_stderr
+from .common import console, err_console, handle_errors, id_column, print_table, require_input, stopped, warned_on_stderr
 
 HEAD_START_TIMEOUT_S = 120.0
 HEAD_STOP_TIMEOUT_S = 60.0
@@ -83,6 +83,8 @@ def up(
     Ray cannot keep them on 127.0.0.1: firewall them where others reach the machine.
 
     See docs/cluster.md, "Network exposure"."""
+    if policy_file:
+        require_input(policy_file, "policy file")  # not found, as a mistyped --store
     policy = read_policy_file(policy_file) if policy_file else None
     options = _read_json(actor_options, "--actor-options") if actor_options else None
     embedder = HashingEmbedder() if hashing else LocalEmbedder()  # only its name and size are needed here

@@ -43,6 +43,7 @@ from ..models import EPOCH_TEXT, as_utc
 from ..texts import shown
 from ..vault import Vault
 from ..wire import encode
+from .names import as_typed, command_line_names
 
 console = Console()
 err_console = Console(stderr=True)  # errors and notices: stdout stays the answer (`X=$(vault-ray ...)`)
@@ -89,8 +90,8 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def exit_code(exc: VaultError) -> int:
-    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and exc.winner is not None):
-        return 2  # bad input; a winner that is no claim of its dispute too
+    if isinstance(exc, InvalidInput) or (isinstance(exc, DisputeError) and (exc.winner is not None or exc.keep_both)):
+        return 2  # bad input; a winner that is no claim of its dispute, or --keep-both of a 'one' entity, too
     if isinstance(exc, NotFound):
         return 3
     if isinstance(exc, StoreError | ClusterError):
@@ -102,8 +103,11 @@ RAY_DATA_RETRIES = re.compile(r"\nFailed to .* attempts \(total backoff ")
 """Where Ray Data's note on its retries begins, which it appends to a failed task's error message."""
 
 
-def handle_errors(fn: F) -> F:
-    """One line on stderr and an exit code for every error of the tree."""
+def handle_errors(fn: F, *, as_options: bool = True) -> F:
+    """One line on stderr and an exit code for every error of the tree, naming the command's
+    options where the library's message names a Python parameter (names.py; not `as_options`:
+    a command whose settings also come from a file, whose keys are those names)."""
+    names = command_line_names(fn) if as_options else {}
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -113,7 +117,7 @@ def handle_errors(fn: F) -> F:
             cause = getattr(exc, "cause", None)  # a Ray task's error (quiet_ray_data): what the task raised
             exc = cause if isinstance(cause, VaultError) else exc
             said = RAY_DATA_RETRIES.split(str(exc), maxsplit=1)[0] if cause is exc else str(exc)
-            print_error(said)
+            print_error(as_typed(said, names))
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -310,14 +314,24 @@ def _served_embedder(address: str, namespace: str) -> tuple[str, int] | None:
     return None if info is None or info["error"] is not None else (info["embedder"], info["dim"])
 
 
-def check_out_dir(out: Path) -> None:
+def check_out_dir(out: Path, *, empty: bool = False) -> None:
     """--out names a directory or a path one can be made at: a file there (or above it) is refused
-    before Ray starts, not after the whole job with a traceback (normalize, eval)."""
+    before Ray starts, not after the whole job with a traceback, alike on every command that
+    writes into a directory (export, normalize, eval); `empty`: one that holds files too (export)."""
     for path in (out, *out.parents):
         if path.exists():
             if not path.is_dir():
                 raise InvalidInput(f"--out {str(out)!r}: {str(path)!r} is a file, not a directory")
+            if empty and path == out and any(out.iterdir()):
+                raise InvalidInput(f"--out {str(out)!r} is not an empty directory: give a new (or empty) one")
             return
+
+
+def require_input(path: Path, what: str, hint: str = "") -> None:
+    """A file or directory the user named for the command to read (a policy file, a merge plan,
+    an export): one that is not there is "not found" (exit code 3), as a mistyped --store is."""
+    if not path.exists():
+        raise NotFound(f"no {what} at {str(path)!r}{hint}")
 
 
 def time_from_text(text: str, *, field_name: str) -> datetime | None:

@@ -7,6 +7,7 @@ Ray, pyarrow and matplotlib are imported only when the command runs."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -24,7 +25,17 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import StoreError, StoreLocked
-from .common import check_out_dir, console, err_console, handle_errors, print_table, quiet_ray_data, removes_ray_session, stopped
+from .common import (
+    check_out_dir,
+    console,
+    err_console,
+    handle_errors,
+    print_table,
+    quiet_ray_data,
+    removes_ray_session,
+    require_input,
+    stopped,
+)
 from .eval_out import (  # noqa: F401  (OUTPUTS, SYNTHETIC_OUTPUTS: what a run writes, read by tests and docs)
     FROM_STORE_OUTPUTS,
     OUTPUTS,
@@ -56,10 +67,10 @@ JUDGE_ACCURACY = typer.Option(None, "--judge-accuracy", min=0.0, max=1.0,
                               help="Accuracy of the scripted judge (default 0.9).")
 BLOCK_SIZE = typer.Option(None, "--block-size", min=1,
                           help="Largest number of scenarios per Ray Data batch, replayed in one vault (default 1000).")
-CONFIG = typer.Option(None, "--config", exists=True, dir_okay=False,
+CONFIG = typer.Option(None, "--config", dir_okay=False,
                       help="TOML or JSON file with \\[generator] and \\[eval] settings.")
-INPUT = typer.Option(None, "--input", exists=True, help="Replay existing scenario Parquet files instead of generating.")
-FROM_STORE = typer.Option(None, "--from-store", exists=True,
+INPUT = typer.Option(None, "--input", help="Replay existing scenario Parquet files instead of generating.")
+FROM_STORE = typer.Option(None, "--from-store",
                           help="Replay this store's claim log (store dir, .duckdb file or Vault.export dir) "
                                "under other policies.")
 ADDRESS = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally).")
@@ -75,7 +86,7 @@ RECOMMEND = typer.Option(False, "--recommend",
                          help="Propose a strategy per entity pattern and authority weights learned from the data, "
                               "with the gain over the current policy; writes OUT/proposal.json for "
                               "`vault-ray policy apply`.")
-CURRENT = typer.Option(None, "--current", exists=True, dir_okay=False,
+CURRENT = typer.Option(None, "--current", dir_okay=False,
                        help="Synthetic --recommend: the policy file to improve on (default: a new store's policy).")
 MIN_AGE = typer.Option(7.0, "--min-age-days", min=0.0,
                        help="--from-store --recommend: a value is a label once it stood this many days uncontradicted.")
@@ -85,7 +96,8 @@ HASHING_FROM_STORE = typer.Option(
 
 def register(app: typer.Typer) -> None:
     @app.command("eval")
-    @handle_errors  # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
+    @functools.partial(handle_errors, as_options=False)  # --config's keys are the settings' Python names
+    # outside: an error the signal caused (a DuckDB read cut short) is the interruption's
     @removes_ray_session  # of a Ray started here, at exit; kept when the run fails
     @stopped("interrupted: nothing was written to --out (an earlier run's files there are as they were)")
     def eval_(scenarios: int = SCENARIOS, policies: str = POLICIES, out: Path = OUT, seed: int | None = SEED,
@@ -100,6 +112,10 @@ def register(app: typer.Typer) -> None:
         has a 95% bootstrap interval.
 
         Example: vault-ray eval --mixed 'user.timezone=authority,user.diet=judge,*=recency'"""
+        for given, what in ((config, "config file"), (input_dir, "scenario files"), (from_store, "store or export"),
+                            (current, "policy file")):
+            if given is not None:  # not found (exit code 3), as a mistyped --store, before OUT is made
+                require_input(given, what)
         check_out_dir(out)  # a file there: one error line, not a traceback
         made = not out.exists()
         out.mkdir(parents=True, exist_ok=True)

@@ -53,7 +53,15 @@ def register(app: typer.Typer) -> None:
 
 
 def _kinds(kinds: str | None) -> list[str] | None:
-    return [k.strip() for k in kinds.split(",") if k.strip()] if kinds else None
+    """--kinds as a list (None: left out, every kind); one that names no kind (",") is refused, as an
+    empty one is, not read as every kind."""
+    if kinds is None:
+        return None
+    found = [k.strip() for k in kinds.split(",") if k.strip()]
+    if not found:
+        raise InvalidInput(f"--kinds names no kind, got {kinds!r}: give {', '.join(KINDS[:2])}, ... or leave it out "
+                           "for every kind")
+    return found
 
 
 def events(

@@ -41,6 +41,7 @@ from .common import (
     handle_errors,
     quiet_ray_data,
     removes_ray_session,
+    require_input,
     require_store,
     resumable,
 )
@@ -125,6 +126,7 @@ def export(out: Path = EXPORT_OUT, store: str = STORE, address: str = ADDRESS, n
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
     _target(store, address, job="this export")
+    check_out_dir(out, empty=True)  # as eval and normalize say it, before Ray starts
     with open_store(store, address=None if store else address, namespace=namespace) as job:
         result = job.vault.export(out)
     rows = ", ".join(f"{n:,} {table}" for table, n in result.rows.items())
@@ -140,6 +142,7 @@ def import_(directory: Path = EXPORTED, store: str = STORE, address: str = ADDRE
     del hashing  # the new store gets the export's embedder name and dimension; merged claims keep their vectors
     from vault_ray.evals.job_store import open_store  # noqa: PLC0415
 
+    require_input(directory, "vault-ray export", "; nothing was imported")
     _target(store, address, existing=False)
     made = bool(store) and not Path(store).exists()  # a refused import leaves no store it made behind
     if store and not (Path(store) / "vault.json").exists():
@@ -304,6 +307,9 @@ def normalize(store: str = STORE, address: str = ADDRESS, namespace: str = NAMES
 
 def _apply(plan: Path, store: str | None, address: str | None, namespace: str, any_store: bool) -> None:
     from vault_ray.evals.normalize import apply_plan  # noqa: PLC0415
+    from vault_ray.evals.plan_report import PLAN_FILE  # noqa: PLC0415
+
+    require_input(plan / PLAN_FILE if plan.is_dir() else plan, "merge plan", f" (normalize writes {PLAN_FILE})")
 
     result = apply_plan(plan, store=store, address=None if store else address, namespace=namespace, any_store=any_store)
     if result.nothing_to_do:  # exit 0, as a reindex onto the store's own embedder: a rerun is no error

@@ -26,20 +26,23 @@ from ..errors import InvalidInput, NotFound, VaultError
 from ..texts import check_agent
 from ..tokens import ROLES, Principal, role_rank
 from .common import ADDRESS, HASHING, NAMESPACE, STORE, exit_code, open_vault, require_store
+from .names import as_typed, command_line_names
 
 stderr = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def errors_to_stderr(fn: F) -> F:
-    """One line on stderr (stdout is the MCP wire) and the CLI's exit code."""
+    """One line on stderr (stdout is the MCP wire) and the CLI's exit code; the options named as typed."""
+    names = command_line_names(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except VaultError as exc:
-            stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)  # one line, however long
+            said = escape(as_typed(str(exc), names))
+            stderr.print(f"[red]error:[/red] {said}", highlight=False, soft_wrap=True)  # one line, however long
             raise typer.Exit(exit_code(exc)) from None
 
     return wrapper  # type: ignore[return-value]

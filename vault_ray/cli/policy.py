@@ -18,7 +18,18 @@ from ..engine.cardinality import ThroughVault
 from ..engine.control import check_narrowing, check_rules
 from ..policy import Policy
 from ..policy_file import policy_changes, policy_to_file_data, read_policy_file, removed_settings
-from .common import ADDRESS, HASHING, NAMESPACE, STORE, console, err_console, handle_errors, made_with_hashing, open_vault
+from .common import (
+    ADDRESS,
+    HASHING,
+    NAMESPACE,
+    STORE,
+    console,
+    err_console,
+    handle_errors,
+    made_with_hashing,
+    open_vault,
+    require_input,
+)
 
 FILE = typer.Argument(..., help="Policy file (JSON), e.g. proposal.json written by `vault-ray eval --recommend`.")
 DRY_RUN = typer.Option(False, "--dry-run", help="Show what would change; apply nothing.")
@@ -43,6 +54,7 @@ def register(app: typer.Typer) -> None:
         """Apply the policy in FILE to the store: it replaces the whole policy (strategies, authority
         weights, thresholds...). Every change is listed first; a bad file changes nothing. The store
         must exist: a policy applied to a mistyped path would leave the real store's unchanged."""
+        require_input(file, "policy file")  # not found, as a mistyped --store
         new = read_policy_file(file)  # before the store is opened: a bad file touches nothing
         with open_vault(store, address, namespace, hashing or made_with_hashing(store)) as vault:  # no vectors touched
             old = vault.policy

@@ -4,8 +4,10 @@ found wrong, then where to read the command's options. The exit code stays Click
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -23,7 +25,12 @@ PROG = "vault-ray"
 
 class OneLineUsage(TyperGroup):
     """The root group: a usage error of any command under it (parsed in `invoke`, where each
-    subcommand, a group's too, makes its context) or of the root itself (`make_context`)."""
+    subcommand, a group's too, makes its context) or of the root itself (`make_context`). Every
+    text value of every command under it is refused empty (`refuse_empty`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        refuse_empty(self)
 
     def make_context(self, info_name: str | None, args: Sequence[str] | Any, parent: Any = None,
                      **extra: Any) -> Any:
@@ -45,6 +52,36 @@ class OneLineUsage(TyperGroup):
                 break
             names.append(word)
         return " ".join(names)
+
+
+def refuse_empty(command: Any) -> None:
+    """An empty (or blank) value typed for an option or argument that takes text or a path is a usage
+    error naming it ("--since is empty"), never read as the option left out (`--address ""` asking
+    for --store), as the current directory (`--out ""`) or as something else; one whose default is
+    the empty string (`--note`) takes it, as its default. On every command under `command`."""
+    for sub in getattr(command, "commands", {}).values():
+        refuse_empty(sub)
+    for param in getattr(command, "params", ()):
+        if param.nargs == 1 and not param.multiple and param.default != "" and _takes_text(param):
+            param.process_value = partial(_not_empty, param, param.process_value)
+
+
+def _takes_text(param: Any) -> bool:
+    """Whether `param` takes a text or a path (typer's own parameters say so in their type
+    descriptor, Click's in their type)."""
+    desc = getattr(param, "type_descriptor", None)
+    if desc is None:
+        return getattr(param.type, "name", None) in ("text", "path")
+    return desc.annotation in (str, Path) or desc.is_path
+
+
+def _not_empty(param: Any, cast: Callable[[Any, Any], Any], ctx: Any, value: Any) -> Any:
+    if isinstance(value, str) and not value.strip():
+        name = next((o for o in param.opts if o.startswith("--")), None) or f"argument {(param.metavar or param.name).upper()}"
+        how = "empty" if not value else "blank (only spaces)"
+        left_out = "" if param.required or param.param_type_name == "argument" else ", or leave the option out"
+        raise UsageError(f"{name} is {how}: give a value{left_out}", ctx)
+    return cast(ctx, value)
 
 
 @contextmanager

@@ -237,7 +237,8 @@ class Partition:
             raise DisputeError(f"dispute {dispute_id!r} is already resolved{disputes.how_closed(closed)}; nothing changed",
                                dispute_id=dispute_id)
         if keep_both and cardinality != "many":
-            raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id)
+            raise DisputeError(f"keep_both needs a 'many' entity; {d.entity!r} is 'one'", dispute_id=dispute_id,
+                               keep_both=True)
         if keep_both:
             self._no_two_holders(txn, d)
         else:
