@@ -319,22 +319,30 @@ def test_openai_embedder_without_a_key_is_an_embedder_error(monkeypatch):
     assert isinstance(err.value, ReasonerError) and isinstance(err.value, VaultError)  # what callers caught before
 
 
-def test_loading_the_local_model_prints_no_progress_bar_and_leaves_the_setting_alone():
-    """L7: every command that loads the local model printed a "Loading weights" bar on stderr."""
-    import subprocess
-    import sys
+def test_loading_the_local_model_prints_no_progress_bar_and_leaves_the_setting_alone(capfd):
+    """L7: every command that loads the local model printed a "Loading weights" bar on stderr.
+    A new embedder loads the model for real (what each command's process does), in this process:
+    what reaches file descriptor 2 is what a command prints."""
+    from transformers.utils import logging as hf
 
-    code = ("from transformers.utils import logging as hf\n"
-            "from vault_ray import LocalEmbedder\n"
-            "print(LocalEmbedder().embed(['I live in Oslo']).shape, hf.is_progress_bar_enabled())\n"
-            "hf.disable_progress_bar()\n"
-            "from vault_ray.embedders import _no_progress_bars\n"
-            "with _no_progress_bars(): pass\n"
-            "print(hf.is_progress_bar_enabled())\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["(1, 384) True", "False"]  # as it was: on, then the user's off
-    assert "Loading weights" not in done.stderr and "it/s" not in done.stderr, done.stderr
+    from vault_ray import LocalEmbedder
+    from vault_ray.embedders import _no_progress_bars
+
+    was = hf.is_progress_bar_enabled()
+    hf.enable_progress_bar()  # transformers' default, as in a fresh process
+    try:
+        capfd.readouterr()
+        shape = LocalEmbedder().embed(["I live in Oslo"]).shape
+        on_after_load = hf.is_progress_bar_enabled()
+        hf.disable_progress_bar()  # a user's own choice
+        with _no_progress_bars():
+            pass
+        off_after = hf.is_progress_bar_enabled()
+        err = capfd.readouterr().err
+    finally:
+        (hf.enable_progress_bar if was else hf.disable_progress_bar)()
+    assert (shape, on_after_load, off_after) == ((1, 384), True, False)  # as it was: on, then the user's off
+    assert "Loading weights" not in err and "it/s" not in err, err
 
 
 def test_explain_piped_keeps_each_entry_on_its_line(store):

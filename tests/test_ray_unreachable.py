@@ -5,7 +5,8 @@
 code 4, no traceback, and create nothing. The failures are real: a closed port, a port where
 something listens that is no Ray cluster (silent, or a web server), and a Ray temporary
 directory that is a file. Each runs in a fresh process: ensure_ray does nothing in a process
-that has joined Ray already."""
+that has joined Ray already (the two addresses of one listener share a process: a failed connect
+is checked to leave Ray unjoined)."""
 
 from __future__ import annotations
 
@@ -25,15 +26,18 @@ pytest.importorskip("ray")
 CONNECT = """
 import json, sys, time
 from vault_ray import HashingEmbedder, Vault, VaultError
-began = time.monotonic()
-try:
-    Vault.connect(sys.argv[1], embedder=HashingEmbedder())
-    said = {"error": None}
-except VaultError as exc:
-    said = {"error": type(exc).__name__, "message": str(exc)}
-import ray
-said.update(seconds=time.monotonic() - began, ray_joined=ray.is_initialized())
-print(json.dumps(said))
+for address in sys.argv[1:]:
+    began = time.monotonic()
+    try:
+        Vault.connect(address, embedder=HashingEmbedder())
+        said = {"error": None}
+    except VaultError as exc:
+        said = {"error": type(exc).__name__, "message": str(exc)}
+    import ray
+    said.update(seconds=time.monotonic() - began, ray_joined=ray.is_initialized())
+    print(json.dumps(said), flush=True)
+    if said["ray_joined"]:
+        break  # a process that joined Ray tries no other address: ensure_ray would do nothing there
 """
 
 
@@ -51,11 +55,15 @@ def env(**extra: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}, "COLUMNS": "300", **extra}
 
 
-def connect(address: str) -> dict:
-    ran = subprocess.run([sys.executable, "-c", CONNECT, address], env=env(), capture_output=True, text=True,
+def connect(*addresses: str) -> list[dict]:
+    """What `Vault.connect` did at each address, tried in turn in one fresh process (each attempt
+    that fails leaves Ray unjoined, as the tests assert, so the next starts as a fresh process would)."""
+    ran = subprocess.run([sys.executable, "-c", CONNECT, *addresses], env=env(), capture_output=True, text=True,
                          timeout=240)
     assert "Traceback" not in ran.stderr, ran.stderr
-    return json.loads(ran.stdout.strip().splitlines()[-1])
+    said = [json.loads(line) for line in ran.stdout.strip().splitlines() if line.startswith("{")]
+    assert len(said) == len(addresses), ran.stdout + ran.stderr
+    return said
 
 
 def cli(*args: str, cwd, **extra: str) -> tuple[int, str]:
@@ -99,7 +107,7 @@ def web_port():
 
 def test_connect_to_a_closed_port_is_a_cluster_error_in_seconds():
     port = free_port()
-    said = connect(f"127.0.0.1:{port}")
+    (said,) = connect(f"127.0.0.1:{port}")
     assert said["error"] == "ClusterError" and not said["ray_joined"], said
     assert f"cannot join the Ray cluster at '127.0.0.1:{port}'" in said["message"]
     assert "nothing answers" in said["message"] and "vault-ray up" in said["message"]
@@ -110,8 +118,8 @@ def test_connect_to_a_closed_port_is_a_cluster_error_in_seconds():
 def test_connect_to_a_port_that_is_no_ray_cluster_says_so_in_seconds(request, listener, why):
     """Ray itself would retry such an address for many minutes."""
     port = request.getfixturevalue(listener)
-    for address in (f"127.0.0.1:{port}", f"localhost:{port}"):
-        said = connect(address)
+    addresses = (f"127.0.0.1:{port}", f"localhost:{port}")
+    for address, said in zip(addresses, connect(*addresses), strict=True):
         assert said["error"] == "ClusterError" and not said["ray_joined"], said
         assert f"something listens at {address}, but no Ray cluster" in said["message"] and why in said["message"]
         assert "not the HTTP port of `vault-ray serve`" in said["message"]
@@ -172,7 +180,7 @@ def grpc_port():
 
 
 def test_connect_to_a_grpc_server_that_is_no_ray_head_says_so_at_once(grpc_port):
-    said = connect(f"127.0.0.1:{grpc_port}")
+    (said,) = connect(f"127.0.0.1:{grpc_port}")
     assert said["error"] == "ClusterError" and not said["ray_joined"], said
     assert f"something listens at 127.0.0.1:{grpc_port}, but no Ray cluster" in said["message"], said
     assert "answers gRPC, but has no Ray head's services" in said["message"] and "vault-ray up" in said["message"]

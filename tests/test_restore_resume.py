@@ -35,7 +35,7 @@ def source(tmp_path_factory):
     and the export of another store."""
     root = tmp_path_factory.mktemp("resume")
     with Vault.open(root / "store", embedder=HashingEmbedder(), partitions=PARTITIONS) as vault:
-        fill(vault, claims=900, seed=11)
+        fill(vault, claims=400, seed=11)
         result = vault.export(root / "export")
         expected = reads(vault)
     with Vault.open(root / "other", embedder=HashingEmbedder(), partitions=PARTITIONS) as vault:

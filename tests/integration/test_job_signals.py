@@ -79,9 +79,9 @@ def test_sigterm_to_a_reindex_is_one_line_exit_143_and_the_rerun_finishes(tmp_pa
     the run after that finishes what both staged."""
     path = tmp_path / "store"
     with Vault.open(path, embedder=OLD, partitions=8) as vault:
-        fill(vault, claims=2400, seed=5)
+        fill(vault, claims=800, seed=5)  # ~780 claims in batches of 4: as long a run to stop as 2,400 in 16s
         expected = reads(vault, explain=False)
-    reindex = ("reindex", "--store", str(path), "--embedder", "hashing", "--dim", "32", "--batch-size", "16")
+    reindex = ("reindex", "--store", str(path), "--embedder", "hashing", "--dim", "32", "--batch-size", "4")
     staged = 0
     for group in (False, True):
         proc = start(*reindex)

@@ -35,7 +35,7 @@ print("finished", flush=True)
 def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("reindex") / "store"
     with Vault.open(path, embedder=OLD, partitions=8) as vault:
-        fill(vault, claims=2400, seed=3)
+        fill(vault, claims=1000, seed=3)  # ~950 claims: size plays no part in a resume
         expected = reads(vault, explain=False)
     return path, expected
 
@@ -69,7 +69,7 @@ def test_reindex_to_the_local_model_survives_a_kill_and_resumes(ray_session, gcs
 
     path, expected = store
     staged, total = kill_mid_way(gcs_address, path)
-    assert total == len(expected["claims"]) > 1900
+    assert total == len(expected["claims"]) > 900
 
     # the store is on its old embedder, whole and searchable
     with Vault.open(path, embedder=OLD) as vault:
