@@ -26,6 +26,10 @@ from .job import CPU_HINT, _no_restarts, _takes, free_cpus
 
 TEXT, VECTOR, NODE, SECONDS = "text", "vector", "node", "seconds"
 """Columns out of the pool; `seconds` is each row's share of its batch's time in the model."""
+POOL_START_S = 600
+"""How long the pool may take to start all its actors (each loads its model) before any text is
+sent: without the wait, the first actor ready takes every batch of a small job while the others
+still load, and a pool spread over nodes runs on one."""
 
 
 class EmbedTexts:
@@ -109,7 +113,13 @@ def embed_texts(texts: list[str], factory: EmbedderFactory, *, batch_size: int =
         ds = ray.data.from_arrow(blocks).map_batches(
             EmbedTexts, fn_constructor_kwargs={"factory": factory, "threads": each}, batch_size=batch_size,
             batch_format="pyarrow", num_cpus=each, compute=ray.data.ActorPoolStrategy(size=actors), **extra)
-    yield from ds.iter_batches(batch_size=None, batch_format="pyarrow")
+    ds.context.wait_for_min_actors_s = POOL_START_S  # this Dataset's copy of the context only
+    try:
+        yield from ds.iter_batches(batch_size=None, batch_format="pyarrow")
+    except ray.exceptions.GetTimeoutError as err:
+        raise ClusterError(f"the {actors} embedding actor(s) of {each} CPU(s) did not all start within {POOL_START_S} s "
+                           "(each loads its embedder first): see `ray status` for the cluster's free CPUs; "
+                           "nothing was changed") from err
 
 
 def vectors_of(batch: pa.Table) -> np.ndarray:
