@@ -184,6 +184,32 @@ def scenario_files(scenarios: str | Path | Sequence[str | Path]) -> list[str]:
     return files
 
 
+SCENARIO_COLUMNS = ("scenario_id", "entities", "truth", "writes", "queries")
+"""The columns of SCENARIO_SCHEMA a replay cannot do without (`gap` and `reliability` may be missing)."""
+
+
+def count_scenarios(files: Sequence[str]) -> int:
+    """The scenarios in `files`, read from their footers: a file that is no Parquet, lacks a scenario
+    column, or a set of files with no row at all is a ValueError (bad input), said before Ray starts."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    rows = 0
+    for path in files:
+        try:
+            meta = pq.read_metadata(path)
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"{path!r} is not a Parquet file of scenarios ({exc})") from None
+        missing = [c for c in SCENARIO_COLUMNS if c not in meta.schema.to_arrow_schema().names]
+        if missing:
+            raise ValueError(f"{path!r} is not a scenario file: it has no {', '.join(missing)} column(s) "
+                             "(docs/evals.md, \"Scenario Parquet schema\"; `vault-ray eval --out DIR` writes them)")
+        rows += meta.num_rows
+    if not rows:
+        raise ValueError(f"the scenario files hold no scenarios: {', '.join(map(repr, files))}")
+    return rows
+
+
 CPU_HINT = ("other actors hold the rest (a `vault-ray serve --address` replica holds --replica-cpus, 1 by default, "
             "for as long as it runs): start serve with --replica-cpus 0.5 (or 0), give the Ray head more --num-cpus, "
             "or stop serve while the job runs")

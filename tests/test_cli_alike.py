@@ -202,3 +202,48 @@ def test_only_the_words_that_are_a_parameter_are_said_as_options(message, said):
     names = command_line_names(resolve)
     assert names["decided_by"] == "--by" and names["dispute_id"] == "DISPUTE_ID" and "store" in names
     assert as_typed(message, names) == said
+
+
+@pytest.mark.parametrize("args", [["token", "add", "bot", "--tokens", "{d}"], ["token", "list", "--tokens", "{d}"],
+                                  ["token", "revoke", "bot", "--tokens", "{d}"], ["webhook", "list", "--webhooks", "{d}"],
+                                  ["serve", "--store", "{s}", "--tokens", "{d}", "--port", "1"]])
+def test_a_directory_named_as_the_token_or_webhook_file_is_bad_input_before_anything_starts(tmp_path, store, args):
+    (tmp_path / "keys").mkdir()
+    given = [a.format(d=str(tmp_path / "keys"), s=store[0]) for a in args]
+    said = one_error(runner.invoke(app, given), 2)
+    option = "--webhooks" if "webhook" in args else "--tokens"
+    assert said.startswith(f"{option} '{tmp_path / 'keys'}' is a directory, not a"), said
+    assert list((tmp_path / "keys").iterdir()) == []
+
+
+def test_serve_refuses_a_token_file_that_is_not_one_before_ray_starts(tmp_path, store):
+    (tmp_path / "package.json").write_text('{"name": "x"')
+    said = one_error(runner.invoke(app, ["serve", "--store", store[0], "--tokens", str(tmp_path / "package.json")]), 4)
+    assert "token file" in said and "not JSON" in said
+    assert (tmp_path / "package.json").read_text() == '{"name": "x"'
+
+
+@pytest.mark.parametrize("kind", ["no rows", "other columns", "not parquet", "empty directory"])
+def test_eval_input_that_holds_no_scenarios_is_one_line_before_ray_starts(tmp_path, monkeypatch, kind):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from vault_ray.evals.generator import SCENARIO_SCHEMA
+
+    monkeypatch.chdir(tmp_path)
+    given = tmp_path / "in.parquet"
+    if kind == "no rows":
+        pq.write_table(SCENARIO_SCHEMA.empty_table(), given)
+    elif kind == "other columns":
+        pq.write_table(pa.table({"user": ["a", "b"], "text": ["x", "y"]}), given)
+    elif kind == "not parquet":
+        given.write_text("scenario_id,writes\n1,2\n")
+    else:
+        given = tmp_path / "empty"
+        given.mkdir()
+    said = one_error(runner.invoke(app, ["eval", "--input", str(given), "--out", "out"]), 2)
+    expected = {"no rows": "the scenario files hold no scenarios", "other columns": "is not a scenario file: it has no "
+                "scenario_id, entities, truth, writes, queries column(s)", "not parquet": "is not a Parquet file of scenarios",
+                "empty directory": "no scenario Parquet files in"}[kind]
+    assert expected in said, said
+    assert not (tmp_path / "out").exists()

@@ -334,6 +334,13 @@ def require_input(path: Path, what: str, hint: str = "") -> None:
         raise NotFound(f"no {what} at {str(path)!r}{hint}")
 
 
+def not_a_directory(path: str, option: str, what: str) -> None:
+    """A file option (`--tokens`, `--webhooks`) naming a directory: bad input (exit code 2), said before
+    anything starts, as an `--out` that is a file is."""
+    if Path(path).is_dir():
+        raise InvalidInput(f"{option} {str(path)!r} is a directory, not a {what} file: name a file")
+
+
 def time_from_text(text: str, *, field_name: str) -> datetime | None:
     """Text (a CLI option) as a time: epoch seconds (`EPOCH_TEXT`: 1e12 too) or ISO 8601, as every surface takes it."""
     if EPOCH_TEXT.fullmatch(text):

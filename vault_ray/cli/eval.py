@@ -166,7 +166,7 @@ def _synthetic(n: int, policies: str, out: Path, work: Path, seed: int | None, s
     from vault_ray import Policy  # noqa: PLC0415
     from vault_ray.evals.config import EvalConfig, GeneratorConfig, load_config, parse_mixed  # noqa: PLC0415
     from vault_ray.evals.generator import read_config, write_scenarios  # noqa: PLC0415
-    from vault_ray.evals.job import check_cpus  # noqa: PLC0415
+    from vault_ray.evals.job import check_cpus, count_scenarios, scenario_files  # noqa: PLC0415
     from vault_ray.evals.policies import REFERENCES, build_policies, check_names  # noqa: PLC0415
     from vault_ray.policy_file import read_policy_file  # noqa: PLC0415
 
@@ -184,10 +184,10 @@ def _synthetic(n: int, policies: str, out: Path, work: Path, seed: int | None, s
     if address is None:  # a Ray started here: its CPUs are known before any work (a cluster's, once joined)
         check_cpus(ev, num_cpus or os.cpu_count() or 1)
     if input_dir is not None:
-        files = sorted(str(p) for p in input_dir.glob("*.parquet")) if input_dir.is_dir() else [str(input_dir)]
+        files = scenario_files(input_dir)  # none, or not scenarios: one line (exit code 2) before Ray starts
+        n = count_scenarios(files)
         gen = read_config(files[0]) or gen
         source: str | list[str] = files
-        n = sum(_rows(f) for f in files)
     else:
         started = time.perf_counter()
         with console.status(f"generating {n:,} scenarios"):
@@ -197,12 +197,6 @@ def _synthetic(n: int, policies: str, out: Path, work: Path, seed: int | None, s
         source = str(work / "scenarios")
     run, machine, proposal = _run_job(source, names, gen, ev, seed, n, work, address, num_cpus, base)
     _write_outputs(run, machine, (out, work), gen, ev, names, seed, n, input_dir, config, proposal)
-
-
-def _rows(path: str) -> int:
-    import pyarrow.parquet as pq  # noqa: PLC0415
-
-    return pq.read_metadata(path).num_rows
 
 
 @contextmanager

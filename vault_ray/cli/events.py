@@ -31,6 +31,7 @@ from .common import (
     handle_errors,
     id_column,
     iso,
+    not_a_directory,
     open_vault,
     print_table,
     require_store,
@@ -211,6 +212,7 @@ WEBHOOKS = typer.Option(None, "--webhooks", help="The webhook file (default: STO
 def _hooks(store: str | None, webhooks: str | None, *, existing: bool = False) -> WebhookStore:
     """`existing` (list, remove): a --webhooks FILE that is not there is a typo, not a file with no webhooks."""
     if webhooks:
+        not_a_directory(webhooks, "--webhooks", "webhook")
         if existing and not Path(webhooks).exists():
             raise NotFound(f"no webhook file at {webhooks} (`vault-ray webhook add URL --webhooks FILE` makes one)")
         return WebhookStore(webhooks)

@@ -40,6 +40,7 @@ from .common import (
     hashing_embedder,
     id_column,
     iso,
+    not_a_directory,
     print_table,
     removes_ray_session,
     require_store,
@@ -93,6 +94,11 @@ def serve(
         if partitions is not None:
             check_partitions(partitions)
 
+    if tokens:  # a directory or a file that is no token file: one line now, not after Ray's start-up
+        not_a_directory(tokens, "--tokens", "token")
+        TokenStore(tokens).list()
+    elif store is not None:
+        TokenStore.for_store(store).list()
     _check_port(host, port)  # before Ray is imported: a wrong --host or a taken port is said at once
     from vault_ray.actors import connect  # noqa: PLC0415
     from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
@@ -255,6 +261,7 @@ def _announce(url: str, store: str, token_file: Path, address: str | None, names
 def _token_store(store: str | None, tokens: str | None, *, existing: bool = False) -> TokenStore:
     """`existing` (list, revoke): a --tokens FILE that is not there is a typo, not a file with no tokens."""
     if tokens:
+        not_a_directory(tokens, "--tokens", "token")
         if existing and not Path(tokens).exists():
             raise NotFound(f"no token file at {tokens} (`vault-ray token add AGENT --tokens FILE` makes one)")
         return TokenStore(tokens)
