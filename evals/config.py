@@ -172,38 +172,39 @@ def _numbers(cls: type, data: dict[str, Any], table: str) -> None:
                 raise ValueError(f"[{table}] {f.name} must be {kind}, got {value!r}")
 
 
-def check_mixed(mixed: object) -> None:
+def check_mixed(mixed: object, where: str = "mixed") -> None:
     """Fail early, naming the entry, on a `mixed` table the Policy would refuse (or
-    that would only fail inside a replay task on a Ray worker)."""
+    that would only fail inside a replay task on a Ray worker). `where`: the setting's name
+    as the user wrote it (`--mixed` on the command line)."""
     if not isinstance(mixed, dict):
-        raise ValueError(f"mixed must be a table of entity pattern -> strategy, got {mixed!r}")
+        raise ValueError(f"{where} must be a table of entity pattern -> strategy, got {mixed!r}")
     for pattern, strategy in mixed.items():
         if strategy not in STRATEGIES:
-            raise ValueError(f"mixed: strategy for {pattern!r} must be one of {', '.join(STRATEGIES)}, "
+            raise ValueError(f"{where}: strategy for {pattern!r} must be one of {', '.join(STRATEGIES)}, "
                              f"got {strategy!r}")
         try:
             validate_pattern(pattern)
         except InvalidPolicy as exc:
-            raise ValueError(f"mixed: {exc}") from exc
+            raise ValueError(f"{where}: {exc}") from exc
 
 
-def parse_mixed(spec: str) -> dict[str, str]:
+def parse_mixed(spec: str, where: str = "--mixed") -> dict[str, str]:
     """Parse a command-line `mixed` table: comma-separated `pattern=strategy` entries, e.g.
-    "user.timezone=authority,user.diet=judge,*=recency"."""
+    "user.timezone=authority,user.diet=judge,*=recency"; errors name `where`."""
     table: dict[str, str] = {}
     for entry in spec.split(","):
         if not entry.strip():
             continue
         pattern, sep, strategy = (part.strip() for part in entry.partition("="))
         if not sep or not pattern or not strategy:
-            raise ValueError(f"mixed: {entry.strip()!r} is not pattern=strategy "
+            raise ValueError(f"{where}: {entry.strip()!r} is not pattern=strategy "
                              "(e.g. 'user.timezone=authority,*=recency')")
         if pattern in table:
-            raise ValueError(f"mixed: {pattern!r} is given twice")
+            raise ValueError(f"{where}: {pattern!r} is given twice")
         table[pattern] = strategy
     if not table:
-        raise ValueError("mixed: no pattern=strategy entry (e.g. 'user.timezone=authority,*=recency')")
-    check_mixed(table)
+        raise ValueError(f"{where}: no pattern=strategy entry (e.g. 'user.timezone=authority,*=recency')")
+    check_mixed(table, where)
     return table
 
 

@@ -145,8 +145,9 @@ def test_parse_mixed():
     ("user diet=judge", "invalid pattern 'user diet'"),
 ])
 def test_parse_mixed_errors(spec, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=match) as raised:
         parse_mixed(spec)
+    assert str(raised.value).startswith("--mixed: "), "the command line's option, as the user typed it"
 
 
 @pytest.mark.parametrize(("args", "message"), [
