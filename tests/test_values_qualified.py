@@ -197,3 +197,29 @@ def test_a_junior_is_another_holder_of_a_single_role(make_vault):
     vault = _authority(make_vault, **{"user.family": "many"})
     _write(vault, "boss", "user.family", "father:Bob")
     assert _write(vault, "intern", "user.family", "father:Bob Jr").outcome == Outcome.DISPUTED
+
+
+@pytest.mark.parametrize("said", ["under $100k", "less than 100k", "below $100,000", "up to 100 grand", "at most $100k"])
+@pytest.mark.parametrize("entity", ["user.income", "user.rent", "user.mortgage"])
+def test_an_upper_bound_on_an_amount_that_is_no_budget_is_not_the_amount(entity, said):
+    # a budget is a ceiling ("up to $5k" is a budget of $5k); an income "under $100k" is not one of $100k
+    assert canonical(entity, said) == "<=100000 USD" != canonical(entity, "$100k")
+    assert canonical("user.budget", said) == canonical("user.budget", "$100k") == "100000 USD"
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("I make over 200k", "over 200k"), ("i make more than $150k a year", "more than $150k a year"),
+    ("My salary is under $100k", "under $100k"), ("my salary is less than 90 grand", "less than 90 grand"),
+    ("I earn at least $70,000 a year", "at least $70,000 a year"), ("I make about $85k a year", "$85k a year"),
+])
+def test_an_income_said_with_a_bound_keeps_it(vault, said, value):
+    (income,) = vault.agent("a").add(said).decisions
+    assert (income.entity, income.value) == ("user.income", value)
+
+
+def test_an_exact_income_after_a_bound_one_replaces_it(vault):
+    vault.agent("a").add("My salary is under $100k")
+    (exact,) = vault.agent("a").add("My salary is $95k").decisions
+    assert exact.outcome == Outcome.ACTIVE and vault.get("user.income").values == ("$95k",)
+    (same,) = vault.agent("a").add("My salary is $95,000").decisions
+    assert same.outcome == Outcome.NOOP

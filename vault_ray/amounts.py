@@ -67,12 +67,13 @@ _SPELLED_RANGE = re.compile(r"^(?:from\s+)?(?P<e>" + _SPELLED.pattern + r")\s*(?
 (not a hyphen: 'twenty-five thousand' is one number)."""
 
 
-def amount_form(text: str) -> str | None:
+def amount_form(text: str, *, ceiling_is_amount: bool = True) -> str | None:
     """The comparison form of an amount with what qualifies it, or None if no amount or one
     not read with confidence (`amount_words`: "not $5k", "$120k net"): '$5000 per month' ->
     '5000 USD/month'; 'between $3k and $5k' -> '3000-5000 USD'; 'at least 5000 dollars', '$5k
     or more' -> '>=5000 USD'. An upper bound ('up to', 'under', 'not over') reads as the
-    amount: a budget is a ceiling."""
+    amount when `ceiling_is_amount` (a budget is a ceiling), else as '<=5000 USD' (an income
+    "under $100k" is not one of $100k)."""
     spoken = amount_words.spoken_scales(text)
     if spoken is None:
         return None
@@ -89,7 +90,8 @@ def amount_form(text: str) -> str | None:
     amount = parse_amount(unbound)
     if amount is None or len(_NUMBER.findall(unbound)) > 1:  # "$5 and 0.5 dollars": two numbers are no one amount
         return None
-    return (">=" if side == "floor" else "") + format_amount(*amount) + per
+    bound = {"floor": ">=", "ceiling": "" if ceiling_is_amount else "<="}.get(side or "", "")
+    return bound + format_amount(*amount) + per
 
 
 def _range(text: str) -> tuple[tuple[Decimal, str], tuple[Decimal, str]] | None:

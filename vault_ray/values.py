@@ -136,8 +136,16 @@ def _canonical(entity: str, value: str) -> str:
         found = _CONSENT.get(fold(value)) or _CONSENT.get(fold(rest))
         if found:
             return found if stance != "not" else CONSENT_WITHDRAWN
-    body = canonical_of_kind(kind, rest)
+    if kind == "amount" and not _CAPPED.search(entity):  # an income "under $100k" is not one of $100k
+        body = amount_form(strip_time_words(rest), ceiling_is_amount=False) or canonical_of_kind(kind, rest)
+    else:
+        body = canonical_of_kind(kind, rest)
     return f"{stance}:{body}" if stance else body
+
+
+_CAPPED = re.compile(r"budget|limit|cap|max|allowance|spend")
+"""Amount entities said as a ceiling ('a budget of up to $5k' is a budget of $5k); any other amount
+keeps its upper bound ('an income under $100k')."""
 
 
 def canonical_of_kind(kind: str, value: str) -> str:

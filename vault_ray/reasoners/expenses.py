@@ -41,10 +41,12 @@ _NO_MORE = re.compile(  # "I don't pay rent anymore", "We paid off the mortgage"
     r"(?!\s+(?:on|for)\s+(?!(?:my|our|the)\s+(?:own\s+)?(?:house|home|place|condo|apartment|flat)\b))", IC)
 _INCOME = re.compile(  # "I make 5 grand a month", "I earn $80k a year", "My salary is $95,000"
     r"\b(?:i|we)\s+(?:(?:now|currently|only|still|also|actually|usually)\s+)?(?P<verb>make|earn|bring in|take home|gross|net)\s+"
-    r"(?:(?:about|around|roughly|over|almost|nearly|just under|just over|like)\s+)?(?P<v>.+)$"
+    r"(?:(?:about|around|roughly|almost|nearly|just under|just over|like)\s+)?(?:(?P<bound>(?:a little |well |way )?"
+    r"(?:over|under|above|below|more than|less than|at least|at most|up to|north of|south of))\s+)?(?P<v>.+)$"
     r"|^(?:(?:and|but|so|well|now|also),?\s+)?(?:my|our)\s+(?:(?P<per>annual|monthly|yearly|weekly)\s+|household\s+|"
     r"take-home\s+|base\s+|gross\s+|net\s+)*(?:income|salary|pay|paycheck|wage)\s+(?:is|'s|comes to|is now)\s+"
-    r"(?:(?:now|about|around|roughly|just|only)\s+)*(?P<w>.+)$", IC)
+    r"(?:(?:now|about|around|roughly|just|only)\s+)*(?:(?P<bound2>(?:a little |well |way )?(?:over|under|above|below|"
+    r"more than|less than|at least|at most|up to|north of|south of))\s+)?(?P<w>.+)$", IC)
 _NOT_EARNED = re.compile(  # "I make $1,500 a month in payments on my car", "$20 an hour more than my brother"
     r"^\W*(?:in|on|for|towards?)\s+(?:[\w'-]+\s+){0,3}?(?:payments?|installments?|bills?|debts?|loans?|interest|fees?|"
     r"rent|mortgage|expenses|costs|tuition|taxes|child support|alimony)\b|\b(?:more|less|fewer|higher|lower)\s+than\b"
@@ -153,7 +155,9 @@ def income(m: re.Match[str]) -> list[Draft]:
     if m.group("per") and not values.PERIOD.search(said):  # "my annual income is $120k": $120k annual
         said = f"{said} {m.group('per').lower()}"
     basis = _BASIS.match(rest)  # "$120k net" is not "$120k" (gross, as pay is said unless said otherwise)
-    return [Draft("user.income", _fixed(said, rest) + (f" {basis.group(1).lower()}" if basis else ""))]
+    bound = m.group("bound") or m.group("bound2")  # "I make over 200k": a floor, not the amount itself
+    value = _fixed(said, rest) + (f" {basis.group(1).lower()}" if basis else "")
+    return [Draft("user.income", f"{' '.join(bound.lower().split())} {value}" if bound else value)]
 
 
 _BASIS = re.compile(r"^\s*(after tax(?:es)?|net|post-tax|take[- ]home)\b", IC)
