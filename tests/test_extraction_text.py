@@ -63,7 +63,7 @@ DIET = [
     ("I'm plant based, I don't eat meat", [("user.diet", "vegan")]),
     ("I'm keto and low carb", [("user.diet", "keto")]),
     # diets that say different things, a correction, a denial: as said
-    ("I'm vegan and gluten free", [("user.diet", "gluten-free"), ("user.diet", "vegan")]),
+    ("I'm vegan and gluten free", [("user.diet", "vegan, gluten-free")]),  # one value (tests/test_text_diets.py)
     ("I'm vegan, sorry, vegetarian", [("user.diet", "vegetarian")]),
     ("I'm not vegan, I'm vegetarian", [("user.diet", "vegetarian")]),
     ("I'm vegan and my wife is vegetarian", [("user.diet", "vegan")]),

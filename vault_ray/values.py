@@ -136,8 +136,16 @@ def _canonical(entity: str, value: str) -> str:
         found = _CONSENT.get(fold(value)) or _CONSENT.get(fold(rest))
         if found:
             return found if stance != "not" else CONSENT_WITHDRAWN
-    body = canonical_of_kind(kind, rest)
+    if entity.rsplit(".", 1)[-1] == "diet" and len(listed := _LISTED.split(rest)) > 1:
+        # "vegan, gluten-free" and "gluten free and vegan": one diet of two parts, in either order
+        body = ", ".join(sorted({canonical_of_kind(kind, p) for p in listed if p.strip()}))
+    else:
+        body = canonical_of_kind(kind, rest)
     return f"{stance}:{body}" if stance else body
+
+
+_LISTED = re.compile(r"\s*(?:,|\band\b|&|\+)\s*", re.IGNORECASE)
+"""Between the parts of a value that lists several (`user.diet`: "vegan, gluten-free", `reasoners/diets.py`)."""
 
 
 def canonical_of_kind(kind: str, value: str) -> str:
