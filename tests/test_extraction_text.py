@@ -31,6 +31,18 @@ SCHOOL = [
     ("I'm a senior engineer at Google", [("user.employer", "Google"), ("user.job", "senior engineer")]),
     ("I'm a professor at Stanford", [("user.employer", "Stanford"), ("user.job", "professor")]),
     ("I work at UCLA", [("user.employer", "UCLA")]),
+    # a school's name typed in lower case, read by its words; a school said in the past
+    ("i go to the university of michigan", [("user.school", "University of Michigan")]),
+    ("im a student at university of toronto", [("user.job", "student"), ("user.school", "University of Toronto")]),
+    ("i study at boston college", [("user.school", "Boston College")]),
+    ("i go to georgia institute of technology", [("user.school", "Georgia Institute of Technology")]),
+    ("i went to stanford", [("user.school", "Stanford")]),
+    ("i went to ohio state university", [("user.school", "Ohio State University")]),
+    ("i graduated from the university of michigan", [("user.school", "University of Michigan")]),
+    ("I went to Harvard Law School", [("user.school", "Harvard Law School")]),
+    ("i went to texas a&m university", [("user.school", "Texas A&M University")]),
+    ("i got my degree from nyu", [("user.school", "NYU")]),
+    ("i did my phd at cornell", [("user.school", "Cornell")]),
 ]
 
 
@@ -43,6 +55,10 @@ NO_SCHOOL = [
     "I go to the gym", "I attend church", "I study at home", "i study at night", "I study at the library",
     "my school is great", "I want to study at Oxford", "If I go to Harvard I'll be happy", "I used to study at MIT",
     "My daughter is a student at UCLA", "my son goes to NYU", "I'm a student of history", "I'm a student at 25",
+    # a kind of school, a visit, a thing of a school: no school's name
+    "i went to college", "i went to law school", "i went to a community college", "i go to school", "i went to the store",
+    "i went to a college party", "i went to college parties", "i went to oxford", "I went to Oxford last week",
+    "i went to berkeley for the weekend", "i went to the school to pick up my kid", "my daughter went to stanford",
 ]
 
 
@@ -96,6 +112,29 @@ CASED = [
     ("my name is john smith", [("user.name", "john smith")]),
     ("im allergic to peanuts", [("user.allergies", "peanuts")]),
 ]
+
+
+AT_A_COMPANY = [
+    # "I'm at X" names the employer when X is a company known by one name that is no store one visits
+    ("im at meta now", [("user.employer", "Meta")]),
+    ("i'm at google now", [("user.employer", "Google")]),
+    ("now im at stripe", [("user.employer", "Stripe")]),
+    ("I'm at Meta these days", [("user.employer", "Meta")]),
+    ("I'm over at Netflix now", [("user.employer", "Netflix")]),
+    ("im at goldman sachs now", [("user.employer", "Goldman Sachs")]),
+    ("I'm at Google on the search team", [("user.employer", "Google")]),
+    ("im at meta now, loving it", [("user.employer", "Meta")]),
+    ("i worked at google but im at meta now", [("user.employer", "Meta")]),
+    # a visit, a venue, a store, a name no list knows typed in lower case: no employer
+    ("im at the gym now", []), ("im at home now", []), ("i'm at starbucks now", []), ("im at target now", []),
+    ("im at a conference now", []), ("im at google for a meeting", []), ("im at amazon picking up a package", []),
+    ("im now at the gym", []), ("im now at a conference", []), ("i'm at the airport now", []),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), AT_A_COMPANY)
+def test_a_job_said_as_where_the_user_is(reasoner, said, want):
+    assert [f for f in facts(reasoner, said) if f[0] == "user.employer"] == want
 
 
 @pytest.mark.parametrize(("said", "want"), CASED)
