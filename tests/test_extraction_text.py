@@ -59,6 +59,7 @@ NO_SCHOOL = [
     "i went to college", "i went to law school", "i went to a community college", "i go to school", "i went to the store",
     "i went to a college party", "i went to college parties", "i went to oxford", "I went to Oxford last week",
     "i went to berkeley for the weekend", "i went to the school to pick up my kid", "my daughter went to stanford",
+    "i study at starbucks", "I study at Starbucks",  # a café
 ]
 
 
@@ -129,6 +130,8 @@ AT_A_COMPANY = [
     ("im at the gym now", []), ("im at home now", []), ("i'm at starbucks now", []), ("im at target now", []),
     ("im at a conference now", []), ("im at google for a meeting", []), ("im at amazon picking up a package", []),
     ("im now at the gym", []), ("im now at a conference", []), ("i'm at the airport now", []),
+    # beside a visit or a job left, "I'm at X" is where the user is (tests/test_extraction_qa99c.py)
+    ("I was at Google earlier, now I'm at Meta", []), ("I quit my old job, now I'm at Meta", []),
 ]
 
 
@@ -180,3 +183,9 @@ NO_FACT_FROM_A_TYPO = [
 @pytest.mark.parametrize("said", NO_FACT_FROM_A_TYPO)
 def test_a_typo_that_may_be_another_word_makes_no_fact(reasoner, said):
     assert facts(reasoner, said) == []
+
+
+@pytest.mark.parametrize("said", ["i dont eat after 8pm", "I don't eat before noon", "I never eat after 9",
+                                  "i don't eat until lunch", "I don't eat past 7pm"])
+def test_a_time_said_after_a_like_is_no_food_or_thing_liked(reasoner, said):
+    assert [f for f in facts(reasoner, said) if f[0] in ("user.food_preferences", "user.likes")] == []

@@ -28,7 +28,6 @@ from .expenses import expense_frame, set_by_another
 from .finders import typed_value
 from .frames import PROFILE_FRAMES
 from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES
-from .frames_at import at_company_frame
 from .frames_change import change_frame
 from .frames_names import name_part_frame
 from .frames_school import school_frame
@@ -48,7 +47,7 @@ _TEMPLATES = {
 }
 _MANY = {"user.allergies", "user.language", "user.pets", "user.family", "user.food_preferences", "user.likes"}
 ALL_FRAMES = (zone_frame, *ACCOUNT_FRAMES, *PROFILE_FRAMES, name_part_frame, couple_frame, expense_frame, job_place_frame,
-             school_frame, at_company_frame)
+             school_frame)
 
 
 _OWN_CHANGES = frozenset({"user.location", "user.hometown", "user.employer"})

@@ -1,14 +1,17 @@
-"""A job said as where the user is: "im at meta now", "now I'm at Google", "I'm at Stripe these days". "I'm at X"
-says where the user is as often as where the user works ("I'm at the gym now", "I'm at Costco"), so it names an
-employer only when X is a company known by one name (`orgs.COMPANIES`) that is no place one goes to as a customer
-(a store, a café, a park: "I'm at Starbucks now" is a coffee). "I'm now at X" (`frames.employer_frame`) takes a name
-written with a capital too; typed in lower case only a known company ("im now at the gym" names none)."""
+"""A job said as where the user is, the turn's whole statement: "im at meta now", "now I'm at Google", "I'm at
+Stripe these days". "I'm at X" says where the user is as often as where the user works ("I'm at the gym now", "I'm
+at Costco"), so it names an employer only said alone (beside a visit or a job left it is where the user is: "I was
+at Google earlier, now I'm at Meta", `then_now.only_there`) and only when X is a company known by one name
+(`orgs.COMPANIES`) that is no place one goes to as a customer (a store, a café: "I'm at Starbucks now" is a coffee).
+"I'm now at X" (`frames.employer_frame`) takes a name written with a capital too; typed in lower case only a known
+company ("im now at the gym" names none)."""
 
 from __future__ import annotations
 
 import re
 
-from .lexicon import Draft
+from ..models import Fact
+from .casing import written
 from .orgs import COMPANIES
 
 IC = re.IGNORECASE
@@ -25,13 +28,15 @@ VISITED = frozenset({"walmart", "target", "costco", "starbucks", "mcdonald's", "
 says a visit. "I work at Target" still names the employer (`frames.employer_frame`)."""
 
 
-def at_company_frame(n: str) -> list[Draft]:
-    m = _AT.match(n.strip())
-    if not m:
-        return []
+def at_company(turn: str) -> Fact | None:
+    """The employer a turn that is only "I'm at X" names (`turn` with its apostrophes, `casual.spelled_turn`)."""
+    m = _AT.match(turn.strip())
+    if not m or re.search(r"[.!?;]\s+\S", turn.strip()):  # one statement, the whole turn
+        return None
     words = m.group("v").split(" ")
     for size in (2, 1):  # "goldman sachs", "meta"
         org, rest = " ".join(words[:size]).rstrip(",.!"), " ".join(words[size:])
         if org.lower() in COMPANIES and org.lower() not in VISITED and _AFTER.match(" " + rest if rest else ""):
-            return [Draft("user.employer", org)]
-    return []
+            org = written("user.employer", org)
+            return Fact("user.employer", f"The user works at {org}", value=org)
+    return None

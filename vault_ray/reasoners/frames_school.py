@@ -14,7 +14,7 @@ import re
 from .. import gazetteer
 from .lexicon import Draft, cut
 from .names import lower_name, person
-from .orgs import THE, org_name
+from .orgs import COMPANIES, THE, org_name
 
 IC = re.IGNORECASE
 
@@ -121,6 +121,8 @@ def _school(raw: str, *, strict: bool) -> list[Draft]:
         name = re.sub(r"^the\s+", "", name)  # "the university of michigan": University of Michigan (`casing.py`)
     elif name.islower() and not (lower_name(name) or name in SCHOOLS):
         return []
+    if name.lower() in COMPANIES and not school_like(name):
+        return []  # "I study at Starbucks": a café, no school
     if gazetteer.find_place(name) and name.lower() not in SCHOOLS and not named_school(name):
         return []  # "a student in Paris", "I study at Boston": a place
     if strict and not school_like(name):
