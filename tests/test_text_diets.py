@@ -72,4 +72,6 @@ def test_a_diet_on_record_said_again_adds_no_claim_and_two_orders_agree(make_vau
     assert vault.agent("a").add("I don't eat meat").decisions[0].op == "NOOP"
     decision = vault.agent("b").add("I'm gluten free and vegan").decisions[0]
     assert decision.outcome == "active" and vault.disputes() == []
+    # another agent's "I don't eat meat" agrees with the diet on record: no dispute, no replacement
+    assert vault.agent("c").add("i dont eat meat").decisions[0].outcome == "active" and vault.disputes() == []
     assert vault.get("user.diet").values == ("vegan, gluten-free",)

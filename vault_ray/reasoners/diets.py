@@ -111,8 +111,9 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]]) -> 
     """`found` with its diet read with the one on record (`on_record(DIET)`, asked only when the turn says a diet): a
     diet of another kind joins it ("I'm vegan", later "I'm gluten free": "vegan, gluten-free"), one of the same kind
     takes its place ("vegan, gluten-free", later "I'm vegetarian now": "vegetarian, gluten-free"), a denial of one of
-    its parts leaves the others ("I'm not gluten free anymore": "vegan"). A diet the record already says stays as read
-    (`already_said`: nothing to store); so does any diet when the store holds none, or two (a dispute)."""
+    its parts leaves the others ("I'm not gluten free anymore": "vegan"). A looser diet the record already says is read
+    as the record's ("I don't eat meat" of "vegan": vegan, `already_said`), a part of it stays as read; any diet stays
+    as read when the store holds none, or two (a dispute)."""
     mine = [f for f in found.facts if f.entity == DIET and f.value]
     denials = [f for f in mine if (f.value or "").startswith("not:")]
     if not mine or (len(mine) > 1 and len(denials) < len(mine)):
@@ -127,7 +128,11 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]]) -> 
             return found  # a denial of the whole diet, or of none of its parts: as read
         gone = ", ".join(p for p in old if p in denied)
     elif already_said(fact.value or "", fact.text, held[0]):
-        return found
+        if set(parts(fact.value or "")) <= set(old):
+            return found  # "vegan" said of "vegan, gluten-free": a part of it, which says no less (`rules.agrees`)
+        # "I don't eat meat" of "vegan": said of the diet on record, so another agent's claim corroborates it
+        # rather than contradicting it (a looser value would replace it by recency, or open a dispute)
+        return Extraction(tuple(replace(f, value=held[0]) if f is fact else f for f in found.facts), found.unextracted)
     else:
         new = parts(fact.value or "")
         implied = {looser for diet in new for looser in SAYS.get(diet, ())}
