@@ -36,6 +36,19 @@ def test_diets_said_together_are_one_value_listing_each(reasoner, said, value):
     assert fact.text == f"The user's diet is {', '.join(head)} and {last}"
 
 
+FISH = [
+    ("i'm a vegetarian but i eat fish", "pescatarian"), ("I don't eat meat but I eat fish", "pescatarian"),
+    ("I'm vegetarian but I do eat seafood", "pescatarian"), ("i'm vegetarian but eat fish", "pescatarian"),
+    ("i'm vegetarian, but i eat fish sometimes", "pescatarian"),
+    ("I'm vegetarian and my husband eats fish", "vegetarian"), ("I'm vegetarian, I don't eat fish", "vegetarian"),
+]
+
+
+@pytest.mark.parametrize(("said", "value"), FISH)
+def test_a_vegetarian_who_eats_fish_is_pescatarian(reasoner, said, value):
+    assert [f.value for f in reasoner.extract_turn(said).facts if f.entity == "user.diet"] == [value]
+
+
 @pytest.mark.parametrize("said", ["I live in Berlin and keep bees", "I'm vegan and eat only organic food",
                                   "my wife is vegan and keeps kosher"])
 def test_no_second_diet_where_none_is_said_as_the_users(reasoner, said):

@@ -65,6 +65,20 @@ def strictest(facts: Sequence[Fact]) -> list[Fact]:
     return out
 
 
+_FISH = re.compile(r"\b(?:i(?:'m| am)?|but|and) (?:(?:do|also|still|sometimes)\s+)?(?:eat|eating) (?:fish|seafood)\b",
+                   re.IGNORECASE)
+
+
+def with_fish(facts: Sequence[Fact], turn: str) -> list[Fact]:
+    """`facts` with a vegetarian diet said beside eating fish read as pescatarian: "I'm vegetarian but I eat fish",
+    "I don't eat meat, but I do eat seafood" (each part its own clause, so no frame sees both)."""
+    if not _FISH.search(turn):
+        return list(facts)
+    return [replace(f, value="pescatarian", text=f.text if re.search(r"\b(?:fish|seafood)\b", f.text, re.IGNORECASE)
+                    else f"{f.text.rstrip('.')}, but eats fish")
+            if f.entity == DIET and (f.value or "").lower() == "vegetarian" else f for f in facts]
+
+
 def together(facts: Sequence[Fact]) -> list[Fact]:
     """`facts` with the user's diets said in the turn as one fact, where the first was: "vegan" and
     "gluten-free" -> "vegan, gluten-free", stated "The user's diet is vegan and gluten-free". A denial
