@@ -58,6 +58,7 @@ def test_no_second_diet_where_none_is_said_as_the_users(reasoner, said):
 LATER = [
     # a looser diet the record says, said without naming it: nothing new, the stricter diet stays
     (["im vegan", "i dont eat meat"], ("vegan",)),
+    (["I'm vegan", "I do not eat meat"], ("vegan",)),
     (["I'm vegan", "I'm dairy free"], ("vegan",)),
     (["I'm vegan and gluten free", "I don't eat meat", "im vegan"], ("vegan, gluten-free",)),
     # a diet of another kind joins the record; one of the same kind takes its place

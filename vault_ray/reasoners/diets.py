@@ -108,9 +108,8 @@ def already_said(new_value: str, new_text: str, old_value: str) -> bool:
         return False
     implied = {looser for diet in old for looser in SAYS.get(diet, ())}
     kinds, text = {axis(o) for o in old}, new_text.lower()
-    if _NO_LONGER.search(text):  # "vegan, no longer gluten-free": less than the record says, said as a change
-        return False
-    return all(p in old or (p in implied and not (axis(p) in kinds and _named(p, text))) for p in new)
+    less = bool(_NO_LONGER.search(text))  # "vegan, no longer gluten-free": less than the record says, said as a change
+    return all((p in old and not less) or (p in implied and not (axis(p) in kinds and _named(p, text))) for p in new)
 
 
 _NO_LONGER = re.compile(r"\b(?:no longer|not|anymore|any more|stopped|quit|gave up)\b")
