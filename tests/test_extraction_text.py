@@ -189,3 +189,24 @@ def test_a_typo_that_may_be_another_word_makes_no_fact(reasoner, said):
                                   "i don't eat until lunch", "I don't eat past 7pm"])
 def test_a_time_said_after_a_like_is_no_food_or_thing_liked(reasoner, said):
     assert [f for f in facts(reasoner, said) if f[0] in ("user.food_preferences", "user.likes")] == []
+
+
+KIN_NAMES = [
+    # a pet's or a relative's name typed in lower case is written with its capital
+    ("i have a dog named max", [("user.pets", "dog:Max")]),
+    ("i have a cat called whiskers", [("user.pets", "cat:Whiskers")]),
+    ("my cat's name is luna", [("user.pets", "cat:Luna")]),
+    ("my husbands name is tom", [("user.family", "husband:Tom")]),
+    ("i have a boyfriend named jake", [("user.family", "boyfriend:Jake")]),
+    ("i have a son named leo", [("user.family", "son:Leo")]),
+    ("my wife is maria", [("user.family", "wife:Maria")]),
+    ("my wife is maria and my son is leo", [("user.family", "son:Leo"), ("user.family", "wife:Maria")]),
+    # no name: a state of someone else, a word after "named", the user's own name (as typed)
+    ("my wife is pregnant", []), ("my daughter is sick", []), ("i was named after my dad", []),
+    ("my name is john smith", [("user.name", "john smith")]),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), KIN_NAMES)
+def test_a_pets_or_relatives_name_in_lower_case_is_kept(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)
