@@ -69,6 +69,10 @@ LATER = [
     # a denial of one part leaves the others
     (["I'm vegan and gluten free", "im not gluten free anymore"], ("vegan",)),
     (["I'm vegan and keep kosher", "I'm not vegan anymore"], ("kosher",)),
+    # a part of the record the turn names but does not keep is gone
+    (["I'm vegan", "I'm not vegan, I'm gluten free"], ("gluten-free",)),
+    (["I'm vegan and keep kosher", "I used to be vegan, now I'm gluten free"], ("kosher, gluten-free",)),
+    (["I'm vegan", "I'm not vegan, I don't eat meat"], ("vegetarian",)),
 ]
 
 

@@ -120,13 +120,14 @@ def axis(diet: str) -> str:
     return _AXES.get(diet, diet)
 
 
-def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]]) -> Extraction:
+def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]], said: str = "") -> Extraction:
     """`found` with its diet read with the one on record (`on_record(DIET)`, asked only when the turn says a diet): a
     diet of another kind joins it ("I'm vegan", later "I'm gluten free": "vegan, gluten-free"), one of the same kind
     takes its place ("vegan, gluten-free", later "I'm vegetarian now": "vegetarian, gluten-free"), a denial of one of
     its parts leaves the others ("I'm not gluten free anymore": "vegan"). A looser diet the record already says is read
     as the record's ("I don't eat meat" of "vegan": vegan, `already_said`), a part of it stays as read; any diet stays
-    as read when the store holds none, or two (a dispute)."""
+    as read when the store holds none, or two (a dispute). A part of the record the turn (`said`) names but does not
+    keep is dropped ("I'm not vegan, I'm gluten free", "I used to be vegan, now I'm gluten free": gluten-free alone)."""
     mine = [f for f in found.facts if f.entity == DIET and f.value]
     denials = [f for f in mine if (f.value or "").startswith("not:")]
     if not mine or (len(mine) > 1 and len(denials) < len(mine)):
@@ -134,13 +135,14 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]]) -> 
     if len(held := [v for v in on_record(DIET) if not v.startswith("not:")]) != 1:
         return found
     fact, old = mine[0], parts(held[0])
+    dropped = {p for p in old if p not in parts(fact.value or "") and _named(p, said.lower())}
     if denials:
         denied = {p for f in denials for p in parts((f.value or "").removeprefix("not:"))}
         diets = [p for p in old if p not in denied]
         if len(old) < 2 or not diets or len(diets) == len(old):
             return found  # a denial of the whole diet, or of none of its parts: as read
         gone = ", ".join(p for p in old if p in denied)
-    elif already_said(fact.value or "", fact.text, held[0]):
+    elif not dropped and already_said(fact.value or "", fact.text, held[0]):
         if set(parts(fact.value or "")) <= set(old):
             return found  # "vegan" said of "vegan, gluten-free": a part of it, which says no less (`rules.agrees`)
         # "I don't eat meat" of "vegan": said of the diet on record, so another agent's claim corroborates it
@@ -149,10 +151,10 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]]) -> 
     else:
         new = parts(fact.value or "")
         implied = {looser for diet in new for looser in SAYS.get(diet, ())}
-        diets = [_taking(p, new) for p in old if p not in implied]
+        diets = [_taking(p, new) for p in old if p not in implied and p not in dropped]
         diets = list(dict.fromkeys([d for d in diets if d] + new))
-        if diets == new:
-            return found
+        if diets == new and not dropped:
+            return found  # else stated by name ("The user's diet is gluten-free"): a change of the record, not more of it
     listed = ", ".join(_spelled(held[0], fact.value or "", d) for d in diets)
     head, _, tail = listed.rpartition(", ")
     text = f"The user's diet is {f'{head} and {tail}' if head else tail}" + (f", no longer {gone}" if denials else "")
