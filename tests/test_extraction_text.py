@@ -130,6 +130,7 @@ AT_A_COMPANY = [
     ("im at the gym now", []), ("im at home now", []), ("i'm at starbucks now", []), ("im at target now", []),
     ("im at a conference now", []), ("im at google for a meeting", []), ("im at amazon picking up a package", []),
     ("im now at the gym", []), ("im now at a conference", []), ("i'm at the airport now", []),
+    ("im at google in a meeting", []),
     # beside a visit or a job left, "I'm at X" is where the user is (tests/test_extraction_qa99c.py)
     ("I was at Google earlier, now I'm at Meta", []), ("I quit my old job, now I'm at Meta", []),
 ]

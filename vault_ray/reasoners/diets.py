@@ -152,7 +152,7 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]], sai
         new = parts(fact.value or "")
         implied = {looser for diet in new for looser in SAYS.get(diet, ())}
         diets = [_taking(p, new) for p in old if p not in implied and p not in dropped]
-        diets = list(dict.fromkeys([d for d in diets if d] + new))
+        diets = list(dict.fromkeys(diets + new))
         if diets == new and not dropped:
             return found  # else stated by name ("The user's diet is gluten-free"): a change of the record, not more of it
     listed = ", ".join(_spelled(held[0], fact.value or "", d) for d in diets)
@@ -163,9 +163,8 @@ def known_diet(found: Extraction, on_record: Callable[[str], Sequence[str]], sai
     return Extraction(facts, found.unextracted)
 
 
-def _taking(held: str, new: list[str]) -> str | None:
-    """The part of the new diet that takes the place of `held` (one of its kind), `held` if none does; None if one did
-    before (only the first keeps the place)."""
+def _taking(held: str, new: list[str]) -> str:
+    """The part of the new diet that takes the place of `held` (one of its kind), `held` if none does."""
     same = [n for n in new if axis(n) == axis(held)]
     return same[0] if same else held
 

@@ -19,7 +19,8 @@ _AT = re.compile(r"^(?:(?:so|and|but|well|ok|okay|anyway|btw|also|update)[\s,:]+
                  r",?\s+)?i'm (?:(?:now|currently|still|actually|over)\s+)*at (?P<v>.+)$", IC)
 _AFTER = re.compile(r"^(?:,?\s+(?:now|these days|nowadays|currently|at the moment|full[- ]time|"
                     r"as (?:a|an) [\w -]+|(?:(?:and|but) )?(?:i )?(?:lov|lik|enjoy|hat)\w* (?:it|the job|the work)\b.*|"
-                    r"on the [\w -]+ team|in [\w ,]+|since \w+(?: \d{4})?|for (?:a|the) (?:year|month|while)|"
+                    r"on the [\w -]+ team|in (?!(?:a|an|the|my|our|some|one|class|line|bed|town|traffic)\b)[\w ,]+|"
+                    r"since \w+(?: \d{4})?|for (?:a|the) (?:year|month|while)|"
                     r"for \w+ (?:years?|months?)))*[\s,.!]*$", IC)
 """What may follow the company ("now", "as an engineer", "on the ads team", "in London", "and loving it"): anything
 else ("at Google for a meeting", "at Apple picking up my phone") says a visit."""
