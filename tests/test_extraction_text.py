@@ -31,6 +31,18 @@ SCHOOL = [
     ("I'm a senior engineer at Google", [("user.employer", "Google"), ("user.job", "senior engineer")]),
     ("I'm a professor at Stanford", [("user.employer", "Stanford"), ("user.job", "professor")]),
     ("I work at UCLA", [("user.employer", "UCLA")]),
+    # a school's name typed in lower case, read by its words; a school said in the past
+    ("i go to the university of michigan", [("user.school", "University of Michigan")]),
+    ("im a student at university of toronto", [("user.job", "student"), ("user.school", "University of Toronto")]),
+    ("i study at boston college", [("user.school", "Boston College")]),
+    ("i go to georgia institute of technology", [("user.school", "Georgia Institute of Technology")]),
+    ("i went to stanford", [("user.school", "Stanford")]),
+    ("i went to ohio state university", [("user.school", "Ohio State University")]),
+    ("i graduated from the university of michigan", [("user.school", "University of Michigan")]),
+    ("I went to Harvard Law School", [("user.school", "Harvard Law School")]),
+    ("i went to texas a&m university", [("user.school", "Texas A&M University")]),
+    ("i got my degree from nyu", [("user.school", "NYU")]),
+    ("i did my phd at cornell", [("user.school", "Cornell")]),
 ]
 
 
@@ -43,6 +55,11 @@ NO_SCHOOL = [
     "I go to the gym", "I attend church", "I study at home", "i study at night", "I study at the library",
     "my school is great", "I want to study at Oxford", "If I go to Harvard I'll be happy", "I used to study at MIT",
     "My daughter is a student at UCLA", "my son goes to NYU", "I'm a student of history", "I'm a student at 25",
+    # a kind of school, a visit, a thing of a school: no school's name
+    "i went to college", "i went to law school", "i went to a community college", "i go to school", "i went to the store",
+    "i went to a college party", "i went to college parties", "i went to oxford", "I went to Oxford last week",
+    "i went to berkeley for the weekend", "i went to the school to pick up my kid", "my daughter went to stanford",
+    "i study at starbucks", "I study at Starbucks",  # a café
 ]
 
 
@@ -63,7 +80,7 @@ DIET = [
     ("I'm plant based, I don't eat meat", [("user.diet", "vegan")]),
     ("I'm keto and low carb", [("user.diet", "keto")]),
     # diets that say different things, a correction, a denial: as said
-    ("I'm vegan and gluten free", [("user.diet", "gluten-free"), ("user.diet", "vegan")]),
+    ("I'm vegan and gluten free", [("user.diet", "vegan, gluten-free")]),  # one value (tests/test_text_diets.py)
     ("I'm vegan, sorry, vegetarian", [("user.diet", "vegetarian")]),
     ("I'm not vegan, I'm vegetarian", [("user.diet", "vegetarian")]),
     ("I'm vegan and my wife is vegetarian", [("user.diet", "vegan")]),
@@ -96,6 +113,32 @@ CASED = [
     ("my name is john smith", [("user.name", "john smith")]),
     ("im allergic to peanuts", [("user.allergies", "peanuts")]),
 ]
+
+
+AT_A_COMPANY = [
+    # "I'm at X" names the employer when X is a company known by one name that is no store one visits
+    ("im at meta now", [("user.employer", "Meta")]),
+    ("i'm at google now", [("user.employer", "Google")]),
+    ("now im at stripe", [("user.employer", "Stripe")]),
+    ("I'm at Meta these days", [("user.employer", "Meta")]),
+    ("I'm over at Netflix now", [("user.employer", "Netflix")]),
+    ("im at goldman sachs now", [("user.employer", "Goldman Sachs")]),
+    ("I'm at Google on the search team", [("user.employer", "Google")]),
+    ("im at meta now, loving it", [("user.employer", "Meta")]),
+    ("i worked at google but im at meta now", [("user.employer", "Meta")]),
+    # a visit, a venue, a store, a name no list knows typed in lower case: no employer
+    ("im at the gym now", []), ("im at home now", []), ("i'm at starbucks now", []), ("im at target now", []),
+    ("im at a conference now", []), ("im at google for a meeting", []), ("im at amazon picking up a package", []),
+    ("im now at the gym", []), ("im now at a conference", []), ("i'm at the airport now", []),
+    ("im at google in a meeting", []),
+    # beside a visit or a job left, "I'm at X" is where the user is (tests/test_extraction_qa99c.py)
+    ("I was at Google earlier, now I'm at Meta", []), ("I quit my old job, now I'm at Meta", []),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), AT_A_COMPANY)
+def test_a_job_said_as_where_the_user_is(reasoner, said, want):
+    assert [f for f in facts(reasoner, said) if f[0] == "user.employer"] == want
 
 
 @pytest.mark.parametrize(("said", "want"), CASED)
@@ -141,3 +184,30 @@ NO_FACT_FROM_A_TYPO = [
 @pytest.mark.parametrize("said", NO_FACT_FROM_A_TYPO)
 def test_a_typo_that_may_be_another_word_makes_no_fact(reasoner, said):
     assert facts(reasoner, said) == []
+
+
+@pytest.mark.parametrize("said", ["i dont eat after 8pm", "I don't eat before noon", "I never eat after 9",
+                                  "i don't eat until lunch", "I don't eat past 7pm"])
+def test_a_time_said_after_a_like_is_no_food_or_thing_liked(reasoner, said):
+    assert [f for f in facts(reasoner, said) if f[0] in ("user.food_preferences", "user.likes")] == []
+
+
+KIN_NAMES = [
+    # a pet's or a relative's name typed in lower case is written with its capital
+    ("i have a dog named max", [("user.pets", "dog:Max")]),
+    ("i have a cat called whiskers", [("user.pets", "cat:Whiskers")]),
+    ("my cat's name is luna", [("user.pets", "cat:Luna")]),
+    ("my husbands name is tom", [("user.family", "husband:Tom")]),
+    ("i have a boyfriend named jake", [("user.family", "boyfriend:Jake")]),
+    ("i have a son named leo", [("user.family", "son:Leo")]),
+    ("my wife is maria", [("user.family", "wife:Maria")]),
+    ("my wife is maria and my son is leo", [("user.family", "son:Leo"), ("user.family", "wife:Maria")]),
+    # no name: a state of someone else, a word after "named", the user's own name (as typed)
+    ("my wife is pregnant", []), ("my daughter is sick", []), ("i was named after my dad", []),
+    ("my name is john smith", [("user.name", "john smith")]),
+]
+
+
+@pytest.mark.parametrize(("said", "want"), KIN_NAMES)
+def test_a_pets_or_relatives_name_in_lower_case_is_kept(reasoner, said, want):
+    assert facts(reasoner, said) == sorted(want)

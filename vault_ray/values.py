@@ -138,6 +138,9 @@ def _canonical(entity: str, value: str) -> str:
             return found if stance != "not" else CONSENT_WITHDRAWN
     if kind == "amount" and not _CAPPED.search(entity):  # an income "under $100k" is not one of $100k
         body = amount_form(strip_time_words(rest), ceiling_is_amount=False) or canonical_of_kind(kind, rest)
+    elif entity.rsplit(".", 1)[-1] == "diet" and len(listed := _LISTED.split(rest)) > 1:
+        # "vegan, gluten-free" and "gluten free and vegan": one diet of two parts, in either order
+        body = ", ".join(sorted({canonical_of_kind(kind, p) for p in listed if p.strip()}))
     else:
         body = canonical_of_kind(kind, rest)
     return f"{stance}:{body}" if stance else body
@@ -146,6 +149,8 @@ def _canonical(entity: str, value: str) -> str:
 _CAPPED = re.compile(r"budget|limit|cap|max|allowance|spend")
 """Amount entities said as a ceiling ('a budget of up to $5k' is a budget of $5k); any other amount
 keeps its upper bound ('an income under $100k')."""
+_LISTED = re.compile(r"\s*(?:,|\band\b|&|\+)\s*", re.IGNORECASE)
+"""Between the parts of a value that lists several (`user.diet`: "vegan, gluten-free", `reasoners/diets.py`)."""
 
 
 def canonical_of_kind(kind: str, value: str) -> str:

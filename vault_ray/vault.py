@@ -262,7 +262,7 @@ class Vault(Transfers, Retractions, PolicyEdits):
         policy, registry = self._backend.control(fresh=False)
         user, msgs = user_turn(messages, policy)
         relevant = registry.relevant(self.embedder.embed([user])[0], self.embedder.embed)
-        extraction = on_record(extract_with_report(self.reasoner, msgs, relevant), lambda e: self.get(e).values)
+        extraction = on_record(extract_with_report(self.reasoner, msgs, relevant), lambda e: self.get(e).values, user)
         # provenance keeps what was said, beside the reasoner's rewrite
         facts, long = front.too_long([f if f.source is not None else replace(f, source=user) for f in extraction.facts],
                                      policy.max_text)

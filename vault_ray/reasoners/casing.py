@@ -1,7 +1,8 @@
 """A known name typed in lower case, written as it is spelled: "im at meta now" stores Meta, "i live
 in berlin" Berlin, "i go to ucla" UCLA. Only a value the user typed all in lower case, and only a
 name known as one: an employer known by one name (`orgs.COMPANIES`), a city, state or country
-(GeoNames and CLDR, as `gazetteer` knows them) for a home or a hometown, a well-known school. A value
+(GeoNames and CLDR, as `gazetteer` knows them) for a home or a hometown, a well-known school or one
+named by its words ("university of michigan": University of Michigan, `frames_school.written_school`). A value
 typed with any capital stays as typed ("eBay", "iRobot", "NYC"), as does a name no list knows
 ("i work at nimbus": nimbus), so the user's own spelling is never changed for a guess."""
 
@@ -15,7 +16,7 @@ from functools import cache
 from ..gazetteer import cities, fold, regions
 from ..models import Fact
 from ..values import split_stance
-from .frames_school import SCHOOLS
+from .frames_school import written_school
 from .orgs import COMPANIES
 
 _COMPANY_SPELLED = {name.lower(): name for name in (
@@ -87,7 +88,7 @@ def written(entity: str, value: str) -> str:
     elif entity == "user.employer":
         name = _company(typed)
     elif entity == "user.school":
-        name = SCHOOLS.get(typed)
+        name = written_school(typed)
     else:
         return value
     return value if name is None else f"{stance}:{name}" if stance else name

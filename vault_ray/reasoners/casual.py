@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from .base import Message, as_messages
+from .kin_names import kin_names
 from .typos import mended
 
 IC = re.IGNORECASE
@@ -71,7 +72,7 @@ def spelled(text: str) -> str:
     text = _NOW_SAID.sub(lambda m: "right now" if m.group(0).lower() == "rn" else "at the moment", text)
     text = _ID.sub(lambda m: "I'd" if m.group(0)[0] == "I" else "i'd", text)
     text = _ILL.sub(lambda m: "I'll" if m.group(0)[0] == "I" else "i'll", text)
-    return _MEAN.sub(", ", text)
+    return kin_names(_MEAN.sub(", ", text))  # "i have a dog named max": Max
 
 
 def spelled_turn(messages: Sequence[Message] | str) -> Sequence[Message] | str:

@@ -20,12 +20,13 @@ _DROPPED = r"(?:now (?:in|at|based|living)|currently (?:in|at|based|living|worki
 """A part of a sentence whose subject ("I") was left out after a statement of the user's:
 "I'm 41, originally from Naples, now in Chicago"."""
 _FREE = r"(?:gluten|dairy|lactose|nut|egg|soy|sugar|meat)[- ]free"
-"""A diet a list says after another with its "I'm" left out: "I'm dairy free and gluten free"."""
+_KEPT = r"(?:keep|follow|eat|stick to)(?=\s+(?:a |an |strictly |mostly )?(?:kosher|halal|keto|paleo|vegan|gluten|low[- ]carb)\b)"
+"""A diet said after another without its "I'm" ("I'm dairy free and gluten free") or "I" ("I'm vegan and keep kosher")."""
 _PAID = r"(?:pay|make|earn)(?=\s+(?:(?:about|around|roughly|only|over|like)\s+)?[$€£¥\d])"
 """Money said with its "I" left out: "I work at Google and pay $1,500 rent", "..., and make $90k a year"."""
 _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
         rf"relocated|(?:just |recently )?(?:joined|started at)|{_PAID}|" \
-        rf"pescatarian|married|single|divorced|retired|\w+ intolerant|{_FREE}|" \
+        rf"pescatarian|married|single|divorced|retired|\w+ intolerant|{_FREE}|{_KEPT}|" \
         r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
 "I love hiking, hate running", "..., budget is 1500 euros"."""
@@ -209,8 +210,9 @@ free") is said of that subject, not of the user; a bare verb ("and work at Rush"
 
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
-                       r"love|like|dislike|prefer|speak|own|can't stand|don't like|" + _PAID + r")|(?P<state>allergic|vegan|"
-                       r"vegetarian|pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
+                       r"love|like|dislike|prefer|speak|own|can't stand|don't like|" + _PAID + "|" + _KEPT + r")|(?P<state>"
+                       r"allergic|vegan|vegetarian|pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b",
+                       re.IGNORECASE)
 
 
 _HEADED = re.compile(r"^(?:(?:quick|some|a bit of|brief|little|short)\s+)?(?:context|about me|a bit about me|background|"

@@ -23,7 +23,7 @@ from . import clauses as cl
 from .base import Extraction
 from .casing import cased
 from .couples import couple_frame
-from .diets import strictest
+from .diets import strictest, together, with_fish
 from .expenses import expense_frame, set_by_another
 from .finders import typed_value
 from .frames import PROFILE_FRAMES
@@ -209,7 +209,8 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
             else:
                 unextracted.append(Unextracted(clause, "no pattern reads it and no registry entry's examples are near it"))
     facts = later.later_wins(dated.latest(facts, years, _MANY), now, _MANY)  # "..., we divorced in 2021": divorced
-    facts = cased(strictest(facts))  # "I'm vegan, I don't eat meat": vegan only; "i live in berlin": Berlin
+    facts = together(strictest(with_fish(facts, text)))  # "I'm vegan, I don't eat meat": vegan only; with fish: pescatarian
+    facts = cased(facts)  # "i live in berlin": Berlin
     return Extraction(tuple(_drop_superseded_negations(facts)), tuple(unextracted))
 
 

@@ -249,8 +249,9 @@ def employer_frame(n: str) -> list[Draft]:
         return []  # "I work with kids", "i work with my hands": whom or what the user works with
     if m.group("w") and re.search(r"\bis(?: now)?\s*$", n[: m.start("w")]) and SAID_OF_IT.match(org):
         return []  # "my company is great", "my company is hiring": said of the company, not its name
-    if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and THE.match(org):
-        return []  # "Now at the Hilton": a stay at a hotel, a hospital, a venue as much as a job; nothing stored
+    if m.group("w") and re.search(r"\bi'm now at\s+$", n[: m.start("w")], IC) and (
+            THE.match(org) or (org.islower() and org.lower() not in COMPANIES)):
+        return []  # "Now at the Hilton", "im now at the gym": a stay at a venue as much as a job (`frames_at`)
     out = [Draft("user.employer", THE.sub("", org))]  # "I work at the Hilton": Hilton
     role = re.search(r"\bas (?:a |an |the )?(?P<v>[\w\- ]+)$", m.group(0), IC)
     if role and OCCUPATIONS.search(cut(role.group("v"))):

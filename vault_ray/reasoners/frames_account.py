@@ -316,8 +316,9 @@ def preference_frame(n: str) -> list[Draft]:
     raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
                  r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=IC)
     raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
-    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being)\b|^[$€£¥]?\d", raw, IC):
-        return []  # "..., like 200 max": a filler "like" before an amount, not a thing liked
+    if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being|after|before|until|till|"
+                           r"past|during)\b|^[$€£¥]?\d", raw, IC):
+        return []  # "..., like 200 max": a filler "like" before an amount; "i dont eat after 8pm": a time, no food
     stance = "dislikes" if negative else "likes"
     eats = bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
     items = [raw] if _COMPOUND.search(raw) else split_list(raw)  # "sushi and jazz": two things; "mac and cheese": one

@@ -14,7 +14,7 @@ import re
 from .. import gazetteer
 from .lexicon import Draft, cut
 from .names import lower_name, person
-from .orgs import THE, org_name
+from .orgs import COMPANIES, THE, org_name
 
 IC = re.IGNORECASE
 
@@ -47,6 +47,22 @@ _AT = re.compile(
     r"|\bmy (?:school|university|college|uni) is (?P<s>.+)$", IC)
 _GO = re.compile(r"\bi (?:(?:now|currently|still|also)\s+)?(?:go to|attend)(?: (?:school|college|university|uni) at)? "
                  r"(?P<v>.+)$", IC)
+_WENT = re.compile(r"\bi (?:(?:also|actually)\s+)?(?:went to|attended|graduated from|got my (?:[\w'-]+ )?degree "
+                   r"(?:from|at)|did my (?:[\w'-]+ )?(?:degree|phd|masters|master's|mba|undergrad) at)(?: (?:school|college|"
+                   r"university|uni) at)? (?P<v>.+)$", IC)
+"""A school said in the past ("I went to Stanford", "I graduated from the University of Michigan"): where the user
+studied, stored as said ("The user went to Stanford"); only a name that reads as a school's and is no place ("I went
+to Oxford" may be a visit)."""
+_GENERIC = re.compile(r"^(?:(?:the|a|an|my|our|local|nearby|same|small|big|public|private|online|state|community|junior|"
+                      r"high|middle|grad|graduate|law|med|medical|business|art|arts|film|nursing|beauty|cooking|driving|"
+                      r"boarding|night|summer|sunday|language|dance|music|flight|trade|technical|tech|of|and|for|in|at|"
+                      r"university|univ|uni|college|school|academy|institute|polytechnic|conservatory|seminary)\s*)+$", IC)
+"""School words and the words that only say a kind of school ("law school", "a community college", "grad school"): no
+school's name, whatever the case."""
+_NAMED = re.compile(rf"(?:{_SCHOOL_WORD.pattern})(?:$|\s+of\s+\w)", IC)
+"""Where a school word stands in a school's name: last ("boston college") or before "of" ("university of michigan");
+not before another noun ("college parties", "school run")."""
+_SMALL = frozenset({"of", "the", "and", "at", "for", "in", "de", "la", "du"})
 _NOT_SCHOOLS = re.compile(r"^(?:home|night|nights|work|lunch|the moment|a |an |my |our |great|good|fine|ok|okay|nice|"
                           r"hard|fun|boring|expensive|cheap|far|close|big|small|online|remote)\b", IC)
 
@@ -61,6 +77,24 @@ def school_like(name: str) -> bool:
     return bool(_SCHOOL_WORD.search(name)) or name.lower() in SCHOOLS or bool(_INITIALS.match(name))
 
 
+def named_school(name: str) -> bool:
+    """Whether `name` in any case is a school's by its words: a school word and a name beside it ("university of
+    michigan", "ohio state university", "georgia institute of technology"); not a kind of school ("law school")."""
+    return bool(_NAMED.search(name)) and not _GENERIC.match(name) and not re.search(r"\d", name)
+
+
+def written_school(typed: str) -> str | None:
+    """A school's name typed in lower case as it is written: a well-known one as it is spelled ("ucla": UCLA), one
+    named by its words with capitals ("university of michigan": University of Michigan); None for no school's name."""
+    if typed in SCHOOLS:
+        return SCHOOLS[typed]
+    if not named_school(typed):
+        return None
+    words = typed.split(" ")
+    return " ".join(w if i and w in _SMALL else w.upper() if "&" in w else w[:1].upper() + w[1:]
+                    for i, w in enumerate(words))
+
+
 def school_frame(n: str) -> list[Draft]:
     m = _AT.search(n)
     if m:
@@ -69,7 +103,11 @@ def school_frame(n: str) -> list[Draft]:
         # "a student in Paris": a place; "a student of history": a subject
         return _school(raw, strict=sep in ("in", "of") or bool(m.group("z")))
     m = _GO.search(n)
-    return _school(m.group("v"), strict=True) if m else []
+    if m:
+        return _school(m.group("v"), strict=True)
+    m = _WENT.search(n)
+    found = _school(m.group("v"), strict=True) if m else []
+    return [d for d in found if not gazetteer.find_place(d.value)]
 
 
 def _school(raw: str, *, strict: bool) -> list[Draft]:
@@ -77,10 +115,15 @@ def _school(raw: str, *, strict: bool) -> list[Draft]:
     name = org_name(re.split(r"\s+(?:for|since|until|from|and|but|so|because|while|part[- ]time|full[- ]time)\b", raw,
                              maxsplit=1, flags=IC)[0])
     name = THE.sub("", cut(name or ""))
-    if not name[:1].isalpha() or _NOT_SCHOOLS.match(name) or person(name) or (name.islower() and not (lower_name(name) or
-                                                                                           name in SCHOOLS)):
+    if not name[:1].isalpha() or _NOT_SCHOOLS.match(name) or person(name):
         return []
-    if gazetteer.find_place(name) and name.lower() not in SCHOOLS:
+    if name.islower() and named_school(name):
+        name = re.sub(r"^the\s+", "", name)  # "the university of michigan": University of Michigan (`casing.py`)
+    elif name.islower() and not (lower_name(name) or name in SCHOOLS):
+        return []
+    if name.lower() in COMPANIES and not school_like(name):
+        return []  # "I study at Starbucks": a café, no school
+    if gazetteer.find_place(name) and name.lower() not in SCHOOLS and not named_school(name):
         return []  # "a student in Paris", "I study at Boston": a place
     if strict and not school_like(name):
         return []

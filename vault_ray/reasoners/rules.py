@@ -19,6 +19,7 @@ from ..registry import RegistryEntry
 from ..roles import denies, other_holder, same_role
 from ..values import canonical, singular, split_stance, value_kind
 from .base import Extraction, JudgeCase, Judgement, Message, OwnVerdict
+from .diets import already_said
 from .judging import judge_sides
 from .labels import LabelMatcher, by_shared_words, described, label_phrase
 from .prototypes import PrototypeClassifier
@@ -241,10 +242,14 @@ class RuleReasoner:
     def classify(self, incoming: Claim, own: Sequence[Claim], cardinality: str) -> OwnVerdict:
         new = normalized_value(incoming)
         replaced, refined = [], []
+        diet = incoming.entity.rsplit(".", 1)[-1] == "diet" and cardinality != "many"
         for claim in own:
             old = normalized_value(claim)
             if old == new:
                 return OwnVerdict(Op.NOOP, (claim.id,), "already known")
+            if diet and already_said(incoming.value or "", incoming.text, claim.value or ""):
+                # "I don't eat meat" after "I'm vegan": vegan says it; the looser diet must not replace it
+                return OwnVerdict(Op.NOOP, (claim.id,), f"already known: {claim.value} says it")
             if cardinality == "many":
                 if contradicts(new, old, "many"):
                     replaced.append(claim.id)

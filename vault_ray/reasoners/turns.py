@@ -16,6 +16,7 @@ from .breakups import ended_with
 from .casual import spelled_turn
 from .corrections import corrected_statement, kept
 from .extraction import extract_turn
+from .frames_at import at_company
 from .paraphrase import first_person_turn
 from .prototypes import PrototypeClassifier
 from .quitting import leaving, left_unnamed
@@ -29,6 +30,8 @@ def read_turn(messages: Sequence[Message] | str, registry: Sequence[RegistryEntr
     user, _assistant = latest_turn(messages)
     user = first_person_turn(user)  # an agent's "The user lives in Berlin": "I live in Berlin" (paraphrase.py)
     found = extract_turn(user, classifier=classifier, registry=registry)
+    if not found.facts and (job := at_company(user)):  # "im at meta now", said alone: a job
+        found = Extraction((job,))
     found = kept(messages, user, found, classifier)  # "I work at Google." "Sorry, Vegan": no diet
     found = for_a_trip(user, found)  # "Switch me to CET, I'll be in Berlin next week": no zone now
     if left := left_unnamed(messages, user, found.facts):  # "I work at Google." ... "I quit my job": not:Google
