@@ -43,6 +43,11 @@ SCHOOL = [
     ("i went to texas a&m university", [("user.school", "Texas A&M University")]),
     ("i got my degree from nyu", [("user.school", "NYU")]),
     ("i did my phd at cornell", [("user.school", "Cornell")]),
+    # a school's name longer than a company's, with an "at" in it (no routine "at austin")
+    ("i go to the university of texas at austin", [("user.school", "University of Texas at Austin")]),
+    ("I'm a student at the University of Wisconsin at Madison", [("user.job", "student"),
+                                                                ("user.school", "University of Wisconsin at Madison")]),
+    ("i went to the university of north carolina at chapel hill", [("user.school", "University of North Carolina at Chapel Hill")]),
 ]
 
 
@@ -66,6 +71,16 @@ NO_SCHOOL = [
 @pytest.mark.parametrize("said", NO_SCHOOL)
 def test_no_school_where_none_is_said_as_the_users(reasoner, said):
     assert [f for f in facts(reasoner, said) if f[0] in ("user.school", "user.employer")] == []
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("I go to the gym at 7am", [("user.schedule.gym", "at 7am")]), ("I go to yoga at the Y on Mondays",
+                                                                   [("user.schedule.yoga", "at the y on mondays")]),
+    ("i go to choir at noon", [("user.schedule.choir", "at noon")]), ("i go to church at st marys", []),
+    ("I go to the office at Acme Corp", []), ("i have dinner at my moms", []),
+])
+def test_a_routine_at_a_place_and_no_time_is_no_schedule(reasoner, said, want):
+    assert [f for f in facts(reasoner, said) if f[0].startswith("user.schedule")] == want
 
 
 DIET = [

@@ -358,6 +358,10 @@ _SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usual
 _SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle|"
                           r"wake up|get up|go to sleep|start work|finish work|leave work|get off work)\s+" + _WHEN, IC)
 _NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done|lived|worked|seen|made)")  # "I have been at"
+_TIMEISH = re.compile(r"\d|\b(?:noon|midnight|nights?|mornings?|afternoons?|evenings?|dawn|dusk|sunrise|sunset|lunch\w*|"
+                      r"dinner\w*|breakfast|bedtime|weekends?|weekdays?|week|day|daily|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+                      r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|quarter|o'?clock)\b", IC)
+"""A routine's "at ..." says a time ("at 7", "at noon", "at the Y on Mondays"); "the university of texas at austin" none."""
 
 
 def schedule_frame(n: str) -> list[Draft]:
@@ -371,7 +375,7 @@ def schedule_frame(n: str) -> list[Draft]:
             if pattern is SCHEDULE_MOVED and not re.match(r"(?:at|around|on)\b", when):  # "... to 7pm": at 7pm
                 when = f"at {when}" if re.match(r"\d|noon|midnight", when) else f"on {when}"
             if AT_NAME.match(m.group("when")) or (re.match(_JOB_IS, n, IC) and not re.search(r"\d", when)) \
-                    or (when.startswith("at ") and when[3:].strip(" .!") in COMPANIES):
+                    or (when.startswith("at ") and (when[3:].strip(" .!") in COMPANIES or not _TIMEISH.search(when))):
                 continue  # "My job is at Apple", "my job is at deloitte", "an interview at google": a place, no time
             if thing and when and len(thing) <= 30 and not _NOT_THINGS.fullmatch(thing):
                 return [Draft(f"user.schedule.{thing}", when, kind="procedural")]

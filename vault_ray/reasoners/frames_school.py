@@ -112,8 +112,10 @@ def school_frame(n: str) -> list[Draft]:
 
 def _school(raw: str, *, strict: bool) -> list[Draft]:
     """The school said in `raw` ("UCLA in Los Angeles": UCLA); with `strict`, only a name that reads as one."""
-    name = org_name(re.split(r"\s+(?:for|since|until|from|and|but|so|because|while|part[- ]time|full[- ]time)\b", raw,
-                             maxsplit=1, flags=IC)[0])
+    said = re.split(r"\s+(?:for|since|until|from|and|but|so|because|while|part[- ]time|full[- ]time)\b", raw, maxsplit=1,
+                    flags=IC)[0]
+    long = cut(re.split(r"\s*[,;]", said, maxsplit=1)[0])  # "the University of Texas at Austin": longer than a company's
+    name = org_name(said) or (long if named_school(long) and len(long.split()) <= 9 else None)
     name = THE.sub("", cut(name or ""))
     if not name[:1].isalpha() or _NOT_SCHOOLS.match(name) or person(name):
         return []
