@@ -25,7 +25,6 @@ from itertools import combinations
 
 import numpy as np
 import pyarrow as pa
-from scipy import stats
 
 from .metrics import COUNT_COLUMNS, RATE_COLUMNS, RATE_DEFS
 
@@ -46,6 +45,8 @@ def bootstrap(units: np.ndarray, statistic: Statistic, *, resamples: int = 1000,
               seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(estimate, low, high) of every output of `statistic`, resampling the rows of
     `units` (one row per scenario or group of scenarios; columns are counts)."""
+    from scipy import stats  # noqa: PLC0415  (about 1 s: only an eval's report needs it, not every bulk job)
+
     units = np.asarray(units, dtype=np.float64)
     units = units[np.any(units != 0, axis=1)]  # a unit no scenario fell in is not a draw
     n = units.shape[0]

@@ -127,13 +127,17 @@ def test_connect_to_a_port_that_is_no_ray_cluster_says_so_in_seconds(request, li
 
 
 def test_cluster_commands_at_a_wrong_address_are_one_error_line(tmp_path, silent_port):
+    from concurrent.futures import ThreadPoolExecutor
+
     closed = f"127.0.0.1:{free_port()}"
-    for args in (["serve", "--address", closed, "--hashing", "--port", str(free_port())],
-                 ["up", "--store", str(tmp_path / "store"), "--address", closed, "--hashing"],
-                 ["status", "--address", f"127.0.0.1:{silent_port}"],
-                 ["down", "--address", closed],  # down when nothing runs
-                 ["get", "user.city", "--address", closed, "--hashing"]):
-        code, said = cli(*args, cwd=tmp_path)
+    commands = (["serve", "--address", closed, "--hashing", "--port", str(free_port())],
+                ["up", "--store", str(tmp_path / "store"), "--address", closed, "--hashing"],
+                ["status", "--address", f"127.0.0.1:{silent_port}"],
+                ["down", "--address", closed],  # down when nothing runs
+                ["get", "user.city", "--address", closed, "--hashing"])
+    with ThreadPoolExecutor(len(commands)) as pool:  # side by side: the silent port's wait overlaps the others
+        done = list(pool.map(lambda args: cli(*args, cwd=tmp_path), commands))
+    for args, (code, said) in zip(commands, done, strict=True):
         assert code == 4 and said.startswith("error: cannot join the Ray cluster at"), (args, said)
         assert "nothing was changed" in said and "vault-ray up" in said, said
     assert list(tmp_path.iterdir()) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import re
 import shutil
 import signal
@@ -15,14 +16,17 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 from vault_ray import Fact, HashingEmbedder, Vault
 from vault_ray.cli import app
+from vault_ray.tokens import TokenStore
 
 T0 = 1_700_000_000.0
 HOLD = """
@@ -174,32 +178,56 @@ def _sessions(ray_tmp: Path) -> list[str]:
     return sorted(p.name for p in (ray_tmp / "ray").iterdir() if p.name.startswith("session"))
 
 
-def _read_until(proc: subprocess.Popen, marker: str, timeout: float) -> str:
-    """The command's output up to a line holding `marker` (AssertionError after `timeout`)."""
-    import queue
-    import threading
+def _follow(proc: subprocess.Popen) -> queue.Queue[str | None]:
+    """The command's output lines as they come (None once it closed its output)."""
+    lines: queue.Queue[str | None] = queue.Queue()
 
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+    def read() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _read_until(proc: subprocess.Popen, lines: queue.Queue[str | None], marker: str, timeout: float) -> str:
+    """The command's output up to a line holding `marker` (AssertionError after `timeout`)."""
     out, end = [], time.monotonic() + timeout
     while time.monotonic() < end:
         try:
             line = lines.get(timeout=1)
         except queue.Empty:
-            if proc.poll() is not None and lines.empty():
-                break
             continue
+        if line is None:
+            break
         out.append(line)
         if marker in line:
             return "".join(out)
     raise AssertionError(f"no {marker!r} within {timeout:.0f} s; output: {''.join(out)[-2000:]}")
 
 
-def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ray):
-    """One real `serve --store` on a free port: it names the Ray address and namespace (and
+def _rest(lines: queue.Queue[str | None]) -> str:
+    """What the command printed after `_read_until`, once it has ended."""
+    out = []
+    while (line := lines.get(timeout=30)) is not None:
+        out.append(line)
+    return "".join(out)
+
+
+def test_serve_store_prints_the_ray_address_the_jobs_join(tmp_path, no_ray):
+    """One real `serve --store --hashing` on a free port: it names the Ray address and namespace (and
     records them beside the store), a job given --store is refused with them, a job given them
     exports the served store with no token notice (and leaves the service's Ray session alone);
-    on Ctrl-C the record goes, and so does the session directory of its Ray (no other one)."""
+    on Ctrl-C the record goes, and so does the session directory of its Ray (no other one), quietly.
+    The store's hashing vectors are 128 wide (a `reindex --embedder hashing --dim 128` made it so):
+    the replicas embed at the store's size, so HTTP reads, writes and searches work (QA9 F2's other
+    half: a 384-wide embedder was refused)."""
+    store = tmp_path / "store"
+    with Vault.open(store, embedder=HashingEmbedder(128)) as v:
+        v.agent("a").add_facts([Fact("user.city", "I live in Oslo", value="Oslo", observed_at=T0),
+                                Fact("user.diet", "I am vegan", value="vegan", observed_at=T0 + 60)])
+    token, _ = TokenStore.for_store(store).add("scheduler")
     port = _free_port()
     ray_tmp = Path(tempfile.mkdtemp(prefix="vrs", dir="/tmp"))  # short: Ray's socket paths have a length limit
     other = ray_tmp / "ray" / "session_2026-01-01_00-00-00_000000_1"  # another run's, as on a shared host
@@ -211,7 +239,8 @@ def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ra
                             env={**env, "COLUMNS": "400", "PYTHONUNBUFFERED": "1"},
                             start_new_session=True)
     try:
-        shown = _read_until(proc, "Ctrl-C stops it", timeout=300)
+        lines = _follow(proc)
+        shown = _read_until(proc, lines, "Ctrl-C stops it", timeout=300)
         found = re.search(r"Ray at (127\.0\.0\.1:\d+), namespace 'svc'", shown)
         assert found, shown
         address = found[1]
@@ -227,6 +256,16 @@ def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ra
         assert "exported 2 claims" in " ".join(job.stdout.split()), job.stdout
         assert "Token authentication" not in job.stderr, job.stderr
         assert len(_sessions(ray_tmp)) == 3  # the job joined the service's Ray: its session (and session_latest) stay
+        # Serve's start is quiet too: no "Connecting to existing Serve app" (actors/serve/starting.py)
+        assert "Connecting to existing Serve app" not in shown, shown
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"},
+                          timeout=60) as http:  # the replicas embed at the store's size (128)
+            view = http.get("/v1/entities/user.city")
+            assert view.status_code == 200 and [c["value"] for c in view.json()["active"]] == ["Oslo"], view.text
+            wrote = http.post("/v1/facts", json={"facts": [{"entity": "user.pet", "text": "I have a cat", "value": "cat"}]})
+            assert wrote.status_code == 200, wrote.text
+            found = http.get("/v1/search", params={"q": "cat"})
+            assert found.status_code == 200 and any(h["claim"]["value"] == "cat" for h in found.json()), found.text
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -237,7 +276,10 @@ def test_serve_store_prints_the_ray_address_the_jobs_join(store, tmp_path, no_ra
         left = _sessions(ray_tmp)
         shutil.rmtree(ray_tmp, ignore_errors=True)
     assert proc.returncode == 0
+    rest = _rest(lines)  # what it printed as it stopped
+    assert "graceful_shutdown failed" not in rest, rest  # a normal stop is quiet (actors/serve/stopping.py)
     assert left == [other.name], left  # its own session (and session_latest) gone, the other run's kept
     assert json.loads((store / "cluster.json").read_text())["head"] == {}  # stopped: nothing to name any more
-    with Vault.open(store, embedder=HashingEmbedder()) as v:
+    with Vault.open(store, embedder=HashingEmbedder(128)) as v:
         assert [c.value for c in v.get("user.diet").active] == ["vegan"]
+        assert [c.value for c in v.get("user.pet").active] == ["cat"]  # the write over HTTP

@@ -34,11 +34,9 @@ from ..cluster import connect
 from ..delivery import ensure_delivery
 from .app import create_app
 from .metrics import Metrics
+from .running import APP_NAME, NAMESPACE_KEY
 from .service import DEFAULT_MAX_BODY_BYTES, AppSettings, BatchWriter, Service, Written
 from .starting import quiet_reconnect_line
-
-APP_NAME = "vault-ray"
-NAMESPACE_KEY = "vault_ray_namespace"
 
 
 @dataclass(frozen=True)

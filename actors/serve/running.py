@@ -12,15 +12,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from .deployment import NAMESPACE_KEY
-
+APP_NAME = "vault-ray"
+"""The app's name under `vault-ray serve` (the deployment's default)."""
+NAMESPACE_KEY = "vault_ray_namespace"
+"""The key of the deployment's user_config that names the namespace served. Both live here, not in
+`deployment` (which imports Ray Serve, FastAPI and the app: seconds), so that `vault-ray down` and a
+refused `vault-ray serve --address` read them without that import."""
 INGRESS = "VaultIngress"
 GONE = ("DELETING", "NOT_STARTED")
+SERVE_CONTROLLER = ("SERVE_CONTROLLER_ACTOR", "serve")
+"""Ray Serve's controller actor: its name and namespace (ray/serve/_private/constants.py's
+SERVE_CONTROLLER_NAME and SERVE_NAMESPACE, which Serve's own client looks it up by)."""
+
+
+def serve_runs() -> bool:
+    """Whether Ray Serve runs in the cluster this process is connected to: its controller actor
+    is there. Asked of Ray by name, so that a cluster without Serve (the usual case for `vault-ray
+    down`) is known as such without importing `ray.serve` (about 2 s)."""
+    import ray  # noqa: PLC0415
+
+    try:
+        ray.get_actor(SERVE_CONTROLLER[0], namespace=SERVE_CONTROLLER[1])
+    except ValueError:  # no actor of that name: Serve is not started
+        return False
+    return True
 
 
 def vault_apps() -> dict[str, str | None]:
     """{app name: namespace served (None: not known)} of the vault-ray apps in this cluster's Ray
     Serve, nothing when Serve does not run there (no Serve controller: it is not started)."""
+    if not serve_runs():
+        return {}
     from ray.serve.context import _get_global_client  # noqa: PLC0415  (Serve's own client: its details)
 
     client = _get_global_client(raise_if_no_controller_running=False)

@@ -6,9 +6,11 @@ nothing is stopped; the store of another namespace, which no service uses, goes 
 from __future__ import annotations
 
 from ray import serve
+from ray.serve._private.constants import SERVE_CONTROLLER_NAME, SERVE_NAMESPACE
 from typer.testing import CliRunner
 
 from vault_ray import Fact
+from vault_ray.actors.serve.running import SERVE_CONTROLLER, serve_runs
 from vault_ray.backends.connect import find_control
 from vault_ray.cli import app
 
@@ -24,6 +26,8 @@ def test_down_is_refused_under_a_running_service_and_force_removes_it(serve_port
         store.vault.agent("a").add_facts([Fact("user.city", "The user lives in Paris", value="Paris")])
         client = store.client("dashboard")
         assert client.get("user.city").values == ("Paris",)
+        # `down` asks Ray for Serve's controller by the name Serve itself uses, without importing Serve
+        assert SERVE_CONTROLLER == (SERVE_CONTROLLER_NAME, SERVE_NAMESPACE) and serve_runs()
 
         refused = runner.invoke(app, ["down", "--address", gcs_address, "--namespace", namespace])
         said = " ".join(refused.output.split())

@@ -189,11 +189,10 @@ def _stop_serve() -> bool:
     removes only its app on Ctrl-C and leaves Serve's controller and HTTP proxy to the
     cluster; stopping the head with them still alive waits out Ray's grace period (about
     30 s) instead of about 2 s."""
-    from ray.serve.context import _get_global_client  # noqa: PLC0415
-
+    from vault_ray.actors.serve.running import serve_runs  # noqa: PLC0415
     from vault_ray.actors.serve.stopping import shutdown_serve  # noqa: PLC0415
 
-    if _get_global_client(raise_if_no_controller_running=False) is None:  # no Serve controller there
+    if not serve_runs():  # no Serve controller there
         return False
     shutdown_serve()
     return True

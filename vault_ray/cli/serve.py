@@ -101,7 +101,6 @@ def serve(
         TokenStore.for_store(store).list()
     _check_port(host, port)  # before Ray is imported: a wrong --host or a taken port is said at once
     from vault_ray.actors import connect  # noqa: PLC0415
-    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
     from vault_ray.backends.connect import ensure_ray, find_control, init_ray  # noqa: PLC0415
 
     own_ray = address is None
@@ -113,7 +112,9 @@ def serve(
     # the replicas load the model; --hashing: of the store's size (a reindex may have made it other than 384)
     embedder = hashing_embedder(store, address, namespace) if hashing else LocalEmbedder()
     if not own_ray:
-        _check_not_served(host, port)
+        _check_not_served(host, port)  # before the app's import (seconds): a refusal is said sooner
+    from vault_ray.actors.serve.deployment import Scaling, ServeConfig, start  # noqa: PLC0415
+
     created = find_control(namespace) is None
     stop = _stop_on_signals()
     served = False
@@ -169,7 +170,7 @@ def _check_not_served(host: str, port: int) -> None:
     than the one a running Serve listens on, for the same reason."""
     from ray import serve as ray_serve  # noqa: PLC0415
 
-    from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+    from vault_ray.actors.serve.running import APP_NAME  # noqa: PLC0415
 
     try:
         running = ray_serve.status().applications
@@ -197,7 +198,7 @@ def _stop_what_was_started(*, own_ray: bool, served: bool, created: bool, namesp
     from ray import serve as ray_serve  # noqa: PLC0415
 
     from vault_ray.actors import shutdown  # noqa: PLC0415
-    from vault_ray.actors.serve.deployment import APP_NAME  # noqa: PLC0415
+    from vault_ray.actors.serve.running import APP_NAME  # noqa: PLC0415
     from vault_ray.actors.serve.stopping import shutdown_serve  # noqa: PLC0415
 
     if own_ray and served:  # (Serve never started in our own Ray: nothing to stop, and no "Nothing to shut down" line)
