@@ -25,15 +25,16 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StoreError
 from .events import START, EventPage, VaultEvent
 from .jsonfile import write_private
 from .webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, Webhook, WebhookStore, signature
 from .wire import encode
+
+if TYPE_CHECKING:
+    import httpx
 
 DELIVERY_FILE = "webhook-deliveries.json"
 KEEP_FAILURES = 20
@@ -107,6 +108,8 @@ class Dispatcher:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._workers: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        import httpx  # noqa: PLC0415  (only a delivering process needs it: see vault_ray/__init__.py)
+
         self._http = httpx.Client(timeout=self.policy.timeout_s, transport=transport, follow_redirects=False)
         self._supervisor: threading.Thread | None = None
 
@@ -212,6 +215,8 @@ class Dispatcher:
                    "Vault-Event-Kind": event.kind, "Idempotency-Key": f"{hook.id}.{event.id}",
                    "Vault-Delivery-Attempt": str(attempt), TIMESTAMP_HEADER: timestamp,
                    SIGNATURE_HEADER: signature(hook.secret, timestamp, body)}
+        import httpx  # noqa: PLC0415  (loaded by __init__ already)
+
         try:
             answer = self._http.post(hook.url, content=body, headers=headers)
         except httpx.HTTPError as exc:

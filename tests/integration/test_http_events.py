@@ -86,25 +86,6 @@ def _budget_turns(store, offset_hours: int = 0) -> str:
     return new.dispute_id
 
 
-def test_a_high_stakes_write_reaches_a_listener_within_one_poll(serve_port, tmp_path):
-    with served(tmp_path, serve_port, event_poll_s=POLL_S) as store:
-        token = store.token("watcher")
-        listener = Listener(store.url, token, {"needs_user": "true", "kinds": "dispute_opened"})
-        try:
-            store.client("planner").add("My budget is 5000 dollars", observed_at=T0)
-            chat = store.client("chat")
-            (new,) = chat.add("My budget is 9000 dollars", observed_at=T0 + timedelta(hours=1)).decisions
-            answered = time.monotonic()
-            listener.wait_for(1, timeout=POLL_S + SLACK_S)
-            (event,) = listener.events
-            assert (event["kind"], event["dispute_id"], event["needs_user"], event["agent"]) == (
-                "dispute_opened", new.dispute_id, True, "chat")
-            arrived = next(t for _, data, t in listener.messages if data)
-            assert arrived - answered <= POLL_S + SLACK_S
-        finally:
-            listener.close()
-
-
 def test_last_event_id_resumes_without_gaps_or_repeats_also_after_a_restart(serve_port, tmp_path):
     with served(tmp_path, serve_port, event_poll_s=POLL_S) as store:
         token = store.token("watcher")
@@ -135,12 +116,28 @@ def test_last_event_id_resumes_without_gaps_or_repeats_also_after_a_restart(serv
     assert [e["entity"] for e in third.events] == ["user.language"]
 
 
-def test_pages_and_follow_through_the_client(serve_port, tmp_path):
+def test_a_high_stakes_write_reaches_a_listener_within_one_poll_and_pages_and_follow_through_the_client(
+        serve_port, tmp_path):
     with served(tmp_path, serve_port, event_poll_s=POLL_S) as store:
         watcher = store.client("watcher")
         now = watcher.events()  # "now": nothing yet, and where now is
         assert list(now) == [] and now.cursor.startswith("v1")
-        dispute_id = _budget_turns(store)
+        # the dispute the budget turns open reaches a listener within the request plus one poll
+        listener = Listener(store.url, store.token("watcher"), {"needs_user": "true", "kinds": "dispute_opened"})
+        try:
+            store.client("planner").add("My budget is 5000 dollars", observed_at=T0)
+            (new,) = store.client("chat").add("My budget is 9000 dollars", observed_at=T0 + timedelta(hours=1)).decisions
+            answered = time.monotonic()
+            listener.wait_for(1, timeout=POLL_S + SLACK_S)
+            (event,) = listener.events
+            assert (event["kind"], event["dispute_id"], event["needs_user"], event["agent"]) == (
+                "dispute_opened", new.dispute_id, True, "chat")
+            arrived = next(t for _, data, t in listener.messages if data)
+            assert arrived - answered <= POLL_S + SLACK_S
+        finally:
+            listener.close()
+        assert new.outcome == "disputed"
+        dispute_id = new.dispute_id
         page = watcher.events(now.cursor, kinds=["dispute_opened"], needs_user=True)
         assert [(e.kind, e.dispute_id) for e in page] == [("dispute_opened", dispute_id)]
         resolver = store.client("person", role="resolver")
