@@ -216,18 +216,23 @@ CPU_HINT = ("other actors hold the rest (a `vault-ray serve --address` replica h
 """What to do when a job beside a served cluster finds too few free CPUs (docs/jobs.md)."""
 
 
-def free_cpus(need: int = 1, wait_s: float = 15.0) -> tuple[int, int]:
+def free_cpus(need: int = 1, wait_s: float = 15.0, still_s: float = 5.0) -> tuple[int, int]:
     """(free, total) whole Ray CPUs, waiting up to `wait_s` for `need` of them to be free (the
-    actors of a stage that just finished give theirs back a moment later). A job sizes its tasks
-    and actors by the free ones: sized by the total, an actor or task asks for CPUs that other
-    actors hold (a Serve replica) and waits for them, silently, for ever."""
+    actors of a stage that just finished give theirs back a moment later), but no longer than
+    `still_s` while none comes back (CPUs held by actors that live on, a Serve replica, are not
+    waited for). A job sizes its tasks and actors by the free ones: sized by the total, an actor
+    or task asks for CPUs that other actors hold and waits for them, silently, for ever."""
     import ray  # noqa: PLC0415
 
-    deadline = time.monotonic() + wait_s
+    started = time.monotonic()
+    last, changed = None, started
     while True:
         total = int(ray.cluster_resources().get("CPU", 0))
         free = min(total, int(ray.available_resources().get("CPU", 0) + 1e-6))
-        if free >= min(max(1, need), total) or time.monotonic() >= deadline:
+        now = time.monotonic()
+        if free != last:
+            last, changed = free, now
+        if free >= min(max(1, need), total) or now - started >= wait_s or now - changed >= still_s:
             return free, total
         time.sleep(0.25)
 
