@@ -47,7 +47,8 @@ SCHOOL = [
     ("i go to the university of texas at austin", [("user.school", "University of Texas at Austin")]),
     ("I'm a student at the University of Wisconsin at Madison", [("user.job", "student"),
                                                                 ("user.school", "University of Wisconsin at Madison")]),
-    ("i went to the university of north carolina at chapel hill", [("user.school", "University of North Carolina at Chapel Hill")]),
+    ("i went to the university of north carolina at chapel hill",
+     [("user.school", "University of North Carolina at Chapel Hill")]),
 ]
 
 
