@@ -136,13 +136,11 @@ def _canonical(entity: str, value: str) -> str:
         found = _CONSENT.get(fold(value)) or _CONSENT.get(fold(rest))
         if found:
             return found if stance != "not" else CONSENT_WITHDRAWN
-    if kind == "amount" and not _CAPPED.search(entity):  # an income "under $100k" is not one of $100k
-        body = amount_form(strip_time_words(rest), ceiling_is_amount=False) or canonical_of_kind(kind, rest)
-    elif entity.rsplit(".", 1)[-1] == "diet" and len(listed := _LISTED.split(rest)) > 1:
+    if entity.rsplit(".", 1)[-1] == "diet" and len(listed := _LISTED.split(rest)) > 1:
         # "vegan, gluten-free" and "gluten free and vegan": one diet of two parts, in either order
         body = ", ".join(sorted({canonical_of_kind(kind, p) for p in listed if p.strip()}))
-    else:
-        body = canonical_of_kind(kind, rest)
+    else:  # an income "under $100k" is not one of $100k; a budget "up to $5k" is one of $5k
+        body = canonical_of_kind(kind, rest, ceiling_is_amount=bool(_CAPPED.search(entity)))
     return f"{stance}:{body}" if stance else body
 
 
@@ -153,7 +151,7 @@ _LISTED = re.compile(r"\s*(?:,|\band\b|&|\+)\s*", re.IGNORECASE)
 """Between the parts of a value that lists several (`user.diet`: "vegan, gluten-free", `reasoners/diets.py`)."""
 
 
-def canonical_of_kind(kind: str, value: str) -> str:
+def canonical_of_kind(kind: str, value: str, *, ceiling_is_amount: bool = True) -> str:
     plain = strip_time_words(value)
     if kind == "zone":
         zone = gazetteer.find_zone(plain, cities=True)
@@ -161,7 +159,7 @@ def canonical_of_kind(kind: str, value: str) -> str:
     if kind == "place":
         return gazetteer.find_place(plain) or fold_text(gazetteer.place_words(plain))
     if kind == "amount":
-        return amount_form(plain) or fold_text(plain)
+        return amount_form(plain, ceiling_is_amount=ceiling_is_amount) or fold_text(plain)
     if kind == "language":
         return gazetteer.find_language(plain) or fold_text(plain)
     if kind == "phone":  # "555-1234", "555 1234" and "(555) 1234" are one number, and "+1 555 123 4567" too
