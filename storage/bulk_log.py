@@ -96,7 +96,8 @@ class BulkLog:
 
     # -- staged vectors (reindex) ----------------------------------------------------
     def _has_staged_table(self) -> bool:
-        return bool(self._scalar("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'staged_vectors'"))
+        return bool(self._scalar("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                                 "AND table_name = 'staged_vectors'"))  # this log's: the process's DuckDB has them all
 
     def has_staged(self) -> bool:
         """Whether any vectors are staged (a reindex under way or not yet adopted here)."""
