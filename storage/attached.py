@@ -8,8 +8,9 @@ sees is as before: its own tables under their own names, its own transactions (e
 connection has its own; a transaction writes one log's file), DuckDB's lock on its file while
 attached, and a checkpoint when it is detached (`DETACH`: the file whole, no WAL left).
 
-The database is made again in a child process (a fork does not share it), and runs with one
-thread: each log's queries run on the thread that asks, side by side with another log's.
+The database is made again in a child process (a fork does not share it: a log the child
+inherited is the parent's to detach), and runs with one thread: each log's queries run on the
+thread that asks, side by side with another log's.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _names = itertools.count()
 
 
 def _database() -> duckdb.DuckDBPyConnection:
+    """This process's database (made on first use, and again in a forked child). Called under `_lock`."""
     global _host
     if _host is None or _host[0] != os.getpid():
         _host = (os.getpid(), duckdb.connect(":memory:", config={"threads": 1}))
@@ -38,41 +40,39 @@ def quoted(path: str) -> str:
     return "'" + path.replace("'", "''") + "'"
 
 
-def attach(path: str) -> tuple[duckdb.DuckDBPyConnection, str]:
-    """A connection whose default database is the DuckDB file at `path` (created when missing),
-    and the name the file is attached under. duckdb.Error as DuckDB raises it (a lock held by
-    another process, a damaged file), with nothing left attached."""
-    with _lock:
-        con = _database().cursor()
-        name = f"claim_log_{next(_names)}"
-    try:
-        con.execute(f'ATTACH {quoted(path)} AS "{name}"').fetchall()
-    except BaseException:
-        con.close()
-        raise
-    try:
-        con.execute(f'USE "{name}"').fetchall()
-    except BaseException:
-        detach(con, name)
-        raise
-    return con, name
+class AttachedFile:
+    """A DuckDB file attached to the process's database: `con`, a connection whose default
+    database it is, and `name`, the name it is attached under."""
 
+    def __init__(self, path: str) -> None:
+        """duckdb.Error as DuckDB raises it (a lock another process holds, a damaged file), with nothing left attached."""
+        with _lock:
+            self.con, self.name, self._pid = _database().cursor(), f"claim_log_{next(_names)}", os.getpid()
+        try:
+            self.con.execute(f'ATTACH {quoted(path)} AS "{self.name}"').fetchall()
+        except BaseException:
+            self.con.close()
+            raise
+        try:
+            self.con.execute(f'USE "{self.name}"').fetchall()
+        except BaseException:
+            self.detach_quietly()
+            raise
 
-def detach(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Close `con` and detach the file attached as `name`: DuckDB checkpoints it and lets go of it."""
-    con.close()
-    with _lock:
-        if _host is None or _host[0] != os.getpid():
-            return  # attached in the parent process: nothing of it here
-        host = _host[1].cursor()
-    try:
-        host.execute(f'DETACH DATABASE IF EXISTS "{name}"').fetchall()
-    finally:
-        host.close()
+    def detach(self) -> None:
+        """Close the connection and detach the file: DuckDB checkpoints it and lets go of it."""
+        if self._pid != os.getpid():
+            return  # a forked child's copy: the file is the parent's, attached to the parent's database
+        self.con.close()
+        with _lock:
+            host = _database().cursor()
+        try:
+            host.execute(f'DETACH DATABASE IF EXISTS "{self.name}"').fetchall()
+        finally:
+            host.close()
 
-
-def detach_quietly(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """`detach` for a log dropped without close (at collection or exit): the connection's
-    file would otherwise stay attached, and locked, until the process ends."""
-    with contextlib.suppress(duckdb.Error):
-        detach(con, name)
+    def detach_quietly(self) -> None:
+        """`detach` for a log dropped without close (when collected): the file would otherwise
+        stay attached, and locked, until the process ends."""
+        with contextlib.suppress(duckdb.Error):
+            self.detach()

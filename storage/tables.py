@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from vault_ray.errors import StorageFailure, StoreLocked
 from vault_ray.models import Claim, Dispute, Event
 
-from . import attached
+from .attached import AttachedFile
 from .bulk_log import BulkLog
 from .rows import (
     CLAIM_COLUMNS,
@@ -85,18 +85,21 @@ class ClaimTables(BulkLog):
         self.path = path
         self.dim = dim
         try:  # the file attached to the process's DuckDB (attached.py), not a DuckDB of its own
-            self._con, self._name = attached.attach(path)
+            self._file = AttachedFile(path)
         except duckdb.Error as exc:
             if any(m in str(exc).lower() for m in ("could not set lock", "conflicting lock")):
                 raise StoreLocked(os.path.dirname(os.path.dirname(path))) from exc
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
+        self._con = self._file.con
         try:
             self._con.execute(SCHEMA).fetchall()
         except duckdb.Error as exc:  # a damaged file (cut short, bytes changed)
-            attached.detach_quietly(self._con, self._name)
+            self._file.detach_quietly()
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
-        # dropped without close(): detached when collected (else attached, and locked, until the process ends)
-        self._release = weakref.finalize(self, attached.detach_quietly, self._con, self._name)
+        # dropped without close(): detached when collected (else attached, and locked, until the process ends);
+        # not at exit, where a vault dropped without close() still closes its logs (vault.py's finalizer runs after)
+        self._release = weakref.finalize(self, self._file.detach_quietly)
+        self._release.atexit = False
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self._run(sql, params)
@@ -112,7 +115,7 @@ class ClaimTables(BulkLog):
     def close(self) -> None:
         """Detach the file: DuckDB checkpoints it (no WAL left) and releases its lock."""
         self._release.detach()
-        attached.detach(self._con, self._name)
+        self._file.detach()
 
     # -- counters ------------------------------------------------------------------------
     def applied(self) -> int:
