@@ -174,6 +174,7 @@ class BulkSide:
     _snapshot: Any
     stamp: str | None
     _dirty: bool
+    _new: bool
     _next_rid: int
     _next_seq: int
     _keys: np.ndarray
@@ -214,8 +215,8 @@ class BulkSide:
 
     def adopt_staged(self, embedder: str, dim: int) -> int:
         """The staged vectors become the claims' own; a snapshot taken before is stale."""
-        if self._snapshot is not None and not self._snapshot_has_staged():
-            return 0
+        if self._new or self._snapshot is not None and not self._snapshot_has_staged():
+            return 0  # a log made now has nothing staged; a snapshot says whether one had
         with self._reading() as tables:
             adopted = tables.adopt_staged(embedder, dim)
             if adopted:
