@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import tempfile
 import threading
 
 import duckdb
@@ -31,7 +32,10 @@ def _database() -> duckdb.DuckDBPyConnection:
     """This process's database (made on first use, and again in a forked child). Called under `_lock`."""
     global _host
     if _host is None or _host[0] != os.getpid():
-        _host = (os.getpid(), duckdb.connect(":memory:", config={"threads": 1}))
+        # where a query larger than memory spills (made then): not `.tmp` in the working directory, an in-memory
+        # database's default (a DuckDB of a file spilled beside it)
+        spill = os.path.join(tempfile.gettempdir(), f"vault-ray-duckdb-{os.getpid()}")
+        _host = (os.getpid(), duckdb.connect(":memory:", config={"threads": 1, "temp_directory": spill}))
     return _host[1]
 
 
