@@ -96,7 +96,8 @@ class BulkLog:
 
     # -- staged vectors (reindex) ----------------------------------------------------
     def _has_staged_table(self) -> bool:
-        return bool(self._scalar("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'staged_vectors'"))
+        return bool(self._scalar("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                                 "AND table_name = 'staged_vectors'"))  # this log's: the process's DuckDB has them all
 
     def has_staged(self) -> bool:
         """Whether any vectors are staged (a reindex under way or not yet adopted here)."""
@@ -173,6 +174,7 @@ class BulkSide:
     _snapshot: Any
     stamp: str | None
     _dirty: bool
+    _new: bool
     _next_rid: int
     _next_seq: int
     _keys: np.ndarray
@@ -213,8 +215,8 @@ class BulkSide:
 
     def adopt_staged(self, embedder: str, dim: int) -> int:
         """The staged vectors become the claims' own; a snapshot taken before is stale."""
-        if self._snapshot is not None and not self._snapshot_has_staged():
-            return 0
+        if self._new or self._snapshot is not None and not self._snapshot_has_staged():
+            return 0  # a log made now has nothing staged; a snapshot says whether one had
         with self._reading() as tables:
             adopted = tables.adopt_staged(embedder, dim)
             if adopted:

@@ -129,9 +129,17 @@ class DuckDBClaimLog(BulkSide, EraseSide):
 
     # -- opening -------------------------------------------------------------------------
     def _open(self, created: bool) -> None:
-        self._snapshot = log_files.fresh_snapshot(self._snapshot_path, self.journal, db=self.path, dim=self.dim,
-                                                  fmt=SNAPSHOT_FORMAT, created=created)
-        if self._snapshot is not None:
+        self._new = created
+        """Made by this open, nothing written yet: no journal or snapshot (refuse_orphaned), nothing to count or
+        read (`load` hands over an empty image). The new file's directory entry is synced with the journal's,
+        before the first write is acknowledged."""
+        self._snapshot = None if created else log_files.fresh_snapshot(
+            self._snapshot_path, self.journal, db=self.path, dim=self.dim, fmt=SNAPSHOT_FORMAT, created=False)
+        if created:
+            self._next_rid, self._next_seq, self._seq = 0, 0, 0
+            self._keys = np.zeros(0, np.uint64)
+            self._dirty = True
+        elif self._snapshot is not None:
             head = self._snapshot.header
             self._next_rid, self._next_seq, self._seq = head["next_rid"], head["next_seq"], head["seq"]
             self._keys = self._snapshot.array("id_keys")
@@ -179,6 +187,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
     def load(self, *, with_vectors: bool = True) -> PartitionImage:
         """The partition's image: from a fresh snapshot (its active vectors a view of the mapped file), else DuckDB."""
         snap, self._snapshot = self._snapshot, None
+        if self._new:
+            return PartitionImage.empty(self.dim, with_vectors=with_vectors)
         if snap is not None:
             try:
                 vectors = (snap.array("active_rids"), snap.array("active_vectors", copy=False)) if with_vectors else None
@@ -214,6 +224,7 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         with self._append:
             if self.closed:
                 raise StoreClosed(f"the claim log {self.path} is closed")
+            self._new = False
             record = changes.record(self._seq + 1)
             self.journal.append(record)
             self._seq += 1
@@ -246,6 +257,7 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         return self.journal.pending_bytes() if self._pending else 0
 
     def flush(self) -> None:
+        self._new = False  # every change to the tables (a commit's, a restore's, an erasure's) comes after a flush
         with self._db:
             if self._flushing is None:
                 with self._append:

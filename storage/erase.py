@@ -45,6 +45,7 @@ import pyarrow as pa
 from vault_ray.errors import StorageFailure
 from vault_ray.models import Claim
 
+from . import attached
 from .journal import sync_dir
 
 T = TypeVar("T")
@@ -202,14 +203,13 @@ class EraseSide:
         con: duckdb.DuckDBPyConnection = tables._con
         try:
             name = con.execute("SELECT current_database()").fetchall()[0][0]
-            quoted = fresh.replace("'", "''")  # a store path may hold a quote
-            con.execute(f"ATTACH '{quoted}' AS vr_fresh").fetchall()
+            copy = f"{name}_fresh"  # the process's DuckDB holds every open log: a name of this log's
+            con.execute(f'ATTACH {attached.quoted(fresh)} AS "{copy}"').fetchall()
             try:
-                name = name.replace('"', '""')
-                con.execute(f'COPY FROM DATABASE "{name}" TO vr_fresh').fetchall()
-                con.execute("CHECKPOINT vr_fresh").fetchall()
+                con.execute(f'COPY FROM DATABASE "{name}" TO "{copy}"').fetchall()
+                con.execute(f'CHECKPOINT "{copy}"').fetchall()
             finally:
-                con.execute("DETACH vr_fresh").fetchall()
+                con.execute(f'DETACH "{copy}"').fetchall()
             if Path(fresh + ".wal").exists():  # the copy must be whole in its one file before it replaces the log
                 raise duckdb.IOException(f"{fresh}.wal left after the copy")
         except duckdb.Error as exc:
@@ -253,7 +253,8 @@ def _scrub(con: duckdb.DuckDBPyConnection, entity: str, meta: str, note: str, di
                     "coalesce(json_extract(meta, '$.erased') IS NOT NULL, false))", {**of, "m": ERASED, "meta": meta}).fetchall()
         con.execute(f"UPDATE claims SET text = $m, value = NULL, source = NULL, embedding = $z WHERE {where()}",
                     {**of, "m": ERASED, "z": zeros}).fetchall()
-        staged = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'staged_vectors'").fetchall()
+        staged = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                             "AND table_name = 'staged_vectors'").fetchall()
         if staged[0][0]:
             rows = con.execute("SELECT s.embedder, s.dim, s.claim_id FROM staged_vectors s JOIN claims c "
                                f"ON s.claim_id = c.id WHERE {where('c.')}", of).fetchall()

@@ -28,6 +28,7 @@ from vault_ray.models import Dispute
 
 from . import snapshot
 from .journal import Journal
+from .rows import CLAIM_SCHEMA
 
 log = logging.getLogger("vault_ray")
 
@@ -46,6 +47,15 @@ class PartitionImage:
     """Entities that have claims, none of them live."""
     vectors: tuple[np.ndarray, np.ndarray] | None = None
     """(rids, vectors) of the active claims, when asked for (from the snapshot, else DuckDB)."""
+
+    @classmethod
+    def empty(cls, dim: int, *, with_vectors: bool) -> PartitionImage:
+        """The image of a log that holds nothing (as DuckDB would read it: the same columns and types)."""
+        def nothing() -> tuple[np.ndarray, np.ndarray]:
+            return np.zeros(0, np.int64), np.zeros((0, dim), np.float32)
+
+        live = CLAIM_SCHEMA.remove(CLAIM_SCHEMA.get_field_index("embedding")).empty_table()
+        return cls(live, [], nothing(), [], nothing() if with_vectors else None)
 
 
 def companions(path: Path) -> list[Path]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ import pyarrow.parquet as pq
 from vault_ray.errors import StorageFailure, StoreLocked
 from vault_ray.models import Claim, Dispute, Event
 
+from .attached import AttachedFile
 from .bulk_log import BulkLog
 from .rows import (
     CLAIM_COLUMNS,
@@ -82,18 +84,22 @@ class ClaimTables(BulkLog):
     def __init__(self, path: str, *, dim: int) -> None:
         self.path = path
         self.dim = dim
-        try:
-            self._con = duckdb.connect(path)
+        try:  # the file attached to the process's DuckDB (attached.py), not a DuckDB of its own
+            self._file = AttachedFile(path)
         except duckdb.Error as exc:
             if any(m in str(exc).lower() for m in ("could not set lock", "conflicting lock")):
                 raise StoreLocked(os.path.dirname(os.path.dirname(path))) from exc
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
-        try:  # one worker thread: a store has one DuckDB per partition, and the applies run in the background
-            self._run("SET threads = 1")
+        self._con = self._file.con
+        try:
             self._con.execute(SCHEMA).fetchall()
         except duckdb.Error as exc:  # a damaged file (cut short, bytes changed)
-            self._con.close()
+            self._file.detach_quietly()
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
+        # dropped without close(): detached when collected (else attached, and locked, until the process ends);
+        # not at exit, where a vault dropped without close() still closes its logs (vault.py's finalizer runs after)
+        self._release = weakref.finalize(self, self._file.detach_quietly)
+        self._release.atexit = False
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self._run(sql, params)
@@ -107,7 +113,9 @@ class ClaimTables(BulkLog):
         return self._con.sql(sql, params=params or {}).to_arrow_table()
 
     def close(self) -> None:
-        self._con.close()
+        """Detach the file: DuckDB checkpoints it (no WAL left) and releases its lock."""
+        self._release.detach()
+        self._file.detach()
 
     # -- counters ------------------------------------------------------------------------
     def applied(self) -> int:

@@ -38,6 +38,24 @@ def test_commit_round_trip_and_live_load(tmp_path):
     log.close()
 
 
+def test_a_new_log_hands_over_the_empty_image_its_file_holds(tmp_path):
+    """A log made by this open is not read (it holds nothing): its image is the one DuckDB gives for an empty file."""
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    new = log.load()
+    log.close()  # without the index's vectors: no snapshot saved, the next open reads the file
+    log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
+    assert log.stamp is None and not (tmp_path / "p.snapshot").exists()
+    read = log.load()
+    assert new.live.schema == read.live.schema and new.live.num_rows == read.live.num_rows == 0
+    assert (new.disputes, new.gone) == (read.disputes, read.gone) == ([], [])
+    for mine, theirs in [(new.disputed, read.disputed), (new.vectors, read.vectors)]:
+        assert mine is not None and theirs is not None
+        assert [(a.dtype, a.shape) for a in mine] == [(a.dtype, a.shape) for a in theirs] == [("int64", (0,)),
+                                                                                             ("float32", (0, 8))]
+    assert log.allocate_rid() == 0
+    log.close()
+
+
 def test_failed_commit_changes_nothing(tmp_path):
     log = DuckDBClaimLog(tmp_path / "p.duckdb", dim=8)
     first = ChangeSet(new_claims=[claim("c1")], rids={"c1": log.allocate_rid()})
