@@ -72,7 +72,14 @@ def _place(typed: str) -> str | None:
     return (the or "") + ", ".join(out)
 
 
+@cache
+def _without_apostrophe() -> dict[str, str]:
+    """Known companies whose name has an apostrophe, by the name typed without it ("mcdonalds": "mcdonald's")."""
+    return {name.replace("'", ""): name for name in (*COMPANIES, *_COMPANY_SPELLED) if "'" in name}
+
+
 def _company(typed: str) -> str | None:
+    typed = _without_apostrophe().get(typed.replace("\u2019", "'"), typed.replace("\u2019", "'"))  # "mcdonalds", "mcdonald’s"
     if typed in _COMPANY_SPELLED:
         return _COMPANY_SPELLED[typed]
     return " ".join(w[:1].upper() + w[1:] for w in typed.split(" ")) if typed in COMPANIES else None

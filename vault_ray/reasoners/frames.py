@@ -357,7 +357,8 @@ _SCHEDULE_FIRST = re.compile(r"^(?P<when>(?:every|each|on) [\w ]+?),? i (?:usual
                              r"(?:a |the |my )?(?P<thing>[a-z ]+)$", IC)
 _SCHEDULE_DO = re.compile(r"\bi (?:usually |always |normally )?(?P<thing>work out|exercise|run|swim|train|meditate|jog|cycle|"
                           r"wake up|get up|go to sleep|start work|finish work|leave work|get off work)\s+" + _WHEN, IC)
-_NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done|lived|worked|seen|made)")  # "I have been at"
+_NOT_THINGS = re.compile(r"time|call|birthday|(?:\w+_)?(?:been|had|got|gone|done|lived|worked|seen|made|named|called)")
+"""Not a routine's subject: "I have been at", "I have a dog named after my dad"."""
 _TIMEISH = re.compile(r"\d|\b(?:noon|midnight|nights?|mornings?|afternoons?|evenings?|dawn|dusk|sunrise|sunset|lunch\w*|"
                       r"dinner\w*|breakfast|bedtime|weekends?|weekdays?|week|day|daily|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
                       r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|quarter|o'?clock)\b", IC)

@@ -62,6 +62,8 @@ school's name, whatever the case."""
 _NAMED = re.compile(rf"(?:{_SCHOOL_WORD.pattern})(?:$|\s+of\s+\w)", IC)
 """Where a school word stands in a school's name: last ("boston college") or before "of" ("university of michigan");
 not before another noun ("college parties", "school run")."""
+_CAMPUS = re.compile(r"[A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){0,2}")
+"""A campus after a comma, one to three words ("Berkeley", "Ann Arbor")."""
 _SMALL = frozenset({"of", "the", "and", "at", "for", "in", "de", "la", "du"})
 _NOT_SCHOOLS = re.compile(r"^(?:home|night|nights|work|lunch|the moment|a |an |my |our |great|good|fine|ok|okay|nice|"
                           r"hard|fun|boring|expensive|cheap|far|close|big|small|online|remote)\b", IC)
@@ -114,8 +116,13 @@ def _school(raw: str, *, strict: bool) -> list[Draft]:
     """The school said in `raw` ("UCLA in Los Angeles": UCLA); with `strict`, only a name that reads as one."""
     said = re.split(r"\s+(?:for|since|until|from|and|but|so|because|while|part[- ]time|full[- ]time)\b", raw, maxsplit=1,
                     flags=IC)[0]
-    long = cut(re.split(r"\s*[,;]", said, maxsplit=1)[0])  # "the University of Texas at Austin": longer than a company's
+    long, *rest = re.split(r"\s*[,;]\s*", said, maxsplit=1)
+    long = cut(long)  # "the University of Texas at Austin": longer than a company's
     name = org_name(said) or (long if named_school(long) and len(long.split()) <= 9 else None)
+    campus = cut(rest[0]) if rest else ""
+    if name and THE.sub("", name) == THE.sub("", long) and named_school(long) and _CAMPUS.fullmatch(campus) \
+            and gazetteer.find_place(campus):
+        name = f"{long}, {campus}"  # "University of California, Berkeley": the campus, a place, is part of the name
     name = THE.sub("", cut(name or ""))
     if not name[:1].isalpha() or _NOT_SCHOOLS.match(name) or person(name):
         return []

@@ -12,7 +12,9 @@ IC = re.IGNORECASE
 
 _ZONE_PHRASE = re.compile(r"\b((?:[A-Za-z]+[\s/]){0,3}?[A-Za-z]+)\s+(?:standard\s+|daylight\s+|summer\s+)?time(?:\s*zone)?\b", IC)
 _ZONE_ABBR = re.compile(r"(?<![\w&-])([A-Z]{2,5})(?![\w&-])")  # not "AT" of "AT&T"
-_ZONE_LOWER = re.compile(r"^i'm (?:in|on|at) (?:the )?([a-z]{2,4})(?: time(?: ?zone)?)?$", IC)
+_ZONE_LOWER = re.compile(r"^(?:i'm|i’m|im|i am) (?:now |currently |usually )?(?:in|on|at) (?:the )?([a-z]{2,4})"
+                         r"(?: time(?: ?zone)?)?(?: (?:now|these days|nowadays|currently|at the moment|for now))?[.!]*$", IC)
+"""A zone said in lower case, alone in the clause ("i'm on est now"): only then, "est" being a word too."""
 _OFFSET = re.compile(r"\b(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d\d)?\b", IC)
 _ZONE_KEYWORD = re.compile(r"\b(?:time ?zone|tz)\b(?:\s+(?:is|=|:|to|will be|should be|is now|has changed to|changed to))?"
                            r"\s+(?P<v>.+)$", IC)

@@ -1,5 +1,6 @@
 """A value corrected in passing inside one turn ("my birthday is march 12... wait no, march 21",
-"I live in Boston, I meant Bob"): see `corrected`. A softer amendment ("..., actually March 21",
+"I live in Boston, I meant Bob", "I'm vegan, sorry, I mean gluten free": "I mean" only after "sorry" or "oops",
+where it is no filler): see `corrected`. A softer amendment ("..., actually March 21",
 "..., sorry, Dallas") is `amends.amended`'s."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from . import amends
 from . import clauses as cl
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+meant|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+mean(?:t|(?!\s+to\b)(?=,?\s))|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
                          r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 
