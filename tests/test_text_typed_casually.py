@@ -43,6 +43,8 @@ READ = [
     ("I live in Boston, oops I mean Denver", [("user.location", "Denver")]),
     ("My birthday is march 12, sorry I mean march 21", [("user.birthday", "march 21")]),
     ("I'm vegan, I mean gluten free", [("user.diet", "vegan")]),
+    ("I live in Boston, sorry I mean that", [("user.location", "Boston")]),
+    ("i work at google sorry i mean it", [("user.employer", "Google")]),
     # a campus after a comma is part of the school's name; a remark after it is not
     ("I went to university of california, berkeley", [("user.school", "University of California, Berkeley")]),
     ("i study at university of wisconsin, madison", [("user.school", "University of Wisconsin, Madison")]),

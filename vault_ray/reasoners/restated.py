@@ -12,7 +12,7 @@ from . import amends
 from . import clauses as cl
 
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+mean(?:t|(?!\s+to\b)(?=,?\s))|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
+                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+mean(?:t|(?!\s+(?:to|it|that|this|well|like|what|you|i|we|they|he|she|seriously|literally)\b)(?=,?\s))|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
                          r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 
