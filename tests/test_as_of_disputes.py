@@ -115,7 +115,7 @@ def run(vault, action) -> None:
         vault.forget(action[1], decided_by="user")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # each example: two opens, ~300 reads
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # each example: two opens, ~300 reads
 @given(steps=st.lists(step, min_size=3, max_size=16), policy=st.sampled_from(POLICIES))
 def test_as_of_answers_what_the_store_answered_then(steps, policy):
     root = tempfile.mkdtemp()
