@@ -8,10 +8,10 @@ BIN = $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# uv installs in about 60 s what pip takes about 2.75 minutes for, the bytecode compiled as pip does (without it each
-# test process that first imports torch or Ray compiles it, several at once: a CI run measured 200 s slower). uv does not read pip's configuration, so it is
-# given pip's find-links folders (where the CPU torch wheel lies: without it torch==2.13.0 is the CUDA build).
-# If uv cannot be had or fails, pip installs as before.
+# uv installs in about 60 s what pip takes about 2.75 minutes for, the bytecode compiled as pip does (without it,
+# each test process that first imports torch or Ray compiles them, several at once: a CI run was 200 s slower).
+# uv does not read pip's configuration, so it is given pip's find-links folders (where the CPU torch wheel lies:
+# without it torch==2.13.0 is the CUDA build). If uv cannot be had or fails, pip installs as before.
 FIND_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 
 $(VENV)/.installed: pyproject.toml

@@ -11,8 +11,11 @@ from collections.abc import Callable
 from . import amends
 from . import clauses as cl
 
+_FILLER = r"to|it|that|this|well|like|what|you|i|we|they|he|she|seriously|literally"
+"""What follows "sorry, I mean" when it is no correction ("sorry i mean it", "sorry, I mean, you know")."""
 _CORRECTION = re.compile(r"(?:\.{2,}|…|[,;:]|\s[-–—]+)?\s*(?:\bactually,?\s+)?"
-                         r"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+mean(?:t|(?!\s+(?:to|it|that|this|well|like|what|you|i|we|they|he|she|seriously|literally)\b)(?=,?\s))|i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
+                         rf"\b(?:wait,?\s+no|no,?\s+wait|(?:sorry|oops),?\s+i\s+mean(?:t|(?!,?\s+(?:{_FILLER})\b)(?=,?\s))|"
+                         r"i\s+meant(?!\s+to\b)|i\s+was\s+wrong(?=\s*[,:;])|"
                          r"(?:(?<=actually )|(?<=actually, ))make\s+(?:that|it))\b[,:]?\s+(?P<fix>[^.!?;,\n]+)",
                          re.IGNORECASE)
 
