@@ -1,6 +1,7 @@
-"""Messages typed the way people type on a phone: a capital only where the keyboard puts one ("I have a dog named
-max"), a company without its apostrophe ("mcdonalds"), a zone in lower case with "now" after it, a slip put right
-with "sorry, I mean", a campus after a comma. Each is read as the user meant it; what reads otherwise stays as it was."""
+"""Messages typed the way people type on a phone or in a chat: a capital only where the keyboard puts one ("I have a
+dog named max"), a company without its apostrophe ("mcdonalds"), how the user works before whom for ("I work remotely
+for Shopify"), a drink not drunk, a zone in lower case with "now" after it, a slip put right with "sorry, I mean", a
+campus after a comma. Each is read as the user meant it; what reads otherwise stays as it was."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ READ = [
     ("i work at mcdonalds", [("user.employer", "McDonald's")]),
     ("i work at mcdonald\u2019s", [("user.employer", "McDonald's")]),
     ("i work at walmart", [("user.employer", "Walmart")]),
+    # how the user works, said between "work" and the employer
+    ("I work remotely for Shopify", [("user.employer", "Shopify")]),
+    ("I work from home for Shopify", [("user.employer", "Shopify")]),
+    ("I'm working part-time at Target", [("user.employer", "Target")]),
+    ("I work remotely for my dad", []),
+    # a drink the user does not drink, as a food they do not eat; no drink, no preference
+    ("I don't drink alcohol", [("user.food_preferences", "dislikes:alcohol")]),
+    ("I stopped drinking coffee", [("user.food_preferences", "dislikes:coffee")]),
+    ("I don't drink and drive", []),
+    ("I don't drink enough water", []),
     # a zone in lower case, alone in its clause, "now" or "these days" after it
     ("i'm on est now", [("user.timezone", "EST")]),
     ("im on pst", [("user.timezone", "PST")]),

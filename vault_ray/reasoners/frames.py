@@ -226,7 +226,9 @@ _JOB_IS = r"my (?:new |current |day |main |full[- ]time )?job is(?: now)? (?:at|
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
     r"|i've been working|i'm with|i'm employed|i(?:'ve| have) (?:worked|been)(?=\s+(?:at|for|with)\s+(?-i:[A-Z])[^,;]*?\s"
-    r"(?:for\s+(?:\w+\s+){0,3}(?:years?|months?|decades?)|since\s+(?:\w+\s+)?\d{4})\b))\s+(?:at|for|with|by)\s+(?P<v>.+)$"
+    r"(?:for\s+(?:\w+\s+){0,3}(?:years?|months?|decades?)|since\s+(?:\w+\s+)?\d{4})\b))"
+    r"(?:\s+(?:remotely|from home|full[- ]time|part[- ]time|freelance|hybrid|in person|on[- ]site|as a contractor))?"
+    r"\s+(?:at|for|with|by)\s+(?P<v>.+)$"
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
     r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
     r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
