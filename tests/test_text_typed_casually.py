@@ -39,6 +39,10 @@ READ = [
     ("I work from home for Shopify", [("user.employer", "Shopify")]),
     ("I'm working part-time at Target", [("user.employer", "Target")]),
     ("I work remotely for my dad", []),
+    # a move into a home in a place: the place
+    ("we just moved into a new place in Brooklyn", [("user.location", "Brooklyn")]),
+    ("I moved into my parents' house in Ohio", [("user.location", "Ohio")]),
+    ("I moved into a new house", []),
     # a drink the user does not drink, as a food they do not eat; no drink, no preference
     ("I don't drink alcohol", [("user.food_preferences", "dislikes:alcohol")]),
     ("I stopped drinking coffee", [("user.food_preferences", "dislikes:coffee")]),

@@ -45,7 +45,8 @@ _LIVE = re.compile(
     r"still )?(?:living|staying|residing|settled|located|based)|'re (?:living|based)|'ve been (?:living|based|staying)|'ve lived|"
     r"'ve settled|\s+settled|\s+(?:have|had) been (?:living|based))\s+(?:in|at|near|out of|outside(?: of)?)\s+(?P<v>.+)$", IC)
 _MOVED = re.compile(r"\b(?:i|we)(?: just| recently| finally| then| later| eventually|'ve|'re| have)*\s+(?:moved|relocated|"
-                    r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?P<v>.+)$", IC)
+                    r"transferred|emigrated|immigrated)(?: back| over| out)?\s+(?:to|into|here to)\s+(?:(?:a|an|our|my|the)\s+"
+                    r"(?:[\w'-]+\s+){0,2}?(?:place|apartment|flat|house|home|condo|studio|loft)\s+(?:in|near)\s+)?(?P<v>.+)$", IC)
 _HOME = re.compile(r"\b(?:home is(?: now)?|my (?:home|(?:home |current |new )?(?:city|town|location|place|base)) is"
                    r"(?: now)?(?: in)?|i call)\s+(?P<v>.+?)(?:\s+home)?$", IC)
 _IN = re.compile(r"^i'm (?:back |now |currently |still )?(?:in|based in) (?P<v>.+)$", IC)
