@@ -39,6 +39,10 @@ READ = [
     ("I work from home for Shopify", [("user.employer", "Shopify")]),
     ("I'm working part-time at Target", [("user.employer", "Target")]),
     ("I work remotely for my dad", []),
+    # celiac disease: gluten is what the user cannot eat
+    ("I'm celiac", [("user.allergies", "gluten")]),
+    ("I have coeliac disease", [("user.allergies", "gluten")]),
+    ("my friend is celiac", []),
     # a move into a home in a place: the place
     ("we just moved into a new place in Brooklyn", [("user.location", "Brooklyn")]),
     ("I moved into my parents' house in Ohio", [("user.location", "Ohio")]),

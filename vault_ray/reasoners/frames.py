@@ -326,7 +326,8 @@ _ALLERGIC = re.compile(r"(?:\bi'm|^(?:we're|we are|i are)(?: both| all)?) "  # "
                        r"|^(?P<x>(?!(?:my|the|this|that|it|work|people|everything|he|she|they)\b)[a-z\-]+(?: [a-z\-]+)?) "
                        r"(?:gives?|makes?) me (?:a reaction|hives|an allergic reaction|sick|ill)|\bi'm (?P<z>\w+) intolerant\b"
                        r"|\bi have (?:an? )?(?P<t>\w+) intolerance\b"
-                       r"|\bi can't (?:eat|digest) (?!before|after|late|much|anything)(?P<s>.+)$", IC)
+                       r"|\bi can't (?:eat|digest) (?!before|after|late|much|anything)(?P<s>.+)$"
+                       r"|\bi(?:'m| am| have)(?: an?)? (?P<c>co?eliac)(?: disease)?\b", IC)  # celiac: no gluten
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
 
 
@@ -342,6 +343,8 @@ def allergies_frame(n: str) -> list[Draft]:
         return [Draft("user.allergies", f"not:{cut(x)}") for x in split_list(cut(said))] + \
             [Draft("user.allergies", cut(x)) for x in split_list(cut(only[0] if only else "")) if cut(x)]
     m = _ALLERGIC.search(n)
+    if m and m.group("c"):
+        return [Draft("user.allergies", "gluten")]
     if m:
         raw = cut(m.group("z").lower() if m.group("z") else next(g for g in m.groups() if g))  # "I'm Lactose intolerant" too
         items = [cut(x) for x in split_list(raw) if cut(x)]
