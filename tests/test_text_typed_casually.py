@@ -39,6 +39,11 @@ READ = [
     ("I work from home for Shopify", [("user.employer", "Shopify")]),
     ("I'm working part-time at Target", [("user.employer", "Target")]),
     ("I work remotely for my dad", []),
+    # a child said with their age
+    ("I have a 5 year old son", [("user.family", "son")]),
+    ("I have a 5-year-old son and a 2 year old daughter", [("user.family", "son"), ("user.family", "daughter")]),
+    ("I have a newborn daughter", [("user.family", "daughter")]),
+    ("I have 2 years old experience", []),
     # celiac disease: gluten is what the user cannot eat
     ("I'm celiac", [("user.allergies", "gluten")]),
     ("I have coeliac disease", [("user.allergies", "gluten")]),

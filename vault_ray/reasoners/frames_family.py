@@ -15,10 +15,12 @@ IC = re.IGNORECASE
 
 _RELATIONS = r"kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|twins|grandchildren|grandkids|" \
              r"stepsons?|stepdaughters?"
+_AGED = (r"(?:(?:young|little|grown|adult|teenage|small|older|younger|newborn|baby|infant|toddler|"
+         r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[- ](?:year|month|week)s?[- ]old)\s+){0,2}")
+"""What may stand before a relation: "a little son", "a 5 year old son", "a newborn daughter"."""
 _FAMILY_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|have got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+"
-                          rf"(?:(?:young|little|grown|adult|teenage|small|older|younger)\s+)?(?P<r>{_RELATIONS})\b", IC)
-_FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:young|little|grown|adult|teenage|small|"
-                          rf"older|younger)\s+)?(?P<r>{_RELATIONS})\b", re.IGNORECASE)
+                          rf"{_AGED}(?P<r>{_RELATIONS})\b", IC)
+_FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+{_AGED}(?P<r>{_RELATIONS})\b", re.IGNORECASE)
 
 
 def _relative(m: re.Match[str]) -> Draft:
