@@ -44,6 +44,10 @@ READ = [
     ("I have a 5-year-old son and a 2 year old daughter", [("user.family", "son"), ("user.family", "daughter")]),
     ("I have a newborn daughter", [("user.family", "daughter")]),
     ("I have 2 years old experience", []),
+    # "allergic to it": the allergen is said elsewhere, and "it" is none
+    ("please no shellfish, I'm allergic to it", []),
+    # a zone said with "the" before it
+    ("I'm in the Eastern time zone", [("user.timezone", "Eastern time zone")]),
     # celiac disease: gluten is what the user cannot eat
     ("I'm celiac", [("user.allergies", "gluten")]),
     ("I have coeliac disease", [("user.allergies", "gluten")]),

@@ -331,6 +331,8 @@ _ALLERGIC = re.compile(r"(?:\bi'm|^(?:we're|we are|i are)(?: both| all)?) "  # "
 _NOT_ALLERGIC = re.compile(r"\bi'm (?:not|no longer) allergic to (?P<v>.+)$|\bi outgrew my (?P<w>[\w\- ]+?) allergy", IC)
 
 
+_NO_ALLERGEN = frozenset(("anything", "nothing", "everything", "it", "them", "that", "this", "those", "these"))
+"""Said after "allergic to" of no allergen: none, all, or one said elsewhere ("please no shellfish, I'm allergic to it")."""
 _BUT_ONLY = re.compile(r",?\s+(?:just|only|but(?: i am| i'm)?(?: allergic to)?|except)\s+", IC)
 
 
@@ -348,7 +350,7 @@ def allergies_frame(n: str) -> list[Draft]:
     if m:
         raw = cut(m.group("z").lower() if m.group("z") else next(g for g in m.groups() if g))  # "I'm Lactose intolerant" too
         items = [cut(x) for x in split_list(raw) if cut(x)]
-        return [Draft("user.allergies", x) for x in items if x.lower() not in ("anything", "nothing", "everything")]
+        return [Draft("user.allergies", x) for x in items if x.lower() not in _NO_ALLERGEN]
     return []
 
 

@@ -19,7 +19,7 @@ _OFFSET = re.compile(r"\b(?:utc|gmt)\s*[+\-−]\s*\d{1,2}(?::?\d\d)?\b", IC)
 _ZONE_KEYWORD = re.compile(r"\b(?:time ?zone|tz)\b(?:\s+(?:is|=|:|to|will be|should be|is now|has changed to|changed to))?"
                            r"\s+(?P<v>.+)$", IC)
 _NOT_ZONE_WORDS = {"full", "part", "free", "some", "this", "that", "last", "next", "first", "same", "long", "short",
-                   "dinner", "lunch", "bed", "quality", "screen", "real", "good", "hard", "my", "on", "in", "any", "no"}
+                   "dinner", "lunch", "bed", "quality", "screen", "real", "good", "hard", "my", "on", "in", "any", "no", "the"}
 
 
 def zone_mentions(clause: str) -> list[str]:
