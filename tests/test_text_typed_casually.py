@@ -61,6 +61,8 @@ READ = [
     ("I stopped drinking coffee", [("user.food_preferences", "dislikes:coffee")]),
     ("I don't drink and drive", []),
     ("I don't drink enough water", []),
+    ("I only drink oat milk", [("user.food_preferences", "likes:oat milk")]),
+    ("I only drink on weekends", []),
     # a zone in lower case, alone in its clause, "now" or "these days" after it
     ("i'm on est now", [("user.timezone", "EST")]),
     ("im on pst", [("user.timezone", "PST")]),

@@ -286,10 +286,12 @@ FOOD_WORDS = {
     "dishes", "dish", "cooking", "bbq", "barbecue", "sandwiches", "soup", "oysters", "shrimp", "lamb", "avocado",
     "broccoli", "spinach", "kale", "pho", "kimchi", "bagels", "pancakes", "cookies", "candy", "sweets", "snacks",
     "lattes", "latte", "espresso", "cappuccino", "juice", "soda", "whisky", "whiskey", "cocktails", "brunch",
-    "alcohol", "booze", "liquor", "caffeine", "vodka", "tequila", "rum", "gin", "sake",
+    "alcohol", "booze", "liquor", "caffeine", "vodka", "tequila", "rum", "gin", "sake", "decaf", "water",
+    "kombucha",
 }
 _LIKE = (r"(?:really |absolutely |totally |also |just |still |do |so |pretty )*(?:love|like|enjoy|adore|dig|crave|into|only eat|"
-         r"mostly eat|a (?:big |huge |massive )?fan of|crazy about|obsessed with|can't get enough of|addicted to|prefer)")
+         r"mostly eat|only drink|mostly drink|a (?:big |huge |massive )?fan of|crazy about|obsessed with|can't get enough of|"
+         r"addicted to|prefer)")
 _DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislike|detest|can't stand|don't like|don't enjoy|"
             r"don't eat|don't drink|avoid|not (?:really |that |so |much of )?a (?:big |huge )?fan of|"
             r"not (?:really |that |so |too |very |as )?into|loathe|despise|don't care for|'m sick of|'m tired of|"
@@ -322,9 +324,9 @@ def preference_frame(n: str) -> list[Draft]:
                            r"past|during)\b|^[$€£¥]?\d", raw, IC):
         return []  # "..., like 200 max": a filler "like" before an amount; "i dont eat after 8pm": a time, no food
     drunk = set(re.findall(r"[a-z]+", raw.lower()))
-    if m and re.search(r"\bdrink", m.group("neg") or "", IC) and (
+    if m and re.search(r"\bdrink", n[: m.start("d" if m.group("d") else "v")], IC) and (
             not drunk & FOOD_WORDS or re.match(r"(?:enough|much|too|as|that|a lot)\b", raw, IC)):
-        return []  # "I don't drink alcohol": a drink; "I don't drink and drive", "... enough water": none
+        return []  # "I don't drink alcohol": a drink; "I don't drink and drive", "I only drink on weekends": none
     stance = "dislikes" if negative else "likes"
     eats = bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
     items = [raw] if _COMPOUND.search(raw) else split_list(raw)  # "sushi and jazz": two things; "mac and cheese": one
