@@ -44,8 +44,13 @@ READ = [
     ("I have a 5-year-old son and a 2 year old daughter", [("user.family", "son"), ("user.family", "daughter")]),
     ("I have a newborn daughter", [("user.family", "daughter")]),
     ("I have 2 years old experience", []),
-    # "allergic to it": the allergen is said elsewhere, and "it" is none
-    ("please no shellfish, I'm allergic to it", []),
+    # an allergy said after what the user asks to leave out is an allergy to it; "it" alone is none
+    ("no nuts please, I'm allergic", [("user.allergies", "nuts")]),
+    ("I can't have peanuts because I'm allergic", [("user.allergies", "peanuts")]),
+    ("please no shellfish, I'm allergic to it", [("user.allergies", "shellfish")]),
+    ("No nuts please, I'm allergic to shellfish", [("user.allergies", "shellfish")]),
+    ("no thanks, I'm allergic", []),
+    ("I'm allergic to them", []),
     # a zone said with "the" before it
     ("I'm in the Eastern time zone", [("user.timezone", "Eastern time zone")]),
     # celiac disease: gluten is what the user cannot eat

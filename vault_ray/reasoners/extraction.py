@@ -20,6 +20,7 @@ from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
 from . import amends, asides, casual, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
 from . import clauses as cl
+from .allergens import allergic_to_said
 from .base import Extraction
 from .casing import cased
 from .couples import couple_frame
@@ -102,6 +103,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = casual.run_on(text, value_in)  # "i live in austin i work at dell": two statements
+    text = allergic_to_said(text)  # "No nuts please, I'm allergic": allergic to nuts
     text = swaps.not_but(text)  # "I no longer work at Google but at Meta": ..., now I'm at Meta
     text = then_now.carried(text, value_in)  # "I worked at Google, now I'm at Meta": now I work at Meta
     text = swaps.was_now(text)  # "My budget was $500 but now it's $800": my budget is $800
