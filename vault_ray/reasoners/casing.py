@@ -79,7 +79,8 @@ def _without_apostrophe() -> dict[str, str]:
 
 
 def _company(typed: str) -> str | None:
-    typed = _without_apostrophe().get(typed.replace("\u2019", "'"), typed.replace("\u2019", "'"))  # "mcdonalds", "mcdonald’s"
+    typed = typed.replace("\u2019", "'")  # "mcdonald’s"
+    typed = _without_apostrophe().get(typed, typed)  # "mcdonalds"
     if typed in _COMPANY_SPELLED:
         return _COMPANY_SPELLED[typed]
     return " ".join(w[:1].upper() + w[1:] for w in typed.split(" ")) if typed in COMPANIES else None

@@ -323,9 +323,9 @@ def preference_frame(n: str) -> list[Draft]:
     if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being|after|before|until|till|"
                            r"past|during)\b|^[$€£¥]?\d", raw, IC):
         return []  # "..., like 200 max": a filler "like" before an amount; "i dont eat after 8pm": a time, no food
-    drunk = set(re.findall(r"[a-z]+", raw.lower()))
     if m and re.search(r"\bdrink", n[: m.start("d" if m.group("d") else "v")], IC) and (
-            not drunk & FOOD_WORDS or re.match(r"(?:enough|much|too|as|that|a lot)\b", raw, IC)):
+            not set(re.findall(r"[a-z]+", raw.lower())) & FOOD_WORDS
+            or re.match(r"(?:enough|much|too|as|that|a lot)\b", raw, IC)):
         return []  # "I don't drink alcohol": a drink; "I don't drink and drive", "I only drink on weekends": none
     stance = "dislikes" if negative else "likes"
     eats = bool(re.search(r"\b(?:eat|eating)\b", m.group(0) if m else "", IC))
