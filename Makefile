@@ -47,7 +47,7 @@ demo: setup
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
-OWN_RAY_A = tests/integration/test_cluster_cli.py tests/integration/test_http_readme.py
+OWN_RAY_A = tests/integration/test_cluster_cli.py
 test: lint browser
 	@tmp=$$(mktemp -d); log=$$tmp/chain_a.log; echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
 	( $(PYTEST) --basetemp=$$tmp/a1 --durations=15 -m "not own_ray" tests/integration; a=$$?; \
