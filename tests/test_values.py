@@ -201,3 +201,28 @@ def test_value_kind_follows_the_key():
     assert [value_kind(k) for k in ("user.timezone", "user.tz", "user.location", "user.budget.trip", "user.language",
                                     "user.consent.email", "legal_consent", "user.diet")] == [
         "zone", "zone", "place", "amount", "language", "consent", "consent", "text"]
+
+
+@pytest.mark.parametrize(("said", "like"), [("UK time", "London time"), ("uk time", "BST"), ("the UK time", "Europe/London"),
+                                            ("Britain time", "Europe/London"), ("England time", "London time"),
+                                            ("Germany time", "Berlin time"), ("Deutschland time", "CET"),
+                                            ("Ireland time", "Dublin time"), ("Holland time", "Amsterdam time")])
+def test_a_country_of_one_clock_names_its_zone_with_a_time_word(said, like):
+    """"I'm on UK time": a country whose zones all keep one clock names that zone."""
+    assert canonical("user.timezone", said) == canonical("user.timezone", like)
+
+
+@pytest.mark.parametrize("said", ["US time", "Spain time", "Australia time", "Brazil time", "Canada time", "Germany", "UK"])
+def test_a_country_of_several_clocks_or_without_a_time_word_names_no_zone(said):
+    """Which of the US's or Spain's (the Canaries) zones was meant cannot be known; "Germany" alone is a place."""
+    assert gazetteer.find_zone(said) is None
+
+
+def test_two_agents_saying_uk_time_and_london_time_agree(tmp_path):
+    from vault_ray import HashingEmbedder, Vault
+
+    with Vault.open(tmp_path / "store", embedder=HashingEmbedder()) as vault:
+        (first,) = vault.agent("a").add("I'm on UK time").decisions
+        (second,) = vault.agent("b").add("I am on London time now").decisions
+        assert first.entity == second.entity == "user.timezone"
+        assert second.outcome == "active" and second.dispute_id is None and not vault.get("user.timezone").contested

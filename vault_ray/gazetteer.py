@@ -20,6 +20,7 @@ import zoneinfo
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
+from .country_zones import country_zones
 from .subdivisions import countries_of
 
 LOCALE = "en_US"
@@ -165,8 +166,14 @@ def find_zone(text: str, *, cities: bool = False) -> str | None:
         if candidate in table:
             return table[candidate]
     if cities or bare != folded:
-        return city_zone_table().get(bare)
+        return city_zone_table().get(bare) or (country_zone_table().get(bare) if bare != folded else None)
     return None
+
+
+@cache
+def country_zone_table() -> dict[str, str]:
+    """Folded country name -> its zone, for "UK time", "Germany time" (country_zones.py)."""
+    return country_zones(LOCALE, fold, same_clock, place_table(), regions()[0])
 
 
 def same_clock(zone: str) -> str:
