@@ -19,8 +19,8 @@ def country_zones(locale: str, fold: Callable[[str], str], same_clock: Callable[
     """Folded country name -> the zone of a country whose zones all keep one clock (`same_clock`),
     its first zone in CLDR ('Europe/Berlin' for Germany). The names: the country's name in
     `locale`, and every folded name `place_names` (gazetteer's place table: 'deutschland',
-    'the uk', 'holland') reads as that name; none of `other_places` (the US states: "Georgia time"
-    is Eastern time to the locale's users, not Tbilisi's)."""
+    'the uk', 'holland') reads as that name; none of `other_places` (the US states: a state's name
+    names no country's zone here; "Georgia time" stays CLDR's Georgia Time, gazetteer's zone table)."""
     from babel import Locale  # noqa: PLC0415  (loaded with the other tables)
     from babel.core import get_global  # noqa: PLC0415
 
