@@ -218,9 +218,13 @@ def settle_ray_data(wait_s: float = RAY_DATA_WAIT_S) -> None:
     ours = [t for t in threading.enumerate() if t is not threading.current_thread()
             and (isinstance(t, StreamingExecutor) or t.name.startswith(RAY_DATA_THREADS))]
     for thread in ours:
-        if isinstance(thread, StreamingExecutor):
+        # a Prefetcher thread parks until its owner is stopped (the thread holds the owner: no __del__ stops it)
+        owner = getattr(getattr(thread, "_target", None), "__self__", None)
+        stop = (functools.partial(thread.shutdown, force=True) if isinstance(thread, StreamingExecutor)
+                else getattr(owner, "stop", None))
+        if callable(stop):
             with contextlib.suppress(Exception):  # already stopped, or stopping
-                thread.shutdown(force=True)
+                stop()
     deadline = time.monotonic() + wait_s
     for thread in ours:
         thread.join(max(0.0, deadline - time.monotonic()))
