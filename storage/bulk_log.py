@@ -172,6 +172,7 @@ class BulkSide:
     then works on the tables; a change to claims or vectors makes the snapshot stale."""
 
     _snapshot: Any
+    cache: Any  # ClaimCache
     stamp: str | None
     _dirty: bool
     _new: bool
@@ -229,6 +230,7 @@ class BulkSide:
         return bool(self._snapshot is None or self._snapshot.header.get("staged", True))
 
     def _forget_snapshot(self) -> None:
+        self.cache.clear()  # claims changed another way than by a commit: every claim read is forgotten
         if self._snapshot is not None:
             self._snapshot.close()
             self._snapshot = None

@@ -27,6 +27,10 @@ class ChangeSet:
     receipts: dict[str, str] = field(default_factory=dict)
     vectors: dict[str, Any] = field(default_factory=dict)
     """claim id -> vector of a new claim whose object carries none (memory keeps no vectors)."""
+    left: dict[str, Claim] = field(default_factory=dict)
+    """claim id -> the claim as this change leaves it, for every claim it leaves out of the live set
+    (superseded, retracted; new ones stored superseded): the claim log keeps them for reads by id
+    (claim_cache.py). Not part of the record: the other fields say the same."""
 
     def __bool__(self) -> bool:
         return bool(self.new_claims or self.status or self.supersedes or self.disputes or self.events or self.receipts)

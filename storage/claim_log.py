@@ -36,6 +36,7 @@ from vault_ray.models import Claim, Dispute, Event
 from . import log_files, snapshot
 from .bulk_log import BulkSide
 from .changes import ChangeSet
+from .claim_cache import ClaimCache
 from .erase import EraseSide
 from .journal import Journal
 from .layout import hold_log
@@ -107,6 +108,7 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         self._recent: set[int] = set()
         self._since = 0.0
         self._snapshot: snapshot.Snapshot | None = None
+        self.cache = ClaimCache()  # stored claims read by id (claim_cache.py)
         self.closed, self._owner = False, -1
         created = not base.exists()
         log_files.refuse_orphaned(base)  # a journal or snapshot left without its DuckDB file: refused
@@ -233,6 +235,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             self._pending.append(record)
             self._recent.update(keys)
             self._dirty = True
+            self.cache.drop([*changes.status, *changes.supersedes, *(c.id for c in changes.new_claims)],
+                            then=changes.left)
 
     def _refuse_stored(self, changes: ChangeSet, ids: list[str], keys: list[int]) -> None:
         """StorageFailure if a new claim's id is given twice, or a new claim's or receipt's id is
@@ -309,8 +313,16 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         ids = list(ids)
         if not ids:
             return {}
-        with self._reading() as tables:
-            return tables.get_claims(ids, with_vectors=with_vectors)
+        if with_vectors:
+            with self._reading() as tables:
+                return tables.get_claims(ids, with_vectors=True)
+        held, missing, generation = self.cache.split(ids)
+        if missing:
+            with self._reading() as tables:  # kept under the DuckDB lock: no erasure comes between
+                read = tables.get_claims(missing, with_vectors=False)
+                self.cache.keep(read, generation)
+            held.update(read)
+        return held
 
     def stored(self, ids: Iterable[str]) -> dict[str, tuple[Claim, int]]:
         with self._reading() as tables:

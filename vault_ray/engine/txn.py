@@ -156,9 +156,11 @@ class Txn:
             self._on_entity.setdefault(claim.entity, set()).add(claim.id)
 
     def changes(self) -> ChangeSet:
+        left = {cid: c if c.embedding is None else replace(c, embedding=None)
+                for cid, c in self.claims.items() if not c.status.live}
         return ChangeSet(new_claims=list(self.new.values()), rids=dict(self.rids), status=dict(self.status),
                          supersedes=dict(self.supersedes), disputes=dict(self.dispute_rows), events=list(self.events),
-                         receipts=dict(self.receipts), vectors=dict(self.vectors))
+                         receipts=dict(self.receipts), vectors=dict(self.vectors), left=left)
 
     def __bool__(self) -> bool:
         return bool(self.new or self.status or self.dispute_rows or self.events or self.receipts)
