@@ -8,15 +8,18 @@ BIN = $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# uv installs in about 60 s what pip takes about 2.75 minutes for, the bytecode compiled as pip does (without it,
-# each test process that first imports torch or Ray compiles them, several at once: a CI run was 200 s slower).
-# uv does not read pip's configuration, so it is given pip's find-links folders (where the CPU torch wheel lies:
-# without it torch==2.13.0 is the CUDA build). If uv cannot be had or fails, pip installs as before.
+# uv installs in about 15 s what pip takes about 2.75 minutes for. It does not compile the bytecode: compiling all of
+# site-packages (torch, transformers, Ray: about 23,000 files) took 90 s and 100 CPU-s, while the test run imports
+# about 5,000 of them. Each is compiled when a process first imports it and kept, as Python does, so PYTHONDONTWRITEBYTECODE
+# (set on some hosts) is unset for every command here: with it set, every process compiled torch and Ray again (a CI run
+# was 200 s slower). uv does not read pip's configuration, so it is given pip's find-links folders (where the CPU torch
+# wheel lies: without it torch==2.13.0 is the CUDA build). If uv cannot be had or fails, pip installs as before.
+unexport PYTHONDONTWRITEBYTECODE
 FIND_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	@if $(BIN)/pip install -q uv && $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python \
+	@if $(BIN)/pip install -q uv && $(BIN)/uv pip install -q --python $(BIN)/python \
 	    $(addprefix --find-links ,$(FIND_LINKS)) torch==2.13.0 -e '.[dev]'; then :; else \
 	  echo "uv could not install the dependencies: pip installs them (about 3 minutes)"; \
 	  $(BIN)/pip install -q torch==2.13.0 && $(BIN)/pip install -q -e '.[dev]'; \

@@ -139,8 +139,25 @@ def test_loading_the_model_shortens_torch_s_openmp_spin_unless_the_process_chose
         return done.stdout.strip()
 
     assert run("plain") == f"{SPIN_COUNT} True"
-    assert run("plain", GOMP_SPINCOUNT="123") == "123 True"
     assert run("then-torch-loaded", OMP_WAIT_POLICY="active").splitlines() == ["None True", "None True"]
+
+
+def test_a_spin_count_the_process_chose_is_kept(monkeypatch):
+    """As a fresh process that set GOMP_SPINCOUNT would load the model (torch not loaded yet): the
+    setting is its own."""
+    import os
+    import sys
+
+    from vault_ray.embedders import _short_spin
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)  # put back after the test
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.setenv("GOMP_SPINCOUNT", "123")
+    _short_spin()
+    assert os.environ["GOMP_SPINCOUNT"] == "123"
+    monkeypatch.delenv("GOMP_SPINCOUNT")
+    _short_spin()  # the same process with nothing chosen: the short spin
+    assert os.environ["GOMP_SPINCOUNT"] == SPIN_COUNT
 
 
 def test_a_helper_thread_is_asked_for_only_while_a_core_is_idle():
