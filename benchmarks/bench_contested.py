@@ -16,17 +16,14 @@ Asserts nothing about time.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
-import shlex
 import shutil
 import sys
 import time
 from pathlib import Path
 
 import targets as t
-from ingest_report import code_version, record
-from machine import host_facts
+from ingest_report import begin, publish
 
 from vault_ray import Fact, HashingEmbedder, Policy, Vault
 
@@ -62,10 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=4000, help="single-fact calls per run (default 4000)")
     parser.add_argument("--no-record", action="store_true", help="print only; do not touch docs/benchmarks.md")
     args = parser.parse_args(argv)
-    command = shlex.join([".venv/bin/python", "benchmarks/bench_contested.py", *(sys.argv[1:] if argv is None else argv)])
-    started, load_start = dt.datetime.now(dt.UTC), os.getloadavg()
-    info = {**host_facts(), "code": code_version()}
-    print("vault-ray contested-writes benchmark: " + ", ".join(f"{k} {v}" for k, v in info.items()), flush=True)
+    command, started, load_start, info = begin("bench_contested.py", "contested-writes", argv)
     work = t.scratch()
     try:
         one = run(work / "one", args.writes, AGENTS[:1])
@@ -98,10 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         "<!-- /bench:contested -->",
         "",
     ]
-    section = "\n".join(lines)
-    print(section)
-    if not args.no_record:
-        record(OUT, section, "contested")
+    publish(OUT, lines, "contested", no_record=args.no_record)
     return 0
 
 

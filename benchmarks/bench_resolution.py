@@ -15,9 +15,7 @@ docs/benchmarks.md (section "resolution"). Asserts nothing about time.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -25,8 +23,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 import targets as t
-from ingest_report import code_version, record
-from machine import host_facts
+from ingest_report import begin, publish
 
 from vault_ray import Fact, HashingEmbedder, Policy, Vault
 
@@ -55,10 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-record", action="store_true", help="print only; do not touch docs/benchmarks.md")
     args = parser.parse_args(argv)
-    command = shlex.join([".venv/bin/python", "benchmarks/bench_resolution.py", *(sys.argv[1:] if argv is None else argv)])
-    started, load_start = dt.datetime.now(dt.UTC), os.getloadavg()
-    info = {**host_facts(), "code": code_version()}
-    print("vault-ray resolution benchmark: " + ", ".join(f"{k} {v}" for k, v in info.items()), flush=True)
+    command, started, load_start, info = begin("bench_resolution.py", "resolution", argv)
     texts = t.sentences(CLAIMS)
     vectors = HashingEmbedder().embed(texts)
     work = t.scratch()
@@ -100,10 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         "<!-- /bench:resolution -->",
         "",
     ]
-    section = "\n".join(lines)
-    print(section)
-    if not args.no_record:
-        record(OUT, section, "resolution")
+    publish(OUT, lines, "resolution", no_record=args.no_record)
     return 0
 
 

@@ -11,8 +11,11 @@ as a sibling module (run as `python benchmarks/bench_ingest.py`, benchmarks/ is 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import shlex
 import subprocess
+import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -182,3 +185,22 @@ def record(path: Path, section: str, mode: str) -> None:
     text = pattern.sub(lambda _: section, text) if found else text.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def publish(path: Path, lines: list[str], mode: str, *, no_record: bool) -> None:
+    """Print a benchmark's section (its markdown `lines`) and, unless `no_record`, record it in `path`."""
+    section = "\n".join(lines)
+    print(section)
+    if not no_record:
+        record(path, section, mode)
+
+
+def begin(script: str, title: str, argv: list[str] | None) -> tuple[str, dt.datetime, tuple[float, float, float], dict]:
+    """A benchmark's start: (its command as run, the UTC time, the load average, the host facts), the facts printed."""
+    from machine import host_facts  # noqa: PLC0415
+
+    command = shlex.join([".venv/bin/python", f"benchmarks/{script}", *(sys.argv[1:] if argv is None else argv)])
+    started, load = dt.datetime.now(dt.UTC), os.getloadavg()
+    info = {**host_facts(), "code": code_version()}
+    print(f"vault-ray {title} benchmark: " + ", ".join(f"{k} {v}" for k, v in info.items()), flush=True)
+    return command, started, load, info

@@ -310,18 +310,12 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             return tables.claims_for_entity(entity)
 
     def get_claims(self, ids: Iterable[str], *, with_vectors: bool = False) -> dict[str, Claim]:
-        ids = list(ids)
-        if not ids:
-            return {}
-        if with_vectors:
-            with self._reading() as tables:
-                return tables.get_claims(ids, with_vectors=True)
-        held, missing, generation = self.cache.split(ids)
+        # without vectors, the claims the cache holds (claim_cache.py); the rest are read and kept under the DuckDB lock
+        held, missing, generation = ({}, list(ids), -1) if with_vectors else self.cache.split(list(ids))
         if missing:
-            with self._reading() as tables:  # kept under the DuckDB lock: no erasure comes between
-                read = tables.get_claims(missing, with_vectors=False)
-                self.cache.keep(read, generation)
-            held.update(read)
+            with self._reading() as tables:
+                held.update(read := tables.get_claims(missing, with_vectors=with_vectors))
+                self.cache.keep({} if with_vectors else read, generation)
         return held
 
     def stored(self, ids: Iterable[str]) -> dict[str, tuple[Claim, int]]:
