@@ -7,11 +7,12 @@ memory, so each hop was a read of the claim log, and a read first applies the jo
 records to DuckDB (one transaction) and then scans the claims table. Four agents writing
 contradicting values to 20 entities spent 86% of a shard's write time there.
 
-The cache keeps what such reads returned (claims without their vectors). The claim log drops an
-id when a commit changes that claim (its status, what it supersedes) and drops everything when it
-changes claims another way (a restore, an erasure, a reindex's switch): a read never answers from
-a claim older than the last change it could see. A read that raced a change does not keep what
-it read (`generation`)."""
+The cache keeps what such reads returned (claims without their vectors), and the claims a commit
+leaves superseded or retracted as the commit left them (`ChangeSet.left`): the next write's walk
+finds them without a read. The claim log drops an id when a commit changes that claim (its status,
+what it supersedes) and drops everything when it changes claims another way (a restore, an
+erasure, a reindex's switch): a read never answers from a claim older than the last change it
+could see. A read that raced a change does not keep what it read (`generation`)."""
 
 from __future__ import annotations
 

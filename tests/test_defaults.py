@@ -115,9 +115,10 @@ def test_on_busy_cores_small_calls_run_on_one_torch_thread_large_ones_on_threads
 def test_loading_the_model_shortens_torch_s_openmp_spin_unless_the_process_chose_one():
     """Loading the model sets GOMP_SPINCOUNT (so torch's idle workers stop holding a core
     a few ms after each call) only when the process set no spin count or wait policy and
-    had not loaded torch yet; in a fresh process each way, the model loaded for real. The
-    process that chose a wait policy then drops it and loads the model again: torch is
-    loaded by then, so the spin count stays unset (as when a process imports torch first)."""
+    had not loaded torch yet; in a fresh process each way (a spin count of its own: the next
+    test), the model loaded for real. The process that chose a wait policy then drops it and
+    loads the model again: torch is loaded by then, so the spin count stays unset (as when a
+    process imports torch first)."""
     import os
     import subprocess
     import sys
