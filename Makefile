@@ -41,31 +41,37 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Two
-# chains of pytest processes side by side, each printing its slowest tests: (A) the tests of
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Three
+# lanes of pytest processes side by side, each printing its slowest tests: (A) the tests of
 # tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
-# waits on), then the integration tests with a Ray of their own (marked own_ray by
-# tests/integration/conftest.py) in OWN_RAY_A; (B) the in-process tests, then the other own_ray
-# tests. The two chains take about as long. A's output follows B's. Any run failing fails the target.
+# waits on); (B) most of the in-process tests; (C) the integration tests with a Ray of their own
+# (marked own_ray by tests/integration/conftest.py), then the rest of the in-process tests. With
+# two lanes a core stood idle about 8% of the time (while both waited on processes starting); the
+# in-process tests fill it. Which in-process module runs in B or C: tests/lanes.py, by measured
+# cost (LANE_SHARES: B's and C's shares of it). The lanes take about as long. A's and C's output
+# follows B's. Any run failing fails the target.
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
-# B's in-process tests run torch and FAISS on one OpenMP thread (OMP_NUM_THREADS=1, unless set): the
-# local model embeds one short text at a time there, where a second thread bought nothing while A needs
-# the core (the extraction tests: 97 CPU-s with two threads, 77 with one, in about the same time).
+# The in-process tests run torch and FAISS on one OpenMP thread (OMP_NUM_THREADS=1, unless set): the
+# local model embeds one short text at a time there, where a second thread bought nothing while the
+# other lanes need the core (the extraction tests: 97 CPU-s with two threads, 77 with one, in about the same time).
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
-OWN_RAY_A = tests/integration/test_cluster_cli.py tests/integration/test_job_ray_session.py::test_a_failed_job_keeps_its_session_and_says_where
+LANE_SHARES = 72,28
+INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} VAULT_RAY_LANE_SHARES=$(LANE_SHARES) $(PYTEST) --ignore=tests/integration
 test: lint browser
-	@tmp=$$(mktemp -d); log=$$tmp/chain_a.log; echo "tests/integration on the session's Ray: running beside the rest (its output follows)"; \
-	( $(PYTEST) --basetemp=$$tmp/a1 --durations=15 -m "not own_ray" tests/integration; a=$$?; \
-	  echo "== tests/integration with a Ray of their own, after the session's Ray: $(OWN_RAY_A)"; \
-	  $(PYTEST) --basetemp=$$tmp/a2 --durations=4 -m own_ray $(OWN_RAY_A); b=$$?; \
-	  echo "session Ray: exit $$a; own Ray after it: exit $$b"; [ $$a -eq 0 ] && [ $$b -eq 0 ] ) > $$log 2>&1 & pid=$$!; \
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTEST) --basetemp=$$tmp/b1 --durations=10 --ignore=tests/integration; unit=$$?; \
-	echo "== tests/integration, the tests with a Ray of their own"; \
-	$(PYTEST) --basetemp=$$tmp/b2 --durations=8 -m own_ray tests/integration $(addprefix --deselect=,$(OWN_RAY_A)); own=$$?; \
-	wait $$pid; integration=$$?; echo "== tests/integration on the session's Ray"; cat $$log; \
-	echo "in-process tests: exit $$unit; integration, own Ray: exit $$own; integration, session Ray then own Ray: exit $$integration"; \
-	if [ $$unit -eq 0 ] && [ $$own -eq 0 ] && [ $$integration -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
+	@tmp=$$(mktemp -d); echo "three lanes side by side: B's output first, then A's and C's"; \
+	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/lane_a.log 2>&1 & pid_a=$$!; \
+	( $(PYTEST) --basetemp=$$tmp/c1 --durations=8 -m own_ray tests/integration; a=$$?; \
+	  echo "== C: the in-process tests of lane 2"; \
+	  VAULT_RAY_LANE=2 $(INPROC) --basetemp=$$tmp/c2 --durations=8; b=$$?; \
+	  echo "own Ray: exit $$a; in-process lane 2: exit $$b"; [ $$a -eq 0 ] && [ $$b -eq 0 ] ) > $$tmp/lane_c.log 2>&1 & pid_c=$$!; \
+	echo "== B: the in-process tests of lane 1"; \
+	VAULT_RAY_LANE=1 $(INPROC) --basetemp=$$tmp/b --durations=10; lane_b=$$?; \
+	wait $$pid_c; lane_c=$$?; wait $$pid_a; lane_a=$$?; \
+	echo "== A: tests/integration on the session's Ray"; cat $$tmp/lane_a.log; \
+	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/lane_c.log; \
+	echo "lane A (integration, session Ray): exit $$lane_a; lane B (in-process): exit $$lane_b; lane C (own Ray, in-process): exit $$lane_c"; \
+	if [ $$lane_a -eq 0 ] && [ $$lane_b -eq 0 ] && [ $$lane_c -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

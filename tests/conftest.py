@@ -11,7 +11,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RAY_LOG_MONITOR_MANY_FILES_THRESHOLD", "0")
 os.environ.setdefault("LOG_NAME_UPDATE_INTERVAL_S", "5")
 
+from lanes import keep  # noqa: E402
+
 from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    keep(items, config)  # VAULT_RAY_LANE: one lane's modules (lanes.py)
 
 
 @pytest.fixture
