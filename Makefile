@@ -41,37 +41,37 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Three
-# lanes of pytest processes side by side, each printing its slowest tests: (A) the tests of
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Four
+# pytest processes side by side, each printing its slowest tests: (A) the tests of
 # tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
-# waits on); (B) most of the in-process tests; (C) the integration tests with a Ray of their own
-# (marked own_ray by tests/integration/conftest.py), then the rest of the in-process tests. With
-# two lanes a core stood idle about 8% of the time (while both waited on processes starting); the
-# in-process tests fill it. Which in-process module runs in B or C: tests/lanes.py, by measured
-# cost (LANE_SHARES: B's and C's shares of it). The lanes take about as long. A's and C's output
-# follows B's. Any run failing fails the target.
+# waits on); (C) the integration tests with a Ray of their own (marked own_ray by
+# tests/integration/conftest.py); (B1, B2) the in-process tests, in two halves by measured cost
+# (tests/lanes.py), at a lower priority (nice $(NICE)). A and C wait on many processes in turn (Ray's
+# actors, workers, servers, CLI clients), each for a moment of CPU: beside busy in-process tests
+# at the same priority every one of those moments waited its turn, and with two lanes a core still
+# stood idle about 8% of the time. Niced, the in-process tests take what A and C leave, and both
+# cores once those are done. B1's output comes first, then A's, C's and B2's. Any run failing fails the target.
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
 # The in-process tests run torch and FAISS on one OpenMP thread (OMP_NUM_THREADS=1, unless set): the
 # local model embeds one short text at a time there, where a second thread bought nothing while the
 # other lanes need the core (the extraction tests: 97 CPU-s with two threads, 77 with one, in about the same time).
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
-LANE_SHARES = 72,28
-INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} VAULT_RAY_LANE_SHARES=$(LANE_SHARES) $(PYTEST) --ignore=tests/integration
+NICE = 10
+INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} nice -n $(NICE) $(PYTEST) --ignore=tests/integration
 test: lint browser
-	@tmp=$$(mktemp -d); echo "three lanes side by side: B's output first, then A's and C's"; \
-	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/lane_a.log 2>&1 & pid_a=$$!; \
-	( $(PYTEST) --basetemp=$$tmp/c1 --durations=8 -m own_ray tests/integration; a=$$?; \
-	  echo "== C: the in-process tests of lane 2"; \
-	  VAULT_RAY_LANE=2 $(INPROC) --basetemp=$$tmp/c2 --durations=8; b=$$?; \
-	  echo "own Ray: exit $$a; in-process lane 2: exit $$b"; [ $$a -eq 0 ] && [ $$b -eq 0 ] ) > $$tmp/lane_c.log 2>&1 & pid_c=$$!; \
-	echo "== B: the in-process tests of lane 1"; \
-	VAULT_RAY_LANE=1 $(INPROC) --basetemp=$$tmp/b --durations=10; lane_b=$$?; \
-	wait $$pid_c; lane_c=$$?; wait $$pid_a; lane_a=$$?; \
-	echo "== A: tests/integration on the session's Ray"; cat $$tmp/lane_a.log; \
-	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/lane_c.log; \
-	echo "lane A (integration, session Ray): exit $$lane_a; lane B (in-process): exit $$lane_b; lane C (own Ray, in-process): exit $$lane_c"; \
-	if [ $$lane_a -eq 0 ] && [ $$lane_b -eq 0 ] && [ $$lane_c -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
+	@tmp=$$(mktemp -d); echo "four pytest processes side by side: B1's output first, then A's, C's and B2's"; \
+	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
+	$(PYTEST) --basetemp=$$tmp/c --durations=10 -m own_ray tests/integration > $$tmp/c.log 2>&1 & pid_c=$$!; \
+	VAULT_RAY_LANE=2 $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
+	echo "== B1: the in-process tests, first half"; \
+	VAULT_RAY_LANE=1 $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
+	wait $$pid_a; a=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
+	echo "== A: tests/integration on the session's Ray"; cat $$tmp/a.log; \
+	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/c.log; \
+	echo "== B2: the in-process tests, second half"; cat $$tmp/b2.log; \
+	echo "A (integration, session Ray): exit $$a; C (integration, own Ray): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
+	if [ $$a -eq 0 ] && [ $$c -eq 0 ] && [ $$b1 -eq 0 ] && [ $$b2 -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

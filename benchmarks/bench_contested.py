@@ -33,12 +33,14 @@ ENTITIES = [f"rec.e{i}" for i in range(10)] + [f"auth.e{i}" for i in range(10)]
 POLICY = Policy(strategies={"auth.*": "authority"},
                 authority={a: {"auth.*": w} for a, w in zip(AGENTS, (0.2, 0.4, 0.6, 0.8), strict=True)},
                 max_open_disputes=100_000)
+VOTE = Policy(strategies={"auth.*": "authority", "rec.*": "consensus"}, authority=POLICY.authority, max_open_disputes=100_000)
+"""The same, with consensus on `rec.*`: each write there counts every agent's standing claim on the entity."""
 
 
-def run(path: Path, writes: int, agents: tuple[str, ...]) -> dict[str, float]:
+def run(path: Path, writes: int, agents: tuple[str, ...], policy: Policy = POLICY) -> dict[str, float]:
     """`writes` single-fact calls, the agents in turn; per-call wall times and CPU per fact."""
     times = []
-    with Vault.open(path, embedder=HashingEmbedder(), partitions=4, policy=POLICY) as vault:
+    with Vault.open(path, embedder=HashingEmbedder(), partitions=4, policy=policy) as vault:
         mems = [vault.agent(a) for a in agents]
         cpu = time.process_time()
         for i in range(writes):
@@ -66,10 +68,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  one agent: {one}", flush=True)
         four = run(work / "four", args.writes, AGENTS)
         print(f"  four agents: {four}", flush=True)
+        vote = run(work / "vote", args.writes, AGENTS, VOTE)
+        print(f"  four agents, consensus on half the entities: {vote}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     load_end = os.getloadavg()
-    rows = [("one agent (no dispute)", one), ("four agents at odds", four)]
+    rows = [("one agent (no dispute)", one), ("four agents at odds", four),
+            ("four agents at odds, consensus on half the entities", vote)]
     lines = [
         "<!-- bench:contested -->",
         "## Writes to contested entities",

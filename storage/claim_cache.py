@@ -12,7 +12,12 @@ leaves superseded or retracted as the commit left them (`ChangeSet.left`): the n
 finds them without a read. The claim log drops an id when a commit changes that claim (its status,
 what it supersedes) and drops everything when it changes claims another way (a restore, an
 erasure, a reindex's switch): a read never answers from a claim older than the last change it
-could see. A read that raced a change does not keep what it read (`generation`)."""
+could see. A read that raced a change does not keep what it read (`generation`).
+
+It keeps each entity's log as well (its claims and events, as `claims_for_entity` and `events(entity=)`
+read them): a consensus write counts every agent's standing claim on the entity from it
+(engine/tally.py), and an `as_of` read replays it (engine/timeline.py). A commit drops the entities
+it adds claims or events to and those of the claims it changes; the rest stay."""
 
 from __future__ import annotations
 
@@ -20,16 +25,21 @@ import itertools
 import threading
 from collections.abc import Iterable
 
-from vault_ray.models import Claim
+from vault_ray.models import Claim, Event
 
 SIZE = 2048
 """How many claims a log keeps at most (about 0.9 KB each: under 2 MB a partition, 28 MB for 16); the oldest go first."""
+ENTITIES = 256
+"""How many entities' logs it keeps at most (the oldest go first), each of ENTITY_ROWS claims and events at most."""
+ENTITY_ROWS = 512
 
 
 class ClaimCache:
     def __init__(self, size: int = SIZE) -> None:
         self.size = size
         self._claims: dict[str, Claim] = {}
+        self._entities: dict[str, tuple[list[Claim], list[Event]]] = {}
+        self._owner: dict[str, str] = {}  # claim id -> its entity, for the entities kept
         self._generation = 0
         self._lock = threading.Lock()
 
@@ -45,13 +55,38 @@ class ClaimCache:
             if generation == self._generation:
                 self._add(claims)
 
-    def drop(self, ids: Iterable[str], then: dict[str, Claim] | None = None) -> None:
-        """Forget these claims: a commit changed them; `then`: claims as the commit left them, kept."""
+    def drop(self, ids: Iterable[str], then: dict[str, Claim] | None = None, entities: Iterable[str] = ()) -> None:
+        """Forget these claims: a commit changed them; `then`: claims as the commit left them, kept.
+        Forget the logs of `entities` (the commit added to them) and of the entities of `ids`."""
         with self._lock:
             self._generation += 1
+            gone = set(entities)
             for cid in ids:
                 self._claims.pop(cid, None)
+                if (entity := self._owner.get(cid)) is not None:
+                    gone.add(entity)
+            for entity in gone:
+                self._forget_entity(entity)
             self._add(then or {})
+
+    def entity(self, entity: str) -> tuple[tuple[list[Claim], list[Event]] | None, int]:
+        """(the entity's claims and events if kept, else None; the generation to hand to `keep_entity`)."""
+        with self._lock:
+            return self._entities.get(entity), self._generation
+
+    def keep_entity(self, entity: str, claims: list[Claim], events: list[Event], generation: int) -> None:
+        """Keep an entity's log (read from the log), unless something changed since `generation`."""
+        with self._lock:
+            if generation != self._generation or len(claims) + len(events) > ENTITY_ROWS:
+                return
+            if len(self._entities) >= ENTITIES:
+                self._forget_entity(next(iter(self._entities)))
+            self._entities[entity] = (claims, events)
+            self._owner.update((c.id, entity) for c in claims)
+
+    def _forget_entity(self, entity: str) -> None:  # (the lock held)
+        for c in self._entities.pop(entity, ((), ()))[0]:
+            self._owner.pop(c.id, None)
 
     def _add(self, claims: dict[str, Claim]) -> None:  # (the lock held)
         if len(claims) >= self.size:  # (a bulk write's): its last ones only
@@ -68,6 +103,8 @@ class ClaimCache:
         with self._lock:
             self._generation += 1
             self._claims.clear()
+            self._entities.clear()
+            self._owner.clear()
 
     def __len__(self) -> int:
         return len(self._claims)

@@ -41,7 +41,7 @@ from .erase import EraseSide
 from .journal import Journal
 from .layout import hold_log
 from .log_files import PartitionImage
-from .rows import DISPUTE_SCHEMA, dispute_row, disputes_from_arrow, rows_table
+from .rows import disputes_from_arrow
 from .tables import TABLES, ClaimTables, Record, receipt_key
 
 __all__ = ["TABLES", "ChangeSet", "ClaimLog", "DuckDBClaimLog", "PartitionImage"]
@@ -235,8 +235,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             self._pending.append(record)
             self._recent.update(keys)
             self._dirty = True
-            self.cache.drop([*changes.status, *changes.supersedes, *(c.id for c in changes.new_claims)],
-                            then=changes.left)
+            self.cache.drop([*changes.status, *changes.supersedes, *(c.id for c in changes.new_claims)], then=changes.left,
+                            entities={*(c.entity for c in changes.new_claims), *(e.entity for e in changes.events)})
 
     def _refuse_stored(self, changes: ChangeSet, ids: list[str], keys: list[int]) -> None:
         """StorageFailure if a new claim's id is given twice, or a new claim's or receipt's id is
@@ -306,8 +306,16 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         return [i for i, k, f in zip(ids, keys, found.tolist(), strict=True) if f or k in self._recent]
 
     def claims_for_entity(self, entity: str) -> list[Claim]:
-        with self._reading() as tables:
-            return tables.claims_for_entity(entity)
+        return self._entity_log(entity)[0]
+
+    def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
+        """The entity's claims and events: kept by the cache (claim_cache.py), else read and kept under the DuckDB lock."""
+        held, generation = self.cache.entity(entity)
+        if held is None:
+            with self._reading() as tables:
+                held = tables.claims_for_entity(entity), tables.events(entity=entity, claim_id=None, until=None)
+                self.cache.keep_entity(entity, *held, generation)
+        return list(held[0]), list(held[1])
 
     def get_claims(self, ids: Iterable[str], *, with_vectors: bool = False) -> dict[str, Claim]:
         # without vectors, the claims the cache holds (claim_cache.py); the rest are read and kept under the DuckDB lock
@@ -336,6 +344,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         return found[0] if found else None
 
     def events(self, *, entity: str | None = None, claim_id: str | None = None, until: float | None = None) -> list[Event]:
+        if entity is not None and claim_id is None:
+            return [e for e in self._entity_log(entity)[1] if until is None or e.ts <= until]
         with self._reading() as tables:
             return tables.events(entity=entity, claim_id=claim_id, until=until)
 
@@ -368,7 +378,10 @@ class DuckDBClaimLog(BulkSide, EraseSide):
             self.flush()
             with self._db, log_files.named(self.path):
                 fresh = not self._dirty and self._tables is None and self.stamp is not None
-                image = None if vectors is None or fresh else self._image_parts(self._connect(), vectors)
+                image = None if vectors is None or fresh else log_files.image_parts(
+                    self._connect(), vectors, np.union1d(self._keys, np.fromiter(self._recent, np.uint64, len(self._recent))),
+                    {"format": SNAPSHOT_FORMAT, "dim": self.dim, "next_rid": self._next_rid, "next_seq": self._next_seq,
+                     "seq": self._seq})
                 if self._tables is not None:
                     tables, self._tables = self._tables, None
                     tables.close()
@@ -384,14 +397,3 @@ class DuckDBClaimLog(BulkSide, EraseSide):
                 self.stamp = stamp
             except OSError as exc:  # the log is intact; the next open reads DuckDB instead
                 raise StorageFailure(f"cannot save {self._snapshot_path}: {exc}") from exc
-
-    def _image_parts(self, tables: ClaimTables, active: tuple[np.ndarray, np.ndarray]
-                     ) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], dict[str, Any]]:
-        rids, vectors = tables.vectors("disputed")
-        open_disputes = rows_table([dispute_row(d) for d in tables.disputes(status="open")], DISPUTE_SCHEMA)
-        keys = np.union1d(self._keys, np.fromiter(self._recent, np.uint64, len(self._recent)))
-        arrays = {"disputed_rids": rids, "disputed_vectors": vectors, "id_keys": keys.astype(np.uint64),
-                  "active_rids": np.asarray(active[0], np.int64), "active_vectors": np.asarray(active[1], np.float32)}
-        header = {"format": SNAPSHOT_FORMAT, "dim": self.dim, "next_rid": self._next_rid, "next_seq": self._next_seq,
-                  "seq": self._seq, "gone": tables.gone_entities(), "staged": tables.has_staged()}
-        return {"live": tables.live(), "disputes": open_disputes}, arrays, header

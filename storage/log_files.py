@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -28,7 +29,7 @@ from vault_ray.models import Dispute
 
 from . import snapshot
 from .journal import Journal
-from .rows import CLAIM_SCHEMA
+from .rows import CLAIM_SCHEMA, DISPUTE_SCHEMA, dispute_row, rows_table
 
 log = logging.getLogger("vault_ray")
 
@@ -138,3 +139,15 @@ def named(path: str) -> Iterator[None]:
         yield
     except duckdb.Error as exc:
         raise StorageFailure(f"cannot read the claim log {path}: {exc}") from exc
+
+
+def image_parts(tables: Any, active: tuple[np.ndarray, np.ndarray], keys: np.ndarray, counters: dict[str, Any]
+                ) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], dict[str, Any]]:
+    """A partition's image for its snapshot, from its log's `tables` (ClaimTables) and the index's `active`
+    (rids, vectors): its tables, its arrays (with the receipt `keys`), its header (`counters` and more)."""
+    rids, vectors = tables.vectors("disputed")
+    open_disputes = rows_table([dispute_row(d) for d in tables.disputes(status="open")], DISPUTE_SCHEMA)
+    arrays = {"disputed_rids": rids, "disputed_vectors": vectors, "id_keys": keys.astype(np.uint64),
+              "active_rids": np.asarray(active[0], np.int64), "active_vectors": np.asarray(active[1], np.float32)}
+    header = {**counters, "gone": tables.gone_entities(), "staged": tables.has_staged()}
+    return {"live": tables.live(), "disputes": open_disputes}, arrays, header

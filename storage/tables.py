@@ -65,6 +65,8 @@ ALTER TABLE claims ADD COLUMN IF NOT EXISTS source VARCHAR;
 """
 # The last line upgrades a log written before claims kept their source, in place (the
 # column joins at the end, where CLAIM_SCHEMA has it).
+SCHEMA_PROBE = "SELECT applied, (SELECT source FROM claims LIMIT 0) FROM journal"
+"""A row if the file is as SCHEMA leaves it (ClaimTables._schema_current); an error or no row if not."""
 TABLES = ("claims", "disputes", "events", "receipts")
 EVENT_COLUMNS = "ts, entity, kind, claim_id, dispute_id, agent, status, superseded_by, detail"
 
@@ -92,7 +94,8 @@ class ClaimTables(BulkLog):
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
         self._con = self._file.con
         try:
-            self._con.execute(SCHEMA).fetchall()
+            if not self._schema_current():
+                self._con.execute(SCHEMA).fetchall()
         except duckdb.Error as exc:  # a damaged file (cut short, bytes changed)
             self._file.detach_quietly()
             raise StorageFailure(f"cannot open the claim log {path}: {exc}") from exc
@@ -100,6 +103,15 @@ class ClaimTables(BulkLog):
         # not at exit, where a vault dropped without close() still closes its logs (vault.py's finalizer runs after)
         self._release = weakref.finalize(self, self._file.detach_quietly)
         self._release.atexit = False
+
+    def _schema_current(self) -> bool:
+        """Whether the file has every table and column SCHEMA makes, and the journal its row: one
+        query (about 1 ms) instead of the script (about 3 ms), at every open of a log. The script
+        makes the journal's row after every table, and the `source` column last."""
+        try:
+            return bool(self._run(SCHEMA_PROBE))
+        except duckdb.Error:  # a table or the column missing: a new or an older file
+            return False
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = self._run(sql, params)
