@@ -44,8 +44,9 @@ demo: setup
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Four
 # pytest processes side by side, each printing its slowest tests: (A) the tests of
 # tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
-# waits on); (C) the integration tests with a Ray of their own (marked own_ray by
-# tests/integration/conftest.py); (B1, B2) the in-process tests, in two halves by measured cost
+# waits on), but those that use Ray Serve; (C) the integration tests with a Ray of their own
+# (marked own_ray by tests/integration/conftest.py), then the Serve tests (marked serve) on a
+# session Ray of their own; (B1, B2) the in-process tests, in two halves by measured cost
 # (tests/lanes.py), at a lower priority (nice $(NICE)). A and C wait on many processes in turn (Ray's
 # actors, workers, servers, CLI clients), each for a moment of CPU: beside busy in-process tests
 # at the same priority every one of those moments waited its turn, and with two lanes a core still
@@ -61,16 +62,16 @@ NICE = 10
 INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} nice -n $(NICE) $(PYTEST) --ignore=tests/integration
 test: lint browser
 	@tmp=$$(mktemp -d); echo "four pytest processes side by side: B1's output first, then A's, C's and B2's"; \
-	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
-	$(PYTEST) --basetemp=$$tmp/c --durations=10 -m own_ray tests/integration > $$tmp/c.log 2>&1 & pid_c=$$!; \
+	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray and not serve" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
+	$(PYTEST) --basetemp=$$tmp/c --durations=15 -m "own_ray or serve" tests/integration > $$tmp/c.log 2>&1 & pid_c=$$!; \
 	VAULT_RAY_LANE=2 $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
 	echo "== B1: the in-process tests, first half"; \
 	VAULT_RAY_LANE=1 $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
 	wait $$pid_a; a=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
 	echo "== A: tests/integration on the session's Ray"; cat $$tmp/a.log; \
-	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/c.log; \
+	echo "== C: tests/integration with a Ray of their own, then those with Ray Serve"; cat $$tmp/c.log; \
 	echo "== B2: the in-process tests, second half"; cat $$tmp/b2.log; \
-	echo "A (integration, session Ray): exit $$a; C (integration, own Ray): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
+	echo "A (integration, session Ray): exit $$a; C (integration, own Ray and Serve): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
 	if [ $$a -eq 0 ] && [ $$c -eq 0 ] && [ $$b1 -eq 0 ] && [ $$b2 -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup

@@ -15,9 +15,13 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.integration)
             if "ray_session" not in item.fixturenames:  # `make test` runs these after the in-process tests
                 item.add_marker(pytest.mark.own_ray)
-    # the modules that use the session's Serve run last, whole and in their order: Serve's controller
-    # and proxy poll while they live (about 0.05 CPU-s a second, on a 2-core machine beside the rest)
+    # the modules that use the session's Serve (marked `serve`: `make test` runs them beside the rest) run
+    # last, whole and in their order: Serve's controller and proxy poll while they live (about 0.05 CPU-s a
+    # second, on a 2-core machine beside the rest)
     serving = {item.fspath for item in items if "serve_port" in item.fixturenames}
+    for item in items:
+        if item.fspath in serving:
+            item.add_marker(pytest.mark.serve)
     items.sort(key=lambda item: item.fspath in serving)
 
 
