@@ -44,14 +44,16 @@ demo: setup
 # the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Four
 # pytest processes side by side, each printing its slowest tests: (A) the tests of
 # tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
-# waits on), but those that use Ray Serve; (C) the integration tests with a Ray of their own
-# (marked own_ray by tests/integration/conftest.py), then the Serve tests (marked serve) on a
-# session Ray of their own; (B1, B2) the in-process tests, in two halves by measured cost
-# (tests/lanes.py), at a lower priority (nice $(NICE)). A and C wait on many processes in turn (Ray's
-# actors, workers, servers, CLI clients), each for a moment of CPU: beside busy in-process tests
-# at the same priority every one of those moments waited its turn, and with two lanes a core still
-# stood idle about 8% of the time. Niced, the in-process tests take what A and C leave, and both
-# cores once those are done. B1's output comes first, then A's, C's and B2's. Any run failing fails the target.
+# waits on; the Serve modules last); (C) the integration tests with a Ray of their own (marked
+# own_ray by tests/integration/conftest.py), then the in-process test modules that start other
+# processes (a Ray, a server, a CLI in a subprocess: tests/lanes.py); (B1, B2) the other in-process
+# tests, in two halves by measured cost (tests/lanes.py, lane_weights.json), at a lower priority
+# (nice $(NICE)). A and C wait on many processes in turn (Ray's actors, workers, servers, CLI
+# clients), each for a moment of CPU: beside busy in-process tests at the same priority every one of
+# those moments waited its turn, and with two chains a core still stood idle about 8% of the time.
+# Niced, the in-process tests take what A and C leave, and both cores once those are done; a niced
+# Ray could not start in time (Ray gives its node 30 s), so the modules that start one run in C.
+# B1's output comes first, then A's, C's and B2's. Any run failing fails the target.
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
 # The in-process tests run torch and FAISS on one OpenMP thread (OMP_NUM_THREADS=1, unless set): the
@@ -59,19 +61,22 @@ demo: setup
 # other lanes need the core (the extraction tests: 97 CPU-s with two threads, 77 with one, in about the same time).
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
 NICE = 10
-INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} nice -n $(NICE) $(PYTEST) --ignore=tests/integration
+INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTEST) --ignore=tests/integration
 test: lint browser
 	@tmp=$$(mktemp -d); echo "four pytest processes side by side: B1's output first, then A's, C's and B2's"; \
-	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray and not serve" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
-	$(PYTEST) --basetemp=$$tmp/c --durations=15 -m "own_ray or serve" tests/integration > $$tmp/c.log 2>&1 & pid_c=$$!; \
-	VAULT_RAY_LANE=2 $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
-	echo "== B1: the in-process tests, first half"; \
-	VAULT_RAY_LANE=1 $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
+	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
+	( $(PYTEST) --basetemp=$$tmp/c1 --durations=10 -m own_ray tests/integration; x=$$?; \
+	  echo "== C: the in-process test modules that start other processes"; \
+	  VAULT_RAY_LANE=processes $(INPROC) --basetemp=$$tmp/c2 --durations=8; y=$$?; \
+	  echo "own Ray: exit $$x; in-process, starting processes: exit $$y"; [ $$x -eq 0 ] && [ $$y -eq 0 ] ) > $$tmp/c.log 2>&1 & pid_c=$$!; \
+	VAULT_RAY_LANE=2 nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
+	echo "== B1: the in-process tests, first half (niced)"; \
+	VAULT_RAY_LANE=1 nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
 	wait $$pid_a; a=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
 	echo "== A: tests/integration on the session's Ray"; cat $$tmp/a.log; \
-	echo "== C: tests/integration with a Ray of their own, then those with Ray Serve"; cat $$tmp/c.log; \
-	echo "== B2: the in-process tests, second half"; cat $$tmp/b2.log; \
-	echo "A (integration, session Ray): exit $$a; C (integration, own Ray and Serve): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
+	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/c.log; \
+	echo "== B2: the in-process tests, second half (niced)"; cat $$tmp/b2.log; \
+	echo "A (integration, session Ray): exit $$a; C (integration, own Ray; in-process, starting processes): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
 	if [ $$a -eq 0 ] && [ $$c -eq 0 ] && [ $$b1 -eq 0 ] && [ $$b2 -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup

@@ -13,9 +13,9 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
-            if "ray_session" not in item.fixturenames:  # `make test` runs these after the in-process tests
+            if "ray_session" not in item.fixturenames:  # `make test` runs these in a pytest process of their own
                 item.add_marker(pytest.mark.own_ray)
-    # the modules that use the session's Serve (marked `serve`: `make test` runs them beside the rest) run
+    # the modules that use the session's Serve (marked `serve`, for `-m serve`) run
     # last, whole and in their order: Serve's controller and proxy poll while they live (about 0.05 CPU-s a
     # second, on a 2-core machine beside the rest)
     serving = {item.fspath for item in items if "serve_port" in item.fixturenames}
