@@ -61,17 +61,18 @@ demo: setup
 # other lanes need the core (the extraction tests: 97 CPU-s with two threads, 77 with one, in about the same time).
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
 NICE = 10
-INPROC = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PYTEST) --ignore=tests/integration
+ONE_THREAD = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}
+INPROC = $(PYTEST) --ignore=tests/integration
 test: lint browser
 	@tmp=$$(mktemp -d); echo "four pytest processes side by side: B1's output first, then A's, C's and B2's"; \
 	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
 	( $(PYTEST) --basetemp=$$tmp/c1 --durations=10 -m own_ray tests/integration; x=$$?; \
 	  echo "== C: the in-process test modules that start other processes"; \
-	  VAULT_RAY_LANE=processes $(INPROC) --basetemp=$$tmp/c2 --durations=8; y=$$?; \
+	  VAULT_RAY_LANE=processes $(ONE_THREAD) $(INPROC) --basetemp=$$tmp/c2 --durations=8; y=$$?; \
 	  echo "own Ray: exit $$x; in-process, starting processes: exit $$y"; [ $$x -eq 0 ] && [ $$y -eq 0 ] ) > $$tmp/c.log 2>&1 & pid_c=$$!; \
-	VAULT_RAY_LANE=2 nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
+	VAULT_RAY_LANE=2 $(ONE_THREAD) nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
 	echo "== B1: the in-process tests, first half (niced)"; \
-	VAULT_RAY_LANE=1 nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
+	VAULT_RAY_LANE=1 $(ONE_THREAD) nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
 	wait $$pid_a; a=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
 	echo "== A: tests/integration on the session's Ray"; cat $$tmp/a.log; \
 	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/c.log; \
