@@ -40,6 +40,7 @@ class ClaimCache:
         self._claims: dict[str, Claim] = {}
         self._entities: dict[str, tuple[list[Claim], list[Event]]] = {}
         self._owner: dict[str, str] = {}  # claim id -> its entity, for the entities kept
+        self._big: set[str] = set()  # entities whose log was too large to keep (a log only grows)
         self._generation = 0
         self._lock = threading.Lock()
 
@@ -74,10 +75,16 @@ class ClaimCache:
         with self._lock:
             return self._entities.get(entity), self._generation
 
+    def too_large(self, entity: str) -> bool:
+        """Whether the entity's log was too large to keep: a read asks only for the part it needs."""
+        return entity in self._big
+
     def keep_entity(self, entity: str, claims: list[Claim], events: list[Event], generation: int) -> None:
         """Keep an entity's log (read from the log), unless something changed since `generation`."""
         with self._lock:
-            if generation != self._generation or len(claims) + len(events) > ENTITY_ROWS:
+            if len(claims) + len(events) > ENTITY_ROWS:
+                self._big.add(entity)
+            if generation != self._generation or entity in self._big:
                 return
             if len(self._entities) >= ENTITIES:
                 self._forget_entity(next(iter(self._entities)))
@@ -105,6 +112,7 @@ class ClaimCache:
             self._claims.clear()
             self._entities.clear()
             self._owner.clear()
+            self._big.clear()
 
     def __len__(self) -> int:
         return len(self._claims)

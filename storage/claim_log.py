@@ -1,19 +1,16 @@
 """The claim log of one partition: the canonical truth.
 
-`ClaimLog` is the protocol the engine uses; `DuckDBClaimLog` is the one kind: a
-write-ahead journal (journal.py) in front of a DuckDB file (tables.py), and a
-snapshot of the partition's in-memory image beside them (snapshot.py).
+`ClaimLog` is the protocol the engine uses; `DuckDBClaimLog` is the one kind: a write-ahead journal (journal.py)
+in front of a DuckDB file (tables.py), and a snapshot of the partition's in-memory image beside them (snapshot.py).
 
 - `commit(changes)` appends the change set to the journal and fsyncs it (one fsync, a tenth
   of a DuckDB commit): when it returns, the write survives a crash (DESIGN §7.4).
 - `flush()` applies the journal's records to DuckDB in one transaction (a background thread; every read flushes first).
-- Opening replays the records DuckDB does not have yet. It reads the snapshot instead of
-  DuckDB when the snapshot is fresh (its stamp matches the DuckDB file the log left at its
-  last close, and the journal is empty); the active claims' vectors are saved in the same
-  file, so the index needs no DuckDB read either.
-- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the log holds
-  and reads DuckDB only for a key it holds (a retried write): deciding a write reads no disk.
-  `commit` checks new ids against it: a claim id stored twice is refused before the journal.
+- Opening replays the records DuckDB does not have yet. It reads the snapshot instead of DuckDB when the snapshot is
+  fresh (its stamp matches the DuckDB file the log left at its last close, and the journal is empty); the active
+  claims' vectors are saved in the same file, so the index needs no DuckDB read either.
+- `receipts(ids)` answers from an in-memory filter of 64-bit keys of the claim ids the log holds and reads DuckDB only
+  for a key it holds (a retried write): deciding a write reads no disk. `commit` refuses a claim id stored twice by it.
 """
 
 from __future__ import annotations
@@ -65,6 +62,7 @@ class ClaimLog(Protocol):
     def active_vectors(self) -> tuple[np.ndarray, np.ndarray]: ...
     def receipts(self, ids: Iterable[str]) -> dict[str, str]: ...
     def claims_for_entity(self, entity: str) -> list[Claim]: ...
+    def entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]: ...
     def get_claims(self, ids: Iterable[str], *, with_vectors: bool = False) -> dict[str, Claim]: ...
     def stored(self, ids: Iterable[str]) -> dict[str, tuple[Claim, int]]:
         """Claims whatever their status, each with its vector and index row (a claim brought back)."""
@@ -306,9 +304,12 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         return [i for i, k, f in zip(ids, keys, found.tolist(), strict=True) if f or k in self._recent]
 
     def claims_for_entity(self, entity: str) -> list[Claim]:
-        return self._entity_log(entity)[0]
+        if not self.cache.too_large(entity):  # else only its claims are read
+            return self.entity_log(entity)[0]
+        with self._reading() as tables:
+            return tables.claims_for_entity(entity)
 
-    def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
+    def entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
         """The entity's claims and events: kept by the cache (claim_cache.py), else read and kept under the DuckDB lock."""
         held, generation = self.cache.entity(entity)
         if held is None:
@@ -344,8 +345,8 @@ class DuckDBClaimLog(BulkSide, EraseSide):
         return found[0] if found else None
 
     def events(self, *, entity: str | None = None, claim_id: str | None = None, until: float | None = None) -> list[Event]:
-        if entity is not None and claim_id is None:
-            return [e for e in self._entity_log(entity)[1] if until is None or e.ts <= until]
+        if entity is not None and claim_id is None and not self.cache.too_large(entity):
+            return [e for e in self.entity_log(entity)[1] if until is None or e.ts <= until]
         with self._reading() as tables:
             return tables.events(entity=entity, claim_id=claim_id, until=until)
 

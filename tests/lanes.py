@@ -1,9 +1,9 @@
 """`make test` runs the in-process tests in three pytest processes, side by side with the
 integration tests (see the Makefile): VAULT_RAY_LANE=processes keeps the modules that start
-other processes (a Ray, a server, a CLI in a subprocess: `starts_processes`), which run at the
-integration tests' priority (a niced Ray start can time out: Ray gives its node 30 s); VAULT_RAY_LANE=K
-(1-based) keeps lane K of the others, which run niced. VAULT_RAY_LANE_SHARES ("60,40") sets each
-lane's share of the work, equal shares if unset.
+other processes (a Ray, a server, a CLI in a subprocess: `starts_processes`), which run with the
+own-Ray integration tests, barely niced (a Ray started at nice 10 on a busy machine timed out: Ray
+gives its node 30 s); VAULT_RAY_LANE=K (1-based) keeps lane K of the others, which run niced.
+VAULT_RAY_LANE_SHARES ("60,40") sets each lane's share of the work, equal shares if unset.
 
 The modules are dealt out by their measured cost (lane_weights.json: CPU seconds a module
 took in a whole run, about), the costliest first, each to the lane furthest below its share

@@ -80,4 +80,6 @@ def test_a_read_that_raced_a_change_is_not_kept_and_large_logs_are_not_kept():
     cache.keep_entity("user.x", [], [], generation)  # ... what the read saw is not kept
     assert cache.entity("user.x")[0] is None
     cache.keep_entity("user.y", [], [None] * (ENTITY_ROWS + 1), cache.entity("user.y")[1])  # type: ignore[list-item]
-    assert cache.entity("user.y")[0] is None
+    assert cache.entity("user.y")[0] is None and cache.too_large("user.y")  # its reads ask for the part they need
+    cache.clear()
+    assert not cache.too_large("user.y")

@@ -87,7 +87,7 @@ class Partition:
         return now if self.clock is None or now > self.clock else self.clock + timedelta(microseconds=1)
 
     def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
-        return self.log.claims_for_entity(entity), self.log.events(entity=entity)
+        return self.log.entity_log(entity)
 
     def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner,
                elsewhere: Mapping[str, str] | None = None) -> list[Decision]:
