@@ -41,21 +41,20 @@ browser:
 demo: setup
 	$(BIN)/vault-ray demo
 
-# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Five
-# pytest processes side by side, each printing its slowest tests: (A1, A2) the tests of
-# tests/integration that use a session Ray runtime, in two lanes dealt by measured time, each with a
-# Ray of its own (tests/lanes.py `keep_session`, tests/integration/lane_weights.json; the Serve
-# modules together, last in their lane), A2 then the in-process test modules that start other
-# processes (a Ray, a server, a CLI in a subprocess: tests/lanes.py); (C) the integration tests with
-# a Ray of their own (marked own_ray by tests/integration/conftest.py); (B1, B2) the other in-process
+# the whole suite, after the lint (ruff and the architecture contracts): what CI runs. Four
+# pytest processes side by side, each printing its slowest tests: (A) the tests of
+# tests/integration that share the session's Ray runtime (servers and CLI processes it mostly
+# waits on; the Serve modules last); (C) the integration tests with a Ray of their own (marked
+# own_ray by tests/integration/conftest.py), then the in-process test modules that start other
+# processes (a Ray, a server, a CLI in a subprocess: tests/lanes.py); (B1, B2) the other in-process
 # tests, in two halves by measured cost (tests/lanes.py, lane_weights.json), at a lower priority
-# (nice $(NICE)). The integration tests mostly wait (on Ray's actors and workers, servers, CLI
-# clients), each for a moment of CPU: one lane of them left a core idle; beside busy in-process
-# tests at the same priority every one of those moments waited its turn. Niced, the in-process tests
-# take what the others leave, and both cores once those are done; a Ray niced that far could not
-# start in time (Ray gives its node 30 s), so the modules that start one run after A2, a little niced
-# (nice $(NICE_C)), as C does: A1 has the first claim on the cores.
-# B1's output comes first, then A1's, A2's, C's and B2's. Any run failing fails the target.
+# (nice $(NICE)). A and C wait on many processes in turn (Ray's actors, workers, servers, CLI
+# clients), each for a moment of CPU: beside busy in-process tests at the same priority every one of
+# those moments waited its turn, and with two chains a core still stood idle about 8% of the time.
+# Niced, the in-process tests take what A and C leave, and both cores once those are done; a Ray
+# niced that far could not start in time (Ray gives its node 30 s), so the modules that start one run
+# in C, which runs a little niced (nice $(NICE_C)): A, the longest, has the first claim on the cores.
+# B1's output comes first, then A's, C's and B2's. Any run failing fails the target.
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
 # The in-process tests run torch and FAISS on one OpenMP thread (OMP_NUM_THREADS=1, unless set): the
@@ -64,28 +63,24 @@ demo: setup
 PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
 NICE = 10
 NICE_C = 3
-SESSION_SHARES = 62,38
 ONE_THREAD = OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}
 INPROC = $(PYTEST) --ignore=tests/integration
-SESSION = VAULT_RAY_SESSION_LANE_SHARES=$(SESSION_SHARES) VAULT_RAY_SESSION_LANE
 test: lint browser
-	@tmp=$$(mktemp -d); echo "five pytest processes side by side: B1's output first, then A1's, A2's, C's and B2's"; \
-	$(SESSION)=1 $(PYTEST) --basetemp=$$tmp/a1 --durations=12 -m "not own_ray" tests/integration > $$tmp/a1.log 2>&1 & pid_a1=$$!; \
-	( $(SESSION)=2 $(PYTEST) --basetemp=$$tmp/a2 --durations=8 -m "not own_ray" tests/integration; x=$$?; \
-	  echo "== A2 then: the in-process test modules that start other processes"; \
-	  VAULT_RAY_LANE=processes $(ONE_THREAD) nice -n $(NICE_C) $(INPROC) --basetemp=$$tmp/a3 --durations=8; y=$$?; \
-	  echo "session Ray, lane 2: exit $$x; in-process, starting processes: exit $$y"; [ $$x -eq 0 ] && [ $$y -eq 0 ] ) > $$tmp/a2.log 2>&1 & pid_a2=$$!; \
-	nice -n $(NICE_C) $(PYTEST) --basetemp=$$tmp/c --durations=10 -m own_ray tests/integration > $$tmp/c.log 2>&1 & pid_c=$$!; \
+	@tmp=$$(mktemp -d); echo "four pytest processes side by side: B1's output first, then A's, C's and B2's"; \
+	$(PYTEST) --basetemp=$$tmp/a --durations=15 -m "not own_ray" tests/integration > $$tmp/a.log 2>&1 & pid_a=$$!; \
+	( nice -n $(NICE_C) $(PYTEST) --basetemp=$$tmp/c1 --durations=10 -m own_ray tests/integration; x=$$?; \
+	  echo "== C: the in-process test modules that start other processes"; \
+	  VAULT_RAY_LANE=processes $(ONE_THREAD) nice -n $(NICE_C) $(INPROC) --basetemp=$$tmp/c2 --durations=8; y=$$?; \
+	  echo "own Ray: exit $$x; in-process, starting processes: exit $$y"; [ $$x -eq 0 ] && [ $$y -eq 0 ] ) > $$tmp/c.log 2>&1 & pid_c=$$!; \
 	VAULT_RAY_LANE=2 $(ONE_THREAD) nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b2 --durations=8 > $$tmp/b2.log 2>&1 & pid_b2=$$!; \
 	echo "== B1: the in-process tests, first half (niced)"; \
 	VAULT_RAY_LANE=1 $(ONE_THREAD) nice -n $(NICE) $(INPROC) --basetemp=$$tmp/b1 --durations=8; b1=$$?; \
-	wait $$pid_a1; a1=$$?; wait $$pid_a2; a2=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
-	echo "== A1: tests/integration on a session Ray, lane 1"; cat $$tmp/a1.log; \
-	echo "== A2: tests/integration on a session Ray, lane 2"; cat $$tmp/a2.log; \
+	wait $$pid_a; a=$$?; wait $$pid_c; c=$$?; wait $$pid_b2; b2=$$?; \
+	echo "== A: tests/integration on the session's Ray"; cat $$tmp/a.log; \
 	echo "== C: tests/integration with a Ray of their own"; cat $$tmp/c.log; \
 	echo "== B2: the in-process tests, second half (niced)"; cat $$tmp/b2.log; \
-	echo "A1, A2 (integration, session Rays; A2 then in-process, starting processes): exit $$a1, $$a2; C (integration, own Ray): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
-	if [ $$a1 -eq 0 ] && [ $$a2 -eq 0 ] && [ $$c -eq 0 ] && [ $$b1 -eq 0 ] && [ $$b2 -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
+	echo "A (integration, session Ray): exit $$a; C (integration, own Ray; in-process, starting processes): exit $$c; in-process B1: exit $$b1, B2: exit $$b2"; \
+	if [ $$a -eq 0 ] && [ $$c -eq 0 ] && [ $$b1 -eq 0 ] && [ $$b2 -eq 0 ]; then rm -rf $$tmp; else echo "the failed runs' files: $$tmp"; exit 1; fi
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lanes import DEFAULT_S, SESSION_WEIGHTS, WEIGHTS, deal_session, lane_of_run, lanes, starts_processes
+from lanes import DEFAULT_S, WEIGHTS, lane_of_run, lanes, starts_processes
 
 
 def test_every_module_runs_in_exactly_one_lane_and_the_lanes_keep_their_shares():
@@ -39,24 +39,3 @@ def test_the_modules_that_start_a_ray_or_a_server_are_not_niced():
                    "tests/test_jobs_ray_start.py", "tests/test_restore_unfinished.py"):
         assert starts_processes(root, module), module
     assert not starts_processes(root, "tests/test_lanes.py") and not starts_processes(root, "tests/test_tables_schema.py")
-
-
-def test_the_session_ray_modules_are_dealt_whole_with_the_serve_modules_in_one_lane():
-    measured = json.loads(SESSION_WEIGHTS.read_text())
-    modules = [*sorted(measured), "tests/integration/test_not_measured_yet.py"]
-    serving = {m for m in modules if "/test_http_" in m or "/test_mcp_served" in m}
-    dealt = deal_session(modules, serving, [62.0, 38.0], measured)
-    assert sorted(m for lane in dealt for m in lane) == sorted(modules) and not dealt[0] & dealt[1]
-    assert serving <= dealt[0] or serving <= dealt[1]
-    load = [sum(measured.get(m, DEFAULT_S) for m in lane) for lane in dealt]
-    assert abs(load[0] / sum(load) - 0.62) < 0.03, load
-
-
-def test_a_session_lane_comes_from_its_own_variable(monkeypatch):
-    monkeypatch.setenv("VAULT_RAY_LANE", "processes")
-    monkeypatch.setenv("VAULT_RAY_SESSION_LANE", "1")
-    monkeypatch.setenv("VAULT_RAY_SESSION_LANE_SHARES", "62,38")
-    assert lane_of_run("VAULT_RAY_SESSION_LANE") == (0, [62.0, 38.0]) and lane_of_run() == (-1, [])
-    monkeypatch.setenv("VAULT_RAY_SESSION_LANE", "processes")
-    with pytest.raises(ValueError, match="no such lane"):
-        lane_of_run("VAULT_RAY_SESSION_LANE")

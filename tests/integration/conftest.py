@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
-from lanes import keep_session
 
 pytestmark = pytest.mark.integration
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/integration" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
@@ -24,7 +23,6 @@ def pytest_collection_modifyitems(config, items):
         if item.fspath in serving:
             item.add_marker(pytest.mark.serve)
     items.sort(key=lambda item: item.fspath in serving)
-    keep_session(items, config)  # VAULT_RAY_SESSION_LANE: one session lane's modules (tests/lanes.py)
 
 
 @pytest.fixture(scope="session")
