@@ -10,6 +10,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # whole run on 2 cores, for logs no test reads: drivers run with log_to_driver=False); every 5 s will do.
 os.environ.setdefault("RAY_LOG_MONITOR_MANY_FILES_THRESHOLD", "0")
 os.environ.setdefault("LOG_NAME_UPDATE_INTERVAL_S", "5")
+# Ray starts its workers (every actor: shards, controllers, Serve replicas; every task) at nice 15 on
+# top of the niceness of the Ray that starts them (RAY_worker_niceness, default 15). `make test` runs
+# the integration tests beside the in-process tests niced to 10: at 15 the integration tests' actors
+# got the CPU after those (the session-Ray tests took 823 s beside them, 460 s alone); at 0 a Ray's
+# workers have its own priority.
+os.environ.setdefault("RAY_worker_niceness", "0")
 
 from lanes import keep  # noqa: E402
 
