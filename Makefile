@@ -54,6 +54,9 @@ demo: setup
 # Niced, the in-process tests take what A and C leave, and both cores once those are done; a Ray
 # niced that far could not start in time (Ray gives its node 30 s), so the modules that start one run
 # in C, which runs a little niced (nice $(NICE_C)): A, the longest, has the first claim on the cores.
+# Every Ray the tests start runs its workers (each actor, each task) at the priority of the process that
+# starts it (RAY_worker_niceness=0 in tests/conftest.py): Ray adds 15 by default, which put A's actors
+# below the niced in-process tests (a run took 864 s so, 794 s without).
 # B1's output comes first, then A's, C's and B2's. Any run failing fails the target.
 # Each pytest process has a --basetemp of its own: side by side, two processes cleaning the shared
 # /tmp/pytest-of-USER at exit can race (a warning, which pyproject's filterwarnings makes an error).
