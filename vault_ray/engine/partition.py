@@ -76,7 +76,7 @@ class Partition:
 
     # -- the write path -----------------------------------------------------------
     def begin(self, now: datetime) -> Txn:
-        txn = Txn(self.state, self.log.allocate_rid, self.after(now), self._entity_log, self.log.stored, self.decided.on)
+        txn = Txn(self.state, self.log.allocate_rid, self.after(now), self.log.entity_log, self.log.stored, self.decided.on)
         txn.decided_disputes = self.decided.disputes_on
         return txn
 
@@ -85,9 +85,6 @@ class Partition:
         before another's (before embedding, outside the lock) still records after it, so the
         partition's history, and an `as_of` view of it, is a sequence of states it was in."""
         return now if self.clock is None or now > self.clock else self.clock + timedelta(microseconds=1)
-
-    def _entity_log(self, entity: str) -> tuple[list[Claim], list[Event]]:
-        return self.log.entity_log(entity)
 
     def decide(self, txn: Txn, items: Sequence[WriteItem], policy: Policy, reasoner: Reasoner,
                elsewhere: Mapping[str, str] | None = None) -> list[Decision]:
