@@ -104,7 +104,7 @@ def test_an_apology_that_corrects_nothing_changes_nothing(reasoner, said, want):
     ("I'm Jake Farmer, 32", "Jake Farmer"), ("Hi, I'm Sam Driver.", "Sam Driver"),
 ])
 def test_a_full_name_with_a_trade_for_a_surname_is_a_name(reasoner, said, name):
-    assert facts(reasoner, said) == [("user.name", name)]
+    assert [f for f in facts(reasoner, said) if f[0] != "user.age"] == [("user.name", name)]  # ", 32": an age too
 
 
 @pytest.mark.parametrize(("said", "want"), [

@@ -25,11 +25,11 @@ _KEPT = r"(?:keep|follow|eat|stick to)(?=\s+(?:a |an |strictly |mostly )?(?:kosh
 _PAID = r"(?:pay|make|earn)(?=\s+(?:(?:about|around|roughly|only|over|like)\s+)?[$€£¥\d])"
 """Money said with its "I" left out: "I work at Google and pay $1,500 rent", "..., and make $90k a year"."""
 _BARE = rf"(?:live|work|hate|love|like|dislike|prefer|speak|own|can't stand|don't like|allergic|vegan|vegetarian|moved|" \
-        rf"relocated|(?:just |recently )?(?:joined|started at)|{_PAID}|" \
+        rf"from(?=\s+(?-i:[A-Z]))|relocated|(?:just |recently )?(?:joined|started at)|{_PAID}|" \
         rf"pescatarian|married|single|divorced|retired|\w+ intolerant|{_FREE}|{_KEPT}|" \
         r"(?:my |the )?(?:budget|time ?zone|birthday|email|phone|number) is)"
 """A verb or state whose "I" a list left out: "I live in Chicago and work at Rush", "I'm vegan and allergic to nuts",
-"I love hiking, hate running", "..., budget is 1500 euros"."""
+"I love hiking, hate running", "..., budget is 1500 euros", "I'm 27, from Texas"."""
 _THEN = (r"(?:(?:right now|at the moment|currently|now|previously|formerly|before that|then|these days|nowadays|today|"
          r"always|only|just|instead|never|actually),?\s+)?")
 """A time word before a clause's subject: "I worked at Microsoft for 3 years and now I work at Google" ("..., actually
@@ -44,9 +44,7 @@ _CLAUSE_SPLIT = re.compile(
     r"|\s+[-–—]+\s+"
     rf"|\s+[&+/]\s+(?=(?-i:[Ii](?:'m|'ve|'d|'ll)?|[Ww]e(?:'re|'ve)?|{_BARE})\b)"  # "at Google & I love it", "& love my job"
     r"|(?:(?<=married)|(?<=divorced)|(?<=widowed)|(?<=separated)|(?<=single)|(?<=single mom)|(?<=single dad)|(?<=single parent))"
-    r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)",
-    re.IGNORECASE,
-)
+    r",?\s+(?=with (?:a |an |one |two |three |four |five |six |\d+ )(?:kids?|children|sons?|daughters?|babies|baby)\b)", re.I)
 BUDGET_CHANGE = r"(?:cut|raise|lower|increase|reduce|drop|bump|up|set|move|change|push)"
 """A verb that sets a budget anew ("bump the gift budget to $800")."""
 _SUBJECT_FIXES = [
@@ -130,8 +128,7 @@ _ADVERBS = {"never", "always", "usually", "only", "also", "really", "absolutely"
             "just", "actually", "recently", "mostly", "currently", "finally", "no", "definitely", "generally"}
 _NO_S = {"is", "was", "has", "does", "can", "will", "would", "should", "could", "might", "must", "did", "don't",
          "doesn't", "can't", "won't", "didn't", "longer", "had", "may", "shall", "need", "ought", "used"}
-_IRREGULAR_PAST = frozenset(re.findall(
-    r"\w+",
+_IRREGULAR_PAST = frozenset(re.findall(r"\w+",
     "left quit got went came became began made took gave found bought sold lost won met ran saw said told kept spent sent "
     "built felt heard held paid put set read wrote knew grew drove flew ate drank fell forgot broke chose spoke stood taught "
     "thought brought caught sat slept swam understood wore woke rode sang shut split cut hit let lent led fed fought "
@@ -178,11 +175,14 @@ def clauses(sentence: str) -> list[str]:
     elif len(parts) > 1 and _said_alone(parts[0], verb=False) and _LEFT_OUT.match(parts[1]):
         parts[0] = _LEFT_OUT.sub(_with_subject, parts[0])  # "Vegetarian, allergic to tree nuts": a list said of the user
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
+    am = parts and re.match(r"i'm\b", normalize_subject(parts[0]), re.I)  # "I'm 27, from Texas": I'm from Texas
     for part in parts[1:]:
         bare = _LEFT_OUT.match(part)
         if not bare:  # a part with its own subject: the parts after it continue that one
             out.append(part)
-            theirs = _THEIR_SUBJECT.match(normalize_subject(part))
+            theirs, am = _THEIR_SUBJECT.match(normalize_subject(part)), re.match(r"i'm\b", normalize_subject(part), re.I)
+        elif (bare.group("state") or "").lower() == "from" and not am:
+            out.append(part)  # "a gift from Mom and from Dad": not where the user is from
         elif theirs and bare.group("state") and not theirs.group("them"):
             out.append(f"we're {part}")  # "We're vegan and gluten free": a state of "we", the user's too
         elif theirs and (bare.group("state") or theirs.group("them")):
@@ -211,8 +211,8 @@ free") is said of that subject, not of the user; a bare verb ("and work at Rush"
 
 _LEFT_OUT = re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?:(?P<verb>live|work|hate|"
                        r"love|like|dislike|prefer|speak|own|can't stand|don't like|" + _PAID + "|" + _KEPT + r")|(?P<state>"
-                       r"allergic|vegan|vegetarian|pescatarian|married|single|divorced|retired|\w+ intolerant|" + _FREE + r"))\b",
-                       re.IGNORECASE)
+                       r"from(?=\s+(?-i:[A-Z]))|allergic|vegan|vegetarian|pescatarian|married|single|divorced|retired|"
+                       r"\w+ intolerant|" + _FREE + r"))\b", re.IGNORECASE)
 
 
 _HEADED = re.compile(r"^(?:(?:quick|some|a bit of|brief|little|short)\s+)?(?:context|about me|a bit about me|background|"

@@ -28,12 +28,13 @@ from .diets import strictest, together, with_fish
 from .expenses import expense_frame, set_by_another
 from .finders import typed_value
 from .frames import PROFILE_FRAMES
-from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES
+from .frames_account import ACCOUNT_FRAMES, PREFERENCE_FRAMES, this_not_that
 from .frames_change import change_frame
 from .frames_names import name_part_frame
 from .frames_school import school_frame
 from .frames_zone import zone_frame
 from .gone import GONE, NAMED_GONE
+from .introductions import greeted
 from .job_place import job_place_frame
 from .lexicon import Draft
 from .lists import headed as headed_list
@@ -102,6 +103,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     years: dict[int, int] = {}  # the year a fact is dated by ("we divorced in 2021")
     text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
+    text = this_not_that(greeted(text))  # "Hi, I'm Jordan": my name is Jordan; "Text me, don't call": text me instead
     text = casual.run_on(text, value_in)  # "i live in austin i work at dell": two statements
     text = allergic_to_said(text)  # "No nuts please, I'm allergic": allergic to nuts
     text = swaps.not_but(text)  # "I no longer work at Google but at Meta": ..., now I'm at Meta

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from .. import gazetteer
 from .frames_birthday import birthday_frame
 from .frames_change import SCHEDULE_MOVED, eats_again
-from .frames_family import family_frame
+from .frames_family import HAVE_LIST, family_frame
 from .frames_names import name_frame
 from .frames_school import studies
 from .introductions import introduced
@@ -304,6 +304,9 @@ def pets_frame(n: str) -> list[Draft]:
         tail = re.match(r"\s*(?:,\s*(?:and\s+)?|\s(?:and|as well as|plus)\s+)(?P<rest>.+)$", n[m.end():], IC)
         items = [_PET_ITEM.match(x) for x in split_list(tail.group("rest"))] if tail else []
         return [first, *(_pet(x.group("n"), x.group("v"), x.group("name")) for x in items if x)]
+    have = HAVE_LIST.search(n)  # "I have two kids and a dog": the dog
+    if pets := [_pet(x["n"], x["v"], x["name"]) for x in map(_PET_ITEM.match, split_list(have["list"]) if have else []) if x]:
+        return pets
     m = _PET_MY.search(n)
     return [_pet(None, m.group("v"), m.group("name"))] if m else []
 

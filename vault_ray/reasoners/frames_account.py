@@ -265,6 +265,16 @@ def age_frame(n: str) -> list[Draft]:
     return [Draft("user.age", str(age))] if 0 < age < 130 else []
 
 
+_THIS_NOT_THAT = re.compile(r"\b(?:please\s+)?(?P<a>text|e-?mail|call|message|whatsapp) me(?:\s+please)?(?:\s*[,;.!-]\s*|\s+)"
+                            r"(?:and\s+|but\s+)?(?:please\s+)?(?:don't|do not|never|not)\s+(?:to\s+)?(?P<b>text|e-?mail|call|"
+                            r"message|phone|ring)(?: me)?(?:\s+please)?\b", IC)
+
+
+def this_not_that(text: str) -> str:
+    """ "Text me, don't call" as the one channel it asks for: "text me instead" (split at the comma, neither half says it)."""
+    return _THIS_NOT_THAT.sub(lambda m: f"{m['a']} me instead" if m["a"].lower() != m["b"].lower() else m[0], text)
+
+
 def contact_frame(n: str) -> list[Draft]:
     m = _CONTACT.search(n)
     if m:
@@ -319,7 +329,9 @@ def preference_frame(n: str) -> list[Draft]:
     raw = re.sub(r"\s+(?:so much|a lot|very much|the most|more than anything|like crazy)$", "", cut(raw), flags=IC)
     raw = re.sub(r"\s+(?:on|at|in|during|every|most|after|before)\s+(?:the\s+)?(?:weekends?|weekdays?|evenings?|mornings?|"
                  r"nights?|summers?|winters?|work|holidays?|vacations?)\b.*$", "", raw, flags=IC)
-    raw = re.sub(r"^(?:to |eating |drinking |having )", "", raw, flags=IC)
+    gerund = re.match(r"(?:eating|drinking) (?P<rest>.+)", raw, IC)  # "drinking coffee": coffee; "drinking games": as said
+    raw = gerund.group("rest") if gerund and set(re.findall(r"[a-z]+", gerund.group("rest").lower())) & FOOD_WORDS else raw
+    raw = re.sub(r"^(?:to |having )", "", raw, flags=IC)
     if not raw or re.match(r"^(?:my|your|it|this|that|them|you|him|her|when|how|the way|being|after|before|until|till|"
                            r"past|during)\b|^[$€£¥]?\d", raw, IC):
         return []  # "..., like 200 max": a filler "like" before an amount; "i dont eat after 8pm": a time, no food

@@ -21,6 +21,8 @@ _AGED = (r"(?:(?:young|little|grown|adult|teenage|small|older|younger|newborn|ba
 _FAMILY_HAVE = re.compile(rf"\b(?:i|we) (?:have|'ve got|have got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+"
                           rf"{_AGED}(?P<r>{_RELATIONS})\b", IC)
 _FAMILY_ITEM = re.compile(rf"(?P<n>a|an|one|two|three|four|five|six|\d+)\s+{_AGED}(?P<r>{_RELATIONS})\b", re.IGNORECASE)
+HAVE_LIST = re.compile(r"\b(?:i|we)(?: also| still)? (?:have|'ve got|have got|own)\s+(?P<list>.+)$", re.IGNORECASE)
+"""What the user has, said as a list that may mix kinds ("I have a dog and two kids": a pet, then children)."""
 
 
 def _relative(m: re.Match[str]) -> Draft:
@@ -100,6 +102,7 @@ _NO_STATUS = re.compile(
 _MARITAL_LATER = re.compile(r"\b(?:and|then|but|later)\s+(?:(?:got|was|became|then|later)\s+)*(?P<v>married|divorced|"
                             r"widowed|separated|engaged|remarried)\b(?P<rest>[^,;]*)", IC)
 """A status said after another in the same clause: "I got married in 2012 and widowed in 2020" (widowed)."""
+_SPOUSE = re.compile(r"\b(?:i|we) (?:have|'ve got|have got) an? (?:wife|husband|spouse)\b(?!\s*,?\s*(?:named|called)\b)", IC)
 _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
 
 
@@ -113,6 +116,8 @@ def family_frame(n: str) -> list[Draft]:
             return named
         items = [_FAMILY_ITEM.match(x) for x in split_list(n[m.start("n"):])]
         return [_relative(x) for x in items if x] or [_relative(m)]
+    if (have := HAVE_LIST.search(n)) and (kin := [_relative(x) for x in map(_FAMILY_ITEM.match, split_list(have["list"])) if x]):
+        return kin  # "I have a dog and two kids": the kids
     m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
     if m and number_word(m.group("n")):
         count = number_word(m.group("n")) or 1
@@ -123,6 +128,8 @@ def family_frame(n: str) -> list[Draft]:
     if m := _MARITAL_NOT.search(n):
         return [Draft("user.marital_status", f"not:{m.group('v').lower()}")]
     m = _MARITAL.search(n)
+    if not m and _SPOUSE.search(n):
+        return [Draft("user.marital_status", "married")]  # "I have a wife and two cats"
     if m and not re.search(r"\b(?:single (?:room|bed|ticket|payment|trip)|not)\b", n, IC) and not _NO_STATUS.search(n):
         said = _last_status(m.group("v"), n[m.end():]).lower()
         return [Draft("user.marital_status", "married" if said == "remarried" else said)]

@@ -60,7 +60,7 @@ def name_frame(n: str) -> list[Draft]:
     """"My name is Ana", "call me Dr. Patel" (not "don't call me Bob"); "Hi, I'm Daniel Okafor", "I'm Anna, nice to meet you"."""
     intro = introduced(n)
     if intro and not _NAME.search(n):
-        return [Draft("user.name", intro)]
+        return [Draft("user.name", intro), *_age_after(n[n.find(intro) + len(intro):])]
     m = _NAME.search(n)
     if not m or re.search(r"\bcall me (?:by|via|on|at|back|later|tomorrow)\b", n, IC):
         return []
@@ -68,8 +68,17 @@ def name_frame(n: str) -> list[Draft]:
         return []
     value = cut(m.group("v"))
     if value and value.split()[0].lower().rstrip(".") not in _NOT_A_NAME:
-        return [Draft("user.name", _with_surname(value, n[m.end():]))]
+        return [Draft("user.name", _with_surname(value, n[m.end():])), *_age_after(n[m.start("v") + len(value):])]
     return []
+
+
+_AGE_AFTER = re.compile(r"\s*,\s*(?P<age>\d{1,3})(?:\s*(?:y/?o|yrs?(?: old)?|years? old))?\s*(?=$|[,.!;]|\s+and\b)", IC)
+
+
+def _age_after(after: str) -> list[Draft]:
+    """The age said right after a name ("I'm Sofia, 27", "my name is Sam, 34 years old")."""
+    age = _AGE_AFTER.match(after)
+    return [Draft("user.age", age.group("age"))] if age and 5 <= int(age.group("age")) <= 120 else []
 
 
 def _with_surname(value: str, after: str) -> str:

@@ -6,6 +6,7 @@ as what a person is ("I'm Deaf", "I'm Hispanic", "I'm Widowed")."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .. import gazetteer
 from .lexicon import DIETS, OCCUPATIONS
@@ -24,6 +25,14 @@ _NOT_NAMES = frozenset(("fine", "good", "great", "okay", "ok", "sorry", "back", 
                         "religious", "spiritual", "secular", "shinto", "taoist", "zoroastrian", "adventist", "pentecostal",
                         "gay", "straight", "bi", "bisexual", "queer", "trans", "nonbinary", "lesbian", "asexual"))
 _BELIEFS = frozenset(("christian", "bahai", "unitarian", "calvinist", "mennonite"))
+_GIVEN = frozenset((
+    "brian", "ian", "julian", "adrian", "vivian", "lillian", "lilian", "gillian", "jillian", "marian", "damian", "fabian",
+    "sebastian", "cristian", "kristian", "dorian", "florian", "maximilian", "lucian", "killian", "kilian", "cian", "kian",
+    "rian", "rhian", "octavian", "cassian", "tristian", "emilian", "dean", "sean", "jean", "reese", "therese", "hamish",
+    "anish", "manish", "ashish", "harish", "girish", "satish", "trish", "zach", "mitch", "butch", "enoch", "baruch",
+    "heinrich", "ulrich", "dietrich", "friedrich", "erich", "aldrich", "emmerich",
+))
+"""Given names ending as a people's name does ("Brian", "Sean", "Zach"): a name even said alone ("I'm Brian")."""
 """A belief that is also a first name ("Christian"): a name only when said as an introduction ("Hi, I'm Christian")."""
 
 
@@ -33,6 +42,24 @@ _TITLE_WORDS = frozenset(("senior", "junior", "lead", "head", "chief", "principa
                           "certified", "licensed", "pastry", "graphic", "web", "civil", "research", "teaching", "master",
                           "apprentice", "trainee", "student", "police", "district", "team", "creative", "art", "finance"))
 """Words that start a job title said capitalized ("I'm Head Chef"), not a first name."""
+
+
+@cache
+def _big_places() -> frozenset[str]:
+    """Countries, US states and cities of 300,000 people or more (folded), but for the given names among them."""
+    states, countries = gazetteer.regions()
+    big = {gazetteer.fold(c["name"]) for c in gazetteer.cities().values() if int(c["population"]) >= 300_000}
+    return frozenset(set(states) | set(countries) | big) - _GIVEN_PLACES
+
+
+_GIVEN_PLACES = frozenset((
+    "jordan", "georgia", "chad", "india", "israel", "kenya", "paris", "sofia", "phoenix", "dallas", "houston", "victoria",
+    "virginia", "montana", "adelaide", "sydney", "brooklyn", "santiago", "alexandria", "salvador", "milan", "vienna",
+    "austin", "charlotte", "madison", "florence", "lincoln", "eugene", "orlando", "regina", "savannah", "aurora",
+    "kennedy", "kira", "preston", "raleigh", "salem", "soledad", "valencia", "vladimir", "hamilton", "kingston", "brent",
+    "guadalupe", "washington", "van", "luan", "jian",
+))
+"""Places that are given names too ("I'm Jordan", "I'm Sofia"): a name said alone."""
 
 
 def introduced(n: str) -> str | None:
@@ -47,10 +74,26 @@ def introduced(n: str) -> str | None:
     # with a surname the first name alone is no trait ("Hi, I'm Rich Evans", "Young Kim"), unless both words are
     # a surname that is also a trade ("John Baker", "Mary Cook") is a name; a title is not ("Head Chef")
     trade = OCCUPATIONS.fullmatch(first) and not (intro.group("last") and given.lower() not in _TITLE_WORDS)
+    # a language alone is a people, however said ("Hi, I'm French")
     word = first in _NOT_NAMES or DIETS.get(first) or trade or (
-        trait(given) and (not intro.group("last") or trait(first)) or trait(intro.group("v")))
-    # alone, not a word that names a place, a language or a people ("I'm Canadian", "I'm French"); a place's other
-    # name only is no place said ("Sam" is one of Damascus's)
-    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) or first in _BELIEFS
-                 or gazetteer.find_place(first) == gazetteer.fold(first) or gazetteer.find_language(first))
+        trait(given) and (not intro.group("last") or trait(first)) or trait(intro.group("v"))) or (
+        not intro.group("last") and first not in _GIVEN and gazetteer.find_language(first))
+    # alone, not a word that names a people, a language or a country, US state or great city ("I'm Canadian",
+    # "I'm French", "I'm Texas"); a town's name is no place said ("I'm David", "I'm Mary": both are towns too)
+    plain = not (re.search(r"(?:ian|ese|ish|ican|ean|ch)$", first) and first not in _GIVEN or first in _BELIEFS
+                 or first in _big_places() or gazetteer.find_language(first))
     return intro.group("v") if not word and (sure or plain) else None
+
+
+_GREETED = re.compile(r"(?:^|(?<=[.!?]\s))(?P<hi>(?:hi|hey|hello|hiya|howdy)(?: there| all| everyone| folks| guys)?[,!.]*\s+)"
+                      r"i(?:'m| am)\s+(?P<v>(?-i:[A-Z][a-z']+(?:-[A-Z][a-z']+)?)(?:\s+(?-i:[A-Z][a-z']+))?)"
+                      r"(?=\s*(?:$|[.!,;]|\s(?:and|but)\s))", re.IGNORECASE)
+
+
+def greeted(text: str) -> str:
+    """`text` with an introduction that is one only after a greeting said as "my name is" ("Hi, I'm Jordan": a
+    name, where "I'm Jordan" alone could be a place said wrongly); a clause is read without its greeting."""
+    def said(m: re.Match[str]) -> str:
+        alone = introduced(f"i'm {m.group('v')}")
+        return f"{m.group('hi')}my name is {m.group('v')}" if not alone and introduced(f"hi, i'm {m.group('v')}") else m.group(0)
+    return _GREETED.sub(said, text)

@@ -30,6 +30,18 @@ _PEOPLES = frozenset((
     "brit", "british", "english", "canuck", "quebecois", "québécois", "flemish", "walloon", "gaelic", "cornish",
     "pole", "swede", "turk", "serb", "croat", "slovene", "yank", "briton", "quebecer", "frenchman", "englishman",
     "irishman", "scotsman", "welshman", "dutchman",
+    # peoples ending as given names do ("-ian", "-ean", "-ese"): `introductions` reads those alone as no name, but after
+    # a greeting ("Hi, I'm Canadian") only a word listed here is no name
+    "canadian", "brazilian", "australian", "austrian", "belgian", "chilean", "colombian", "peruvian", "bolivian",
+    "ecuadorian", "argentinian", "uruguayan", "paraguayan", "guatemalan", "honduran", "salvadoran", "salvadorean",
+    "nicaraguan", "costa rican", "panamanian", "bahamian", "barbadian", "belizean", "grenadian", "surinamese",
+    "mozambican", "mauritian", "maldivian", "montenegrin", "cypriot", "maltese", "new zealander", "nepalese",
+    "bhutanese", "mongolian", "moldovan", "slovakian", "slovenian", "bosnian", "liberian", "gambian", "namibian",
+    "angolan", "chadian", "gabonese", "togolese", "beninese", "ivorian", "burundian", "djiboutian", "fijian",
+    "timorese", "spaniard", "dane", "finn", "scot", "russian", "ukrainian", "belarusian", "romanian", "bulgarian",
+    "hungarian", "serbian", "croatian", "albanian", "macedonian", "estonian", "latvian", "lithuanian", "norwegian",
+    "italian", "sicilian", "bavarian", "prussian", "californian", "floridian", "bostonian", "parisian", "londoner",
+    "new yorker", "virginian", "carolinian", "oregonian", "ontarian", "albertan", "tasmanian", "siberian", "corsican",
 ))
 """A people, an ethnicity, a nationality (or its short form): "I'm Hispanic", "I'm Filipino", "I'm Iraqi"."""
 
@@ -63,6 +75,7 @@ _STATES = frozenset((
     "gutted", "vaxxed", "jabbed", "boosted", "wired", "fried", "toasted", "beat", "spent", "starving", "famished",
     "peckish", "skint", "legit", "honest", "human", "alive", "dead", "crazy", "insane", "sane", "lit", "chill",
     "knackered", "shattered", "chuffed", "hammered", "plastered", "sloshed",
+    "rich", "clean", "mean", "lean", "posh", "selfish", "childish", "foolish", "stylish", "feverish", "sluggish",
 ))
 """A marital state, a gender or orientation, an age, a mood and other words that describe a person."""
 

@@ -1,0 +1,133 @@
+"""Lost and wrong facts of an introduction: a name that is also a place, said after a greeting
+("Hi, I'm Jordan") or alone ("I'm David": a town's name too); a given name that ends as a
+people's name does ("I'm Brian", "I'm Sean"), while a people, a language or a great place stays
+no name ("Hi, I'm Canadian", "I'm Boston"); the age and home said after the name ("I'm Sofia, 27,
+from Texas"); a gerund that is part of the thing liked ("I hate drinking games"); a list of what
+the user has that mixes kin and pets ("I have two kids and a dog"), a spouse said as had ("I
+have a wife"); one channel asked for and another refused ("Text me, don't call")."""
+
+from __future__ import annotations
+
+import tempfile
+
+import pytest
+from extraction_qa import facts
+
+from vault_ray import HashingEmbedder, RuleReasoner, Vault
+
+
+@pytest.fixture(scope="module")
+def reasoner(local_reasoner: RuleReasoner) -> RuleReasoner:
+    return local_reasoner
+
+
+# -- 1. a name that is also a place ---------------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("Hi, I'm Jordan", [("user.name", "Jordan")]), ("Hi I'm Jordan", [("user.name", "Jordan")]),
+    ("Hey there, I'm Paris and I live in Boston", [("user.location", "Boston"), ("user.name", "Paris")]),
+    ("Hi all! I'm Sydney.", [("user.name", "Sydney")]), ("Hello, I'm Brooklyn", [("user.name", "Brooklyn")]),
+    ("Hi, I'm Christian", [("user.name", "Christian")]),
+    ("Hi, I'm Jordan. I work at Google", [("user.employer", "Google"), ("user.name", "Jordan")]),
+])
+def test_a_place_name_after_a_greeting_is_a_name(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("name", ["David", "Mary", "Anna", "George", "Adam", "Logan", "Mason", "Victoria", "Sofia",
+                                  "Austin", "Jordan", "Charlotte", "Lucas", "Leo", "Eugene"])
+def test_a_given_name_that_is_also_a_town_is_a_name_said_alone(reasoner, name):
+    assert facts(reasoner, f"I'm {name}") == [("user.name", name)]
+
+
+@pytest.mark.parametrize("name", ["Brian", "Sean", "Zach", "Julian", "Ian", "Vivian", "Mitch", "Hamish"])
+def test_a_given_name_ending_as_a_people_is_a_name(reasoner, name):
+    assert ("user.name", name) in facts(reasoner, f"I'm {name}")
+    assert ("user.name", name) in facts(reasoner, f"Hi, I'm {name}")
+
+
+@pytest.mark.parametrize("said", [
+    "Hi, I'm Canadian", "Hi, I'm French", "I'm Canadian", "I'm Brazilian", "Hello, I'm Australian", "I'm Boston",
+    "I'm Texas", "I'm Canada", "I'm London", "Hi, I'm Rich", "I'm Clean", "Hi, I'm Vegan", "Hey, I'm Home",
+])
+def test_a_people_a_language_a_great_place_or_a_state_is_no_name(reasoner, said):
+    assert "user.name" not in dict(facts(reasoner, said))
+
+
+def test_a_place_after_a_greeting_is_still_where_the_user_is(reasoner):
+    assert facts(reasoner, "Hi, I'm in Jordan") == [("user.location", "Jordan")]
+
+
+# -- 2. the age and home said after the name ------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm Sofia, 27", [("user.age", "27"), ("user.name", "Sofia")]),
+    ("I'm Sofia, 27yo", [("user.age", "27"), ("user.name", "Sofia")]),
+    ("My name is Sam, 34 years old", [("user.age", "34"), ("user.name", "Sam")]),
+    ("I'm Daniel, 31, from Texas", [("user.age", "31"), ("user.hometown", "Texas"), ("user.name", "Daniel")]),
+    ("Hi, I'm Jordan, 27, from Ohio", [("user.age", "27"), ("user.hometown", "Ohio"), ("user.name", "Jordan")]),
+    ("Sofia here, 27, from Texas", [("user.age", "27"), ("user.hometown", "Texas"), ("user.name", "Sofia")]),
+    ("I'm 27 and from Texas", [("user.age", "27"), ("user.hometown", "Texas")]),
+    ("I'm vegan, from Brazil", [("user.diet", "vegan"), ("user.hometown", "Brazil")]),
+])
+def test_the_age_and_home_after_a_name_are_kept(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", ["I'm Sam, 2 kids", "I'm Anna, 5'6", "I'm Sam, 200 lbs", "I'm Tom, 1000"])
+def test_a_number_after_a_name_that_is_no_age_is_not_stored_as_one(reasoner, said):
+    assert "user.age" not in dict(facts(reasoner, said))
+
+
+@pytest.mark.parametrize("said", ["I got a gift from Mom and from Dad", "I bought it, from Amazon",
+                                  "My wife is Canadian, from Toronto"])
+def test_from_without_the_users_i_am_is_no_hometown(reasoner, said):
+    assert "user.hometown" not in dict(facts(reasoner, said))
+
+
+# -- 3. a gerund that is part of the thing ----------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I hate drinking games", [("user.likes", "dislikes:drinking games")]),
+    ("I hate drinking alone", [("user.likes", "dislikes:drinking alone")]),
+    ("I love eating out", [("user.food_preferences", "likes:eating out")]),
+    ("I love drinking coffee", [("user.food_preferences", "likes:coffee")]),
+    ("I enjoy eating sushi", [("user.food_preferences", "likes:sushi")]),
+])
+def test_a_gerund_is_dropped_only_before_food_or_drink(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+# -- 4. what the user has, kin and pets in one list; a spouse -------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I have two kids and a dog", [("user.family", "2 children"), ("user.pets", "dog")]),
+    ("I have a dog and two kids", [("user.family", "2 children"), ("user.pets", "dog")]),
+    ("I have two kids, a dog and a cat", [("user.family", "2 children"), ("user.pets", "cat"), ("user.pets", "dog")]),
+    ("We have a son and a golden retriever", [("user.family", "son"), ("user.pets", "dog")]),
+    ("I have a wife and two cats", [("user.marital_status", "married"), ("user.pets", "2 cats")]),
+    ("I have a husband", [("user.marital_status", "married")]),
+    ("I have a husband named Tom", [("user.family", "husband:Tom")]),
+])
+def test_what_the_user_has_is_read_item_by_item(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", ["I don't have a wife", "I have a meeting and a lot of work"])
+def test_what_the_user_has_not_is_not_stored(reasoner, said):
+    assert facts(reasoner, said) == []
+
+
+# -- 5. one channel asked for, another refused --------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("Text me, don't call", "text"), ("Email me, don't call", "email"), ("Call me, don't text", "phone"),
+    ("Please text me - don't call me", "text"), ("Text me please, not call", "text"),
+])
+def test_a_channel_asked_for_beside_one_refused_is_the_preference(reasoner, said, want):
+    assert facts(reasoner, said) == [("user.contact_preference", want)]
+
+
+# -- 6. through a store, as a user writes it --------------------------------------------------------
+def test_an_introduction_reaches_the_store():
+    with tempfile.TemporaryDirectory() as root, Vault.open(root, embedder=HashingEmbedder()) as vault:
+        result = vault.agent("chat").add("Hi, I'm Jordan, 29, from Ohio")
+        assert not result.unextracted
+        assert vault.get("user.name").values == ("Jordan",)
+        assert vault.get("user.age").values == ("29",)
+        assert vault.get("user.hometown").values == ("Ohio",)
