@@ -53,6 +53,26 @@ def test_a_people_a_language_a_great_place_or_a_state_is_no_name(reasoner, said)
     assert "user.name" not in dict(facts(reasoner, said))
 
 
+@pytest.mark.parametrize(("said", "want"), [
+    ("Hey! Name's Mike", [("user.name", "Mike")]), ("The name's Bond", [("user.name", "Bond")]),
+    ("Hi, this is Priya", [("user.name", "Priya")]),
+    ("Hi, this is Ana from Boston", [("user.hometown", "Boston"), ("user.name", "Ana")]),
+    ("hi im jordan", [("user.name", "Jordan")]), ("I'm Jordan btw", [("user.name", "Jordan")]),
+    ("I'm Daniel from Ohio", [("user.hometown", "Ohio"), ("user.name", "Daniel")]),
+    ("Hi I'm Jordan from Ohio", [("user.hometown", "Ohio"), ("user.name", "Jordan")]),
+    ("My name is Jordan from Ohio", [("user.hometown", "Ohio"), ("user.name", "Jordan")]),
+    ("I'm Daniel from accounting", [("user.name", "Daniel")]),
+])
+def test_an_introduction_said_short_or_with_where_from(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", ["hi im tired", "hey im frank with you", "hello im new here", "Hi, this is my wife",
+                                  "hi, this is great", "hi i'm good thanks"])
+def test_a_greeting_before_a_state_is_no_introduction(reasoner, said):
+    assert "user.name" not in dict(facts(reasoner, said))
+
+
 def test_a_place_after_a_greeting_is_still_where_the_user_is(reasoner):
     assert facts(reasoner, "Hi, I'm in Jordan") == [("user.location", "Jordan")]
 

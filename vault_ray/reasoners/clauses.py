@@ -111,8 +111,7 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're
 _IMPERATIVE_ABOUT_ME = re.compile(
     r"^(?:please\s+)?(?:(?:let's|let us|try to|try and)\s+keep|stay (?:under|below|within)|call|email|text|message|reach|"
     r"contact|charge|bill|schedule|book|use|send|stop|unsubscribe|remember|note|don't|do not|never|always|keep|no more|"
-    r"no marketing|no (?:e-?mails?|texts?|calls|newsletters?))\b",
-    re.IGNORECASE)
+    r"no marketing|no (?:e-?mails?|texts?|calls|newsletters?))\b", re.IGNORECASE)
 PLAN_WORDS = (r"trip|travel|vacation|holiday|honeymoon|wedding|party|birthday|gift|gifts|renovation|house|home|apartment|"
               r"rent|moving|move|car|food|grocery|groceries|dinner|hotel|flight|flights|shopping|christmas|event|monthly|"
               r"weekly|yearly|annual")
@@ -175,14 +174,14 @@ def clauses(sentence: str) -> list[str]:
     elif len(parts) > 1 and _said_alone(parts[0], verb=False) and _LEFT_OUT.match(parts[1]):
         parts[0] = _LEFT_OUT.sub(_with_subject, parts[0])  # "Vegetarian, allergic to tree nuts": a list said of the user
     out, theirs = parts[:1], parts and _THEIR_SUBJECT.match(normalize_subject(parts[0]))
-    am = parts and re.match(r"i'm\b", normalize_subject(parts[0]), re.I)  # "I'm 27, from Texas": I'm from Texas
+    am = parts and _I_AM.match(normalize_subject(parts[0]))  # "I'm 27, from Texas", "My name is Ana, from Ohio"
     for part in parts[1:]:
         bare = _LEFT_OUT.match(part)
         if not bare:  # a part with its own subject: the parts after it continue that one
             out.append(part)
-            theirs, am = _THEIR_SUBJECT.match(normalize_subject(part)), re.match(r"i'm\b", normalize_subject(part), re.I)
-        elif (bare.group("state") or "").lower() == "from" and not am:
-            out.append(part)  # "a gift from Mom and from Dad": not where the user is from
+            theirs, am = _THEIR_SUBJECT.match(normalize_subject(part)), _I_AM.match(normalize_subject(part))
+        elif (bare.group("state") or "").lower() == "from":  # "a gift from Mom and from Dad": not the user's home
+            out.append(_LEFT_OUT.sub(_with_subject, part) if am else part)
         elif theirs and bare.group("state") and not theirs.group("them"):
             out.append(f"we're {part}")  # "We're vegan and gluten free": a state of "we", the user's too
         elif theirs and (bare.group("state") or theirs.group("them")):
@@ -202,6 +201,7 @@ def continued(sentence: str) -> list[str]:
     return [c for i, (c, p) in enumerate(zip(clauses(sentence), parts, strict=True)) if i and _LEFT_OUT.match(p)]
 
 
+_I_AM = re.compile(r"i'm\b|my name is\b", re.IGNORECASE)
 _THEIR_SUBJECT = re.compile(r"^(?:(?P<them>(?:both |all |one of )?(?:my|our|his|her|their|the)\s(?!(?:\w+\s+){1,2}and i\b)"
                             r"|he\b|she\b|they\b|he's|she's|they're|(?-i:[A-Z])[a-z]+(?:'s|\s+is|\s+are)\b)"
                             r"|we\b|we're\b|we've\b)", re.IGNORECASE)

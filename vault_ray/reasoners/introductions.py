@@ -10,10 +10,12 @@ from functools import cache
 
 from .. import gazetteer
 from .lexicon import DIETS, OCCUPATIONS
+from .names import first_name
 from .traits import trait
 
 _INTRO = re.compile(r"^(?P<hi>(?:hi|hey|hello|hiya)[,!.]*\s+)?i'm\s+(?P<v>(?-i:(?:Dr\.? |Mr\.? |Ms\.? )?[A-Z][a-z']+"
-                    r"(?:-[A-Z][a-z']+)?)(?P<last>\s+(?-i:[A-Z][a-z']+))?)\s*(?:$|[.!]|,\s*(?P<more>\d{1,3}\b|nice to meet|"
+                    r"(?:-[A-Z][a-z']+)?)(?P<last>\s+(?-i:[A-Z][a-z']+))?)(?:\s+(?:btw|by the way|lol|haha|fyi))?\s*"
+                    r"(?:$|[.!]|\s+from\b|,\s*(?P<more>\d{1,3}\b|nice to meet|"
                     r"pleased to meet)|,)", re.IGNORECASE)
 _NOT_NAMES = frozenset(("fine", "good", "great", "okay", "ok", "sorry", "back", "here", "home", "tired", "busy", "happy", "sad",
                         "ready", "done", "sure", "single", "married", "divorced", "retired", "pregnant", "sick", "free", "new",
@@ -85,15 +87,36 @@ def introduced(n: str) -> str | None:
     return intro.group("v") if not word and (sure or plain) else None
 
 
-_GREETED = re.compile(r"(?:^|(?<=[.!?]\s))(?P<hi>(?:hi|hey|hello|hiya|howdy)(?: there| all| everyone| folks| guys)?[,!.]*\s+)"
-                      r"i(?:'m| am)\s+(?P<v>(?-i:[A-Z][a-z']+(?:-[A-Z][a-z']+)?)(?:\s+(?-i:[A-Z][a-z']+))?)"
-                      r"(?=\s*(?:$|[.!,;]|\s(?:and|but)\s))", re.IGNORECASE)
+_GREETED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<hi>(?:hi|hey|hello|hiya|howdy)(?: there| all| everyone| folks| guys)?[,!.]*\s+)?"
+    r"(?P<say>i(?:'m| am)|im|this is|(?:the )?name(?:'s| is))\s+(?P<v>(?:[a-z][a-z']+(?:-(?-i:[A-Z])[a-z']+)?)"
+    r"(?:\s+(?-i:[A-Z])[a-z']+)?)(?=\s*(?:$|[.!,;]|\s(?:and|but|from|btw|by the way|lol|haha|fyi)\b))", re.IGNORECASE)
+_WORDS_TOO = frozenset(("will", "max", "rich", "pat", "sue", "bill", "rob", "mark", "ray", "sandy", "rose", "jack", "chuck",
+                        "al", "ed", "jo", "vic", "stan", "gus", "kat", "dee", "val", "russ", "ken", "lou", "ben", "sally",
+                        "may", "june", "art", "drew", "frank", "grant", "hope", "joy", "faith", "jay", "kim", "summer"))
+"""First names that are words too, lower case ("hi, i'm frank with you"): no name unless capitalized."""
 
 
 def greeted(text: str) -> str:
-    """`text` with an introduction that is one only after a greeting said as "my name is" ("Hi, I'm Jordan": a
-    name, where "I'm Jordan" alone could be a place said wrongly); a clause is read without its greeting."""
+    """`text` with an introduction said as "my name is": one that is one only after a greeting ("Hi, I'm Jordan": a
+    name, where "I'm Jordan" alone could be a place said wrongly; "hi im jordan", a common first name in lower
+    case; "Hi, this is Ana"), and "Name's Mike" (no "my"); a clause is read without its greeting."""
     def said(m: re.Match[str]) -> str:
-        alone = introduced(f"i'm {m.group('v')}")
-        return f"{m.group('hi')}my name is {m.group('v')}" if not alone and introduced(f"hi, i'm {m.group('v')}") else m.group(0)
-    return _GREETED.sub(said, text)
+        name, hi, say = m["v"], m["hi"] or "", m["say"].lower()
+        if say.endswith(("name's", "name is")):
+            return f"{hi}my name is {name}" if not name.islower() or first_name(name) else m[0]
+        if not hi:
+            return m[0]
+        if name.islower():
+            word = name.split()[0]
+            named = first_name(word) and word not in _WORDS_TOO and " " not in name
+            return f"{hi}my name is {word.capitalize()}" if named else m[0]
+        alone = introduced(f"i'm {name}")  # "Hi, this is Ana": as "Hi, I'm Ana" is a name
+        return f"{hi}my name is {name}" if (say == "this is" or not alone) and introduced(f"hi, i'm {name}") else m[0]
+    return _NAME_FROM.sub(lambda m: f"{m['who']}, {m['from']}" if m["my"] or introduced(f"hi, i'm {m['v']}") else m[0],
+                          _GREETED.sub(said, text))
+
+
+_NAME_FROM = re.compile(r"(?P<who>\b(?:(?P<my>my name is)|i'm|i am)\s+(?P<v>(?-i:[A-Z])[a-z']+(?:\s+(?-i:[A-Z])[a-z']+)?))"
+                        r"\s+(?P<from>from\s+(?-i:[A-Z]))", re.IGNORECASE)
+"""A name, then where the user is from ("I'm Daniel from Ohio"): said apart ("I'm Daniel, from Ohio"), each read."""
