@@ -75,8 +75,8 @@ def location_frame(n: str) -> list[Draft]:
     return []
 
 
-_FROM = re.compile(r"\b(?:i'm (?:originally )?from|i (?:grew up|was born|was raised) in|i come from|my hometown is)"
-                   r"\s+(?P<v>.+)$", IC)
+_FROM = re.compile(r"\b(?:i'm (?:originally )?from|i'm an? [a-z\- ]+? (?:originally )?from(?=\s+(?-i:[A-Z]))|i (?:grew up|"
+                   r"was born|was raised) in|i come from|my hometown is)\s+(?P<v>.+)$", IC)
 
 
 def hometown_frame(n: str) -> list[Draft]:
@@ -162,9 +162,8 @@ _JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|
                   r"job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?(?:became|"
                   r"(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
                   r"started as|now work as|retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|"
-                  r"i've been|i have been|"
-                  r"by (?:profession|trade),? i'm)\s+"
-                  r"(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)(?:\s+(?P<sep>at|for|with|in|by|of)\s+(?P<org>.+))?$", IC)
+                  r"i've been|i have been|by (?:profession|trade),? i'm)\s+(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)"
+                  r"(?:\s+(?P<sep>at|for|with|in|by|of|(?:based|living|located) in|from)\s+(?P<org>.+))?$", IC)
 _FIELDS = (r"engineering|sales|marketing|operations|ops|products?|finance|hr|human resources|people|talent|design|research|"
            r"it|technology|communications|security|data|data science|analytics|growth|strategy|legal|compliance|"
            r"customer (?:success|service|support|experience)|support|education|nursing|medicine|surgery|history|english|"
@@ -216,7 +215,7 @@ def job_frame(n: str) -> list[Draft]:
     named = any(is_capitalized(w) for w in org.split()) and not a_person(org)  # "for 20 years", "for Sarah": no employer
     sep = (m.group("sep") or "").lower()
     named = named or org.lower() in COMPANIES or (sep == "at" and lower_name(org))  # "at kaiser"
-    if org and named and not studies(job) and (m.group("sep") or "").lower() != "in" and not gazetteer.find_place(org) and \
+    if org and named and not studies(job) and not sep.endswith(("in", "from")) and not gazetteer.find_place(org) and \
             not re.match(r"(?:home|night|the moment|a |an |the )", org, IC):  # "a student in Paris for the semester"
         out.append(Draft("user.employer", org))
     return out
