@@ -143,7 +143,23 @@ def test_a_channel_asked_for_beside_one_refused_is_the_preference(reasoner, said
     assert facts(reasoner, said) == [("user.contact_preference", want)]
 
 
-# -- 6. through a store, as a user writes it --------------------------------------------------------
+# -- 6. a job said with where the user is based or from; where a remote worker lives --------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm a designer based in Lisbon", [("user.job", "designer"), ("user.location", "Lisbon")]),
+    ("I'm a freelance designer living in Berlin", [("user.job", "freelance designer"), ("user.location", "Berlin")]),
+    ("I'm a nurse from Ohio", [("user.hometown", "Ohio"), ("user.job", "nurse")]),
+    ("I'm a software engineer originally from Kenya", [("user.hometown", "Kenya"), ("user.job", "software engineer")]),
+    ("I'm an engineer at Boeing", [("user.employer", "Boeing"), ("user.job", "engineer")]),
+    ("I work from home in Denver", [("user.location", "Denver")]),
+    ("I work remotely from Lisbon", [("user.location", "Lisbon")]),
+    ("I work remotely for Acme", [("user.employer", "Acme")]),
+    ("I went back to eating meat", [("user.diet", "omnivore")]),
+])
+def test_a_job_with_its_place_and_a_remote_workers_home(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+# -- 7. through a store, as a user writes it --------------------------------------------------------
 def test_an_introduction_reaches_the_store():
     with tempfile.TemporaryDirectory() as root, Vault.open(root, embedder=HashingEmbedder()) as vault:
         result = vault.agent("chat").add("Hi, I'm Jordan, 29, from Ohio")

@@ -34,7 +34,7 @@ from .lexicon import (
     place_value,
     split_list,
 )
-from .moves import moved_to
+from .moves import REMOTE, moved_to
 from .names import lower_name
 from .orgs import COMPANIES, FIRM, SAID_OF_IT, THE, a_person, org_name
 
@@ -61,7 +61,7 @@ def location_frame(n: str) -> list[Draft]:
         place = place_value(neg.group("v") or neg.group("w"), strong=True)
         return [Draft("user.location", f"not:{place}")] if place else []
     origin = FROM_TO.search(n)  # "I moved from Google to Meta": no place on either side, no move
-    for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (_IN, False)):
+    for pattern, strong in ((_LIVE, True), (_MOVED, True), (_HOME, True), (REMOTE, True), (_IN, False)):
         m = pattern.search(FROM_TO.sub("", n))
         if m:
             said = moved_to(m.group("v")) if pattern is _MOVED else m.group("v")  # "to Seattle from Austin", "..., then Paris"
@@ -106,7 +106,7 @@ _DIET_NOT = re.compile(
     rf"(?:(?:a|an|strictly|fully|really)\s+)*(?P<v>{DIET_RE})\b", IC)
 _MEAT_FREE = re.compile(r"\bi (?:don't|never|no longer|stopped|quit|gave up|cut out)(?: eat(?:ing)?| touch)? (?:any |all )?"
                         r"(?P<v>meat|animal products)\b", IC)
-_MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? meat again|am eating|'m eating) "
+_MEAT = re.compile(r"\bi(?:'m| am)? (?:eat(?:ing)?|started eating|eat(?:ing)? meat again|went back to eating) "
                    r"(?:(?:meat|everything|anything)\b|.*\bmeat\b)", IC)
 
 

@@ -61,3 +61,9 @@ def back_again(text: str) -> str:
     """`text` with a move back said after a move as a later move of the same clause ("I moved to Paris but moved back"
     -> "I moved to Paris and then back": no home said; "... but moved back to Ohio": Ohio)."""
     return _BACK.sub(lambda m: f"{m.group('move')} and then back", text)
+
+
+REMOTE = re.compile(r"\b(?:i|we) (?:still |currently |now |mostly )?work (?:remotely|from home)\s+"
+                    r"(?:in|from|out of)\s+(?P<v>.+)$", IC)
+"""Where the user lives, said as where they work from: "I work from home in Denver", "I work remotely from Lisbon" (not
+"I work remotely for Acme")."""
