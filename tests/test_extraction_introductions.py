@@ -159,7 +159,20 @@ def test_a_job_with_its_place_and_a_remote_workers_home(reasoner, said, want):
     assert facts(reasoner, said) == want
 
 
-# -- 7. through a store, as a user writes it --------------------------------------------------------
+# -- 7. hobbies, a fan, a preference over another thing ------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("My hobbies are reading and chess", [("user.likes", "likes:chess"), ("user.likes", "likes:reading")]),
+    ("My hobby is knitting", [("user.likes", "likes:knitting")]),
+    ("I'm a huge Star Wars fan", [("user.likes", "likes:Star Wars")]),
+    ("I'm a Yankees fan", [("user.likes", "likes:Yankees")]),
+    ("I prefer tea over coffee", [("user.food_preferences", "likes:tea")]),
+    ("I'm a big fan", []), ("I'm a total nerd", []),
+])
+def test_hobbies_a_fan_and_a_preference_over_another(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+# -- 8. through a store, as a user writes it --------------------------------------------------------
 def test_an_introduction_reaches_the_store():
     with tempfile.TemporaryDirectory() as root, Vault.open(root, embedder=HashingEmbedder()) as vault:
         result = vault.agent("chat").add("Hi, I'm Jordan, 29, from Ohio")

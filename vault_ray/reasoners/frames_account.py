@@ -308,6 +308,11 @@ _DISLIKE = (r"(?:really |absolutely |totally |also |just |still )*(?:hate|dislik
             r"no longer (?:like|enjoy|eat|love|drink)|stopped (?:liking|eating|enjoying|drinking)|can't eat|can't drink|"
             r"sick of|tired of)")
 _PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIKE}\s+(?P<v>.+)$", IC)
+_HOBBIES = re.compile(r"^my (?:main |favou?rite |big )?(?:hobbies|hobby|interests|passions|passion) (?:are|is|include)\s+", IC)
+_FAN_WORDS = r"big|huge|massive|die-?hard|lifelong|longtime|avid|total|true|real"
+_FAN = re.compile(rf"^i'm (?:a |an )(?:(?:{_FAN_WORDS}) )*(?P<v>(?!(?:of|{_FAN_WORDS})\b)[\w' .&-]+?) "
+                  r"(?:fan|fanatic|buff|nerd|geek)$", IC)
+"""What the user likes said as who they are: "I'm a huge Star Wars fan", "I'm a film buff" ("I'm a fan of Star Wars")."""
 _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"
                        r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", IC)
 
@@ -315,6 +320,7 @@ _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-
 def preference_frame(n: str) -> list[Draft]:
     if (kind := favorite_frame(n)) is not None:  # "my favorite color is blue": the kind's one value (`favorites.py`)
         return kind
+    n = _FAN.sub(r"i'm a fan of \g<v>", _HOBBIES.sub("i like ", n))  # "My hobbies are chess", "I'm a Star Wars fan"
     m = _PREF.search(n)
     fav = _FAVORITE.search(n) if not m else None
     if not m and not fav:
@@ -322,6 +328,8 @@ def preference_frame(n: str) -> list[Draft]:
     if m:
         negative = bool(m.group("neg")) or bool(re.search(r"\b(?:anymore|any more)\b", n, IC) and "don't" in n.lower())
         raw = m.group("d") or m.group("v")
+        if re.search(r"\bprefer\b", m.group(0), IC):  # "I prefer tea over coffee": tea
+            raw = re.split(r"\s+(?:over|to|rather than|instead of|more than)\s+", raw, maxsplit=1, flags=IC)[0]
     else:
         negative, raw = False, fav.group("v") or fav.group("w")
         if fav.group("what"):
