@@ -154,6 +154,11 @@ def test_a_channel_asked_for_beside_one_refused_is_the_preference(reasoner, said
     ("I work remotely from Lisbon", [("user.location", "Lisbon")]),
     ("I work remotely for Acme", [("user.employer", "Acme")]),
     ("I went back to eating meat", [("user.diet", "omnivore")]),
+    ("hey so i just moved to austin for a new job at dell", [("user.employer", "Dell"), ("user.location", "Austin")]),
+    ("i'm a mom of 3 and work part time as a pharmacist", [("user.family", "3 children"), ("user.job", "pharmacist")]),
+    ("Born and raised in Chicago", [("user.hometown", "Chicago")]),
+    ("I'm looking for a new job at Google", []), ("I applied for a new job at Google", []),
+    ("I interviewed at Meta yesterday", []),
 ])
 def test_a_job_with_its_place_and_a_remote_workers_home(reasoner, said, want):
     assert facts(reasoner, said) == want

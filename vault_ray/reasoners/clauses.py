@@ -290,7 +290,7 @@ _SOMEONE_ELSE = re.compile(
 _INTENTION = re.compile(
     r"\b(?:learning|want to|wanna|going to|gonna|i'll|will|would like|i'd like|might|may|planning|plan to|thinking about|"
     r"thinking of|considering|hope to|hoping to|trying to|about to|someday|one day|back|later|tomorrow|soon|next|moving|"
-    r"relocating|if|when|whether)\b"
+    r"relocating|applied|applying|interviewing|interviewed|if|when|whether)\b"
     # having it later: "I'm getting a parrot", "we're adopting a puppy", "I want a cat", "I'd love to get a dog"
     r"|\b(?:i'm|we're|i am|we are)\s+(?:(?:also|finally|soon|probably|just|maybe)\s+)?(?:getting|adopting|buying|"
     r"bringing home|picking up|looking (?:to|for|into)|saving (?:up )?for)\b"

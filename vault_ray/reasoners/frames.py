@@ -76,7 +76,7 @@ def location_frame(n: str) -> list[Draft]:
 
 
 _FROM = re.compile(r"\b(?:i'm (?:originally )?from|i'm an? [a-z\- ]+? (?:originally )?from(?=\s+(?-i:[A-Z]))|i (?:grew up|"
-                   r"was born|was raised) in|i come from|my hometown is)\s+(?P<v>.+)$", IC)
+                   r"was born(?: and raised)?|was raised) in|i come from|my hometown is)\s+(?P<v>.+)$", IC)
 
 
 def hometown_frame(n: str) -> list[Draft]:
@@ -158,9 +158,9 @@ def language_frame(n: str) -> list[Draft]:
     return []
 
 
-_JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work) as|my (?:job|role|position|title|occupation|profession|"
-                  r"job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?(?:became|"
-                  r"(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
+_JOB = re.compile(r"\b(?:i (?:work|am working|'m working|now work)(?: part[- ]time| full[- ]time)? as|my (?:job|role|position|"
+                  r"title|occupation|profession|job title) is(?: now)?|i (?:(?:just|recently|finally|officially|now)\s+)?"
+                  r"(?:became|(?:got|was|'ve been|have been)(?: just| recently| finally| officially)? promoted to|got a job as|"
                   r"started as|now work as|retrained as|trained as)|i'm(?: (?:now|currently|actually|still))?(?: working as)?|"
                   r"i've been|i have been|by (?:profession|trade),? i'm)\s+(?:(?:a|an|the)\s+)?(?P<v>[\w\- ]+?)"
                   r"(?:\s+(?P<sep>at|for|with|in|by|of|(?:based|living|located) in|from)\s+(?P<org>.+))?$", IC)
@@ -230,9 +230,9 @@ _WORK_AT = re.compile(
     r"(?:\s+(?:remotely|from home|full[- ]time|part[- ]time|freelance|hybrid|in person|on[- ]site|as a contractor))?"
     r"\s+(?:at|for|with|by)\s+(?P<v>.+)$"
     r"|\b(?:(?:i|and|i've|i have) (?:just |recently |finally |then |now |also )?(?:joined|started at|started with|"
-    r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|"
-    r"got hired (?:at|by)|was hired by|accepted an offer from|accepted a job at|signed with)|"
-    r"my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining|" + _JOB_IS + r")\s+(?P<w>.+)$", IC)
+    r"started working at|started working for|(?:got|started|landed) a (?:new )?job (?:at|with)|got hired (?:at|by)|was hired by|"
+    r"accepted an offer from|accepted a job at|signed with)|my (?:employer|company|workplace) is(?: now)?|i'm now at|i'm joining|"
+    r"(?:moved|relocated|came)\b[^,;]*?\sfor a new (?:job|role) (?:at|with)|" + _JOB_IS + r")\s+(?P<w>.+)$", IC)
 
 
 
