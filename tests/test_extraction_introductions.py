@@ -159,6 +159,8 @@ def test_a_channel_asked_for_beside_one_refused_is_the_preference(reasoner, said
     ("Born and raised in Chicago", [("user.hometown", "Chicago")]),
     ("I'm looking for a new job at Google", []), ("I applied for a new job at Google", []),
     ("I interviewed at Meta yesterday", []),
+    ("I love my job at Google", [("user.employer", "Google")]), ("I hate my job at Walmart", [("user.employer", "Walmart")]),
+    ("I lost my job at Walmart", [("user.employer", "not:Walmart")]), ("I lost my keys", []),
 ])
 def test_a_job_with_its_place_and_a_remote_workers_home(reasoner, said, want):
     assert facts(reasoner, said) == want

@@ -221,8 +221,8 @@ def job_frame(n: str) -> list[Draft]:
     return out
 
 
-_JOB_IS = r"my (?:new |current |day |main |full[- ]time )?job is(?: now)? (?:at|with)"
-"""Where the user's job is: "my new job is at amazon" (an employer, no time of a routine)."""
+_JOB_IS = r"(?:my (?:new |current |day |main |full[- ]time )?job is(?: now)?|(?:love|like|hate|enjoy) my job) (?:at|with)"
+"""Where the user's job is: "my new job is at amazon" (an employer, no time of a routine), "I love my job at Google"."""
 _WORK_AT = re.compile(
     r"\b(?:(?:i|and) (?:still |now |currently |actually )?work|i'm (?:now |currently )?(?:working|employed|interning)"
     r"|i've been working|i'm with|i'm employed|i(?:'ve| have) (?:worked|been)(?=\s+(?:at|for|with)\s+(?-i:[A-Z])[^,;]*?\s"

@@ -21,7 +21,8 @@ IC = re.IGNORECASE
 _JOB_VERB = (r"resigned from|was laid off from|got laid off from|got fired from|was fired from|was let go from|"
              r"got let go from|no longer work (?:at|for)|don't work (?:at|for)|(?:quit|left|stopped) working (?:at|for)|"
              r"retired from")
-_LEFT = re.compile(r"\bi (?:just |finally |recently |officially )?(?:(?P<job>" + _JOB_VERB + r")|(?P<bare>left|quit))\s+"
+_LEFT = re.compile(r"\bi (?:just |finally |recently |officially )?(?:(?P<job>" + _JOB_VERB + r")|"
+                   r"(?P<bare>left|quit|lost(?= my (?:job|position|role)\b)))\s+"
                    r"(?P<mine>(?:my|the|our) (?:old |current |previous |former )?(?:job|position|role|post|gig)"
                    r"(?: as (?:a|an) [\w\- ]+?)? (?:at|with|for)\s+)?(?P<v>.+)$", IC)  # "my job at Google"
 _NOT_EMPLOYERS = re.compile(
