@@ -179,7 +179,18 @@ def test_hobbies_a_fan_and_a_preference_over_another(reasoner, said, want):
     assert facts(reasoner, said) == want
 
 
-# -- 8. through a store, as a user writes it --------------------------------------------------------
+# -- 8. a birthday said short, an address said as where the user is reached ----------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("my bday is 12/25", ("user.birthday", "12/25")), ("bday: 12/25", ("user.birthday", "12/25")),
+    ("My b-day is June 3", ("user.birthday", "June 3")),
+    ("I'm reachable at jo.doe@gmail.com", ("user.email", "jo.doe@gmail.com")),
+    ("I'm best reached at 415-555-0100", ("user.phone", "415-555-0100")),
+])
+def test_a_birthday_said_short_and_where_the_user_is_reached(reasoner, said, want):
+    assert want in facts(reasoner, said)
+
+
+# -- 9. through a store, as a user writes it --------------------------------------------------------
 def test_an_introduction_reaches_the_store():
     with tempfile.TemporaryDirectory() as root, Vault.open(root, embedder=HashingEmbedder()) as vault:
         result = vault.agent("chat").add("Hi, I'm Jordan, 29, from Ohio")

@@ -96,9 +96,9 @@ _SUBJECT_FIXES = [
     (re.compile(r"^(?:[-*•·]+|\d+[.)])\s+"), ""),  # a list's bullet
     (re.compile(r"^(?:(?:officially|also|still|currently|actually|finally|really|just|now)\s+)*(?=(?:live in|work (?:at|for|as)|"
                 r"speak)\b)", re.I), "i "),
-    (re.compile(r"^(?=(?:budget|time ?zone|birthday|email|phone|number) is\b|budget for [\w ]+? is\b"
+    (re.compile(r"^(?=(?:budget|time ?zone|birthday|b-?day|email|phone|number) is\b|budget for [\w ]+? is\b"
                 r"|(?!(?:my|our|the|your|a|this|that|his|her|their)\b)[a-z]+ budget is\b)", re.I), "my "),
-    (re.compile(r"^(e-?mail|phone|cell|mobile|number|time ?zone|birthday|allergies|budget)\s*:\s*", re.I), r"my \1 is "),
+    (re.compile(r"^(e-?mail|phone|cell|mobile|number|time ?zone|birthday|b-?day|allergies|budget)\s*:\s*", re.I), r"my \1 is "),
     # "New phone number: 206-555-0199", "My email changed to x@y.z", "my number is now ..."
     (re.compile(r"^(?:my )?(?:new|updated|current) ((?:e-?mail|phone|cell|mobile)(?: number| address)?|number|address)"
                 r"(?: is)?\s*:?\s+", re.I), r"my \1 is "),

@@ -208,11 +208,12 @@ _CONTACT_NOT = re.compile(r"^(?:please )?(?:don't|do not|never) (?P<v>call|text|
 
 _EMAIL = re.compile(r"\b(?:my (?:(?P<q>work|business|office|company|job) |personal |new |current )?"
                     r"(?:e-?mail(?: address)?|address|one)(?: is| is now|'s|:)\s*|"
-                    r"(?:e-?mail|write to|reach|"
-                    r"contact) me at\s+|\be-?mail(?: address)?\s*:\s*)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
+                    r"(?:e-?mail|write to|reach|contact) me at\s+|i'm (?:best )?(?:reachable|reached) at\s+|"
+                    r"\be-?mail(?: address)?\s*:\s*)(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", IC)
 _PHONE = re.compile(r"\b(?:my (?:(?P<q>work|business|office|company|desk) |personal |new |home |current )?"
                     r"(?:(?:phone|cell|mobile|telephone)(?: phone)?(?: number)?|number)"
-                    r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+|\b(?:phone|cell|mobile|tel)\s*:\s*)"
+                    r"(?: is| is now|'s|:)\s*|(?:call|text|reach|ring) me (?:at|on)\s+|"
+                    r"i'm (?:best )?(?:reachable|reached) (?:at|on)\s+|\b(?:phone|cell|mobile|tel)\s*:\s*)"
                     r"(?P<v>\+?\(?\d[\d ().-]{4,}\d)", IC)
 
 

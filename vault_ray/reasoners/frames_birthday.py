@@ -14,7 +14,7 @@ import re
 from .lexicon import Draft, cut
 
 IC = re.IGNORECASE
-_BIRTHDAY = re.compile(r"\b(?:my birthday is|my birthday's|my birthday falls on|i was born on)\s+(?P<v>.+)$"
+_BIRTHDAY = re.compile(r"\b(?:my (?:birthday|bday|b-day)(?: is|'s|\s*:| falls on)|i was born on)\s+(?P<v>.+)$"
                        r"|\bi was born\s+(?P<w>(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d).+)$", IC)
 _FILLER = re.compile(r"^(?:(?:actually|really|truly|um+|uh+|er+|erm|well|like|in fact|technically|honestly|on)\b[\s,]*)+", IC)
 """Words before the value that are no part of it: "my birthday is actually March 13", "is, um, on June 5"."""
