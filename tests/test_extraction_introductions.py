@@ -129,6 +129,16 @@ def test_what_the_user_has_is_read_item_by_item(reasoner, said, want):
     assert facts(reasoner, said) == want
 
 
+@pytest.mark.parametrize(("said", "want"), [
+    ("I'm a single dad", [("user.family", "child"), ("user.marital_status", "single")]),
+    ("I'm a single mom of two", [("user.family", "2 children"), ("user.marital_status", "single")]),
+    ("I have no kids", [("user.family", "not:children")]), ("We don't have any kids", [("user.family", "not:children")]),
+    ("I'm childfree", [("user.family", "not:children")]), ("I don't have kids with him", []),
+])
+def test_a_single_parent_and_no_children(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
 @pytest.mark.parametrize("said", ["I don't have a wife", "I have a meeting and a lot of work"])
 def test_what_the_user_has_not_is_not_stored(reasoner, said):
     assert facts(reasoner, said) == []

@@ -102,6 +102,9 @@ _NO_STATUS = re.compile(
 _MARITAL_LATER = re.compile(r"\b(?:and|then|but|later)\s+(?:(?:got|was|became|then|later)\s+)*(?P<v>married|divorced|"
                             r"widowed|separated|engaged|remarried)\b(?P<rest>[^,;]*)", IC)
 """A status said after another in the same clause: "I got married in 2012 and widowed in 2020" (widowed)."""
+_CHILDLESS = re.compile(r"\b(?:i|we) (?:have no|don't have any|don't have|do not have any|do not have|have zero) "
+                        r"(?:kids|children)\b(?! with\b)|\bi'm (?:childless|child-free|childfree)\b", IC)
+"""No children: "I have no kids (yet)", "We don't have children", "I'm childfree" (not "no kids with him")."""
 _SPOUSE = re.compile(r"\b(?:i|we) (?:have|'ve got|have got) an? (?:wife|husband|spouse)\b(?!\s*,?\s*(?:named|called)\b)", IC)
 _MARITAL_NOT = re.compile(r"\bi'm (?:not|no longer) (?P<v>married|single|engaged)\b", IC)
 
@@ -118,10 +121,15 @@ def family_frame(n: str) -> list[Draft]:
         return [_relative(x) for x in items if x] or [_relative(m)]
     if (have := HAVE_LIST.search(n)) and (kin := [_relative(x) for x in map(_FAMILY_ITEM.match, split_list(have["list"])) if x]):
         return kin  # "I have a dog and two kids": the kids
-    m = re.search(r"\bi'm (?:a )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
+    m = re.search(r"\bi'm (?:a )?(?P<single>single |solo )?(?:mom|mum|mother|dad|father|parent) of (?P<n>\w+)\b", n, IC)
     if m and number_word(m.group("n")):
         count = number_word(m.group("n")) or 1
-        return [Draft("user.family", f"{count} children" if count > 1 else "child")]
+        single = [Draft("user.marital_status", "single")] if m.group("single") else []  # "a single mom of two"
+        return [Draft("user.family", f"{count} children" if count > 1 else "child"), *single]
+    if re.search(r"\bi'm (?:a )?single (?:mom|mum|mother|dad|father|parent)\b(?! of)", n, IC):
+        return [Draft("user.family", "child"), Draft("user.marital_status", "single")]  # "I'm a single dad"
+    if _CHILDLESS.search(n):
+        return [Draft("user.family", "not:children")]  # denies any count of children said before
     if m := _FAMILY_NAME.search(n):
         name = person_named(m.group("v") or m.group("w"), n[m.end():])
         return [Draft("user.family", f"{m.group('r').lower()}:{name}")] if name else []
