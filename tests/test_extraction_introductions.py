@@ -184,6 +184,10 @@ def test_a_job_with_its_place_and_a_remote_workers_home(reasoner, said, want):
     ("I'm a Yankees fan", [("user.likes", "likes:Yankees")]),
     ("I prefer tea over coffee", [("user.food_preferences", "likes:tea")]),
     ("I'm a big fan", []), ("I'm a total nerd", []),
+    ("I'm a cat person", [("user.likes", "likes:cats")]), ("I'm a dog lover", [("user.likes", "likes:dogs")]),
+    ("I'm a shy person", []),
+    ("I'm a 35 year old nurse", [("user.age", "35"), ("user.job", "nurse")]),
+    ("I'm a 35-year-old engineer at Google", [("user.age", "35"), ("user.employer", "Google"), ("user.job", "engineer")]),
 ])
 def test_hobbies_a_fan_and_a_preference_over_another(reasoner, said, want):
     assert facts(reasoner, said) == want

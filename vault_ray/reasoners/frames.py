@@ -200,7 +200,7 @@ def job_frame(n: str) -> list[Draft]:
     m = _JOB.search(n)
     if not m:
         return [Draft("user.job", "retired")] if _RETIRED.search(n) else []
-    job, said = cut(m.group("v")), m.group("org") or ""
+    job, said = re.sub(r"^\d{1,3}[- ]y(?:ea)?rs?[- ]old\s+", "", cut(m.group("v")), flags=IC), m.group("org") or ""
     if _SOMEONE_ELSES_JOB.search(job):  # "I'm married to a nurse", "I'm engaged to Tom Baker": the other's job or name
         return []
     if not job or not (OCCUPATIONS.search(job) or job.lower() in _WORK_STATUS) or job.lower() in DIETS or \

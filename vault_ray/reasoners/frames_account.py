@@ -254,15 +254,15 @@ _OR_NUMBER = re.compile(r"\s*(?:,|or|and|/)\s*(?:at\s+|on\s+)?(?P<v>\+?\(?\d[\d 
 
 _AGE = re.compile(r"\b(?:i'm|i am|i turned|i just turned|i'll be|i will be)\s+(?P<v>\d{1,3})(?:\s+(?:years? old|yrs? old|yo)|"
                   r"(?=\s*(?:$|[,.;!]|(?:and|but|last|this|since|today|yesterday|now|in|on)\b)))"
-                  r"|\bmy age is\s+(?P<w>\d{1,3})\b", IC)
+                  r"|\bmy age is\s+(?P<w>\d{1,3})\b|\bi'm an? (?P<x>\d{1,3})[- ]y(?:ea)?rs?[- ]old\b", IC)
 
 
 def age_frame(n: str) -> list[Draft]:
-    """"I'm 30 years old", "I turned 41", "my age is 25" (not "I'm 5 minutes away")."""
+    """"I'm 30 years old", "I turned 41", "my age is 25", "I'm a 35-year-old nurse" (not "I'm 5 minutes away")."""
     m = _AGE.search(number_words.small_numbers(n))  # "I'm twenty-eight years old"
     if not m or re.search(r"\bi'll be|\bi will be", m.group(0), IC):
         return []
-    age = int(m.group("v") or m.group("w"))
+    age = int(m.group("v") or m.group("w") or m.group("x"))  # "I'm a 35 year old nurse": 35
     return [Draft("user.age", str(age))] if 0 < age < 130 else []
 
 
@@ -312,8 +312,16 @@ _PREF = re.compile(rf"^i(?:'m)? (?P<neg>{_DISLIKE})\s+(?P<d>.+)$|^i(?:'m)? {_LIK
 _HOBBIES = re.compile(r"^my (?:main |favou?rite |big )?(?:hobbies|hobby|interests|passions|passion) (?:are|is|include)\s+", IC)
 _FAN_WORDS = r"big|huge|massive|die-?hard|lifelong|longtime|avid|total|true|real"
 _FAN = re.compile(rf"^i'm (?:a |an )(?:(?:{_FAN_WORDS}) )*(?P<v>(?!(?:of|{_FAN_WORDS})\b)[\w' .&-]+?) "
-                  r"(?:fan|fanatic|buff|nerd|geek)$", IC)
+                  r"(?:fan|fanatic|buff|nerd|geek|lover)$|^i'm an? (?P<v2>cat|dog|coffee|tea|beach|book) person$", IC)
 """What the user likes said as who they are: "I'm a huge Star Wars fan", "I'm a film buff" ("I'm a fan of Star Wars")."""
+
+
+def _fan_of(m: re.Match[str]) -> str:
+    """'i'm a fan of X' for a fan's words; an animal in the plural ("a cat lover": cats, not the zone CAT)."""
+    what = m["v"] or m["v2"]
+    return f"i'm a fan of {what}s" if what.lower() in ("cat", "dog", "book", "horse", "bird") else f"i'm a fan of {what}"
+
+
 _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to) (?P<what>[\w ]+?) (?:is|are) (?P<v>.+)$"
                        r"|^(?P<w>.+?) (?:is|are) my (?:absolute |all-time |new )?(?:favou?rite|fave|go-to)\b", IC)
 
@@ -321,7 +329,7 @@ _FAVORITE = re.compile(r"^my (?:absolute |all-time |new )?(?:favou?rite|fave|go-
 def preference_frame(n: str) -> list[Draft]:
     if (kind := favorite_frame(n)) is not None:  # "my favorite color is blue": the kind's one value (`favorites.py`)
         return kind
-    n = _FAN.sub(r"i'm a fan of \g<v>", _HOBBIES.sub("i like ", n))  # "My hobbies are chess", "I'm a Star Wars fan"
+    n = _FAN.sub(_fan_of, _HOBBIES.sub("i like ", n))  # "My hobbies are chess", "I'm a Star Wars fan", "a cat person"
     m = _PREF.search(n)
     fav = _FAVORITE.search(n) if not m else None
     if not m and not fav:
