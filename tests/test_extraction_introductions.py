@@ -204,7 +204,27 @@ def test_a_birthday_said_short_and_where_the_user_is_reached(reasoner, said, wan
     assert want in facts(reasoner, said)
 
 
-# -- 9. through a store, as a user writes it --------------------------------------------------------
+# -- 9. a profile written as fields ------------------------------------------------------------------------
+@pytest.mark.parametrize(("said", "want"), [
+    ("Name: Sam, Age: 35, Location: NYC", [("user.age", "35"), ("user.location", "NYC"), ("user.name", "Sam")]),
+    ("Name: Sam Lee\nAge: 35\nCity: Boston\nEmployer: Acme Corp\nLanguages: English, Spanish",
+     [("user.age", "35"), ("user.employer", "Acme Corp"), ("user.language", "English"), ("user.language", "Spanish"),
+      ("user.location", "Boston"), ("user.name", "Sam Lee")]),
+    ("Occupation: nurse", [("user.job", "nurse")]), ("Diet: vegetarian", [("user.diet", "vegetarian")]),
+    ("Allergies: peanuts, shellfish", [("user.allergies", "peanuts"), ("user.allergies", "shellfish")]),
+    ("Hometown: Lyon", [("user.hometown", "Lyon")]),
+])
+def test_a_profile_written_as_fields(reasoner, said, want):
+    assert facts(reasoner, said) == want
+
+
+@pytest.mark.parametrize("said", ["Location: Conference Room B", "Title: Weekly sync\nLocation: Zoom\nTime: 3pm",
+                                  "Name: team offsite", "From: Alice\nSubject: lunch in Paris"])
+def test_an_events_or_an_emails_fields_are_no_profile(reasoner, said):
+    assert facts(reasoner, said) == []
+
+
+# -- 10. through a store, as a user writes it --------------------------------------------------------
 def test_an_introduction_reaches_the_store():
     with tempfile.TemporaryDirectory() as root, Vault.open(root, embedder=HashingEmbedder()) as vault:
         result = vault.agent("chat").add("Hi, I'm Jordan, 29, from Ohio")

@@ -18,7 +18,7 @@ from .. import gazetteer, values
 from ..amount_words import bound
 from ..models import Fact, Unextracted
 from ..registry import BUILTIN_ENTRIES, RegistryEntry
-from . import amends, asides, casual, caveats, dated, framing, later, leads, restated, spending, swaps, then_now
+from . import amends, asides, casual, caveats, dated, framing, later, leads, profile, restated, spending, swaps, then_now
 from . import clauses as cl
 from .allergens import allergic_to_said
 from .base import Extraction
@@ -101,6 +101,7 @@ def extract_turn(text: str, *, classifier: PrototypeClassifier | None = None,
     foreign: list[str] = []
     now: set[int] = set()  # the facts said as how things are now, after a value said before
     years: dict[int, int] = {}  # the year a fact is dated by ("we divorced in 2021")
+    text = profile.said_as_sentences(text)  # "Name: Sam Lee, Age: 35": My name is Sam Lee. I'm 35.
     text, taken = framing.set_aside(headed_list(back_again(text)))  # "About me: - 34 - ...": I'm 34; "... but moved back"
     doubts: list[tuple[str, str]] = []  # "I live in Boston, actually Alice": neither place is stored
     text = this_not_that(greeted(text))  # "Hi, I'm Jordan": my name is Jordan; "Text me, don't call": text me instead
