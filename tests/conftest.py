@@ -17,6 +17,15 @@ os.environ.setdefault("LOG_NAME_UPDATE_INTERVAL_S", "5")
 # workers have its own priority.
 os.environ.setdefault("RAY_worker_niceness", "0")
 
+# httpx waits 5 s for an answer unless told otherwise (one Timeout object, the default of every call and
+# Client). `make test` runs the in-process tests niced to 10 beside the integration tests, and a request to
+# an app served in such a process can wait longer than that for the CPU (run 144: a ReadTimeout on a test's
+# first request). A test's bare httpx call waits 60 s; vault-ray's own clients pass their timeouts.
+import httpx._config  # noqa: E402
+
+_WAIT = httpx._config.DEFAULT_TIMEOUT_CONFIG
+_WAIT.connect = _WAIT.read = _WAIT.write = _WAIT.pool = 60.0
+
 from lanes import keep  # noqa: E402
 
 from vault_ray import HashingEmbedder, LocalEmbedder, Policy, RuleReasoner, Vault  # noqa: E402
