@@ -210,6 +210,7 @@ def settle_ray_data(wait_s: float = RAY_DATA_WAIT_S) -> None:
     the process with exit code 1 ("The core worker has already been shutdown") instead of 130/143."""
     if "ray.data" not in sys.modules:
         return
+    sys.unraisablehook = _quiet_ray_data_del(sys.unraisablehook)
     gc.collect()  # the abandoned iterators closed: their prefetch threads are told to stop
     try:
         from ray.data._internal.execution.streaming_executor import StreamingExecutor  # noqa: PLC0415
@@ -228,6 +229,13 @@ def settle_ray_data(wait_s: float = RAY_DATA_WAIT_S) -> None:
     deadline = time.monotonic() + wait_s
     for thread in ours:
         thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _quiet_ray_data_del(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`hook`, silent on a Ray Data `__del__` failing after a stop (a dataset the signal cut in its making has no
+    '_current_executor'): Python would print its traceback after the stop's one line."""
+    return lambda u: None if (getattr(u.object, "__module__", None) or "").startswith("ray.data") and getattr(
+        u.object, "__name__", "") == "__del__" else hook(u)
 
 
 def resumable(fn: F, then: str = RESUMES) -> F:
